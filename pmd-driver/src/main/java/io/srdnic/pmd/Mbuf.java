@@ -1,0 +1,186 @@
+package io.srdnic.pmd;
+
+import static io.srdnic.ffm.rte_mbuf.BUF_ADDR_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.BUF_LEN_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.DATA_LEN_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.DATA_OFF_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.HASH_RSS_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.NB_SEGS_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.NEXT_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.OL_FLAGS_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.PKT_LEN_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.PORT_OFFSET;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+/**
+ * Flyweight over one {@code struct rte_mbuf} segment, by address: a DPDK mbuf or a SimPort buffer
+ * of the same shape, which the code above cannot tell apart.
+ * <p>
+ * Data accessors take offsets from the start of this segment's data and are bounds-checked against
+ * its data room, so a bad offset throws instead of scribbling on native memory. Multi-byte network
+ * fields are big-endian ({@code *BE}). A frame may span a chain of segments ({@link #segmentCount()}
+ * &gt; 1, {@link #next()}): {@link #dataLength()} is this segment only, {@link #packetLength()} the
+ * whole frame.
+ * <p>
+ * Not thread-safe; one flyweight per owner, re-pointed with {@link #wrap(long)}.
+ */
+public final class Mbuf {
+    /** All of native memory, addressed absolutely: one segment, no per-packet allocation. */
+    static final MemorySegment NATIVE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+    private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED;
+    private static final ValueLayout.OfShort SHORT_BE = SHORT.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfInt INT_BE = INT.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfLong LONG_BE = LONG.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private long address;
+
+    /** Points this flyweight at the rte_mbuf at {@code address}; returns this. */
+    public Mbuf wrap(long address) {
+        this.address = address;
+        return this;
+    }
+
+    public long address() {
+        return address;
+    }
+
+    /** Bytes of frame data in this segment. */
+    public int dataLength() {
+        return Short.toUnsignedInt(NATIVE.get(SHORT, address + DATA_LEN_OFFSET));
+    }
+
+    /** Bytes of the whole frame, over all segments. */
+    public int packetLength() {
+        return NATIVE.get(INT, address + PKT_LEN_OFFSET);
+    }
+
+    /** Sets the frame length of a single-segment mbuf (data_len and pkt_len); throws if it does not fit. */
+    public Mbuf frameLength(int length) {
+        if (length < 0 || length > capacity()) {
+            throw new IndexOutOfBoundsException("frame length " + length + " outside 0.." + capacity());
+        }
+        NATIVE.set(SHORT, address + DATA_LEN_OFFSET, (short) length);
+        NATIVE.set(INT, address + PKT_LEN_OFFSET, length);
+        return this;
+    }
+
+    /** Offset of the data from the buffer start (the headroom in front of the frame). */
+    public int dataOffset() {
+        return Short.toUnsignedInt(NATIVE.get(SHORT, address + DATA_OFF_OFFSET));
+    }
+
+    public int bufferLength() {
+        return Short.toUnsignedInt(NATIVE.get(SHORT, address + BUF_LEN_OFFSET));
+    }
+
+    /** Room for data in this segment: buffer length less headroom. */
+    public int capacity() {
+        return bufferLength() - dataOffset();
+    }
+
+    public int segmentCount() {
+        return Short.toUnsignedInt(NATIVE.get(SHORT, address + NB_SEGS_OFFSET));
+    }
+
+    /** Address of the next segment, or 0 for the last one. */
+    public long next() {
+        return NATIVE.get(LONG, address + NEXT_OFFSET);
+    }
+
+    public int port() {
+        return Short.toUnsignedInt(NATIVE.get(SHORT, address + PORT_OFFSET));
+    }
+
+    /** RSS hash the NIC computed; meaningful when {@code offloadFlags()} has RTE_MBUF_F_RX_RSS_HASH. */
+    public int rssHash() {
+        return NATIVE.get(INT, address + HASH_RSS_OFFSET);
+    }
+
+    public long offloadFlags() {
+        return NATIVE.get(LONG, address + OL_FLAGS_OFFSET);
+    }
+
+    public Mbuf offloadFlags(long flags) {
+        NATIVE.set(LONG, address + OL_FLAGS_OFFSET, flags);
+        return this;
+    }
+
+    /** Absolute address of the first data byte. */
+    public long dataAddress() {
+        return NATIVE.get(LONG, address + BUF_ADDR_OFFSET) + dataOffset();
+    }
+
+    /** This segment's data as a segment (a view: valid while this mbuf is owned). */
+    public MemorySegment data() {
+        return NATIVE.asSlice(dataAddress(), dataLength());
+    }
+
+    /** This segment's whole data room, for building a frame before {@link #frameLength(int)}. */
+    public MemorySegment room() {
+        return NATIVE.asSlice(dataAddress(), capacity());
+    }
+
+    public byte getByte(int offset) {
+        return NATIVE.get(ValueLayout.JAVA_BYTE, at(offset, 1));
+    }
+
+    public Mbuf putByte(int offset, byte value) {
+        NATIVE.set(ValueLayout.JAVA_BYTE, at(offset, 1), value);
+        return this;
+    }
+
+    public short getShortBE(int offset) {
+        return NATIVE.get(SHORT_BE, at(offset, 2));
+    }
+
+    public Mbuf putShortBE(int offset, short value) {
+        NATIVE.set(SHORT_BE, at(offset, 2), value);
+        return this;
+    }
+
+    public int getIntBE(int offset) {
+        return NATIVE.get(INT_BE, at(offset, 4));
+    }
+
+    public Mbuf putIntBE(int offset, int value) {
+        NATIVE.set(INT_BE, at(offset, 4), value);
+        return this;
+    }
+
+    public long getLongBE(int offset) {
+        return NATIVE.get(LONG_BE, at(offset, 8));
+    }
+
+    public Mbuf putLongBE(int offset, long value) {
+        NATIVE.set(LONG_BE, at(offset, 8), value);
+        return this;
+    }
+
+    /** Copies {@code length} bytes from {@code src} at {@code srcOffset} into this segment's data room. */
+    public Mbuf copyFrom(MemorySegment src, long srcOffset, int offset, int length) {
+        MemorySegment.copy(src, srcOffset, NATIVE, at(offset, length), length);
+        return this;
+    }
+
+    /** Copies {@code length} bytes of this segment's data into {@code dst} at {@code dstOffset}. */
+    public void copyTo(int offset, MemorySegment dst, long dstOffset, int length) {
+        MemorySegment.copy(NATIVE, at(offset, length), dst, dstOffset, length);
+    }
+
+    private long at(int offset, int length) {
+        if (offset < 0 || offset + length > capacity()) {
+            throw new IndexOutOfBoundsException("bytes " + offset + ".." + (offset + length) + " outside the data room of " + capacity());
+        }
+        return dataAddress() + offset;
+    }
+
+    @Override
+    public String toString() {
+        return "Mbuf@" + Long.toHexString(address) + "[len=" + dataLength() + ", pkt=" + packetLength() + ", segs=" + segmentCount() + "]";
+    }
+}

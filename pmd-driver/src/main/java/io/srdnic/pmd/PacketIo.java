@@ -1,0 +1,40 @@
+package io.srdnic.pmd;
+
+/**
+ * Bursts of Ethernet frames in and out of one queue pair: what the transport is written against.
+ * Implemented by a DPDK port's queues ({@code EthPacketIo}) and by the simulated network's ports
+ * ({@code io.srdnic.pmd.sim.SimPort}), so the same transport code runs on both.
+ * <p>
+ * Ownership: {@link #receive} hands mbufs to the caller; {@link #transmit} and {@link #free} take
+ * them back. Every mbuf is returned exactly once. All calls are made by the one thread that owns
+ * this queue pair, return immediately, and allocate nothing.
+ */
+public interface PacketIo {
+
+    /** Fills {@code batch} (replacing its contents) with up to its capacity of received frames; returns the count. */
+    int receive(MbufBatch batch);
+
+    /**
+     * Sends every frame in {@code batch} and clears it. Frames the queue cannot take are freed and
+     * counted in {@link #txDropped()}; returns the number sent.
+     */
+    int transmit(MbufBatch batch);
+
+    /**
+     * Appends {@code n} empty mbufs (data length 0, default headroom) to {@code batch}; returns
+     * {@code n}, or 0 with nothing taken when the pool cannot give them all.
+     */
+    int allocate(MbufBatch batch, int n);
+
+    /** Returns every mbuf in {@code batch} to its pool and clears the batch. */
+    void free(MbufBatch batch);
+
+    /** The largest frame, Ethernet header included, that one mbuf of this port carries in one go. */
+    int maxFrameLength();
+
+    /** This port's MAC address in the low 48 bits, first octet most significant. */
+    long macAddress();
+
+    /** Frames handed to {@link #transmit} that the queue did not take (freed, not sent). */
+    long txDropped();
+}
