@@ -1,0 +1,64 @@
+package io.srdnic.pmd;
+
+/** {@link PacketIo} over one RX/TX queue pair of a DPDK port and the pool that feeds it. */
+public final class EthPacketIo implements PacketIo {
+    private final EthPort port;
+    private final RxQueue rx;
+    private final TxQueue tx;
+    private final MbufPool pool;
+    private final int maxFrameLength;
+    private final long mac;
+
+    public EthPacketIo(EthPort port, int queue, MbufPool pool) {
+        this.port = port;
+        this.rx = port.rxQueue(queue);
+        this.tx = port.txQueue(queue);
+        this.pool = pool;
+        this.maxFrameLength = Math.min(pool.frameRoom(), port.info().maxFrameLength());
+        this.mac = port.macAddress();
+    }
+
+    @Override
+    public int receive(MbufBatch batch) {
+        return rx.burst(batch);
+    }
+
+    @Override
+    public int transmit(MbufBatch batch) {
+        return tx.burst(batch);
+    }
+
+    @Override
+    public int allocate(MbufBatch batch, int n) {
+        return pool.allocate(batch, n);
+    }
+
+    @Override
+    public void free(MbufBatch batch) {
+        MbufPool.free(batch);
+    }
+
+    @Override
+    public int maxFrameLength() {
+        return maxFrameLength;
+    }
+
+    @Override
+    public long macAddress() {
+        return mac;
+    }
+
+    @Override
+    public long txDropped() {
+        return tx.dropped();
+    }
+
+    public EthPort port() {
+        return port;
+    }
+
+    @Override
+    public String toString() {
+        return "EthPacketIo[" + port.name() + " q" + rx.queueId() + "]";
+    }
+}
