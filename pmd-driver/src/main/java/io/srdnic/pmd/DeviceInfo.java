@@ -9,8 +9,12 @@ package io.srdnic.pmd;
 public record DeviceInfo(String driverName, int ifIndex, int minMtu, int maxMtu, long maxRxPacketLength,
                          int maxRxQueues, int maxTxQueues, long rssOffloads, int retaSize) {
 
-    /** Largest frame one receive can carry without a chain, capped to what an mbuf's u16 length can hold. */
+    /**
+     * Largest frame the port carries, capped to what an mbuf's u16 length holds. net_memif reports a
+     * nominal 1518 but chains its shared-memory buffers, so any frame up to that cap crosses it.
+     */
     public int maxFrameLength() {
-        return (int) Math.min(maxRxPacketLength, 0xFFFF);
+        long limit = "net_memif".equals(driverName) ? 0xFFFF : maxRxPacketLength;
+        return (int) Math.min(limit, 0xFFFF);
     }
 }

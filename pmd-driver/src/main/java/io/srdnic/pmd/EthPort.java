@@ -28,6 +28,7 @@ import java.util.Map;
  * Control path only: every method here may throw {@link DpdkException}; the queues never do.
  */
 public final class EthPort implements AutoCloseable {
+    private static final int ENOTSUP = 95;
     private final int id;
     private final String name;
     private final boolean hotplugged;
@@ -160,8 +161,12 @@ public final class EthPort implements AutoCloseable {
             txDesc.set(ValueLayout.JAVA_SHORT, 0, (short) config.txDescriptors());
             DpdkException.check(rte_ethdev_h.rte_eth_dev_adjust_nb_rx_tx_desc((short) id, rxDesc, txDesc), "rte_eth_dev_adjust_nb_rx_tx_desc", "");
             if (config.mtu() > 0) {
-                DpdkException.check(rte_ethdev_h.rte_eth_dev_set_mtu((short) id, (short) config.mtu()), "rte_eth_dev_set_mtu(" + config.mtu() + ")",
-                    "the MTU must be within " + info.minMtu() + ".." + info.maxMtu() + " for " + info.driverName());
+                int rc = rte_ethdev_h.rte_eth_dev_set_mtu((short) id, (short) config.mtu());
+                // Some PMDs (memif, ring) have no MTU to set: DeviceInfo.maxFrameLength() is their limit.
+                if (rc != -ENOTSUP) {
+                    DpdkException.check(rc, "rte_eth_dev_set_mtu(" + config.mtu() + ")",
+                        "the MTU must be within " + info.minMtu() + ".." + info.maxMtu() + " for " + info.driverName());
+                }
             }
             int socket = Math.max(0, rte_ethdev_h.rte_eth_dev_socket_id((short) id));
             rxQueues = new RxQueue[config.rxQueues()];

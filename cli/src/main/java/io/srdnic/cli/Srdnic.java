@@ -1,0 +1,32 @@
+package io.srdnic.cli;
+
+import io.srdnic.cli.pktgen.PktgenCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code srdnic} command. Logs go to stderr, results to stdout; with {@code --json} the last
+ * stdout line is one JSON object. Exit status is non-zero when a run fails its own checks.
+ */
+@Command(name = "srdnic", mixinStandardHelpOptions = true, version = "srdnic 0.1.0",
+    description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
+    subcommands = {PortsCommand.class, PktgenCommand.class, CommandLine.HelpCommand.class})
+public final class Srdnic {
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs a command line and returns its exit status (tests call this directly). */
+    public static int run(String... args) {
+        CommandLine cli = new CommandLine(new Srdnic());
+        cli.setExecutionExceptionHandler((e, line, parsed) -> {
+            System.err.println("srdnic " + line.getCommandName() + ": " + e.getMessage());
+            if (Boolean.getBoolean("srdnic.debug")) {
+                e.printStackTrace();
+            }
+            return 1;
+        });
+        return cli.execute(args);
+    }
+}

@@ -1,0 +1,74 @@
+package io.srdnic.cli.net;
+
+/**
+ * Two network namespaces joined by a veth pair, IPv6 off so the kernel sends nothing of its own
+ * on them. Removing the namespaces removes the veth. Names carry the pid so concurrent runs do not
+ * collide; close() (also run from a shutdown hook) leaves nothing behind.
+ */
+public final class VethNamespaces implements AutoCloseable {
+    private final String nsA;
+    private final String nsB;
+    private final String ifA;
+    private final String ifB;
+    private final Thread cleanup;
+
+    private VethNamespaces(String tag) {
+        this.nsA = "srdnic-" + tag + "-a";
+        this.nsB = "srdnic-" + tag + "-b";
+        this.ifA = "sx" + tag + "a";
+        this.ifB = "sx" + tag + "b";
+        this.cleanup = new Thread(this::remove, "srdnic-netns-cleanup");
+    }
+
+    /** Creates the namespaces and the veth pair with the given MTU, both ends up. */
+    public static VethNamespaces create(int mtu) {
+        String tag = Long.toString(ProcessHandle.current().pid() % 1_000_000) + Integer.toString((int) (System.nanoTime() & 0xF), 16);
+        VethNamespaces n = new VethNamespaces(tag);
+        Runtime.getRuntime().addShutdownHook(n.cleanup);
+        try {
+            for (String ns : new String[] {n.nsA, n.nsB}) {
+                Shell.run("ip", "netns", "add", ns);
+                Shell.run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1");
+            }
+            Shell.run("ip", "link", "add", n.ifA, "netns", n.nsA, "mtu", Integer.toString(mtu), "type", "veth",
+                "peer", "name", n.ifB, "netns", n.nsB, "mtu", Integer.toString(mtu));
+            Shell.run("ip", "-n", n.nsA, "link", "set", n.ifA, "up");
+            Shell.run("ip", "-n", n.nsB, "link", "set", n.ifB, "up");
+        } catch (RuntimeException e) {
+            n.close();
+            throw e;
+        }
+        return n;
+    }
+
+    public String namespaceA() {
+        return nsA;
+    }
+
+    public String namespaceB() {
+        return nsB;
+    }
+
+    public String interfaceA() {
+        return ifA;
+    }
+
+    public String interfaceB() {
+        return ifB;
+    }
+
+    private void remove() {
+        Shell.quietly("ip", "netns", "del", nsA);
+        Shell.quietly("ip", "netns", "del", nsB);
+    }
+
+    @Override
+    public void close() {
+        remove();
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or has run
+        }
+    }
+}

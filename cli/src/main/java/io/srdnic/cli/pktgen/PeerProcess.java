@@ -1,0 +1,114 @@
+package io.srdnic.cli.pktgen;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One side of a two-process run: this same program, started as a child JVM (inside a network
+ * namespace when given), talked to by lines on its stdin and stdout. Its stderr is passed through.
+ */
+final class PeerProcess implements AutoCloseable {
+    private static final String EOF = "\u0000eof";
+    private final String role;
+    private final Process process;
+    private final Writer stdin;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+    private PeerProcess(String role, Process process) {
+        this.role = role;
+        this.process = process;
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        Thread reader = new Thread(this::pump, "srdnic-peer-" + role);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts {@code srdnic <args>} in a new JVM, inside {@code namespace} unless it is null. */
+    static PeerProcess start(String role, String namespace, List<String> args) {
+        List<String> command = new ArrayList<>();
+        if (namespace != null) {
+            command.addAll(List.of("ip", "netns", "exec", namespace));
+        }
+        command.add(System.getProperty("java.home") + "/bin/java");
+        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx512m", "-cp",
+            System.getProperty("srdnic.jar", System.getProperty("java.class.path")), "io.srdnic.cli.Srdnic"));
+        command.addAll(args);
+        try {
+            return new PeerProcess(role, new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start the " + role + " side: " + e.getMessage(), e);
+        }
+    }
+
+    private void pump() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                lines.add(line);
+            }
+        } catch (IOException ignored) {
+            // the process ended
+        }
+        lines.add(EOF);
+    }
+
+    /** Waits for a stdout line starting with {@code prefix}; fails if the side exits or the time runs out. */
+    String await(String prefix, long timeoutMillis) {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        try {
+            while (true) {
+                String line = lines.poll(Math.max(1, deadline - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+                if (line == null) {
+                    throw new IllegalStateException("the " + role + " side printed no '" + prefix + "' within " + timeoutMillis + " ms");
+                }
+                if (line == EOF) {
+                    throw new IllegalStateException("the " + role + " side exited (status " + process.waitFor() + ") before '" + prefix + "': see its log above");
+                }
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+                System.out.println(line);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for the " + role + " side", e);
+        }
+    }
+
+    void send(String line) {
+        try {
+            stdin.write(line + "\n");
+            stdin.flush();
+        } catch (IOException e) {
+            throw new IllegalStateException("the " + role + " side is gone: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            stdin.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroy(); // SIGTERM: its EAL shutdown hook cleans up
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,332 @@
+package io.srdnic.cli.pktgen;
+
+import io.srdnic.cli.net.TapBridge;
+import io.srdnic.cli.net.VethNamespaces;
+import io.srdnic.pmd.Eal;
+import io.srdnic.pmd.EalConfig;
+import io.srdnic.pmd.EthPacketIo;
+import io.srdnic.pmd.EthPort;
+import io.srdnic.pmd.MacAddress;
+import io.srdnic.pmd.MbufPool;
+import io.srdnic.pmd.PacketIo;
+import io.srdnic.pmd.PortConfig;
+import io.srdnic.pmd.RingLink;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code srdnic pktgen}: sends N numbered frames of B bytes from one port to another over a real
+ * DPDK link, checks every byte, and reports sent, received, corrupted, duplicated, foreign and the
+ * receive rate. ring and tap run in this process; memif, af_xdp and af_packet run one JVM per side
+ * (af_xdp and af_packet in two network namespaces joined by a veth pair this command creates).
+ */
+@Command(name = "pktgen", mixinStandardHelpOptions = true,
+    description = "Send N frames of B bytes over a DPDK link and verify every payload.")
+public final class PktgenCommand implements Callable<Integer> {
+    enum Link { ring, memif, af_xdp, af_packet, tap }
+
+    enum Role { tx, rx }
+
+    @Option(names = "--link", description = "ring | memif | af_xdp | af_packet | tap (default ${DEFAULT-VALUE}).", defaultValue = "ring")
+    Link link;
+
+    @Option(names = "--count", defaultValue = "100000", description = "Frames to send (default ${DEFAULT-VALUE}).")
+    long count;
+
+    @Option(names = "--size", defaultValue = "64", description = "Frame length in bytes, Ethernet header included, CRC not (default ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--window", description = "Frames in flight before the sender waits for the receiver's credit"
+        + " (default 512 on ring and memif, 128 on af_xdp and tap, 32 on af_packet: the kernel drops what its socket ring cannot hold).")
+    Integer window;
+
+    @Option(names = "--time-limit-s", defaultValue = "60", description = "Give up after this many seconds (default ${DEFAULT-VALUE}).")
+    int timeLimitSeconds;
+
+    @Option(names = "--memory-mb", defaultValue = "512", description = "EAL memory per process in MiB (default ${DEFAULT-VALUE}).")
+    int memoryMb;
+
+    @Option(names = "--json", description = "Print the result as one JSON object on the last line.")
+    boolean json;
+
+    @Option(names = "--role", hidden = true, description = "Internal: run one side (tx or rx) of a two-process run.")
+    Role role;
+
+    @Option(names = "--vdev", hidden = true, description = "Internal: the device this side uses.")
+    String vdev;
+
+    @Option(names = "--peer-mac", hidden = true, description = "Internal: the receiver's MAC.")
+    String peerMac;
+
+    @Option(names = "--run-id", hidden = true, description = "Internal: tells this run's frames from foreign ones.")
+    int runId;
+
+    @Override
+    public Integer call() {
+        if (count < 1 || count > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--count must be 1.." + Integer.MAX_VALUE + ", was " + count);
+        }
+        if (size < PktgenFrame.MIN_LENGTH || size > 16_000) {
+            throw new IllegalArgumentException("--size must be " + PktgenFrame.MIN_LENGTH + "..16000 bytes, was " + size);
+        }
+        if (window == null) {
+            window = switch (link) {
+                case ring, memif -> 512;
+                case af_xdp, tap -> 128;
+                case af_packet -> 32;
+            };
+        }
+        if (window < 32) {
+            throw new IllegalArgumentException("--window must be at least one burst (32), was " + window);
+        }
+        if (role != null) {
+            return runSide();
+        }
+        runId = ThreadLocalRandom.current().nextInt();
+        System.err.printf("pktgen: %d frames of %d bytes over %s%n", count, size, link);
+        PktgenResult result = switch (link) {
+            case ring -> runRing();
+            case tap -> runTap();
+            case memif, af_xdp, af_packet -> runTwoProcesses();
+        };
+        System.out.println(result.text());
+        if (json) {
+            System.out.println(result.json());
+        }
+        if (!result.passed(count)) {
+            System.err.println("pktgen: FAILED: " + (count - result.sent()) + " never sent (time limit), "
+                + (result.sent() - result.received()) + " lost, " + result.corrupted() + " corrupted, " + result.duplicated() + " duplicated");
+            return 1;
+        }
+        return 0;
+    }
+
+    private int frameRoom() {
+        return Math.max(2048, size);
+    }
+
+    private EalConfig ealConfig() {
+        return new EalConfig().memoryMb(memoryMb);
+    }
+
+    private PktgenResult runRing() {
+        try (Eal eal = Eal.start(ealConfig());
+             Arena arena = Arena.ofConfined();
+             RingLink ring = RingLink.create(1024);
+             MbufPool pool = MbufPool.create("pktgen", 8191, frameRoom())) {
+            ring.a().configure(PortConfig.DEFAULT, pool).start();
+            ring.b().configure(PortConfig.DEFAULT, pool).start();
+            PacketIo b = new EthPacketIo(ring.b(), 0, pool);
+            return runInProcess(eal, arena, new EthPacketIo(ring.a(), 0, pool), b, b.macAddress());
+        }
+    }
+
+    private PktgenResult runTap() {
+        String tag = Long.toString(ProcessHandle.current().pid() % 100_000);
+        String tapA = "srdtap" + tag + "a";
+        String tapB = "srdtap" + tag + "b";
+        try (Eal eal = Eal.start(ealConfig());
+             Arena arena = Arena.ofConfined();
+             MbufPool pool = MbufPool.create("pktgen", 8191, frameRoom());
+             EthPort a = EthPort.attach("net_tap0,iface=" + tapA);
+             EthPort b = EthPort.attach("net_tap1,iface=" + tapB)) {
+            TapBridge.disableIpv6(tapA);
+            TapBridge.disableIpv6(tapB);
+            PortConfig config = PortConfig.DEFAULT.withMtu(Math.max(1500, size - 14));
+            a.configure(config, pool).start();
+            b.configure(config, pool).start();
+            try (TapBridge bridge = TapBridge.create("srdbr" + tag, List.of(tapA, tapB))) {
+                // A bridge delivers frames for its ports' own MACs to the host, not across: use broadcast.
+                return runInProcess(eal, arena, new EthPacketIo(a, 0, pool), new EthPacketIo(b, 0, pool), MacAddress.BROADCAST);
+            }
+        }
+    }
+
+    private PktgenResult runInProcess(Eal eal, Arena arena, PacketIo tx, PacketIo rx, long dst) {
+        checkFits(tx);
+        checkFits(rx);
+        PktgenSender sender = new PktgenSender(tx, arena, count, size, runId, dst, window);
+        PktgenReceiver receiver = new PktgenReceiver(rx, arena, count, size, runId,
+            dst == MacAddress.BROADCAST ? MacAddress.BROADCAST : PktgenReceiver.LEARN_PEER);
+        long deadline = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
+        long lastWork = System.nanoTime();
+        while (!eal.quitRequested()) {
+            long now = System.nanoTime();
+            int work = sender.doWork(now) + receiver.doWork(now);
+            if (work > 0) {
+                lastWork = now;
+            }
+            boolean drained = sender.done() && (receiver.received() >= count || now - lastWork > 1_000_000_000L);
+            if (drained || now > deadline) {
+                break;
+            }
+        }
+        PktgenResult r = receiver.result(sender.sent());
+        return new PktgenResult(r.sent(), r.received(), r.corrupted(), r.duplicated(), r.foreign() + sender.foreign(), r.mpps());
+    }
+
+    private void checkFits(PacketIo io) {
+        if (size > io.maxFrameLength()) {
+            throw new IllegalArgumentException("--size " + size + " is larger than the largest frame this link carries (" + io.maxFrameLength() + ")");
+        }
+    }
+
+    private PktgenResult runTwoProcesses() {
+        String tag = Long.toString(ProcessHandle.current().pid());
+        VethNamespaces veth = null;
+        String rxSpec;
+        String txSpec;
+        switch (link) {
+            case memif -> {
+                // Abstract socket (memif's default in 22.11): nothing is left in the file system.
+                String socket = "/run/srdnic-memif-" + tag + ".sock";
+                rxSpec = "net_memif0,role=server,id=0,socket=" + socket;
+                txSpec = "net_memif0,role=client,id=0,socket=" + socket;
+            }
+            case af_xdp, af_packet -> {
+                veth = VethNamespaces.create(Math.max(1500, size - 14));
+                String pmd = link == Link.af_xdp ? "net_af_xdp0,start_queue=0,queue_count=1,iface=" : "net_af_packet0,qpairs=1,iface=";
+                rxSpec = pmd + veth.interfaceB();
+                txSpec = pmd + veth.interfaceA();
+            }
+            default -> throw new IllegalStateException("not a two-process link: " + link);
+        }
+        try (VethNamespaces ignored = veth) {
+            List<String> common = List.of("pktgen", "--count", Long.toString(count), "--size", Integer.toString(size),
+                "--window", Integer.toString(window), "--run-id", Integer.toString(runId), "--memory-mb", Integer.toString(memoryMb),
+                "--time-limit-s", Integer.toString(timeLimitSeconds));
+            try (PeerProcess rx = PeerProcess.start("rx", veth == null ? null : veth.namespaceB(), with(common, "--role", "rx", "--vdev", rxSpec))) {
+                String mac = rx.await("READY ", 60_000).substring("READY ".length()).trim();
+                try (PeerProcess tx = PeerProcess.start("tx", veth == null ? null : veth.namespaceA(),
+                    with(common, "--role", "tx", "--vdev", txSpec, "--peer-mac", mac))) {
+                    PktgenResult sent = PktgenResult.parse(tx.await("{", (timeLimitSeconds + 30) * 1000L));
+                    rx.send("DONE " + sent.sent());
+                    PktgenResult got = PktgenResult.parse(rx.await("{", 30_000));
+                    return new PktgenResult(sent.sent(), got.received(), got.corrupted(), got.duplicated(),
+                        got.foreign() + sent.foreign(), got.mpps());
+                }
+            }
+        }
+    }
+
+    private static List<String> with(List<String> base, String... more) {
+        List<String> all = new ArrayList<>(base);
+        all.addAll(List.of(more));
+        return all;
+    }
+
+    /** One side of a two-process run: prints READY (rx) and a JSON result line on stdout. */
+    private int runSide() {
+        if (vdev == null) {
+            throw new IllegalArgumentException("--role needs --vdev");
+        }
+        try (Eal eal = Eal.start(ealConfig());
+             Arena arena = Arena.ofConfined();
+             MbufPool pool = MbufPool.create("pktgen", 8191, frameRoom());
+             EthPort port = EthPort.attach(vdev)) {
+            port.configure(PortConfig.DEFAULT.withMtu(size > 1514 ? size - 14 : 0), pool).start();
+            PacketIo io = new EthPacketIo(port, 0, pool);
+            checkFits(io);
+            long deadline = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
+            if (role == Role.rx) {
+                return runReceiverSide(eal, arena, io, port, deadline);
+            }
+            return runSenderSide(eal, arena, io, port, deadline);
+        }
+    }
+
+    private int runReceiverSide(Eal eal, Arena arena, PacketIo io, EthPort port, long deadline) {
+        PktgenReceiver receiver = new PktgenReceiver(io, arena, count, size, runId, PktgenReceiver.LEARN_PEER);
+        StdinWatch stdin = StdinWatch.start();
+        System.out.println("READY " + MacAddress.format(io.macAddress()));
+        System.out.flush();
+        long lastWork = System.nanoTime();
+        while (!eal.quitRequested() && !stdin.closed()) {
+            long now = System.nanoTime();
+            if (receiver.doWork(now) > 0) {
+                lastWork = now;
+            }
+            long sent = stdin.doneSent();
+            if ((sent >= 0 && (receiver.received() >= sent || now - lastWork > 1_000_000_000L)) || now > deadline) {
+                break;
+            }
+        }
+        System.err.println("pktgen rx: port stats " + port.stats());
+        PktgenResult r = receiver.result(Math.max(0, stdin.doneSent()));
+        System.out.println(r.json());
+        return 0;
+    }
+
+    private int runSenderSide(Eal eal, Arena arena, PacketIo io, EthPort port, long deadline) {
+        if (peerMac == null) {
+            throw new IllegalArgumentException("--role tx needs --peer-mac");
+        }
+        while (!port.link().up()) {
+            if (System.nanoTime() > deadline || eal.quitRequested()) {
+                throw new IllegalStateException("link of " + port.name() + " never came up: did the receiver start?");
+            }
+            Thread.onSpinWait();
+        }
+        PktgenSender sender = new PktgenSender(io, arena, count, size, runId, MacAddress.parse(peerMac), window);
+        long doneAt = 0;
+        while (!eal.quitRequested()) {
+            long now = System.nanoTime();
+            sender.doWork(now);
+            if (sender.done() && doneAt == 0) {
+                doneAt = now;
+            }
+            // Linger briefly after the last frame so it leaves before the port closes.
+            if ((doneAt != 0 && now - doneAt > 200_000_000L) || now > deadline) {
+                break;
+            }
+        }
+        System.err.println("pktgen tx: port stats " + port.stats() + ", credit stalls " + sender.stalls());
+        System.out.println(new PktgenResult(sender.sent(), 0, 0, 0, sender.foreign(), 0).json());
+        return 0;
+    }
+
+    /** Reads "DONE n" from the parent without blocking the receive loop. */
+    private static final class StdinWatch implements Runnable {
+        private volatile long doneSent = -1;
+        private volatile boolean closed;
+
+        static StdinWatch start() {
+            StdinWatch w = new StdinWatch();
+            Thread t = new Thread(w, "srdnic-pktgen-stdin");
+            t.setDaemon(true);
+            t.start();
+            return w;
+        }
+
+        @Override
+        public void run() {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    if (line.startsWith("DONE ")) {
+                        doneSent = Long.parseLong(line.substring(5).trim());
+                    }
+                }
+            } catch (IOException | NumberFormatException ignored) {
+                // the parent is gone or confused: stop
+            }
+            closed = doneSent < 0;
+        }
+
+        long doneSent() {
+            return doneSent;
+        }
+
+        boolean closed() {
+            return closed;
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.srdnic.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.srdnic.cli.net.Shell;
+import java.io.File;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * pktgen between two JVMs: memif over a shared-memory socket, af_xdp and af_packet over a veth
+ * pair in two network namespaces that pktgen creates and removes. This JVM starts no EAL.
+ */
+class PktgenTwoProcessIT {
+
+    @ParameterizedTest
+    @CsvSource({"memif,100000,64", "memif,20000,4000", "af_xdp,50000,128", "af_xdp,20000,1400", "af_packet,20000,512"})
+    void shouldMoveEveryFrameIntactBetweenTwoProcesses(String link, long count, int size) {
+        assumeTrue(CliRun.root(), "namespaces, veth and AF_XDP need root");
+        Set<String> ealDirsBefore = ealRuntimeDirs();
+        CliRun run = CliRun.of("pktgen", "--link", link, "--count", Long.toString(count), "--size", Integer.toString(size), "--json");
+        assertEquals(0, run.status(), run.stdout());
+        assertEquals(count, run.number("sent"));
+        assertEquals(count, run.number("received"));
+        assertEquals(0, run.number("corrupted"));
+        assertEquals(0, run.number("duplicated"));
+        String namespaces = Shell.run("ip", "netns", "list");
+        assertEquals(false, namespaces.contains("srdnic-" + ProcessHandle.current().pid()), "namespaces left behind: " + namespaces);
+        assertEquals(ealDirsBefore, ealRuntimeDirs(), "EAL runtime directories left behind");
+    }
+
+    static Set<String> ealRuntimeDirs() {
+        File[] dirs = new File("/var/run/dpdk").listFiles();
+        return dirs == null ? Set.of() : Arrays.stream(dirs).map(File::getName).collect(Collectors.toSet());
+    }
+}
