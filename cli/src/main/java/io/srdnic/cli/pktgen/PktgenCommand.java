@@ -159,16 +159,21 @@ public final class PktgenCommand implements Callable<Integer> {
             dst == MacAddress.BROADCAST ? MacAddress.BROADCAST : PktgenReceiver.LEARN_PEER);
         long deadline = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
         long lastWork = System.nanoTime();
-        while (!eal.quitRequested()) {
-            long now = System.nanoTime();
-            int work = sender.doWork(now) + receiver.doWork(now);
-            if (work > 0) {
-                lastWork = now;
+        eal.enterLoop();
+        try {
+            while (!eal.quitRequested()) {
+                long now = System.nanoTime();
+                int work = sender.doWork(now) + receiver.doWork(now);
+                if (work > 0) {
+                    lastWork = now;
+                }
+                boolean drained = sender.done() && (receiver.received() >= count || now - lastWork > 1_000_000_000L);
+                if (drained || now > deadline) {
+                    break;
+                }
             }
-            boolean drained = sender.done() && (receiver.received() >= count || now - lastWork > 1_000_000_000L);
-            if (drained || now > deadline) {
-                break;
-            }
+        } finally {
+            eal.exitLoop();
         }
         PktgenResult r = receiver.result(sender.sent());
         return new PktgenResult(r.sent(), r.received(), r.corrupted(), r.duplicated(), r.foreign() + sender.foreign(), r.mpps());
@@ -250,15 +255,20 @@ public final class PktgenCommand implements Callable<Integer> {
         System.out.println("READY " + MacAddress.format(io.macAddress()));
         System.out.flush();
         long lastWork = System.nanoTime();
-        while (!eal.quitRequested() && !stdin.closed()) {
-            long now = System.nanoTime();
-            if (receiver.doWork(now) > 0) {
-                lastWork = now;
+        eal.enterLoop();
+        try {
+            while (!eal.quitRequested() && !stdin.closed()) {
+                long now = System.nanoTime();
+                if (receiver.doWork(now) > 0) {
+                    lastWork = now;
+                }
+                long sent = stdin.doneSent();
+                if ((sent >= 0 && (receiver.received() >= sent || now - lastWork > 1_000_000_000L)) || now > deadline) {
+                    break;
+                }
             }
-            long sent = stdin.doneSent();
-            if ((sent >= 0 && (receiver.received() >= sent || now - lastWork > 1_000_000_000L)) || now > deadline) {
-                break;
-            }
+        } finally {
+            eal.exitLoop();
         }
         System.err.println("pktgen rx: port stats " + port.stats());
         PktgenResult r = receiver.result(Math.max(0, stdin.doneSent()));
@@ -278,16 +288,21 @@ public final class PktgenCommand implements Callable<Integer> {
         }
         PktgenSender sender = new PktgenSender(io, arena, count, size, runId, MacAddress.parse(peerMac), window);
         long doneAt = 0;
-        while (!eal.quitRequested()) {
-            long now = System.nanoTime();
-            sender.doWork(now);
-            if (sender.done() && doneAt == 0) {
-                doneAt = now;
+        eal.enterLoop();
+        try {
+            while (!eal.quitRequested()) {
+                long now = System.nanoTime();
+                sender.doWork(now);
+                if (sender.done() && doneAt == 0) {
+                    doneAt = now;
+                }
+                // Linger briefly after the last frame so it leaves before the port closes.
+                if ((doneAt != 0 && now - doneAt > 200_000_000L) || now > deadline) {
+                    break;
+                }
             }
-            // Linger briefly after the last frame so it leaves before the port closes.
-            if ((doneAt != 0 && now - doneAt > 200_000_000L) || now > deadline) {
-                break;
-            }
+        } finally {
+            eal.exitLoop();
         }
         System.err.println("pktgen tx: port stats " + port.stats() + ", credit stalls " + sender.stalls());
         System.out.println(new PktgenResult(sender.sent(), 0, 0, 0, sender.foreign(), 0).json());
