@@ -32,6 +32,7 @@ final class SimLink {
     private final SplittableRandom random;
     private final long queueLimitPicos;
     private long busyUntilPicos;
+    private long maxBacklogPicos;
 
     private int corruptBit = -1;
     private boolean reordered;
@@ -62,6 +63,7 @@ final class SimLink {
             return QUEUE_FULL;
         }
         busyUntilPicos = startPicos + serializationPicos;
+        maxBacklogPicos = Math.max(maxBacklogPicos, busyUntilPicos - nowPicos);
         if (chance(config.lossProbability())) {
             return LOST;
         }
@@ -78,6 +80,12 @@ final class SimLink {
         }
         duplicated = chance(config.duplicateProbability());
         return arrival;
+    }
+
+    /** The most bytes ever queued on this link (waiting or being serialized), as transmit time converted back. */
+    long maxQueueBytes() {
+        return BigInteger.valueOf(maxBacklogPicos).multiply(BigInteger.valueOf(config.bitsPerSecond()))
+            .divide(BigInteger.valueOf(BIT_PICOS_PER_BYTE)).longValue();
     }
 
     /** Bit to flip in the frame that last arrived (0 = top bit of byte 0), or -1 for none. */

@@ -191,6 +191,18 @@ public final class SimNetwork implements AutoCloseable {
     }
 
     /** The counters of every port summed (allocates: for reports and tests). */
+    /** The deepest queue any link (uplink, downlink or fabric path) has held, in bytes. */
+    public long maxQueueBytes() {
+        long max = 0;
+        for (SimLink path : paths) {
+            max = Math.max(max, path.maxQueueBytes());
+        }
+        for (SimPort port : ports) {
+            max = Math.max(max, Math.max(port.uplink.maxQueueBytes(), port.downlink.maxQueueBytes()));
+        }
+        return max;
+    }
+
     public SimCounters totals() {
         SimCounters total = new SimCounters();
         for (SimPort port : ports) {

@@ -1,0 +1,91 @@
+package io.srdnic.srd.api;
+
+/**
+ * A ring of work completions, struct-of-arrays so pushing and polling allocate nothing. Written by
+ * the dataplane thread, read by {@link #poll} on the same thread (INVOKER mode) — a cross-thread
+ * hand-off wraps it later. A push into a full queue is an overrun: counted, the completion lost,
+ * as a CQ overrun is in verbs.
+ */
+public final class CompletionQueue {
+    private final int mask;
+    private final long[] wrId;
+    private final int[] status;
+    private final int[] opcode;
+    private final int[] byteLength;
+    private final int[] immediate;
+    private final boolean[] hasImmediate;
+    private final int[] qpn;
+    private final int[] sourceQpn;
+    private final int[] sourceIp;
+    private long head;
+    private long tail;
+    private long overruns;
+
+    public CompletionQueue(int capacity) {
+        if (capacity < 1 || capacity > (1 << 24)) {
+            throw new IllegalArgumentException("CQ capacity must be 1..16M, was " + capacity);
+        }
+        int size = Integer.bitCount(capacity) == 1 ? capacity : Integer.highestOneBit(capacity) << 1;
+        this.mask = size - 1;
+        wrId = new long[size];
+        status = new int[size];
+        opcode = new int[size];
+        byteLength = new int[size];
+        immediate = new int[size];
+        hasImmediate = new boolean[size];
+        qpn = new int[size];
+        sourceQpn = new int[size];
+        sourceIp = new int[size];
+    }
+
+    /** Adds a completion; false (and an overrun counted) if the queue is full. */
+    public boolean push(long wr, int st, int op, int length, boolean withImm, int imm, int qp, int srcQpn, int srcIp) {
+        if (tail - head > mask) {
+            overruns++;
+            return false;
+        }
+        int i = (int) (tail & mask);
+        wrId[i] = wr;
+        status[i] = st;
+        opcode[i] = op;
+        byteLength[i] = length;
+        hasImmediate[i] = withImm;
+        immediate[i] = imm;
+        qpn[i] = qp;
+        sourceQpn[i] = srcQpn;
+        sourceIp[i] = srcIp;
+        tail++;
+        return true;
+    }
+
+    /** Moves up to {@code max} completions into {@code sink}; returns how many. */
+    public int poll(CompletionSink sink, int max) {
+        int n = 0;
+        while (n < max && head < tail) {
+            int i = (int) (head & mask);
+            sink.onCompletion(wrId[i], status[i], opcode[i], byteLength[i], hasImmediate[i], immediate[i], qpn[i], sourceQpn[i], sourceIp[i]);
+            head++;
+            n++;
+        }
+        return n;
+    }
+
+    public int size() {
+        return (int) (tail - head);
+    }
+
+    public int capacity() {
+        return mask + 1;
+    }
+
+    public long overruns() {
+        return overruns;
+    }
+
+    /** Receives polled completions (an interface, so polling allocates nothing). */
+    @FunctionalInterface
+    public interface CompletionSink {
+        void onCompletion(long wrId, int status, int opcode, int byteLength, boolean hasImmediate, int immediate,
+                          int qpn, int sourceQpn, int sourceIp);
+    }
+}

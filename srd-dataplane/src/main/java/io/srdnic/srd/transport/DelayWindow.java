@@ -1,0 +1,54 @@
+package io.srdnic.srd.transport;
+
+/**
+ * Delay-based congestion window of one context, in the spirit of Swift: the target is the base RTT
+ * plus a queueing-delay budget. Below target the window grows additively (about one packet per
+ * RTT); above it, it shrinks at most once per RTT, multiplicatively by how far the delay exceeds
+ * the target. So an incast of many contexts keeps the bottleneck queue near the budget.
+ */
+final class DelayWindow {
+    private final double maxWindow;
+    private final double additiveIncrease;
+    private final double beta;
+    private final double maxDecrease;
+    private final long targetQueueing;
+    private double window;
+    private long lastDecrease;
+
+    DelayWindow(double initial, double maxWindow, double additiveIncrease, double beta, double maxDecrease, long targetQueueing) {
+        this.window = initial;
+        this.maxWindow = maxWindow;
+        this.additiveIncrease = additiveIncrease;
+        this.beta = beta;
+        this.maxDecrease = maxDecrease;
+        this.targetQueueing = targetQueueing;
+        this.lastDecrease = Long.MIN_VALUE / 2;
+    }
+
+    /** One acknowledged packet with its RTT sample, given the base RTT. */
+    void onAck(long rtt, long baseRtt, long now) {
+        long target = baseRtt + targetQueueing;
+        if (rtt <= target) {
+            window = Math.min(maxWindow, window + additiveIncrease / Math.max(1.0, window));
+        } else if (now - lastDecrease >= rtt) {
+            double factor = Math.max(1 - beta * (rtt - target) / (double) rtt, 1 - maxDecrease);
+            window = Math.max(1.0, window * factor);
+            lastDecrease = now;
+        }
+    }
+
+    /** A retransmission timeout: the path or the receiver is in trouble, halve at once. */
+    void onTimeout(long now) {
+        window = Math.max(1.0, window * (1 - maxDecrease));
+        lastDecrease = now;
+    }
+
+    /** Packets that may be in flight. */
+    int packets() {
+        return (int) window;
+    }
+
+    double window() {
+        return window;
+    }
+}

@@ -1,0 +1,143 @@
+package io.srdnic.srd.transport;
+
+/**
+ * The K paths (entropy values) one context sprays over, with per-path RTT, transmit and loss
+ * counts. A path that suffers a retransmission timeout is avoided; when its avoidance ends it is
+ * probed, and used again only after the probe is answered — a dead path costs one probe per
+ * (doubling) avoidance period, never stalled data.
+ */
+final class PathSet {
+    static final int NONE = -1;
+
+    private final int count;
+    private final long baseAvoid;
+    final long[] srtt;
+    final long[] transmits;
+    final long[] losses;
+    final long[] timeouts;
+    private final boolean[] healthy;
+    private final long[] avoidUntil;
+    private final long[] avoidFor;
+    private final long[] probeDeadline;
+    private int cursor;
+
+    PathSet(int count, long baseAvoid, int start) {
+        this.count = count;
+        this.baseAvoid = baseAvoid;
+        srtt = new long[count];
+        transmits = new long[count];
+        losses = new long[count];
+        timeouts = new long[count];
+        healthy = new boolean[count];
+        avoidUntil = new long[count];
+        avoidFor = new long[count];
+        probeDeadline = new long[count];
+        java.util.Arrays.fill(healthy, true);
+        java.util.Arrays.fill(avoidFor, baseAvoid);
+        cursor = Math.floorMod(start, count);
+    }
+
+    int count() {
+        return count;
+    }
+
+    /** The next path in rotation that is healthy and not {@code exclude}; degrades gracefully when none is. */
+    int choose(int exclude) {
+        int fallback = NONE;
+        for (int i = 0; i < count; i++) {
+            int p = cursor;
+            cursor = cursor + 1 == count ? 0 : cursor + 1;
+            if (healthy[p]) {
+                if (p != exclude) {
+                    return p;
+                }
+                fallback = p;
+            }
+        }
+        if (fallback != NONE) {
+            return fallback;
+        }
+        // Every path is avoided: keep sending (round robin) rather than stall the context.
+        int p = cursor;
+        cursor = cursor + 1 == count ? 0 : cursor + 1;
+        return p == exclude && count > 1 ? choose(NONE) : p;
+    }
+
+    void onTransmit(int path) {
+        transmits[path]++;
+    }
+
+    void onRtt(int path, long rtt) {
+        srtt[path] = srtt[path] == 0 ? rtt : srtt[path] + (rtt - srtt[path]) / 8;
+    }
+
+    void onLoss(int path) {
+        losses[path]++;
+    }
+
+    /** A retransmission timeout on {@code path}: avoid it for a while (doubling while it stays dead). */
+    void onTimeout(int path, long now) {
+        timeouts[path]++;
+        if (healthy[path]) {
+            healthy[path] = false;
+            avoidUntil[path] = now + avoidFor[path];
+            probeDeadline[path] = 0;
+        }
+    }
+
+    /** Paths whose avoidance has ended and that need a probe now; returns one or NONE. */
+    int probeDue(long now) {
+        for (int p = 0; p < count; p++) {
+            if (!healthy[p] && probeDeadline[p] == 0 && now - avoidUntil[p] >= 0) {
+                return p;
+            }
+        }
+        return NONE;
+    }
+
+    void onProbeSent(int path, long now, long timeout) {
+        probeDeadline[path] = now + timeout;
+    }
+
+    /** Unanswered probes: avoid those paths again, twice as long. */
+    void expireProbes(long now) {
+        for (int p = 0; p < count; p++) {
+            if (!healthy[p] && probeDeadline[p] != 0 && now - probeDeadline[p] >= 0) {
+                avoidFor[p] = Math.min(avoidFor[p] * 2, baseAvoid * 64);
+                avoidUntil[p] = now + avoidFor[p];
+                probeDeadline[p] = 0;
+            }
+        }
+    }
+
+    void onProbeReply(int path) {
+        if (path >= 0 && path < count) {
+            healthy[path] = true;
+            avoidFor[path] = baseAvoid;
+            probeDeadline[path] = 0;
+        }
+    }
+
+    boolean isHealthy(int path) {
+        return healthy[path];
+    }
+
+    /** The earliest time a probe is due or expires, or Long.MAX_VALUE. */
+    long nextDeadline() {
+        long next = Long.MAX_VALUE;
+        for (int p = 0; p < count; p++) {
+            if (!healthy[p]) {
+                next = Math.min(next, probeDeadline[p] == 0 ? avoidUntil[p] : probeDeadline[p]);
+            }
+        }
+        return next;
+    }
+
+    int healthyCount() {
+        int n = 0;
+        for (boolean h : healthy) {
+            n += h ? 1 : 0;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,169 @@
+package io.srdnic.srd.transport;
+
+/**
+ * The responder's view of one context's PSN space: every PSN below {@link #base()} is done
+ * (delivered, dropped with an indication, or acknowledged at the sender); a bitmap of {@code size}
+ * PSNs from the base marks those received since. This is the dedup that makes delivery at most once.
+ * Drops (packets that failed the QP checks) are marked done too, and held as "pending" until the
+ * sender's base passes them: every ACK repeats them and holds its cumulative PSN below them, so a
+ * lost ACK can never turn a dropped message into a delivered one.
+ */
+final class ReceiveWindow {
+    static final int NEW = 0;
+    static final int DUPLICATE = 1;
+    static final int OLD = 2;
+    static final int BEYOND = 3;
+
+    /** Unconfirmed drops held at once; a failing packet beyond this is left unacknowledged, to be retried. */
+    static final int MAX_PENDING_DROPS = 256;
+
+    private final long[] bits;
+    private final int mask;
+    private int base;
+    private final int[] pendingPsn = new int[MAX_PENDING_DROPS];
+    private final byte[] pendingReason = new byte[MAX_PENDING_DROPS];
+    private int pendingCount;
+
+    ReceiveWindow(int size) {
+        this.bits = new long[size / 64];
+        this.mask = size - 1;
+    }
+
+    /** Starts over at {@code newBase}: a new peer, or a peer that restarted (new epoch). */
+    void reset(int newBase) {
+        java.util.Arrays.fill(bits, 0);
+        pendingCount = 0;
+        base = newBase;
+    }
+
+    int base() {
+        return base;
+    }
+
+    int classify(int psn) {
+        int d = psn - base;
+        if (d < 0) {
+            return OLD;
+        }
+        if (d > mask) {
+            return BEYOND;
+        }
+        return get(psn) ? DUPLICATE : NEW;
+    }
+
+    /** Marks a NEW psn received and advances the base over every received PSN. */
+    void mark(int psn) {
+        set(psn);
+        advance();
+    }
+
+    /** The sender says everything below {@code senderBase} is acknowledged: never accept those again. */
+    void slideTo(int senderBase) {
+        forgetConfirmedDrops(senderBase);
+        int d = senderBase - base;
+        if (d <= 0) {
+            return;
+        }
+        if (d > mask) {
+            java.util.Arrays.fill(bits, 0);
+            base = senderBase;
+        } else {
+            while (base != senderBase) {
+                clear(base);
+                base++;
+            }
+        }
+        advance();
+    }
+
+    private void advance() {
+        while (get(base)) {
+            clear(base);
+            base++;
+        }
+    }
+
+    /** Drops the sender has not yet confirmed (PSN at or above its send base); repeated in every ACK. */
+    int pendingDrops() {
+        return pendingCount;
+    }
+
+    int pendingDropPsn(int i) {
+        return pendingPsn[i];
+    }
+
+    int pendingDropReason(int i) {
+        return pendingReason[i];
+    }
+
+    boolean canRecordDrop() {
+        return pendingCount < MAX_PENDING_DROPS;
+    }
+
+    void recordDrop(int psn, int reason) {
+        pendingPsn[pendingCount] = psn;
+        pendingReason[pendingCount] = (byte) reason;
+        pendingCount++;
+    }
+
+    /**
+     * The cumulative PSN an ACK may claim: the base, held back at the lowest unconfirmed drop so the
+     * requester can never take a dropped message for a delivered one.
+     */
+    int cumulative() {
+        int cum = base;
+        for (int i = 0; i < pendingCount; i++) {
+            if (pendingPsn[i] - cum < 0) {
+                cum = pendingPsn[i];
+            }
+        }
+        return cum;
+    }
+
+    /** 64 bits of the selective-ack bitmap from {@code cumulative}: bit i = PSN cumulative + 1 + 64 * word + i received, drops excluded. */
+    long sackWord(int cumulative, int word) {
+        long w = 0;
+        int first = cumulative + 1 + 64 * word;
+        for (int i = 0; i < 64; i++) {
+            int psn = first + i;
+            int d = psn - base;
+            if (d < 0 || (d <= mask && get(psn))) {
+                w |= 1L << i;
+            }
+        }
+        for (int i = 0; i < pendingCount; i++) {
+            int bit = pendingPsn[i] - first;
+            if (bit >= 0 && bit < 64) {
+                w &= ~(1L << bit);
+            }
+        }
+        return w;
+    }
+
+    private void forgetConfirmedDrops(int senderBase) {
+        int kept = 0;
+        for (int i = 0; i < pendingCount; i++) {
+            if (pendingPsn[i] - senderBase >= 0) {
+                pendingPsn[kept] = pendingPsn[i];
+                pendingReason[kept] = pendingReason[i];
+                kept++;
+            }
+        }
+        pendingCount = kept;
+    }
+
+    private boolean get(int psn) {
+        int i = psn & mask;
+        return (bits[i >>> 6] & (1L << i)) != 0;
+    }
+
+    private void set(int psn) {
+        int i = psn & mask;
+        bits[i >>> 6] |= 1L << i;
+    }
+
+    private void clear(int psn) {
+        int i = psn & mask;
+        bits[i >>> 6] &= ~(1L << i);
+    }
+}

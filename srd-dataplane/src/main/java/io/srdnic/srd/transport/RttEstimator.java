@@ -1,0 +1,63 @@
+package io.srdnic.srd.transport;
+
+/**
+ * Smoothed RTT and variance (RFC 6298) in nanoseconds, and the retransmission timeout derived from
+ * them with exponential backoff. Samples come from echoed timestamps, so retransmissions give
+ * unambiguous samples too (no Karn's rule needed).
+ */
+final class RttEstimator {
+    private final long rtoMin;
+    private final long rtoMax;
+    private long srtt;
+    private long rttvar;
+    private long minRtt = Long.MAX_VALUE;
+    private long rto;
+    private int backoff;
+
+    RttEstimator(long rtoInitial, long rtoMin, long rtoMax) {
+        this.rtoMin = rtoMin;
+        this.rtoMax = rtoMax;
+        this.rto = rtoInitial;
+    }
+
+    void sample(long rtt) {
+        if (rtt <= 0) {
+            rtt = 1;
+        }
+        if (srtt == 0) {
+            srtt = rtt;
+            rttvar = rtt / 2;
+        } else {
+            long err = rtt - srtt;
+            srtt += err / 8;
+            rttvar += (Math.abs(err) - rttvar) / 4;
+        }
+        minRtt = Math.min(minRtt, rtt);
+        rto = Math.clamp(srtt + Math.max(4 * rttvar, 1_000), rtoMin, rtoMax);
+        backoff = 0;
+    }
+
+    /** The timeout for the next expiry, backoff included. */
+    long rto() {
+        return Math.min(rtoMax, rto << Math.min(backoff, 20));
+    }
+
+    void backOff() {
+        if (rto() < rtoMax) {
+            backoff++;
+        }
+    }
+
+    long srtt() {
+        return srtt;
+    }
+
+    long rttvar() {
+        return rttvar;
+    }
+
+    /** The smallest RTT seen: the base RTT, without queueing. 0 before the first sample. */
+    long minRtt() {
+        return minRtt == Long.MAX_VALUE ? 0 : minRtt;
+    }
+}

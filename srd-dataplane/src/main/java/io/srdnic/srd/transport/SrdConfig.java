@@ -1,0 +1,228 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.srd.wire.FrameLayout;
+import io.srdnic.srd.wire.SrdHeader;
+
+/**
+ * Every knob of one SRD transport, with its default. Set fields with the fluent setters, then
+ * {@link #conclude(int)} checks them against the port (as Aeron's Context does) before use.
+ * Times are nanoseconds of whatever clock the caller passes to {@code doWork} (virtual on SimPort).
+ */
+public final class SrdConfig {
+    /** The SRD MTU when the link carries it: 4096 bytes of payload in one frame. */
+    public static final int DEFAULT_MTU = 4096;
+    /** Headers in front of the payload: Ethernet + IPv4 + UDP + SRD. */
+    public static final int FRAME_OVERHEAD = FrameLayout.L2_L4_LENGTH + SrdHeader.LENGTH;
+
+    int mtu = DEFAULT_MTU;
+    int udpPort = io.srdnic.srd.wire.SrdPort.DEFAULT;
+    boolean udpChecksum = true;
+    int localIp = 0x0A00_0001;
+    int paths = 16;
+    long rtoInitialNanos = 1_000_000;
+    long rtoMinNanos = 50_000;
+    long rtoMaxNanos = 20_000_000;
+    long transportTimeoutNanos = 50_000_000;
+    int retryBudget = 32;
+    int window = 4096;
+    int ccInitialWindow = 8;
+    long ccTargetQueueingNanos = 15_000;
+    double ccAdditiveIncrease = 1.0;
+    double ccBeta = 0.8;
+    double ccMaxDecrease = 0.5;
+    long pathAvoidNanos = 1_000_000;
+    long rnrBackoffNanos = 100_000;
+    long idleContextNanos = 1_000_000_000L;
+    int maxContexts = 4096;
+    int maxQps = 1024;
+    int maxOutstandingRequests = 65536;
+    int burst = 32;
+    private boolean concluded;
+
+    /** Largest payload of one message; clamped to what the link carries in one frame. */
+    public SrdConfig mtu(int bytes) {
+        this.mtu = bytes;
+        return this;
+    }
+
+    /** UDP destination port that names SRD on the wire. */
+    public SrdConfig udpPort(int port) {
+        this.udpPort = port;
+        return this;
+    }
+
+    /** Compute (and check) UDP checksums; false sends 0, "no checksum". */
+    public SrdConfig udpChecksum(boolean on) {
+        this.udpChecksum = on;
+        return this;
+    }
+
+    /** This device's IPv4 address (the remote's ACKs and the contexts key on it). */
+    public SrdConfig localIp(int ip) {
+        this.localIp = ip;
+        return this;
+    }
+
+    /** Entropy values (paths) each context sprays over: 1..64. */
+    public SrdConfig paths(int k) {
+        this.paths = k;
+        return this;
+    }
+
+    public SrdConfig rtoInitialNanos(long nanos) {
+        this.rtoInitialNanos = nanos;
+        return this;
+    }
+
+    public SrdConfig rtoMinNanos(long nanos) {
+        this.rtoMinNanos = nanos;
+        return this;
+    }
+
+    public SrdConfig rtoMaxNanos(long nanos) {
+        this.rtoMaxNanos = nanos;
+        return this;
+    }
+
+    /** No progress for this long raises REMOTE_UNRESPONSIVE (once per episode). */
+    public SrdConfig transportTimeoutNanos(long nanos) {
+        this.transportTimeoutNanos = nanos;
+        return this;
+    }
+
+    /** Transmissions of one packet before its request completes with REMOTE_UNRESPONSIVE. */
+    public SrdConfig retryBudget(int retries) {
+        this.retryBudget = retries;
+        return this;
+    }
+
+    /** Largest number of packets in flight per context (the responder's dedup window too): a power of two. */
+    public SrdConfig window(int packets) {
+        this.window = packets;
+        return this;
+    }
+
+    public SrdConfig ccInitialWindow(int packets) {
+        this.ccInitialWindow = packets;
+        return this;
+    }
+
+    /** Queueing delay above the path's base RTT that congestion control aims for. */
+    public SrdConfig ccTargetQueueingNanos(long nanos) {
+        this.ccTargetQueueingNanos = nanos;
+        return this;
+    }
+
+    public SrdConfig pathAvoidNanos(long nanos) {
+        this.pathAvoidNanos = nanos;
+        return this;
+    }
+
+    public SrdConfig rnrBackoffNanos(long nanos) {
+        this.rnrBackoffNanos = nanos;
+        return this;
+    }
+
+    /** A context with nothing outstanding, no address handle and no traffic for this long is reclaimed. */
+    public SrdConfig idleContextNanos(long nanos) {
+        this.idleContextNanos = nanos;
+        return this;
+    }
+
+    public SrdConfig maxContexts(int n) {
+        this.maxContexts = n;
+        return this;
+    }
+
+    public SrdConfig maxQps(int n) {
+        this.maxQps = n;
+        return this;
+    }
+
+    public SrdConfig maxOutstandingRequests(int n) {
+        this.maxOutstandingRequests = n;
+        return this;
+    }
+
+    /** An unconcluded copy, for another transport. */
+    public SrdConfig copy() {
+        SrdConfig c = new SrdConfig();
+        c.mtu = mtu;
+        c.udpPort = udpPort;
+        c.udpChecksum = udpChecksum;
+        c.localIp = localIp;
+        c.paths = paths;
+        c.rtoInitialNanos = rtoInitialNanos;
+        c.rtoMinNanos = rtoMinNanos;
+        c.rtoMaxNanos = rtoMaxNanos;
+        c.transportTimeoutNanos = transportTimeoutNanos;
+        c.retryBudget = retryBudget;
+        c.window = window;
+        c.ccInitialWindow = ccInitialWindow;
+        c.ccTargetQueueingNanos = ccTargetQueueingNanos;
+        c.ccAdditiveIncrease = ccAdditiveIncrease;
+        c.ccBeta = ccBeta;
+        c.ccMaxDecrease = ccMaxDecrease;
+        c.pathAvoidNanos = pathAvoidNanos;
+        c.rnrBackoffNanos = rnrBackoffNanos;
+        c.idleContextNanos = idleContextNanos;
+        c.maxContexts = maxContexts;
+        c.maxQps = maxQps;
+        c.maxOutstandingRequests = maxOutstandingRequests;
+        c.burst = burst;
+        return c;
+    }
+
+    public int mtu() {
+        return mtu;
+    }
+
+    public int udpPort() {
+        return udpPort;
+    }
+
+    public int paths() {
+        return paths;
+    }
+
+    public int localIp() {
+        return localIp;
+    }
+
+    public int window() {
+        return window;
+    }
+
+    public long transportTimeoutNanos() {
+        return transportTimeoutNanos;
+    }
+
+    public int retryBudget() {
+        return retryBudget;
+    }
+
+    /** Checks every value and fits the MTU to the link's largest frame; idempotent. */
+    public SrdConfig conclude(int maxFrameLength) {
+        if (concluded) {
+            return this;
+        }
+        mtu = Math.min(mtu, maxFrameLength - FRAME_OVERHEAD);
+        require(mtu >= 1, "the link's largest frame (" + maxFrameLength + ") cannot carry an SRD header");
+        require(udpPort > 0 && udpPort < 65536, "udpPort must be 1..65535");
+        require(paths >= 1 && paths <= 64, "paths must be 1..64");
+        require(Integer.bitCount(window) == 1 && window >= 64 && window <= (1 << 20), "window must be a power of two, 64..1M");
+        require(rtoMinNanos > 0 && rtoMinNanos <= rtoInitialNanos && rtoInitialNanos <= rtoMaxNanos, "need 0 < rtoMin <= rtoInitial <= rtoMax");
+        require(retryBudget >= 1, "retryBudget must be at least 1");
+        require(ccInitialWindow >= 1 && ccInitialWindow <= window, "ccInitialWindow must be 1..window");
+        require(transportTimeoutNanos > 0 && pathAvoidNanos > 0 && rnrBackoffNanos > 0 && idleContextNanos > 0, "times must be positive");
+        require(maxContexts >= 1 && maxQps >= 1 && maxOutstandingRequests >= 1, "table sizes must be positive");
+        concluded = true;
+        return this;
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException("SrdConfig: " + message);
+        }
+    }
+}

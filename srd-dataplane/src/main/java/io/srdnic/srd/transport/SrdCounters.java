@@ -1,0 +1,83 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.ParseError;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** What one transport counted. Plain fields written by its thread; {@link #snapshot()} for reports. */
+public final class SrdCounters {
+    public long txData;
+    public long txRetransmits;
+    public long txAcks;
+    public long txProbes;
+    public long rxData;
+    public long rxAcks;
+    public long rxProbes;
+    public long delivered;
+    public long duplicates;
+    public long outOfWindow;
+    public long staleAcks;
+    public long rtoEvents;
+    public long rackLosses;
+    public long peerResets;
+    public long contextsCreated;
+    public long contextsReclaimed;
+    public long contextTableFull;
+    public long unresponsiveEvents;
+    public long noMbuf;
+    public long requestTableFull;
+    /** SRD packets addressed to another IPv4 address (a promiscuous port on a shared segment). */
+    public long notForUs;
+    public final long[] parseErrors = new long[ParseError.VALUES.length];
+    /** Drop indications this responder sent, by DropReason. */
+    public final long[] dropsSent = new long[DropReason.REMOTE_INVALID_REQUEST + 1];
+    /** Drop indications this requester received, by DropReason. */
+    public final long[] dropsReceived = new long[DropReason.REMOTE_INVALID_REQUEST + 1];
+    public final long[] sendCompletions = new long[WcStatus.COUNT];
+
+    public long parseErrorsTotal() {
+        long n = 0;
+        for (long c : parseErrors) {
+            n += c;
+        }
+        return n;
+    }
+
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("tx_data", txData);
+        m.put("tx_retransmits", txRetransmits);
+        m.put("tx_acks", txAcks);
+        m.put("tx_probes", txProbes);
+        m.put("rx_data", rxData);
+        m.put("rx_acks", rxAcks);
+        m.put("rx_probes", rxProbes);
+        m.put("delivered", delivered);
+        m.put("duplicates", duplicates);
+        m.put("out_of_window", outOfWindow);
+        m.put("stale_acks", staleAcks);
+        m.put("rto_events", rtoEvents);
+        m.put("rack_losses", rackLosses);
+        m.put("peer_resets", peerResets);
+        m.put("contexts_created", contextsCreated);
+        m.put("contexts_reclaimed", contextsReclaimed);
+        m.put("context_table_full", contextTableFull);
+        m.put("unresponsive_events", unresponsiveEvents);
+        m.put("no_mbuf", noMbuf);
+        m.put("request_table_full", requestTableFull);
+        m.put("not_for_us", notForUs);
+        for (ParseError e : ParseError.VALUES) {
+            m.put("parse_" + e.name().toLowerCase(), parseErrors[e.ordinal()]);
+        }
+        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.REMOTE_INVALID_REQUEST; r++) {
+            m.put("drops_sent_" + DropReason.name(r).toLowerCase(), dropsSent[r]);
+            m.put("drops_received_" + DropReason.name(r).toLowerCase(), dropsReceived[r]);
+        }
+        for (int s = 0; s < WcStatus.COUNT; s++) {
+            m.put("send_" + WcStatus.name(s).toLowerCase(), sendCompletions[s]);
+        }
+        return m;
+    }
+}

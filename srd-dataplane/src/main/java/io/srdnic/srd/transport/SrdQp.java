@@ -1,0 +1,113 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One SRD queue pair inside a transport: its number, Q_Key, state, RNR retry count, send-queue
+ * depth and receive queue, and the completion queues it reports to. Many QPs share each SRD
+ * context; a QP's failures never disturb the context or other QPs.
+ */
+public final class SrdQp {
+    /** The seed: "Requester does not perform any retries" on SRD RNR, unless the QP asks for them. */
+    public static final int DEFAULT_RNR_RETRY = 0;
+
+    final SrdTransport transport;
+    final int qpn;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final ReceiveQueue receives;
+    final int sqDepth;
+    int qkey;
+    int rnrRetry = DEFAULT_RNR_RETRY;
+    QpState state = QpState.RESET;
+    int sqOutstanding;
+    boolean destroyed;
+    long rnrDrops;
+
+    SrdQp(SrdTransport transport, int qpn, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        this.transport = transport;
+        this.qpn = qpn;
+        this.sqDepth = sqDepth;
+        this.receives = new ReceiveQueue(rqDepth);
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+    }
+
+    public int qpn() {
+        return qpn;
+    }
+
+    public QpState state() {
+        return state;
+    }
+
+    public int qkey() {
+        return qkey;
+    }
+
+    /** Moves the QP to {@code next} following UD's transitions; throws on an illegal one. */
+    public void modify(QpState next, int newQkey) {
+        boolean legal = switch (next) {
+            case RESET, ERROR -> true;
+            case INIT -> state == QpState.RESET || state == QpState.INIT;
+            case RTR -> state == QpState.INIT;
+            case RTS -> state == QpState.RTR || state == QpState.RTS;
+        };
+        if (!legal || destroyed) {
+            throw new IllegalStateException("QP " + qpn + ": illegal transition " + state + " -> " + next);
+        }
+        if (next == QpState.INIT) {
+            qkey = newQkey;
+        }
+        state = next;
+        if (next == QpState.ERROR || next == QpState.RESET) {
+            transport.flushQp(this, next == QpState.ERROR);
+        }
+    }
+
+    public void rnrRetry(int retries) {
+        if (retries < 0 || retries > 7) {
+            throw new IllegalArgumentException("rnr_retry is 0..7 (7 = infinite in verbs; here 7 retries), was " + retries);
+        }
+        this.rnrRetry = retries;
+    }
+
+    /** Posts a receive; false if the receive queue is full. Throws if the QP cannot take receives. */
+    public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length) {
+        if (destroyed || !state.canPostReceive()) {
+            throw new IllegalStateException("QP " + qpn + " is " + (destroyed ? "destroyed" : state) + ": receives need INIT, RTR or RTS");
+        }
+        if (offset < 0 || length < 0 || offset + length > buffer.byteSize()) {
+            throw new IndexOutOfBoundsException("receive buffer [" + offset + ", " + (offset + length) + ") outside a segment of " + buffer.byteSize());
+        }
+        return receives.offer(wrId, buffer, offset, length);
+    }
+
+    /** Receives posted and not yet consumed. */
+    public int receivesPosted() {
+        return receives.size();
+    }
+
+    /** Send work requests posted and not yet completed. */
+    public int sendsOutstanding() {
+        return sqOutstanding;
+    }
+
+    /** Destroys the QP: its pending sends are aborted (no completions), others on the same contexts unaffected. */
+    public void destroy() {
+        if (!destroyed) {
+            transport.destroyQp(this);
+        }
+    }
+
+    void completeSend(long wrId, int status, int length, boolean signaled) {
+        sqOutstanding--;
+        // Errors are always reported; successes only when the WR asked to be signaled (as in verbs).
+        if (signaled || status != WcStatus.SUCCESS) {
+            sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qpn, 0, 0);
+        }
+    }
+}

@@ -1,0 +1,990 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.pmd.MbufBatch;
+import io.srdnic.pmd.PacketIo;
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.SrdAck;
+import io.srdnic.srd.wire.SrdHeader;
+import io.srdnic.srd.wire.SrdParser;
+import io.srdnic.srd.wire.SrdPort;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.SplittableRandom;
+
+/**
+ * The SRD transport of one device (one {@link PacketIo}): its QPs, address handles and SRD
+ * contexts, driven by {@link #doWork(long)} on one thread with the time passed in (virtual time on
+ * the simulator, so the same code runs deterministically there and on DPDK).
+ * <p>
+ * Requester: posted sends wait on their context until congestion control grants window, go out one
+ * packet each (no segmentation: a message longer than the MTU completes with LOCAL_LENGTH_ERROR),
+ * sprayed over the context's paths, and complete only when the responder's ACK covers them. Losses
+ * are found by time, never by duplicate-ACK counting (spraying reorders by design): RACK-like — a
+ * packet is lost once one sent sufficiently later has been acknowledged — and by RTO with backoff;
+ * a retransmission avoids the path the packet was lost on.
+ * <p>
+ * Responder: transport checks (version, length, context, epoch, PSN window, duplicate) first, then
+ * QP checks (QP exists and can receive, Q_Key, opcode, a receive posted, the message fits). Passing
+ * both delivers the message at once, in arrival order; failing the QP checks drops it and answers
+ * with a drop indication, which the requester turns into the matching completion status.
+ */
+public final class SrdTransport implements AutoCloseable {
+    public static final int POST_OK = 0;
+    /** The QP's send queue is full (ENOMEM in verbs). */
+    public static final int POST_SQ_FULL = -1;
+    /** The QP is not in RTS, or destroyed. */
+    public static final int POST_BAD_QP_STATE = -2;
+    /** The address handle does not exist or was destroyed. */
+    public static final int POST_BAD_ADDRESS_HANDLE = -3;
+    /** The transport's request or context table is full. */
+    public static final int POST_NO_RESOURCES = -4;
+
+    private static final long MIN_REORDER_WINDOW = 5_000;
+    private static final long HOUSEKEEPING_INTERVAL = 1_000_000;
+
+    private final PacketIo io;
+    private final SrdConfig config;
+    private final int epoch;
+    private final long localMac;
+    private final int localIp;
+    private final int udpPort;
+    private final int mtu;
+    private final boolean udpChecksum;
+    private final SplittableRandom random;
+    private final SrdCounters counters = new SrdCounters();
+    private final AsyncEventQueue events = new AsyncEventQueue();
+
+    private final SrdContext[] contexts;
+    private final int[] generation;
+    private final IntIntMap contextByIp;
+    private final int[] active;
+    private int activeCount;
+
+    private final SrdQp[] qps;
+    private final AddressHandles addressHandles = new AddressHandles(65536);
+    private final SendRequests requests;
+    private int rnrWaitHead = -1;
+
+    private final Arena arena = Arena.ofConfined();
+    private final MbufBatch rxBatch;
+    private final MbufBatch txBatch;
+    private final MbufBatch spare;
+    private final Mbuf txView = new Mbuf();
+    private final SrdContext.TransmissionCheck transmissionCheck = this::isCurrentTransmission;
+    private long lastNow;
+    private long lastHousekeeping;
+
+    /**
+     * @param epoch this incarnation's epoch: non-zero, new at every start (see {@link #randomEpoch()})
+     * @param seed  for the first PSN of each context (deterministic runs pass a fixed one)
+     */
+    public SrdTransport(PacketIo io, SrdConfig config, int epoch, long seed) {
+        if (epoch == 0) {
+            throw new IllegalArgumentException("epoch 0 is reserved");
+        }
+        this.io = io;
+        this.config = config.conclude(io.maxFrameLength());
+        this.epoch = epoch;
+        this.localMac = io.macAddress();
+        this.localIp = config.localIp;
+        this.udpPort = config.udpPort;
+        this.mtu = config.mtu;
+        this.udpChecksum = config.udpChecksum;
+        this.random = new SplittableRandom(seed);
+        this.contexts = new SrdContext[config.maxContexts];
+        this.generation = new int[config.maxContexts];
+        this.contextByIp = new IntIntMap(64);
+        this.active = new int[config.maxContexts];
+        this.qps = new SrdQp[config.maxQps + 1];
+        this.requests = new SendRequests(config.maxOutstandingRequests);
+        this.rxBatch = new MbufBatch(arena, config.burst);
+        this.txBatch = new MbufBatch(arena, config.burst);
+        this.spare = new MbufBatch(arena, config.burst);
+    }
+
+    /** A fresh non-zero epoch for a transport starting now. */
+    public static int randomEpoch() {
+        int e;
+        do {
+            e = new SplittableRandom().nextInt();
+        } while (e == 0);
+        return e;
+    }
+
+    public SrdConfig config() {
+        return config;
+    }
+
+    public int mtu() {
+        return mtu;
+    }
+
+    public int epoch() {
+        return epoch;
+    }
+
+    public int localIp() {
+        return localIp;
+    }
+
+    public long localMac() {
+        return localMac;
+    }
+
+    public SrdCounters counters() {
+        return counters;
+    }
+
+    public AsyncEventQueue events() {
+        return events;
+    }
+
+    // ---------------------------------------------------------------- control path
+
+    /** Creates a QP in RESET with the given send/receive queue depths and completion queues. */
+    public SrdQp createQp(int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        if (sqDepth < 1 || rqDepth < 1) {
+            throw new IllegalArgumentException("queue depths must be positive");
+        }
+        for (int qpn = 1; qpn < qps.length; qpn++) {
+            if (qps[qpn] == null) {
+                SrdQp qp = new SrdQp(this, qpn, sqDepth, rqDepth, sendCq, recvCq);
+                qps[qpn] = qp;
+                return qp;
+            }
+        }
+        throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
+    }
+
+    /** The QP with this number, or null. */
+    public SrdQp qp(int qpn) {
+        return qpn > 0 && qpn < qps.length ? qps[qpn] : null;
+    }
+
+    /** An address handle for a remote device; contexts are created on first use, one per remote. */
+    public int createAddressHandle(long mac, int ip, int port) {
+        if (ip == 0 || port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("an address handle needs a non-zero IPv4 address and a UDP port 1..65535");
+        }
+        int ah = addressHandles.create(mac, ip, port);
+        if (ah < 0) {
+            throw new IllegalStateException("address handle table full");
+        }
+        return ah;
+    }
+
+    /** Destroys an address handle: its outstanding work requests complete with WR_FLUSH_ERROR. */
+    public void destroyAddressHandle(int ah) {
+        if (!addressHandles.isLive(ah)) {
+            throw new IllegalArgumentException("address handle " + ah + " does not exist");
+        }
+        addressHandles.destroy(ah);
+        for (int r = 0; r < requests.capacity; r++) {
+            int st = requests.state[r];
+            if (requests.addressHandle[r] == ah && (st == SendRequests.PENDING || st == SendRequests.OUTSTANDING || st == SendRequests.RNR_WAIT)) {
+                abortRequest(r, WcStatus.WR_FLUSH_ERROR);
+            }
+        }
+    }
+
+    public boolean isAddressHandleLive(int ah) {
+        return addressHandles.isLive(ah);
+    }
+
+    void destroyQp(SrdQp qp) {
+        for (int r = 0; r < requests.capacity; r++) {
+            if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
+                abortRequest(r, -1);
+            }
+        }
+        qp.destroyed = true;
+        qps[qp.qpn] = null;
+    }
+
+    /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
+    void flushQp(SrdQp qp, boolean withCompletions) {
+        for (int r = 0; r < requests.capacity; r++) {
+            if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
+                abortRequest(r, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
+            }
+        }
+        while (!qp.receives.isEmpty()) {
+            if (withCompletions) {
+                qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0);
+            }
+            qp.receives.removeHead();
+        }
+    }
+
+    /**
+     * Takes a request out of wherever it is; completes it with {@code status}, or silently when
+     * status is -1. A pending one stays linked in its context's FIFO as CANCELLED until popped.
+     */
+    private void abortRequest(int r, int status) {
+        int st = requests.state[r];
+        SrdQp qp = requests.qp[r];
+        if (st == SendRequests.OUTSTANDING) {
+            SrdContext ctx = contexts[requests.context[r]];
+            ctx.slot[requests.psn[r] & ctx.mask] = SrdContext.EMPTY;
+            ctx.inflight--;
+            ctx.advanceSendBase();
+        } else if (st == SendRequests.RNR_WAIT) {
+            unlinkRnrWait(r);
+        }
+        if (status >= 0) {
+            counters.sendCompletions[status]++;
+            qp.completeSend(requests.wrId[r], status, requests.length[r], requests.signaled[r]);
+        } else {
+            qp.sqOutstanding--;
+        }
+        if (st == SendRequests.PENDING) {
+            requests.state[r] = SendRequests.CANCELLED;
+        } else {
+            requests.release(r);
+        }
+    }
+
+    // ---------------------------------------------------------------- posting
+
+    /**
+     * Posts a send of {@code length} bytes at {@code offset} in {@code buffer} to QP {@code destQpn}
+     * behind address handle {@code ah}. Returns POST_OK or a negative POST_* code (nothing posted).
+     * Errors found after posting (length over the MTU, buffer out of bounds) complete the request
+     * with their status, as verbs do.
+     */
+    public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
+                        boolean withImmediate, int immediate, boolean signaled) {
+        if (qp.destroyed || qp.state != QpState.RTS) {
+            return POST_BAD_QP_STATE;
+        }
+        if (!addressHandles.isLive(ah)) {
+            return POST_BAD_ADDRESS_HANDLE;
+        }
+        if (qp.sqOutstanding >= qp.sqDepth) {
+            return POST_SQ_FULL;
+        }
+        if (length > mtu || length < 0) {
+            qp.sqOutstanding++;
+            counters.sendCompletions[WcStatus.LOCAL_LENGTH_ERROR]++;
+            qp.completeSend(wrId, WcStatus.LOCAL_LENGTH_ERROR, length, signaled);
+            return POST_OK;
+        }
+        if (offset < 0 || offset + length > buffer.byteSize()) {
+            qp.sqOutstanding++;
+            counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
+            qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            return POST_OK;
+        }
+        SrdContext ctx = contextFor(addressHandles.ip(ah), addressHandles.mac(ah), addressHandles.port(ah), lastNow);
+        if (ctx == null) {
+            return POST_NO_RESOURCES;
+        }
+        int r = requests.take();
+        if (r < 0) {
+            counters.requestTableFull++;
+            return POST_NO_RESOURCES;
+        }
+        requests.state[r] = SendRequests.PENDING;
+        requests.wrId[r] = wrId;
+        requests.qp[r] = qp;
+        requests.addressHandle[r] = ah;
+        requests.context[r] = ctx.index;
+        requests.destQpn[r] = destQpn;
+        requests.qkey[r] = qkey;
+        requests.buffer[r] = buffer;
+        requests.offset[r] = offset;
+        requests.length[r] = length;
+        requests.withImmediate[r] = withImmediate;
+        requests.immediate[r] = immediate;
+        requests.signaled[r] = signaled;
+        requests.postTime[r] = lastNow;
+        requests.rnrLeft[r] = qp.rnrRetry;
+        qp.sqOutstanding++;
+        appendPending(ctx, r);
+        activate(ctx);
+        return POST_OK;
+    }
+
+    private void appendPending(SrdContext ctx, int r) {
+        requests.next[r] = -1;
+        if (ctx.pendingTail == SrdContext.EMPTY) {
+            ctx.pendingHead = r;
+        } else {
+            requests.next[ctx.pendingTail] = r;
+        }
+        ctx.pendingTail = r;
+        ctx.pendingCount++;
+    }
+
+    private void prependPending(SrdContext ctx, int r) {
+        requests.next[r] = ctx.pendingHead;
+        ctx.pendingHead = r;
+        if (ctx.pendingTail == SrdContext.EMPTY) {
+            ctx.pendingTail = r;
+        }
+        ctx.pendingCount++;
+    }
+
+    private int popPending(SrdContext ctx) {
+        int r = ctx.pendingHead;
+        ctx.pendingHead = requests.next[r];
+        if (ctx.pendingHead == -1) {
+            ctx.pendingHead = SrdContext.EMPTY;
+            ctx.pendingTail = SrdContext.EMPTY;
+        }
+        requests.next[r] = -1;
+        ctx.pendingCount--;
+        return r;
+    }
+
+    // ---------------------------------------------------------------- contexts
+
+    private SrdContext contextFor(int ip, long mac, int port, long now) {
+        int index = contextByIp.get(ip);
+        if (index != IntIntMap.MISSING) {
+            SrdContext ctx = contexts[index];
+            ctx.remoteMac = mac;
+            return ctx;
+        }
+        for (int i = 0; i < contexts.length; i++) {
+            if (contexts[i] == null || contexts[i].id == 0) {
+                if (contexts[i] == null) {
+                    contexts[i] = new SrdContext(i, config);
+                }
+                generation[i] = (generation[i] + 1) & 0x7FFF;
+                // The id names this incarnation: the peer resets its receive window when it changes.
+                contexts[i].open((generation[i] << 16) | (i + 1), ip, mac, port, random.nextInt(), now);
+                contextByIp.put(ip, i);
+                counters.contextsCreated++;
+                return contexts[i];
+            }
+        }
+        counters.contextTableFull++;
+        return null;
+    }
+
+    private SrdContext existingContext(int ip) {
+        int index = contextByIp.get(ip);
+        return index == IntIntMap.MISSING ? null : contexts[index];
+    }
+
+    private void activate(SrdContext ctx) {
+        if (!ctx.active) {
+            ctx.active = true;
+            active[activeCount++] = ctx.index;
+        }
+    }
+
+    /** Number of contexts alive now (created and not reclaimed). */
+    public int contextCount() {
+        return contextByIp.size();
+    }
+
+    // ---------------------------------------------------------------- duty cycle
+
+    /** One duty cycle at time {@code now}: receive, run timers, send what the windows allow. Returns work done. */
+    public int doWork(long now) {
+        lastNow = now;
+        int work = receive(now);
+        work += timers(now);
+        work += schedule(now);
+        flush();
+        return work;
+    }
+
+    /**
+     * The earliest time something will be due without any packet arriving (a retransmission
+     * timeout, a probe, an RNR retry, the transport timeout), or Long.MAX_VALUE. A simulation driver
+     * that finds every host idle jumps its clock to the minimum of this and the network's next event.
+     */
+    public long nextDeadline() {
+        long next = Long.MAX_VALUE;
+        for (int i = 0; i < activeCount; i++) {
+            SrdContext ctx = contexts[active[i]];
+            if (ctx.pendingCount > 0 && ctx.sendAllowance() > 0 && ctx.nextPsn - ctx.sendBase < ctx.slot.length) {
+                return lastNow;
+            }
+            long head = headSendTime(ctx);
+            if (head != Long.MAX_VALUE) {
+                next = Math.min(next, head + ctx.rtt.rto());
+            }
+            next = Math.min(next, ctx.paths.nextDeadline());
+            if (ctx.inflight > 0 && !ctx.unresponsive) {
+                next = Math.min(next, ctx.lastProgress + config.transportTimeoutNanos);
+            }
+        }
+        for (int r = rnrWaitHead; r >= 0; r = requests.next[r]) {
+            next = Math.min(next, requests.readyAt[r]);
+        }
+        return next;
+    }
+
+    private long headSendTime(SrdContext ctx) {
+        while (ctx.hasOrder()) {
+            long e = ctx.peekOrder();
+            if (isCurrentTransmission(ctx, (int) (e >>> 32), (int) e)) {
+                return requests.sendTime[ctx.slotRequest((int) (e >>> 32))];
+            }
+            ctx.popOrder();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    private boolean isCurrentTransmission(SrdContext ctx, int psn, int xmit) {
+        int r = ctx.slotRequest(psn);
+        return r != SrdContext.EMPTY && requests.state[r] == SendRequests.OUTSTANDING && requests.transmissions[r] == xmit;
+    }
+
+    private int schedule(long now) {
+        int work = 0;
+        for (int i = 0; i < activeCount; i++) {
+            SrdContext ctx = contexts[active[i]];
+            int allowance = ctx.sendAllowance();
+            while (allowance > 0 && ctx.pendingCount > 0 && ctx.nextPsn - ctx.sendBase < ctx.slot.length) {
+                int r = popPending(ctx);
+                if (requests.state[r] == SendRequests.CANCELLED) {
+                    requests.release(r);
+                    continue;
+                }
+                int psn = ctx.nextPsn++;
+                ctx.slot[psn & ctx.mask] = r;
+                requests.psn[r] = psn;
+                requests.state[r] = SendRequests.OUTSTANDING;
+                ctx.inflight++;
+                transmit(ctx, r, now, PathSet.NONE);
+                allowance--;
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private int timers(long now) {
+        int work = 0;
+        for (int i = 0; i < activeCount; ) {
+            SrdContext ctx = contexts[active[i]];
+            work += detectLosses(ctx, now);
+            int path = ctx.paths.probeDue(now);
+            if (path != PathSet.NONE) {
+                sendProbe(ctx, path, now);
+                ctx.paths.onProbeSent(path, now, Math.max(ctx.rtt.rto(), 4 * ctx.rtt.srtt()));
+                work++;
+            }
+            ctx.paths.expireProbes(now);
+            if (ctx.inflight > 0 && !ctx.unresponsive && now - ctx.lastProgress >= config.transportTimeoutNanos) {
+                ctx.unresponsive = true;
+                counters.unresponsiveEvents++;
+                events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, addressHandles.find(ctx.remoteIp), ctx.remoteIp, now);
+            }
+            if (ctx.idle() && ctx.paths.healthyCount() == ctx.paths.count()) {
+                ctx.active = false;
+                active[i] = active[--activeCount];
+            } else {
+                i++;
+            }
+        }
+        while (rnrWaitHead >= 0 && earliestRnrReady() - now <= 0) {
+            int r = takeDueRnr(now);
+            if (r < 0) {
+                break;
+            }
+            SrdContext ctx = contexts[requests.context[r]];
+            requests.state[r] = SendRequests.PENDING;
+            prependPending(ctx, r);
+            activate(ctx);
+            work++;
+        }
+        if (now - lastHousekeeping >= HOUSEKEEPING_INTERVAL) {
+            lastHousekeeping = now;
+            reclaimIdleContexts(now);
+        }
+        return work;
+    }
+
+    private int detectLosses(SrdContext ctx, long now) {
+        int work = 0;
+        long reorderWindow = Math.max(ctx.rtt.srtt() / 4, MIN_REORDER_WINDOW);
+        while (ctx.hasOrder()) {
+            long e = ctx.peekOrder();
+            int psn = (int) (e >>> 32);
+            if (!isCurrentTransmission(ctx, psn, (int) e)) {
+                ctx.popOrder();
+                continue;
+            }
+            int r = ctx.slotRequest(psn);
+            long sent = requests.sendTime[r];
+            boolean lostByRack = ctx.rackSendTime - sent > reorderWindow;
+            boolean lostByTimeout = now - sent >= ctx.rtt.rto();
+            if (!lostByRack && !lostByTimeout) {
+                break;
+            }
+            ctx.popOrder();
+            int path = requests.path[r];
+            if (lostByRack) {
+                counters.rackLosses++;
+                ctx.rackLosses++;
+                ctx.paths.onLoss(path);
+            } else {
+                counters.rtoEvents++;
+                ctx.timeouts++;
+                ctx.paths.onTimeout(path, now);
+                if (now - ctx.lastBackoff >= ctx.rtt.rto()) {
+                    ctx.rtt.backOff();
+                    ctx.cwnd.onTimeout(now);
+                    ctx.lastBackoff = now;
+                }
+            }
+            if (requests.transmissions[r] > config.retryBudget) {
+                completeOutstanding(ctx, r, WcStatus.REMOTE_UNRESPONSIVE);
+                continue;
+            }
+            counters.txRetransmits++;
+            ctx.retransmits++;
+            transmit(ctx, r, now, path);
+            work++;
+        }
+        ctx.advanceSendBase();
+        return work;
+    }
+
+    private void reclaimIdleContexts(long now) {
+        for (SrdContext ctx : contexts) {
+            if (ctx != null && ctx.id != 0 && !ctx.active && ctx.idle() && now - ctx.lastActivity >= config.idleContextNanos) {
+                contextByIp.remove(ctx.remoteIp);
+                ctx.id = 0;
+                counters.contextsReclaimed++;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- transmit
+
+    private void transmit(SrdContext ctx, int r, long now, int lostOnPath) {
+        int path = ctx.paths.choose(lostOnPath);
+        requests.sendTime[r] = now;
+        requests.path[r] = path;
+        int xmit = ++requests.transmissions[r];
+        ctx.recordTransmission(requests.psn[r], xmit, transmissionCheck);
+        ctx.paths.onTransmit(path);
+        ctx.txPackets++;
+        ctx.lastActivity = now;
+        counters.txData++;
+        long address = takeMbuf();
+        if (address == 0) {
+            return; // counted; the RTO sends it again
+        }
+        Mbuf m = txView.wrap(address);
+        int length = requests.length[r];
+        try {
+            m.copyFrom(requests.buffer[r], requests.offset[r], SrdHeader.PAYLOAD_OFFSET, length);
+        } catch (IllegalStateException closedBuffer) {
+            spare.add(address);
+            completeOutstanding(ctx, r, WcStatus.LOCAL_PROTECTION_ERROR);
+            return;
+        }
+        SrdHeader.versionAndType(m, requests.withImmediate[r] ? PacketType.SEND_WITH_IMM : PacketType.SEND);
+        SrdHeader.flags(m, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0);
+        SrdHeader.payloadLength(m, length);
+        SrdHeader.sourceContext(m, ctx.id);
+        SrdHeader.destinationContext(m, ctx.remoteContextId);
+        SrdHeader.epoch(m, epoch);
+        SrdHeader.psn(m, requests.psn[r]);
+        SrdHeader.sendBase(m, ctx.sendBase);
+        SrdHeader.sourceQpn(m, requests.qp[r].qpn);
+        SrdHeader.destinationQpn(m, requests.destQpn[r]);
+        SrdHeader.qkey(m, requests.qkey[r]);
+        SrdHeader.immediate(m, requests.immediate[r]);
+        SrdHeader.timestamp(m, now);
+        Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
+            SrdHeader.LENGTH + length, udpChecksum);
+        emit(address);
+    }
+
+    private void sendProbe(SrdContext ctx, int path, long now) {
+        long address = takeMbuf();
+        if (address == 0) {
+            return;
+        }
+        Mbuf m = txView.wrap(address);
+        writeControlHeader(m, PacketType.PROBE, ctx.id, ctx.remoteContextId, path, ctx.sendBase, now);
+        Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
+            SrdHeader.LENGTH, udpChecksum);
+        counters.txProbes++;
+        emit(address);
+    }
+
+    private void writeControlHeader(Mbuf m, int type, int srcContext, int dstContext, int psn, int sendBase, long timestamp) {
+        SrdHeader.versionAndType(m, type);
+        SrdHeader.flags(m, 0);
+        SrdHeader.payloadLength(m, 0);
+        SrdHeader.sourceContext(m, srcContext);
+        SrdHeader.destinationContext(m, dstContext);
+        SrdHeader.epoch(m, epoch);
+        SrdHeader.psn(m, psn);
+        SrdHeader.sendBase(m, sendBase);
+        SrdHeader.sourceQpn(m, 0);
+        SrdHeader.destinationQpn(m, 0);
+        SrdHeader.qkey(m, 0);
+        SrdHeader.immediate(m, 0);
+        SrdHeader.timestamp(m, timestamp);
+    }
+
+    private long takeMbuf() {
+        if (spare.isEmpty() && io.allocate(spare, spare.capacity()) == 0 && io.allocate(spare, 1) == 0) {
+            counters.noMbuf++;
+            return 0;
+        }
+        return spare.removeAt(spare.count() - 1);
+    }
+
+    private void emit(long address) {
+        txBatch.add(address);
+        if (txBatch.isFull()) {
+            flush();
+        }
+    }
+
+    private void flush() {
+        if (!txBatch.isEmpty()) {
+            io.transmit(txBatch);
+        }
+    }
+
+    // ---------------------------------------------------------------- receive
+
+    private int receive(long now) {
+        int n = io.receive(rxBatch);
+        for (int i = 0; i < n; i++) {
+            Mbuf m = rxBatch.get(i);
+            int type = SrdParser.parse(m, udpPort, mtu);
+            if (type < 0) {
+                counters.parseErrors[Ipv4UdpFrame.error(type).ordinal()]++;
+                continue;
+            }
+            if (Ipv4UdpFrame.destinationIp(m) != localIp) {
+                counters.notForUs++;
+                continue;
+            }
+            switch (type) {
+                case PacketType.ACK -> onAck(m, now);
+                case PacketType.PROBE -> onProbe(m, now);
+                case PacketType.PROBE_REPLY -> onProbeReply(m);
+                default -> onData(m, type, now);
+            }
+        }
+        if (n > 0) {
+            io.free(rxBatch);
+        }
+        return n;
+    }
+
+    private void onData(Mbuf m, int type, long now) {
+        counters.rxData++;
+        int srcIp = Ipv4UdpFrame.sourceIp(m);
+        SrdContext ctx = contextFor(srcIp, Ipv4UdpFrame.sourceMac(m), udpPort, now);
+        if (ctx == null) {
+            return; // no context to hold its state: unacknowledged, the sender retries
+        }
+        ctx.rxPackets++;
+        ctx.lastActivity = now;
+        int peerEpoch = SrdHeader.epoch(m);
+        int peerContext = SrdHeader.sourceContext(m);
+        if (!ctx.rxStarted || ctx.rxPeerEpoch != peerEpoch || ctx.rxPeerContext != peerContext) {
+            // First contact, or the peer restarted (new epoch) or re-created its context: its PSNs start afresh.
+            if (ctx.rxStarted) {
+                counters.peerResets++;
+            }
+            ctx.rx.reset(SrdHeader.sendBase(m));
+            ctx.rxStarted = true;
+            ctx.rxPeerEpoch = peerEpoch;
+            ctx.rxPeerContext = peerContext;
+        }
+        ctx.rx.slideTo(SrdHeader.sendBase(m));
+        int psn = SrdHeader.psn(m);
+        switch (ctx.rx.classify(psn)) {
+            case ReceiveWindow.NEW -> {
+                int reason = qpCheck(m, type);
+                if (reason == 0) {
+                    reason = deliver(m, type, srcIp);
+                }
+                if (reason != 0) {
+                    if (!ctx.rx.canRecordDrop()) {
+                        return; // too many unconfirmed drops: leave it unacknowledged, it comes again
+                    }
+                    ctx.rx.recordDrop(psn, reason);
+                    counters.dropsSent[reason]++;
+                    ctx.drops++;
+                } else {
+                    ctx.delivered++;
+                }
+                ctx.rx.mark(psn);
+            }
+            case ReceiveWindow.DUPLICATE, ReceiveWindow.OLD -> {
+                counters.duplicates++;
+                ctx.duplicates++;
+            }
+            default -> counters.outOfWindow++;
+        }
+        sendAck(ctx, m, psn);
+    }
+
+    /** The QP checks; 0 when the message may be delivered, else the DropReason. */
+    private int qpCheck(Mbuf m, int type) {
+        SrdQp qp = qp(SrdHeader.destinationQpn(m));
+        if (qp == null || !qp.state.canReceive()) {
+            return DropReason.BAD_DEST_QP;
+        }
+        if (type != PacketType.SEND && type != PacketType.SEND_WITH_IMM) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (SrdHeader.qkey(m) != qp.qkey) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (qp.receives.isEmpty()) {
+            qp.rnrDrops++;
+            return DropReason.RNR;
+        }
+        if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
+            return DropReason.REMOTE_OPERATION;
+        }
+        return 0;
+    }
+
+    private int deliver(Mbuf m, int type, int srcIp) {
+        SrdQp qp = qp(SrdHeader.destinationQpn(m));
+        int length = SrdHeader.payloadLength(m);
+        try {
+            m.copyTo(SrdHeader.PAYLOAD_OFFSET, qp.receives.headBuffer(), qp.receives.headOffset(), length);
+        } catch (IllegalStateException closedBuffer) {
+            return DropReason.REMOTE_OPERATION; // the receive's memory is gone: a receive WQE we cannot use
+        }
+        long wrId = qp.receives.headWrId();
+        qp.receives.removeHead();
+        boolean imm = type == PacketType.SEND_WITH_IMM;
+        qp.recvCq.push(wrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm,
+            SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), srcIp);
+        counters.delivered++;
+        return 0;
+    }
+
+    private void sendAck(SrdContext ctx, Mbuf data, int psn) {
+        long address = takeMbuf();
+        if (address == 0) {
+            return;
+        }
+        Mbuf a = txView.wrap(address);
+        ReceiveWindow rx = ctx.rx;
+        int drops = Math.min(rx.pendingDrops(), SrdAck.MAX_DROPS);
+        int cumulative = rx.cumulative();
+        SrdHeader.versionAndType(a, PacketType.ACK);
+        SrdHeader.flags(a, 0);
+        SrdAck.dropCount(a, drops);
+        SrdAck.sourceContext(a, ctx.id);
+        SrdAck.destinationContext(a, SrdHeader.sourceContext(data));
+        SrdAck.epoch(a, epoch);
+        SrdAck.cumulativePsn(a, cumulative);
+        SrdAck.echoedEpoch(a, SrdHeader.epoch(data));
+        SrdAck.triggerPsn(a, psn);
+        SrdAck.echoedTimestamp(a, SrdHeader.timestamp(data));
+        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+            SrdAck.sackWord(a, w, rx.sackWord(cumulative, w));
+        }
+        for (int i = 0; i < drops; i++) {
+            SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
+        }
+        // Back on the path the data came by: a dead path loses both, and only that path is blamed.
+        Ipv4UdpFrame.write(a, localMac, Ipv4UdpFrame.sourceMac(data), localIp, Ipv4UdpFrame.sourceIp(data),
+            Ipv4UdpFrame.sourcePort(data), udpPort, SrdAck.length(drops), udpChecksum);
+        counters.txAcks++;
+        emit(address);
+    }
+
+    private void onAck(Mbuf m, long now) {
+        counters.rxAcks++;
+        SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
+        if (ctx == null || SrdAck.destinationContext(m) != ctx.id || SrdAck.echoedEpoch(m) != epoch) {
+            counters.staleAcks++;
+            return;
+        }
+        ctx.remoteContextId = SrdAck.sourceContext(m);
+        ctx.peerEpoch = SrdAck.epoch(m);
+        ctx.lastActivity = now;
+        long echoed = SrdAck.echoedTimestamp(m);
+        long sample = now - echoed;
+        if (sample >= 0 && sample < config.rtoMaxNanos * 4) {
+            int trigger = ctx.slotRequest(SrdAck.triggerPsn(m));
+            ctx.rtt.sample(sample);
+            if (trigger != SrdContext.EMPTY && requests.sendTime[trigger] == echoed) {
+                ctx.paths.onRtt(requests.path[trigger], sample);
+            }
+            ctx.cwnd.onAck(sample, ctx.rtt.minRtt(), now);
+            if (echoed - ctx.rackSendTime > 0) {
+                ctx.rackSendTime = echoed;
+            }
+        }
+        boolean progress = false;
+        int drops = SrdAck.dropCount(m);
+        for (int i = 0; i < drops; i++) {
+            int r = ctx.slotRequest(SrdAck.dropPsn(m, i));
+            if (r != SrdContext.EMPTY) {
+                onDropIndication(ctx, r, SrdAck.dropReason(m, i), now);
+                progress = true;
+            }
+        }
+        int cumulative = SrdAck.cumulativePsn(m);
+        for (int psn = ctx.sendBase; psn - cumulative < 0 && psn - ctx.nextPsn < 0; psn++) {
+            int r = ctx.slot[psn & ctx.mask];
+            if (r != SrdContext.EMPTY) {
+                completeOutstanding(ctx, r, WcStatus.SUCCESS);
+                progress = true;
+            }
+        }
+        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+            long bits = SrdAck.sackWord(m, w);
+            while (bits != 0) {
+                int bit = Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                int r = ctx.slotRequest(cumulative + 1 + 64 * w + bit);
+                if (r != SrdContext.EMPTY) {
+                    completeOutstanding(ctx, r, WcStatus.SUCCESS);
+                    progress = true;
+                }
+            }
+        }
+        ctx.advanceSendBase();
+        if (progress) {
+            ctx.lastProgress = now;
+            ctx.unresponsive = false;
+        }
+        detectLosses(ctx, now);
+    }
+
+    private void onDropIndication(SrdContext ctx, int r, int reason, long now) {
+        counters.dropsReceived[reason]++;
+        if (reason == DropReason.RNR && requests.rnrLeft[r] > 0) {
+            // The PSN is spent at the responder; the message goes again later under a new one.
+            ctx.slot[requests.psn[r] & ctx.mask] = SrdContext.EMPTY;
+            ctx.inflight--;
+            int attempt = requests.qp[r].rnrRetry - requests.rnrLeft[r];
+            requests.rnrLeft[r]--;
+            requests.state[r] = SendRequests.RNR_WAIT;
+            requests.readyAt[r] = now + (config.rnrBackoffNanos << Math.min(attempt, 10));
+            requests.next[r] = rnrWaitHead;
+            rnrWaitHead = r;
+            return;
+        }
+        completeOutstanding(ctx, r, switch (reason) {
+            case DropReason.BAD_DEST_QP -> WcStatus.BAD_DEST_QP_ERROR;
+            case DropReason.RNR -> WcStatus.RNR_ERROR;
+            case DropReason.REMOTE_OPERATION -> WcStatus.REMOTE_OPERATION_ERROR;
+            default -> WcStatus.REMOTE_INVALID_REQUEST_ERROR;
+        });
+    }
+
+    private void completeOutstanding(SrdContext ctx, int r, int status) {
+        ctx.slot[requests.psn[r] & ctx.mask] = SrdContext.EMPTY;
+        ctx.inflight--;
+        counters.sendCompletions[status]++;
+        requests.qp[r].completeSend(requests.wrId[r], status, requests.length[r], requests.signaled[r]);
+        requests.release(r);
+    }
+
+    private long earliestRnrReady() {
+        long earliest = Long.MAX_VALUE;
+        for (int r = rnrWaitHead; r >= 0; r = requests.next[r]) {
+            earliest = Math.min(earliest, requests.readyAt[r]);
+        }
+        return earliest;
+    }
+
+    private int takeDueRnr(long now) {
+        int prev = -1;
+        for (int r = rnrWaitHead; r >= 0; prev = r, r = requests.next[r]) {
+            if (requests.readyAt[r] - now <= 0) {
+                if (prev < 0) {
+                    rnrWaitHead = requests.next[r];
+                } else {
+                    requests.next[prev] = requests.next[r];
+                }
+                requests.next[r] = -1;
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    private void unlinkRnrWait(int target) {
+        int prev = -1;
+        for (int r = rnrWaitHead; r >= 0; prev = r, r = requests.next[r]) {
+            if (r == target) {
+                if (prev < 0) {
+                    rnrWaitHead = requests.next[r];
+                } else {
+                    requests.next[prev] = requests.next[r];
+                }
+                requests.next[r] = -1;
+                return;
+            }
+        }
+    }
+
+    private void onProbe(Mbuf m, long now) {
+        counters.rxProbes++;
+        long address = takeMbuf();
+        if (address == 0) {
+            return;
+        }
+        SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
+        Mbuf reply = txView.wrap(address);
+        writeControlHeader(reply, PacketType.PROBE_REPLY, ctx == null ? 0 : ctx.id, SrdHeader.sourceContext(m),
+            SrdHeader.psn(m), 0, SrdHeader.timestamp(m));
+        Ipv4UdpFrame.write(reply, localMac, Ipv4UdpFrame.sourceMac(m), localIp, Ipv4UdpFrame.sourceIp(m),
+            Ipv4UdpFrame.sourcePort(m), udpPort, SrdHeader.LENGTH, udpChecksum);
+        emit(address);
+    }
+
+    private void onProbeReply(Mbuf m) {
+        counters.rxProbes++;
+        SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
+        if (ctx != null && SrdHeader.destinationContext(m) == ctx.id) {
+            ctx.paths.onProbeReply(SrdHeader.psn(m));
+        }
+    }
+
+    // ---------------------------------------------------------------- introspection
+
+    /** Per-context counters, for {@code --stats} and tests. */
+    public void forEachContext(ContextVisitor visitor) {
+        for (SrdContext ctx : contexts) {
+            if (ctx != null && ctx.id != 0) {
+                visitor.visit(ctx.remoteIp, ctx.txPackets, ctx.retransmits, ctx.timeouts, ctx.rackLosses, ctx.rxPackets,
+                    ctx.duplicates, ctx.delivered, ctx.drops, ctx.rtt.srtt(), ctx.cwnd.window(), ctx.paths);
+            }
+        }
+    }
+
+    /** Receives one context's counters. */
+    public interface ContextVisitor {
+        void visit(int remoteIp, long txPackets, long retransmits, long timeouts, long rackLosses, long rxPackets,
+                   long duplicates, long delivered, long drops, long srttNanos, double window, PathSet paths);
+    }
+
+    /** Requests in flight or waiting, over all contexts: 0 when everything has completed. */
+    public int requestsInUse() {
+        return requests.inUse();
+    }
+
+    @Override
+    public void close() {
+        io.free(spare);
+        io.free(txBatch);
+        arena.close();
+    }
+}

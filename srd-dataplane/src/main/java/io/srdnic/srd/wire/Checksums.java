@@ -1,0 +1,34 @@
+package io.srdnic.srd.wire;
+
+import io.srdnic.pmd.Mbuf;
+
+/** The Internet checksum (RFC 1071) over frame bytes, for IPv4 headers and UDP. */
+public final class Checksums {
+    private Checksums() {
+    }
+
+    /** Ones'-complement sum of {@code length} bytes at {@code offset}, not yet folded or inverted. */
+    public static long sum(Mbuf m, int offset, int length, long initial) {
+        long sum = initial;
+        int i = 0;
+        for (; i + 8 <= length; i += 8) {
+            long w = m.getLongBE(offset + i);
+            sum += (w >>> 32) + (w & 0xFFFF_FFFFL);
+        }
+        for (; i + 2 <= length; i += 2) {
+            sum += Short.toUnsignedInt(m.getShortBE(offset + i));
+        }
+        if (i < length) {
+            sum += (m.getByte(offset + i) & 0xFF) << 8;
+        }
+        return sum;
+    }
+
+    /** Folds a sum to 16 bits and inverts it. */
+    public static int finish(long sum) {
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        return (int) (~sum & 0xFFFF);
+    }
+}

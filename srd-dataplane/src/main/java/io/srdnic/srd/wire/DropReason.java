@@ -1,0 +1,34 @@
+package io.srdnic.srd.wire;
+
+/**
+ * Why a responder dropped a packet that passed the transport checks but failed the QP checks.
+ * Carried in ACK drop entries; the requester completes the work request with the matching status
+ * and does not retry (except RNR when the QP's RNR retry count allows).
+ */
+public final class DropReason {
+    /** The destination QP does not exist, is not ready to receive (before RTR) or is in ERROR. */
+    public static final int BAD_DEST_QP = 1;
+    /** The destination QP has no receive posted. */
+    public static final int RNR = 2;
+    /** The message does not fit the posted receive (a receive WQE the message cannot use). */
+    public static final int REMOTE_OPERATION = 3;
+    /** The request is invalid for this QP: Q_Key mismatch or an operation it does not support. */
+    public static final int REMOTE_INVALID_REQUEST = 4;
+
+    private DropReason() {
+    }
+
+    public static boolean isValid(int reason) {
+        return reason >= BAD_DEST_QP && reason <= REMOTE_INVALID_REQUEST;
+    }
+
+    public static String name(int reason) {
+        return switch (reason) {
+            case BAD_DEST_QP -> "BAD_DEST_QP";
+            case RNR -> "RNR";
+            case REMOTE_OPERATION -> "REMOTE_OPERATION";
+            case REMOTE_INVALID_REQUEST -> "REMOTE_INVALID_REQUEST";
+            default -> "reason" + reason;
+        };
+    }
+}

@@ -1,0 +1,147 @@
+package io.srdnic.srd.wire;
+
+import static io.srdnic.srd.wire.FrameLayout.SRD_OFFSET;
+
+import io.srdnic.pmd.Mbuf;
+
+/**
+ * The SRD ACK (72 bytes plus 8 per drop entry, big-endian), after the UDP header.
+ * <pre>
+ *   0       1       2               4                               8
+ *   +-------+-------+---------------+-------------------------------+
+ *   |ver|typ| flags | drop count    | source context id (responder) |
+ *   +-------+-------+---------------+-------------------------------+
+ *   8                               12                              16
+ *   | destination context id        | responder epoch               |
+ *   +-------------------------------+-------------------------------+
+ *  16                              20                              24
+ *   | cumulative PSN: all below     | echoed sender epoch           |
+ *   |  are received                 |                               |
+ *   +-------------------------------+-------------------------------+
+ *  24                              28                              32
+ *   | trigger PSN (acked packet)    | reserved (0)                  |
+ *   +-------------------------------+-------------------------------+
+ *  32                                                              40
+ *   | echoed timestamp of the trigger packet                        |
+ *   +---------------------------------------------------------------+
+ *  40                                                              72
+ *   | selective-ack bitmap, 4 x 64 bits: bit i of word w set means  |
+ *   |  PSN cumulative + 1 + 64w + i was received                    |
+ *   +---------------------------------------------------------------+
+ *  72 drop entries, each 8 bytes: PSN (32) | reason (8) | 0 (24)
+ * </pre>
+ */
+public final class SrdAck {
+    public static final int LENGTH = 72;
+    public static final int SACK_WORDS = 4;
+    public static final int SACK_BITS = SACK_WORDS * 64;
+    public static final int DROP_ENTRY_LENGTH = 8;
+    /** Drop entries one ACK may carry. */
+    public static final int MAX_DROPS = 16;
+
+    public static final int DROP_COUNT_OFFSET = 2;
+    public static final int SOURCE_CONTEXT_OFFSET = 4;
+    public static final int DESTINATION_CONTEXT_OFFSET = 8;
+    public static final int EPOCH_OFFSET = 12;
+    public static final int CUMULATIVE_PSN_OFFSET = 16;
+    public static final int ECHOED_EPOCH_OFFSET = 20;
+    public static final int TRIGGER_PSN_OFFSET = 24;
+    public static final int ECHOED_TIMESTAMP_OFFSET = 32;
+    public static final int SACK_OFFSET = 40;
+    public static final int DROPS_OFFSET = 72;
+
+    private SrdAck() {
+    }
+
+    /** Length of an ACK with {@code drops} entries, SRD header only. */
+    public static int length(int drops) {
+        return LENGTH + drops * DROP_ENTRY_LENGTH;
+    }
+
+    public static int dropCount(Mbuf m) {
+        return Short.toUnsignedInt(m.getShortBE(SRD_OFFSET + DROP_COUNT_OFFSET));
+    }
+
+    public static void dropCount(Mbuf m, int n) {
+        m.putShortBE(SRD_OFFSET + DROP_COUNT_OFFSET, (short) n);
+    }
+
+    public static int sourceContext(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + SOURCE_CONTEXT_OFFSET);
+    }
+
+    public static void sourceContext(Mbuf m, int id) {
+        m.putIntBE(SRD_OFFSET + SOURCE_CONTEXT_OFFSET, id);
+    }
+
+    public static int destinationContext(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET);
+    }
+
+    public static void destinationContext(Mbuf m, int id) {
+        m.putIntBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET, id);
+    }
+
+    public static int epoch(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + EPOCH_OFFSET);
+    }
+
+    public static void epoch(Mbuf m, int epoch) {
+        m.putIntBE(SRD_OFFSET + EPOCH_OFFSET, epoch);
+    }
+
+    public static int cumulativePsn(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + CUMULATIVE_PSN_OFFSET);
+    }
+
+    public static void cumulativePsn(Mbuf m, int psn) {
+        m.putIntBE(SRD_OFFSET + CUMULATIVE_PSN_OFFSET, psn);
+    }
+
+    public static int echoedEpoch(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + ECHOED_EPOCH_OFFSET);
+    }
+
+    public static void echoedEpoch(Mbuf m, int epoch) {
+        m.putIntBE(SRD_OFFSET + ECHOED_EPOCH_OFFSET, epoch);
+    }
+
+    public static int triggerPsn(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + TRIGGER_PSN_OFFSET);
+    }
+
+    public static void triggerPsn(Mbuf m, int psn) {
+        m.putIntBE(SRD_OFFSET + TRIGGER_PSN_OFFSET, psn);
+        m.putIntBE(SRD_OFFSET + TRIGGER_PSN_OFFSET + 4, 0);
+    }
+
+    public static long echoedTimestamp(Mbuf m) {
+        return m.getLongBE(SRD_OFFSET + ECHOED_TIMESTAMP_OFFSET);
+    }
+
+    public static void echoedTimestamp(Mbuf m, long nanos) {
+        m.putLongBE(SRD_OFFSET + ECHOED_TIMESTAMP_OFFSET, nanos);
+    }
+
+    public static long sackWord(Mbuf m, int word) {
+        return m.getLongBE(SRD_OFFSET + SACK_OFFSET + word * 8);
+    }
+
+    public static void sackWord(Mbuf m, int word, long bits) {
+        m.putLongBE(SRD_OFFSET + SACK_OFFSET + word * 8, bits);
+    }
+
+    public static int dropPsn(Mbuf m, int index) {
+        return m.getIntBE(SRD_OFFSET + DROPS_OFFSET + index * DROP_ENTRY_LENGTH);
+    }
+
+    public static int dropReason(Mbuf m, int index) {
+        return m.getByte(SRD_OFFSET + DROPS_OFFSET + index * DROP_ENTRY_LENGTH + 4) & 0xFF;
+    }
+
+    public static void drop(Mbuf m, int index, int psn, int reason) {
+        int at = SRD_OFFSET + DROPS_OFFSET + index * DROP_ENTRY_LENGTH;
+        m.putIntBE(at, psn);
+        m.putIntBE(at + 4, (reason & 0xFF) << 24);
+    }
+}

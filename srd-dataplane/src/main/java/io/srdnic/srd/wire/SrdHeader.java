@@ -1,0 +1,166 @@
+package io.srdnic.srd.wire;
+
+import static io.srdnic.srd.wire.FrameLayout.SRD_OFFSET;
+
+import io.srdnic.pmd.Mbuf;
+
+/**
+ * The SRD header of data and probe packets (48 bytes, big-endian), after the UDP header.
+ * <pre>
+ *   0       1       2               4                               8
+ *   +-------+-------+---------------+-------------------------------+
+ *   |ver|typ| flags | payload length| source context id             |
+ *   +-------+-------+---------------+-------------------------------+
+ *   8                               12                              16
+ *   | destination context id (0: not yet known)| sender epoch       |
+ *   +-------------------------------+-------------------------------+
+ *  16                              20                              24
+ *   | PSN                           | send base PSN (oldest unacked)|
+ *   +-------------------------------+-------------------------------+
+ *  24                              28                              32
+ *   | source QPN                    | destination QPN               |
+ *   +-------------------------------+-------------------------------+
+ *  32                              36                              40
+ *   | Q_Key                         | immediate data                |
+ *   +-------------------------------+-------------------------------+
+ *  40                                                              48
+ *   | timestamp (sender's clock, ns; echoed by the ACK)             |
+ *   +---------------------------------------------------------------+
+ * </pre>
+ * Offsets below are from the start of the SRD header; the static accessors take the frame.
+ */
+public final class SrdHeader {
+    public static final int VERSION = 1;
+    public static final int LENGTH = 48;
+
+    public static final int VERSION_TYPE_OFFSET = 0;
+    public static final int FLAGS_OFFSET = 1;
+    public static final int PAYLOAD_LENGTH_OFFSET = 2;
+    public static final int SOURCE_CONTEXT_OFFSET = 4;
+    public static final int DESTINATION_CONTEXT_OFFSET = 8;
+    public static final int EPOCH_OFFSET = 12;
+    public static final int PSN_OFFSET = 16;
+    public static final int SEND_BASE_OFFSET = 20;
+    public static final int SOURCE_QPN_OFFSET = 24;
+    public static final int DESTINATION_QPN_OFFSET = 28;
+    public static final int QKEY_OFFSET = 32;
+    public static final int IMMEDIATE_OFFSET = 36;
+    public static final int TIMESTAMP_OFFSET = 40;
+
+    /** Set on a retransmission (for captures and counters; the responder does not need it). */
+    public static final int FLAG_RETRANSMISSION = 1;
+
+    /** Where the payload starts in the frame. */
+    public static final int PAYLOAD_OFFSET = SRD_OFFSET + LENGTH;
+
+    private SrdHeader() {
+    }
+
+    public static int version(Mbuf m) {
+        return (m.getByte(SRD_OFFSET + VERSION_TYPE_OFFSET) >>> 4) & 0xF;
+    }
+
+    public static int type(Mbuf m) {
+        return m.getByte(SRD_OFFSET + VERSION_TYPE_OFFSET) & 0xF;
+    }
+
+    public static void versionAndType(Mbuf m, int type) {
+        m.putByte(SRD_OFFSET + VERSION_TYPE_OFFSET, (byte) ((VERSION << 4) | (type & 0xF)));
+    }
+
+    public static int flags(Mbuf m) {
+        return m.getByte(SRD_OFFSET + FLAGS_OFFSET) & 0xFF;
+    }
+
+    public static void flags(Mbuf m, int flags) {
+        m.putByte(SRD_OFFSET + FLAGS_OFFSET, (byte) flags);
+    }
+
+    public static int payloadLength(Mbuf m) {
+        return Short.toUnsignedInt(m.getShortBE(SRD_OFFSET + PAYLOAD_LENGTH_OFFSET));
+    }
+
+    public static void payloadLength(Mbuf m, int length) {
+        m.putShortBE(SRD_OFFSET + PAYLOAD_LENGTH_OFFSET, (short) length);
+    }
+
+    public static int sourceContext(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + SOURCE_CONTEXT_OFFSET);
+    }
+
+    public static void sourceContext(Mbuf m, int id) {
+        m.putIntBE(SRD_OFFSET + SOURCE_CONTEXT_OFFSET, id);
+    }
+
+    public static int destinationContext(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET);
+    }
+
+    public static void destinationContext(Mbuf m, int id) {
+        m.putIntBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET, id);
+    }
+
+    public static int epoch(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + EPOCH_OFFSET);
+    }
+
+    public static void epoch(Mbuf m, int epoch) {
+        m.putIntBE(SRD_OFFSET + EPOCH_OFFSET, epoch);
+    }
+
+    public static int psn(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + PSN_OFFSET);
+    }
+
+    public static void psn(Mbuf m, int psn) {
+        m.putIntBE(SRD_OFFSET + PSN_OFFSET, psn);
+    }
+
+    public static int sendBase(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + SEND_BASE_OFFSET);
+    }
+
+    public static void sendBase(Mbuf m, int psn) {
+        m.putIntBE(SRD_OFFSET + SEND_BASE_OFFSET, psn);
+    }
+
+    public static int sourceQpn(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + SOURCE_QPN_OFFSET);
+    }
+
+    public static void sourceQpn(Mbuf m, int qpn) {
+        m.putIntBE(SRD_OFFSET + SOURCE_QPN_OFFSET, qpn);
+    }
+
+    public static int destinationQpn(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + DESTINATION_QPN_OFFSET);
+    }
+
+    public static void destinationQpn(Mbuf m, int qpn) {
+        m.putIntBE(SRD_OFFSET + DESTINATION_QPN_OFFSET, qpn);
+    }
+
+    public static int qkey(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + QKEY_OFFSET);
+    }
+
+    public static void qkey(Mbuf m, int qkey) {
+        m.putIntBE(SRD_OFFSET + QKEY_OFFSET, qkey);
+    }
+
+    public static int immediate(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + IMMEDIATE_OFFSET);
+    }
+
+    public static void immediate(Mbuf m, int imm) {
+        m.putIntBE(SRD_OFFSET + IMMEDIATE_OFFSET, imm);
+    }
+
+    public static long timestamp(Mbuf m) {
+        return m.getLongBE(SRD_OFFSET + TIMESTAMP_OFFSET);
+    }
+
+    public static void timestamp(Mbuf m, long nanos) {
+        m.putLongBE(SRD_OFFSET + TIMESTAMP_OFFSET, nanos);
+    }
+}
