@@ -2,12 +2,14 @@ package io.srdnic.srd.transport;
 
 /**
  * The K paths (entropy values) one context sprays over, with per-path RTT, transmit and loss
- * counts. A path that suffers a retransmission timeout is avoided; when its avoidance ends it is
+ * counts. A path that suffers a retransmission timeout, or loses several packets in a row, is avoided; when its avoidance ends it is
  * probed, and used again only after the probe is answered — a dead path costs one probe per
  * (doubling) avoidance period, never stalled data.
  */
 final class PathSet {
     static final int NONE = -1;
+    /** Consecutive losses that condemn a path: at 10% random loss a healthy path does this once in a thousand. */
+    static final int LOSS_RUN_TO_AVOID = 3;
 
     private final int count;
     private final long baseAvoid;
@@ -15,6 +17,8 @@ final class PathSet {
     final long[] transmits;
     final long[] losses;
     final long[] timeouts;
+    /** Losses on a path since it last delivered: a run of them means the path, not chance, is at fault. */
+    private final int[] lossRun;
     private final boolean[] healthy;
     private final long[] avoidUntil;
     private final long[] avoidFor;
@@ -28,6 +32,7 @@ final class PathSet {
         transmits = new long[count];
         losses = new long[count];
         timeouts = new long[count];
+        lossRun = new int[count];
         healthy = new boolean[count];
         avoidUntil = new long[count];
         avoidFor = new long[count];
@@ -69,15 +74,25 @@ final class PathSet {
 
     void onRtt(int path, long rtt) {
         srtt[path] = srtt[path] == 0 ? rtt : srtt[path] + (rtt - srtt[path]) / 8;
+        lossRun[path] = 0;
     }
 
-    void onLoss(int path) {
+    /** A loss found by RACK; {@link #LOSS_RUN_TO_AVOID} in a row with nothing delivered avoids the path like a timeout. */
+    void onLoss(int path, long now) {
         losses[path]++;
+        if (++lossRun[path] >= LOSS_RUN_TO_AVOID) {
+            lossRun[path] = 0;
+            avoid(path, now);
+        }
     }
 
     /** A retransmission timeout on {@code path}: avoid it for a while (doubling while it stays dead). */
     void onTimeout(int path, long now) {
         timeouts[path]++;
+        avoid(path, now);
+    }
+
+    private void avoid(int path, long now) {
         if (healthy[path]) {
             healthy[path] = false;
             avoidUntil[path] = now + avoidFor[path];

@@ -25,7 +25,7 @@ public final class SrdConfig {
     long transportTimeoutNanos = 50_000_000;
     int retryBudget = 32;
     int window = 4096;
-    int ccInitialWindow = 8;
+    int ccInitialWindow = 4;
     long ccTargetQueueingNanos = 15_000;
     double ccAdditiveIncrease = 1.0;
     double ccBeta = 0.8;

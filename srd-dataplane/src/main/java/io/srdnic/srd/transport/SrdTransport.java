@@ -401,7 +401,7 @@ public final class SrdTransport implements AutoCloseable {
 
     /**
      * The earliest time something will be due without any packet arriving (a retransmission
-     * timeout, a probe, an RNR retry, the transport timeout), or Long.MAX_VALUE. A simulation driver
+     * timeout, a probe, an RNR retry, the transport timeout, an idle context's reclaim), or Long.MAX_VALUE. A simulation driver
      * that finds every host idle jumps its clock to the minimum of this and the network's next event.
      */
     public long nextDeadline() {
@@ -422,6 +422,12 @@ public final class SrdTransport implements AutoCloseable {
         }
         for (int r = rnrWaitHead; r >= 0; r = requests.next[r]) {
             next = Math.min(next, requests.readyAt[r]);
+        }
+        for (SrdContext ctx : contexts) {
+            if (ctx != null && ctx.id != 0 && !ctx.active) {
+                // Reclaimed at the first housekeeping pass after it has been idle long enough.
+                next = Math.min(next, Math.max(ctx.lastActivity + config.idleContextNanos, lastHousekeeping + HOUSEKEEPING_INTERVAL));
+            }
         }
         return next;
     }
@@ -530,7 +536,7 @@ public final class SrdTransport implements AutoCloseable {
             if (lostByRack) {
                 counters.rackLosses++;
                 ctx.rackLosses++;
-                ctx.paths.onLoss(path);
+                ctx.paths.onLoss(path, now);
             } else {
                 counters.rtoEvents++;
                 ctx.timeouts++;

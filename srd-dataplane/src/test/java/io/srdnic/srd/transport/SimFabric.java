@@ -1,0 +1,124 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.pmd.sim.SimNetwork;
+import io.srdnic.pmd.sim.SimPort;
+import io.srdnic.pmd.sim.UdpSourcePortSelector;
+import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.wire.SrdPort;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Test harness: SRD transports on a simulated network, driven in virtual time. Hosts are 10.0.0.1..,
+ * MACs 02:00:00:00:00:01..; entropy i rides fabric path i.
+ */
+final class SimFabric implements AutoCloseable {
+    static final int QKEY = 0x1234;
+    static {
+        System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
+    }
+
+    final SimNetwork network;
+    final Arena arena = Arena.ofConfined();
+    final List<SrdTransport> hosts = new ArrayList<>();
+    final List<SimPort> ports = new ArrayList<>();
+
+    SimFabric(int paths, LinkConfig fabric, long seed) {
+        network = new SimNetwork(seed, SimNetwork.Config.builder().pathCount(paths).fabricPath(fabric)
+            .poolSize(8192).pathSelector((frame, k) -> {
+                int port = UdpSourcePortSelector.udpSourcePort(frame);
+                return port < SrdPort.ENTROPY_BASE ? 0 : (port - SrdPort.ENTROPY_BASE) % k;
+            }).build());
+    }
+
+    SimFabric(int paths) {
+        this(paths, LinkConfig.DEFAULT, 1);
+    }
+
+    static long mac(int host) {
+        return 0x02_00_00_00_00_00L | (host + 1);
+    }
+
+    static int ip(int host) {
+        return 0x0A00_0001 + host;
+    }
+
+    SrdTransport addHost(SrdConfig config) {
+        int index = ports.size();
+        SimPort port = network.addHost(mac(index));
+        ports.add(port);
+        SrdTransport t = new SrdTransport(port, config.copy().localIp(ip(index)), 0x100 + index, index);
+        hosts.add(t);
+        return t;
+    }
+
+    /** Replaces host {@code index}'s transport by a new incarnation (a restart: new epoch, empty state). */
+    SrdTransport restart(int index, SrdConfig config, int epoch) {
+        SrdTransport t = new SrdTransport(ports.get(index), config.copy().localIp(ip(index)), epoch, 99);
+        hosts.set(index, t);
+        return t;
+    }
+
+    SrdTransport host(int i) {
+        return hosts.get(i);
+    }
+
+    /** A QP in RTS with {@code receives} posted receives of {@code size} bytes each. */
+    TestQp qp(SrdTransport t, int receives, int size) {
+        CompletionQueue scq = new CompletionQueue(1 << 14);
+        CompletionQueue rcq = new CompletionQueue(1 << 14);
+        SrdQp qp = t.createQp(1024, Math.max(1, receives), scq, rcq);
+        qp.modify(QpState.INIT, QKEY);
+        MemorySegment buffer = arena.allocate(Math.max(1, (long) receives * size));
+        for (int i = 0; i < receives; i++) {
+            qp.postReceive(i, buffer, (long) i * size, size);
+        }
+        qp.modify(QpState.RTR, 0);
+        qp.modify(QpState.RTS, 0);
+        return new TestQp(qp, scq, rcq, buffer);
+    }
+
+    int ah(SrdTransport from, int toHost) {
+        return from.createAddressHandle(mac(toHost), ip(toHost), from.config().udpPort());
+    }
+
+    /** Runs every host until {@code done} or {@code maxNanos} of virtual time pass; returns whether done. */
+    boolean runUntil(BooleanSupplier done, long maxNanos) {
+        long deadline = network.clock().now() + maxNanos;
+        while (!done.getAsBoolean()) {
+            long now = network.clock().now();
+            if (now >= deadline) {
+                return false;
+            }
+            int work = 0;
+            for (SrdTransport t : hosts) {
+                work += t.doWork(now);
+            }
+            if (work == 0) {
+                long next = network.nextEventTime();
+                for (SrdTransport t : hosts) {
+                    next = Math.min(next, t.nextDeadline());
+                }
+                network.clock().advanceTo(Math.min(deadline, Math.max(now + 1, next == Long.MAX_VALUE ? deadline : next)));
+            }
+        }
+        return true;
+    }
+
+    void runFor(long nanos) {
+        runUntil(() -> false, nanos);
+    }
+
+    @Override
+    public void close() {
+        for (SrdTransport t : hosts) {
+            t.close();
+        }
+        network.close();
+        arena.close();
+    }
+}

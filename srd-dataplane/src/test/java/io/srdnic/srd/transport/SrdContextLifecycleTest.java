@@ -1,0 +1,198 @@
+package io.srdnic.srd.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.WcStatus;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Contexts: implicit creation and sharing, reclaim, restarts, unresponsive peers, cancellation. */
+class SrdContextLifecycleTest {
+    static final long MS = 1_000_000;
+
+    @Test
+    void shouldNeedContextsPerRemoteDeviceNotPerQpPair() {
+        int hosts = 4;
+        int qpsPerHost = 5;
+        try (SimFabric f = new SimFabric(4)) {
+            List<SrdTransport> ts = new ArrayList<>();
+            List<List<TestQp>> qps = new ArrayList<>();
+            for (int h = 0; h < hosts; h++) {
+                SrdTransport t = f.addHost(new SrdConfig());
+                ts.add(t);
+                List<TestQp> mine = new ArrayList<>();
+                for (int q = 0; q < qpsPerHost; q++) {
+                    mine.add(f.qp(t, hosts * qpsPerHost, 8));
+                }
+                qps.add(mine);
+            }
+            MemorySegment msg = f.arena.allocate(8);
+            int posted = 0;
+            for (int h = 0; h < hosts; h++) {
+                for (int peer = 0; peer < hosts; peer++) {
+                    if (peer == h) {
+                        continue;
+                    }
+                    int ah = f.ah(ts.get(h), peer);
+                    for (TestQp from : qps.get(h)) {
+                        for (TestQp to : qps.get(peer)) {
+                            assertEquals(SrdTransport.POST_OK, ts.get(h).postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, posted++, msg, 0, 8, false, 0, true));
+                        }
+                    }
+                }
+            }
+            int expected = posted;
+            assertTrue(f.runUntil(() -> qps.stream().flatMap(List::stream).mapToInt(q -> q.sendCq().size()).sum() == expected, 50 * MS));
+            for (List<TestQp> mine : qps) {
+                for (TestQp q : mine) {
+                    assertTrue(q.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
+                }
+            }
+            for (SrdTransport t : ts) {
+                assertEquals(hosts - 1, t.contextCount(),
+                    "full connectivity of " + hosts + " x " + qpsPerHost + " QPs needs one context per remote device, not per QP pair");
+            }
+        }
+    }
+
+    @Test
+    void shouldReclaimIdleContexts() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+            SrdTransport b = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 4, 8);
+            MemorySegment msg = f.arena.allocate(8);
+            int ah = f.ah(a, 1);
+            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
+            assertEquals(1, a.contextCount());
+            f.runFor(10 * MS);
+            assertEquals(0, a.contextCount());
+            assertEquals(0, b.contextCount());
+            // The address handle still works: the context comes back on next use.
+            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, MS));
+            assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
+            assertEquals(2, qb.receives().size());
+        }
+    }
+
+    @Test
+    void shouldResetCleanlyWhenThePeerRestartsWithANewEpoch() {
+        try (SimFabric f = new SimFabric(2)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 64, 8);
+            MemorySegment msg = f.arena.allocate(8);
+            int ah = f.ah(a, 1);
+            for (int i = 0; i < 20; i++) {
+                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+            }
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 20, 5 * MS));
+            qa.sends();
+            // A restarts: a new incarnation with a new epoch and fresh PSNs talks to the same B.
+            SrdTransport a2 = f.restart(0, new SrdConfig(), 0x7777);
+            TestQp qa2 = f.qp(a2, 0, 0);
+            int ah2 = f.ah(a2, 1);
+            for (int i = 0; i < 20; i++) {
+                a2.postSend(qa2.qp(), ah2, qb.qpn(), SimFabric.QKEY, 100 + i, msg, 0, 8, false, 0, true);
+            }
+            assertTrue(f.runUntil(() -> qa2.sendCq().size() == 20, 5 * MS));
+            assertTrue(qa2.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS),
+                "the restarted peer's PSNs are neither duplicates nor out of window");
+            assertEquals(40, qb.receives().size());
+            assertEquals(1, b.counters().peerResets);
+        }
+    }
+
+    @Test
+    void shouldRaiseRemoteUnresponsiveOncePerEpisodeAndKeepProbing() {
+        SrdConfig config = new SrdConfig().paths(4).transportTimeoutNanos(5 * MS).retryBudget(6).rtoMaxNanos(2 * MS);
+        try (SimFabric f = new SimFabric(4)) {
+            SrdTransport a = f.addHost(config);
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 64, 8);
+            MemorySegment msg = f.arena.allocate(8);
+            int ah = f.ah(a, 1);
+            for (int p = 0; p < 4; p++) {
+                f.network.blackhole(p, true);
+            }
+            for (int i = 0; i < 5; i++) {
+                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+            }
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 5, 200 * MS));
+            assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.REMOTE_UNRESPONSIVE));
+            AsyncEventQueue.AsyncEvent event = a.events().poll();
+            assertEquals(AsyncEventQueue.REMOTE_UNRESPONSIVE, event.type());
+            assertEquals(ah, event.addressHandle());
+            assertNull(a.events().poll(), "once per episode");
+            // The path comes back: new work succeeds on the same context.
+            for (int p = 0; p < 4; p++) {
+                f.network.blackhole(p, false);
+            }
+            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 9, msg, 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
+            assertEquals(WcStatus.SUCCESS, qa.sends().get(0).status());
+        }
+    }
+
+    @Test
+    void shouldFlushOutstandingRequestsWhenTheirAddressHandleIsDestroyed() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 64, 8);
+            MemorySegment msg = f.arena.allocate(8);
+            int ah = f.ah(a, 1);
+            int other = f.ah(a, 1);
+            f.network.blackhole(0, true);
+            for (int i = 0; i < 3; i++) {
+                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+            }
+            a.postSend(qa.qp(), other, qb.qpn(), SimFabric.QKEY, 10, msg, 0, 8, false, 0, true);
+            f.runFor(100_000);
+            a.destroyAddressHandle(ah);
+            List<TestQp.Wc> flushed = qa.sends();
+            assertEquals(3, flushed.size());
+            assertTrue(flushed.stream().allMatch(wc -> wc.status() == WcStatus.WR_FLUSH_ERROR));
+            assertEquals(SrdTransport.POST_BAD_ADDRESS_HANDLE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 5, msg, 0, 8, false, 0, true));
+            f.network.blackhole(0, false);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
+            assertEquals(10, qa.sends().get(0).wrId(), "the other handle's request is untouched");
+        }
+    }
+
+    @Test
+    void shouldAbortADestroyedQpsSendsWithoutAffectingAnotherQpOnTheSameContext() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig().ccInitialWindow(1));
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp doomed = f.qp(a, 0, 0);
+            TestQp survivor = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 256, 8);
+            MemorySegment msg = f.arena.allocate(8);
+            int ah = f.ah(a, 1);
+            for (int i = 0; i < 50; i++) {
+                a.postSend(doomed.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.postSend(survivor.qp(), ah, qb.qpn(), SimFabric.QKEY, 1000 + i, msg, 0, 8, false, 0, true);
+            }
+            a.doWork(0);
+            doomed.qp().destroy();
+            assertTrue(f.runUntil(() -> survivor.sendCq().size() == 50, 100 * MS));
+            assertTrue(survivor.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
+            f.runFor(MS);
+            assertEquals(List.of(), doomed.sends(), "aborted sends complete silently");
+            assertTrue(qb.receives().size() < 100, "most of the destroyed QP's sends never left");
+            assertEquals(0, a.requestsInUse());
+        }
+    }
+}
