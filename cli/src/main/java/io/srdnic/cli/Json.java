@@ -3,7 +3,7 @@ package io.srdnic.cli;
 import java.util.Locale;
 import java.util.Map;
 
-/** The one JSON object a command prints last with {@code --json}: flat, numbers and strings only. */
+/** The one JSON object a command prints last with {@code --json}: numbers, strings, null and nested maps. */
 public final class Json {
     private Json() {
     }
@@ -22,6 +22,11 @@ public final class Json {
     private static String value(Object v) {
         if (v == null) {
             return "null";
+        }
+        if (v instanceof Map<?, ?> nested) {
+            @SuppressWarnings("unchecked")
+            Map<String, ?> fields = (Map<String, ?>) nested;
+            return object(fields);
         }
         if (v instanceof Double d) {
             return d.isNaN() || d.isInfinite() ? "null" : String.format(Locale.ROOT, "%.6f", d);

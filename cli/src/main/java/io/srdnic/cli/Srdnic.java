@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "srdnic", mixinStandardHelpOptions = true, version = "srdnic 0.1.0",
     description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
-    subcommands = {DemoCommand.class, PortsCommand.class, PktgenCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, CommandLine.HelpCommand.class})
 public final class Srdnic {
 
     public static void main(String[] args) {
