@@ -85,7 +85,12 @@ public final class SrdSimulation {
             h.outcome = outcome;
         }
         long expected = s.messages();
+        long nextSample = 0;
         while (outcome.completed() < expected && clock.now() < s.timeLimitNanos()) {
+            if (outcome.completed() >= nextSample) {
+                outcome.sample(network.pool().inUse(), requestsInUse(hosts));
+                nextSample += Math.max(1, expected / Outcome.SAMPLES);
+            }
             long now = clock.now();
             int work = 0;
             for (SimHost h : hosts) {
@@ -103,6 +108,14 @@ public final class SrdSimulation {
             }
         }
         return report(s, network, hosts, outcome, queueLimit);
+    }
+
+    private static int requestsInUse(SimHost[] hosts) {
+        int n = 0;
+        for (SimHost h : hosts) {
+            n += h.transport.requestsInUse();
+        }
+        return n;
     }
 
     private static SimReport report(Scenario s, SimNetwork network, SimHost[] hosts, Outcome outcome, long queueLimit) {
@@ -160,12 +173,18 @@ public final class SrdSimulation {
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(50) / 1000.0,
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(99) / 1000.0,
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(99.9) / 1000.0,
-            network.maxQueueBytes(), queueLimit, contexts, transport);
+            network.maxQueueBytes(), queueLimit, contexts, transport, outcome.poolSamples(), outcome.requestSamples(),
+            network.pool().inUse(), requestsInUse(hosts));
     }
 
     /** Tallies of send completions over all hosts. */
     static final class Outcome {
+        /** Occupancy samples taken over a run, evenly spaced by completed messages. */
+        static final int SAMPLES = 20;
         final Histogram latency;
+        private final int[] poolInUse = new int[SAMPLES + 1];
+        private final int[] requests = new int[SAMPLES + 1];
+        private int samples;
         final long[] byStatus = new long[WcStatus.COUNT];
         long ok;
         long errors;
@@ -178,6 +197,22 @@ public final class SrdSimulation {
 
         long completed() {
             return ok + errors;
+        }
+
+        void sample(int pool, int inUse) {
+            if (samples < poolInUse.length) {
+                poolInUse[samples] = pool;
+                requests[samples] = inUse;
+                samples++;
+            }
+        }
+
+        List<Integer> poolSamples() {
+            return java.util.Arrays.stream(poolInUse, 0, samples).boxed().toList();
+        }
+
+        List<Integer> requestSamples() {
+            return java.util.Arrays.stream(requests, 0, samples).boxed().toList();
         }
 
         void onPost(long now) {
