@@ -1,9 +1,14 @@
 package io.srdnic.cli;
 
+import io.srdnic.pmd.pcap.CapturingPacketIo;
+import io.srdnic.pmd.pcap.PcapWriter;
 import io.srdnic.srd.sim.Scenario;
 import io.srdnic.srd.sim.SimReport;
 import io.srdnic.srd.sim.SrdSimulation;
 import io.srdnic.srd.transport.SrdConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -65,6 +70,9 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of every random choice (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "Write every frame sent on the simulated wire to a pcap file (virtual timestamps).")
+    Path pcap;
+
     @Option(names = "--stats", description = "Print the transport's counters (drops by reason, retransmits, ...).")
     boolean stats;
 
@@ -80,7 +88,17 @@ final class SimCommand implements Callable<Integer> {
             hosts, incast ? " (incast)" : "", messages, size, loss, dup, reorder, paths,
             dead.isEmpty() ? "" : " (blackholed " + dead + ")", seed);
         long start = System.nanoTime();
-        SimReport r = SrdSimulation.run(scenario, port -> port, new SrdConfig());
+        SimReport r;
+        if (pcap == null) {
+            r = SrdSimulation.run(scenario, port -> port, new SrdConfig());
+        } else {
+            try (PcapWriter writer = new PcapWriter(pcap)) {
+                r = SrdSimulation.run(scenario, port -> new CapturingPacketIo(port, writer, port.network().clock()::now), new SrdConfig());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + pcap + ": " + e.getMessage(), e);
+            }
+            System.err.println("sim: frames written to " + pcap);
+        }
         System.err.printf(Locale.ROOT, "sim: done in %.1f s of wall time%n", (System.nanoTime() - start) / 1e9);
         print(r);
         return r.passed() ? 0 : 1;
