@@ -114,6 +114,7 @@ final class SimCommand implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "virtual time %d us  goodput %.2f Gbit/s  latency p50 %.1f  p99 %.1f  p99.9 %.1f us%n",
             r.virtualTimeUs(), r.goodputGbps(), r.p50Us(), r.p99Us(), r.p999Us());
         if (stats) {
+            r.contextReport().forEach(line -> System.out.println("  " + line));
             r.transportCounters().forEach((k, v) -> {
                 if (v != 0) {
                     System.out.printf("  %-40s %d%n", k, v);

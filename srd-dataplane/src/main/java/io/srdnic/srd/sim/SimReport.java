@@ -15,7 +15,8 @@ public record SimReport(long messages, long completedOk, long completedError, Ma
                         long droppedPackets, long queueDrops, long retransmits, long virtualTimeUs, double goodputGbps,
                         double p50Us, double p99Us, double p999Us, long maxQueueBytes, long queueLimitBytes,
                         long contexts, Map<String, Long> transportCounters, List<Integer> poolInUseSamples,
-                        List<Integer> requestsInUseSamples, int poolInUseAtEnd, int requestsInUseAtEnd) {
+                        List<Integer> requestsInUseSamples, int poolInUseAtEnd, int requestsInUseAtEnd,
+                        List<String> contextReport) {
 
     /** The run's own checks: nothing lost, nothing delivered twice, nothing unfinished, nothing inconsistent. */
     public boolean passed() {

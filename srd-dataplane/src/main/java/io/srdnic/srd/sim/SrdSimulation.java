@@ -110,6 +110,16 @@ public final class SrdSimulation {
         return report(s, network, hosts, outcome, queueLimit);
     }
 
+    private static List<String> contextReport(SimHost[] hosts) {
+        List<String> lines = new java.util.ArrayList<>();
+        for (SimHost h : hosts) {
+            for (String line : h.transport.contextReport()) {
+                lines.add("host " + h.index + " " + line);
+            }
+        }
+        return lines;
+    }
+
     private static int requestsInUse(SimHost[] hosts) {
         int n = 0;
         for (SimHost h : hosts) {
@@ -174,7 +184,7 @@ public final class SrdSimulation {
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(99) / 1000.0,
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(99.9) / 1000.0,
             network.maxQueueBytes(), queueLimit, contexts, transport, outcome.poolSamples(), outcome.requestSamples(),
-            network.pool().inUse(), requestsInUse(hosts));
+            network.pool().inUse(), requestsInUse(hosts), contextReport(hosts));
     }
 
     /** Tallies of send completions over all hosts. */
