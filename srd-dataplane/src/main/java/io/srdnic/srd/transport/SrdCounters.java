@@ -30,6 +30,10 @@ public final class SrdCounters {
     public long requestTableFull;
     /** SRD packets addressed to another IPv4 address (a promiscuous port on a shared segment). */
     public long notForUs;
+    /** UD datagrams sent, received, and received but dropped (no UD QP, Q_Key, no receive, too long). */
+    public long txDatagrams;
+    public long rxDatagrams;
+    public long datagramsDropped;
     public final long[] parseErrors = new long[ParseError.VALUES.length];
     /** Drop indications this responder sent, by DropReason. */
     public final long[] dropsSent = new long[DropReason.REMOTE_INVALID_REQUEST + 1];
@@ -68,6 +72,9 @@ public final class SrdCounters {
         m.put("no_mbuf", noMbuf);
         m.put("request_table_full", requestTableFull);
         m.put("not_for_us", notForUs);
+        m.put("tx_datagrams", txDatagrams);
+        m.put("rx_datagrams", rxDatagrams);
+        m.put("datagrams_dropped", datagramsDropped);
         for (ParseError e : ParseError.VALUES) {
             m.put("parse_" + e.name().toLowerCase(), parseErrors[e.ordinal()]);
         }

@@ -6,7 +6,7 @@ import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One SRD queue pair inside a transport: its number, Q_Key, state, RNR retry count, send-queue
+ * One queue pair (SRD, or UD for comparison) inside a transport: its number, Q_Key, state, RNR retry count, send-queue
  * depth and receive queue, and the completion queues it reports to. Many QPs share each SRD
  * context; a QP's failures never disturb the context or other QPs.
  */
@@ -15,6 +15,7 @@ public final class SrdQp {
     public static final int DEFAULT_RNR_RETRY = 0;
 
     final SrdTransport transport;
+    final QpType type;
     final int qpn;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
@@ -27,8 +28,9 @@ public final class SrdQp {
     boolean destroyed;
     long rnrDrops;
 
-    SrdQp(SrdTransport transport, int qpn, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    SrdQp(SrdTransport transport, QpType type, int qpn, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.transport = transport;
+        this.type = type;
         this.qpn = qpn;
         this.sqDepth = sqDepth;
         this.receives = new ReceiveQueue(rqDepth);
@@ -38,6 +40,10 @@ public final class SrdQp {
 
     public int qpn() {
         return qpn;
+    }
+
+    public QpType type() {
+        return type;
     }
 
     public QpState state() {

@@ -80,6 +80,7 @@ public final class SrdTransport implements AutoCloseable {
     private final SrdContext.TransmissionCheck transmissionCheck = this::isCurrentTransmission;
     private long lastNow;
     private long lastHousekeeping;
+    private int datagramEntropy;
 
     /**
      * @param epoch this incarnation's epoch: non-zero, new at every start (see {@link #randomEpoch()})
@@ -148,14 +149,19 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- control path
 
-    /** Creates a QP in RESET with the given send/receive queue depths and completion queues. */
+    /** Creates an SRD QP in RESET with the given send/receive queue depths and completion queues. */
     public SrdQp createQp(int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        return createQp(QpType.SRD, sqDepth, rqDepth, sendCq, recvCq);
+    }
+
+    /** Creates a QP of {@code type} in RESET. */
+    public SrdQp createQp(QpType type, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (sqDepth < 1 || rqDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive");
         }
         for (int qpn = 1; qpn < qps.length; qpn++) {
             if (qps[qpn] == null) {
-                SrdQp qp = new SrdQp(this, qpn, sqDepth, rqDepth, sendCq, recvCq);
+                SrdQp qp = new SrdQp(this, type, qpn, sqDepth, rqDepth, sendCq, recvCq);
                 qps[qpn] = qp;
                 return qp;
             }
@@ -280,6 +286,10 @@ public final class SrdTransport implements AutoCloseable {
             qp.sqOutstanding++;
             counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
             qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            return POST_OK;
+        }
+        if (qp.type == QpType.UD) {
+            sendDatagram(qp, ah, destQpn, qkey, wrId, buffer, offset, length, withImmediate, immediate, signaled);
             return POST_OK;
         }
         SrdContext ctx = contextFor(addressHandles.ip(ah), addressHandles.mac(ah), addressHandles.port(ah), lastNow);
@@ -613,6 +623,52 @@ public final class SrdTransport implements AutoCloseable {
         emit(address);
     }
 
+    /** UD: one packet, now, on the next entropy value; the send completes as it leaves. */
+    private void sendDatagram(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
+                              boolean withImmediate, int immediate, boolean signaled) {
+        qp.sqOutstanding++;
+        long address = takeMbuf();
+        if (address == 0) {
+            counters.sendCompletions[WcStatus.SUCCESS]++;
+            qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
+            return;
+        }
+        Mbuf m = txView.wrap(address);
+        try {
+            m.copyFrom(buffer, offset, SrdHeader.PAYLOAD_OFFSET, length);
+        } catch (IllegalStateException closedBuffer) {
+            spare.add(address);
+            counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
+            qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            return;
+        }
+        writeControlHeader(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, 0, 0, 0, 0, lastNow);
+        SrdHeader.flags(m, SrdHeader.FLAG_UNRELIABLE);
+        SrdHeader.payloadLength(m, length);
+        SrdHeader.sourceQpn(m, qp.qpn);
+        SrdHeader.destinationQpn(m, destQpn);
+        SrdHeader.qkey(m, qkey);
+        SrdHeader.immediate(m, immediate);
+        int entropy = datagramEntropy;
+        datagramEntropy = datagramEntropy + 1 == config.paths ? 0 : datagramEntropy + 1;
+        Ipv4UdpFrame.write(m, localMac, addressHandles.mac(ah), localIp, addressHandles.ip(ah), SrdPort.ENTROPY_BASE + entropy,
+            addressHandles.port(ah), SrdHeader.LENGTH + length, udpChecksum);
+        counters.txDatagrams++;
+        emit(address);
+        counters.sendCompletions[WcStatus.SUCCESS]++;
+        qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled);
+    }
+
+    private void onDatagram(Mbuf m, int type) {
+        counters.rxDatagrams++;
+        SrdQp qp = qp(SrdHeader.destinationQpn(m));
+        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || SrdHeader.qkey(m) != qp.qkey
+            || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength()
+            || deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
+            counters.datagramsDropped++; // UD: no indication goes back
+        }
+    }
+
     private void sendProbe(SrdContext ctx, int path, long now) {
         long address = takeMbuf();
         if (address == 0) {
@@ -682,7 +738,13 @@ public final class SrdTransport implements AutoCloseable {
                 case PacketType.ACK -> onAck(m, now);
                 case PacketType.PROBE -> onProbe(m, now);
                 case PacketType.PROBE_REPLY -> onProbeReply(m);
-                default -> onData(m, type, now);
+                default -> {
+                    if ((SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0) {
+                        onDatagram(m, type);
+                    } else {
+                        onData(m, type, now);
+                    }
+                }
             }
         }
         if (n > 0) {
@@ -744,7 +806,7 @@ public final class SrdTransport implements AutoCloseable {
     /** The QP checks; 0 when the message may be delivered, else the DropReason. */
     private int qpCheck(Mbuf m, int type) {
         SrdQp qp = qp(SrdHeader.destinationQpn(m));
-        if (qp == null || !qp.state.canReceive()) {
+        if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
         }
         if (type != PacketType.SEND && type != PacketType.SEND_WITH_IMM) {

@@ -49,6 +49,11 @@ public final class SrdHeader {
 
     /** Set on a retransmission (for captures and counters; the responder does not need it). */
     public static final int FLAG_RETRANSMISSION = 1;
+    /**
+     * A UD datagram riding the same wire format: no context, PSN or ACK; delivered once if a UD QP
+     * can take it, silently dropped (and counted) otherwise.
+     */
+    public static final int FLAG_UNRELIABLE = 2;
 
     /** Where the payload starts in the frame. */
     public static final int PAYLOAD_OFFSET = SRD_OFFSET + LENGTH;
