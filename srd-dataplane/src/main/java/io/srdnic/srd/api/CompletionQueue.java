@@ -1,10 +1,11 @@
 package io.srdnic.srd.api;
 
 /**
- * A ring of work completions, struct-of-arrays so pushing and polling allocate nothing. Written by
- * the dataplane thread, read by {@link #poll} on the same thread (INVOKER mode) — a cross-thread
- * hand-off wraps it later. A push into a full queue is an overrun: counted, the completion lost,
- * as a CQ overrun is in verbs.
+ * A single-producer single-consumer ring of work completions, struct-of-arrays so pushing and
+ * polling allocate nothing. The dataplane thread pushes; the application polls, on the same thread
+ * (INVOKER mode) or another (DEDICATED mode): the tail is published with a release store after the
+ * record is written, and the head likewise after it is read. A push into a full queue is an
+ * overrun: counted, the completion lost, as a CQ overrun is in verbs.
  */
 public final class CompletionQueue {
     private final int mask;
@@ -17,6 +18,19 @@ public final class CompletionQueue {
     private final int[] qpn;
     private final int[] sourceQpn;
     private final int[] sourceIp;
+    private static final java.lang.invoke.VarHandle HEAD;
+    private static final java.lang.invoke.VarHandle TAIL;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(CompletionQueue.class, "head", long.class);
+            TAIL = lookup.findVarHandle(CompletionQueue.class, "tail", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private long head;
     private long tail;
     private long overruns;
@@ -40,11 +54,12 @@ public final class CompletionQueue {
 
     /** Adds a completion; false (and an overrun counted) if the queue is full. */
     public boolean push(long wr, int st, int op, int length, boolean withImm, int imm, int qp, int srcQpn, int srcIp) {
-        if (tail - head > mask) {
+        long t = tail;
+        if (t - (long) HEAD.getAcquire(this) > mask) {
             overruns++;
             return false;
         }
-        int i = (int) (tail & mask);
+        int i = (int) (t & mask);
         wrId[i] = wr;
         status[i] = st;
         opcode[i] = op;
@@ -54,24 +69,29 @@ public final class CompletionQueue {
         qpn[i] = qp;
         sourceQpn[i] = srcQpn;
         sourceIp[i] = srcIp;
-        tail++;
+        TAIL.setRelease(this, t + 1);
         return true;
     }
 
     /** Moves up to {@code max} completions into {@code sink}; returns how many. */
     public int poll(CompletionSink sink, int max) {
+        long h = head;
+        long t = (long) TAIL.getAcquire(this);
         int n = 0;
-        while (n < max && head < tail) {
-            int i = (int) (head & mask);
+        while (n < max && h < t) {
+            int i = (int) (h & mask);
             sink.onCompletion(wrId[i], status[i], opcode[i], byteLength[i], hasImmediate[i], immediate[i], qpn[i], sourceQpn[i], sourceIp[i]);
-            head++;
+            h++;
             n++;
+        }
+        if (n > 0) {
+            HEAD.setRelease(this, h);
         }
         return n;
     }
 
     public int size() {
-        return (int) (tail - head);
+        return (int) ((long) TAIL.getAcquire(this) - (long) HEAD.getAcquire(this));
     }
 
     public int capacity() {

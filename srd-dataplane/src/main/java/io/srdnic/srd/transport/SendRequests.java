@@ -85,7 +85,11 @@ final class SendRequests {
         return r;
     }
 
+    /** Frees the request; its QP hears that the send buffer is no longer needed. */
     void release(int r) {
+        if (qp[r] != null) {
+            qp[r].released(buffer[r], offset[r]);
+        }
         state[r] = FREE;
         qp[r] = null;
         buffer[r] = null;

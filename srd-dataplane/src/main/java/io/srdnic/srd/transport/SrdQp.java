@@ -109,6 +109,30 @@ public final class SrdQp {
         }
     }
 
+    /** Told when the transport is done with a send's buffer (any status, signaled or not). */
+    @FunctionalInterface
+    public interface SendReleaseListener {
+        void released(MemorySegment buffer, long offset);
+    }
+
+    private SendReleaseListener releaseListener;
+
+    /** Lets the layer above recycle staging buffers it gathered a send into. */
+    public void onSendRelease(SendReleaseListener listener) {
+        this.releaseListener = listener;
+    }
+
+    /** A post the transport refused (a race with destroy or modify): its buffer is released at once. */
+    public void onPostRefused(MemorySegment buffer, long offset) {
+        released(buffer, offset);
+    }
+
+    void released(MemorySegment buffer, long offset) {
+        if (releaseListener != null) {
+            releaseListener.released(buffer, offset);
+        }
+    }
+
     void completeSend(long wrId, int status, int length, boolean signaled) {
         sqOutstanding--;
         // Errors are always reported; successes only when the WR asked to be signaled (as in verbs).

@@ -66,6 +66,9 @@ public final class SrdTransport implements AutoCloseable {
     private final IntIntMap contextByIp;
     private final int[] active;
     private int activeCount;
+    /** Indices of contexts alive now (created, not reclaimed): the only ones housekeeping looks at. */
+    private final int[] live;
+    private int liveCount;
 
     private final SrdQp[] qps;
     private final AddressHandles addressHandles = new AddressHandles(65536);
@@ -103,6 +106,7 @@ public final class SrdTransport implements AutoCloseable {
         this.generation = new int[config.maxContexts];
         this.contextByIp = new IntIntMap(64);
         this.active = new int[config.maxContexts];
+        this.live = new int[config.maxContexts];
         this.qps = new SrdQp[config.maxQps + 1];
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.rxBatch = new MbufBatch(arena, config.burst);
@@ -280,12 +284,14 @@ public final class SrdTransport implements AutoCloseable {
             qp.sqOutstanding++;
             counters.sendCompletions[WcStatus.LOCAL_LENGTH_ERROR]++;
             qp.completeSend(wrId, WcStatus.LOCAL_LENGTH_ERROR, length, signaled);
+            qp.released(buffer, offset);
             return POST_OK;
         }
         if (offset < 0 || offset + length > buffer.byteSize()) {
             qp.sqOutstanding++;
             counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
             qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            qp.released(buffer, offset);
             return POST_OK;
         }
         if (qp.type == QpType.UD) {
@@ -320,6 +326,15 @@ public final class SrdTransport implements AutoCloseable {
         appendPending(ctx, r);
         activate(ctx);
         return POST_OK;
+    }
+
+    /**
+     * Completes, with an error, a send the layer above refused before posting it (a bad lkey, an
+     * opcode the QP type cannot carry): the QP's send CQ gets it like any other completion.
+     */
+    public void completeLocally(SrdQp qp, long wrId, int status, int length) {
+        counters.sendCompletions[status]++;
+        qp.sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qp.qpn, 0, 0);
     }
 
     private void appendPending(SrdContext ctx, int r) {
@@ -372,6 +387,7 @@ public final class SrdTransport implements AutoCloseable {
                 // The id names this incarnation: the peer resets its receive window when it changes.
                 contexts[i].open((generation[i] << 16) | (i + 1), ip, mac, port, random.nextInt(), now);
                 contextByIp.put(ip, i);
+                live[liveCount++] = i;
                 counters.contextsCreated++;
                 return contexts[i];
             }
@@ -433,8 +449,9 @@ public final class SrdTransport implements AutoCloseable {
         for (int r = rnrWaitHead; r >= 0; r = requests.next[r]) {
             next = Math.min(next, requests.readyAt[r]);
         }
-        for (SrdContext ctx : contexts) {
-            if (ctx != null && ctx.id != 0 && !ctx.active) {
+        for (int i = 0; i < liveCount; i++) {
+            SrdContext ctx = contexts[live[i]];
+            if (!ctx.active) {
                 // Reclaimed at the first housekeeping pass after it has been idle long enough.
                 next = Math.min(next, Math.max(ctx.lastActivity + config.idleContextNanos, lastHousekeeping + HOUSEKEEPING_INTERVAL));
             }
@@ -571,11 +588,15 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     private void reclaimIdleContexts(long now) {
-        for (SrdContext ctx : contexts) {
-            if (ctx != null && ctx.id != 0 && !ctx.active && ctx.idle() && now - ctx.lastActivity >= config.idleContextNanos) {
+        for (int i = 0; i < liveCount; ) {
+            SrdContext ctx = contexts[live[i]];
+            if (!ctx.active && ctx.idle() && now - ctx.lastActivity >= config.idleContextNanos) {
                 contextByIp.remove(ctx.remoteIp);
                 ctx.id = 0;
                 counters.contextsReclaimed++;
+                live[i] = live[--liveCount];
+            } else {
+                i++;
             }
         }
     }
@@ -631,6 +652,7 @@ public final class SrdTransport implements AutoCloseable {
         if (address == 0) {
             counters.sendCompletions[WcStatus.SUCCESS]++;
             qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
+            qp.released(buffer, offset);
             return;
         }
         Mbuf m = txView.wrap(address);
@@ -640,6 +662,7 @@ public final class SrdTransport implements AutoCloseable {
             spare.add(address);
             counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
             qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            qp.released(buffer, offset);
             return;
         }
         writeControlHeader(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, 0, 0, 0, 0, lastNow);
@@ -657,6 +680,7 @@ public final class SrdTransport implements AutoCloseable {
         emit(address);
         counters.sendCompletions[WcStatus.SUCCESS]++;
         qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled);
+        qp.released(buffer, offset);
     }
 
     private void onDatagram(Mbuf m, int type) {

@@ -9,19 +9,7 @@ public final class Checksums {
 
     /** Ones'-complement sum of {@code length} bytes at {@code offset}, not yet folded or inverted. */
     public static long sum(Mbuf m, int offset, int length, long initial) {
-        long sum = initial;
-        int i = 0;
-        for (; i + 8 <= length; i += 8) {
-            long w = m.getLongBE(offset + i);
-            sum += (w >>> 32) + (w & 0xFFFF_FFFFL);
-        }
-        for (; i + 2 <= length; i += 2) {
-            sum += Short.toUnsignedInt(m.getShortBE(offset + i));
-        }
-        if (i < length) {
-            sum += (m.getByte(offset + i) & 0xFF) << 8;
-        }
-        return sum;
+        return m.onesComplementSum(offset, length, initial);
     }
 
     /** Folds a sum to 16 bits and inverts it. */

@@ -1,0 +1,36 @@
+package io.srdnic.verbs;
+
+/** An address handle (ibv_ah): a remote device's MAC, IPv4 address and SRD UDP port. */
+public final class AddressHandle {
+    final ProtectionDomain pd;
+    final int id;
+    final long mac;
+    final int ip;
+    final int port;
+    volatile boolean destroyed;
+
+    AddressHandle(ProtectionDomain pd, int id, long mac, int ip, int port) {
+        this.pd = pd;
+        this.id = id;
+        this.mac = mac;
+        this.ip = ip;
+        this.port = port;
+    }
+
+    public int ip() {
+        return ip;
+    }
+
+    /** Destroys the handle: its outstanding work requests complete with WR_FLUSH_ERROR. */
+    public void destroy() {
+        if (destroyed) {
+            throw new VerbsException("address handle already destroyed");
+        }
+        destroyed = true;
+        pd.context.dataplane.call(() -> {
+            pd.context.dataplane.transport.destroyAddressHandle(id);
+            return null;
+        });
+        pd.ahs.decrementAndGet();
+    }
+}

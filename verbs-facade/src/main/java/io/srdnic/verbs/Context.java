@@ -1,0 +1,209 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.transport.SrdTransport;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An open device (ibv_context) with its embedded dataplane. Open one per device; close it to stop
+ * its loop, close the port and pool it owns, and release everything. EAL, when DPDK is used, stays
+ * up for the process (other contexts may share it) and is cleaned up once at shutdown.
+ */
+public final class Context implements AutoCloseable {
+    static final int MAX_QP = 1024;
+    static final int MAX_CQ = 1024;
+    static final int MAX_MR = 1 << 16;
+    static final int MAX_AH = 65535;
+    static final int MAX_QP_WR = 8192;
+    static final int MAX_SGE = 8;
+    static final int MAX_INLINE = 256;
+
+    final Device device;
+    final Dataplane dataplane;
+    private final int mtu;
+    private final SplittableRandom keys;
+    private volatile MemoryRegion[] regions = new MemoryRegion[64];
+    private int regionCount;
+    private volatile QueuePair[] qpsByNumber = new QueuePair[MAX_QP + 1];
+    private int cqs;
+    private boolean closed;
+
+    private Context(Device device, ContextConfig config) {
+        this.device = device;
+        SrdConfig srd = config.srd.copy().localIp(device.simIp != 0 ? device.simIp : config.ip).maxQps(MAX_QP);
+        SplittableRandom r = new SplittableRandom(config.epochSeed);
+        int epoch = r.nextInt() | 1;
+        SrdTransport transport = new SrdTransport(device.io, srd, epoch, r.nextLong());
+        this.mtu = transport.mtu();
+        this.keys = r.split();
+        this.dataplane = new Dataplane(transport, config.mode, device.clock, device.world, device.name);
+    }
+
+    /** Opens {@code device}: creates the transport and starts the dataplane in the configured mode. */
+    public static Context open(Device device, ContextConfig config) {
+        return new Context(device, config);
+    }
+
+    public static Context open(Device device) {
+        return open(device, new ContextConfig());
+    }
+
+    /** The device's capabilities, honestly. */
+    public DeviceAttributes queryDevice() {
+        return new DeviceAttributes(device.name, MAX_QP, MAX_CQ, MAX_MR, MAX_AH, MAX_QP_WR, MAX_SGE, MAX_INLINE, mtu, mtu,
+            false, false, true);
+    }
+
+    public int mtu() {
+        return mtu;
+    }
+
+    /** This device's IPv4 address and MAC, for the peer's address handle. */
+    public int ip() {
+        return dataplane.transport.localIp();
+    }
+
+    public long mac() {
+        return dataplane.transport.localMac();
+    }
+
+    /** The SRD UDP port this device listens on. */
+    public int udpPort() {
+        return dataplane.transport.config().udpPort();
+    }
+
+    public ProtectionDomain allocPd() {
+        checkOpen();
+        return new ProtectionDomain(this);
+    }
+
+    public synchronized CompletionQueue createCq(int depth) {
+        checkOpen();
+        if (depth < 1 || depth > (1 << 20)) {
+            throw new VerbsException("CQ depth must be 1..1M, was " + depth);
+        }
+        if (++cqs > MAX_CQ) {
+            throw new VerbsException("at most " + MAX_CQ + " CQs per context");
+        }
+        return new CompletionQueue(this, depth);
+    }
+
+    /** The next unaffiliated async event (REMOTE_UNRESPONSIVE), or null. Runs the duty cycle in INVOKER mode. */
+    public AsyncEventQueue.AsyncEvent pollAsyncEvent() {
+        dataplane.progress();
+        return dataplane.pollEvent();
+    }
+
+    /** Waits up to {@code timeout} (context clock: virtual on a simulator) for an async event. */
+    public AsyncEventQueue.AsyncEvent awaitAsyncEvent(long timeout, TimeUnit unit) {
+        long deadline = now() + unit.toNanos(timeout);
+        int spins = 0;
+        AsyncEventQueue.AsyncEvent e;
+        while ((e = pollAsyncEvent()) == null && now() - deadline < 0) {
+            dataplane.idle(spins++);
+        }
+        return e;
+    }
+
+    /** Runs one duty cycle (INVOKER mode; DEDICATED runs by itself). Returns the work done. */
+    public int progress() {
+        return dataplane.progress();
+    }
+
+    /** A snapshot of the transport's counters (packets, retransmits, drops by reason, ...). */
+    public Map<String, Long> counters() {
+        return dataplane.call(() -> dataplane.transport.counters().snapshot());
+    }
+
+    /** Per-context and per-path lines (RTT, window, losses), as {@code srdnic perf --stats} prints them. */
+    public java.util.List<String> contextReport() {
+        return dataplane.call(dataplane.transport::contextReport);
+    }
+
+    long now() {
+        return device.clock.getAsLong();
+    }
+
+    synchronized MemoryRegion register(ProtectionDomain pd, MemorySegment segment, int access) {
+        checkOpen();
+        if (regionCount == MAX_MR) {
+            throw new VerbsException("at most " + MAX_MR + " memory regions per context");
+        }
+        MemoryRegion[] table = regions;
+        int index = -1;
+        for (int i = 0; i < table.length; i++) {
+            if (table[i] == null) {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0) {
+            index = table.length;
+            table = java.util.Arrays.copyOf(table, table.length * 2);
+        }
+        // lkey = index << 8 | a random tag, so a stale or made-up key is caught.
+        int lkey = (index << 8) | (1 + keys.nextInt(255));
+        table[index] = new MemoryRegion(pd, segment, access, lkey);
+        regions = table;
+        regionCount++;
+        return table[index];
+    }
+
+    synchronized void deregister(MemoryRegion mr) {
+        if (mr.deregistered) {
+            throw new VerbsException("memory region already deregistered");
+        }
+        mr.deregistered = true;
+        MemoryRegion[] table = regions.clone();
+        table[mr.lkey >>> 8] = null;
+        regions = table;
+        regionCount--;
+        mr.pd.mrs.decrementAndGet();
+    }
+
+    MemoryRegion region(int lkey) {
+        MemoryRegion[] table = regions;
+        int index = lkey >>> 8;
+        MemoryRegion mr = index < table.length ? table[index] : null;
+        return mr != null && mr.lkey == lkey ? mr : null;
+    }
+
+    synchronized void registerQp(QueuePair qp) {
+        QueuePair[] table = qpsByNumber.clone();
+        table[qp.qpNum()] = qp;
+        qpsByNumber = table;
+    }
+
+    synchronized void unregisterQp(QueuePair qp) {
+        QueuePair[] table = qpsByNumber.clone();
+        table[qp.qpNum()] = null;
+        qpsByNumber = table;
+    }
+
+    void receiveConsumed(int qpn) {
+        QueuePair qp = qpn > 0 && qpn < qpsByNumber.length ? qpsByNumber[qpn] : null;
+        if (qp != null) {
+            qp.receivesPosted.decrementAndGet();
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new VerbsException("context is closed");
+        }
+    }
+
+    /** Stops the dataplane, closes the port and pool the device owns. */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            dataplane.close();
+            device.closeOwned();
+        }
+    }
+}

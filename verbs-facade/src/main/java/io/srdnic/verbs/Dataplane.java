@@ -1,0 +1,235 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.SrdQp;
+import io.srdnic.srd.transport.SrdTransport;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+/**
+ * The embedded dataplane of one context: the SRD transport and the duty cycle that drives it.
+ * INVOKER: the application's poll and post calls run the cycle. DEDICATED: an agent thread runs it,
+ * taking posts from a single-producer ring and control operations from a command queue (the
+ * transport is only ever touched by one thread); idle, it spins, then yields, then parks briefly.
+ */
+final class Dataplane implements AutoCloseable {
+    private static final int POST_RING_CAPACITY = 8192;
+
+    final SrdTransport transport;
+    final ThreadingMode mode;
+    private final LongSupplier clock;
+    private final SimWorld world;
+    private final PostRing posts;
+    private final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
+    private final PostRing.Consumer postConsumer = this::consume;
+    private final Thread agent;
+    private volatile boolean running = true;
+
+    Dataplane(SrdTransport transport, ThreadingMode mode, LongSupplier clock, SimWorld world, String name) {
+        this.transport = transport;
+        this.mode = world != null ? ThreadingMode.INVOKER : mode;
+        this.clock = clock;
+        this.world = world;
+        this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
+        if (world != null) {
+            world.join(this);
+        }
+        if (this.mode == ThreadingMode.DEDICATED) {
+            agent = new Thread(this::agentLoop, "srdnic-dataplane-" + name);
+            agent.setDaemon(true);
+            agent.start();
+        } else {
+            agent = null;
+        }
+    }
+
+    /** One duty cycle at {@code now}: commands, posts, the transport, events. Returns the work done. */
+    int runCycle(long now) {
+        int work = 0;
+        FutureTask<?> task;
+        while ((task = commands.poll()) != null) {
+            task.run();
+            work++;
+        }
+        if (posts != null) {
+            work += posts.drain(postConsumer);
+        }
+        work += transport.doWork(now);
+        AsyncEventQueue.AsyncEvent event;
+        while ((event = transport.events().poll()) != null) {
+            events.add(event);
+        }
+        return work;
+    }
+
+    /** INVOKER: the caller's thread makes progress (the whole world, on a simulator). DEDICATED: nothing to do. */
+    int progress() {
+        if (mode == ThreadingMode.DEDICATED) {
+            return 0;
+        }
+        return world != null ? world.step() : runCycle(clock.getAsLong());
+    }
+
+    /** Waits a little for the agent (DEDICATED) or makes progress itself (INVOKER). */
+    void idle(int spins) {
+        if (mode == ThreadingMode.INVOKER) {
+            progress();
+        } else if (spins < 100) {
+            Thread.onSpinWait();
+        } else if (spins < 200) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(1_000);
+        }
+    }
+
+    private void agentLoop() {
+        int idle = 0;
+        while (running) {
+            if (runCycle(clock.getAsLong()) > 0) {
+                idle = 0;
+            } else if (++idle < 100) {
+                Thread.onSpinWait();
+            } else if (idle < 200) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(10_000);
+            }
+        }
+    }
+
+    /** Runs a control operation on the dataplane's thread and returns its result (or throws its exception). */
+    <T> T call(Callable<T> operation) {
+        if (mode == ThreadingMode.INVOKER) {
+            try {
+                return operation.call();
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new VerbsException(e.getMessage());
+            }
+        }
+        FutureTask<T> task = new FutureTask<>(operation);
+        commands.add(task);
+        LockSupport.unpark(agent);
+        try {
+            return task.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new VerbsException(e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException("interrupted waiting for the dataplane");
+        }
+    }
+
+    /** Posts a send; INVOKER straight into the transport, DEDICATED through the ring. Returns a POST_* code. */
+    int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
+                 boolean withImm, int imm, boolean signaled) {
+        if (posts == null) {
+            return transport.postSend(qp, ah, destQpn, qkey, wrId, buffer, offset, length, withImm, imm, signaled);
+        }
+        int i = posts.claim();
+        if (i < 0) {
+            return SrdTransport.POST_SQ_FULL;
+        }
+        posts.op[i] = PostRing.SEND;
+        posts.qp[i] = qp;
+        posts.wrId[i] = wrId;
+        posts.ah[i] = ah;
+        posts.destQpn[i] = destQpn;
+        posts.qkey[i] = qkey;
+        posts.buffer[i] = buffer;
+        posts.offset[i] = offset;
+        posts.length[i] = length;
+        posts.withImm[i] = withImm;
+        posts.imm[i] = imm;
+        posts.signaled[i] = signaled;
+        posts.publish();
+        return SrdTransport.POST_OK;
+    }
+
+    /** Posts a receive; false when there is no room. */
+    boolean postRecv(SrdQp qp, long wrId, MemorySegment buffer, long offset, int length) {
+        if (posts == null) {
+            return qp.postReceive(wrId, buffer, offset, length);
+        }
+        int i = posts.claim();
+        if (i < 0) {
+            return false;
+        }
+        posts.op[i] = PostRing.RECV;
+        posts.qp[i] = qp;
+        posts.wrId[i] = wrId;
+        posts.buffer[i] = buffer;
+        posts.offset[i] = offset;
+        posts.length[i] = length;
+        posts.publish();
+        return true;
+    }
+
+    /** Completes a send that failed the application-side checks, on the thread that owns the CQ. */
+    void completeLocally(SrdQp qp, long wrId, int status, int length) {
+        if (posts == null) {
+            transport.completeLocally(qp, wrId, status, length);
+            return;
+        }
+        int i;
+        while ((i = posts.claim()) < 0) {
+            Thread.onSpinWait();
+        }
+        posts.op[i] = PostRing.LOCAL_ERROR;
+        posts.qp[i] = qp;
+        posts.wrId[i] = wrId;
+        posts.status[i] = status;
+        posts.length[i] = length;
+        posts.buffer[i] = null;
+        posts.publish();
+    }
+
+    private void consume(PostRing ring, int i) {
+        switch (ring.op[i]) {
+            case PostRing.SEND -> {
+                int rc = transport.postSend(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.buffer[i],
+                    ring.offset[i], ring.length[i], ring.withImm[i], ring.imm[i], ring.signaled[i]);
+                if (rc != SrdTransport.POST_OK) {
+                    // Checked on the application side already; only a race with destroy/modify ends here.
+                    transport.completeLocally(ring.qp[i], ring.wrId[i], WcStatus.WR_FLUSH_ERROR, ring.length[i]);
+                    ring.qp[i].onPostRefused(ring.buffer[i], ring.offset[i]);
+                }
+            }
+            case PostRing.RECV -> ring.qp[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i]);
+            default -> transport.completeLocally(ring.qp[i], ring.wrId[i], ring.status[i], ring.length[i]);
+        }
+    }
+
+    AsyncEventQueue.AsyncEvent pollEvent() {
+        return events.poll();
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        if (agent != null) {
+            LockSupport.unpark(agent);
+            try {
+                agent.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (world != null) {
+            world.leave(this);
+        }
+        transport.close();
+    }
+}

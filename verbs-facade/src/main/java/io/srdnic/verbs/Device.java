@@ -1,0 +1,91 @@
+package io.srdnic.verbs;
+
+import io.srdnic.pmd.Eal;
+import io.srdnic.pmd.EalConfig;
+import io.srdnic.pmd.EthPacketIo;
+import io.srdnic.pmd.EthPort;
+import io.srdnic.pmd.MbufPool;
+import io.srdnic.pmd.PacketIo;
+import io.srdnic.pmd.PortConfig;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * Where a {@link Context} meets the wire: a DPDK port's queue pair with its pool (real time), or a
+ * host on a {@link SimWorld} (virtual time). What the device owns is closed with the context.
+ */
+public final class Device {
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    final String name;
+    final PacketIo io;
+    final LongSupplier clock;
+    final SimWorld world;
+    /** The IPv4 address a simulated host has; 0 for DPDK devices, which take ContextConfig's. */
+    final int simIp;
+    private final AutoCloseable[] owned;
+
+    private Device(String name, PacketIo io, LongSupplier clock, SimWorld world, int simIp, AutoCloseable... owned) {
+        this.name = name;
+        this.simIp = simIp;
+        this.io = io;
+        this.clock = clock;
+        this.world = world;
+        this.owned = owned;
+    }
+
+    /**
+     * A DPDK virtual or PCI device by its EAL spec (e.g. {@code net_memif0,role=server,socket=/run/m.sock}),
+     * hot-plugged into the running EAL (started with defaults if none is), configured, started, with
+     * a pool sized for whole SRD frames. Port and pool are closed with the context.
+     */
+    public static Device dpdk(String devargs) {
+        Eal.startOrGet(new EalConfig());
+        EthPort port = EthPort.attach(devargs);
+        MbufPool pool = null;
+        try {
+            pool = MbufPool.create("srdnic" + POOLS.getAndIncrement(), 8191, 4096 + 256);
+            port.configure(PortConfig.DEFAULT, pool).start();
+            return new Device(port.name(), new EthPacketIo(port, 0, pool), System::nanoTime, null, 0, port, pool);
+        } catch (RuntimeException e) {
+            port.close();
+            if (pool != null) {
+                pool.close();
+            }
+            throw e;
+        }
+    }
+
+    /** A started DPDK port you manage yourself (a RingLink end, say), with the pool its RX queue uses. */
+    public static Device dpdk(EthPort port, MbufPool pool) {
+        return new Device(port.name(), new EthPacketIo(port, 0, pool), System::nanoTime, null, 0);
+    }
+
+    /** Any PacketIo with its clock: for decorators (fault injection, capture) around a real port. */
+    public static Device of(String name, PacketIo io, LongSupplier clock) {
+        return new Device(name, io, clock, null, 0);
+    }
+
+    /** A new host on a simulated network; every context on one world is driven together, in virtual time. */
+    public static Device sim(SimWorld world) {
+        return world.newDevice();
+    }
+
+    static Device simHost(String name, PacketIo io, SimWorld world, int ip) {
+        return new Device(name, io, world.clock(), world, ip);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    void closeOwned() {
+        for (AutoCloseable c : owned) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new VerbsException("closing " + c + " failed: " + e.getMessage());
+            }
+        }
+    }
+}

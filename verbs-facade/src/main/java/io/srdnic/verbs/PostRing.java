@@ -1,0 +1,99 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.transport.SrdQp;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * DEDICATED mode's hand-off of posts from the application thread to the dataplane agent: a
+ * single-producer single-consumer ring of records, written field by field and published with a
+ * release store of the tail, as Agrona's rings are. Nothing is allocated per post.
+ */
+final class PostRing {
+    static final int SEND = 1;
+    static final int RECV = 2;
+    /** A send that failed the application-side checks: completed on the agent thread with {@code status}. */
+    static final int LOCAL_ERROR = 3;
+
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(PostRing.class, "head", long.class);
+            TAIL = lookup.findVarHandle(PostRing.class, "tail", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final int mask;
+    final int[] op;
+    final SrdQp[] qp;
+    final long[] wrId;
+    final int[] ah;
+    final int[] destQpn;
+    final int[] qkey;
+    final MemorySegment[] buffer;
+    final long[] offset;
+    final int[] length;
+    final boolean[] withImm;
+    final int[] imm;
+    final boolean[] signaled;
+    final int[] status;
+    private long head;
+    private long tail;
+
+    PostRing(int capacity) {
+        int size = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
+        mask = size - 1;
+        op = new int[size];
+        qp = new SrdQp[size];
+        wrId = new long[size];
+        ah = new int[size];
+        destQpn = new int[size];
+        qkey = new int[size];
+        buffer = new MemorySegment[size];
+        offset = new long[size];
+        length = new int[size];
+        withImm = new boolean[size];
+        imm = new int[size];
+        signaled = new boolean[size];
+        status = new int[size];
+    }
+
+    /** The slot to fill, or -1 when the ring is full. Producer only. */
+    int claim() {
+        long t = tail;
+        return t - (long) HEAD.getAcquire(this) > mask ? -1 : (int) (t & mask);
+    }
+
+    /** Publishes the slot {@link #claim()} returned. Producer only. */
+    void publish() {
+        TAIL.setRelease(this, tail + 1);
+    }
+
+    /** Hands every published record to {@code consumer}; returns how many. Consumer only. */
+    int drain(Consumer consumer) {
+        long h = head;
+        long t = (long) TAIL.getAcquire(this);
+        int n = 0;
+        for (; h < t; h++, n++) {
+            int i = (int) (h & mask);
+            consumer.accept(this, i);
+            buffer[i] = null;
+            qp[i] = null;
+        }
+        if (n > 0) {
+            HEAD.setRelease(this, h);
+        }
+        return n;
+    }
+
+    @FunctionalInterface
+    interface Consumer {
+        void accept(PostRing ring, int slot);
+    }
+}

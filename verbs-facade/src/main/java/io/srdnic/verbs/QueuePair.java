@@ -1,0 +1,246 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.transport.SrdQp;
+import io.srdnic.srd.transport.SrdTransport;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A queue pair (ibv_qp) of type SRD or UD. States and transitions are UD's: RESET → INIT (Q_Key) →
+ * RTR → RTS, any → ERROR or RESET. {@link #postSend} and {@link #postRecv} return 0 or
+ * {@link #ENOMEM} when the queue is full, throw {@link VerbsException} on misuse (wrong state, a
+ * destroyed QP or AH), and report what the seed names as completion statuses: SGEs outside their
+ * region or a wrong lkey complete with LOCAL_PROTECTION_ERROR, a message over the MTU with
+ * LOCAL_LENGTH_ERROR. A single-SGE send goes from the application's memory; several SGEs or INLINE
+ * are gathered into a staging slot of the QP, recycled when the transport is done with it.
+ */
+public final class QueuePair {
+    /** Returned by a post when the queue is full (ENOMEM in verbs). */
+    public static final int ENOMEM = -12;
+
+    final ProtectionDomain pd;
+    final Context context;
+    final SrdQp qp;
+    final QpType type;
+    final CompletionQueue sendCq;
+    final CompletionQueue recvCq;
+    final int maxSendWr;
+    final int maxRecvWr;
+    final int maxSendSge;
+    final int maxInlineData;
+    private final AtomicInteger sendsOutstanding = new AtomicInteger();
+    final AtomicInteger receivesPosted = new AtomicInteger();
+    private volatile QpState state = QpState.RESET;
+    private volatile boolean destroyed;
+    private final Arena stagingArena = Arena.ofShared();
+    private MemorySegment staging;
+    private final int[] freeStaging;
+    private int freeStagingCount;
+    /** Staging slots the dataplane thread gave back, for the posting thread to pick up. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray returnedStaging;
+    private final AtomicInteger returnedHead = new AtomicInteger();
+    private int returnedRead;
+
+    QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
+              int maxSendSge, int maxInlineData) {
+        this.pd = pd;
+        this.context = pd.context;
+        this.type = type;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.maxSendWr = maxSendWr;
+        this.maxRecvWr = maxRecvWr;
+        this.maxSendSge = maxSendSge;
+        this.maxInlineData = maxInlineData;
+        this.freeStaging = new int[maxSendWr];
+        this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
+        this.qp = context.dataplane.call(() -> context.dataplane.transport.createQp(type, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring));
+        qp.onSendRelease(this::released);
+        context.registerQp(this);
+    }
+
+    public int qpNum() {
+        return qp.qpn();
+    }
+
+    public QpType type() {
+        return type;
+    }
+
+    public QpState state() {
+        return state;
+    }
+
+    /** Moves the QP to {@code next}; {@code qkey} is taken on the move to INIT. Illegal moves throw. */
+    public void modify(QpState next, int qkey) {
+        checkAlive();
+        try {
+            context.dataplane.call(() -> {
+                qp.modify(next, qkey);
+                return null;
+            });
+        } catch (IllegalStateException e) {
+            throw new VerbsException(e.getMessage());
+        }
+        state = next;
+        if (next == QpState.RESET || next == QpState.ERROR) {
+            receivesPosted.set(0);
+        }
+    }
+
+    /** The QP's RNR retry count (0..7; SRD's default 0: no retries, as the seed says). */
+    public void rnrRetry(int retries) {
+        checkAlive();
+        context.dataplane.call(() -> {
+            qp.rnrRetry(retries);
+            return null;
+        });
+    }
+
+    /** Posts a send; 0, or ENOMEM when the send queue is full. */
+    public int postSend(SendWr wr) {
+        checkAlive();
+        if (state != QpState.RTS) {
+            throw new VerbsException("QP " + qpNum() + " is in " + state + ": sends need RTS");
+        }
+        AddressHandle ah = wr.ah;
+        if (ah == null || ah.destroyed) {
+            throw new VerbsException("the work request's address handle is " + (ah == null ? "not set" : "destroyed"));
+        }
+        if (sendsOutstanding.get() >= maxSendWr) {
+            return ENOMEM;
+        }
+        boolean signaled = (wr.flags & SendWr.SIGNALED) != 0;
+        int total = wr.totalLength();
+        if (wr.opcode != SendWr.OP_SEND && wr.opcode != SendWr.OP_SEND_WITH_IMM) {
+            context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
+            return 0;
+        }
+        if (wr.numSge > maxSendSge) {
+            context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
+            return 0;
+        }
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sges[i];
+            MemoryRegion mr = context.region(s.lkey);
+            if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)) {
+                context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
+                return 0;
+            }
+        }
+        MemorySegment buffer;
+        long offset;
+        boolean inline = (wr.flags & SendWr.INLINE) != 0;
+        if (inline && total > maxInlineData) {
+            throw new VerbsException("inline send of " + total + " bytes exceeds the QP's max_inline_data " + maxInlineData);
+        }
+        if (wr.numSge == 1 && !inline) {
+            buffer = wr.sges[0].segment;
+            offset = wr.sges[0].offset;
+        } else if (total > context.mtu()) {
+            buffer = MemorySegment.NULL;
+            offset = 0;
+        } else {
+            int slot = takeStaging();
+            buffer = staging;
+            offset = (long) slot * context.mtu();
+            long at = offset;
+            for (int i = 0; i < wr.numSge; i++) {
+                Sge s = wr.sges[i];
+                MemorySegment.copy(s.segment, s.offset, staging, at, s.length);
+                at += s.length;
+            }
+        }
+        sendsOutstanding.incrementAndGet();
+        int rc = context.dataplane.postSend(qp, ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, buffer, offset, total,
+            wr.opcode == SendWr.OP_SEND_WITH_IMM, wr.immediate, signaled);
+        if (rc == SrdTransport.POST_OK) {
+            return 0;
+        }
+        released(buffer, offset);
+        if (rc == SrdTransport.POST_SQ_FULL || rc == SrdTransport.POST_NO_RESOURCES) {
+            return ENOMEM;
+        }
+        throw new VerbsException("post refused by the transport (code " + rc + ")");
+    }
+
+    /** Posts a receive; 0, or ENOMEM when the receive queue is full. The SGE must lie in a registered region. */
+    public int postRecv(RecvWr wr) {
+        checkAlive();
+        if (state == QpState.RESET || state == QpState.ERROR) {
+            throw new VerbsException("QP " + qpNum() + " is in " + state + ": receives need INIT, RTR or RTS");
+        }
+        Sge s = wr.sge;
+        MemoryRegion mr = context.region(s.lkey);
+        if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)) {
+            throw new VerbsException("receive SGE is not inside a memory region of this PD with lkey " + Integer.toHexString(s.lkey));
+        }
+        if ((mr.access & Access.LOCAL_WRITE) == 0) {
+            throw new VerbsException("a receive buffer's region needs Access.LOCAL_WRITE");
+        }
+        if (receivesPosted.get() >= maxRecvWr) {
+            return ENOMEM;
+        }
+        receivesPosted.incrementAndGet();
+        if (!context.dataplane.postRecv(qp, wr.wrId, s.segment, s.offset, s.length)) {
+            receivesPosted.decrementAndGet();
+            return ENOMEM;
+        }
+        return 0;
+    }
+
+    /** Send work requests posted and not yet finished with by the transport. */
+    public int sendsOutstanding() {
+        return sendsOutstanding.get();
+    }
+
+    /** Destroys the QP: pending sends are aborted without completions; other QPs are unaffected. */
+    public void destroy() {
+        checkAlive();
+        destroyed = true;
+        context.dataplane.call(() -> {
+            qp.destroy();
+            return null;
+        });
+        context.unregisterQp(this);
+        pd.qps.decrementAndGet();
+        stagingArena.close();
+    }
+
+    private void checkAlive() {
+        if (destroyed) {
+            throw new VerbsException("QP was destroyed");
+        }
+    }
+
+    private int takeStaging() {
+        if (staging == null) {
+            staging = stagingArena.allocate((long) maxSendWr * context.mtu(), 64);
+            for (int i = maxSendWr - 1; i >= 0; i--) {
+                freeStaging[freeStagingCount++] = i;
+            }
+        }
+        int mask = returnedStaging.length() - 1;
+        int head = returnedHead.get();
+        while (returnedRead != head) {
+            freeStaging[freeStagingCount++] = returnedStaging.get(returnedRead & mask);
+            returnedRead++;
+        }
+        return freeStaging[--freeStagingCount];
+    }
+
+    /** The transport is done with a send: count it off and recycle its staging slot. Dataplane thread. */
+    private void released(MemorySegment buffer, long offset) {
+        sendsOutstanding.decrementAndGet();
+        if (staging != null && buffer == staging) {
+            int mask = returnedStaging.length() - 1;
+            int h = returnedHead.get();
+            returnedStaging.set(h & mask, (int) (offset / context.mtu()));
+            returnedHead.lazySet(h + 1);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.srdnic.verbs;
+
+/**
+ * A send work request (ibv_send_wr for SRD/UD), made once and reused: set its fields, post it,
+ * set them again. Posting copies what it needs, so the object may change as soon as post returns.
+ */
+public final class SendWr {
+    public static final int SIGNALED = 1;
+    public static final int INLINE = 2;
+
+    /** ibv_wr_opcode values that SRD and UD take. */
+    public static final int OP_SEND = 0;
+    public static final int OP_SEND_WITH_IMM = 1;
+    /** Not supported on SRD/UD here: completes with LOCAL_QP_OPERATION_ERROR. */
+    public static final int OP_RDMA_WRITE = 2;
+
+    final Sge[] sges;
+    int numSge;
+    long wrId;
+    int opcode = OP_SEND;
+    int flags = SIGNALED;
+    int immediate;
+    AddressHandle ah;
+    int remoteQpn;
+    int remoteQkey;
+
+    public SendWr(int maxSge) {
+        if (maxSge < 1) {
+            throw new IllegalArgumentException("a work request needs room for at least one SGE");
+        }
+        sges = new Sge[maxSge];
+        for (int i = 0; i < maxSge; i++) {
+            sges[i] = new Sge();
+        }
+    }
+
+    public SendWr() {
+        this(1);
+    }
+
+    /** The i-th scatter/gather element, to fill in. */
+    public Sge sge(int i) {
+        return sges[i];
+    }
+
+    public SendWr numSge(int n) {
+        if (n < 0 || n > sges.length) {
+            throw new IllegalArgumentException("numSge " + n + " outside 0.." + sges.length);
+        }
+        this.numSge = n;
+        return this;
+    }
+
+    public SendWr wrId(long id) {
+        this.wrId = id;
+        return this;
+    }
+
+    public SendWr opcode(int op) {
+        this.opcode = op;
+        return this;
+    }
+
+    public SendWr flags(int f) {
+        this.flags = f;
+        return this;
+    }
+
+    public SendWr immediate(int imm) {
+        this.immediate = imm;
+        return this;
+    }
+
+    /** The destination: an address handle, the remote QP number and its Q_Key (as UD). */
+    public SendWr destination(AddressHandle handle, int qpn, int qkey) {
+        this.ah = handle;
+        this.remoteQpn = qpn;
+        this.remoteQkey = qkey;
+        return this;
+    }
+
+    int totalLength() {
+        int total = 0;
+        for (int i = 0; i < numSge; i++) {
+            total += sges[i].length;
+        }
+        return total;
+    }
+}

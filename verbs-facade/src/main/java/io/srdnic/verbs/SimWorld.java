@@ -1,0 +1,88 @@
+package io.srdnic.verbs;
+
+import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.pmd.sim.SimNetwork;
+import io.srdnic.pmd.sim.SimPort;
+import io.srdnic.pmd.sim.UdpSourcePortSelector;
+import io.srdnic.srd.wire.SrdPort;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * A simulated network for verbs contexts, in virtual time. All its contexts run in one thread:
+ * polling any of them runs every context's duty cycle, and when none has work the clock jumps to
+ * the next frame arrival or transport deadline. Same seed, same run. Hosts get MAC 02:00:00:00:00:0n
+ * and IPv4 10.0.0.n in creation order (n from 1).
+ */
+public final class SimWorld implements AutoCloseable {
+    private final SimNetwork network;
+    private final List<Dataplane> dataplanes = new ArrayList<>();
+    private int hosts;
+
+    public SimWorld(long seed, int paths, LinkConfig fabric) {
+        this.network = new SimNetwork(seed, SimNetwork.Config.builder().pathCount(paths).fabricPath(fabric).poolSize(16384)
+            .pathSelector((frame, k) -> {
+                int port = UdpSourcePortSelector.udpSourcePort(frame);
+                return port < SrdPort.ENTROPY_BASE ? 0 : (port - SrdPort.ENTROPY_BASE) % k;
+            }).build());
+    }
+
+    public SimWorld(long seed) {
+        this(seed, 16, LinkConfig.DEFAULT);
+    }
+
+    public SimNetwork network() {
+        return network;
+    }
+
+    LongSupplier clock() {
+        return network.clock()::now;
+    }
+
+    Device newDevice() {
+        hosts++;
+        SimPort port = network.addHost(0x02_00_00_00_00_00L | hosts);
+        return Device.simHost("sim" + hosts, port, this, ipOf(hosts));
+    }
+
+    /** IPv4 address of the n-th host created (from 1). */
+    public static int ipOf(int host) {
+        return 0x0A00_0000 + host;
+    }
+
+    /** MAC address of the n-th host created (from 1). */
+    public static long macOf(int host) {
+        return 0x02_00_00_00_00_00L | host;
+    }
+
+    void join(Dataplane d) {
+        dataplanes.add(d);
+    }
+
+    void leave(Dataplane d) {
+        dataplanes.remove(d);
+    }
+
+    /** One step of the whole world; jumps virtual time when nobody had work. Returns the work done. */
+    int step() {
+        long now = network.clock().now();
+        int work = 0;
+        for (int i = 0; i < dataplanes.size(); i++) {
+            work += dataplanes.get(i).runCycle(now);
+        }
+        if (work == 0) {
+            long next = network.nextEventTime();
+            for (int i = 0; i < dataplanes.size(); i++) {
+                next = Math.min(next, dataplanes.get(i).transport.nextDeadline());
+            }
+            network.clock().advanceTo(next == Long.MAX_VALUE ? now + 1_000 : Math.max(now + 1, next));
+        }
+        return work;
+    }
+
+    @Override
+    public void close() {
+        network.close();
+    }
+}

@@ -1,0 +1,63 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/** Test fixture: two contexts with a QP each, ready to talk (RTS, receives posted). */
+final class VerbsPair implements AutoCloseable {
+    static final int QKEY = 0x11;
+
+    final Arena arena = Arena.ofShared();
+    final Context a;
+    final Context b;
+    final Side sa;
+    final Side sb;
+
+    /** One side: its PD, CQs, QP, a registered buffer and an address handle to the other side. */
+    static final class Side {
+        ProtectionDomain pd;
+        CompletionQueue cq;
+        QueuePair qp;
+        MemoryRegion mr;
+        AddressHandle toPeer;
+        final WorkCompletion[] wcs = CompletionQueue.array(64);
+    }
+
+    VerbsPair(Context a, Context b, QpType type, int receives, int size) {
+        this.a = a;
+        this.b = b;
+        this.sa = side(a, type, receives, size);
+        this.sb = side(b, type, receives, size);
+        sa.toPeer = sa.pd.createAddressHandle(b.mac(), b.ip(), b.udpPort());
+        sb.toPeer = sb.pd.createAddressHandle(a.mac(), a.ip(), a.udpPort());
+    }
+
+    private Side side(Context c, QpType type, int receives, int size) {
+        Side s = new Side();
+        s.pd = c.allocPd();
+        s.cq = c.createCq(4096);
+        s.qp = s.pd.createQueuePair(type, s.cq, s.cq, 1024, Math.max(1, receives), 4, 128);
+        MemorySegment mem = arena.allocate((long) Math.max(1, receives + 16) * Math.max(1, size), 64);
+        s.mr = s.pd.registerMemory(mem, Access.LOCAL_WRITE);
+        s.qp.modify(QpState.INIT, QKEY);
+        RecvWr r = new RecvWr();
+        for (int i = 0; i < receives; i++) {
+            r.wrId(1000 + i).sge().set(s.mr, (long) (16 + i) * size, size);
+            if (s.qp.postRecv(r) != 0) {
+                throw new IllegalStateException("could not post receive " + i);
+            }
+        }
+        s.qp.modify(QpState.RTR, 0);
+        s.qp.modify(QpState.RTS, 0);
+        return s;
+    }
+
+    @Override
+    public void close() {
+        a.close();
+        b.close();
+        arena.close();
+    }
+}

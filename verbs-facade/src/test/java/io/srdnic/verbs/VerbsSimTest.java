@@ -1,0 +1,158 @@
+package io.srdnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The verbs API on the simulated network, one thread, virtual time. */
+class VerbsSimTest {
+    static {
+        System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
+    }
+
+    static VerbsPair pair(SimWorld w, QpType type) {
+        return new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), type, 32, 256);
+    }
+
+    @Test
+    void shouldPingPongThroughTheApi() {
+        try (SimWorld w = new SimWorld(1); VerbsPair p = pair(w, QpType.SRD)) {
+            p.sa.mr.segment().setString(0, "ping");
+            SendWr wr = new SendWr().wrId(7).opcode(SendWr.OP_SEND_WITH_IMM).immediate(99)
+                .destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
+            wr.sge(0).set(p.sa.mr, 0, 5);
+            assertEquals(0, p.sa.qp.postSend(wr.numSge(1)));
+            assertEquals(1, p.sb.cq.await(p.sb.wcs, 1, TimeUnit.MILLISECONDS));
+            WorkCompletion wc = p.sb.wcs[0];
+            assertEquals(WcOpcode.RECV_WITH_IMM, wc.opcode());
+            assertEquals(99, wc.immediate());
+            assertEquals(5, wc.byteLength());
+            assertEquals(p.sa.qp.qpNum(), wc.sourceQpn());
+            assertEquals(p.a.ip(), wc.sourceIp());
+            assertEquals("ping", p.sb.mr.segment().getString(16 * 256));
+            assertEquals(1, p.sa.cq.await(p.sa.wcs, 1, TimeUnit.MILLISECONDS));
+            assertEquals(WcStatus.SUCCESS, p.sa.wcs[0].status());
+            assertEquals(7, p.sa.wcs[0].wrId());
+        }
+    }
+
+    @Test
+    void shouldGatherSeveralSgesAndInlineData() {
+        try (SimWorld w = new SimWorld(2); VerbsPair p = pair(w, QpType.SRD)) {
+            p.sa.mr.segment().setString(0, "abc");
+            p.sa.mr.segment().setString(100, "defg");
+            SendWr wr = new SendWr(2).wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
+            wr.sge(0).set(p.sa.mr, 0, 3);
+            wr.sge(1).set(p.sa.mr, 100, 5);
+            assertEquals(0, p.sa.qp.postSend(wr.numSge(2)));
+            wr.numSge(1).flags(SendWr.SIGNALED | SendWr.INLINE).wrId(2);
+            assertEquals(0, p.sa.qp.postSend(wr));
+            p.sa.mr.segment().set(ValueLayout.JAVA_BYTE, 0, (byte) 'X'); // inline: copied at post time
+            int got = 0;
+            for (int i = 0; i < 10 && got < 2; i++) {
+                got += p.sb.cq.await(p.sb.wcs, 1, TimeUnit.MILLISECONDS);
+            }
+            assertEquals(2, got);
+            assertEquals("abcdefg", p.sb.mr.segment().getString(16 * 256));
+            assertEquals("abc", p.sb.mr.segment().getString(17 * 256).substring(0, 3));
+        }
+    }
+
+    @Test
+    void shouldReportMisuseAsTheSeedSays() {
+        try (SimWorld w = new SimWorld(3); VerbsPair p = pair(w, QpType.SRD)) {
+            SendWr wr = new SendWr().wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+            wr.sge(0).set(p.sa.mr.segment(), 0, 8, p.sa.mr.lkey() ^ 1);            // wrong lkey
+            assertEquals(0, p.sa.qp.postSend(wr));
+            java.lang.foreign.MemorySegment outside = p.arena.allocate(64);
+            wr.wrId(2).sge(0).set(outside, 0, 8, p.sa.mr.lkey());                     // memory outside the MR
+            assertEquals(0, p.sa.qp.postSend(wr));
+            wr.sge(0).set(p.sa.mr.segment(), 0, 8, p.sa.mr.lkey());
+            wr.wrId(3).opcode(SendWr.OP_RDMA_WRITE);                                  // not on SRD
+            assertEquals(0, p.sa.qp.postSend(wr));
+            wr.opcode(SendWr.OP_SEND);
+            int[] statuses = new int[5];
+            int n = p.sa.cq.poll(p.sa.wcs);
+            for (int i = 0; i < n; i++) {
+                statuses[(int) p.sa.wcs[i].wrId()] = p.sa.wcs[i].status();
+            }
+            assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, statuses[1]);
+            assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, statuses[2]);
+            assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, statuses[3]);
+            // Misuse that is an immediate error.
+            p.sa.qp.modify(QpState.ERROR, 0);
+            VerbsException notRts = assertThrows(VerbsException.class, () -> p.sa.qp.postSend(wr));
+            assertTrue(notRts.getMessage().contains("RTS"), notRts.getMessage());
+            p.sb.toPeer.destroy();
+            SendWr toDead = new SendWr().destination(p.sb.toPeer, 1, 1).numSge(1);
+            toDead.sge(0).set(p.sb.mr, 0, 8);
+            assertThrows(VerbsException.class, () -> p.sb.qp.postSend(toDead), "a destroyed AH");
+            VerbsException busy = assertThrows(VerbsException.class, () -> p.sb.pd.destroy());
+            assertTrue(busy.getMessage().contains("QP"), busy.getMessage());
+            p.sb.qp.destroy();
+            assertThrows(VerbsException.class, () -> p.sb.qp.postSend(toDead), "a destroyed QP");
+        }
+    }
+
+    @Test
+    void shouldCompleteOverMtuWithLocalLengthErrorAndFullQueuesWithEnomem() {
+        try (SimWorld w = new SimWorld(4); VerbsPair p = pair(w, QpType.SRD)) {
+            java.lang.foreign.MemorySegment big = p.arena.allocate(2L * p.a.mtu());
+            MemoryRegion bigMr = p.sa.pd.registerMemory(big, Access.LOCAL_WRITE);
+            SendWr wr = new SendWr().wrId(9).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+            wr.sge(0).set(bigMr, 0, p.a.mtu() + 1);
+            assertEquals(0, p.sa.qp.postSend(wr));
+            assertEquals(1, p.sa.cq.await(p.sa.wcs, 1, TimeUnit.MILLISECONDS));
+            assertEquals(WcStatus.LOCAL_LENGTH_ERROR, p.sa.wcs[0].status());
+            RecvWr r = new RecvWr();
+            r.sge().set(p.sb.mr, 0, 8);
+            assertEquals(QueuePair.ENOMEM, p.sb.qp.postRecv(r), "the receive queue was filled at set-up");
+        }
+    }
+
+    @Test
+    void shouldDeliverUnreliableDatagramsOnUdQps() {
+        try (SimWorld w = new SimWorld(5); VerbsPair p = pair(w, QpType.UD)) {
+            SendWr wr = new SendWr().destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+            wr.sge(0).set(p.sa.mr, 0, 64);
+            for (int i = 0; i < 10; i++) {
+                assertEquals(0, p.sa.qp.postSend(wr.wrId(i)));
+            }
+            int got = 0;
+            for (int i = 0; i < 20 && got < 10; i++) {
+                got += p.sb.cq.await(p.sb.wcs, 1, TimeUnit.MILLISECONDS);
+            }
+            assertEquals(10, got);
+            assertEquals(0, p.b.counters().get("tx_acks"));
+        }
+    }
+
+    @Test
+    void shouldRaiseRemoteUnresponsiveThroughTheContext() {
+        ContextConfig quick = new ContextConfig();
+        quick.srd().transportTimeoutNanos(2_000_000).retryBudget(4).rtoMaxNanos(1_000_000);
+        try (SimWorld w = new SimWorld(6);
+             VerbsPair p = new VerbsPair(Context.open(Device.sim(w), quick), Context.open(Device.sim(w)), QpType.SRD, 4, 64)) {
+            for (int path = 0; path < 16; path++) {
+                w.network().blackhole(path, true);
+            }
+            SendWr wr = new SendWr().wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+            wr.sge(0).set(p.sa.mr, 0, 8);
+            p.sa.qp.postSend(wr);
+            AsyncEventQueue.AsyncEvent e = p.a.awaitAsyncEvent(100, TimeUnit.MILLISECONDS);
+            assertEquals("REMOTE_UNRESPONSIVE", e.typeName());
+            assertEquals(p.b.ip(), e.remoteIp());
+            assertEquals(1, p.sa.cq.await(p.sa.wcs, 100, TimeUnit.MILLISECONDS));
+            assertEquals(WcStatus.REMOTE_UNRESPONSIVE, p.sa.wcs[0].status());
+        }
+    }
+}
