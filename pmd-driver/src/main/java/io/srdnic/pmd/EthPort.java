@@ -197,12 +197,25 @@ public final class EthPort implements AutoCloseable {
         DpdkException.check(rte_ethdev_h.rte_eth_dev_start((short) id), "rte_eth_dev_start(" + name + ")",
             "check the interface exists and is up (af_xdp/af_packet), or the memif socket path is writable");
         started = true;
+        for (RxQueue q : rxQueues) {
+            q.bind();
+        }
+        for (TxQueue q : txQueues) {
+            q.bind();
+        }
         return this;
     }
 
+    /** Stops the port; its queues drop their PMD pointers first (a burst on a stopped port does nothing). */
     public void stop() {
         if (started) {
             started = false;
+            for (RxQueue q : rxQueues) {
+                q.unbind();
+            }
+            for (TxQueue q : txQueues) {
+                q.unbind();
+            }
             rte_ethdev_h.rte_eth_dev_stop((short) id);
         }
     }

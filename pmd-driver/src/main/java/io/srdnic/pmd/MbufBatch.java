@@ -13,6 +13,7 @@ public final class MbufBatch {
     public static final int DEFAULT_CAPACITY = 32;
 
     private final MemorySegment pointers;
+    private final long pointersAddress;
     private final Mbuf[] views;
     private int count;
 
@@ -21,6 +22,7 @@ public final class MbufBatch {
             throw new IllegalArgumentException("burst capacity must be 1..65535, was " + capacity);
         }
         this.pointers = arena.allocate(ValueLayout.ADDRESS, capacity);
+        this.pointersAddress = pointers.address();
         this.views = new Mbuf[capacity];
         for (int i = 0; i < capacity; i++) {
             views[i] = new Mbuf();
@@ -90,5 +92,13 @@ public final class MbufBatch {
     /** The native pointer array, for burst downcalls. */
     public MemorySegment pointers() {
         return pointers;
+    }
+
+    /**
+     * The array's address, for burst downcalls that take pointers as longs. Keep the batch's arena
+     * open as long as the batch is used: the address is not checked per call.
+     */
+    public long pointersAddress() {
+        return pointersAddress;
     }
 }

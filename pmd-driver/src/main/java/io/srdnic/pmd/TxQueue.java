@@ -1,29 +1,58 @@
 package io.srdnic.pmd;
 
+import io.srdnic.ffm.EthBurst;
 import io.srdnic.ffm.srdnic_shim_h;
+import java.lang.foreign.MemorySegment;
 
-/** One transmit queue of a started port. Owned by one thread. */
+/**
+ * One transmit queue of a port. Owned by one thread. Bursts call the PMD's function straight from
+ * {@code rte_eth_fp_ops}; frames the queue does not take are freed (one more downcall, only then)
+ * and counted. While the port is stopped every frame is freed and counted.
+ */
 public final class TxQueue {
-    private final short port;
-    private final short queue;
+    private final int port;
+    private final int queue;
+    private MemorySegment function;
+    private long queuePointer;
     private long dropped;
 
     TxQueue(int port, int queue) {
-        this.port = (short) port;
-        this.queue = (short) queue;
+        this.port = port;
+        this.queue = queue;
+    }
+
+    void bind() {
+        EthBurst.Entry e = EthBurst.tx(port, queue);
+        function = e.function();
+        queuePointer = e.queue();
+    }
+
+    void unbind() {
+        function = null;
+        queuePointer = 0;
     }
 
     /**
-     * Sends the batch in one rte_eth_tx_burst and clears it; what the queue does not take is freed
-     * in the same downcall and counted in {@link #dropped()}. Returns the number sent.
+     * Sends the batch in one burst and clears it; what the queue does not take is freed and counted
+     * in {@link #dropped()}. Returns the number sent.
      */
     public int burst(MbufBatch batch) {
         int n = batch.count();
         if (n == 0) {
             return 0;
         }
-        int sent = Short.toUnsignedInt(srdnic_shim_h.srdnic_tx_burst_or_free(port, queue, batch.pointers(), (short) n));
-        dropped += n - sent;
+        int sent = 0;
+        if (function != null) {
+            try {
+                sent = Short.toUnsignedInt((short) EthBurst.BURST.invokeExact(function, queuePointer, batch.pointersAddress(), (short) n));
+            } catch (Throwable t) {
+                throw new AssertionError("tx burst downcall failed", t);
+            }
+        }
+        if (sent < n) {
+            srdnic_shim_h.srdnic_pktmbuf_free_bulk(batch.pointers().asSlice(sent * 8L), n - sent);
+            dropped += n - sent;
+        }
         batch.clear();
         return sent;
     }
