@@ -1,32 +1,28 @@
 package io.srdnic.cli;
 
-import io.srdnic.cli.pktgen.PktgenCommand;
+import io.srdnic.cli.demo.SrdDemo;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
- * {@code srdnic demo}: the README's main job. Until the SRD transport and verbs API land, it shows
- * the layer they stand on: pktgen over a net_ring pair in this process, then over memif between
- * two processes, every frame checked.
+ * {@code srdnic demo}: the README's main job — a two-host SRD session over a net_ring pair (no NIC,
+ * no root needed): ping-pong, bandwidth, then injected loss repaired by retransmission.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Show srdnic moving verified frames over virtual DPDK links (ring, then memif between two processes).")
+    description = "Two SRD hosts on a virtual link: ping-pong, bandwidth, and a lossy run with zero lost messages.")
 final class DemoCommand implements Callable<Integer> {
+    @Option(names = "--ping-pongs", defaultValue = "10000", description = "Round trips in the ping-pong (default ${DEFAULT-VALUE}).")
+    int pingPongs;
+
+    @Option(names = "--messages", defaultValue = "200000", description = "Messages in the bandwidth run (default ${DEFAULT-VALUE}).")
+    int messages;
+
+    @Option(names = "--lossy-messages", defaultValue = "50000", description = "Messages in the lossy run (default ${DEFAULT-VALUE}).")
+    int lossyMessages;
 
     @Override
     public Integer call() {
-        String[][] runs = {
-            {"--link", "ring", "--count", "1000000", "--size", "64"},
-            {"--link", "memif", "--count", "200000", "--size", "64"},
-        };
-        int status = 0;
-        for (String[] run : runs) {
-            System.out.println("== srdnic pktgen " + String.join(" ", run));
-            // Each run starts its own EAL: ring runs here, so memif (two child JVMs) goes second.
-            status |= new CommandLine(new PktgenCommand()).execute(run);
-        }
-        System.out.println(status == 0 ? "demo: every frame arrived once and intact" : "demo: FAILED (see above)");
-        return status;
+        return SrdDemo.run(pingPongs, messages, lossyMessages);
     }
 }

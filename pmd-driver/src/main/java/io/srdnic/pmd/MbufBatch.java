@@ -81,6 +81,12 @@ public final class MbufBatch {
         pointers.setAtIndex(ValueLayout.JAVA_LONG, count++, mbufAddress);
     }
 
+    /** Overwrites slot {@code index} (which must be filled) with another mbuf. */
+    public void set(int index, long mbufAddress) {
+        address(index);
+        pointers.setAtIndex(ValueLayout.JAVA_LONG, index, mbufAddress);
+    }
+
     /** Moves the last mbuf into slot {@code index} and shrinks by one (order is not kept). */
     public long removeAt(int index) {
         long removed = address(index);
