@@ -111,6 +111,9 @@ public final class QueuePair {
         if (ah == null || ah.destroyed) {
             throw new VerbsException("the work request's address handle is " + (ah == null ? "not set" : "destroyed"));
         }
+        if (ah.pd != pd) {
+            throw new VerbsException("the address handle belongs to another protection domain than the QP");
+        }
         if (sendsOutstanding.get() >= maxSendWr) {
             return ENOMEM;
         }
