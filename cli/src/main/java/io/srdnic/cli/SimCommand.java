@@ -73,6 +73,9 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write every frame sent on the simulated wire to a pcap file (virtual timestamps).")
     Path pcap;
 
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any SRD transport setting (docs/configuration.md), e.g. --set rto-min-us=20.")
+    Map<String, String> settings = new LinkedHashMap<>();
+
     @Option(names = "--stats", description = "Print the transport's counters (drops by reason, retransmits, ...).")
     boolean stats;
 
@@ -87,13 +90,15 @@ final class SimCommand implements Callable<Integer> {
         System.err.printf(Locale.ROOT, "sim: %d hosts%s, %d messages of %d B, loss %.3f dup %.3f reorder %.3f, %d paths%s, seed %d%n",
             hosts, incast ? " (incast)" : "", messages, size, loss, dup, reorder, paths,
             dead.isEmpty() ? "" : " (blackholed " + dead + ")", seed);
+        SrdConfig srd = new SrdConfig();
+        settings.forEach(srd::set);
         long start = System.nanoTime();
         SimReport r;
         if (pcap == null) {
-            r = SrdSimulation.run(scenario, port -> port, new SrdConfig());
+            r = SrdSimulation.run(scenario, port -> port, srd);
         } else {
             try (PcapWriter writer = new PcapWriter(pcap)) {
-                r = SrdSimulation.run(scenario, port -> new CapturingPacketIo(port, writer, port.network().clock()::now), new SrdConfig());
+                r = SrdSimulation.run(scenario, port -> new CapturingPacketIo(port, writer, port.network().clock()::now), srd);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write " + pcap + ": " + e.getMessage(), e);
             }

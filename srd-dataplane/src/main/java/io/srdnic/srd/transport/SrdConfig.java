@@ -144,6 +144,50 @@ public final class SrdConfig {
         return this;
     }
 
+    /** The knobs {@link #set} takes by name (the CLI's {@code --set KEY=VALUE}), with their units. */
+    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "paths",
+        "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
+        "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
+        "idle-context-ms", "max-contexts", "max-qps", "max-outstanding", "burst");
+
+    /** Sets one knob by its name in {@link #KEYS}; throws with the list of names for an unknown one. */
+    public SrdConfig set(String key, String value) {
+        try {
+            switch (key) {
+                case "mtu" -> mtu = Integer.parseInt(value);
+                case "udp-port" -> udpPort = Integer.parseInt(value);
+                case "udp-checksum" -> udpChecksum = Boolean.parseBoolean(value);
+                case "paths" -> paths = Integer.parseInt(value);
+                case "rto-initial-us" -> rtoInitialNanos = micros(value);
+                case "rto-min-us" -> rtoMinNanos = micros(value);
+                case "rto-max-us" -> rtoMaxNanos = micros(value);
+                case "transport-timeout-ms" -> transportTimeoutNanos = micros(value) * 1000;
+                case "retry-budget" -> retryBudget = Integer.parseInt(value);
+                case "window" -> window = Integer.parseInt(value);
+                case "cc-initial-window" -> ccInitialWindow = Integer.parseInt(value);
+                case "cc-target-queueing-us" -> ccTargetQueueingNanos = micros(value);
+                case "cc-additive-increase" -> ccAdditiveIncrease = Double.parseDouble(value);
+                case "cc-beta" -> ccBeta = Double.parseDouble(value);
+                case "cc-max-decrease" -> ccMaxDecrease = Double.parseDouble(value);
+                case "path-avoid-us" -> pathAvoidNanos = micros(value);
+                case "rnr-backoff-us" -> rnrBackoffNanos = micros(value);
+                case "idle-context-ms" -> idleContextNanos = micros(value) * 1000;
+                case "max-contexts" -> maxContexts = Integer.parseInt(value);
+                case "max-qps" -> maxQps = Integer.parseInt(value);
+                case "max-outstanding" -> maxOutstandingRequests = Integer.parseInt(value);
+                case "burst" -> burst = Integer.parseInt(value);
+                default -> throw new IllegalArgumentException("unknown SRD setting '" + key + "': one of " + KEYS);
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("SRD setting " + key + "=" + value + " is not a number");
+        }
+        return this;
+    }
+
+    private static long micros(String value) {
+        return Math.round(Double.parseDouble(value) * 1000);
+    }
+
     /** An unconcluded copy, for another transport. */
     public SrdConfig copy() {
         SrdConfig c = new SrdConfig();
