@@ -37,10 +37,11 @@ public final class Context implements AutoCloseable {
         SrdConfig srd = config.srd.copy().localIp(device.simIp != 0 ? device.simIp : config.ip).maxQps(MAX_QP);
         SplittableRandom r = new SplittableRandom(config.epochSeed);
         int epoch = r.nextInt() | 1;
-        SrdTransport transport = new SrdTransport(device.io, srd, epoch, r.nextLong());
-        this.mtu = transport.mtu();
+        long psnSeed = r.nextLong();
         this.keys = r.split();
-        this.dataplane = new Dataplane(transport, config.mode, device.clock, device.world, device.name);
+        this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, device.clock,
+            device.world, device.name);
+        this.mtu = dataplane.transport.mtu();
     }
 
     /** Opens {@code device}: creates the transport and starts the dataplane in the configured mode. */

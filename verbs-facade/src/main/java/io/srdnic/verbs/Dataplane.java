@@ -5,12 +5,15 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
 import java.lang.foreign.MemorySegment;
+import io.srdnic.pmd.Eal;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The embedded dataplane of one context: the SRD transport and the duty cycle that drives it.
@@ -21,7 +24,8 @@ import java.util.function.LongSupplier;
 final class Dataplane implements AutoCloseable {
     private static final int POST_RING_CAPACITY = 8192;
 
-    final SrdTransport transport;
+    /** Made on the thread that runs it (its buffers live in a confined arena); set before anyone else sees the dataplane. */
+    SrdTransport transport;
     final ThreadingMode mode;
     private final LongSupplier clock;
     private final SimWorld world;
@@ -32,21 +36,31 @@ final class Dataplane implements AutoCloseable {
     private final Thread agent;
     private volatile boolean running = true;
 
-    Dataplane(SrdTransport transport, ThreadingMode mode, LongSupplier clock, SimWorld world, String name) {
-        this.transport = transport;
+    Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, LongSupplier clock, SimWorld world, String name) {
         this.mode = world != null ? ThreadingMode.INVOKER : mode;
         this.clock = clock;
         this.world = world;
         this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
+        if (this.mode == ThreadingMode.DEDICATED) {
+            CompletableFuture<SrdTransport> made = new CompletableFuture<>();
+            agent = new Thread(() -> agentLoop(factory, made), "srdnic-dataplane-" + name);
+            agent.setDaemon(true);
+            agent.start();
+            transport = made.join();
+        } else {
+            agent = null;
+            registerWithDpdk();
+            transport = factory.get();
+        }
         if (world != null) {
             world.join(this);
         }
-        if (this.mode == ThreadingMode.DEDICATED) {
-            agent = new Thread(this::agentLoop, "srdnic-dataplane-" + name);
-            agent.setDaemon(true);
-            agent.start();
-        } else {
-            agent = null;
+    }
+
+    /** A thread that bursts on DPDK ports gets an lcore id, so mempool caches work for it. */
+    private static void registerWithDpdk() {
+        if (Eal.isRunning()) {
+            Eal.current().registerThread();
         }
     }
 
@@ -90,7 +104,15 @@ final class Dataplane implements AutoCloseable {
         }
     }
 
-    private void agentLoop() {
+    private void agentLoop(Supplier<SrdTransport> factory, CompletableFuture<SrdTransport> made) {
+        try {
+            registerWithDpdk();
+            transport = factory.get();
+            made.complete(transport);
+        } catch (Throwable t) {
+            made.completeExceptionally(t);
+            return;
+        }
         int idle = 0;
         while (running) {
             if (runCycle(clock.getAsLong()) > 0) {
@@ -103,6 +125,7 @@ final class Dataplane implements AutoCloseable {
                 LockSupport.parkNanos(10_000);
             }
         }
+        transport.close(); // on its own thread: its arena is confined to it
     }
 
     /** Runs a control operation on the dataplane's thread and returns its result (or throws its exception). */
@@ -230,6 +253,8 @@ final class Dataplane implements AutoCloseable {
         if (world != null) {
             world.leave(this);
         }
-        transport.close();
+        if (agent == null) {
+            transport.close();
+        }
     }
 }
