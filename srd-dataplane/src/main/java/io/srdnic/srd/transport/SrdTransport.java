@@ -480,6 +480,10 @@ public final class SrdTransport implements AutoCloseable {
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts[active[i]];
             int allowance = ctx.sendAllowance();
+            if (ctx.inflight == 0 && ctx.pendingCount > 0) {
+                // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
+                ctx.lastProgress = now;
+            }
             while (allowance > 0 && ctx.pendingCount > 0 && ctx.nextPsn - ctx.sendBase < ctx.slot.length) {
                 int r = popPending(ctx);
                 if (requests.state[r] == SendRequests.CANCELLED) {

@@ -195,4 +195,22 @@ class SrdContextLifecycleTest {
             assertEquals(0, a.requestsInUse());
         }
     }
+
+    @Test
+    void shouldNotCallAPeerUnresponsiveAfterAnIdlePeriod() {
+        try (SimFabric f = new SimFabric(2)) {
+            SrdTransport a = f.addHost(new SrdConfig().transportTimeoutNanos(5 * MS).idleContextNanos(1000 * MS));
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 8, 8);
+            MemorySegment msg = f.arena.allocate(8);
+            int ah = f.ah(a, 1);
+            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
+            f.runFor(20 * MS); // idle far longer than the transport timeout
+            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, MS));
+            assertNull(a.events().poll(), "a responsive peer after a quiet spell is not unresponsive");
+        }
+    }
 }
