@@ -120,6 +120,45 @@ class VerbsSimTest {
     }
 
     @Test
+    void shouldRefusePostsInResetAndReturnEnomemOnAFullSendQueue() {
+        try (SimWorld w = new SimWorld(7); Context a = Context.open(Device.sim(w)); Context b = Context.open(Device.sim(w))) {
+            ProtectionDomain pd = a.allocPd();
+            CompletionQueue cq = a.createCq(64);
+            QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 2, 2, 1, 0);
+            MemoryRegion mr = pd.registerMemory(java.lang.foreign.Arena.global().allocate(64), Access.LOCAL_WRITE);
+            AddressHandle ah = pd.createAddressHandle(b.mac(), b.ip());
+            SendWr wr = new SendWr().destination(ah, 1, 1).numSge(1);
+            wr.sge(0).set(mr, 0, 8);
+            VerbsException reset = assertThrows(VerbsException.class, () -> qp.postSend(wr));
+            assertTrue(reset.getMessage().contains("RESET"), reset.getMessage());
+            RecvWr r = new RecvWr();
+            r.sge().set(mr, 0, 8);
+            assertThrows(VerbsException.class, () -> qp.postRecv(r), "no receives in RESET either");
+            qp.modify(QpState.INIT, 1);
+            qp.modify(QpState.RTR, 0);
+            qp.modify(QpState.RTS, 0);
+            assertEquals(0, qp.postSend(wr.wrId(1)));
+            assertEquals(0, qp.postSend(wr.wrId(2)));
+            assertEquals(QueuePair.ENOMEM, qp.postSend(wr.wrId(3)), "a send queue of depth 2 is full");
+            assertThrows(VerbsException.class, () -> pd.createQueuePair(QpType.SRD, cq, cq, 0, 1, 1, 0), "depth 0");
+            VerbsException illegal = assertThrows(VerbsException.class, () -> qp.modify(QpState.INIT, 1));
+            assertTrue(illegal.getMessage().contains("illegal transition"), illegal.getMessage());
+        }
+    }
+
+    @Test
+    void shouldReportHonestCapabilities() {
+        try (SimWorld w = new SimWorld(8); Context a = Context.open(Device.sim(w))) {
+            DeviceAttributes caps = a.queryDevice();
+            assertEquals(4096, caps.mtu());
+            assertEquals(caps.mtu(), caps.maxMessageSize(), "no segmentation");
+            assertTrue(!caps.rdmaRead() && !caps.rdmaWrite(), "SEND only, as the seed's SRD");
+            assertTrue(caps.rnrRetry());
+            assertTrue(caps.maxQp() > 0 && caps.maxQpWr() > 0 && caps.maxSge() > 0 && caps.maxInlineData() > 0);
+        }
+    }
+
+    @Test
     void shouldDeliverUnreliableDatagramsOnUdQps() {
         try (SimWorld w = new SimWorld(5); VerbsPair p = pair(w, QpType.UD)) {
             SendWr wr = new SendWr().destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
