@@ -1,7 +1,6 @@
 package io.srdnic.pmd;
 
 import io.srdnic.ffm.EthBurst;
-import java.lang.foreign.MemorySegment;
 
 /**
  * One receive queue of a port. Owned by one thread. Bursts call the PMD's function straight from
@@ -11,8 +10,7 @@ import java.lang.foreign.MemorySegment;
 public final class RxQueue {
     private final int port;
     private final int queue;
-    private MemorySegment function;
-    private long queuePointer;
+    private final BoundBurst burst = new BoundBurst();
 
     RxQueue(int port, int queue) {
         this.port = port;
@@ -21,29 +19,17 @@ public final class RxQueue {
 
     /** Called by EthPort once the port has started: the PMD's pointers are valid from now on. */
     void bind() {
-        EthBurst.Entry e = EthBurst.rx(port, queue);
-        function = e.function();
-        queuePointer = e.queue();
+        burst.bind(EthBurst.rx(port, queue));
     }
 
     /** Called by EthPort before the port stops. */
     void unbind() {
-        function = null;
-        queuePointer = 0;
+        burst.unbind();
     }
 
     /** One burst into {@code batch} (its previous contents are overwritten); returns the count. */
     public int burst(MbufBatch batch) {
-        if (function == null) {
-            batch.count(0);
-            return 0;
-        }
-        int n;
-        try {
-            n = Short.toUnsignedInt((short) EthBurst.BURST.invokeExact(function, queuePointer, batch.pointersAddress(), (short) batch.capacity()));
-        } catch (Throwable t) {
-            throw new AssertionError("rx burst downcall failed", t);
-        }
+        int n = burst.call(batch, batch.capacity());
         batch.count(n);
         return n;
     }

@@ -2,7 +2,6 @@ package io.srdnic.pmd;
 
 import io.srdnic.ffm.EthBurst;
 import io.srdnic.ffm.srdnic_shim_h;
-import java.lang.foreign.MemorySegment;
 
 /**
  * One transmit queue of a port. Owned by one thread. Bursts call the PMD's function straight from
@@ -12,8 +11,7 @@ import java.lang.foreign.MemorySegment;
 public final class TxQueue {
     private final int port;
     private final int queue;
-    private MemorySegment function;
-    private long queuePointer;
+    private final BoundBurst burst = new BoundBurst();
     private long dropped;
 
     TxQueue(int port, int queue) {
@@ -22,14 +20,11 @@ public final class TxQueue {
     }
 
     void bind() {
-        EthBurst.Entry e = EthBurst.tx(port, queue);
-        function = e.function();
-        queuePointer = e.queue();
+        burst.bind(EthBurst.tx(port, queue));
     }
 
     void unbind() {
-        function = null;
-        queuePointer = 0;
+        burst.unbind();
     }
 
     /**
@@ -41,14 +36,7 @@ public final class TxQueue {
         if (n == 0) {
             return 0;
         }
-        int sent = 0;
-        if (function != null) {
-            try {
-                sent = Short.toUnsignedInt((short) EthBurst.BURST.invokeExact(function, queuePointer, batch.pointersAddress(), (short) n));
-            } catch (Throwable t) {
-                throw new AssertionError("tx burst downcall failed", t);
-            }
-        }
+        int sent = burst.call(batch, n);
         if (sent < n) {
             srdnic_shim_h.srdnic_pktmbuf_free_bulk(batch.pointers().asSlice(sent * 8L), n - sent);
             dropped += n - sent;

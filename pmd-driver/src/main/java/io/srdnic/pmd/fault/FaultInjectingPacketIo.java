@@ -1,5 +1,6 @@
 package io.srdnic.pmd.fault;
 
+import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import java.lang.foreign.Arena;
@@ -10,8 +11,7 @@ import java.util.SplittableRandom;
  * real ports where the kernel offers no fault injection of its own (no netem here). Dropped frames
  * are freed and counted; the rest keep their order.
  */
-public final class FaultInjectingPacketIo implements PacketIo {
-    private final PacketIo inner;
+public final class FaultInjectingPacketIo extends ForwardingPacketIo {
     private volatile double lossProbability;
     private final SplittableRandom random;
     private final Arena arena = Arena.ofConfined();
@@ -19,10 +19,10 @@ public final class FaultInjectingPacketIo implements PacketIo {
     private long injectedDrops;
 
     public FaultInjectingPacketIo(PacketIo inner, double lossProbability, long seed) {
+        super(inner);
         if (!(lossProbability >= 0 && lossProbability < 1)) {
             throw new IllegalArgumentException("loss probability must be in [0, 1), was " + lossProbability);
         }
-        this.inner = inner;
         this.lossProbability = lossProbability;
         this.random = new SplittableRandom(seed);
         this.doomed = new MbufBatch(arena, MbufBatch.DEFAULT_CAPACITY * 8);
@@ -59,35 +59,5 @@ public final class FaultInjectingPacketIo implements PacketIo {
     /** Frames this decorator dropped on purpose. */
     public long injectedDrops() {
         return injectedDrops;
-    }
-
-    @Override
-    public int receive(MbufBatch batch) {
-        return inner.receive(batch);
-    }
-
-    @Override
-    public int allocate(MbufBatch batch, int n) {
-        return inner.allocate(batch, n);
-    }
-
-    @Override
-    public void free(MbufBatch batch) {
-        inner.free(batch);
-    }
-
-    @Override
-    public int maxFrameLength() {
-        return inner.maxFrameLength();
-    }
-
-    @Override
-    public long macAddress() {
-        return inner.macAddress();
-    }
-
-    @Override
-    public long txDropped() {
-        return inner.txDropped();
     }
 }

@@ -1,5 +1,6 @@
 package io.srdnic.pmd.pcap;
 
+import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
@@ -17,8 +18,7 @@ import java.util.function.LongSupplier;
  * that is {@code SimNetwork.clock()}, so the capture shows virtual time. Allocates nothing per
  * frame; adds one copy of each captured frame to the data path.
  */
-public final class CapturingPacketIo implements PacketIo {
-    private final PacketIo inner;
+public final class CapturingPacketIo extends ForwardingPacketIo {
     private final PcapWriter writer;
     private final LongSupplier clock;
     private final boolean captureReceived;
@@ -29,7 +29,7 @@ public final class CapturingPacketIo implements PacketIo {
      * ones, into {@code writer}, stamped with {@code clockNanos}.
      */
     public CapturingPacketIo(PacketIo inner, PcapWriter writer, LongSupplier clockNanos, boolean captureReceived) {
-        this.inner = Objects.requireNonNull(inner, "inner");
+        super(inner);
         this.writer = Objects.requireNonNull(writer, "writer");
         this.clock = Objects.requireNonNull(clockNanos, "clockNanos");
         this.captureReceived = captureReceived;
@@ -63,36 +63,6 @@ public final class CapturingPacketIo implements PacketIo {
         for (int i = 0; i < n; i++) {
             writer.write(view.wrap(batch.address(i)), now);
         }
-    }
-
-    @Override
-    public int allocate(MbufBatch batch, int n) {
-        return inner.allocate(batch, n);
-    }
-
-    @Override
-    public void free(MbufBatch batch) {
-        inner.free(batch);
-    }
-
-    @Override
-    public int maxFrameLength() {
-        return inner.maxFrameLength();
-    }
-
-    @Override
-    public long macAddress() {
-        return inner.macAddress();
-    }
-
-    @Override
-    public long txDropped() {
-        return inner.txDropped();
-    }
-
-    /** The port being captured. */
-    public PacketIo inner() {
-        return inner;
     }
 
     public PcapWriter writer() {
