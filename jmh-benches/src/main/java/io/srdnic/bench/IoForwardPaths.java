@@ -1,5 +1,6 @@
 package io.srdnic.bench;
 
+import io.srdnic.pmd.Affinity;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;

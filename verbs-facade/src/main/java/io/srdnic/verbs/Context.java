@@ -39,7 +39,7 @@ public final class Context implements AutoCloseable {
         int epoch = r.nextInt() | 1;
         long psnSeed = r.nextLong();
         this.keys = r.split();
-        this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, device.clock,
+        this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu, device.clock,
             device.world, device.name);
         this.mtu = dataplane.transport.mtu();
     }

@@ -8,12 +8,19 @@ import io.srdnic.srd.transport.SrdConfig;
  */
 public final class ContextConfig {
     ThreadingMode mode = ThreadingMode.INVOKER;
+    int cpu = -1;
     int ip = 0x0A00_0001;
     long epochSeed = System.nanoTime();
     final SrdConfig srd = new SrdConfig();
 
     public ContextConfig mode(ThreadingMode m) {
         this.mode = m;
+        return this;
+    }
+
+    /** DEDICATED mode: pin the dataplane thread to this CPU (-1, the default: let the scheduler place it). */
+    public ContextConfig cpu(int core) {
+        this.cpu = core;
         return this;
     }
 

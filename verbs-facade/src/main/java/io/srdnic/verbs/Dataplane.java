@@ -5,6 +5,7 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
 import java.lang.foreign.MemorySegment;
+import io.srdnic.pmd.Affinity;
 import io.srdnic.pmd.Eal;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -36,14 +37,14 @@ final class Dataplane implements AutoCloseable {
     private final Thread agent;
     private volatile boolean running = true;
 
-    Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, LongSupplier clock, SimWorld world, String name) {
+    Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, LongSupplier clock, SimWorld world, String name) {
         this.mode = world != null ? ThreadingMode.INVOKER : mode;
         this.clock = clock;
         this.world = world;
         this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
         if (this.mode == ThreadingMode.DEDICATED) {
             CompletableFuture<SrdTransport> made = new CompletableFuture<>();
-            agent = new Thread(() -> agentLoop(factory, made), "srdnic-dataplane-" + name);
+            agent = new Thread(() -> agentLoop(factory, cpu, made), "srdnic-dataplane-" + name);
             agent.setDaemon(true);
             agent.start();
             transport = made.join();
@@ -104,8 +105,11 @@ final class Dataplane implements AutoCloseable {
         }
     }
 
-    private void agentLoop(Supplier<SrdTransport> factory, CompletableFuture<SrdTransport> made) {
+    private void agentLoop(Supplier<SrdTransport> factory, int cpu, CompletableFuture<SrdTransport> made) {
         try {
+            if (cpu >= 0) {
+                Affinity.pinCurrentThread(cpu);
+            }
             registerWithDpdk();
             transport = factory.get();
             made.complete(transport);

@@ -1,4 +1,4 @@
-package io.srdnic.bench;
+package io.srdnic.pmd;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
@@ -39,7 +39,7 @@ public final class Affinity {
         }
         if (rc != 0) {
             throw new IllegalStateException("cannot pin the thread to CPU " + cpu + " (is it online and in this process's cpuset? see taskset -p "
-                + ProcessHandle.current().pid() + "); pass --cpu -1 to run unpinned");
+                + ProcessHandle.current().pid() + ")");
         }
     }
 }
