@@ -30,10 +30,8 @@ import java.util.SplittableRandom;
  * packet is lost once one sent sufficiently later has been acknowledged — and by RTO with backoff;
  * a retransmission avoids the path the packet was lost on.
  * <p>
- * Responder: transport checks (version, length, context, epoch, PSN window, duplicate) first, then
- * QP checks (QP exists and can receive, Q_Key, opcode, a receive posted, the message fits). Passing
- * both delivers the message at once, in arrival order; failing the QP checks drops it and answers
- * with a drop indication, which the requester turns into the matching completion status.
+ * Responder: {@link Responder} (transport checks, then QP checks; delivery in arrival order; drop
+ * indications the requester here turns into the matching completion status).
  */
 public final class SrdTransport implements AutoCloseable {
     public static final int POST_OK = 0;
@@ -51,14 +49,14 @@ public final class SrdTransport implements AutoCloseable {
 
     private final PacketIo io;
     private final SrdConfig config;
-    private final int epoch;
-    private final long localMac;
-    private final int localIp;
-    private final int udpPort;
+    final int epoch;
+    final long localMac;
+    final int localIp;
+    final int udpPort;
     private final int mtu;
-    private final boolean udpChecksum;
+    final boolean udpChecksum;
     private final SplittableRandom random;
-    private final SrdCounters counters = new SrdCounters();
+    final SrdCounters counters = new SrdCounters();
     private final AsyncEventQueue events = new AsyncEventQueue();
 
     private final SrdContext[] contexts;
@@ -79,8 +77,9 @@ public final class SrdTransport implements AutoCloseable {
     private final MbufBatch rxBatch;
     private final MbufBatch txBatch;
     private final MbufBatch spare;
-    private final Mbuf txView = new Mbuf();
+    final Mbuf txView = new Mbuf();
     private final SrdContext.TransmissionCheck transmissionCheck = this::isCurrentTransmission;
+    private final Responder responder = new Responder(this);
     private long lastNow;
     private long lastHousekeeping;
     private int datagramEntropy;
@@ -371,7 +370,7 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- contexts
 
-    private SrdContext contextFor(int ip, long mac, int port, long now) {
+    SrdContext contextFor(int ip, long mac, int port, long now) {
         int index = contextByIp.get(ip);
         if (index != IntIntMap.MISSING) {
             SrdContext ctx = contexts[index];
@@ -396,7 +395,7 @@ public final class SrdTransport implements AutoCloseable {
         return null;
     }
 
-    private SrdContext existingContext(int ip) {
+    SrdContext existingContext(int ip) {
         int index = contextByIp.get(ip);
         return index == IntIntMap.MISSING ? null : contexts[index];
     }
@@ -687,16 +686,6 @@ public final class SrdTransport implements AutoCloseable {
         qp.released(buffer, offset);
     }
 
-    private void onDatagram(Mbuf m, int type) {
-        counters.rxDatagrams++;
-        SrdQp qp = qp(SrdHeader.destinationQpn(m));
-        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || SrdHeader.qkey(m) != qp.qkey
-            || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength()
-            || deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
-            counters.datagramsDropped++; // UD: no indication goes back
-        }
-    }
-
     private void sendProbe(SrdContext ctx, int path, long now) {
         long address = takeMbuf();
         if (address == 0) {
@@ -710,7 +699,7 @@ public final class SrdTransport implements AutoCloseable {
         emit(address);
     }
 
-    private void writeControlHeader(Mbuf m, int type, int srcContext, int dstContext, int psn, int sendBase, long timestamp) {
+    void writeControlHeader(Mbuf m, int type, int srcContext, int dstContext, int psn, int sendBase, long timestamp) {
         SrdHeader.versionAndType(m, type);
         SrdHeader.flags(m, 0);
         SrdHeader.payloadLength(m, 0);
@@ -726,7 +715,7 @@ public final class SrdTransport implements AutoCloseable {
         SrdHeader.timestamp(m, timestamp);
     }
 
-    private long takeMbuf() {
+    long takeMbuf() {
         if (spare.isEmpty() && io.allocate(spare, spare.capacity()) == 0 && io.allocate(spare, 1) == 0) {
             counters.noMbuf++;
             return 0;
@@ -734,7 +723,7 @@ public final class SrdTransport implements AutoCloseable {
         return spare.removeAt(spare.count() - 1);
     }
 
-    private void emit(long address) {
+    void emit(long address) {
         txBatch.add(address);
         if (txBatch.isFull()) {
             flush();
@@ -764,13 +753,13 @@ public final class SrdTransport implements AutoCloseable {
             }
             switch (type) {
                 case PacketType.ACK -> onAck(m, now);
-                case PacketType.PROBE -> onProbe(m, now);
+                case PacketType.PROBE -> responder.onProbe(m);
                 case PacketType.PROBE_REPLY -> onProbeReply(m);
                 default -> {
                     if ((SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0) {
-                        onDatagram(m, type);
+                        responder.onDatagram(m, type);
                     } else {
-                        onData(m, type, now);
+                        responder.onData(m, type, now);
                     }
                 }
             }
@@ -779,127 +768,6 @@ public final class SrdTransport implements AutoCloseable {
             io.free(rxBatch);
         }
         return n;
-    }
-
-    private void onData(Mbuf m, int type, long now) {
-        counters.rxData++;
-        int srcIp = Ipv4UdpFrame.sourceIp(m);
-        SrdContext ctx = contextFor(srcIp, Ipv4UdpFrame.sourceMac(m), udpPort, now);
-        if (ctx == null) {
-            return; // no context to hold its state: unacknowledged, the sender retries
-        }
-        ctx.rxPackets++;
-        ctx.lastActivity = now;
-        int peerEpoch = SrdHeader.epoch(m);
-        int peerContext = SrdHeader.sourceContext(m);
-        if (!ctx.rxStarted || ctx.rxPeerEpoch != peerEpoch || ctx.rxPeerContext != peerContext) {
-            // First contact, or the peer restarted (new epoch) or re-created its context: its PSNs start afresh.
-            if (ctx.rxStarted) {
-                counters.peerResets++;
-            }
-            ctx.rx.reset(SrdHeader.sendBase(m));
-            ctx.rxStarted = true;
-            ctx.rxPeerEpoch = peerEpoch;
-            ctx.rxPeerContext = peerContext;
-        }
-        ctx.rx.slideTo(SrdHeader.sendBase(m));
-        int psn = SrdHeader.psn(m);
-        switch (ctx.rx.classify(psn)) {
-            case ReceiveWindow.NEW -> {
-                int reason = qpCheck(m, type);
-                if (reason == 0) {
-                    reason = deliver(m, type, srcIp);
-                }
-                if (reason != 0) {
-                    if (!ctx.rx.canRecordDrop()) {
-                        return; // too many unconfirmed drops: leave it unacknowledged, it comes again
-                    }
-                    ctx.rx.recordDrop(psn, reason);
-                    counters.dropsSent[reason]++;
-                    ctx.drops++;
-                } else {
-                    ctx.delivered++;
-                }
-                ctx.rx.mark(psn);
-            }
-            case ReceiveWindow.DUPLICATE, ReceiveWindow.OLD -> {
-                counters.duplicates++;
-                ctx.duplicates++;
-            }
-            default -> counters.outOfWindow++;
-        }
-        sendAck(ctx, m, psn);
-    }
-
-    /** The QP checks; 0 when the message may be delivered, else the DropReason. */
-    private int qpCheck(Mbuf m, int type) {
-        SrdQp qp = qp(SrdHeader.destinationQpn(m));
-        if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
-            return DropReason.BAD_DEST_QP;
-        }
-        if (type != PacketType.SEND && type != PacketType.SEND_WITH_IMM) {
-            return DropReason.REMOTE_INVALID_REQUEST;
-        }
-        if (SrdHeader.qkey(m) != qp.qkey) {
-            return DropReason.REMOTE_INVALID_REQUEST;
-        }
-        if (qp.receives.isEmpty()) {
-            qp.rnrDrops++;
-            return DropReason.RNR;
-        }
-        if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
-            return DropReason.REMOTE_OPERATION;
-        }
-        return 0;
-    }
-
-    private int deliver(Mbuf m, int type, int srcIp) {
-        SrdQp qp = qp(SrdHeader.destinationQpn(m));
-        int length = SrdHeader.payloadLength(m);
-        try {
-            m.copyTo(SrdHeader.PAYLOAD_OFFSET, qp.receives.headBuffer(), qp.receives.headOffset(), length);
-        } catch (IllegalStateException closedBuffer) {
-            return DropReason.REMOTE_OPERATION; // the receive's memory is gone: a receive WQE we cannot use
-        }
-        long wrId = qp.receives.headWrId();
-        qp.receives.removeHead();
-        boolean imm = type == PacketType.SEND_WITH_IMM;
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm,
-            SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), srcIp);
-        counters.delivered++;
-        return 0;
-    }
-
-    private void sendAck(SrdContext ctx, Mbuf data, int psn) {
-        long address = takeMbuf();
-        if (address == 0) {
-            return;
-        }
-        Mbuf a = txView.wrap(address);
-        ReceiveWindow rx = ctx.rx;
-        int drops = Math.min(rx.pendingDrops(), SrdAck.MAX_DROPS);
-        int cumulative = rx.cumulative();
-        SrdHeader.versionAndType(a, PacketType.ACK);
-        SrdHeader.flags(a, 0);
-        SrdAck.dropCount(a, drops);
-        SrdAck.sourceContext(a, ctx.id);
-        SrdAck.destinationContext(a, SrdHeader.sourceContext(data));
-        SrdAck.epoch(a, epoch);
-        SrdAck.cumulativePsn(a, cumulative);
-        SrdAck.echoedEpoch(a, SrdHeader.epoch(data));
-        SrdAck.triggerPsn(a, psn);
-        SrdAck.echoedTimestamp(a, SrdHeader.timestamp(data));
-        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
-            SrdAck.sackWord(a, w, rx.sackWord(cumulative, w));
-        }
-        for (int i = 0; i < drops; i++) {
-            SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
-        }
-        // Back on the path the data came by: a dead path loses both, and only that path is blamed.
-        Ipv4UdpFrame.write(a, localMac, Ipv4UdpFrame.sourceMac(data), localIp, Ipv4UdpFrame.sourceIp(data),
-            Ipv4UdpFrame.sourcePort(data), udpPort, SrdAck.length(drops), udpChecksum);
-        counters.txAcks++;
-        emit(address);
     }
 
     private void onAck(Mbuf m, long now) {
@@ -1029,21 +897,6 @@ public final class SrdTransport implements AutoCloseable {
                 return;
             }
         }
-    }
-
-    private void onProbe(Mbuf m, long now) {
-        counters.rxProbes++;
-        long address = takeMbuf();
-        if (address == 0) {
-            return;
-        }
-        SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
-        Mbuf reply = txView.wrap(address);
-        writeControlHeader(reply, PacketType.PROBE_REPLY, ctx == null ? 0 : ctx.id, SrdHeader.sourceContext(m),
-            SrdHeader.psn(m), 0, SrdHeader.timestamp(m));
-        Ipv4UdpFrame.write(reply, localMac, Ipv4UdpFrame.sourceMac(m), localIp, Ipv4UdpFrame.sourceIp(m),
-            Ipv4UdpFrame.sourcePort(m), udpPort, SrdHeader.LENGTH, udpChecksum);
-        emit(address);
     }
 
     private void onProbeReply(Mbuf m) {

@@ -1,0 +1,172 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.SrdAck;
+import io.srdnic.srd.wire.SrdHeader;
+
+/**
+ * The responder half of a transport: what happens to a data packet that arrives. Transport checks
+ * first (context, epoch and context incarnation, PSN inside the window, duplicate), then QP checks
+ * (the QP exists and can receive, opcode, Q_Key, a receive posted, the message fits). A message
+ * passing both is delivered at once, in arrival order; one failing the QP checks is dropped and
+ * answered with a drop indication. Every data packet is acknowledged on the path it came by. UD
+ * datagrams and probes are answered here too. Runs on the transport's thread, with its buffers.
+ */
+final class Responder {
+    private final SrdTransport t;
+
+    Responder(SrdTransport transport) {
+        this.t = transport;
+    }
+
+    void onDatagram(Mbuf m, int type) {
+        t.counters.rxDatagrams++;
+        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || SrdHeader.qkey(m) != qp.qkey
+            || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength()
+            || deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
+            t.counters.datagramsDropped++; // UD: no indication goes back
+        }
+    }
+
+    void onData(Mbuf m, int type, long now) {
+        t.counters.rxData++;
+        int srcIp = Ipv4UdpFrame.sourceIp(m);
+        SrdContext ctx = t.contextFor(srcIp, Ipv4UdpFrame.sourceMac(m), t.udpPort, now);
+        if (ctx == null) {
+            return; // no context to hold its state: unacknowledged, the sender retries
+        }
+        ctx.rxPackets++;
+        ctx.lastActivity = now;
+        int peerEpoch = SrdHeader.epoch(m);
+        int peerContext = SrdHeader.sourceContext(m);
+        if (!ctx.rxStarted || ctx.rxPeerEpoch != peerEpoch || ctx.rxPeerContext != peerContext) {
+            // First contact, or the peer restarted (new epoch) or re-created its context: its PSNs start afresh.
+            if (ctx.rxStarted) {
+                t.counters.peerResets++;
+            }
+            ctx.rx.reset(SrdHeader.sendBase(m));
+            ctx.rxStarted = true;
+            ctx.rxPeerEpoch = peerEpoch;
+            ctx.rxPeerContext = peerContext;
+        }
+        ctx.rx.slideTo(SrdHeader.sendBase(m));
+        int psn = SrdHeader.psn(m);
+        switch (ctx.rx.classify(psn)) {
+            case ReceiveWindow.NEW -> {
+                int reason = qpCheck(m, type);
+                if (reason == 0) {
+                    reason = deliver(m, type, srcIp);
+                }
+                if (reason != 0) {
+                    if (!ctx.rx.canRecordDrop()) {
+                        return; // too many unconfirmed drops: leave it unacknowledged, it comes again
+                    }
+                    ctx.rx.recordDrop(psn, reason);
+                    t.counters.dropsSent[reason]++;
+                    ctx.drops++;
+                } else {
+                    ctx.delivered++;
+                }
+                ctx.rx.mark(psn);
+            }
+            case ReceiveWindow.DUPLICATE, ReceiveWindow.OLD -> {
+                t.counters.duplicates++;
+                ctx.duplicates++;
+            }
+            default -> t.counters.outOfWindow++;
+        }
+        sendAck(ctx, m, psn);
+    }
+
+    /** The QP checks; 0 when the message may be delivered, else the DropReason. */
+    private int qpCheck(Mbuf m, int type) {
+        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
+            return DropReason.BAD_DEST_QP;
+        }
+        if (type != PacketType.SEND && type != PacketType.SEND_WITH_IMM) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (SrdHeader.qkey(m) != qp.qkey) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (qp.receives.isEmpty()) {
+            qp.rnrDrops++;
+            return DropReason.RNR;
+        }
+        if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
+            return DropReason.REMOTE_OPERATION;
+        }
+        return 0;
+    }
+
+    private int deliver(Mbuf m, int type, int srcIp) {
+        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        int length = SrdHeader.payloadLength(m);
+        try {
+            m.copyTo(SrdHeader.PAYLOAD_OFFSET, qp.receives.headBuffer(), qp.receives.headOffset(), length);
+        } catch (IllegalStateException closedBuffer) {
+            return DropReason.REMOTE_OPERATION; // the receive's memory is gone: a receive WQE we cannot use
+        }
+        long wrId = qp.receives.headWrId();
+        qp.receives.removeHead();
+        boolean imm = type == PacketType.SEND_WITH_IMM;
+        qp.recvCq.push(wrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm,
+            SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), srcIp);
+        t.counters.delivered++;
+        return 0;
+    }
+
+    private void sendAck(SrdContext ctx, Mbuf data, int psn) {
+        long address = t.takeMbuf();
+        if (address == 0) {
+            return;
+        }
+        Mbuf a = t.txView.wrap(address);
+        ReceiveWindow rx = ctx.rx;
+        int drops = Math.min(rx.pendingDrops(), SrdAck.MAX_DROPS);
+        int cumulative = rx.cumulative();
+        SrdHeader.versionAndType(a, PacketType.ACK);
+        SrdHeader.flags(a, 0);
+        SrdAck.dropCount(a, drops);
+        SrdAck.sourceContext(a, ctx.id);
+        SrdAck.destinationContext(a, SrdHeader.sourceContext(data));
+        SrdAck.epoch(a, t.epoch);
+        SrdAck.cumulativePsn(a, cumulative);
+        SrdAck.echoedEpoch(a, SrdHeader.epoch(data));
+        SrdAck.triggerPsn(a, psn);
+        SrdAck.echoedTimestamp(a, SrdHeader.timestamp(data));
+        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+            SrdAck.sackWord(a, w, rx.sackWord(cumulative, w));
+        }
+        for (int i = 0; i < drops; i++) {
+            SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
+        }
+        // Back on the path the data came by: a dead path loses both, and only that path is blamed.
+        Ipv4UdpFrame.write(a, t.localMac, Ipv4UdpFrame.sourceMac(data), t.localIp, Ipv4UdpFrame.sourceIp(data),
+            Ipv4UdpFrame.sourcePort(data), t.udpPort, SrdAck.length(drops), t.udpChecksum);
+        t.counters.txAcks++;
+        t.emit(address);
+    }
+
+    void onProbe(Mbuf m) {
+        t.counters.rxProbes++;
+        long address = t.takeMbuf();
+        if (address == 0) {
+            return;
+        }
+        SrdContext ctx = t.existingContext(Ipv4UdpFrame.sourceIp(m));
+        Mbuf reply = t.txView.wrap(address);
+        t.writeControlHeader(reply, PacketType.PROBE_REPLY, ctx == null ? 0 : ctx.id, SrdHeader.sourceContext(m),
+            SrdHeader.psn(m), 0, SrdHeader.timestamp(m));
+        Ipv4UdpFrame.write(reply, t.localMac, Ipv4UdpFrame.sourceMac(m), t.localIp, Ipv4UdpFrame.sourceIp(m),
+            Ipv4UdpFrame.sourcePort(m), t.udpPort, SrdHeader.LENGTH, t.udpChecksum);
+        t.emit(address);
+    }
+}
