@@ -36,6 +36,7 @@ public final class Mbuf {
     private static final ValueLayout.OfInt INT_BE = INT.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final ValueLayout.OfLong LONG_BE = LONG.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final boolean NATIVE_ORDER_IS_LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private long address;
 
@@ -179,19 +180,27 @@ public final class Mbuf {
      */
     public long onesComplementSum(int offset, int length, long initial) {
         long base = at(offset, length);
-        long sum = initial;
+        // RFC 1071 §2(B): the sum is byte-order independent, so add native-order words (no swap per
+        // load) and swap the folded 16-bit result once at the end.
+        long sum = 0;
         int i = 0;
         for (; i + 8 <= length; i += 8) {
-            long w = NATIVE.get(LONG_BE, base + i);
+            long w = NATIVE.get(LONG, base + i);
             sum += (w >>> 32) + (w & 0xFFFF_FFFFL);
         }
         for (; i + 2 <= length; i += 2) {
-            sum += Short.toUnsignedInt(NATIVE.get(SHORT_BE, base + i));
+            sum += Short.toUnsignedInt(NATIVE.get(SHORT, base + i));
         }
         if (i < length) {
-            sum += (NATIVE.get(ValueLayout.JAVA_BYTE, base + i) & 0xFF) << 8;
+            sum += NATIVE.get(ValueLayout.JAVA_BYTE, base + i) & 0xFF; // low byte first in little-endian order
         }
-        return sum;
+        while ((sum >>> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >>> 16);
+        }
+        if (NATIVE_ORDER_IS_LITTLE) {
+            sum = Short.toUnsignedInt(Short.reverseBytes((short) sum));
+        }
+        return initial + sum;
     }
 
     private long at(int offset, int length) {
