@@ -120,14 +120,46 @@ final class ReceiveWindow {
         return cum;
     }
 
-    /** 64 bits of the selective-ack bitmap from {@code cumulative}: bit i = PSN cumulative + 1 + 64 * word + i received, drops excluded. */
+    /**
+     * 64 bits of the selective-ack bitmap from {@code cumulative}: bit i = PSN cumulative + 1 + 64 *
+     * word + i received, drops excluded. Word-wide: the bitmap's bits are taken 64 at a time.
+     */
     long sackWord(int cumulative, int word) {
+        int first = cumulative + 1 + 64 * word;
+        long w = ringBits(first);
+        int belowBase = base - first;              // PSNs before the base are all done
+        if (belowBase > 0) {
+            w |= belowBase >= 64 ? -1L : (1L << belowBase) - 1;
+        }
+        int beyond = first + 63 - (base + mask);   // PSNs past the window alias other slots
+        if (beyond > 0) {
+            w &= beyond >= 64 ? 0 : -1L >>> beyond;
+        }
+        for (int i = 0; i < pendingCount; i++) {
+            int bit = pendingPsn[i] - first;
+            if (bit >= 0 && bit < 64) {
+                w &= ~(1L << bit);
+            }
+        }
+        return w;
+    }
+
+    /** The 64 bitmap bits starting at {@code psn}'s slot, wrapping around the ring. */
+    private long ringBits(int psn) {
+        int pos = psn & mask;
+        int index = pos >>> 6;
+        int shift = pos & 63;
+        long low = bits[index] >>> shift;
+        return shift == 0 ? low : low | bits[(index + 1) & (bits.length - 1)] << (64 - shift);
+    }
+
+    /** The bit-at-a-time definition of {@link #sackWord}, kept for the test that checks it. */
+    long sackWordSlowly(int cumulative, int word) {
         long w = 0;
         int first = cumulative + 1 + 64 * word;
         for (int i = 0; i < 64; i++) {
-            int psn = first + i;
-            int d = psn - base;
-            if (d < 0 || (d <= mask && get(psn))) {
+            int d = first + i - base;
+            if (d < 0 || (d <= mask && get(first + i))) {
                 w |= 1L << i;
             }
         }
