@@ -1,5 +1,6 @@
 package io.srdnic.cli;
 
+import io.srdnic.cli.perf.PerfCommand;
 import io.srdnic.cli.pktgen.PktgenCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "srdnic", mixinStandardHelpOptions = true, version = "srdnic 0.1.0",
     description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
-    subcommands = {DemoCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {DemoCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, CommandLine.HelpCommand.class})
 public final class Srdnic {
 
     public static void main(String[] args) {

@@ -2,6 +2,9 @@ package io.srdnic.pmd;
 
 /** {@link PacketIo} over one RX/TX queue pair of a DPDK port and the pool that feeds it. */
 public final class EthPacketIo implements PacketIo {
+    /** XDP_PACKET_HEADROOM of the kernel: reserved in front of every AF_XDP frame. */
+    static final int XDP_PACKET_HEADROOM = 256;
+
     private final EthPort port;
     private final RxQueue rx;
     private final TxQueue tx;
@@ -14,7 +17,10 @@ public final class EthPacketIo implements PacketIo {
         this.rx = port.rxQueue(queue);
         this.tx = port.txQueue(queue);
         this.pool = pool;
-        this.maxFrameLength = Math.min(pool.frameRoom(), port.info().maxFrameLength());
+        DeviceInfo info = port.info();
+        // AF_XDP copies each frame into a umem frame made from the mbuf, behind XDP's own headroom.
+        int room = "net_af_xdp".equals(info.driverName()) ? pool.frameRoom() - XDP_PACKET_HEADROOM : pool.frameRoom();
+        this.maxFrameLength = Math.min(room, info.maxFrameLength());
         this.mac = port.macAddress();
     }
 

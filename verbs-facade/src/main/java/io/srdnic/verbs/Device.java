@@ -44,7 +44,9 @@ public final class Device {
         EthPort port = EthPort.attach(devargs);
         MbufPool pool = null;
         try {
-            pool = MbufPool.create("srdnic" + POOLS.getAndIncrement(), 8191, 4096 + 256);
+            // AF_XDP builds its umem from the pool: an mbuf must fit a 4 KiB page, so its frames are smaller.
+            int frameRoom = "net_af_xdp".equals(port.info().driverName()) ? 2048 : 4096 + 256;
+            pool = MbufPool.create("srdnic" + POOLS.getAndIncrement(), 8191, frameRoom);
             port.configure(PortConfig.DEFAULT, pool).start();
             return new Device(port.name(), new EthPacketIo(port, 0, pool), System::nanoTime, null, 0, port, pool);
         } catch (RuntimeException e) {

@@ -15,9 +15,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * One side of a two-process run: this same program, started as a child JVM (inside a network
  * namespace when given), talked to by lines on its stdin and stdout. Its stderr is passed through.
+ * Used by pktgen and by perf.
  */
-final class PeerProcess implements AutoCloseable {
+public final class PeerProcess implements AutoCloseable {
     private static final String EOF = "\u0000eof";
+    /** What {@link #next} returns once the process's stdout has ended. */
+    public static final String END = EOF;
     private final String role;
     private final Process process;
     private final Writer stdin;
@@ -33,7 +36,7 @@ final class PeerProcess implements AutoCloseable {
     }
 
     /** Starts {@code srdnic <args>} in a new JVM, inside {@code namespace} unless it is null. */
-    static PeerProcess start(String role, String namespace, List<String> args) {
+    public static PeerProcess start(String role, String namespace, List<String> args) {
         List<String> command = new ArrayList<>();
         if (namespace != null) {
             command.addAll(List.of("ip", "netns", "exec", namespace));
@@ -61,7 +64,7 @@ final class PeerProcess implements AutoCloseable {
     }
 
     /** Waits for a stdout line starting with {@code prefix}; fails if the side exits or the time runs out. */
-    String await(String prefix, long timeoutMillis) {
+    public String await(String prefix, long timeoutMillis) {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         try {
             while (true) {
@@ -83,7 +86,42 @@ final class PeerProcess implements AutoCloseable {
         }
     }
 
-    void send(String line) {
+    /**
+     * The next stdout line, waiting up to {@code timeoutMillis}: null if none came, {@link #END} once
+     * the process has closed its stdout (and for ever after).
+     */
+    public String next(long timeoutMillis) {
+        try {
+            String line = lines.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+            if (line == EOF) {
+                lines.add(EOF);
+                return END;
+            }
+            return line;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for the " + role + " side", e);
+        }
+    }
+
+    /** Waits for the process to exit (up to {@code timeoutMillis}, then ends it) and returns its exit status. */
+    public int exitStatus(long timeoutMillis) {
+        try {
+            if (!process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS)) {
+                process.destroy();
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            }
+            return process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            return -1;
+        }
+    }
+
+    public void send(String line) {
         try {
             stdin.write(line + "\n");
             stdin.flush();

@@ -1,0 +1,141 @@
+package io.srdnic.cli.perf;
+
+import io.srdnic.cli.pktgen.LatencySummary;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.SendWr;
+import io.srdnic.verbs.WorkCompletion;
+import java.util.function.LongSupplier;
+import org.HdrHistogram.Histogram;
+
+/**
+ * ib_send_lat's client: one message out at a time, round robin over the QPs; the server sends it
+ * back; the time from just before the post to the poll that returns the reply is one round trip,
+ * recorded after the warm-up into an HdrHistogram. The immediate carries the iteration number, so
+ * a late reply is told from the awaited one. With UD a message may be lost: after the timeout the
+ * iteration counts as timed out and the next one goes (SRD never needs it: it retransmits).
+ */
+final class LatencyClient implements PerfClient {
+    private final PerfEndpoint ep;
+    private final LongSupplier clock;
+    private final long warmup;
+    private final long total;
+    private final long timeoutNanos;
+    private final Histogram histogram = LatencySummary.newHistogram();
+    private long next;
+    private boolean waiting;
+    private long sentAt;
+    private long firstMeasuredAt;
+    private long lastBackAt;
+    private long timeouts;
+    private long stale;
+    private long errors;
+    private String firstError;
+
+    LatencyClient(PerfEndpoint ep, LongSupplier clock) {
+        this.ep = ep;
+        this.clock = clock;
+        this.warmup = ep.params.warmup();
+        this.total = ep.params.total();
+        // SRD retransmits and never loses a message: a slow round trip is waited for (the run's time
+        // limit and the transport's own timeout still apply); only UD times iterations out.
+        this.timeoutNanos = ep.params.transport() == PerfParams.Transport.ud ? ep.params.timeoutNanos() : Long.MAX_VALUE;
+    }
+
+    @Override
+    public int doWork() {
+        int work = 0;
+        if (!waiting && next < total) {
+            QueuePair qp = ep.qps[(int) (next % ep.qps.length)];
+            SendWr wr = ep.sends[(int) (next % ep.qps.length)].wrId(next).immediate((int) next);
+            long t = clock.getAsLong();
+            if (qp.postSend(wr) == 0) {
+                sentAt = t;
+                waiting = true;
+                if (next == warmup) {
+                    firstMeasuredAt = t;
+                }
+                work++;
+            }
+        }
+        WorkCompletion[] wcs = ep.wcs;
+        int n = ep.cq.poll(wcs);
+        if (n > 0) {
+            long t = clock.getAsLong();
+            for (int i = 0; i < n; i++) {
+                WorkCompletion wc = wcs[i];
+                if (!wc.ok()) {
+                    error(wc);
+                    if (wc.opcode() == WcOpcode.SEND && waiting && wc.wrId() == next) {
+                        next++; // the ping failed: no reply will come
+                        waiting = false;
+                    }
+                    continue;
+                }
+                if (wc.opcode() == WcOpcode.SEND) {
+                    continue;
+                }
+                ep.repost(wc);
+                if (waiting && wc.immediate() == (int) next) {
+                    if (next >= warmup) {
+                        LatencySummary.record(histogram, t - sentAt);
+                        lastBackAt = t;
+                    }
+                    next++;
+                    waiting = false;
+                } else {
+                    stale++;
+                }
+            }
+            work += n;
+        } else if (waiting && timeoutNanos != Long.MAX_VALUE && clock.getAsLong() - sentAt > timeoutNanos) {
+            timeouts++;
+            next++;
+            waiting = false;
+        }
+        return work;
+    }
+
+    private void error(WorkCompletion wc) {
+        if (errors++ == 0) {
+            firstError = wc.statusName() + " (" + io.srdnic.srd.api.WcOpcode.name(wc.opcode()) + ")";
+        }
+    }
+
+    @Override
+    public boolean done() {
+        return next >= total && !waiting;
+    }
+
+    @Override
+    public long progress() {
+        return next;
+    }
+
+    @Override
+    public long sent() {
+        return next;
+    }
+
+    @Override
+    public long errors() {
+        return errors;
+    }
+
+    @Override
+    public String firstError() {
+        return firstError;
+    }
+
+    long timeouts() {
+        return timeouts;
+    }
+
+    long stale() {
+        return stale;
+    }
+
+    LatencySummary summary() {
+        return LatencySummary.of(histogram, timeouts, lastBackAt - firstMeasuredAt);
+    }
+}

@@ -1,0 +1,19 @@
+package io.srdnic.cli.perf;
+
+/** The client side's agent: {@link #doWork()} is one duty cycle of the test; the caller loops it until {@link #done()}. */
+interface PerfClient {
+    int doWork();
+
+    boolean done();
+
+    /** Iterations or messages finished so far, warm-up included, for the progress line. */
+    long progress();
+
+    /** Messages posted (warm-up included). */
+    long sent();
+
+    /** Completions with an error status, and the name of the first one's status (or null). */
+    long errors();
+
+    String firstError();
+}

@@ -1,0 +1,305 @@
+package io.srdnic.cli.perf;
+
+import io.srdnic.cli.pktgen.PktgenCommand;
+import io.srdnic.pmd.Eal;
+import io.srdnic.pmd.EalConfig;
+import io.srdnic.verbs.ThreadingMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code srdnic perf}: perftest's ib_send_lat and ib_send_bw for SRD and UD queue pairs over the
+ * verbs API. Without {@code --server}/{@code --client} it starts both sides itself: ring in this
+ * JVM (one thread per side), sim in this thread in virtual time, memif and af_xdp in two child
+ * JVMs (af_xdp in two network namespaces joined by a veth pair). With them, each side is started
+ * by hand and they meet over a TCP side channel that carries MAC, IP, QPNs and Q_Key.
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Latency (ib_send_lat) and bandwidth (ib_send_bw) of SRD and UD queue pairs.",
+        "lat: the client sends, the server sends back; round-trip times (not half",
+        "  round trips) and round trips/s. On a DPDK link a raw frame ping-pong with",
+        "  the same frame length (size + 90 B of headers) runs first on the same ports.",
+        "bw: the client streams, --window messages per QP in flight; messages/s and",
+        "  Gbit/s of payload, where they arrive.",
+        "--json prints one object last; p50_us, p99_us, p999_us, msgs_per_sec, gbps and",
+        "  raw_p50_us are always there, null when the mode does not measure them.",
+        "On sim all times are virtual: the simulated links and transport, not this CPU."})
+public final class PerfCommand implements Callable<Integer> {
+    static final int SERVER_IP = 0x0A00_0001;
+    static final int CLIENT_IP = 0x0A00_0002;
+    static final int DEFAULT_OOB_PORT = 18515;
+
+    enum Link { ring, memif, af_xdp, sim }
+
+    enum Role { server, client }
+
+    @Option(names = "--mode", defaultValue = "lat", description = "lat | bw (default ${DEFAULT-VALUE}).")
+    PerfParams.Mode mode;
+
+    @Option(names = "--transport", defaultValue = "srd", description = "srd | ud (default ${DEFAULT-VALUE}).")
+    PerfParams.Transport transport;
+
+    @Option(names = "--size", defaultValue = "64", description = "Message size in bytes, 1..the SRD MTU (4096; less on af_xdp) (default ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--iters", defaultValue = "10000", description = "Measured round trips (lat) or messages (bw) (default ${DEFAULT-VALUE}).")
+    long iters;
+
+    @Option(names = "--link", defaultValue = "ring", description = "ring | memif | af_xdp | sim (default ${DEFAULT-VALUE}).")
+    Link link;
+
+    @Option(names = "--qps", defaultValue = "1", description = "QP pairs, used round robin (default ${DEFAULT-VALUE}).")
+    int qps;
+
+    @Option(names = "--window", defaultValue = "128", description = "bw: messages in flight per QP, the send queue depth (default ${DEFAULT-VALUE}).")
+    int window;
+
+    @Option(names = "--warmup", description = "Round trips or messages before measuring, so the loops are compiled when timed"
+        + " (default lat: as many as --iters, 1000..20000; bw: iters/10, 1000..50000).")
+    Long warmup;
+
+    @Option(names = "--timeout-ms", defaultValue = "100",
+        description = "lat with UD: a round trip not back within this counts as timed out and the next begins (UD loses messages;"
+            + " SRD does not, and is waited for) (default ${DEFAULT-VALUE}).")
+    long timeoutMs;
+
+    @Option(names = "--threading", defaultValue = "invoker",
+        description = "invoker: the test's own polls run the dataplane; dedicated: a dataplane thread per context (default ${DEFAULT-VALUE}).")
+    String threading;
+
+    @Option(names = "--json", description = "Print the result as one JSON object on the last line.")
+    boolean json;
+
+    @Option(names = "--stats", description = "Print the transport's counters and per-context lines after the run.")
+    boolean stats;
+
+    @Option(names = "--no-raw", description = "lat: skip the raw ping-pong baseline.")
+    boolean noRaw;
+
+    @Option(names = "--server", description = "Be the server side and wait for a client on the TCP side channel.")
+    boolean server;
+
+    @Option(names = "--oob-port", defaultValue = "18515", description = "--server: TCP port of the side channel (default ${DEFAULT-VALUE}).")
+    int oobPort;
+
+    @Option(names = "--client", paramLabel = "HOST:PORT", description = "Be the client side of the server at HOST:PORT (its side channel).")
+    String client;
+
+    @Option(names = "--vdev", description = "--server/--client: this side's DPDK device spec (default: memif over --memif-socket, af_xdp on --iface).")
+    String vdev;
+
+    @Option(names = "--iface", description = "--server/--client with af_xdp: the interface this side uses.")
+    String iface;
+
+    @Option(names = "--memif-socket", defaultValue = "/run/srdnic-perf.sock", description = "--server/--client with memif: the socket (default ${DEFAULT-VALUE}).")
+    String memifSocket;
+
+    @Option(names = "--ip", description = "--server/--client: this side's IPv4 address (default 10.0.0.1 server, 10.0.0.2 client).")
+    String ip;
+
+    @Option(names = "--seed", defaultValue = "1", description = "sim: seed of the simulated network (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--loss", defaultValue = "0", description = "sim: probability that a packet is lost on the simulated fabric, each way (default ${DEFAULT-VALUE}).")
+    double loss;
+
+    @Option(names = "--memory-mb", defaultValue = "512", description = "EAL memory per process in MiB (default ${DEFAULT-VALUE}).")
+    int memoryMb;
+
+    @Option(names = "--time-limit-s", defaultValue = "300", description = "Give up after this many seconds (default ${DEFAULT-VALUE}).")
+    int timeLimitSeconds;
+
+    @Option(names = "--role", hidden = true, description = "Internal: one side of a two-process run, side channel on stdin/stdout.")
+    Role role;
+
+    @Option(names = "--run-id", hidden = true, description = "Internal: the run's id.")
+    Integer runId;
+
+    @Override
+    public Integer call() {
+        ThreadingMode mode = threadingMode();
+        PerfParams p = params();
+        if (server && client != null) {
+            throw new IllegalArgumentException("--server and --client exclude each other");
+        }
+        if (role != null) {
+            return runChild(p, mode);
+        }
+        if (server || client != null) {
+            return runExplicit(p, mode);
+        }
+        return switch (link) {
+            case sim -> {
+                if (mode == ThreadingMode.DEDICATED) {
+                    System.err.println("perf: sim is single-threaded in virtual time: --threading dedicated is ignored");
+                }
+                yield report(SimPerf.run(p, seed, loss));
+            }
+            case ring -> report(RingPerf.run(p, mode, memoryMb));
+            case memif, af_xdp -> TwoProcessPerf.run(link, size, childArgs(p), timeLimitSeconds * 1000L);
+        };
+    }
+
+    private ThreadingMode threadingMode() {
+        try {
+            return PerfParams.threading(threading);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--threading must be invoker or dedicated, was " + threading);
+        }
+    }
+
+    private PerfParams params() {
+        if (size < 1 || size > 4096) {
+            throw new IllegalArgumentException("--size must be 1..4096 bytes (one message is one packet), was " + size);
+        }
+        if (iters < 1 || iters > 1_000_000_000L) {
+            throw new IllegalArgumentException("--iters must be 1..1000000000, was " + iters);
+        }
+        if (qps < 1 || qps > 64) {
+            throw new IllegalArgumentException("--qps must be 1..64, was " + qps);
+        }
+        if (window < 1 || window > 8192) {
+            throw new IllegalArgumentException("--window must be 1..8192 (the SQ depth), was " + window);
+        }
+        if (timeoutMs < 1) {
+            throw new IllegalArgumentException("--timeout-ms must be at least 1, was " + timeoutMs);
+        }
+        if (loss < 0 || loss >= 1) {
+            throw new IllegalArgumentException("--loss must be in [0, 1), was " + loss);
+        }
+        if (loss > 0 && link != Link.sim) {
+            throw new IllegalArgumentException("--loss is for --link sim: a real link loses what it loses");
+        }
+        if (timeLimitSeconds < 1) {
+            throw new IllegalArgumentException("--time-limit-s must be at least 1, was " + timeLimitSeconds);
+        }
+        long w = warmup != null ? warmup
+            : mode == PerfParams.Mode.lat ? PktgenCommand.defaultWarmup(iters) : Math.max(1000, Math.min(50_000, iters / 10));
+        if (w < 0 || w > 1_000_000_000L) {
+            throw new IllegalArgumentException("--warmup must be 0..1000000000, was " + w);
+        }
+        boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
+        int id = runId != null ? runId : ThreadLocalRandom.current().nextInt();
+        return new PerfParams(mode, transport, size, iters, w, qps, window, timeoutMs * 1_000_000L, raw, stats, id,
+            timeLimitSeconds * 1_000_000_000L);
+    }
+
+    private int report(PerfResult r) {
+        r.text().forEach(System.out::println);
+        if (json) {
+            System.out.println(r.json());
+        }
+        String failure = r.failure();
+        if (failure != null) {
+            System.err.println("perf: FAILED: " + failure);
+            return 1;
+        }
+        return 0;
+    }
+
+    // ---------------------------------------------------------------- two processes
+
+    /** The arguments of both children: the run's parameters, fixed (warm-up and run id included), and this side's link. */
+    private List<String> childArgs(PerfParams p) {
+        List<String> a = new ArrayList<>(List.of("perf", "--mode", p.mode().name(), "--transport", p.transport().name(),
+            "--size", Integer.toString(p.size()), "--iters", Long.toString(p.iters()), "--warmup", Long.toString(p.warmup()),
+            "--qps", Integer.toString(p.qps()), "--window", Integer.toString(p.window()), "--timeout-ms", Long.toString(timeoutMs),
+            "--threading", threading, "--link", link.name(), "--memory-mb", Integer.toString(memoryMb),
+            "--time-limit-s", Integer.toString(timeLimitSeconds), "--run-id", Integer.toString(p.runId())));
+        if (stats) {
+            a.add("--stats");
+        }
+        if (json) {
+            a.add("--json");
+        }
+        if (noRaw) {
+            a.add("--no-raw");
+        }
+        return a;
+    }
+
+    static String memifSpec(String role, String socket) {
+        return "net_memif0,role=" + role + ",id=0,socket=" + socket;
+    }
+
+    static String afXdpSpec(String iface) {
+        return "net_af_xdp0,start_queue=0,queue_count=1,iface=" + iface;
+    }
+
+    private int runChild(PerfParams p, ThreadingMode mode) {
+        if (vdev == null) {
+            throw new IllegalArgumentException("--role needs --vdev");
+        }
+        return runSide(role, p, mode, vdev, new StdioChannel(System.out), SERVER_IP, CLIENT_IP, false);
+    }
+
+    private int runExplicit(PerfParams p, ThreadingMode mode) {
+        if (link == Link.ring || link == Link.sim) {
+            throw new IllegalArgumentException("--server/--client need a link between two processes (memif or af_xdp);"
+                + " ring and sim run both sides in one process: leave --server/--client out");
+        }
+        if (oobPort < 1 || oobPort > 65535) {
+            throw new IllegalArgumentException("--oob-port must be 1..65535, was " + oobPort);
+        }
+        Role r = server ? Role.server : Role.client;
+        String spec = vdev;
+        if (spec == null) {
+            if (link == Link.memif) {
+                spec = memifSpec(r.name(), memifSocket);
+            } else if (iface == null) {
+                throw new IllegalArgumentException("--link af_xdp with --server/--client needs --iface (or --vdev)");
+            } else {
+                spec = afXdpSpec(iface);
+            }
+        }
+        int defaultIp = r == Role.server ? SERVER_IP : CLIENT_IP;
+        int own = ip != null ? PeerInfo.parseIpv4(ip) : defaultIp;
+        long limitMs = timeLimitSeconds * 1000L;
+        Channel ch;
+        if (r == Role.server) {
+            ch = TcpChannel.accept(oobPort, limitMs);
+        } else {
+            int colon = client.lastIndexOf(':');
+            if (colon <= 0 || colon == client.length() - 1) {
+                throw new IllegalArgumentException("--client takes HOST:PORT, was " + client);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(client.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--client takes HOST:PORT, was " + client);
+            }
+            ch = TcpChannel.connect(client.substring(0, colon), port, limitMs);
+        }
+        try (ch) {
+            return runSide(r, p, mode, spec, ch, own, own, true);
+        }
+    }
+
+    /** One side in this process: EAL, its port (opened when the session says), the session. */
+    private int runSide(Role r, PerfParams p, ThreadingMode mode, String spec, Channel ch, int serverIp, int clientIp, boolean standalone) {
+        try (Eal eal = Eal.start(new EalConfig().memoryMb(memoryMb))) {
+            int ownIp = r == Role.server ? serverIp : clientIp;
+            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(spec, "perf" + r), ownIp, mode, link.name(), standalone);
+            if (r == Role.server) {
+                try {
+                    PerfSession.server(ch, side, timeLimitSeconds * 1000L);
+                } catch (RuntimeException e) {
+                    ch.send("ERROR " + e.getMessage());
+                    throw e;
+                }
+                return 0;
+            }
+            try {
+                return report(PerfSession.client(ch, p, side));
+            } catch (RuntimeException e) {
+                ch.send("ERROR " + e.getMessage());
+                throw e;
+            }
+        }
+    }
+}

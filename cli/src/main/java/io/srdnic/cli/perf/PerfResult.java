@@ -1,0 +1,123 @@
+package io.srdnic.cli.perf;
+
+import io.srdnic.cli.Json;
+import io.srdnic.cli.pktgen.LatencySummary;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a perf run measured, printed as perftest-like text and as the JSON object whose keys are a
+ * contract: {@code p50_us}, {@code p99_us}, {@code p999_us}, {@code msgs_per_sec}, {@code gbps} and
+ * {@code raw_p50_us} are always present, null where the mode does not measure them.
+ *
+ * @param latency round trips (latency mode), else null
+ * @param raw     the raw frame ping-pong run just before (latency mode on a DPDK link), else null
+ * @param msgsPerSec latency mode: round trips per second; bandwidth mode: messages per second where they arrived
+ */
+record PerfResult(PerfParams params, String link, String threading, boolean virtualTime, LatencySummary latency, LatencySummary raw,
+                  double msgsPerSec, long sent, ServerCounts server, long errors, String firstError, List<String> stats) {
+
+    /** Frame length of a message of {@code size} bytes: Ethernet, IPv4, UDP and SRD headers (90 bytes) in front. */
+    static int frameLength(int size) {
+        return Math.max(60, size + io.srdnic.srd.transport.SrdConfig.FRAME_OVERHEAD);
+    }
+
+    Double gbps() {
+        return params.latency() ? null : msgsPerSec * params.size() * 8 / 1e9;
+    }
+
+    /** Messages that never arrived (UD); 0 on SRD unless something failed. */
+    long lost() {
+        return params.latency() ? latency.lost() : Math.max(0, sent - server.received());
+    }
+
+    /** Why the run failed, or null if it passed. */
+    String failure() {
+        if (errors > 0) {
+            return errors + " completion(s) with an error status, the first " + firstError;
+        }
+        if (server.errors() > 0) {
+            return "the server had " + server.errors() + " completion(s) with an error status, the first " + server.firstError();
+        }
+        boolean reliable = params.transport() == PerfParams.Transport.srd;
+        if (params.latency()) {
+            if (latency.count() == 0) {
+                return "no round trip completed";
+            }
+            if (reliable && latency.lost() > 0) {
+                return latency.lost() + " SRD round trips timed out: SRD must not lose a message";
+            }
+        } else {
+            if (server.received() == 0) {
+                return "nothing arrived";
+            }
+            if (reliable && server.received() != sent) {
+                return "SRD delivered " + server.received() + " of " + sent + " messages";
+            }
+        }
+        return null;
+    }
+
+    List<String> text() {
+        List<String> lines = new ArrayList<>();
+        String unit = virtualTime ? "virtual us" : "us";
+        String what = String.format(Locale.ROOT, "perf %s %s over %s: %d B messages, %d iterations (+%d warm-up), %d QP%s, %s%s",
+            params.mode(), params.transport(), link, params.size(), params.iters(), params.warmup(), params.qps(),
+            params.qps() == 1 ? "" : "s", threading.toLowerCase(Locale.ROOT), virtualTime ? ", simulated network in virtual time" : "");
+        lines.add(what);
+        if (params.latency()) {
+            lines.add(String.format(Locale.ROOT, "  round trip %s: min %.2f  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f", unit,
+                us(latency.minNs()), us(latency.p50Ns()), us(latency.p99Ns()), us(latency.p999Ns()), us(latency.maxNs())));
+            lines.add(String.format(Locale.ROOT, "  %.0f round trips/s%s", msgsPerSec,
+                params.transport() == PerfParams.Transport.ud ? ", " + latency.lost() + " timed out" : ""));
+            if (raw != null) {
+                lines.add(String.format(Locale.ROOT, "  raw ping-pong, %d-byte frames, same ports: min %.2f  p50 %.2f  p99 %.2f us; %s p50 / raw p50 = %.2f",
+                    frameLength(params.size()), us(raw.minNs()), us(raw.p50Ns()), us(raw.p99Ns()), params.transport(),
+                    (double) latency.p50Ns() / Math.max(1, raw.p50Ns())));
+            }
+        } else {
+            lines.add(String.format(Locale.ROOT, "  %.0f messages/s, %.3f Gbit/s of payload (window %d per QP); sent %d, arrived %d, lost %d",
+                msgsPerSec, gbps(), params.window(), sent, server.received(), lost()));
+        }
+        lines.addAll(stats);
+        return lines;
+    }
+
+    String json() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("mode", params.mode().name());
+        m.put("transport", params.transport().name());
+        m.put("link", link);
+        m.put("size", params.size());
+        m.put("iters", params.iters());
+        m.put("warmup", params.warmup());
+        m.put("qps", params.qps());
+        m.put("window", params.latency() ? null : params.window());
+        m.put("threading", threading.toLowerCase(Locale.ROOT));
+        m.put("time", virtualTime ? "virtual" : "real");
+        boolean lat = params.latency();
+        m.put("min_us", lat ? us(latency.minNs()) : null);
+        m.put("p50_us", lat ? us(latency.p50Ns()) : null);
+        m.put("p99_us", lat ? us(latency.p99Ns()) : null);
+        m.put("p999_us", lat ? us(latency.p999Ns()) : null);
+        m.put("max_us", lat ? us(latency.maxNs()) : null);
+        m.put("msgs_per_sec", msgsPerSec);
+        m.put("gbps", gbps());
+        m.put("raw_p50_us", raw != null ? us(raw.p50Ns()) : null);
+        m.put("raw_p99_us", raw != null ? us(raw.p99Ns()) : null);
+        m.put("raw_frame_bytes", raw != null ? frameLength(params.size()) : null);
+        m.put("sent", sent);
+        m.put("received", server.received());
+        m.put("lost", lost());
+        m.put("timeouts", lat ? latency.lost() : null);
+        m.put("errors", errors + server.errors());
+        return Json.object(m);
+    }
+
+    private static Double us(long nanos) {
+        return nanos / 1000.0;
+    }
+}

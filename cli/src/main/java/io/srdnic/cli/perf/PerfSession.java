@@ -1,0 +1,263 @@
+package io.srdnic.cli.perf;
+
+import io.srdnic.cli.pktgen.LatencySummary;
+import io.srdnic.cli.pktgen.PingPongInitiator;
+import io.srdnic.cli.pktgen.PingPongReflector;
+import io.srdnic.cli.pktgen.PingPongRun;
+import io.srdnic.cli.pktgen.Progress;
+import io.srdnic.pmd.MacAddress;
+import io.srdnic.pmd.MbufBatch;
+import io.srdnic.pmd.PacketIo;
+import io.srdnic.verbs.Context;
+import io.srdnic.verbs.Device;
+import io.srdnic.verbs.ThreadingMode;
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The two sides of a perf run over a DPDK port, each on its own thread or process, talking over a
+ * {@link Channel}. The client leads; every step is one line:
+ * <pre>
+ *  client                                   server
+ *  PARAMS mode=lat transport=srd ...   ──►  opens its port
+ *                                      ◄──  READY
+ *  opens its port, waits for link up
+ *  RAW                                 ──►  starts reflecting           (latency mode: raw ping-pong
+ *                                      ◄──  RAW_READY 02:..:01            with frames of size + 90 B,
+ *  pings N times, raw round trips                                       on the same ports, first)
+ *  RAW_END                             ──►  stops, drains its RX queue
+ *                                      ◄──  RAW_ENDED
+ *  opens its context, QPs              ──►  INFO mac= ip= port= qkey= qpns=
+ *                                      ◄──  INFO ... (its context, QPs, receives posted)
+ *  runs the test
+ *  END sent                            ──►  waits for stragglers
+ *                                      ◄──  RESULT received= measured= first_ns= last_ns= errors=
+ *  SUMMARY {json}                      ──►  prints it (--server)
+ * </pre>
+ * Contexts are opened after the raw phase: a DEDICATED dataplane would otherwise take the raw frames.
+ */
+final class PerfSession {
+    private PerfSession() {
+    }
+
+    // ---------------------------------------------------------------- client
+
+    static PerfResult client(Channel ch, PerfParams p, SideConfig side) {
+        long limitMs = p.timeLimitNanos() / 1_000_000;
+        long deadline = System.nanoTime() + p.timeLimitNanos();
+        ch.send("PARAMS " + p.line());
+        ch.expect("READY", limitMs);
+        try (PerfPort port = side.opener().get()) {
+            if (p.size() > port.srdMtu()) {
+                throw new IllegalArgumentException("--size " + p.size() + " is over this link's SRD MTU " + port.srdMtu());
+            }
+            PingPongRun.awaitLink(port.port, side.eal(), deadline);
+            LatencySummary raw = p.raw() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
+            Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 2));
+            try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4443, true)) {
+                ch.send("INFO " + ep.info().line());
+                ep.connect(PeerInfo.parse(ch.expect("INFO", limitMs)));
+                PerfClient client = p.latency() ? new LatencyClient(ep, System::nanoTime) : new BandwidthClient(ep);
+                runClient(client, p, side, deadline);
+                ch.send("END " + client.sent());
+                ServerCounts server = ServerCounts.parse(ch.expect("RESULT", limitMs));
+                PerfResult result = result(p, side.link(), side.threading().name(), false, client, raw, server,
+                    p.stats() ? statsLines("client", ctx) : List.of());
+                ch.send("SUMMARY " + result.json());
+                return result;
+            }
+        }
+    }
+
+    private static LatencySummary rawInitiator(Channel ch, PerfParams p, SideConfig side, PerfPort port, long deadline, long limitMs) {
+        ch.send("RAW");
+        long peerMac = MacAddress.parse(ch.expect("RAW_READY", limitMs).trim());
+        try (Arena arena = Arena.ofConfined()) {
+            PacketIo io = port.io();
+            // Frames as long as the SRD run's: the message plus Ethernet, IPv4, UDP and SRD headers.
+            PingPongInitiator ping = new PingPongInitiator(io, arena, peerMac, PerfResult.frameLength(p.size()), p.runId(), p.iters(),
+                p.warmup(), Math.max(p.timeoutNanos(), 100_000_000L));
+            LatencySummary raw = PingPongRun.initiate(ping, side.eal(), deadline, new Progress("perf raw ping-pong", p.total()));
+            ch.send("RAW_END");
+            ch.expect("RAW_ENDED", limitMs);
+            PingPongReflector.drain(io, new MbufBatch(arena));
+            return raw;
+        }
+    }
+
+    static void runClient(PerfClient client, PerfParams p, SideConfig side, long deadline) {
+        Progress progress = new Progress("perf " + p.mode() + " " + p.transport(), p.total());
+        boolean dpdk = side.eal() != null;
+        if (dpdk) {
+            side.eal().enterLoop();
+        }
+        try {
+            int spins = 0;
+            int idle = 0;
+            boolean yieldWhenIdle = side.threading() == ThreadingMode.DEDICATED;
+            while (!client.done()) {
+                idle = client.doWork() > 0 ? 0 : idle + 1;
+                if (yieldWhenIdle && idle > 100) {
+                    Thread.yield(); // let this process's dataplane thread have the core
+                }
+                if ((++spins & 0x3FF) == 0) {
+                    progress.update(client.progress());
+                    if (client.errors() > 0) {
+                        throw new IllegalStateException("a completion failed with " + client.firstError() + " after " + client.progress()
+                            + " of " + p.total() + (p.transport() == PerfParams.Transport.srd
+                                ? ": the server is unreachable or refused it (is --size over what the link carries?)" : ""));
+                    }
+                    if (System.nanoTime() - deadline > 0 || (dpdk && side.eal().quitRequested())) {
+                        throw new IllegalStateException("perf did not finish within its time limit: " + client.progress() + " of " + p.total()
+                            + " done" + (client.errors() > 0 ? ", first error " + client.firstError() : ""));
+                    }
+                }
+            }
+        } finally {
+            if (dpdk) {
+                side.eal().exitLoop();
+            }
+        }
+    }
+
+    static PerfResult result(PerfParams p, String link, String threading, boolean virtualTime, PerfClient client, LatencySummary raw,
+                             ServerCounts server, List<String> stats) {
+        LatencySummary latency = client instanceof LatencyClient lc ? lc.summary() : null;
+        double rate = latency != null ? latency.perSecond() : server.arrivalRate();
+        return new PerfResult(p, link, threading, virtualTime, latency, raw, rate, client.sent(), server, client.errors(),
+            client.firstError(), stats);
+    }
+
+    static List<String> statsLines(String side, Context ctx) {
+        List<String> lines = new ArrayList<>();
+        lines.add("  " + side + " counters:");
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Long> e : ctx.counters().entrySet()) {
+            if (e.getValue() != 0) {
+                if (sb.length() > 90) {
+                    lines.add("    " + sb.toString().trim());
+                    sb.setLength(0);
+                }
+                sb.append(e.getKey()).append('=').append(e.getValue()).append("  ");
+            }
+        }
+        if (sb.length() > 0) {
+            lines.add("    " + sb.toString().trim());
+        }
+        for (String l : ctx.contextReport()) {
+            lines.add("    " + l);
+        }
+        return lines;
+    }
+
+    // ---------------------------------------------------------------- server
+
+    /** Serves one run: the client's parameters, the raw phase if asked, the test, the result. */
+    static void server(Channel ch, SideConfig side, long acceptTimeoutMillis) {
+        PerfParams p = PerfParams.parse(ch.expect("PARAMS", acceptTimeoutMillis));
+        long limitMs = p.timeLimitNanos() / 1_000_000;
+        long deadline = System.nanoTime() + p.timeLimitNanos();
+        PerfPort port;
+        try {
+            port = side.opener().get();
+        } catch (RuntimeException e) {
+            ch.send("ERROR server could not open its port: " + e.getMessage());
+            throw e;
+        }
+        try (port) {
+            if (p.size() > port.srdMtu()) {
+                String msg = "--size " + p.size() + " is over the server's SRD MTU " + port.srdMtu();
+                ch.send("ERROR " + msg);
+                throw new IllegalArgumentException(msg);
+            }
+            ch.send("READY");
+            String line = ch.take(limitMs);
+            if (line.equals("RAW")) {
+                rawReflector(ch, p, side, port);
+                line = ch.take(limitMs);
+            }
+            if (!line.startsWith("INFO ")) {
+                throw new IllegalStateException("side channel: expected INFO, got '" + line + "'");
+            }
+            PeerInfo peer = PeerInfo.parse(line.substring(5));
+            Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 1));
+            try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4453, false)) {
+                ep.connect(peer);
+                ch.send("INFO " + ep.info().line());
+                Responder responder = new Responder(ep, System::nanoTime);
+                long sent = respond(ch, responder, side, deadline);
+                ch.send("RESULT " + responder.resultLine());
+                String summary = ch.expect("SUMMARY", limitMs);
+                if (p.stats()) {
+                    for (String s : statsLines("server", ctx)) {
+                        System.err.println(s);
+                    }
+                }
+                if (side.printSummary()) {
+                    System.err.println("perf server: served " + responder.received() + " of " + sent + " messages");
+                    System.out.println(summary);
+                }
+            }
+        }
+    }
+
+    private static void rawReflector(Channel ch, PerfParams p, SideConfig side, PerfPort port) {
+        try (Arena arena = Arena.ofConfined()) {
+            PacketIo io = port.io();
+            ch.send("RAW_READY " + MacAddress.format(io.macAddress()));
+            PingPongRun.reflect(io, arena, p.runId(), side.eal(), () -> {
+                String l = ch.poll();
+                if (l == null) {
+                    return false;
+                }
+                if (l.equals("RAW_END")) {
+                    return true;
+                }
+                throw new IllegalStateException("side channel: expected RAW_END, got '" + l + "'");
+            });
+            ch.send("RAW_ENDED");
+        }
+    }
+
+    /** Runs the responder until the client's END (the number it sent); then until that many arrived or 200 ms pass quietly. */
+    private static long respond(Channel ch, Responder responder, SideConfig side, long deadline) {
+        side.eal().enterLoop();
+        try {
+            int spins = 0;
+            int idle = 0;
+            boolean yieldWhenIdle = side.threading() == ThreadingMode.DEDICATED;
+            long sent = -1;
+            while (sent < 0) {
+                idle = responder.doWork() > 0 ? 0 : idle + 1;
+                if (yieldWhenIdle && idle > 100) {
+                    Thread.yield();
+                }
+                if ((++spins & 0xFF) == 0) {
+                    String l = ch.poll();
+                    if (l != null) {
+                        if (!l.startsWith("END ")) {
+                            throw new IllegalStateException("side channel: expected END, got '" + l + "'");
+                        }
+                        sent = Long.parseLong(l.substring(4).trim());
+                    } else if (System.nanoTime() - deadline > 0 || side.eal().quitRequested()) {
+                        throw new IllegalStateException("the client did not finish within the time limit");
+                    }
+                }
+            }
+            long quietSince = System.nanoTime();
+            while (responder.received() < sent) {
+                long now = System.nanoTime();
+                if (responder.doWork() > 0) {
+                    quietSince = now;
+                } else if (now - quietSince > 200_000_000L) {
+                    break;
+                }
+            }
+            return sent;
+        } finally {
+            side.eal().exitLoop();
+        }
+    }
+}

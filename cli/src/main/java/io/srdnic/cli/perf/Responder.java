@@ -1,0 +1,105 @@
+package io.srdnic.cli.perf;
+
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.verbs.WorkCompletion;
+import java.util.function.LongSupplier;
+
+/**
+ * The server side's agent. Keeps every receive posted; in latency mode answers each message at
+ * once on the QP it came in on, with the same immediate; in bandwidth mode counts what arrives and
+ * times the measured part, from the first message after the warm-up to the last message.
+ * A reply the send queue cannot take yet waits in a small ring and goes on the next cycle.
+ */
+final class Responder {
+    private final PerfEndpoint ep;
+    private final LongSupplier clock;
+    private final boolean reply;
+    private final long warmup;
+    private final int[] pendingQp = new int[1024];
+    private final int[] pendingImm = new int[1024];
+    private int pendingHead;
+    private int pendingTail;
+    private long received;
+    private long measured;
+    private long firstAt;
+    private long lastAt;
+    private long lastWorkAt;
+    private long errors;
+    private String firstError;
+
+    Responder(PerfEndpoint ep, LongSupplier clock) {
+        this.ep = ep;
+        this.clock = clock;
+        this.reply = ep.params.latency();
+        this.warmup = ep.params.warmup();
+    }
+
+    int doWork() {
+        int work = 0;
+        while (pendingHead != pendingTail) {
+            int slot = pendingHead & (pendingQp.length - 1);
+            if (!sendReply(pendingQp[slot], pendingImm[slot])) {
+                break;
+            }
+            pendingHead++;
+            work++;
+        }
+        WorkCompletion[] wcs = ep.wcs;
+        int n = ep.cq.poll(wcs);
+        if (n == 0) {
+            return work;
+        }
+        long t = clock.getAsLong();
+        lastWorkAt = t;
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = wcs[i];
+            if (!wc.ok()) {
+                if (errors++ == 0) {
+                    firstError = wc.statusName() + " (" + WcOpcode.name(wc.opcode()) + ")";
+                }
+                continue;
+            }
+            if (wc.opcode() == WcOpcode.SEND) {
+                continue;
+            }
+            int imm = wc.immediate();
+            int qp = ep.qpIndex(wc.qpNum());
+            ep.repost(wc);
+            received++;
+            if (Integer.toUnsignedLong(imm) >= warmup) {
+                if (measured++ == 0) {
+                    firstAt = t;
+                }
+                lastAt = t;
+            }
+            if (reply && (pendingHead != pendingTail || !sendReply(qp, imm))) {
+                if (pendingTail - pendingHead == pendingQp.length) {
+                    throw new IllegalStateException("more than " + pendingQp.length + " replies waiting for send-queue room");
+                }
+                int slot = pendingTail++ & (pendingQp.length - 1);
+                pendingQp[slot] = qp;
+                pendingImm[slot] = imm;
+            }
+        }
+        return work + n;
+    }
+
+    private boolean sendReply(int qp, int imm) {
+        return ep.qps[qp].postSend(ep.sends[qp].wrId(imm).immediate(imm)) == 0;
+    }
+
+    long received() {
+        return received;
+    }
+
+    /** When the last completion came (the clock's time), to tell when a stream has dried up. */
+    long lastWorkAt() {
+        return lastWorkAt;
+    }
+
+    /** What arrived, as the {@code RESULT} line's fields: received, measured and their first and last arrival times. */
+    String resultLine() {
+        return "received=" + received + " measured=" + measured + " first_ns=" + firstAt + " last_ns=" + lastAt + " errors=" + errors
+            + (firstError == null ? "" : " first_error=" + firstError.replace(' ', '_'));
+    }
+}

@@ -1,0 +1,29 @@
+package io.srdnic.cli.perf;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** What the server saw, from its {@code RESULT} line: messages received, those after the warm-up, and when the first and last of them came. */
+record ServerCounts(long received, long measured, long firstNs, long lastNs, long errors, String firstError) {
+
+    /** Messages per second where they arrived, from the first measured message to the last (0 with fewer than two). */
+    double arrivalRate() {
+        return measured > 1 && lastNs > firstNs ? (measured - 1) * 1e9 / (lastNs - firstNs) : 0;
+    }
+
+    static ServerCounts parse(String line) {
+        Map<String, String> f = new LinkedHashMap<>();
+        for (String kv : line.trim().split("\\s+")) {
+            String[] p = kv.split("=", 2);
+            if (p.length == 2) {
+                f.put(p[0], p[1]);
+            }
+        }
+        try {
+            return new ServerCounts(Long.parseLong(f.get("received")), Long.parseLong(f.get("measured")), Long.parseLong(f.get("first_ns")),
+                Long.parseLong(f.get("last_ns")), Long.parseLong(f.get("errors")), f.get("first_error"));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("bad RESULT line from the server: '" + line + "'", e);
+        }
+    }
+}

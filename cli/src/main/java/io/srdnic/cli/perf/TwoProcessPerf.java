@@ -1,0 +1,98 @@
+package io.srdnic.cli.perf;
+
+import io.srdnic.cli.net.VethNamespaces;
+import io.srdnic.cli.pktgen.PeerProcess;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * perf between two JVMs that this command starts: a server and a client child, each on its own
+ * DPDK port (memif: the two ends of a memif socket; af_xdp: the two ends of a veth pair between two
+ * network namespaces made here and removed afterwards). The side channel runs through this
+ * process: each child writes {@code OOB <line>} on its stdout, and this parent writes it to the
+ * other child's stdin — a TCP connection could not cross the namespaces. Every other stdout line
+ * of the client is its result, printed here as it comes.
+ */
+final class TwoProcessPerf {
+    private TwoProcessPerf() {
+    }
+
+    /** Runs the two children; returns the exit status (the client's, or the server's if only it failed). */
+    static int run(PerfCommand.Link link, int size, List<String> childArgs, long timeLimitMillis) {
+        String tag = Long.toString(ProcessHandle.current().pid());
+        VethNamespaces veth = null;
+        String serverSpec;
+        String clientSpec;
+        if (link == PerfCommand.Link.memif) {
+            String socket = "/run/srdnic-perf-" + tag + ".sock";
+            serverSpec = PerfCommand.memifSpec("server", socket);
+            clientSpec = PerfCommand.memifSpec("client", socket);
+        } else {
+            // Room for the largest frame the run sends; the SRD MTU on af_xdp comes from the port.
+            veth = VethNamespaces.create(Math.max(1500, PerfResult.frameLength(size) - 14));
+            serverSpec = PerfCommand.afXdpSpec(veth.interfaceB());
+            clientSpec = PerfCommand.afXdpSpec(veth.interfaceA());
+        }
+        try (VethNamespaces ignored = veth;
+             PeerProcess server = PeerProcess.start("server", veth == null ? null : veth.namespaceB(),
+                 with(childArgs, "--role", "server", "--vdev", serverSpec))) {
+            try (PeerProcess client = PeerProcess.start("client", veth == null ? null : veth.namespaceA(),
+                with(childArgs, "--role", "client", "--vdev", clientSpec))) {
+                Thread fromServer = new Thread(() -> relay(server, client, false), "srdnic-perf-relay");
+                fromServer.setDaemon(true);
+                fromServer.start();
+                relay(client, server, true);
+                int clientStatus = client.exitStatus(timeLimitMillis + 30_000);
+                int serverStatus = server.exitStatus(30_000);
+                join(fromServer);
+                return clientStatus != 0 ? clientStatus : serverStatus;
+            }
+        }
+    }
+
+    /** Forwards {@code from}'s side-channel lines to {@code to} and prints its other lines, until {@code from} ends. */
+    private static void relay(PeerProcess from, PeerProcess to, boolean print) {
+        while (true) {
+            String line = from.next(1000);
+            if (line == PeerProcess.END) {
+                try {
+                    to.send(StdioChannel.PREFIX + "ERROR the other side exited");
+                } catch (IllegalStateException gone) {
+                    // it has ended too
+                }
+                return;
+            }
+            if (line == null) {
+                continue;
+            }
+            if (line.startsWith(StdioChannel.PREFIX)) {
+                try {
+                    to.send(line);
+                } catch (IllegalStateException gone) {
+                    // its exit is reported by its status
+                }
+            } else if (print) {
+                synchronized (System.out) {
+                    System.out.println(line);
+                    System.out.flush();
+                }
+            } else {
+                System.err.println(line);
+            }
+        }
+    }
+
+    private static void join(Thread t) {
+        try {
+            t.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static List<String> with(List<String> base, String... more) {
+        List<String> all = new ArrayList<>(base);
+        all.addAll(List.of(more));
+        return all;
+    }
+}

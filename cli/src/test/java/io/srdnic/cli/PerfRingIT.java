@@ -1,0 +1,48 @@
+package io.srdnic.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * srdnic perf over a net_ring pair in this JVM (one thread per side; EAL starts once here and every
+ * run reuses it), latency and bandwidth, SRD and UD: exit status 0 and the JSON contract's keys.
+ */
+class PerfRingIT {
+
+    @ParameterizedTest
+    @CsvSource({"lat,srd", "lat,ud", "bw,srd", "bw,ud"})
+    void shouldMeasureBothModesOverARingPair(String mode, String transport) {
+        CliRun run = CliRun.of("perf", "--link", "ring", "--mode", mode, "--transport", transport, "--size", "64",
+            "--iters", mode.equals("lat") ? "2000" : "20000", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        PerfSimIT.assertContract(json, mode, true);
+        assertEquals("ring", json.get("link"));
+        assertEquals(transport, json.get("transport"));
+        if (transport.equals("srd")) {
+            assertEquals(json.get("sent"), json.get("received"), "SRD delivers every message");
+            assertEquals("0", json.get("lost"));
+        }
+        if (mode.equals("lat")) {
+            assertTrue(Double.parseDouble(json.get("p50_us")) >= Double.parseDouble(json.get("min_us")));
+        }
+    }
+
+    @Test
+    void shouldMeasureTheRawPingPongBaselineOverARingPair() {
+        CliRun run = CliRun.of("pktgen", "--mode", "pingpong", "--link", "ring", "--iters", "3000", "--size", "154", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        assertEquals("3000", json.get("measured"));
+        assertEquals("0", json.get("lost"));
+        for (String key : new String[] {"min_us", "p50_us", "p99_us", "p999_us", "max_us", "round_trips_per_sec"}) {
+            PerfSimIT.assertPositive(json, key);
+        }
+        assertTrue(Double.parseDouble(json.get("p99_us")) >= Double.parseDouble(json.get("p50_us")));
+    }
+}

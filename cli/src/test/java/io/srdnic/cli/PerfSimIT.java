@@ -1,0 +1,124 @@
+package io.srdnic.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** srdnic perf on the simulated network (virtual time, no DPDK), and its argument checks. */
+class PerfSimIT {
+    static final List<String> CONTRACT = List.of("p50_us", "p99_us", "p999_us", "msgs_per_sec", "gbps", "raw_p50_us");
+
+    /** The keys are all there; what the mode measures is a positive number, what it does not is null. */
+    static void assertContract(Map<String, String> json, String mode, boolean dpdk) {
+        for (String key : CONTRACT) {
+            assertTrue(json.containsKey(key), "missing " + key + " in " + json);
+        }
+        assertEquals(mode, json.get("mode"));
+        assertPositive(json, "msgs_per_sec");
+        if (mode.equals("lat")) {
+            for (String key : List.of("min_us", "p50_us", "p99_us", "p999_us", "max_us")) {
+                assertPositive(json, key);
+            }
+            assertEquals("null", json.get("gbps"));
+            if (dpdk) {
+                assertPositive(json, "raw_p50_us");
+            } else {
+                assertEquals("null", json.get("raw_p50_us"), "no raw ping-pong on sim");
+            }
+        } else {
+            assertPositive(json, "gbps");
+            assertEquals("null", json.get("p50_us"));
+            assertEquals("null", json.get("raw_p50_us"));
+        }
+    }
+
+    static void assertPositive(Map<String, String> json, String key) {
+        String v = json.get(key);
+        assertTrue(v != null && !v.equals("null") && Double.parseDouble(v) > 0, key + " should be positive: " + json);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"lat,srd", "lat,ud", "bw,srd", "bw,ud"})
+    void shouldMeasureBothModesInVirtualTime(String mode, String transport) {
+        CliRun run = CliRun.of("perf", "--link", "sim", "--mode", mode, "--transport", transport, "--iters", "3000", "--qps", "2", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        assertContract(json, mode, false);
+        assertEquals("virtual", json.get("time"));
+        assertEquals(json.get("sent"), json.get("received"), "the default simulated network loses nothing");
+        assertTrue(run.stdout().contains("virtual"), "sim output says its times are virtual");
+    }
+
+    @Test
+    void shouldTimeOutLostUdRoundTripsButRepairEverySrdLoss() {
+        CliRun ud = CliRun.of("perf", "--link", "sim", "--transport", "ud", "--loss", "0.05", "--iters", "2000", "--timeout-ms", "1", "--json");
+        assertEquals(0, ud.status(), "UD loses messages: that is no failure, " + ud.stdout());
+        assertTrue(Long.parseLong(ud.json().get("timeouts")) > 0, "5% loss each way must time some round trips out: " + ud.stdout());
+        assertContract(ud.json(), "lat", false);
+        CliRun srd = CliRun.of("perf", "--link", "sim", "--transport", "srd", "--loss", "0.05", "--iters", "2000", "--json");
+        assertEquals(0, srd.status(), srd.stdout());
+        assertEquals("0", srd.json().get("timeouts"));
+        assertEquals(srd.json().get("sent"), srd.json().get("received"));
+        CliRun bw = CliRun.of("perf", "--link", "sim", "--transport", "srd", "--mode", "bw", "--loss", "0.05", "--iters", "5000", "--json");
+        assertEquals(0, bw.status(), bw.stdout());
+        assertEquals("0", bw.json().get("lost"));
+    }
+
+    @Test
+    void shouldGiveTheSameVirtualLatencyForTheSameSeed() {
+        String a = CliRun.of("perf", "--link", "sim", "--iters", "500", "--seed", "7", "--json").json().get("p50_us");
+        String b = CliRun.of("perf", "--link", "sim", "--iters", "500", "--seed", "7", "--json").json().get("p50_us");
+        assertEquals(a, b);
+    }
+
+    @Test
+    void shouldRejectBadArgumentsWithAClearError() {
+        assertEquals(2, errorRun("perf", "--mode", "sideways").status, "picocli: not a mode");
+        assertEquals(2, errorRun("perf", "--transport", "rc").status);
+        assertEquals(2, errorRun("perf", "--link", "carrier-pigeon").status);
+        assertRefused("--size must be 1..4096", "perf", "--size", "0");
+        assertRefused("--size must be 1..4096", "perf", "--size", "5000", "--link", "sim");
+        assertRefused("--qps must be 1..64", "perf", "--qps", "0", "--link", "sim");
+        assertRefused("--iters must be", "perf", "--iters", "0", "--link", "sim");
+        assertRefused("--window must be", "perf", "--window", "0", "--link", "sim", "--mode", "bw");
+        assertRefused("--threading must be invoker or dedicated", "perf", "--threading", "sometimes", "--link", "sim");
+        assertRefused("ring and sim run both sides in one process", "perf", "--link", "sim", "--server");
+        assertRefused("--client takes HOST:PORT", "perf", "--link", "memif", "--client", "localhost");
+        assertRefused("exclude each other", "perf", "--link", "memif", "--server", "--client", "localhost:1");
+        assertRefused("needs --iface", "perf", "--link", "af_xdp", "--client", "localhost:18515");
+        assertRefused("--loss is for --link sim", "perf", "--link", "ring", "--loss", "0.1");
+    }
+
+    private static void assertRefused(String message, String... args) {
+        Result r = errorRun(args);
+        assertNotEquals(0, r.status, "should fail: " + String.join(" ", args));
+        assertTrue(r.stderr.contains(message), "expected '" + message + "' in: " + r.stderr);
+    }
+
+    private record Result(int status, String stderr) {
+    }
+
+    private static Result errorRun(String... args) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        int status;
+        try {
+            status = CliRun.of(args).status();
+        } finally {
+            System.setErr(original);
+        }
+        String err = captured.toString(StandardCharsets.UTF_8);
+        original.print(err);
+        return new Result(status, err);
+    }
+}

@@ -1,0 +1,55 @@
+package io.srdnic.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.srdnic.cli.net.Shell;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * srdnic perf between two JVMs it starts: memif over a shared-memory socket, af_xdp over a veth pair
+ * between two network namespaces (root). The side channel runs through this parent; this JVM starts
+ * no EAL. Latency mode, so the raw ping-pong baseline runs first on the same ports.
+ */
+class PerfTwoProcessIT {
+
+    @ParameterizedTest
+    @CsvSource({"memif,srd,lat", "memif,ud,bw", "af_xdp,srd,lat"})
+    void shouldRunBetweenTwoProcesses(String link, String transport, String mode) {
+        assumeTrue(link.equals("memif") || CliRun.root(), "namespaces, veth and AF_XDP need root");
+        Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
+        CliRun run = CliRun.of("perf", "--link", link, "--transport", transport, "--mode", mode, "--size", "64",
+            "--iters", mode.equals("lat") ? "1000" : "20000", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        PerfSimIT.assertContract(json, mode, true);
+        assertEquals(link, json.get("link"));
+        if (transport.equals("srd")) {
+            assertEquals(json.get("sent"), json.get("received"));
+        }
+        if (link.equals("af_xdp")) {
+            String namespaces = Shell.run("ip", "netns", "list");
+            assertFalse(namespaces.contains("srdnic-" + ProcessHandle.current().pid()), "namespaces left behind: " + namespaces);
+        }
+        Set<String> leftBehind = new HashSet<>(PktgenTwoProcessIT.ealRuntimeDirs());
+        leftBehind.removeAll(ealDirsBefore);
+        assertEquals(Set.of(), leftBehind, "EAL runtime directories left behind");
+    }
+
+    @Test
+    void shouldMeasureTheRawPingPongBaselineBetweenTwoProcesses() {
+        CliRun run = CliRun.of("pktgen", "--mode", "pingpong", "--link", "memif", "--iters", "2000", "--size", "154", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        assertEquals("2000", json.get("measured"));
+        assertEquals("0", json.get("lost"));
+        PerfSimIT.assertPositive(json, "p50_us");
+        PerfSimIT.assertPositive(json, "round_trips_per_sec");
+    }
+}
