@@ -1,12 +1,11 @@
 package io.srdnic.cli.perf;
 
 /** Two ends of an in-memory side channel, for the two threads of a one-process run. */
-final class MemoryChannel implements Channel {
-    private final LineQueue in;
+final class MemoryChannel extends QueuedChannel {
     private MemoryChannel peer;
 
     private MemoryChannel(String name) {
-        this.in = new LineQueue(name);
+        super(name);
     }
 
     /** A connected pair: what one end sends, the other takes. */
@@ -21,16 +20,6 @@ final class MemoryChannel implements Channel {
     @Override
     public void send(String line) {
         peer.in.add(line);
-    }
-
-    @Override
-    public String poll() {
-        return in.poll();
-    }
-
-    @Override
-    public String take(long timeoutMillis) {
-        return in.take(timeoutMillis);
     }
 
     @Override

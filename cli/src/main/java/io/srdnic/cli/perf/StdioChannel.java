@@ -11,12 +11,12 @@ import java.nio.charset.StandardCharsets;
  * {@code OOB <line>}, lines from the peer come in on stdin the same way. Other stdout lines are the
  * child's output, which the parent prints.
  */
-final class StdioChannel implements Channel {
+final class StdioChannel extends QueuedChannel {
     static final String PREFIX = "OOB ";
-    private final LineQueue in = new LineQueue("the other side (via the parent)");
     private final PrintStream out;
 
     StdioChannel(PrintStream out) {
+        super("the other side (via the parent)");
         this.out = out;
         Thread reader = new Thread(this::read, "srdnic-perf-stdin");
         reader.setDaemon(true);
@@ -42,16 +42,6 @@ final class StdioChannel implements Channel {
             out.println(PREFIX + line);
             out.flush();
         }
-    }
-
-    @Override
-    public String poll() {
-        return in.poll();
-    }
-
-    @Override
-    public String take(long timeoutMillis) {
-        return in.take(timeoutMillis);
     }
 
     @Override

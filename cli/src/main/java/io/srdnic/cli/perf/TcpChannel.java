@@ -13,16 +13,15 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 
 /** The perftest-style side channel: one TCP connection, one line per message. */
-final class TcpChannel implements Channel {
+final class TcpChannel extends QueuedChannel {
     private final Socket socket;
     private final Writer out;
-    private final LineQueue in;
 
     private TcpChannel(Socket socket, String peer) throws IOException {
+        super(peer);
         this.socket = socket;
         socket.setTcpNoDelay(true);
         this.out = new OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8);
-        this.in = new LineQueue(peer);
         Thread reader = new Thread(this::read, "srdnic-perf-oob");
         reader.setDaemon(true);
         reader.start();
@@ -86,16 +85,6 @@ final class TcpChannel implements Channel {
         } catch (IOException e) {
             throw new IllegalStateException("side channel to the other side broke: " + e.getMessage(), e);
         }
-    }
-
-    @Override
-    public String poll() {
-        return in.poll();
-    }
-
-    @Override
-    public String take(long timeoutMillis) {
-        return in.take(timeoutMillis);
     }
 
     @Override
