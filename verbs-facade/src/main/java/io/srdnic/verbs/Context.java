@@ -39,8 +39,8 @@ public final class Context implements AutoCloseable {
         int epoch = r.nextInt() | 1;
         long psnSeed = r.nextLong();
         this.keys = r.split();
-        this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu, device.clock,
-            device.world, device.name);
+        this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu,
+            config.busySpin, device.clock, device.world, device.name);
         this.mtu = dataplane.transport.mtu();
     }
 

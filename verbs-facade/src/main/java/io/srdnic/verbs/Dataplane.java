@@ -35,10 +35,13 @@ final class Dataplane implements AutoCloseable {
     private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
     private final PostRing.Consumer postConsumer = this::consume;
     private final Thread agent;
+    private final boolean busySpin;
     private volatile boolean running = true;
 
-    Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, LongSupplier clock, SimWorld world, String name) {
+    Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, boolean busySpin, LongSupplier clock, SimWorld world,
+              String name) {
         this.mode = world != null ? ThreadingMode.INVOKER : mode;
+        this.busySpin = busySpin;
         this.clock = clock;
         this.world = world;
         this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
@@ -121,7 +124,7 @@ final class Dataplane implements AutoCloseable {
         while (running) {
             if (runCycle(clock.getAsLong()) > 0) {
                 idle = 0;
-            } else if (++idle < 100) {
+            } else if (busySpin || ++idle < 100) {
                 Thread.onSpinWait();
             } else if (idle < 200) {
                 Thread.yield();

@@ -45,7 +45,8 @@ class VerbsRingTest {
         // DEDICATED: A's dataplane thread pinned to the last CPU, as a dataplane process would be.
         int cpu = mode == ThreadingMode.DEDICATED ? Runtime.getRuntime().availableProcessors() - 1 : -1;
         Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(mode).cpu(cpu).ip(0x0A000001));
-        Context b = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().mode(mode).ip(0x0A000002));
+        // DEDICATED: B's dataplane thread busy-spins instead of backing off.
+        Context b = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().mode(mode).busySpin(true).ip(0x0A000002));
         return new VerbsPair(a, b, QpType.SRD, 512, 1024);
     }
 
