@@ -240,9 +240,4 @@ public final class SrdSimulation {
             lastCompletion = Math.max(lastCompletion, now);
         }
     }
-
-    /** Hosts of a scenario, for tests that want to inspect them. */
-    static List<Integer> senders(Scenario s) {
-        return java.util.stream.IntStream.range(0, s.hosts()).filter(s::isSender).boxed().toList();
-    }
 }

@@ -40,9 +40,10 @@ public final class SrdAck {
     public static final int MAX_DROPS = 16;
 
     public static final int DROP_COUNT_OFFSET = 2;
-    public static final int SOURCE_CONTEXT_OFFSET = 4;
-    public static final int DESTINATION_CONTEXT_OFFSET = 8;
-    public static final int EPOCH_OFFSET = 12;
+    // The first 16 bytes are the SRD header's common prefix: the same fields at the same offsets.
+    public static final int SOURCE_CONTEXT_OFFSET = SrdHeader.SOURCE_CONTEXT_OFFSET;
+    public static final int DESTINATION_CONTEXT_OFFSET = SrdHeader.DESTINATION_CONTEXT_OFFSET;
+    public static final int EPOCH_OFFSET = SrdHeader.EPOCH_OFFSET;
     public static final int CUMULATIVE_PSN_OFFSET = 16;
     public static final int ECHOED_EPOCH_OFFSET = 20;
     public static final int TRIGGER_PSN_OFFSET = 24;
@@ -67,27 +68,27 @@ public final class SrdAck {
     }
 
     public static int sourceContext(Mbuf m) {
-        return m.getIntBE(SRD_OFFSET + SOURCE_CONTEXT_OFFSET);
+        return SrdHeader.sourceContext(m);
     }
 
     public static void sourceContext(Mbuf m, int id) {
-        m.putIntBE(SRD_OFFSET + SOURCE_CONTEXT_OFFSET, id);
+        SrdHeader.sourceContext(m, id);
     }
 
     public static int destinationContext(Mbuf m) {
-        return m.getIntBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET);
+        return SrdHeader.destinationContext(m);
     }
 
     public static void destinationContext(Mbuf m, int id) {
-        m.putIntBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET, id);
+        SrdHeader.destinationContext(m, id);
     }
 
     public static int epoch(Mbuf m) {
-        return m.getIntBE(SRD_OFFSET + EPOCH_OFFSET);
+        return SrdHeader.epoch(m);
     }
 
     public static void epoch(Mbuf m, int epoch) {
-        m.putIntBE(SRD_OFFSET + EPOCH_OFFSET, epoch);
+        SrdHeader.epoch(m, epoch);
     }
 
     public static int cumulativePsn(Mbuf m) {
