@@ -25,7 +25,11 @@ import java.nio.ByteOrder;
  * &gt; 1, {@link #next()}): {@link #dataLength()} is this segment only, {@link #packetLength()} the
  * whole frame.
  * <p>
- * Not thread-safe; one flyweight per owner, re-pointed with {@link #wrap(long)}.
+ * Not thread-safe; one flyweight per owner, re-pointed with {@link #wrap(long)}. {@code wrap} reads
+ * where the data room starts and how long it is once: the data accessors then cost one compare
+ * and one access each, where re-reading three header fields per access (the JIT cannot keep them
+ * across stores to native memory) made writing a frame's headers several times slower. Whoever
+ * moves {@code data_off} or {@code buf_addr} under a wrapped flyweight wraps it again.
  */
 public final class Mbuf {
     /** All of native memory, addressed absolutely: one segment, no per-packet allocation. */
@@ -39,10 +43,17 @@ public final class Mbuf {
     private static final boolean NATIVE_ORDER_IS_LITTLE = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private long address;
+    /** Absolute address of the first data byte, as of {@link #wrap}. */
+    private long base;
+    /** Bytes of data room from {@link #base}, as of {@link #wrap}. */
+    private int room;
 
     /** Points this flyweight at the rte_mbuf at {@code address}; returns this. */
     public Mbuf wrap(long address) {
         this.address = address;
+        int dataOffset = Short.toUnsignedInt(NATIVE.get(SHORT, address + DATA_OFF_OFFSET));
+        this.base = NATIVE.get(LONG, address + BUF_ADDR_OFFSET) + dataOffset;
+        this.room = Short.toUnsignedInt(NATIVE.get(SHORT, address + BUF_LEN_OFFSET)) - dataOffset;
         return this;
     }
 
@@ -204,10 +215,10 @@ public final class Mbuf {
     }
 
     private long at(int offset, int length) {
-        if (offset < 0 || offset + length > capacity()) {
-            throw new IndexOutOfBoundsException("bytes " + offset + ".." + (offset + length) + " outside the data room of " + capacity());
+        if (offset < 0 || length < 0 || offset > room - length) {
+            throw new IndexOutOfBoundsException("bytes " + offset + ".." + ((long) offset + length) + " outside the data room of " + room);
         }
-        return dataAddress() + offset;
+        return base + offset;
     }
 
     @Override

@@ -27,6 +27,8 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
     public int poll(WorkCompletion[] out, int max) {
         if (ring.size() == 0) {
             context.dataplane.progress();
+        } else {
+            context.dataplane.transmitPosted();
         }
         target = out;
         filled = 0;

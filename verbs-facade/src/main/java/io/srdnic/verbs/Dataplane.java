@@ -87,6 +87,16 @@ final class Dataplane implements AutoCloseable {
         return work;
     }
 
+    /**
+     * INVOKER, when the application polls a CQ that still holds completions: no whole cycle, but
+     * what it has posted since leaves now rather than after those completions have been taken.
+     */
+    void transmitPosted() {
+        if (mode == ThreadingMode.INVOKER && world == null && transport.hasPostedWork()) {
+            transport.transmitPosted(clock.getAsLong());
+        }
+    }
+
     /** INVOKER: the caller's thread makes progress (the whole world, on a simulator). DEDICATED: nothing to do. */
     int progress() {
         if (mode == ThreadingMode.DEDICATED) {

@@ -88,6 +88,24 @@ class VerbsRingTest {
         assertEquals(0, pool.inUse(), "nothing leaked once both contexts are closed and the link is drained");
     }
 
+    @Test
+    void shouldSendWhatWasPostedEvenWhenThePollOnlyReturnsCompletionsAlreadyThere() {
+        try (VerbsPair p = new VerbsPair(
+            Context.open(Device.dpdk(link.a(), pool), new ContextConfig().ip(0x0A000001)),
+            Context.open(Device.dpdk(link.b(), pool), new ContextConfig().ip(0x0A000002)), QpType.UD, 16, 1024)) {
+            SendWr wr = new SendWr().opcode(SendWr.OP_SEND).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+            wr.sge(0).set(p.sa.mr, 0, 64);
+            long before = link.a().stats().txPackets();
+            assertEquals(0, p.sa.qp.postSend(wr.wrId(1)));
+            // UD completes a send as it is built: the CQ already holds the completion, so this poll
+            // runs no duty cycle; the datagram must leave all the same, not wait for a later poll.
+            assertEquals(1, p.sa.cq.poll(p.sa.wcs));
+            assertEquals(WcOpcode.SEND, p.sa.wcs[0].opcode());
+            assertEquals(before + 1, link.a().stats().txPackets(), "the datagram left with the poll that returned its completion");
+        }
+        drainLink();
+    }
+
     /** Frames still on the wire when the contexts closed (a last ACK, say) belong to the link: take them off. */
     static void drainLink() {
         try (Arena arena = Arena.ofConfined()) {

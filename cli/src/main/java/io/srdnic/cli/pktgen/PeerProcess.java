@@ -43,7 +43,13 @@ public final class PeerProcess implements AutoCloseable {
         }
         command.add(System.getProperty("java.home") + "/bin/java");
         command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx512m", "-cp",
-            System.getProperty("srdnic.jar", System.getProperty("java.class.path")), "io.srdnic.cli.Srdnic"));
+            System.getProperty("srdnic.jar", System.getProperty("java.class.path"))));
+        // Extra JVM options for both sides (a profiler's agent, a perf map, GC logging).
+        String extra = System.getenv("SRDNIC_PEER_JAVA_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            command.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        command.add("io.srdnic.cli.Srdnic");
         command.addAll(args);
         try {
             return new PeerProcess(role, new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());

@@ -19,9 +19,31 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class Responder {
     private final SrdTransport t;
+    private final boolean delayedAck;
+    private final OwedAcks owed;
 
-    Responder(SrdTransport transport) {
+    Responder(SrdTransport transport, SrdConfig config) {
         this.t = transport;
+        this.delayedAck = config.delayedAck;
+        this.owed = new OwedAcks(config.burst);
+    }
+
+    boolean owesAcks() {
+        return owed.count > 0;
+    }
+
+    /** Builds and sends (into the transmit batch) the ACKs noted since the last call; returns how many. */
+    int sendOwedAcks() {
+        int n = owed.count;
+        for (int i = 0; i < n; i++) {
+            SrdContext ctx = t.contextAt(owed.context[i]);
+            if (ctx.id == owed.contextId[i]) { // else reclaimed or re-opened since: the sender retries
+                sendAck(ctx, owed.peerContext[i], owed.peerEpoch[i], owed.psn[i], owed.timestamp[i], owed.mac[i], owed.ip[i],
+                    owed.port[i]);
+            }
+        }
+        owed.count = 0;
+        return n;
     }
 
     void onDatagram(Mbuf m, int type) {
@@ -81,7 +103,20 @@ final class Responder {
             }
             default -> t.counters.outOfWindow++;
         }
-        sendAck(ctx, m, psn);
+        acknowledge(ctx, psn, peerContext, peerEpoch, SrdHeader.timestamp(m), Ipv4UdpFrame.sourceMac(m), srcIp,
+            Ipv4UdpFrame.sourcePort(m));
+    }
+
+    /** Acknowledges data packet {@code psn}: at once, or (delayedAck) noted for the next cycle. */
+    private void acknowledge(SrdContext ctx, int psn, int peerContext, int peerEpoch, long timestamp, long mac, int ip, int port) {
+        if (!delayedAck) {
+            sendAck(ctx, peerContext, peerEpoch, psn, timestamp, mac, ip, port);
+            return;
+        }
+        if (owed.isFull()) {
+            sendOwedAcks();
+        }
+        owed.add(ctx, peerContext, peerEpoch, psn, timestamp, mac, ip, port);
     }
 
     /** The QP checks; 0 when the message may be delivered, else the DropReason. */
@@ -123,7 +158,8 @@ final class Responder {
         return 0;
     }
 
-    private void sendAck(SrdContext ctx, Mbuf data, int psn) {
+    /** One ACK for data packet {@code psn} of the peer's context {@code peerContext}: back on the path it came by. */
+    private void sendAck(SrdContext ctx, int peerContext, int peerEpoch, int psn, long timestamp, long mac, int ip, int port) {
         long address = t.takeMbuf();
         if (address == 0) {
             return;
@@ -136,12 +172,12 @@ final class Responder {
         SrdHeader.flags(a, 0);
         SrdAck.dropCount(a, drops);
         SrdAck.sourceContext(a, ctx.id);
-        SrdAck.destinationContext(a, SrdHeader.sourceContext(data));
+        SrdAck.destinationContext(a, peerContext);
         SrdAck.epoch(a, t.epoch);
         SrdAck.cumulativePsn(a, cumulative);
-        SrdAck.echoedEpoch(a, SrdHeader.epoch(data));
+        SrdAck.echoedEpoch(a, peerEpoch);
         SrdAck.triggerPsn(a, psn);
-        SrdAck.echoedTimestamp(a, SrdHeader.timestamp(data));
+        SrdAck.echoedTimestamp(a, timestamp);
         for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
             SrdAck.sackWord(a, w, rx.sackWord(cumulative, w));
         }
@@ -149,8 +185,7 @@ final class Responder {
             SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
         }
         // Back on the path the data came by: a dead path loses both, and only that path is blamed.
-        Ipv4UdpFrame.write(a, t.localMac, Ipv4UdpFrame.sourceMac(data), t.localIp, Ipv4UdpFrame.sourceIp(data),
-            Ipv4UdpFrame.sourcePort(data), t.udpPort, SrdAck.length(drops), t.udpChecksum);
+        Ipv4UdpFrame.write(a, t.localMac, mac, t.localIp, ip, port, t.udpPort, SrdAck.length(drops), t.udpChecksum);
         t.counters.txAcks++;
         t.emit(address);
     }

@@ -17,6 +17,7 @@ public final class SrdConfig {
     int mtu = DEFAULT_MTU;
     int udpPort = io.srdnic.srd.wire.SrdPort.DEFAULT;
     boolean udpChecksum = true;
+    boolean delayedAck = true;
     int localIp = 0x0A00_0001;
     int paths = 16;
     long rtoInitialNanos = 1_000_000;
@@ -54,6 +55,18 @@ public final class SrdConfig {
     /** Compute (and check) UDP checksums; false sends 0, "no checksum". */
     public SrdConfig udpChecksum(boolean on) {
         this.udpChecksum = on;
+        return this;
+    }
+
+    /**
+     * Hold the ACKs a duty cycle builds until the next cycle's first burst, so they leave with
+     * whatever was posted in between (a reply, the next request) instead of in a burst of their own
+     * on the critical path. The next cycle comes at once on a dedicated thread; in INVOKER mode it
+     * comes with the application's next poll or post, so an application that leaves the CQ alone
+     * for longer than the peer's RTO causes retransmissions (harmless, counted): turn it off there.
+     */
+    public SrdConfig delayedAck(boolean on) {
+        this.delayedAck = on;
         return this;
     }
 
@@ -145,7 +158,7 @@ public final class SrdConfig {
     }
 
     /** The knobs {@link #set} takes by name (the CLI's {@code --set KEY=VALUE}), with their units. */
-    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "paths",
+    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "paths",
         "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
         "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
         "idle-context-ms", "max-contexts", "max-qps", "max-outstanding", "burst");
@@ -156,7 +169,8 @@ public final class SrdConfig {
             switch (key) {
                 case "mtu" -> mtu = Integer.parseInt(value);
                 case "udp-port" -> udpPort = Integer.parseInt(value);
-                case "udp-checksum" -> udpChecksum = Boolean.parseBoolean(value);
+                case "udp-checksum" -> udpChecksum = bool(key, value);
+                case "delayed-ack" -> delayedAck = bool(key, value);
                 case "paths" -> paths = Integer.parseInt(value);
                 case "rto-initial-us" -> rtoInitialNanos = micros(value);
                 case "rto-min-us" -> rtoMinNanos = micros(value);
@@ -184,6 +198,14 @@ public final class SrdConfig {
         return this;
     }
 
+    private static boolean bool(String key, String value) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("SRD setting " + key + "=" + value + " is not true or false");
+        };
+    }
+
     private static long micros(String value) {
         return Math.round(Double.parseDouble(value) * 1000);
     }
@@ -194,6 +216,7 @@ public final class SrdConfig {
         c.mtu = mtu;
         c.udpPort = udpPort;
         c.udpChecksum = udpChecksum;
+        c.delayedAck = delayedAck;
         c.localIp = localIp;
         c.paths = paths;
         c.rtoInitialNanos = rtoInitialNanos;

@@ -79,8 +79,9 @@ public final class SrdTransport implements AutoCloseable {
     private final MbufBatch spare;
     final Mbuf txView = new Mbuf();
     private final SrdContext.TransmissionCheck transmissionCheck = this::isCurrentTransmission;
-    private final Responder responder = new Responder(this);
+    private final Responder responder;
     private long lastNow;
+    private boolean postedSinceSchedule;
     private long lastHousekeeping;
     private int datagramEntropy;
 
@@ -111,6 +112,7 @@ public final class SrdTransport implements AutoCloseable {
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.txBatch = new MbufBatch(arena, config.burst);
         this.spare = new MbufBatch(arena, config.burst);
+        this.responder = new Responder(this, config);
     }
 
     /** A fresh non-zero epoch for a transport starting now. */
@@ -324,6 +326,7 @@ public final class SrdTransport implements AutoCloseable {
         qp.sqOutstanding++;
         appendPending(ctx, r);
         activate(ctx);
+        postedSinceSchedule = true;
         return POST_OK;
     }
 
@@ -395,6 +398,10 @@ public final class SrdTransport implements AutoCloseable {
         return null;
     }
 
+    SrdContext contextAt(int index) {
+        return contexts[index];
+    }
+
     SrdContext existingContext(int ip) {
         int index = contextByIp.get(ip);
         return index == IntIntMap.MISSING ? null : contexts[index];
@@ -414,14 +421,39 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- duty cycle
 
-    /** One duty cycle at time {@code now}: receive, run timers, send what the windows allow. Returns work done. */
+    /**
+     * One duty cycle at time {@code now}: send what was posted since the last cycle, then the ACKs
+     * the last cycle owes, then receive, then run the timers. Sending first takes an empty receive
+     * burst and, with {@code delayedAck}, the building and sending of ACKs off the way of a reply
+     * the application has just posted. Returns the work done.
+     */
     public int doWork(long now) {
-        lastNow = now;
-        int work = receive(now);
+        int work = transmitPosted(now);
+        work += receive(now);
         work += timers(now);
-        work += schedule(now);
         flush();
         return work;
+    }
+
+    /**
+     * The send half of a duty cycle: what was posted leaves now, then the ACKs owed. For the layer
+     * above to call when it will not run a whole cycle (its completion queue still has entries) but
+     * the application has posted. Returns the work done.
+     */
+    public int transmitPosted(long now) {
+        lastNow = now;
+        int work = schedule(now);
+        flush();
+        if (responder.owesAcks()) {
+            work += responder.sendOwedAcks();
+            flush();
+        }
+        return work;
+    }
+
+    /** Whether {@link #transmitPosted} has anything to do: frames built or owed, or a post since the last send. */
+    public boolean hasPostedWork() {
+        return postedSinceSchedule || !txBatch.isEmpty() || responder.owesAcks();
     }
 
     /**
@@ -430,6 +462,9 @@ public final class SrdTransport implements AutoCloseable {
      * that finds every host idle jumps its clock to the minimum of this and the network's next event.
      */
     public long nextDeadline() {
+        if (responder.owesAcks()) {
+            return lastNow; // they leave with the next cycle
+        }
         long next = Long.MAX_VALUE;
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts[active[i]];
@@ -475,6 +510,7 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     private int schedule(long now) {
+        postedSinceSchedule = false;
         int work = 0;
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts[active[i]];
@@ -941,8 +977,9 @@ public final class SrdTransport implements AutoCloseable {
 
     @Override
     public void close() {
+        responder.sendOwedAcks(); // the peer is owed them for what was delivered
+        flush();
         io.free(spare);
-        io.free(txBatch);
         arena.close();
     }
 }

@@ -127,6 +127,7 @@ final class WireFrames {
     /** Sets the raw buf_len so that the flyweight's data room ends {@code room} bytes after the data start. */
     static void dataRoom(Mbuf m, int room) {
         NATIVE.set(ValueLayout.JAVA_SHORT_UNALIGNED, m.address() + BUF_LEN_OFFSET, (short) (m.dataOffset() + room));
+        m.wrap(m.address()); // the flyweight reads the data room at wrap
     }
 
     static int u16(byte[] b, int at) {
