@@ -71,12 +71,12 @@ final class Dataplane implements AutoCloseable {
     /** One duty cycle at {@code now}: commands, posts, the transport, events. Returns the work done. */
     int runCycle(long now) {
         int work = 0;
-        FutureTask<?> task;
-        while ((task = commands.poll()) != null) {
-            task.run();
-            work++;
-        }
-        if (posts != null) {
+        if (posts != null) { // DEDICATED: commands and posts come from other threads (INVOKER runs them in place)
+            FutureTask<?> task;
+            while ((task = commands.poll()) != null) {
+                task.run();
+                work++;
+            }
             work += posts.drain(postConsumer);
         }
         work += transport.doWork(now);

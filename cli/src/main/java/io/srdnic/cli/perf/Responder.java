@@ -49,8 +49,7 @@ final class Responder {
         if (n == 0) {
             return work;
         }
-        long t = clock.getAsLong();
-        lastWorkAt = t;
+        long measuredBefore = measured;
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
             if (!wc.ok()) {
@@ -64,14 +63,7 @@ final class Responder {
             }
             int imm = wc.immediate();
             int qp = ep.qpIndex(wc.qpNum());
-            ep.repost(wc);
-            received++;
-            if (Integer.toUnsignedLong(imm) >= warmup) {
-                if (measured++ == 0) {
-                    firstAt = t;
-                }
-                lastAt = t;
-            }
+            // The reply first, then the repost and the bookkeeping: they are not the client's to wait for.
             if (reply && (pendingHead != pendingTail || !sendReply(qp, imm))) {
                 if (pendingTail - pendingHead == pendingQp.length) {
                     throw new IllegalStateException("more than " + pendingQp.length + " replies waiting for send-queue room");
@@ -80,6 +72,20 @@ final class Responder {
                 pendingQp[slot] = qp;
                 pendingImm[slot] = imm;
             }
+            ep.repost(wc);
+            received++;
+            if (Integer.toUnsignedLong(imm) >= warmup) {
+                measured++;
+            }
+        }
+        // One clock read per poll, after the replies: the arrival time of this poll's messages.
+        long t = clock.getAsLong();
+        lastWorkAt = t;
+        if (measured > measuredBefore) {
+            if (measuredBefore == 0) {
+                firstAt = t;
+            }
+            lastAt = t;
         }
         return work + n;
     }

@@ -423,15 +423,19 @@ public final class SrdTransport implements AutoCloseable {
 
     /**
      * One duty cycle at time {@code now}: send what was posted since the last cycle, then the ACKs
-     * the last cycle owes, then receive, then run the timers. Sending first takes an empty receive
-     * burst and, with {@code delayedAck}, the building and sending of ACKs off the way of a reply
-     * the application has just posted. Returns the work done.
+     * the last cycle owes; run the timers (a retransmission leaves at once); receive last. The
+     * order keeps a round trip's critical path short on both ends: a reply the application has
+     * just posted goes before anything else, and a packet just received reaches its completion
+     * queue with nothing after it but the return to the application. Returns the work done.
      */
     public int doWork(long now) {
         int work = transmitPosted(now);
-        work += receive(now);
-        work += timers(now);
-        flush();
+        int timed = timers(now);
+        if (timed > 0) {
+            flush();
+        }
+        work += timed + receive(now);
+        flush(); // probe replies, and ACKs when not delayed
         return work;
     }
 
@@ -775,6 +779,11 @@ public final class SrdTransport implements AutoCloseable {
     // ---------------------------------------------------------------- receive
 
     private int receive(long now) {
+        // The last burst's mbufs go back now rather than right after it was handled: that cycle's
+        // messages reached their CQ without waiting for the free.
+        if (!rxBatch.isEmpty()) {
+            io.free(rxBatch);
+        }
         int n = io.receive(rxBatch);
         for (int i = 0; i < n; i++) {
             Mbuf m = rxBatch.get(i);
@@ -799,9 +808,6 @@ public final class SrdTransport implements AutoCloseable {
                     }
                 }
             }
-        }
-        if (n > 0) {
-            io.free(rxBatch);
         }
         return n;
     }
@@ -979,6 +985,7 @@ public final class SrdTransport implements AutoCloseable {
     public void close() {
         responder.sendOwedAcks(); // the peer is owed them for what was delivered
         flush();
+        io.free(rxBatch);
         io.free(spare);
         arena.close();
     }
