@@ -81,6 +81,18 @@ class PerfSimIT {
     }
 
     @Test
+    void shouldApplySrdSettingsGivenWithSet() {
+        assertEquals(0, CliRun.of("perf", "--link", "sim", "--size", "2000", "--iters", "200").status());
+        assertRefused("over this link's SRD MTU 1024", "perf", "--link", "sim", "--size", "2000", "--iters", "200", "--set", "mtu=1024");
+        CliRun undelayed = CliRun.of("perf", "--link", "sim", "--iters", "500", "--set", "delayed-ack=false", "--json");
+        assertEquals(0, undelayed.status(), undelayed.stdout());
+        assertEquals(undelayed.json().get("sent"), undelayed.json().get("received"));
+        assertRefused("unknown SRD setting 'bogus'", "perf", "--link", "sim", "--set", "bogus=1");
+        assertRefused("SRD setting delayed-ack=maybe is not true or false", "perf", "--link", "sim", "--set", "delayed-ack=maybe");
+        assertRefused("SRD setting rto-min-us=soon is not a number", "perf", "--link", "sim", "--set", "rto-min-us=soon");
+    }
+
+    @Test
     void shouldRejectBadArgumentsWithAClearError() {
         assertEquals(2, errorRun("perf", "--mode", "sideways").status, "picocli: not a mode");
         assertEquals(2, errorRun("perf", "--transport", "rc").status);

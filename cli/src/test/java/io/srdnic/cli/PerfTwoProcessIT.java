@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.srdnic.cli.net.Shell;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,22 @@ class PerfTwoProcessIT {
         Set<String> leftBehind = new HashSet<>(PktgenTwoProcessIT.ealRuntimeDirs());
         leftBehind.removeAll(ealDirsBefore);
         assertEquals(Set.of(), leftBehind, "EAL runtime directories left behind");
+    }
+
+    @Test
+    void shouldHandTheSrdSettingsToBothChildren() {
+        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--no-raw", "--set", "delayed-ack=false",
+            "--set", "paths=2", "--stats", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        assertEquals(run.json().get("sent"), run.json().get("received"));
+        // The client's context sprays over the two paths --set gave it: two entries in its path report
+        // (the server's report goes to its stderr).
+        List<String> reports = run.stdout().lines().filter(l -> l.contains("paths: ")).toList();
+        assertEquals(1, reports.size(), "the client's one context: " + run.stdout());
+        for (String report : reports) {
+            String paths = report.substring(report.indexOf("paths: "));
+            assertEquals(2, paths.chars().filter(c -> c == '[').count(), report);
+        }
     }
 
     @Test

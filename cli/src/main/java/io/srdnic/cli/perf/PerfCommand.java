@@ -3,9 +3,12 @@ package io.srdnic.cli.perf;
 import io.srdnic.cli.pktgen.PktgenCommand;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
+import io.srdnic.srd.transport.SrdConfig;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
@@ -66,6 +69,11 @@ public final class PerfCommand implements Callable<Integer> {
         description = "lat with UD: a round trip not back within this counts as timed out and the next begins (UD loses messages;"
             + " SRD does not, and is waited for) (default ${DEFAULT-VALUE}).")
     long timeoutMs;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+        description = "Any SRD transport setting (docs/configuration.md), e.g. --set delayed-ack=false; both sides take it"
+            + " (with --server/--client each side takes its own).")
+    Map<String, String> settings = new LinkedHashMap<>();
 
     @Option(names = "--threading", defaultValue = "invoker",
         description = "invoker: the test's own polls run the dataplane; dedicated: a dataplane thread per context (default ${DEFAULT-VALUE}).")
@@ -137,9 +145,9 @@ public final class PerfCommand implements Callable<Integer> {
                 if (mode == ThreadingMode.DEDICATED) {
                     System.err.println("perf: sim is single-threaded in virtual time: --threading dedicated is ignored");
                 }
-                yield report(SimPerf.run(p, seed, loss));
+                yield report(SimPerf.run(p, seed, loss, settings));
             }
-            case ring -> report(RingPerf.run(p, mode, memoryMb));
+            case ring -> report(RingPerf.run(p, mode, memoryMb, settings));
             case memif, af_xdp -> TwoProcessPerf.run(link, size, childArgs(p), timeLimitSeconds * 1000L);
         };
     }
@@ -182,6 +190,7 @@ public final class PerfCommand implements Callable<Integer> {
         if (w < 0 || w > 1_000_000_000L) {
             throw new IllegalArgumentException("--warmup must be 0..1000000000, was " + w);
         }
+        settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
         boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt();
         return new PerfParams(mode, transport, size, iters, w, qps, window, timeoutMs * 1_000_000L, raw, stats, id,
@@ -219,6 +228,7 @@ public final class PerfCommand implements Callable<Integer> {
         if (noRaw) {
             a.add("--no-raw");
         }
+        settings.forEach((k, v) -> a.addAll(List.of("--set", k + "=" + v)));
         return a;
     }
 
@@ -284,7 +294,8 @@ public final class PerfCommand implements Callable<Integer> {
     private int runSide(Role r, PerfParams p, ThreadingMode mode, String spec, Channel ch, int serverIp, int clientIp, boolean standalone) {
         try (Eal eal = Eal.start(new EalConfig().memoryMb(memoryMb))) {
             int ownIp = r == Role.server ? serverIp : clientIp;
-            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(spec, "perf" + r), ownIp, mode, link.name(), standalone);
+            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(spec, "perf" + r), ownIp, mode, link.name(), standalone,
+                settings);
             if (r == Role.server) {
                 try {
                     PerfSession.server(ch, side, timeLimitSeconds * 1000L);

@@ -6,6 +6,7 @@ import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PortConfig;
 import io.srdnic.pmd.RingLink;
 import io.srdnic.verbs.ThreadingMode;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -20,7 +21,7 @@ final class RingPerf {
     private RingPerf() {
     }
 
-    static PerfResult run(PerfParams p, ThreadingMode threading, int memoryMb) {
+    static PerfResult run(PerfParams p, ThreadingMode threading, int memoryMb, Map<String, String> settings) {
         Eal eal = Eal.startOrGet(new EalConfig().memoryMb(memoryMb));
         int run = RUNS.getAndIncrement();
         try (RingLink link = RingLink.create(1024);
@@ -29,8 +30,10 @@ final class RingPerf {
             link.a().configure(PortConfig.DEFAULT, poolA).start();
             link.b().configure(PortConfig.DEFAULT, poolB).start();
             MemoryChannel[] ch = MemoryChannel.pair();
-            SideConfig serverSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP, threading, "ring", false);
-            SideConfig clientSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP, threading, "ring", false);
+            SideConfig serverSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP, threading, "ring", false,
+                settings);
+            SideConfig clientSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP, threading, "ring", false,
+                settings);
             Throwable[] serverFailure = new Throwable[1];
             Thread server = new Thread(() -> {
                 eal.registerThread(); // an lcore id, so the mempool cache works on this thread too

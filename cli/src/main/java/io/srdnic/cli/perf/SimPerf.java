@@ -7,6 +7,7 @@ import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.SimWorld;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -19,11 +20,11 @@ final class SimPerf {
     private SimPerf() {
     }
 
-    static PerfResult run(PerfParams p, long seed, double loss) {
+    static PerfResult run(PerfParams p, long seed, double loss, Map<String, String> settings) {
         LinkConfig fabric = LinkConfig.builder().lossProbability(loss).build();
         try (SimWorld world = new SimWorld(seed, 16, fabric)) {
-            Context serverCtx = Context.open(Device.sim(world), new ContextConfig().seed(seed * 31 + 1));
-            Context clientCtx = Context.open(Device.sim(world), new ContextConfig().seed(seed * 31 + 2));
+            Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(seed * 31 + 1), settings));
+            Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(seed * 31 + 2), settings));
             try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 0x5352_4453, false);
                  PerfEndpoint client = new PerfEndpoint(clientCtx, p, 0x5352_4443, true)) {
                 server.connect(client.info());
