@@ -23,6 +23,8 @@ final class PathSet {
     private final long[] avoidUntil;
     private final long[] avoidFor;
     private final long[] probeDeadline;
+    /** Paths not healthy now: while 0 (the common case) the per-cycle probe checks are one compare. */
+    private int avoided;
     private int cursor;
 
     PathSet(int count, long baseAvoid, int start) {
@@ -95,6 +97,7 @@ final class PathSet {
     private void avoid(int path, long now) {
         if (healthy[path]) {
             healthy[path] = false;
+            avoided++;
             avoidUntil[path] = now + avoidFor[path];
             probeDeadline[path] = 0;
         }
@@ -102,6 +105,9 @@ final class PathSet {
 
     /** Paths whose avoidance has ended and that need a probe now; returns one or NONE. */
     int probeDue(long now) {
+        if (avoided == 0) {
+            return NONE;
+        }
         for (int p = 0; p < count; p++) {
             if (!healthy[p] && probeDeadline[p] == 0 && now - avoidUntil[p] >= 0) {
                 return p;
@@ -116,6 +122,9 @@ final class PathSet {
 
     /** Unanswered probes: avoid those paths again, twice as long. */
     void expireProbes(long now) {
+        if (avoided == 0) {
+            return;
+        }
         for (int p = 0; p < count; p++) {
             if (!healthy[p] && probeDeadline[p] != 0 && now - probeDeadline[p] >= 0) {
                 avoidFor[p] = Math.min(avoidFor[p] * 2, baseAvoid * 64);
@@ -127,6 +136,9 @@ final class PathSet {
 
     void onProbeReply(int path) {
         if (path >= 0 && path < count) {
+            if (!healthy[path]) {
+                avoided--;
+            }
             healthy[path] = true;
             avoidFor[path] = baseAvoid;
             probeDeadline[path] = 0;
@@ -140,6 +152,9 @@ final class PathSet {
     /** The earliest time a probe is due or expires, or Long.MAX_VALUE. */
     long nextDeadline() {
         long next = Long.MAX_VALUE;
+        if (avoided == 0) {
+            return next;
+        }
         for (int p = 0; p < count; p++) {
             if (!healthy[p]) {
                 next = Math.min(next, probeDeadline[p] == 0 ? avoidUntil[p] : probeDeadline[p]);
@@ -149,10 +164,6 @@ final class PathSet {
     }
 
     int healthyCount() {
-        int n = 0;
-        for (boolean h : healthy) {
-            n += h ? 1 : 0;
-        }
-        return n;
+        return count - avoided;
     }
 }

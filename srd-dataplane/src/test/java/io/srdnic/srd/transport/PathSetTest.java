@@ -33,6 +33,9 @@ class PathSetTest {
         PathSet paths = new PathSet(4, 1_000, 0);
         paths.onTimeout(2, 0);
         assertFalse(paths.isHealthy(2));
+        paths.onTimeout(2, 10);
+        assertEquals(3, paths.healthyCount(), "a second timeout of an avoided path counts it once");
+        assertEquals(1_000, paths.nextDeadline());
         for (int i = 0; i < 40; i++) {
             assertNotEquals(2, paths.choose(PathSet.NONE));
         }
@@ -45,6 +48,10 @@ class PathSetTest {
         assertEquals(2, paths.probeDue(1_500 + 2_000));
         paths.onProbeReply(2);
         assertTrue(paths.isHealthy(2));
+        paths.onProbeReply(2); // a duplicated reply
+        assertEquals(4, paths.healthyCount());
+        assertEquals(Long.MAX_VALUE, paths.nextDeadline());
+        assertEquals(PathSet.NONE, paths.probeDue(1L << 40));
     }
 
     @Test
