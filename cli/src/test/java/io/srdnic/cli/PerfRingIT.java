@@ -17,8 +17,10 @@ class PerfRingIT {
     @ParameterizedTest
     @CsvSource({"lat,srd", "lat,ud", "bw,srd", "bw,ud"})
     void shouldMeasureBothModesOverARingPair(String mode, String transport) {
+        // lat srd keeps the default timed warm-up (2 s on a DPDK link); lat ud turns it off: --warmup round trips only.
+        boolean timedWarmup = mode.equals("lat") && transport.equals("srd");
         CliRun run = CliRun.of("perf", "--link", "ring", "--mode", mode, "--transport", transport, "--size", "64",
-            "--iters", mode.equals("lat") ? "2000" : "20000", "--json");
+            "--iters", mode.equals("lat") ? "2000" : "20000", "--warmup-ms", timedWarmup ? "2000" : "0", "--json");
         assertEquals(0, run.status(), run.stdout());
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, mode, true);
@@ -30,6 +32,13 @@ class PerfRingIT {
         }
         if (mode.equals("lat")) {
             assertTrue(Double.parseDouble(json.get("p50_us")) >= Double.parseDouble(json.get("min_us")));
+            long warmup = Long.parseLong(json.get("warmup"));
+            double warmupMs = Double.parseDouble(json.get("warmup_ms"));
+            if (timedWarmup) {
+                assertTrue(warmup >= 2000 && warmupMs >= 2000, "at least the asked round trips and at least 2 s of them: " + json);
+            } else {
+                assertEquals(2000, warmup, "exactly the asked round trips: " + json);
+            }
         }
     }
 

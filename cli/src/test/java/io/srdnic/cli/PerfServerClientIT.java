@@ -28,7 +28,7 @@ class PerfServerClientIT {
             .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             CliRun run = CliRun.of("perf", "--client", "localhost:" + port, "--link", "memif", "--memif-socket", socket,
-                "--mode", "lat", "--iters", "1000", "--qps", "2", "--json");
+                "--mode", "lat", "--iters", "1000", "--warmup-ms", "0", "--qps", "2", "--json");
             assertEquals(0, run.status(), run.stdout());
             Map<String, String> json = run.json();
             PerfSimIT.assertContract(json, "lat", true);

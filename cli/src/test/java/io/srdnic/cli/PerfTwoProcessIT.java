@@ -26,7 +26,7 @@ class PerfTwoProcessIT {
         assumeTrue(link.equals("memif") || CliRun.root(), "namespaces, veth and AF_XDP need root");
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
         CliRun run = CliRun.of("perf", "--link", link, "--transport", transport, "--mode", mode, "--size", "64",
-            "--iters", mode.equals("lat") ? "1000" : "20000", "--json");
+            "--iters", mode.equals("lat") ? "1000" : "20000", "--warmup-ms", "0", "--json");
         assertEquals(0, run.status(), run.stdout());
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, mode, true);
@@ -45,7 +45,7 @@ class PerfTwoProcessIT {
 
     @Test
     void shouldHandTheSrdSettingsToBothChildren() {
-        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--no-raw", "--set", "delayed-ack=false",
+        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--set", "delayed-ack=false",
             "--set", "paths=2", "--stats", "--json");
         assertEquals(0, run.status(), run.stdout());
         assertEquals(run.json().get("sent"), run.json().get("received"));

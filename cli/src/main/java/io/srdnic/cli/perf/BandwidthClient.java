@@ -62,6 +62,11 @@ final class BandwidthClient implements PerfClient {
     }
 
     @Override
+    public long total() {
+        return total;
+    }
+
+    @Override
     public long progress() {
         return completed;
     }

@@ -18,8 +18,10 @@ import org.HdrHistogram.Histogram;
 final class LatencyClient implements PerfClient {
     private final PerfEndpoint ep;
     private final LongSupplier clock;
-    private final long warmup;
-    private final long total;
+    private final long warmupNanos;
+    private long warmup;
+    private long total;
+    private long startedAt;
     private final long timeoutNanos;
     private final Histogram histogram = LatencySummary.newHistogram();
     private long next;
@@ -37,6 +39,7 @@ final class LatencyClient implements PerfClient {
         this.clock = clock;
         this.warmup = ep.params.warmup();
         this.total = ep.params.total();
+        this.warmupNanos = ep.params.warmupNanos();
         // SRD retransmits and never loses a message: a slow round trip is waited for (the run's time
         // limit and the transport's own timeout still apply); only UD times iterations out.
         this.timeoutNanos = ep.params.transport() == PerfParams.Transport.ud ? ep.params.timeoutNanos() : Long.MAX_VALUE;
@@ -49,6 +52,13 @@ final class LatencyClient implements PerfClient {
             QueuePair qp = ep.qps[(int) (next % ep.qps.length)];
             SendWr wr = ep.sends[(int) (next % ep.qps.length)].wrId(next).immediate((int) next);
             long t = clock.getAsLong();
+            if (next == 0) {
+                startedAt = t;
+            }
+            if (next == warmup && t - startedAt < warmupNanos) {
+                warmup++; // the time floor is not reached: this one warms up too
+                total++;
+            }
             if (qp.postSend(wr) == 0) {
                 sentAt = t;
                 waiting = true;
@@ -108,6 +118,11 @@ final class LatencyClient implements PerfClient {
     }
 
     @Override
+    public long total() {
+        return total;
+    }
+
+    @Override
     public long progress() {
         return next;
     }
@@ -127,6 +142,11 @@ final class LatencyClient implements PerfClient {
         return firstError;
     }
 
+    /** Round trips made before measuring: at least the asked number, more when the time floor asked for more. */
+    long warmup() {
+        return warmup;
+    }
+
     long timeouts() {
         return timeouts;
     }
@@ -136,6 +156,6 @@ final class LatencyClient implements PerfClient {
     }
 
     LatencySummary summary() {
-        return LatencySummary.of(histogram, timeouts, lastBackAt - firstMeasuredAt);
+        return LatencySummary.of(histogram, timeouts, lastBackAt - firstMeasuredAt, firstMeasuredAt - startedAt);
     }
 }

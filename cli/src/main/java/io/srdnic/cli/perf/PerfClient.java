@@ -9,6 +9,9 @@ interface PerfClient {
     /** Iterations or messages finished so far, warm-up included, for the progress line. */
     long progress();
 
+    /** Iterations or messages the run will make, warm-up included (a timed warm-up may add to it as it goes). */
+    long total();
+
     /** Messages posted (warm-up included). */
     long sent();
 

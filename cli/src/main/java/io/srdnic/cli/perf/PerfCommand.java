@@ -65,6 +65,10 @@ public final class PerfCommand implements Callable<Integer> {
         + " (default lat: as many as --iters, 1000..20000; bw: iters/10, 1000..50000).")
     Long warmup;
 
+    @Option(names = "--warmup-ms", description = "lat: warm up for at least this long too, the raw ping-pong and the run alike, so the"
+        + " JIT has compiled the path before it is timed (default 2000 on DPDK links, 0 on sim; 0: --warmup round trips only).")
+    Long warmupMs;
+
     @Option(names = "--timeout-ms", defaultValue = "100",
         description = "lat with UD: a round trip not back within this counts as timed out and the next begins (UD loses messages;"
             + " SRD does not, and is waited for) (default ${DEFAULT-VALUE}).")
@@ -190,10 +194,14 @@ public final class PerfCommand implements Callable<Integer> {
         if (w < 0 || w > 1_000_000_000L) {
             throw new IllegalArgumentException("--warmup must be 0..1000000000, was " + w);
         }
+        long warmupFloor = warmupMs != null ? warmupMs : mode == PerfParams.Mode.lat && link != Link.sim ? 2000 : 0;
+        if (warmupFloor < 0 || warmupFloor > 600_000) {
+            throw new IllegalArgumentException("--warmup-ms must be 0..600000, was " + warmupFloor);
+        }
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
         boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt();
-        return new PerfParams(mode, transport, size, iters, w, qps, window, timeoutMs * 1_000_000L, raw, stats, id,
+        return new PerfParams(mode, transport, size, iters, w, warmupFloor * 1_000_000L, qps, window, timeoutMs * 1_000_000L, raw, stats, id,
             timeLimitSeconds * 1_000_000_000L);
     }
 
@@ -216,6 +224,7 @@ public final class PerfCommand implements Callable<Integer> {
     private List<String> childArgs(PerfParams p) {
         List<String> a = new ArrayList<>(List.of("perf", "--mode", p.mode().name(), "--transport", p.transport().name(),
             "--size", Integer.toString(p.size()), "--iters", Long.toString(p.iters()), "--warmup", Long.toString(p.warmup()),
+            "--warmup-ms", Long.toString(p.warmupNanos() / 1_000_000),
             "--qps", Integer.toString(p.qps()), "--window", Integer.toString(p.window()), "--timeout-ms", Long.toString(timeoutMs),
             "--threading", threading, "--link", link.name(), "--memory-mb", Integer.toString(memoryMb),
             "--time-limit-s", Integer.toString(timeLimitSeconds), "--run-id", Integer.toString(p.runId())));

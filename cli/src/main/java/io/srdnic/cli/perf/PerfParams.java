@@ -8,14 +8,20 @@ import java.util.Map;
  * What one perf run does, as the client sends it to the server in its first side-channel line
  * ({@code PARAMS key=value ...}): the server takes the client's parameters, as perftest's does.
  */
-record PerfParams(Mode mode, Transport transport, int size, long iters, long warmup, int qps, int window, long timeoutNanos,
-                  boolean raw, boolean stats, int runId, long timeLimitNanos) {
+record PerfParams(Mode mode, Transport transport, int size, long iters, long warmup, long warmupNanos, int qps, int window,
+                  long timeoutNanos, boolean raw, boolean stats, int runId, long timeLimitNanos) {
 
     enum Mode { lat, bw }
 
     enum Transport { srd, ud }
 
-    /** Round trips or messages including the warm-up. */
+    /** The same run as it went: latency mode warms up for at least {@code warmupNanos}, so maybe longer than asked. */
+    PerfParams withWarmup(long done) {
+        return new PerfParams(mode, transport, size, iters, done, warmupNanos, qps, window, timeoutNanos, raw, stats, runId,
+            timeLimitNanos);
+    }
+
+    /** Round trips or messages including the least warm-up. */
     long total() {
         return warmup + iters;
     }
@@ -40,7 +46,7 @@ record PerfParams(Mode mode, Transport transport, int size, long iters, long war
     }
 
     String line() {
-        return "mode=" + mode + " transport=" + transport + " size=" + size + " iters=" + iters + " warmup=" + warmup + " qps=" + qps
+        return "mode=" + mode + " transport=" + transport + " size=" + size + " iters=" + iters + " warmup=" + warmup + " warmup_ns=" + warmupNanos + " qps=" + qps
             + " window=" + window + " timeout_ns=" + timeoutNanos + " raw=" + raw + " stats=" + stats + " run_id=" + runId
             + " time_limit_ns=" + timeLimitNanos;
     }
@@ -56,7 +62,7 @@ record PerfParams(Mode mode, Transport transport, int size, long iters, long war
         }
         try {
             return new PerfParams(Mode.valueOf(f.get("mode")), Transport.valueOf(f.get("transport")), Integer.parseInt(f.get("size")),
-                Long.parseLong(f.get("iters")), Long.parseLong(f.get("warmup")), Integer.parseInt(f.get("qps")),
+                Long.parseLong(f.get("iters")), Long.parseLong(f.get("warmup")), Long.parseLong(f.get("warmup_ns")), Integer.parseInt(f.get("qps")),
                 Integer.parseInt(f.get("window")), Long.parseLong(f.get("timeout_ns")), Boolean.parseBoolean(f.get("raw")),
                 Boolean.parseBoolean(f.get("stats")), Integer.parseInt(f.get("run_id")), Long.parseLong(f.get("time_limit_ns")));
         } catch (RuntimeException e) {

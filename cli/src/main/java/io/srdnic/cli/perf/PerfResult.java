@@ -64,8 +64,9 @@ record PerfResult(PerfParams params, String link, String threading, boolean virt
     List<String> text() {
         List<String> lines = new ArrayList<>();
         String unit = virtualTime ? "virtual us" : "us";
-        String what = String.format(Locale.ROOT, "perf %s %s over %s: %d B messages, %d iterations (+%d warm-up), %d QP%s, %s%s",
-            params.mode(), params.transport(), link, params.size(), params.iters(), params.warmup(), params.qps(),
+        String warm = params.latency() ? String.format(Locale.ROOT, " in %.1f s", latency.warmupNs() / 1e9) : "";
+        String what = String.format(Locale.ROOT, "perf %s %s over %s: %d B messages, %d iterations (+%d warm-up%s), %d QP%s, %s%s",
+            params.mode(), params.transport(), link, params.size(), params.iters(), params.warmup(), warm, params.qps(),
             params.qps() == 1 ? "" : "s", threading.toLowerCase(Locale.ROOT), virtualTime ? ", simulated network in virtual time" : "");
         lines.add(what);
         if (params.latency()) {
@@ -94,6 +95,7 @@ record PerfResult(PerfParams params, String link, String threading, boolean virt
         m.put("size", params.size());
         m.put("iters", params.iters());
         m.put("warmup", params.warmup());
+        m.put("warmup_ms", params.latency() ? latency.warmupNs() / 1e6 : null);
         m.put("qps", params.qps());
         m.put("window", params.latency() ? null : params.window());
         m.put("threading", threading.toLowerCase(Locale.ROOT));

@@ -78,7 +78,7 @@ final class PerfSession {
             PacketIo io = port.io();
             // Frames as long as the SRD run's: the message plus Ethernet, IPv4, UDP and SRD headers.
             PingPongInitiator ping = new PingPongInitiator(io, arena, peerMac, PerfResult.frameLength(p.size()), p.runId(), p.iters(),
-                p.warmup(), Math.max(p.timeoutNanos(), 100_000_000L));
+                p.warmup(), p.warmupNanos(), Math.max(p.timeoutNanos(), 100_000_000L));
             LatencySummary raw = PingPongRun.initiate(ping, side.eal(), deadline, new Progress("perf raw ping-pong", p.total()));
             ch.send("RAW_END");
             ch.expect("RAW_ENDED", limitMs);
@@ -103,14 +103,14 @@ final class PerfSession {
                     Thread.yield(); // let this process's dataplane thread have the core
                 }
                 if ((++spins & 0x3FF) == 0) {
-                    progress.update(client.progress());
+                    progress.update(client.progress(), client.total());
                     if (client.errors() > 0) {
                         throw new IllegalStateException("a completion failed with " + client.firstError() + " after " + client.progress()
                             + " of " + p.total() + (p.transport() == PerfParams.Transport.srd
                                 ? ": the server is unreachable or refused it (is --size over what the link carries?)" : ""));
                     }
                     if (System.nanoTime() - deadline > 0 || (dpdk && side.eal().quitRequested())) {
-                        throw new IllegalStateException("perf did not finish within its time limit: " + client.progress() + " of " + p.total()
+                        throw new IllegalStateException("perf did not finish within its time limit: " + client.progress() + " of " + client.total()
                             + " done" + (client.errors() > 0 ? ", first error " + client.firstError() : ""));
                     }
                 }
@@ -126,7 +126,8 @@ final class PerfSession {
                              ServerCounts server, List<String> stats) {
         LatencySummary latency = client instanceof LatencyClient lc ? lc.summary() : null;
         double rate = latency != null ? latency.perSecond() : server.arrivalRate();
-        return new PerfResult(p, link, threading, virtualTime, latency, raw, rate, client.sent(), server, client.errors(),
+        PerfParams asRun = client instanceof LatencyClient lc ? p.withWarmup(lc.warmup()) : p;
+        return new PerfResult(asRun, link, threading, virtualTime, latency, raw, rate, client.sent(), server, client.errors(),
             client.firstError(), stats);
     }
 

@@ -39,14 +39,14 @@ final class SimPerf {
                     agent.doWork();
                     responder.doWork();
                     if ((++spins & 0x3FF) == 0) {
-                        progress.update(agent.progress());
+                        progress.update(agent.progress(), agent.total());
                         if (agent.errors() > 0) {
                             throw new IllegalStateException("a completion failed with " + agent.firstError() + " after " + agent.progress()
                                 + " of " + p.total());
                         }
                         if (System.nanoTime() - deadline > 0) {
                             throw new IllegalStateException("perf did not finish within its time limit: " + agent.progress() + " of "
-                                + p.total() + " done" + (agent.errors() > 0 ? ", first error " + agent.firstError() : ""));
+                                + agent.total() + " done" + (agent.errors() > 0 ? ", first error " + agent.firstError() : ""));
                         }
                     }
                 }

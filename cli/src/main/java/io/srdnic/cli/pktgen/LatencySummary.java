@@ -11,7 +11,7 @@ import org.HdrHistogram.Histogram;
  * how many were lost (timed out), and the time the measured ones took, for a rate.
  */
 public record LatencySummary(long count, long lost, long minNs, long p50Ns, long p99Ns, long p999Ns, long maxNs,
-                             double meanNs, long elapsedNs) {
+                             double meanNs, long elapsedNs, long warmupNs) {
 
     /** Values above this (a minute) are recorded as this: a histogram of fixed size allocates nothing while recording. */
     public static final long HIGHEST_NANOS = 60_000_000_000L;
@@ -26,13 +26,14 @@ public record LatencySummary(long count, long lost, long minNs, long p50Ns, long
         h.recordValue(Math.max(1, Math.min(nanos, HIGHEST_NANOS)));
     }
 
-    public static LatencySummary of(Histogram h, long lost, long elapsedNs) {
+    /** @param warmupNs how long the warm-up took, from the first round trip to the first measured one */
+    public static LatencySummary of(Histogram h, long lost, long elapsedNs, long warmupNs) {
         long n = h.getTotalCount();
         if (n == 0) {
-            return new LatencySummary(0, lost, 0, 0, 0, 0, 0, 0, elapsedNs);
+            return new LatencySummary(0, lost, 0, 0, 0, 0, 0, 0, elapsedNs, warmupNs);
         }
         return new LatencySummary(n, lost, h.getMinValue(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
-            h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean(), elapsedNs);
+            h.getValueAtPercentile(99.9), h.getMaxValue(), h.getMean(), elapsedNs, warmupNs);
     }
 
     /** Measured round trips per second (0 when none). */
@@ -63,6 +64,7 @@ public record LatencySummary(long count, long lost, long minNs, long p50Ns, long
         m.put("measured", count);
         m.put("lost", lost);
         m.put("elapsed_ns", elapsedNs);
+        m.put("warmup_ns", warmupNs);
         return m;
     }
 
@@ -71,7 +73,7 @@ public record LatencySummary(long count, long lost, long minNs, long p50Ns, long
         return new LatencySummary(Long.parseLong(f.get("measured")), Long.parseLong(f.get("lost")), nanos(f.get("min_us")),
             nanos(f.get("p50_us")), nanos(f.get("p99_us")), nanos(f.get("p999_us")), nanos(f.get("max_us")),
             f.get("mean_us") == null || f.get("mean_us").equals("null") ? 0 : Double.parseDouble(f.get("mean_us")) * 1000.0,
-            Long.parseLong(f.get("elapsed_ns")));
+            Long.parseLong(f.get("elapsed_ns")), f.get("warmup_ns") == null ? 0 : Long.parseLong(f.get("warmup_ns")));
     }
 
     private static long nanos(String us) {

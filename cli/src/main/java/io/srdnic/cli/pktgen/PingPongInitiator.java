@@ -32,8 +32,10 @@ public final class PingPongInitiator {
     private final MemorySegment template;
     private final int length;
     private final int runId;
-    private final long warmup;
-    private final long total;
+    private final long warmupNanos;
+    private long warmup;
+    private long total;
+    private long startedAt;
     private final long timeoutNanos;
     private final Histogram histogram = LatencySummary.newHistogram();
     private long next;
@@ -49,9 +51,10 @@ public final class PingPongInitiator {
     /**
      * @param length frame length in bytes (Ethernet header included, CRC not), at least 60
      * @param warmup round trips made before measuring (JIT, caches, the peer's first frames)
+     * @param warmupNanos and at least this long: more round trips are warm-up until it has passed
      */
     public PingPongInitiator(PacketIo io, Arena arena, long peerMac, int length, int runId, long iterations, long warmup,
-                             long timeoutNanos) {
+                             long warmupNanos, long timeoutNanos) {
         if (length < PktgenFrame.MIN_LENGTH || length > io.maxFrameLength()) {
             throw new IllegalArgumentException("ping-pong frame length must be " + PktgenFrame.MIN_LENGTH + ".." + io.maxFrameLength()
                 + " on this link, was " + length);
@@ -63,6 +66,7 @@ public final class PingPongInitiator {
         this.runId = runId;
         this.warmup = warmup;
         this.total = warmup + iterations;
+        this.warmupNanos = warmupNanos;
         this.timeoutNanos = timeoutNanos;
         this.template = arena.allocate(length, 64);
         long src = io.macAddress();
@@ -88,6 +92,13 @@ public final class PingPongInitiator {
             m.putLongBE(PktgenFrame.SEQUENCE_OFFSET, next);
             m.frameLength(length);
             long t = System.nanoTime();
+            if (next == 0) {
+                startedAt = t;
+            }
+            if (next == warmup && t - startedAt < warmupNanos) {
+                warmup++; // the time floor is not reached: this one warms up too
+                total++;
+            }
             if (io.transmit(out) == 1) {
                 sentAt = t;
                 waiting = true;
@@ -134,6 +145,11 @@ public final class PingPongInitiator {
             && m.packetLength() == length;
     }
 
+    /** Round trips the run will make, warm-up included (a timed warm-up adds to it as it goes). */
+    public long total() {
+        return total;
+    }
+
     public boolean done() {
         return next >= total;
     }
@@ -158,6 +174,6 @@ public final class PingPongInitiator {
     }
 
     public LatencySummary summary() {
-        return LatencySummary.of(histogram, lost, lastBackAt - firstMeasuredAt);
+        return LatencySummary.of(histogram, lost, lastBackAt - firstMeasuredAt, firstMeasuredAt - startedAt);
     }
 }

@@ -30,7 +30,7 @@ public final class PingPongRun {
             while (!initiator.done()) {
                 initiator.doWork();
                 if ((++spins & 0x3FF) == 0) {
-                    progress.update(initiator.progress());
+                    progress.update(initiator.progress(), initiator.total());
                     if (initiator.progress() >= 8 && initiator.returned() == 0) {
                         throw new IllegalStateException("none of the first " + initiator.progress()
                             + " ping frames came back: does a frame this long cross the link? is the reflector up?");

@@ -409,7 +409,7 @@ public final class PktgenCommand implements Callable<Integer> {
             PacketIo b = new EthPacketIo(ring.b(), 0, pool);
             checkFits(a);
             // One thread plays both sides in turn: the reflector answers in the same loop that pings.
-            PingPongInitiator ping = new PingPongInitiator(a, arena, b.macAddress(), size, runId, iters, warmup, timeoutMs * 1_000_000L);
+            PingPongInitiator ping = new PingPongInitiator(a, arena, b.macAddress(), size, runId, iters, warmup, 0, timeoutMs * 1_000_000L);
             PingPongReflector reflect = new PingPongReflector(b, arena, runId);
             long deadline = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
             Progress progress = new Progress("pktgen pingpong", warmup + iters);
@@ -495,7 +495,7 @@ public final class PktgenCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--role ping needs --peer-mac");
             }
             PingPongRun.awaitLink(port, eal, deadline);
-            PingPongInitiator ping = new PingPongInitiator(io, arena, MacAddress.parse(peerMac), size, runId, iters, warmup,
+            PingPongInitiator ping = new PingPongInitiator(io, arena, MacAddress.parse(peerMac), size, runId, iters, warmup, 0,
                 timeoutMs * 1_000_000L);
             LatencySummary s = PingPongRun.initiate(ping, eal, deadline, new Progress("pktgen pingpong", warmup + iters));
             System.err.println("pktgen ping: port stats " + port.stats() + ", stale frames " + ping.stale() + ", lost in warm-up " + ping.warmupLost());

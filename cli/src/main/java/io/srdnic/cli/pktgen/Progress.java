@@ -15,6 +15,11 @@ public final class Progress {
 
     /** Call now and then (say every thousand steps): prints when two seconds have passed since the last line. */
     public void update(long done) {
+        update(done, total);
+    }
+
+    /** As {@link #update(long)}, when the total has changed since (a warm-up that lasts until a time). */
+    public void update(long done, long total) {
         long now = System.nanoTime();
         if (now - lastPrint >= EVERY_NANOS) {
             lastPrint = now;
