@@ -130,8 +130,9 @@ public final class PktgenCommand implements Callable<Integer> {
             System.out.println(result.json());
         }
         if (!result.passed(count)) {
-            System.err.println("pktgen: FAILED: " + (count - result.sent()) + " never sent (time limit), "
-                + (result.sent() - result.received()) + " lost, " + result.corrupted() + " corrupted, " + result.duplicated() + " duplicated");
+            System.err.println("pktgen: FAILED: " + (count - result.sent()) + " never sent (time limit), " + result.lost() + " lost (of which "
+                + result.linkDropped() + " counted as dropped by the link), " + result.corrupted() + " corrupted, " + result.duplicated()
+                + " duplicated");
             return 1;
         }
         return 0;
@@ -153,7 +154,8 @@ public final class PktgenCommand implements Callable<Integer> {
             ring.a().configure(PortConfig.DEFAULT, pool).start();
             ring.b().configure(PortConfig.DEFAULT, pool).start();
             PacketIo b = new EthPacketIo(ring.b(), 0, pool);
-            return runInProcess(eal, arena, new EthPacketIo(ring.a(), 0, pool), b, b.macAddress());
+            return runInProcess(eal, arena, new EthPacketIo(ring.a(), 0, pool), b, b.macAddress(), new LinkDrops(ring.a(), null),
+                new LinkDrops(ring.b(), null));
         }
     }
 
@@ -173,12 +175,13 @@ public final class PktgenCommand implements Callable<Integer> {
             b.configure(config, pool).start();
             try (TapBridge bridge = TapBridge.create("srdbr" + tag, List.of(tapA, tapB))) {
                 // A bridge delivers frames for its ports' own MACs to the host, not across: use broadcast.
-                return runInProcess(eal, arena, new EthPacketIo(a, 0, pool), new EthPacketIo(b, 0, pool), MacAddress.BROADCAST);
+                return runInProcess(eal, arena, new EthPacketIo(a, 0, pool), new EthPacketIo(b, 0, pool), MacAddress.BROADCAST,
+                    new LinkDrops(a, tapA), new LinkDrops(b, tapB));
             }
         }
     }
 
-    private PktgenResult runInProcess(Eal eal, Arena arena, PacketIo tx, PacketIo rx, long dst) {
+    private PktgenResult runInProcess(Eal eal, Arena arena, PacketIo tx, PacketIo rx, long dst, LinkDrops txDrops, LinkDrops rxDrops) {
         checkFits(tx);
         checkFits(rx);
         PktgenSender sender = new PktgenSender(tx, arena, count, size, runId, dst, window);
@@ -202,8 +205,9 @@ public final class PktgenCommand implements Callable<Integer> {
         } finally {
             eal.exitLoop();
         }
-        PktgenResult r = receiver.result(sender.sent());
-        return new PktgenResult(r.sent(), r.received(), r.corrupted(), r.duplicated(), r.foreign() + sender.foreign(), r.mpps());
+        PktgenResult r = receiver.result(sender.sent(), txDrops.sent(tx.txDropped()) + rxDrops.received());
+        return new PktgenResult(r.sent(), r.received(), r.corrupted(), r.duplicated(), r.foreign() + sender.foreign(), r.linkDropped(),
+            r.mpps());
     }
 
     private void checkFits(PacketIo io) {
@@ -244,7 +248,7 @@ public final class PktgenCommand implements Callable<Integer> {
                     rx.send("DONE " + sent.sent());
                     PktgenResult got = PktgenResult.parse(rx.await("{", 30_000));
                     return new PktgenResult(sent.sent(), got.received(), got.corrupted(), got.duplicated(),
-                        got.foreign() + sent.foreign(), got.mpps());
+                        got.foreign() + sent.foreign(), got.linkDropped() + sent.linkDropped(), got.mpps());
                 }
             }
         }
@@ -281,6 +285,7 @@ public final class PktgenCommand implements Callable<Integer> {
 
     private int runReceiverSide(Eal eal, Arena arena, PacketIo io, EthPort port, long deadline) {
         PktgenReceiver receiver = new PktgenReceiver(io, arena, count, size, runId, PktgenReceiver.LEARN_PEER);
+        LinkDrops drops = new LinkDrops(port, LinkDrops.interfaceOf(vdev));
         StdinWatch stdin = StdinWatch.start();
         System.out.println("READY " + MacAddress.format(io.macAddress()));
         System.out.flush();
@@ -301,7 +306,7 @@ public final class PktgenCommand implements Callable<Integer> {
             eal.exitLoop();
         }
         System.err.println("pktgen rx: port stats " + port.stats());
-        PktgenResult r = receiver.result(Math.max(0, stdin.doneSent()));
+        PktgenResult r = receiver.result(Math.max(0, stdin.doneSent()), drops.received());
         System.out.println(r.json());
         return 0;
     }
@@ -317,6 +322,7 @@ public final class PktgenCommand implements Callable<Integer> {
             Thread.onSpinWait();
         }
         PktgenSender sender = new PktgenSender(io, arena, count, size, runId, MacAddress.parse(peerMac), window);
+        LinkDrops drops = new LinkDrops(port, LinkDrops.interfaceOf(vdev));
         long doneAt = 0;
         eal.enterLoop();
         try {
@@ -335,7 +341,7 @@ public final class PktgenCommand implements Callable<Integer> {
             eal.exitLoop();
         }
         System.err.println("pktgen tx: port stats " + port.stats() + ", credit stalls " + sender.stalls());
-        System.out.println(new PktgenResult(sender.sent(), 0, 0, 0, sender.foreign(), 0).json());
+        System.out.println(new PktgenResult(sender.sent(), 0, 0, 0, sender.foreign(), drops.sent(io.txDropped()), 0).json());
         return 0;
     }
 

@@ -104,10 +104,10 @@ final class PktgenReceiver {
         }
     }
 
-    PktgenResult result(long sent) {
+    PktgenResult result(long sent, long linkDropped) {
         double seconds = (lastNanos - firstNanos) / 1e9;
         double mpps = received > 1 && seconds > 0 ? (received - 1) / seconds / 1e6 : 0;
-        return new PktgenResult(sent, received, corrupted, duplicated, foreign, mpps);
+        return new PktgenResult(sent, received, corrupted, duplicated, foreign, linkDropped, mpps);
     }
 
     long received() {
