@@ -17,7 +17,7 @@ class PerfRingIT {
     @ParameterizedTest
     @CsvSource({"lat,srd", "lat,ud", "bw,srd", "bw,ud"})
     void shouldMeasureBothModesOverARingPair(String mode, String transport) {
-        // lat srd keeps the default timed warm-up (2 s on a DPDK link); lat ud turns it off: --warmup round trips only.
+        // lat srd asks for a timed warm-up of 2 s; lat ud turns it off: --warmup round trips only.
         boolean timedWarmup = mode.equals("lat") && transport.equals("srd");
         CliRun run = CliRun.of("perf", "--link", "ring", "--mode", mode, "--transport", transport, "--size", "64",
             "--iters", mode.equals("lat") ? "2000" : "20000", "--warmup-ms", timedWarmup ? "2000" : "0", "--json");
@@ -25,6 +25,8 @@ class PerfRingIT {
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, mode, true);
         assertEquals("ring", json.get("link"));
+        assertEquals(Runtime.getRuntime().availableProcessors() >= 2 ? "0" : "null", json.get("client_cpus"),
+            "the client's polling thread pinned to the first CPU (the server's to the next)");
         assertEquals(transport, json.get("transport"));
         if (transport.equals("srd")) {
             assertEquals(json.get("sent"), json.get("received"), "SRD delivers every message");

@@ -109,6 +109,7 @@ class PerfSimIT {
         assertRefused("needs --iface", "perf", "--link", "af_xdp", "--client", "localhost:18515");
         assertRefused("--loss is for --link sim", "perf", "--link", "ring", "--loss", "0.1");
         assertRefused("--warmup-ms must be 0..600000", "perf", "--link", "sim", "--warmup-ms", "-1");
+        assertRefused("--cpu must be -1..", "perf", "--link", "sim", "--cpu", "4096");
     }
 
     private static void assertRefused(String message, String... args) {

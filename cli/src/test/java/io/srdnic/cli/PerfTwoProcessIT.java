@@ -45,10 +45,11 @@ class PerfTwoProcessIT {
 
     @Test
     void shouldHandTheSrdSettingsToBothChildren() {
-        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--set", "delayed-ack=false",
+        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--cpu", "1", "--set", "delayed-ack=false",
             "--set", "paths=2", "--stats", "--json");
         assertEquals(0, run.status(), run.stdout());
         assertEquals(run.json().get("sent"), run.json().get("received"));
+        assertEquals("1", run.json().get("client_cpus"), "--cpu 1: the client on CPU 1 (the server on the next, CPU 0)");
         // The client's context sprays over the two paths --set gave it: two entries in its path report
         // (the server's report goes to its stderr).
         List<String> reports = run.stdout().lines().filter(l -> l.contains("paths: ")).toList();

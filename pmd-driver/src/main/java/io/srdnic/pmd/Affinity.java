@@ -12,13 +12,16 @@ import java.lang.invoke.MethodHandle;
 
 /**
  * Pins the calling thread to one CPU with libc's {@code sched_setaffinity(0, ...)}, as EAL pins the
- * lcore threads testpmd forwards on. Control path only.
+ * lcore threads testpmd forwards on, and puts a thread's CPU set back. Control path only.
  */
 @SuppressWarnings("restricted") // native access is granted at launch: --enable-native-access=ALL-UNNAMED
 public final class Affinity {
     private static final int CPU_SETSIZE_BYTES = 128; // glibc cpu_set_t: 1024 bits
     private static final MethodHandle SCHED_SETAFFINITY = Linker.nativeLinker().downcallHandle(
         Linker.nativeLinker().defaultLookup().find("sched_setaffinity").orElseThrow(),
+        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    private static final MethodHandle SCHED_GETAFFINITY = Linker.nativeLinker().downcallHandle(
+        Linker.nativeLinker().defaultLookup().find("sched_getaffinity").orElseThrow(),
         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
 
     private Affinity() {
@@ -29,17 +32,44 @@ public final class Affinity {
         if (cpu < 0 || cpu >= CPU_SETSIZE_BYTES * 8) {
             throw new IllegalArgumentException("cpu " + cpu + " out of range");
         }
-        int rc;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment set = arena.allocate(CPU_SETSIZE_BYTES);
-            set.set(java.lang.foreign.ValueLayout.JAVA_BYTE, cpu / 8, (byte) (1 << (cpu % 8)));
-            rc = (int) SCHED_SETAFFINITY.invokeExact(0, (long) CPU_SETSIZE_BYTES, set);
-        } catch (Throwable t) {
-            throw new IllegalStateException("sched_setaffinity failed", t);
-        }
-        if (rc != 0) {
+        byte[] set = new byte[CPU_SETSIZE_BYTES];
+        set[cpu / 8] = (byte) (1 << (cpu % 8));
+        if (!setCurrentThread(set)) {
             throw new IllegalStateException("cannot pin the thread to CPU " + cpu + " (is it online and in this process's cpuset? see taskset -p "
                 + ProcessHandle.current().pid() + ")");
+        }
+    }
+
+    /** The calling thread's CPU set, for {@link #restoreCurrentThread} (a thread that pins itself for a while puts it back). */
+    public static byte[] currentThreadCpus() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment set = arena.allocate(CPU_SETSIZE_BYTES);
+            int rc = (int) SCHED_GETAFFINITY.invokeExact(0, (long) CPU_SETSIZE_BYTES, set);
+            if (rc != 0) {
+                throw new IllegalStateException("sched_getaffinity failed");
+            }
+            return set.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_getaffinity failed", t);
+        }
+    }
+
+    /** Gives the calling thread back a CPU set {@link #currentThreadCpus} returned. */
+    public static void restoreCurrentThread(byte[] cpus) {
+        if (!setCurrentThread(cpus)) {
+            throw new IllegalStateException("cannot restore the thread's CPU set");
+        }
+    }
+
+    private static boolean setCurrentThread(byte[] cpus) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment set = arena.allocate(CPU_SETSIZE_BYTES);
+            MemorySegment.copy(cpus, 0, set, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, Math.min(cpus.length, CPU_SETSIZE_BYTES));
+            return (int) SCHED_SETAFFINITY.invokeExact(0, (long) CPU_SETSIZE_BYTES, set) == 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException("sched_setaffinity failed", t);
         }
     }
 }

@@ -66,7 +66,7 @@ public final class PerfCommand implements Callable<Integer> {
     Long warmup;
 
     @Option(names = "--warmup-ms", description = "lat: warm up for at least this long too, the raw ping-pong and the run alike, so the"
-        + " JIT has compiled the path before it is timed (default 2000 on DPDK links, 0 on sim; 0: --warmup round trips only).")
+        + " JIT has compiled the path before it is timed (default 3000 on DPDK links, 0 on sim; 0: --warmup round trips only).")
     Long warmupMs;
 
     @Option(names = "--timeout-ms", defaultValue = "100",
@@ -125,6 +125,11 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--time-limit-s", defaultValue = "300", description = "Give up after this many seconds (default ${DEFAULT-VALUE}).")
     int timeLimitSeconds;
 
+    @Option(names = "--cpu", description = "Pin the polling thread (raw ping-pong and run alike) to CPU N; -1: no pinning. When perf"
+        + " starts both sides (ring, memif, af_xdp), the client goes on N and the server on the next CPU, so they never share a"
+        + " core; default there 0 when the machine has two or more CPUs. --server and --client sides are pinned only when given.")
+    Integer cpu;
+
     @Option(names = "--role", hidden = true, description = "Internal: one side of a two-process run, side channel on stdin/stdout.")
     Role role;
 
@@ -151,9 +156,16 @@ public final class PerfCommand implements Callable<Integer> {
                 }
                 yield report(SimPerf.run(p, seed, loss, settings));
             }
-            case ring -> report(RingPerf.run(p, mode, memoryMb, settings));
-            case memif, af_xdp -> TwoProcessPerf.run(link, size, childArgs(p), timeLimitSeconds * 1000L);
+            case ring -> report(RingPerf.run(p, mode, memoryMb, settings, pairCpu(1), pairCpu(0)));
+            case memif, af_xdp -> TwoProcessPerf.run(link, size, childArgs(p), pairCpu(1), pairCpu(0), timeLimitSeconds * 1000L);
         };
+    }
+
+    /** The CPU of one side of a run perf starts both sides of: the client's ({@code next} 0) or the one after it (1); -1: none. */
+    private int pairCpu(int next) {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        int first = cpu != null ? cpu : cpus >= 2 ? 0 : -1;
+        return first < 0 ? -1 : (first + next) % cpus;
     }
 
     private ThreadingMode threadingMode() {
@@ -194,9 +206,12 @@ public final class PerfCommand implements Callable<Integer> {
         if (w < 0 || w > 1_000_000_000L) {
             throw new IllegalArgumentException("--warmup must be 0..1000000000, was " + w);
         }
-        long warmupFloor = warmupMs != null ? warmupMs : mode == PerfParams.Mode.lat && link != Link.sim ? 2000 : 0;
+        long warmupFloor = warmupMs != null ? warmupMs : mode == PerfParams.Mode.lat && link != Link.sim ? 3000 : 0;
         if (warmupFloor < 0 || warmupFloor > 600_000) {
             throw new IllegalArgumentException("--warmup-ms must be 0..600000, was " + warmupFloor);
+        }
+        if (cpu != null && (cpu < -1 || cpu >= Runtime.getRuntime().availableProcessors())) {
+            throw new IllegalArgumentException("--cpu must be -1..." + (Runtime.getRuntime().availableProcessors() - 1) + " here, was " + cpu);
         }
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
         boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
@@ -304,7 +319,7 @@ public final class PerfCommand implements Callable<Integer> {
         try (Eal eal = Eal.start(new EalConfig().memoryMb(memoryMb))) {
             int ownIp = r == Role.server ? serverIp : clientIp;
             SideConfig side = new SideConfig(eal, () -> PerfPort.attach(spec, "perf" + r), ownIp, mode, link.name(), standalone,
-                settings);
+                settings, cpu != null ? cpu : -1);
             if (r == Role.server) {
                 try {
                     PerfSession.server(ch, side, timeLimitSeconds * 1000L);

@@ -17,7 +17,7 @@ import java.util.Map;
  * @param raw     the raw frame ping-pong run just before (latency mode on a DPDK link), else null
  * @param msgsPerSec latency mode: round trips per second; bandwidth mode: messages per second where they arrived
  */
-record PerfResult(PerfParams params, String link, String threading, boolean virtualTime, LatencySummary latency, LatencySummary raw,
+record PerfResult(PerfParams params, String link, String threading, String clientCpus, boolean virtualTime, LatencySummary latency, LatencySummary raw,
                   double msgsPerSec, long sent, ServerCounts server, long errors, String firstError, List<String> stats) {
 
     /** Frame length of a message of {@code size} bytes: Ethernet, IPv4, UDP and SRD headers (90 bytes) in front. */
@@ -99,6 +99,7 @@ record PerfResult(PerfParams params, String link, String threading, boolean virt
         m.put("qps", params.qps());
         m.put("window", params.latency() ? null : params.window());
         m.put("threading", threading.toLowerCase(Locale.ROOT));
+        m.put("client_cpus", clientCpus);
         m.put("time", virtualTime ? "virtual" : "real");
         boolean lat = params.latency();
         m.put("min_us", lat ? us(latency.minNs()) : null);

@@ -45,6 +45,10 @@ final class PerfSession {
     // ---------------------------------------------------------------- client
 
     static PerfResult client(Channel ch, PerfParams p, SideConfig side) {
+        return side.pinnedWhile(() -> pinnedClient(ch, p, side));
+    }
+
+    private static PerfResult pinnedClient(Channel ch, PerfParams p, SideConfig side) {
         long limitMs = p.timeLimitNanos() / 1_000_000;
         long deadline = System.nanoTime() + p.timeLimitNanos();
         ch.send("PARAMS " + p.line());
@@ -63,8 +67,8 @@ final class PerfSession {
                 runClient(client, p, side, deadline);
                 ch.send("END " + client.sent());
                 ServerCounts server = ServerCounts.parse(ch.expect("RESULT", limitMs));
-                PerfResult result = result(p, side.link(), side.threading().name(), false, client, raw, server,
-                    p.stats() ? statsLines("client", ctx) : List.of());
+                PerfResult result = result(p, side.link(), side.threading().name(), SideConfig.cpusOfThisThread(), false, client, raw,
+                    server, p.stats() ? statsLines("client", ctx) : List.of());
                 ch.send("SUMMARY " + result.json());
                 return result;
             }
@@ -122,13 +126,13 @@ final class PerfSession {
         }
     }
 
-    static PerfResult result(PerfParams p, String link, String threading, boolean virtualTime, PerfClient client, LatencySummary raw,
-                             ServerCounts server, List<String> stats) {
+    static PerfResult result(PerfParams p, String link, String threading, String clientCpus, boolean virtualTime, PerfClient client,
+                             LatencySummary raw, ServerCounts server, List<String> stats) {
         LatencySummary latency = client instanceof LatencyClient lc ? lc.summary() : null;
         double rate = latency != null ? latency.perSecond() : server.arrivalRate();
         PerfParams asRun = client instanceof LatencyClient lc ? p.withWarmup(lc.warmup()) : p;
-        return new PerfResult(asRun, link, threading, virtualTime, latency, raw, rate, client.sent(), server, client.errors(),
-            client.firstError(), stats);
+        return new PerfResult(asRun, link, threading, clientCpus, virtualTime, latency, raw, rate, client.sent(), server,
+            client.errors(), client.firstError(), stats);
     }
 
     static List<String> statsLines(String side, Context ctx) {
@@ -157,6 +161,13 @@ final class PerfSession {
 
     /** Serves one run: the client's parameters, the raw phase if asked, the test, the result. */
     static void server(Channel ch, SideConfig side, long acceptTimeoutMillis) {
+        side.pinnedWhile(() -> {
+            pinnedServer(ch, side, acceptTimeoutMillis);
+            return null;
+        });
+    }
+
+    private static void pinnedServer(Channel ch, SideConfig side, long acceptTimeoutMillis) {
         PerfParams p = PerfParams.parse(ch.expect("PARAMS", acceptTimeoutMillis));
         long limitMs = p.timeLimitNanos() / 1_000_000;
         long deadline = System.nanoTime() + p.timeLimitNanos();

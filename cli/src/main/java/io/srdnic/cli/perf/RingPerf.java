@@ -21,7 +21,7 @@ final class RingPerf {
     private RingPerf() {
     }
 
-    static PerfResult run(PerfParams p, ThreadingMode threading, int memoryMb, Map<String, String> settings) {
+    static PerfResult run(PerfParams p, ThreadingMode threading, int memoryMb, Map<String, String> settings, int serverCpu, int clientCpu) {
         Eal eal = Eal.startOrGet(new EalConfig().memoryMb(memoryMb));
         int run = RUNS.getAndIncrement();
         try (RingLink link = RingLink.create(1024);
@@ -31,9 +31,9 @@ final class RingPerf {
             link.b().configure(PortConfig.DEFAULT, poolB).start();
             MemoryChannel[] ch = MemoryChannel.pair();
             SideConfig serverSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP, threading, "ring", false,
-                settings);
+                settings, serverCpu);
             SideConfig clientSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP, threading, "ring", false,
-                settings);
+                settings, clientCpu);
             Throwable[] serverFailure = new Throwable[1];
             Thread server = new Thread(() -> {
                 eal.registerThread(); // an lcore id, so the mempool cache works on this thread too

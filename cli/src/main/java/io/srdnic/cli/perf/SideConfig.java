@@ -1,8 +1,12 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.pmd.Affinity;
 import io.srdnic.pmd.Eal;
 import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.ThreadingMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -10,13 +14,45 @@ import java.util.function.Supplier;
  * How one side runs: the EAL of its process, how it opens its port (after the parameters are
  * agreed, so a memif client opens after its server), its IPv4 address and threading mode, and
  * whether the server prints the client's summary (it does when it runs on its own, with --server),
- * and the SRD settings given with {@code --set}.
+ * the SRD settings given with {@code --set}, and the CPU its polling thread is pinned to (-1: none).
  */
 record SideConfig(Eal eal, Supplier<PerfPort> opener, int ip, ThreadingMode threading, String link, boolean printSummary,
-                  Map<String, String> srdSettings) {
+                  Map<String, String> srdSettings, int cpu) {
+
+    /**
+     * Runs {@code side} (the raw ping-pong and the run) on the calling thread pinned to this side's
+     * CPU, so two sides never share a core, then gives the thread its CPU set back: a caller that
+     * runs perf in its own thread (a test, the ring link's client) is not left pinned.
+     */
+    <T> T pinnedWhile(Supplier<T> side) {
+        if (cpu < 0) {
+            return side.get();
+        }
+        byte[] before = Affinity.currentThreadCpus();
+        Affinity.pinCurrentThread(cpu);
+        try {
+            return side.get();
+        } finally {
+            Affinity.restoreCurrentThread(before);
+        }
+    }
 
     ContextConfig contextConfig(long seed) {
         return withSettings(new ContextConfig().mode(threading).ip(ip).seed(seed), srdSettings);
+    }
+
+    /** The CPUs the calling thread may run on, as the kernel has them ("0", "0-1"); null where it does not say. */
+    static String cpusOfThisThread() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
+                if (line.startsWith("Cpus_allowed_list:")) {
+                    return line.substring("Cpus_allowed_list:".length()).trim();
+                }
+            }
+        } catch (IOException e) {
+            // not Linux, or no procfs: nothing to report
+        }
+        return null;
     }
 
     /** Applies {@code --set KEY=VALUE} settings to a context's SRD configuration. */

@@ -58,7 +58,7 @@ final class SimPerf {
                     }
                 }
                 ServerCounts counts = ServerCounts.parse(responder.resultLine());
-                return PerfSession.result(p, "sim", "INVOKER", true, agent, null, counts,
+                return PerfSession.result(p, "sim", "INVOKER", null, true, agent, null, counts,
                     p.stats() ? PerfSession.statsLines("client", clientCtx) : List.of());
             }
         }

@@ -18,7 +18,7 @@ final class TwoProcessPerf {
     }
 
     /** Runs the two children; returns the exit status (the client's, or the server's if only it failed). */
-    static int run(PerfCommand.Link link, int size, List<String> childArgs, long timeLimitMillis) {
+    static int run(PerfCommand.Link link, int size, List<String> childArgs, int serverCpu, int clientCpu, long timeLimitMillis) {
         String tag = Long.toString(ProcessHandle.current().pid());
         VethNamespaces veth = null;
         String serverSpec;
@@ -35,9 +35,9 @@ final class TwoProcessPerf {
         }
         try (VethNamespaces ignored = veth;
              PeerProcess server = PeerProcess.start("server", veth == null ? null : veth.namespaceB(),
-                 with(childArgs, "--role", "server", "--vdev", serverSpec))) {
+                 with(childArgs, "--role", "server", "--vdev", serverSpec, "--cpu", Integer.toString(serverCpu)))) {
             try (PeerProcess client = PeerProcess.start("client", veth == null ? null : veth.namespaceA(),
-                with(childArgs, "--role", "client", "--vdev", clientSpec))) {
+                with(childArgs, "--role", "client", "--vdev", clientSpec, "--cpu", Integer.toString(clientCpu)))) {
                 Thread fromServer = new Thread(() -> relay(server, client, false), "srdnic-perf-relay");
                 fromServer.setDaemon(true);
                 fromServer.start();
