@@ -59,11 +59,12 @@ public final class SrdConfig {
     }
 
     /**
-     * Hold the ACKs a duty cycle builds until the next cycle's first burst, so they leave with
-     * whatever was posted in between (a reply, the next request) instead of in a burst of their own
-     * on the critical path. The next cycle comes at once on a dedicated thread; in INVOKER mode it
-     * comes with the application's next poll or post, so an application that leaves the CQ alone
-     * for longer than the peer's RTO causes retransmissions (harmless, counted): turn it off there.
+     * Build and send the ACKs a duty cycle owes at the start of the next cycle, right after the data
+     * posted in between (a reply, the next request), instead of in the cycle that received: the
+     * ACK's work then follows the reply rather than preceding it. The next cycle comes at once on a
+     * dedicated thread; in INVOKER mode it comes with the application's next poll or post, so an
+     * application that leaves its CQs alone for longer than the peer's RTO causes retransmissions
+     * (harmless, counted): turn it off there.
      */
     public SrdConfig delayedAck(boolean on) {
         this.delayedAck = on;
