@@ -211,13 +211,13 @@ public final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--warmup-ms must be 0..600000, was " + warmupFloor);
         }
         if (cpu != null && (cpu < -1 || cpu >= Runtime.getRuntime().availableProcessors())) {
-            throw new IllegalArgumentException("--cpu must be -1..." + (Runtime.getRuntime().availableProcessors() - 1) + " here, was " + cpu);
+            throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1) + " here, was " + cpu);
         }
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
         boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt();
-        return new PerfParams(mode, transport, size, iters, w, warmupFloor * 1_000_000L, qps, window, timeoutMs * 1_000_000L, raw, stats, id,
-            timeLimitSeconds * 1_000_000_000L);
+        return new PerfParams(mode, transport, size, iters, w, warmupFloor * 1_000_000L, qps, window, timeoutMs * 1_000_000L, raw,
+            stats, id, timeLimitSeconds * 1_000_000_000L);
     }
 
     private int report(PerfResult r) {
