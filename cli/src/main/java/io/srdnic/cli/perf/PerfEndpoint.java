@@ -98,8 +98,12 @@ final class PerfEndpoint implements AutoCloseable {
             throw new IllegalStateException("the other side has " + peer.qpns().length + " QPs, this side " + qps.length);
         }
         toPeer = pd.createAddressHandle(peer.mac(), peer.ip(), peer.udpPort());
+        // Latency mode waits for the reply, never for its own send: the sends go unsignaled (a failed
+        // one still completes, with its error), so no send completion costs either side a CQ entry
+        // and a poll per round trip. Bandwidth mode counts its sends by their completions.
+        int flags = params.latency() ? 0 : SendWr.SIGNALED;
         for (int i = 0; i < qps.length; i++) {
-            SendWr wr = new SendWr().opcode(SendWr.OP_SEND_WITH_IMM).flags(SendWr.SIGNALED).destination(toPeer, peer.qpns()[i], peer.qkey());
+            SendWr wr = new SendWr().opcode(SendWr.OP_SEND_WITH_IMM).flags(flags).destination(toPeer, peer.qpns()[i], peer.qkey());
             wr.sge(0).set(sendMr, (long) i * slot, params.size());
             sends[i] = wr.numSge(1);
         }
