@@ -62,6 +62,9 @@ public final class Eal implements AutoCloseable {
         everStarted = true;
         int rc = rte_eal_h.rte_eal_init(args.size(), argv);
         if (rc < 0) {
+            // EAL may have got as far as making its runtime directory (a hugepage request that
+            // finds none fails after it): nothing of a refused start stays under /var/run/dpdk.
+            removeRuntimeDirOfFailedStart();
             throw DpdkException.fromRteErrno("rte_eal_init refused " + String.join(" ", args),
                 "check the --vdev specs (is the PMD installed?), the memory size (-m), hugepages (or use --no-huge) and the file prefix;"
                     + " EAL's own log above says which argument; a process can try EAL only once");
@@ -178,6 +181,20 @@ public final class Eal implements AutoCloseable {
         deleteRecursively(runtimeDir);
         synchronized (Eal.class) {
             instance = null;
+        }
+    }
+
+    private static void removeRuntimeDirOfFailedStart() {
+        MemorySegment name = rte_eal_h.rte_eal_get_runtime_dir();
+        if (name.equals(MemorySegment.NULL)) {
+            return;
+        }
+        String dir = name.reinterpret(4096).getString(0);
+        // Only this process's own directory (the default file prefix srdnic-<pid>): a prefix the
+        // caller chose may be another process's, whose directory is not ours to remove.
+        Path path = dir.isEmpty() ? null : Path.of(dir).getFileName();
+        if (path != null && path.toString().equals("srdnic-" + ProcessHandle.current().pid())) {
+            deleteRecursively(Path.of(dir));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.srdnic.pmd;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -17,5 +18,7 @@ class EalNoHugepagesTest {
             "this machine has hugepages reserved, so EAL would succeed: the refusal cannot be shown here");
         DpdkException e = assertThrows(DpdkException.class, () -> Eal.start(new EalConfig().hugepages(true)));
         assertTrue(e.getMessage().contains("hugepages (or use --no-huge)"), e.getMessage());
+        assertFalse(Files.exists(Path.of("/var/run/dpdk/srdnic-" + ProcessHandle.current().pid())),
+            "the refused start left its EAL runtime directory behind");
     }
 }
