@@ -1,12 +1,12 @@
 package io.srdnic.cli.perf;
 
 import io.srdnic.cli.pktgen.LatencySummary;
+import io.srdnic.cli.pktgen.RoundTrips;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
 import java.util.function.LongSupplier;
-import org.HdrHistogram.Histogram;
 
 /**
  * ib_send_lat's client: one message out at a time, round robin over the QPs; the server sends it
@@ -18,17 +18,10 @@ import org.HdrHistogram.Histogram;
 final class LatencyClient implements PerfClient {
     private final PerfEndpoint ep;
     private final LongSupplier clock;
-    private final long warmupNanos;
-    private long warmup;
-    private long total;
-    private long startedAt;
+    private final RoundTrips rounds;
     private final long timeoutNanos;
-    private final Histogram histogram = LatencySummary.newHistogram();
     private long next;
     private boolean waiting;
-    private long sentAt;
-    private long firstMeasuredAt;
-    private long lastBackAt;
     private long timeouts;
     private long stale;
     private long errors;
@@ -37,9 +30,7 @@ final class LatencyClient implements PerfClient {
     LatencyClient(PerfEndpoint ep, LongSupplier clock) {
         this.ep = ep;
         this.clock = clock;
-        this.warmup = ep.params.warmup();
-        this.total = ep.params.total();
-        this.warmupNanos = ep.params.warmupNanos();
+        this.rounds = new RoundTrips(ep.params.iters(), ep.params.warmup(), ep.params.warmupNanos());
         // SRD retransmits and never loses a message: a slow round trip is waited for (the run's time
         // limit and the transport's own timeout still apply); only UD times iterations out.
         this.timeoutNanos = ep.params.transport() == PerfParams.Transport.ud ? ep.params.timeoutNanos() : Long.MAX_VALUE;
@@ -48,23 +39,14 @@ final class LatencyClient implements PerfClient {
     @Override
     public int doWork() {
         int work = 0;
-        if (!waiting && next < total) {
+        if (!waiting && next < rounds.total()) {
             QueuePair qp = ep.qps[(int) (next % ep.qps.length)];
             SendWr wr = ep.sends[(int) (next % ep.qps.length)].wrId(next).immediate((int) next);
             long t = clock.getAsLong();
-            if (next == 0) {
-                startedAt = t;
-            }
-            if (next == warmup && t - startedAt < warmupNanos) {
-                warmup++; // the time floor is not reached: this one warms up too
-                total++;
-            }
+            rounds.starting(next, t);
             if (qp.postSend(wr) == 0) {
-                sentAt = t;
+                rounds.sent(next, t);
                 waiting = true;
-                if (next == warmup) {
-                    firstMeasuredAt = t;
-                }
                 work++;
             }
         }
@@ -87,10 +69,7 @@ final class LatencyClient implements PerfClient {
                 }
                 ep.repost(wc);
                 if (waiting && wc.immediate() == (int) next) {
-                    if (next >= warmup) {
-                        LatencySummary.record(histogram, t - sentAt);
-                        lastBackAt = t;
-                    }
+                    rounds.returned(next, t);
                     next++;
                     waiting = false;
                 } else {
@@ -98,7 +77,7 @@ final class LatencyClient implements PerfClient {
                 }
             }
             work += n;
-        } else if (waiting && timeoutNanos != Long.MAX_VALUE && clock.getAsLong() - sentAt > timeoutNanos) {
+        } else if (waiting && timeoutNanos != Long.MAX_VALUE && clock.getAsLong() - rounds.sentAt() > timeoutNanos) {
             timeouts++;
             next++;
             waiting = false;
@@ -114,12 +93,12 @@ final class LatencyClient implements PerfClient {
 
     @Override
     public boolean done() {
-        return next >= total && !waiting;
+        return next >= rounds.total() && !waiting;
     }
 
     @Override
     public long total() {
-        return total;
+        return rounds.total();
     }
 
     @Override
@@ -144,7 +123,7 @@ final class LatencyClient implements PerfClient {
 
     /** Round trips made before measuring: at least the asked number, more when the time floor asked for more. */
     long warmup() {
-        return warmup;
+        return rounds.warmup();
     }
 
     long timeouts() {
@@ -156,6 +135,6 @@ final class LatencyClient implements PerfClient {
     }
 
     LatencySummary summary() {
-        return LatencySummary.of(histogram, timeouts, lastBackAt - firstMeasuredAt, firstMeasuredAt - startedAt);
+        return rounds.summary(timeouts);
     }
 }

@@ -7,7 +7,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
-import org.HdrHistogram.Histogram;
 
 /**
  * The initiator of a raw ping-pong: one frame at a time goes to the reflector, and the time from
@@ -32,17 +31,10 @@ public final class PingPongInitiator {
     private final MemorySegment template;
     private final int length;
     private final int runId;
-    private final long warmupNanos;
-    private long warmup;
-    private long total;
-    private long startedAt;
+    private final RoundTrips rounds;
     private final long timeoutNanos;
-    private final Histogram histogram = LatencySummary.newHistogram();
     private long next;
     private boolean waiting;
-    private long sentAt;
-    private long firstMeasuredAt;
-    private long lastBackAt;
     private long lost;
     private long warmupLost;
     private long stale;
@@ -64,9 +56,7 @@ public final class PingPongInitiator {
         this.in = new MbufBatch(arena);
         this.length = length;
         this.runId = runId;
-        this.warmup = warmup;
-        this.total = warmup + iterations;
-        this.warmupNanos = warmupNanos;
+        this.rounds = new RoundTrips(iterations, warmup, warmupNanos);
         this.timeoutNanos = timeoutNanos;
         this.template = arena.allocate(length, 64);
         long src = io.macAddress();
@@ -86,25 +76,16 @@ public final class PingPongInitiator {
     /** One duty cycle: send the next frame if none is out, look for its reflection, time out a lost one. */
     public int doWork() {
         int work = 0;
-        if (!waiting && next < total && io.allocate(out, 1) == 1) {
+        if (!waiting && next < rounds.total() && io.allocate(out, 1) == 1) {
             Mbuf m = out.get(0);
             m.copyFrom(template, 0, 0, length);
             m.putLongBE(PktgenFrame.SEQUENCE_OFFSET, next);
             m.frameLength(length);
             long t = System.nanoTime();
-            if (next == 0) {
-                startedAt = t;
-            }
-            if (next == warmup && t - startedAt < warmupNanos) {
-                warmup++; // the time floor is not reached: this one warms up too
-                total++;
-            }
+            rounds.starting(next, t);
             if (io.transmit(out) == 1) {
-                sentAt = t;
+                rounds.sent(next, t);
                 waiting = true;
-                if (next == warmup) {
-                    firstMeasuredAt = t;
-                }
                 work++;
             }
         }
@@ -115,10 +96,7 @@ public final class PingPongInitiator {
                 Mbuf m = in.get(i);
                 if (waiting && isOurs(m) && m.getLongBE(PktgenFrame.SEQUENCE_OFFSET) == next) {
                     returned++;
-                    if (next >= warmup) {
-                        LatencySummary.record(histogram, t - sentAt);
-                        lastBackAt = t;
-                    }
+                    rounds.returned(next, t);
                     next++;
                     waiting = false;
                 } else {
@@ -127,8 +105,8 @@ public final class PingPongInitiator {
             }
             io.free(in);
             work += got;
-        } else if (waiting && System.nanoTime() - sentAt > timeoutNanos) {
-            if (next >= warmup) {
+        } else if (waiting && System.nanoTime() - rounds.sentAt() > timeoutNanos) {
+            if (rounds.measured(next)) {
                 lost++;
             } else {
                 warmupLost++;
@@ -147,11 +125,11 @@ public final class PingPongInitiator {
 
     /** Round trips the run will make, warm-up included (a timed warm-up adds to it as it goes). */
     public long total() {
-        return total;
+        return rounds.total();
     }
 
     public boolean done() {
-        return next >= total;
+        return next >= rounds.total();
     }
 
     /** Round trips done, warm-up included. */
@@ -174,6 +152,6 @@ public final class PingPongInitiator {
     }
 
     public LatencySummary summary() {
-        return LatencySummary.of(histogram, lost, lastBackAt - firstMeasuredAt, firstMeasuredAt - startedAt);
+        return rounds.summary(lost);
     }
 }
