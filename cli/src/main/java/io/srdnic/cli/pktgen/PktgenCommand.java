@@ -265,6 +265,18 @@ public final class PktgenCommand implements Callable<Integer> {
         if (role == Role.ping || role == Role.reflect) {
             throw new IllegalArgumentException("--role " + role + " is a pingpong role: add --mode pingpong");
         }
+        return onSidePort((eal, arena, io, port, deadline) -> role == Role.rx
+            ? runReceiverSide(eal, arena, io, port, deadline)
+            : runSenderSide(eal, arena, io, port, deadline));
+    }
+
+    /** What one side of a two-process run does once EAL, its pool and its port are up. */
+    private interface SideBody {
+        int run(Eal eal, Arena arena, PacketIo io, EthPort port, long deadline);
+    }
+
+    /** Starts EAL, makes the pool, attaches and starts the port of --vdev, and runs {@code body} on it. */
+    private int onSidePort(SideBody body) {
         if (vdev == null) {
             throw new IllegalArgumentException("--role needs --vdev");
         }
@@ -275,11 +287,7 @@ public final class PktgenCommand implements Callable<Integer> {
             port.configure(PortConfig.DEFAULT.withMtu(size > 1514 ? size - 14 : 0), pool).start();
             PacketIo io = new EthPacketIo(port, 0, pool);
             checkFits(io);
-            long deadline = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
-            if (role == Role.rx) {
-                return runReceiverSide(eal, arena, io, port, deadline);
-            }
-            return runSenderSide(eal, arena, io, port, deadline);
+            return body.run(eal, arena, io, port, System.nanoTime() + timeLimitSeconds * 1_000_000_000L);
         }
     }
 
@@ -474,17 +482,7 @@ public final class PktgenCommand implements Callable<Integer> {
 
     /** One side of a two-process ping-pong: the reflector prints READY and its MAC, the initiator its round trips as JSON. */
     private int runPingPongSide() {
-        if (vdev == null) {
-            throw new IllegalArgumentException("--role needs --vdev");
-        }
-        try (Eal eal = Eal.start(ealConfig());
-             Arena arena = Arena.ofConfined();
-             MbufPool pool = MbufPool.create("pktgen", 8191, frameRoom());
-             EthPort port = EthPort.attach(vdev)) {
-            port.configure(PortConfig.DEFAULT.withMtu(size > 1514 ? size - 14 : 0), pool).start();
-            PacketIo io = new EthPacketIo(port, 0, pool);
-            checkFits(io);
-            long deadline = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
+        return onSidePort((eal, arena, io, port, deadline) -> {
             if (role == Role.reflect) {
                 StdinWatch stdin = StdinWatch.start();
                 System.out.println("READY " + MacAddress.format(io.macAddress()));
@@ -504,10 +502,11 @@ public final class PktgenCommand implements Callable<Integer> {
             PingPongInitiator ping = new PingPongInitiator(io, arena, MacAddress.parse(peerMac), size, runId, iters, warmup, 0,
                 timeoutMs * 1_000_000L);
             LatencySummary s = PingPongRun.initiate(ping, eal, deadline, new Progress("pktgen pingpong", warmup + iters));
-            System.err.println("pktgen ping: port stats " + port.stats() + ", stale frames " + ping.stale() + ", lost in warm-up " + ping.warmupLost());
+            System.err.println("pktgen ping: port stats " + port.stats() + ", stale frames " + ping.stale() + ", lost in warm-up "
+                + ping.warmupLost());
             System.out.println(Json.object(s.fields()));
             return 0;
-        }
+        });
     }
 
     /** Reads "DONE n" from the parent without blocking the receive loop. */
