@@ -28,7 +28,9 @@ public final class Context implements AutoCloseable {
     private final SplittableRandom keys;
     private volatile MemoryRegion[] regions = new MemoryRegion[64];
     private int regionCount;
-    private volatile QueuePair[] qpsByNumber = new QueuePair[MAX_QP + 1];
+    /** QPs by their slot in the transport's QP table ({@code qpn & qpIndexMask}); the entry's own number must match. */
+    private volatile QueuePair[] qpsByNumber;
+    private final int qpIndexMask;
     private int cqs;
     private boolean closed;
 
@@ -36,12 +38,14 @@ public final class Context implements AutoCloseable {
         this.device = device;
         SrdConfig srd = config.srd.copy().localIp(device.simIp != 0 ? device.simIp : config.ip).maxQps(MAX_QP);
         SplittableRandom r = new SplittableRandom(config.epochSeed);
-        int epoch = r.nextInt() | 1;
+        int epoch = SrdTransport.newEpoch(); // later than any earlier start's: peers tell a restart from a stale packet
         long psnSeed = r.nextLong();
         this.keys = r.split();
         this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu,
             config.busySpin, device.clock, device.world, device.name);
         this.mtu = dataplane.transport.mtu();
+        this.qpIndexMask = dataplane.transport.qpIndexMask();
+        this.qpsByNumber = new QueuePair[qpIndexMask + 1];
     }
 
     /** Opens {@code device}: creates the transport and starts the dataplane in the configured mode. */
@@ -175,19 +179,21 @@ public final class Context implements AutoCloseable {
 
     synchronized void registerQp(QueuePair qp) {
         QueuePair[] table = qpsByNumber.clone();
-        table[qp.qpNum()] = qp;
+        table[qp.qpNum() & qpIndexMask] = qp;
         qpsByNumber = table;
     }
 
     synchronized void unregisterQp(QueuePair qp) {
         QueuePair[] table = qpsByNumber.clone();
-        table[qp.qpNum()] = null;
+        if (table[qp.qpNum() & qpIndexMask] == qp) {
+            table[qp.qpNum() & qpIndexMask] = null;
+        }
         qpsByNumber = table;
     }
 
     void receiveConsumed(int qpn) {
-        QueuePair qp = qpn > 0 && qpn < qpsByNumber.length ? qpsByNumber[qpn] : null;
-        if (qp != null) {
+        QueuePair qp = qpsByNumber[qpn & qpIndexMask];
+        if (qp != null && qp.qpNum() == qpn) {
             qp.receivesPosted.decrementAndGet();
         }
     }

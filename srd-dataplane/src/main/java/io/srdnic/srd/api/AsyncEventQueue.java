@@ -3,17 +3,32 @@ package io.srdnic.srd.api;
 import java.util.ArrayDeque;
 
 /**
- * Unaffiliated asynchronous events (seed §3.3.2.1). Rare by nature (once per episode), so a
- * plain queue of small records is fine here; the data path never touches it.
+ * Asynchronous events (seed §3.3.2.1 and the verbs events they mirror). Rare by nature (once per
+ * episode), so a plain queue of small records is fine here; the data path never touches it.
  */
 public final class AsyncEventQueue {
-    /** The local transport timeout was exceeded sending to a destination; its context is unaffected. */
+    /** Unaffiliated: the local transport timeout was exceeded sending to a destination; its context is unaffected. */
     public static final int REMOTE_UNRESPONSIVE = 1;
+    /**
+     * A completion queue overran (IBV_EVENT_CQ_ERR): a completion did not fit, so the CQ is in error
+     * and every QP reporting to it went to ERROR (each also raises {@link #QP_FATAL}).
+     */
+    public static final int CQ_ERROR = 2;
+    /** A QP went to ERROR on its own (IBV_EVENT_QP_FATAL): its CQ overran. {@code qpn} names it. */
+    public static final int QP_FATAL = 3;
 
-    /** One event: its type, the address handle(s) concerned (the first is named), the remote and when. */
-    public record AsyncEvent(int type, int addressHandle, int remoteIp, long timeNanos) {
+    /**
+     * One event: its type, the address handle concerned (REMOTE_UNRESPONSIVE: the one the oldest
+     * stalled request used), the remote, the QP (QP_FATAL), and when.
+     */
+    public record AsyncEvent(int type, int addressHandle, int remoteIp, int qpn, long timeNanos) {
         public String typeName() {
-            return type == REMOTE_UNRESPONSIVE ? "REMOTE_UNRESPONSIVE" : "event" + type;
+            return switch (type) {
+                case REMOTE_UNRESPONSIVE -> "REMOTE_UNRESPONSIVE";
+                case CQ_ERROR -> "CQ_ERROR";
+                case QP_FATAL -> "QP_FATAL";
+                default -> "event" + type;
+            };
         }
     }
 
@@ -21,7 +36,11 @@ public final class AsyncEventQueue {
     private long raised;
 
     public void raise(int type, int addressHandle, int remoteIp, long now) {
-        events.add(new AsyncEvent(type, addressHandle, remoteIp, now));
+        raise(type, addressHandle, remoteIp, 0, now);
+    }
+
+    public void raise(int type, int addressHandle, int remoteIp, int qpn, long now) {
+        events.add(new AsyncEvent(type, addressHandle, remoteIp, qpn, now));
         raised++;
     }
 

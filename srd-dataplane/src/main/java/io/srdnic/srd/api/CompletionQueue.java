@@ -5,7 +5,11 @@ package io.srdnic.srd.api;
  * polling allocate nothing. The dataplane thread pushes; the application polls, on the same thread
  * (INVOKER mode) or another (DEDICATED mode): the tail is published with a release store after the
  * record is written, and the head likewise after it is read. A push into a full queue is an
- * overrun: counted, the completion lost, as a CQ overrun is in verbs.
+ * overrun: counted, the completion lost, and the queue marked in error, as a CQ overrun is in verbs
+ * (the transport then raises CQ_ERROR and moves the QPs that report here to ERROR). The transport
+ * checks {@link #isFull()} before it accepts a message whose receive completion would not fit, so
+ * nothing is acknowledged that the application will never see; only the producer pushes, so room
+ * it saw cannot vanish before its push.
  */
 public final class CompletionQueue {
     private final int mask;
@@ -34,6 +38,7 @@ public final class CompletionQueue {
     private long head;
     private long tail;
     private long overruns;
+    private boolean inError;
 
     public CompletionQueue(int capacity) {
         if (capacity < 1 || capacity > (1 << 24)) {
@@ -88,6 +93,23 @@ public final class CompletionQueue {
             HEAD.setRelease(this, h);
         }
         return n;
+    }
+
+    /** No room for one more completion (the producer's view: room only grows under it). */
+    public boolean isFull() {
+        return tail - (long) HEAD.getAcquire(this) > mask;
+    }
+
+    /** Marks the queue in error after an overrun; true the first time, so the error is reported once. */
+    public boolean markError() {
+        boolean first = !inError;
+        inError = true;
+        return first;
+    }
+
+    /** Whether a completion was ever lost here (IBV_EVENT_CQ_ERR). */
+    public boolean inError() {
+        return inError;
     }
 
     public int size() {

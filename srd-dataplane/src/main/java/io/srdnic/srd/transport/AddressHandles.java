@@ -52,14 +52,4 @@ final class AddressHandles {
     int port(int ah) {
         return port[ah];
     }
-
-    /** A live handle for {@code remoteIp} (the one an event names), or 0. */
-    int find(int remoteIp) {
-        for (int ah = 1; ah < live.length; ah++) {
-            if (live[ah] && ip[ah] == remoteIp) {
-                return ah;
-            }
-        }
-        return 0;
-    }
 }

@@ -12,10 +12,12 @@ final class DelayWindow {
     private final double beta;
     private final double maxDecrease;
     private final long targetQueueing;
+    private final double initial;
     private double window;
     private long lastDecrease;
 
     DelayWindow(double initial, double maxWindow, double additiveIncrease, double beta, double maxDecrease, long targetQueueing) {
+        this.initial = initial;
         this.window = initial;
         this.maxWindow = maxWindow;
         this.additiveIncrease = additiveIncrease;
@@ -23,6 +25,12 @@ final class DelayWindow {
         this.maxDecrease = maxDecrease;
         this.targetQueueing = targetQueueing;
         this.lastDecrease = Long.MIN_VALUE / 2;
+    }
+
+    /** Back to the initial window: a new remote. */
+    void reset() {
+        window = initial;
+        lastDecrease = Long.MIN_VALUE / 2;
     }
 
     /** One acknowledged packet with its RTT sample, given the base RTT. */

@@ -19,6 +19,9 @@ final class IntIntMap {
     }
 
     int get(int key) {
+        if (key == 0) {
+            return MISSING; // empty slots hold key 0: never let them answer
+        }
         int mask = keys.length - 1;
         for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
             int k = keys[i];

@@ -39,8 +39,21 @@ final class PathSet {
         avoidUntil = new long[count];
         avoidFor = new long[count];
         probeDeadline = new long[count];
+        reset(start);
+    }
+
+    /** Every path healthy again, counters and RTTs forgotten: a new remote. */
+    void reset(int start) {
+        java.util.Arrays.fill(srtt, 0);
+        java.util.Arrays.fill(transmits, 0);
+        java.util.Arrays.fill(losses, 0);
+        java.util.Arrays.fill(timeouts, 0);
+        java.util.Arrays.fill(lossRun, 0);
         java.util.Arrays.fill(healthy, true);
+        java.util.Arrays.fill(avoidUntil, 0);
         java.util.Arrays.fill(avoidFor, baseAvoid);
+        java.util.Arrays.fill(probeDeadline, 0);
+        avoided = 0;
         cursor = Math.floorMod(start, count);
     }
 

@@ -6,7 +6,9 @@ package io.srdnic.srd.transport;
  * PSNs from the base marks those received since. This is the dedup that makes delivery at most once.
  * Drops (packets that failed the QP checks) are marked done too, and held as "pending" until the
  * sender's base passes them: every ACK repeats them and holds its cumulative PSN below them, so a
- * lost ACK can never turn a dropped message into a delivered one.
+ * lost ACK can never turn a dropped message into a delivered one. Pending drops are kept in PSN
+ * order and an ACK carries the lowest ones: the sender's base waits on the lowest, so that one is
+ * always told first and no drop can starve behind newer ones.
  */
 final class ReceiveWindow {
     static final int NEW = 0;
@@ -14,8 +16,8 @@ final class ReceiveWindow {
     static final int OLD = 2;
     static final int BEYOND = 3;
 
-    /** Unconfirmed drops held at once; a failing packet beyond this is left unacknowledged, to be retried. */
-    static final int MAX_PENDING_DROPS = 256;
+    /** Unconfirmed drops held at once (every one lies in the window); a failing packet beyond this is left unacknowledged, to be retried. */
+    static final int MAX_PENDING_DROPS = SrdConfig.MAX_WINDOW;
 
     private final long[] bits;
     private final int mask;
@@ -34,6 +36,10 @@ final class ReceiveWindow {
         java.util.Arrays.fill(bits, 0);
         pendingCount = 0;
         base = newBase;
+    }
+
+    int size() {
+        return mask + 1;
     }
 
     int base() {
@@ -57,7 +63,10 @@ final class ReceiveWindow {
         advance();
     }
 
-    /** The sender says everything below {@code senderBase} is acknowledged: never accept those again. */
+    /**
+     * The sender says everything below {@code senderBase} is acknowledged: never accept those again.
+     * The caller has bounded the slide by the window (a far send base is refused, not believed).
+     */
     void slideTo(int senderBase) {
         forgetConfirmedDrops(senderBase);
         int d = senderBase - base;
@@ -100,9 +109,16 @@ final class ReceiveWindow {
         return pendingCount < MAX_PENDING_DROPS;
     }
 
+    /** Records a drop in PSN order (drops mostly come in order, so the shift is short). */
     void recordDrop(int psn, int reason) {
-        pendingPsn[pendingCount] = psn;
-        pendingReason[pendingCount] = (byte) reason;
+        int i = pendingCount;
+        while (i > 0 && pendingPsn[i - 1] - psn > 0) {
+            pendingPsn[i] = pendingPsn[i - 1];
+            pendingReason[i] = pendingReason[i - 1];
+            i--;
+        }
+        pendingPsn[i] = psn;
+        pendingReason[i] = (byte) reason;
         pendingCount++;
     }
 
@@ -111,13 +127,7 @@ final class ReceiveWindow {
      * requester can never take a dropped message for a delivered one.
      */
     int cumulative() {
-        int cum = base;
-        for (int i = 0; i < pendingCount; i++) {
-            if (pendingPsn[i] - cum < 0) {
-                cum = pendingPsn[i];
-            }
-        }
-        return cum;
+        return pendingCount > 0 && pendingPsn[0] - base < 0 ? pendingPsn[0] : base;
     }
 
     /**
@@ -172,16 +182,17 @@ final class ReceiveWindow {
         return w;
     }
 
+    /** Drops below the sender's base are confirmed: they are the lowest, a prefix of the ordered list. */
     private void forgetConfirmedDrops(int senderBase) {
-        int kept = 0;
-        for (int i = 0; i < pendingCount; i++) {
-            if (pendingPsn[i] - senderBase >= 0) {
-                pendingPsn[kept] = pendingPsn[i];
-                pendingReason[kept] = pendingReason[i];
-                kept++;
-            }
+        int confirmed = 0;
+        while (confirmed < pendingCount && pendingPsn[confirmed] - senderBase < 0) {
+            confirmed++;
         }
-        pendingCount = kept;
+        if (confirmed > 0) {
+            pendingCount -= confirmed;
+            System.arraycopy(pendingPsn, confirmed, pendingPsn, 0, pendingCount);
+            System.arraycopy(pendingReason, confirmed, pendingReason, 0, pendingCount);
+        }
     }
 
     private boolean get(int psn) {

@@ -11,8 +11,10 @@ import io.srdnic.srd.wire.SrdHeader;
 
 /**
  * The responder half of a transport: what happens to a data packet that arrives. Transport checks
- * first (context, epoch and context incarnation, PSN inside the window, duplicate), then QP checks
- * (the QP exists and can receive, opcode, Q_Key, a receive posted, the message fits). A message
+ * first (context; addressed to this incarnation of our context; the sender's incarnation current or
+ * later, never earlier; PSN and send base inside the window; duplicate), then QP checks (the QP
+ * exists and can receive, opcode, Q_Key, a receive posted, the message fits, its completion fits
+ * the CQ). A message
  * passing both is delivered at once, in arrival order; one failing the QP checks is dropped and
  * answered with a drop indication. Every data packet is acknowledged on the path it came by. UD
  * datagrams and probes are answered here too. Runs on the transport's thread, with its buffers.
@@ -20,11 +22,13 @@ import io.srdnic.srd.wire.SrdHeader;
 final class Responder {
     private final SrdTransport t;
     private final boolean delayedAck;
+    private final int window;
     private final OwedAcks owed;
 
     Responder(SrdTransport transport, SrdConfig config) {
         this.t = transport;
         this.delayedAck = config.delayedAck;
+        this.window = config.window();
         this.owed = new OwedAcks(config.burst);
     }
 
@@ -50,7 +54,7 @@ final class Responder {
         t.counters.rxDatagrams++;
         SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
         if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || SrdHeader.qkey(m) != qp.qkey
-            || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength()
+            || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength() || completionWouldOverrun(qp)
             || deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
             t.counters.datagramsDropped++; // UD: no indication goes back
         }
@@ -59,26 +63,48 @@ final class Responder {
     void onData(Mbuf m, int type, long now) {
         t.counters.rxData++;
         int srcIp = Ipv4UdpFrame.sourceIp(m);
-        SrdContext ctx = t.contextFor(srcIp, Ipv4UdpFrame.sourceMac(m), t.udpPort, now);
+        SrdContext ctx = t.contextFor(srcIp, Ipv4UdpFrame.sourceMac(m), now);
         if (ctx == null) {
             return; // no context to hold its state: unacknowledged, the sender retries
         }
-        ctx.rxPackets++;
-        ctx.lastActivity = now;
+        int addressed = SrdHeader.destinationContext(m);
+        if (addressed != 0 && addressed != ctx.id) {
+            // Meant for an earlier incarnation of our context (reclaimed, or we restarted): what it
+            // delivered is forgotten, so taking this up could deliver a message twice.
+            t.counters.staleDestination++;
+            return;
+        }
         int peerEpoch = SrdHeader.epoch(m);
         int peerContext = SrdHeader.sourceContext(m);
-        if (!ctx.rxStarted || ctx.rxPeerEpoch != peerEpoch || ctx.rxPeerContext != peerContext) {
-            // First contact, or the peer restarted (new epoch) or re-created its context: its PSNs start afresh.
+        int psn = SrdHeader.psn(m);
+        int sendBase = SrdHeader.sendBase(m);
+        if (psn - sendBase < 0 || psn - sendBase >= window) {
+            t.counters.sendBaseRefused++; // no honest sender has a PSN below its base or a window past it
+            return;
+        }
+        boolean sameIncarnation = ctx.rxStarted && ctx.rxPeerEpoch == peerEpoch && ctx.rxPeerContext == peerContext;
+        if (!sameIncarnation) {
+            if (ctx.rxStarted && !SrdTransport.isLaterIncarnation(peerEpoch, peerContext, ctx.rxPeerEpoch, ctx.rxPeerContext)) {
+                t.counters.staleIncarnation++; // a late packet of an incarnation already replaced
+                return;
+            }
+            // First contact, or the peer restarted (later epoch) or re-created its context: its PSNs start afresh.
             if (ctx.rxStarted) {
                 t.counters.peerResets++;
             }
-            ctx.rx.reset(SrdHeader.sendBase(m));
+            ctx.ensureResponder();
+            ctx.rx.reset(sendBase);
             ctx.rxStarted = true;
             ctx.rxPeerEpoch = peerEpoch;
             ctx.rxPeerContext = peerContext;
+        } else if (sendBase - ctx.rx.base() > window) {
+            // Everything up to a send base that far ahead would count as received: refuse the claim.
+            t.counters.sendBaseRefused++;
+            return;
         }
-        ctx.rx.slideTo(SrdHeader.sendBase(m));
-        int psn = SrdHeader.psn(m);
+        ctx.rxPackets++;
+        ctx.lastActivity = now;
+        ctx.rx.slideTo(sendBase);
         switch (ctx.rx.classify(psn)) {
             case ReceiveWindow.NEW -> {
                 int reason = qpCheck(m, type);
@@ -94,6 +120,7 @@ final class Responder {
                     ctx.drops++;
                 } else {
                     ctx.delivered++;
+                    ctx.established = true;
                 }
                 ctx.rx.mark(psn);
             }
@@ -138,7 +165,23 @@ final class Responder {
         if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
             return DropReason.REMOTE_OPERATION;
         }
+        if (completionWouldOverrun(qp)) {
+            return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
+        }
         return 0;
+    }
+
+    /**
+     * A message is taken only if its receive completion fits: one that would overrun the CQ is
+     * refused (never acknowledged as delivered) and, as in verbs, the CQ goes to error and its QPs
+     * to ERROR.
+     */
+    private boolean completionWouldOverrun(SrdQp qp) {
+        if (!qp.recvCq.isFull()) {
+            return false;
+        }
+        t.onCqOverrun(qp.recvCq);
+        return true;
     }
 
     private int deliver(Mbuf m, int type, int srcIp) {

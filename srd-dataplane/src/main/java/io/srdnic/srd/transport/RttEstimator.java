@@ -6,6 +6,7 @@ package io.srdnic.srd.transport;
  * unambiguous samples too (no Karn's rule needed).
  */
 final class RttEstimator {
+    private final long rtoInitial;
     private final long rtoMin;
     private final long rtoMax;
     private long srtt;
@@ -15,9 +16,19 @@ final class RttEstimator {
     private int backoff;
 
     RttEstimator(long rtoInitial, long rtoMin, long rtoMax) {
+        this.rtoInitial = rtoInitial;
         this.rtoMin = rtoMin;
         this.rtoMax = rtoMax;
-        this.rto = rtoInitial;
+        reset();
+    }
+
+    /** Forgets every sample: a new remote starts from the initial RTO. */
+    void reset() {
+        srtt = 0;
+        rttvar = 0;
+        minRtt = Long.MAX_VALUE;
+        rto = rtoInitial;
+        backoff = 0;
     }
 
     void sample(long rtt) {

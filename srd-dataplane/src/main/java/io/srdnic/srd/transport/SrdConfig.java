@@ -13,6 +13,17 @@ public final class SrdConfig {
     public static final int DEFAULT_MTU = 4096;
     /** Headers in front of the payload: Ethernet + IPv4 + UDP + SRD. */
     public static final int FRAME_OVERHEAD = FrameLayout.L2_L4_LENGTH + SrdHeader.LENGTH;
+    /**
+     * The widest window: the PSNs one ACK can describe (its cumulative PSN and the 256 bits of
+     * selective ack after it). A wider window would let RACK call received packets lost whenever
+     * more than that many are in flight past one loss, and retransmit them en masse.
+     */
+    public static final int MAX_WINDOW = io.srdnic.srd.wire.SrdAck.SACK_BITS;
+    /** Bounds on the tables, so no configuration (or peer) can make one transport hold unbounded memory. */
+    public static final int MAX_CONTEXTS = 65536;
+    public static final int MAX_QPS = 65535;
+    public static final int MAX_OUTSTANDING_REQUESTS = 1 << 20;
+    public static final int MAX_BURST = 1024;
 
     int mtu = DEFAULT_MTU;
     int udpPort = io.srdnic.srd.wire.SrdPort.DEFAULT;
@@ -25,7 +36,7 @@ public final class SrdConfig {
     long rtoMaxNanos = 20_000_000;
     long transportTimeoutNanos = 50_000_000;
     int retryBudget = 32;
-    int window = 4096;
+    int window = MAX_WINDOW;
     int ccInitialWindow = 4;
     long ccTargetQueueingNanos = 15_000;
     double ccAdditiveIncrease = 1.0;
@@ -110,7 +121,7 @@ public final class SrdConfig {
         return this;
     }
 
-    /** Largest number of packets in flight per context (the responder's dedup window too): a power of two. */
+    /** Largest number of packets in flight per context (the responder's dedup window too): a power of two, 64..256. */
     public SrdConfig window(int packets) {
         this.window = packets;
         return this;
@@ -137,7 +148,10 @@ public final class SrdConfig {
         return this;
     }
 
-    /** A context with nothing outstanding, no address handle and no traffic for this long is reclaimed. */
+    /**
+     * A context with nothing outstanding or waiting and no traffic for this long is reclaimed (an
+     * address handle does not pin it: the context comes back on the handle's next use).
+     */
     public SrdConfig idleContextNanos(long nanos) {
         this.idleContextNanos = nanos;
         return this;
@@ -155,6 +169,12 @@ public final class SrdConfig {
 
     public SrdConfig maxOutstandingRequests(int n) {
         this.maxOutstandingRequests = n;
+        return this;
+    }
+
+    /** Frames per receive and transmit burst. */
+    public SrdConfig burst(int frames) {
+        this.burst = frames;
         return this;
     }
 
@@ -278,12 +298,17 @@ public final class SrdConfig {
         require(mtu >= 1, "the link's largest frame (" + maxFrameLength + ") cannot carry an SRD header");
         require(udpPort > 0 && udpPort < 65536, "udpPort must be 1..65535");
         require(paths >= 1 && paths <= 64, "paths must be 1..64");
-        require(Integer.bitCount(window) == 1 && window >= 64 && window <= (1 << 20), "window must be a power of two, 64..1M");
+        require(Integer.bitCount(window) == 1 && window >= 64 && window <= MAX_WINDOW,
+            "window must be a power of two, 64.." + MAX_WINDOW + " (the PSNs one ACK's selective bitmap covers)");
         require(rtoMinNanos > 0 && rtoMinNanos <= rtoInitialNanos && rtoInitialNanos <= rtoMaxNanos, "need 0 < rtoMin <= rtoInitial <= rtoMax");
         require(retryBudget >= 1, "retryBudget must be at least 1");
         require(ccInitialWindow >= 1 && ccInitialWindow <= window, "ccInitialWindow must be 1..window");
         require(transportTimeoutNanos > 0 && pathAvoidNanos > 0 && rnrBackoffNanos > 0 && idleContextNanos > 0, "times must be positive");
-        require(maxContexts >= 1 && maxQps >= 1 && maxOutstandingRequests >= 1, "table sizes must be positive");
+        require(maxContexts >= 1 && maxContexts <= MAX_CONTEXTS, "maxContexts must be 1.." + MAX_CONTEXTS);
+        require(maxQps >= 1 && maxQps <= MAX_QPS, "maxQps must be 1.." + MAX_QPS);
+        require(maxOutstandingRequests >= 1 && maxOutstandingRequests <= MAX_OUTSTANDING_REQUESTS,
+            "maxOutstandingRequests must be 1.." + MAX_OUTSTANDING_REQUESTS);
+        require(burst >= 1 && burst <= MAX_BURST, "burst must be 1.." + MAX_BURST);
         concluded = true;
         return this;
     }

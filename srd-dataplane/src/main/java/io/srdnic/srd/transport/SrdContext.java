@@ -10,27 +10,36 @@ import java.util.Arrays;
  * holding a request id), the transmissions in send order for RACK and RTO loss detection, RTT,
  * the congestion window and the paths it sprays over, and the FIFO of requests waiting for window.
  * Responder half: the receive window that deduplicates, anchored at the sender's send base.
+ * <p>
+ * Each half's arrays are allocated the first time the slot needs them and kept when the slot is
+ * reused, so a context that only ever received (one packet from a spoofed source, say) costs a
+ * receive window, not a send window; {@link #open} starts every field of a reused slot afresh.
  * Owned by the transport's thread.
  */
 final class SrdContext {
     static final int EMPTY = -1;
 
     final int index;
+    private final int window;
     int id;
     int remoteIp;
     long remoteMac;
     int remotePort;
     int remoteContextId;
     int peerEpoch;
+    /** Delivered a message or carried one of ours: evicted only by the idle reclaim, never to make room. */
+    boolean established;
 
     // Requester
-    final int[] slot;
-    final int mask;
+    int[] slot;
+    int mask;
     int nextPsn;
     int sendBase;
+    /** The highest cumulative PSN the responder has acknowledged: no PSN goes out a window or more past it. */
+    int peerCumulative;
     int inflight;
-    private final long[] order;
-    private final int orderMask;
+    private long[] order;
+    private int orderMask;
     private long orderHead;
     private long orderTail;
     final RttEstimator rtt;
@@ -39,16 +48,17 @@ final class SrdContext {
     int pendingHead = EMPTY;
     int pendingTail = EMPTY;
     int pendingCount;
+    /** Requests of this context waiting out an RNR backoff: they keep it busy (not idle, not reclaimable). */
+    int rnrWaiting;
     long rackSendTime;
     long lastProgress;
-    long lastBackoff = Long.MIN_VALUE / 2;
+    long lastBackoff;
     boolean unresponsive;
-    int addressHandles;
     long lastActivity;
     boolean active;
 
     // Responder
-    final ReceiveWindow rx;
+    ReceiveWindow rx;
     boolean rxStarted;
     int rxPeerEpoch;
     int rxPeerContext;
@@ -65,31 +75,76 @@ final class SrdContext {
 
     SrdContext(int index, SrdConfig config) {
         this.index = index;
-        int w = config.window();
-        this.slot = new int[w];
-        this.mask = w - 1;
-        this.order = new long[2 * w];
-        this.orderMask = 2 * w - 1;
+        this.window = config.window();
         this.rtt = new RttEstimator(config.rtoInitialNanos, config.rtoMinNanos, config.rtoMaxNanos);
-        this.cwnd = new DelayWindow(config.ccInitialWindow, w, config.ccAdditiveIncrease, config.ccBeta, config.ccMaxDecrease,
+        this.cwnd = new DelayWindow(config.ccInitialWindow, window, config.ccAdditiveIncrease, config.ccBeta, config.ccMaxDecrease,
             config.ccTargetQueueingNanos);
         this.paths = new PathSet(config.paths, config.pathAvoidNanos, index);
-        this.rx = new ReceiveWindow(w);
-        Arrays.fill(slot, EMPTY);
     }
 
-    /** Prepares a fresh incarnation for {@code remote}, starting its PSNs at {@code firstPsn}. */
+    /** Prepares a fresh incarnation for {@code remote}, starting its PSNs at {@code firstPsn}: nothing of a previous remote remains. */
     void open(int newId, int ip, long mac, int port, int firstPsn, long now) {
         id = newId;
         remoteIp = ip;
         remoteMac = mac;
         remotePort = port;
         remoteContextId = 0;
+        peerEpoch = 0;
+        established = false;
         nextPsn = firstPsn;
         sendBase = firstPsn;
+        peerCumulative = firstPsn;
+        inflight = 0;
+        orderHead = 0;
+        orderTail = 0;
+        if (slot != null) {
+            Arrays.fill(slot, EMPTY);
+        }
+        rtt.reset();
+        cwnd.reset();
+        paths.reset(index);
+        pendingHead = EMPTY;
+        pendingTail = EMPTY;
+        pendingCount = 0;
+        rnrWaiting = 0;
+        rackSendTime = now;
         lastProgress = now;
+        lastBackoff = Long.MIN_VALUE / 2;
+        unresponsive = false;
         lastActivity = now;
+        active = false;
         rxStarted = false;
+        rxPeerEpoch = 0;
+        rxPeerContext = 0;
+        txPackets = retransmits = timeouts = rackLosses = rxPackets = duplicates = delivered = drops = 0;
+    }
+
+    /** A new incarnation of the sending half only (same remote): the responder will take its PSNs afresh. */
+    void reincarnate(int newId) {
+        id = newId;
+        peerCumulative = nextPsn;
+    }
+
+    boolean hasRequesterState() {
+        return slot != null;
+    }
+
+    /** Allocates the send window the first time this slot sends. */
+    void ensureRequester() {
+        if (slot == null) {
+            slot = new int[window];
+            mask = window - 1;
+            order = new long[2 * window];
+            orderMask = 2 * window - 1;
+            Arrays.fill(slot, EMPTY);
+        }
+    }
+
+    /** Allocates the receive window the first time this slot receives. */
+    void ensureResponder() {
+        if (rx == null) {
+            rx = new ReceiveWindow(window);
+        }
     }
 
     int slotRequest(int psn) {
@@ -147,12 +202,17 @@ final class SrdContext {
         }
     }
 
+    /** Whether the next PSN may go out: inside the send window, and less than a window past what the responder acknowledged. */
+    boolean canSendNextPsn() {
+        return nextPsn - sendBase < window && nextPsn - peerCumulative < window;
+    }
+
     boolean idle() {
-        return inflight == 0 && pendingCount == 0;
+        return inflight == 0 && pendingCount == 0 && rnrWaiting == 0;
     }
 
     /** The packets congestion control lets into flight now. */
     int sendAllowance() {
-        return Math.min(cwnd.packets(), slot.length) - inflight;
+        return Math.min(cwnd.packets(), window) - inflight;
     }
 }

@@ -30,6 +30,22 @@ public final class SrdCounters {
     public long requestTableFull;
     /** SRD packets addressed to another IPv4 address (a promiscuous port on a shared segment). */
     public long notForUs;
+    /** Packets from a source no peer can have: 0.0.0.0, broadcast, multicast/reserved, loopback, our own address. */
+    public long badSource;
+    /** Data packets whose send base is above their PSN, a window below it, or a window past the receive window. */
+    public long sendBaseRefused;
+    /** ACKs naming PSNs never sent (cumulative, selective bits or drop entries at or past the next PSN). */
+    public long acksRefused;
+    /** Data packets addressed to an earlier incarnation of our context. */
+    public long staleDestination;
+    /** Data packets of a sender incarnation earlier than the one the context follows. */
+    public long staleIncarnation;
+    /** Contexts on probation (never established) evicted to make room for a new source. */
+    public long contextsEvicted;
+    /** Sending halves restarted because a window of PSNs went by unacknowledged (the responder would refuse the base). */
+    public long contextReincarnations;
+    /** Completions that did not fit their CQ (each CQ raises CQ_ERROR once). */
+    public long cqOverruns;
     /** UD datagrams sent, received, and received but dropped (no UD QP, Q_Key, no receive, too long). */
     public long txDatagrams;
     public long rxDatagrams;
@@ -72,6 +88,14 @@ public final class SrdCounters {
         m.put("no_mbuf", noMbuf);
         m.put("request_table_full", requestTableFull);
         m.put("not_for_us", notForUs);
+        m.put("bad_source", badSource);
+        m.put("send_base_refused", sendBaseRefused);
+        m.put("acks_refused", acksRefused);
+        m.put("stale_destination", staleDestination);
+        m.put("stale_incarnation", staleIncarnation);
+        m.put("contexts_evicted", contextsEvicted);
+        m.put("context_reincarnations", contextReincarnations);
+        m.put("cq_overruns", cqOverruns);
         m.put("tx_datagrams", txDatagrams);
         m.put("rx_datagrams", rxDatagrams);
         m.put("datagrams_dropped", datagramsDropped);

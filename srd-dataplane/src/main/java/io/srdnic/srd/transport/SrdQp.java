@@ -136,8 +136,8 @@ public final class SrdQp {
     void completeSend(long wrId, int status, int length, boolean signaled) {
         sqOutstanding--;
         // Errors are always reported; successes only when the WR asked to be signaled (as in verbs).
-        if (signaled || status != WcStatus.SUCCESS) {
-            sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qpn, 0, 0);
+        if ((signaled || status != WcStatus.SUCCESS) && !sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qpn, 0, 0)) {
+            transport.onCqOverrun(sendCq);
         }
     }
 }

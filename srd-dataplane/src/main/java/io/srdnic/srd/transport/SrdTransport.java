@@ -60,8 +60,13 @@ public final class SrdTransport implements AutoCloseable {
     private final AsyncEventQueue events = new AsyncEventQueue();
 
     private final SrdContext[] contexts;
-    private final int[] generation;
+    /** Context ids come from one counter (random start): ids order a peer's incarnations of its contexts. */
+    private int nextContextId;
     private final IntIntMap contextByIp;
+    /** Contexts not yet established, oldest first (index << 32 | id): what a full table evicts. */
+    private final long[] probation;
+    private int probationHead;
+    private int probationCount;
     private final int[] active;
     private int activeCount;
     /** Indices of contexts alive now (created, not reclaimed): the only ones housekeeping looks at. */
@@ -69,9 +74,14 @@ public final class SrdTransport implements AutoCloseable {
     private int liveCount;
 
     private final SrdQp[] qps;
+    /** QPN = generation << qpIndexBits | index: a number is not reused until its index has cycled its generations. */
+    private final int qpIndexBits;
+    private final int[] qpGeneration;
+    private int lastQpIndex;
     private final AddressHandles addressHandles = new AddressHandles(65536);
     private final SendRequests requests;
     private int rnrWaitHead = -1;
+    private long rnrEarliest = Long.MAX_VALUE;
 
     private final Arena arena = Arena.ofConfined();
     private final MbufBatch rxBatch;
@@ -86,7 +96,7 @@ public final class SrdTransport implements AutoCloseable {
     private int datagramEntropy;
 
     /**
-     * @param epoch this incarnation's epoch: non-zero, new at every start (see {@link #randomEpoch()})
+     * @param epoch this incarnation's epoch: non-zero, new at every start and later than the last incarnation's (see {@link #newEpoch()})
      * @param seed  for the first PSN of each context (deterministic runs pass a fixed one)
      */
     public SrdTransport(PacketIo io, SrdConfig config, int epoch, long seed) {
@@ -103,11 +113,17 @@ public final class SrdTransport implements AutoCloseable {
         this.udpChecksum = config.udpChecksum;
         this.random = new SplittableRandom(seed);
         this.contexts = new SrdContext[config.maxContexts];
-        this.generation = new int[config.maxContexts];
+        this.nextContextId = random.nextInt();
         this.contextByIp = new IntIntMap(64);
+        this.probation = new long[config.maxContexts];
         this.active = new int[config.maxContexts];
         this.live = new int[config.maxContexts];
-        this.qps = new SrdQp[config.maxQps + 1];
+        this.qpIndexBits = 32 - Integer.numberOfLeadingZeros(config.maxQps);
+        this.qps = new SrdQp[1 << qpIndexBits];
+        this.qpGeneration = new int[1 << qpIndexBits];
+        for (int i = 0; i < qpGeneration.length; i++) {
+            qpGeneration[i] = random.nextInt(); // a restarted transport does not hand out its predecessor's numbers
+        }
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.txBatch = new MbufBatch(arena, config.burst);
@@ -115,13 +131,30 @@ public final class SrdTransport implements AutoCloseable {
         this.responder = new Responder(this, config);
     }
 
-    /** A fresh non-zero epoch for a transport starting now. */
-    public static int randomEpoch() {
-        int e;
-        do {
-            e = new SplittableRandom().nextInt();
-        } while (e == 0);
-        return e;
+    private static final java.util.concurrent.atomic.AtomicInteger LAST_EPOCH = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * A fresh epoch for a transport starting now: the time in 64 ms ticks, and always above the last
+     * one this JVM gave, so a peer can order a host's incarnations (a later start has a later epoch;
+     * compared wrap-safe, which holds for about four years of 64 ms ticks) and refuse a stale one.
+     */
+    public static int newEpoch() {
+        int candidate = (int) (System.currentTimeMillis() >>> 6);
+        while (true) {
+            int last = LAST_EPOCH.get();
+            int next = candidate - last > 0 ? candidate : last + 1;
+            if (next == 0) {
+                next = 1;
+            }
+            if (LAST_EPOCH.compareAndSet(last, next)) {
+                return next;
+            }
+        }
+    }
+
+    /** Whether incarnation (epoch, context id) is later than (seenEpoch, seenContext): epochs first, then context ids, wrap-safe. */
+    static boolean isLaterIncarnation(int epoch, int context, int seenEpoch, int seenContext) {
+        return epoch != seenEpoch ? epoch - seenEpoch > 0 : context - seenContext > 0;
     }
 
     public SrdConfig config() {
@@ -164,25 +197,44 @@ public final class SrdTransport implements AutoCloseable {
         if (sqDepth < 1 || rqDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive");
         }
-        for (int qpn = 1; qpn < qps.length; qpn++) {
-            if (qps[qpn] == null) {
-                SrdQp qp = new SrdQp(this, type, qpn, sqDepth, rqDepth, sendCq, recvCq);
-                qps[qpn] = qp;
+        // Next fit from the last index given, so a freed index rests before it is used again.
+        for (int step = 1; step <= config.maxQps; step++) {
+            int index = (lastQpIndex + step - 1) % config.maxQps + 1;
+            if (qps[index] == null) {
+                lastQpIndex = index;
+                int generation = ++qpGeneration[index] & ((1 << (24 - qpIndexBits)) - 1);
+                SrdQp qp = new SrdQp(this, type, (generation << qpIndexBits) | index, sqDepth, rqDepth, sendCq, recvCq);
+                qps[index] = qp;
                 return qp;
             }
         }
         throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
     }
 
-    /** The QP with this number, or null. */
+    /** The QP with this number, or null (also for the number of a destroyed QP whose slot was reused). */
     public SrdQp qp(int qpn) {
-        return qpn > 0 && qpn < qps.length ? qps[qpn] : null;
+        SrdQp qp = qps[qpn & (qps.length - 1)];
+        return qp != null && qp.qpn == qpn ? qp : null;
+    }
+
+    /** Bits of a QPN that index the QP table: {@code qpn & qpIndexMask()} is a QP's slot, for tables above that mirror it. */
+    public int qpIndexMask() {
+        return qps.length - 1;
     }
 
     /** An address handle for a remote device; contexts are created on first use, one per remote. */
     public int createAddressHandle(long mac, int ip, int port) {
-        if (ip == 0 || port <= 0 || port > 65535) {
-            throw new IllegalArgumentException("an address handle needs a non-zero IPv4 address and a UDP port 1..65535");
+        if (!isUsableSource(ip) || port <= 0 || port > 65535) {
+            throw new IllegalArgumentException("an address handle needs a unicast IPv4 address of another host (not 0.0.0.0, broadcast, "
+                + "multicast, loopback or this device's own) and a UDP port 1..65535");
+        }
+        if (port != udpPort) {
+            // The UDP source port carries path entropy, so a responder cannot learn the sender's SRD
+            // port from its packets: ACKs, drop indications and probe replies go to the one port
+            // every SRD device on the fabric listens on (as RoCEv2 uses 4791 everywhere).
+            throw new IllegalArgumentException("SRD uses one UDP port per fabric: this device listens on " + udpPort
+                + " and answers every peer on that port, so a peer listening on " + port
+                + " would never see an ACK; configure both ends with the same udp-port");
         }
         int ah = addressHandles.create(mac, ip, port);
         if (ah < 0) {
@@ -216,7 +268,27 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         qp.destroyed = true;
-        qps[qp.qpn] = null;
+        qps[qp.qpn & (qps.length - 1)] = null;
+    }
+
+    /**
+     * A completion did not fit {@code cq}: as in verbs, the CQ is in error (CQ_ERROR, once) and every
+     * QP reporting to it goes to ERROR (QP_FATAL each), flushing its work: nothing more is accepted
+     * for them that their application could not be told about.
+     */
+    void onCqOverrun(io.srdnic.srd.api.CompletionQueue cq) {
+        counters.cqOverruns++;
+        if (!cq.markError()) {
+            return;
+        }
+        events.raise(AsyncEventQueue.CQ_ERROR, 0, 0, 0, lastNow);
+        for (SrdQp qp : qps) {
+            if (qp != null && (qp.sendCq == cq || qp.recvCq == cq) && qp.state != QpState.ERROR) {
+                events.raise(AsyncEventQueue.QP_FATAL, 0, 0, qp.qpn, lastNow);
+                qp.state = QpState.ERROR;
+                flushQp(qp, true);
+            }
+        }
     }
 
     /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
@@ -227,8 +299,8 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         while (!qp.receives.isEmpty()) {
-            if (withCompletions) {
-                qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0);
+            if (withCompletions && !qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
+                onCqOverrun(qp.recvCq);
             }
             qp.receives.removeHead();
         }
@@ -248,6 +320,7 @@ public final class SrdTransport implements AutoCloseable {
             ctx.advanceSendBase();
         } else if (st == SendRequests.RNR_WAIT) {
             unlinkRnrWait(r);
+            contexts[requests.context[r]].rnrWaiting--;
         }
         if (status >= 0) {
             counters.sendCompletions[status]++;
@@ -299,10 +372,13 @@ public final class SrdTransport implements AutoCloseable {
             sendDatagram(qp, ah, destQpn, qkey, wrId, buffer, offset, length, withImmediate, immediate, signaled);
             return POST_OK;
         }
-        SrdContext ctx = contextFor(addressHandles.ip(ah), addressHandles.mac(ah), addressHandles.port(ah), lastNow);
+        SrdContext ctx = contextFor(addressHandles.ip(ah), addressHandles.mac(ah), lastNow);
         if (ctx == null) {
             return POST_NO_RESOURCES;
         }
+        ctx.remoteMac = addressHandles.mac(ah); // the handle, not a received frame, says where the peer is
+        ctx.established = true;
+        ctx.ensureRequester();
         int r = requests.take();
         if (r < 0) {
             counters.requestTableFull++;
@@ -336,7 +412,9 @@ public final class SrdTransport implements AutoCloseable {
      */
     public void completeLocally(SrdQp qp, long wrId, int status, int length) {
         counters.sendCompletions[status]++;
-        qp.sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qp.qpn, 0, 0);
+        if (!qp.sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qp.qpn, 0, 0)) {
+            onCqOverrun(qp.sendCq);
+        }
     }
 
     private void appendPending(SrdContext ctx, int r) {
@@ -373,29 +451,100 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- contexts
 
-    SrdContext contextFor(int ip, long mac, int port, long now) {
+    /**
+     * The context for remote {@code ip}, opened if there is none ({@code mac} is where a new one
+     * answers; an existing one keeps its MAC). A full table makes room by evicting the oldest context
+     * that is still on probation (never delivered a message nor carried one of ours) and idle; when
+     * there is none, null (counted): established peers are never pushed out by newcomers.
+     */
+    SrdContext contextFor(int ip, long mac, long now) {
         int index = contextByIp.get(ip);
         if (index != IntIntMap.MISSING) {
-            SrdContext ctx = contexts[index];
-            ctx.remoteMac = mac;
-            return ctx;
+            return contexts[index];
         }
+        int free = liveCount < contexts.length ? freeSlot() : evictOnProbation();
+        if (free < 0) {
+            counters.contextTableFull++;
+            return null;
+        }
+        if (contexts[free] == null) {
+            contexts[free] = new SrdContext(free, config);
+        }
+        SrdContext ctx = contexts[free];
+        ctx.open(newContextId(), ip, mac, udpPort, random.nextInt(), now);
+        contextByIp.put(ip, free);
+        live[liveCount++] = free;
+        if (probationCount == probation.length) { // only stale entries can fill it: drop the oldest
+            probationHead = (probationHead + 1) % probation.length;
+            probationCount--;
+        }
+        probation[(probationHead + probationCount++) % probation.length] = ((long) free << 32) | (ctx.id & 0xFFFF_FFFFL);
+        counters.contextsCreated++;
+        return ctx;
+    }
+
+    private int freeSlot() {
         for (int i = 0; i < contexts.length; i++) {
             if (contexts[i] == null || contexts[i].id == 0) {
-                if (contexts[i] == null) {
-                    contexts[i] = new SrdContext(i, config);
-                }
-                generation[i] = (generation[i] + 1) & 0x7FFF;
-                // The id names this incarnation: the peer resets its receive window when it changes.
-                contexts[i].open((generation[i] << 16) | (i + 1), ip, mac, port, random.nextInt(), now);
-                contextByIp.put(ip, i);
-                live[liveCount++] = i;
-                counters.contextsCreated++;
-                return contexts[i];
+                return i;
             }
         }
-        counters.contextTableFull++;
-        return null;
+        return -1;
+    }
+
+    private int evictOnProbation() {
+        for (int n = probationCount; n > 0; n--) {
+            long e = probation[probationHead];
+            probationHead = (probationHead + 1) % probation.length;
+            probationCount--;
+            SrdContext ctx = contexts[(int) (e >>> 32)];
+            if (ctx.id != (int) e || ctx.established) {
+                continue; // reclaimed since, or established: no longer on probation
+            }
+            if (!ctx.idle() || ctx.active) {
+                probation[(probationHead + probationCount++) % probation.length] = e; // busy now: keep it, look further
+                continue;
+            }
+            counters.contextsEvicted++;
+            release(ctx);
+            return ctx.index;
+        }
+        return -1;
+    }
+
+    private int newContextId() {
+        int id = nextContextId++;
+        return id != 0 ? id : nextContextId++;
+    }
+
+    /** Takes a context out of the table; its slot (and arrays) wait for the next {@link SrdContext#open}. */
+    private void release(SrdContext ctx) {
+        contextByIp.remove(ctx.remoteIp);
+        ctx.id = 0;
+        for (int i = 0; i < liveCount; i++) {
+            if (live[i] == ctx.index) {
+                live[i] = live[--liveCount];
+                break;
+            }
+        }
+    }
+
+    /**
+     * Whether a packet from {@code ip} can be from a peer: not 0.0.0.0, broadcast, multicast or
+     * reserved (224/3), loopback, nor this device's own address (a reflected or spoofed frame).
+     */
+    boolean isUsableSource(int ip) {
+        int top = ip >>> 24;
+        return ip != 0 && top < 224 && top != 127 && ip != localIp;
+    }
+
+    /** The contexts alive now (for tests and reports). */
+    java.util.List<SrdContext> liveContexts() {
+        java.util.List<SrdContext> out = new java.util.ArrayList<>();
+        for (int i = 0; i < liveCount; i++) {
+            out.add(contexts[live[i]]);
+        }
+        return out;
     }
 
     SrdContext contextAt(int index) {
@@ -472,7 +621,7 @@ public final class SrdTransport implements AutoCloseable {
         long next = Long.MAX_VALUE;
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts[active[i]];
-            if (ctx.pendingCount > 0 && ctx.sendAllowance() > 0 && ctx.nextPsn - ctx.sendBase < ctx.slot.length) {
+            if (ctx.pendingCount > 0 && ctx.sendAllowance() > 0 && (ctx.canSendNextPsn() || ctx.inflight == 0)) {
                 return lastNow;
             }
             long head = headSendTime(ctx);
@@ -484,9 +633,7 @@ public final class SrdTransport implements AutoCloseable {
                 next = Math.min(next, ctx.lastProgress + config.transportTimeoutNanos);
             }
         }
-        for (int r = rnrWaitHead; r >= 0; r = requests.next[r]) {
-            next = Math.min(next, requests.readyAt[r]);
-        }
+        next = Math.min(next, rnrEarliest);
         for (int i = 0; i < liveCount; i++) {
             SrdContext ctx = contexts[live[i]];
             if (!ctx.active) {
@@ -523,7 +670,14 @@ public final class SrdTransport implements AutoCloseable {
                 // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
                 ctx.lastProgress = now;
             }
-            while (allowance > 0 && ctx.pendingCount > 0 && ctx.nextPsn - ctx.sendBase < ctx.slot.length) {
+            if (ctx.pendingCount > 0 && ctx.inflight == 0 && !ctx.canSendNextPsn()) {
+                // A window of PSNs went by that the responder never acknowledged (failed or aborted
+                // here): it would refuse a send base that far ahead. Start a later incarnation of this
+                // context instead, which the responder takes up afresh.
+                ctx.reincarnate(newContextId());
+                counters.contextReincarnations++;
+            }
+            while (allowance > 0 && ctx.pendingCount > 0 && ctx.canSendNextPsn()) {
                 int r = popPending(ctx);
                 if (requests.state[r] == SendRequests.CANCELLED) {
                     requests.release(r);
@@ -557,7 +711,7 @@ public final class SrdTransport implements AutoCloseable {
             if (ctx.inflight > 0 && !ctx.unresponsive && now - ctx.lastProgress >= config.transportTimeoutNanos) {
                 ctx.unresponsive = true;
                 counters.unresponsiveEvents++;
-                events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, addressHandles.find(ctx.remoteIp), ctx.remoteIp, now);
+                events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, stalledAddressHandle(ctx), ctx.remoteIp, now);
             }
             if (ctx.idle() && ctx.paths.healthyCount() == ctx.paths.count()) {
                 ctx.active = false;
@@ -566,16 +720,8 @@ public final class SrdTransport implements AutoCloseable {
                 i++;
             }
         }
-        while (rnrWaitHead >= 0 && earliestRnrReady() - now <= 0) {
-            int r = takeDueRnr(now);
-            if (r < 0) {
-                break;
-            }
-            SrdContext ctx = contexts[requests.context[r]];
-            requests.state[r] = SendRequests.PENDING;
-            prependPending(ctx, r);
-            activate(ctx);
-            work++;
+        if (rnrEarliest - now <= 0) {
+            work += requeueDueRnr(now);
         }
         if (now - lastHousekeeping >= HOUSEKEEPING_INTERVAL) {
             lastHousekeeping = now;
@@ -619,6 +765,9 @@ public final class SrdTransport implements AutoCloseable {
             }
             if (requests.transmissions[r] > config.retryBudget) {
                 completeOutstanding(ctx, r, WcStatus.REMOTE_UNRESPONSIVE);
+                // The responder may have lost this context (reclaimed or restarted) and drop what is
+                // addressed to its old id: the next packets introduce themselves afresh.
+                ctx.remoteContextId = 0;
                 continue;
             }
             counters.txRetransmits++;
@@ -634,10 +783,8 @@ public final class SrdTransport implements AutoCloseable {
         for (int i = 0; i < liveCount; ) {
             SrdContext ctx = contexts[live[i]];
             if (!ctx.active && ctx.idle() && now - ctx.lastActivity >= config.idleContextNanos) {
-                contextByIp.remove(ctx.remoteIp);
-                ctx.id = 0;
+                release(ctx);
                 counters.contextsReclaimed++;
-                live[i] = live[--liveCount];
             } else {
                 i++;
             }
@@ -796,6 +943,10 @@ public final class SrdTransport implements AutoCloseable {
                 counters.notForUs++;
                 continue;
             }
+            if (!isUsableSource(Ipv4UdpFrame.sourceIp(m))) {
+                counters.badSource++;
+                continue;
+            }
             switch (type) {
                 case PacketType.ACK -> onAck(m, now);
                 case PacketType.PROBE -> responder.onProbe(m);
@@ -815,9 +966,17 @@ public final class SrdTransport implements AutoCloseable {
     private void onAck(Mbuf m, long now) {
         counters.rxAcks++;
         SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
-        if (ctx == null || SrdAck.destinationContext(m) != ctx.id || SrdAck.echoedEpoch(m) != epoch) {
+        if (ctx == null || !ctx.hasRequesterState() || SrdAck.destinationContext(m) != ctx.id || SrdAck.echoedEpoch(m) != epoch) {
             counters.staleAcks++;
             return;
+        }
+        int cumulative = SrdAck.cumulativePsn(m);
+        if (!namesOnlySentPsns(ctx, m, cumulative)) {
+            counters.acksRefused++;
+            return;
+        }
+        if (cumulative - ctx.peerCumulative > 0) {
+            ctx.peerCumulative = cumulative;
         }
         ctx.remoteContextId = SrdAck.sourceContext(m);
         ctx.peerEpoch = SrdAck.epoch(m);
@@ -844,7 +1003,6 @@ public final class SrdTransport implements AutoCloseable {
                 progress = true;
             }
         }
-        int cumulative = SrdAck.cumulativePsn(m);
         for (int psn = ctx.sendBase; psn - cumulative < 0 && psn - ctx.nextPsn < 0; psn++) {
             int r = ctx.slot[psn & ctx.mask];
             if (r != SrdContext.EMPTY) {
@@ -872,6 +1030,34 @@ public final class SrdTransport implements AutoCloseable {
         detectLosses(ctx, now);
     }
 
+    /**
+     * An honest responder acknowledges only PSNs it received, all below our next PSN: an ACK whose
+     * cumulative PSN, selective bits or drop entries reach past it is forged or corrupt, and is
+     * refused whole rather than trusted in part.
+     */
+    private static boolean namesOnlySentPsns(SrdContext ctx, Mbuf m, int cumulative) {
+        if (cumulative - ctx.nextPsn > 0) {
+            return false;
+        }
+        for (int w = SrdAck.SACK_WORDS - 1; w >= 0; w--) {
+            long bits = SrdAck.sackWord(m, w);
+            if (bits != 0) {
+                int highest = cumulative + 1 + 64 * w + 63 - Long.numberOfLeadingZeros(bits);
+                if (highest - ctx.nextPsn >= 0) {
+                    return false;
+                }
+                break;
+            }
+        }
+        int drops = SrdAck.dropCount(m);
+        for (int i = 0; i < drops; i++) {
+            if (SrdAck.dropPsn(m, i) - ctx.nextPsn >= 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private void onDropIndication(SrdContext ctx, int r, int reason, long now) {
         counters.dropsReceived[reason]++;
         if (reason == DropReason.RNR && requests.rnrLeft[r] > 0) {
@@ -884,6 +1070,8 @@ public final class SrdTransport implements AutoCloseable {
             requests.readyAt[r] = now + (config.rnrBackoffNanos << Math.min(attempt, 10));
             requests.next[r] = rnrWaitHead;
             rnrWaitHead = r;
+            rnrEarliest = Math.min(rnrEarliest, requests.readyAt[r]);
+            ctx.rnrWaiting++;
             return;
         }
         completeOutstanding(ctx, r, switch (reason) {
@@ -902,28 +1090,48 @@ public final class SrdTransport implements AutoCloseable {
         requests.release(r);
     }
 
-    private long earliestRnrReady() {
+    /**
+     * One pass over the RNR wait list: every request whose backoff is over goes back to the head of
+     * its context's queue; the earliest of the rest is remembered, so no cycle walks the list before
+     * then. Returns how many went back.
+     */
+    private int requeueDueRnr(long now) {
+        int work = 0;
         long earliest = Long.MAX_VALUE;
-        for (int r = rnrWaitHead; r >= 0; r = requests.next[r]) {
-            earliest = Math.min(earliest, requests.readyAt[r]);
-        }
-        return earliest;
-    }
-
-    private int takeDueRnr(long now) {
         int prev = -1;
-        for (int r = rnrWaitHead; r >= 0; prev = r, r = requests.next[r]) {
+        for (int r = rnrWaitHead; r >= 0; ) {
+            int following = requests.next[r];
             if (requests.readyAt[r] - now <= 0) {
                 if (prev < 0) {
-                    rnrWaitHead = requests.next[r];
+                    rnrWaitHead = following;
                 } else {
-                    requests.next[prev] = requests.next[r];
+                    requests.next[prev] = following;
                 }
-                requests.next[r] = -1;
-                return r;
+                SrdContext ctx = contexts[requests.context[r]];
+                ctx.rnrWaiting--;
+                requests.state[r] = SendRequests.PENDING;
+                prependPending(ctx, r);
+                activate(ctx);
+                work++;
+            } else {
+                earliest = Math.min(earliest, requests.readyAt[r]);
+                prev = r;
+            }
+            r = following;
+        }
+        rnrEarliest = earliest;
+        return work;
+    }
+
+    /** The address handle the oldest stalled request of {@code ctx} was posted through (what REMOTE_UNRESPONSIVE names). */
+    private int stalledAddressHandle(SrdContext ctx) {
+        for (int psn = ctx.sendBase; psn != ctx.nextPsn; psn++) {
+            int r = ctx.slot[psn & ctx.mask];
+            if (r != SrdContext.EMPTY) {
+                return requests.addressHandle[r];
             }
         }
-        return -1;
+        return 0;
     }
 
     private void unlinkRnrWait(int target) {

@@ -28,6 +28,7 @@ class SrdQpRulesTest {
     void shouldFollowTheUdStateMachine() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
+            f.addHost(new SrdConfig());
             SrdQp qp = a.createQp(4, 4, new CompletionQueue(8), new CompletionQueue(8));
             assertEquals(QpState.RESET, qp.state());
             MemorySegment buf = f.arena.allocate(8);
@@ -37,7 +38,7 @@ class SrdQpRulesTest {
             qp.modify(QpState.INIT, 0x42);
             assertEquals(0x42, qp.qkey());
             assertTrue(qp.postReceive(1, buf, 0, 8), "receives may be posted from INIT on");
-            assertEquals(SrdTransport.POST_BAD_QP_STATE, a.postSend(qp, f.ah(a, 0), 1, 0x42, 1, buf, 0, 8, false, 0, true),
+            assertEquals(SrdTransport.POST_BAD_QP_STATE, a.postSend(qp, f.ah(a, 1), 1, 0x42, 1, buf, 0, 8, false, 0, true),
                 "sends need RTS");
             qp.modify(QpState.RTR, 0);
             assertThrows(IllegalStateException.class, () -> qp.modify(QpState.INIT, 0), "RTR -> INIT is not a UD transition");
