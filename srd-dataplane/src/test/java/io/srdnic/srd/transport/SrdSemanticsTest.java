@@ -178,4 +178,47 @@ class SrdSemanticsTest {
             assertTrue(b.counters().duplicates > 300, "duplicates were seen and acked, not delivered");
         }
     }
+
+    @Test
+    void shouldCarryAnExactlyMtuMessageAndRefuseOneByteMore() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            SrdTransport b = f.addHost(new SrdConfig());
+            int mtu = a.mtu();
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 2, mtu + 1);
+            MemorySegment msg = f.arena.allocate(mtu + 1);
+            for (int i = 0; i <= mtu; i++) {
+                msg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
+            }
+            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, mtu, false, 0, true);
+            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 2, msg, 0, mtu + 1, false, 0, true);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, 10 * MS));
+            List<TestQp.Wc> sends = qa.sends();
+            assertEquals(WcStatus.LOCAL_LENGTH_ERROR, sends.stream().filter(wc -> wc.wrId() == 2).findFirst().orElseThrow().status());
+            assertEquals(WcStatus.SUCCESS, sends.stream().filter(wc -> wc.wrId() == 1).findFirst().orElseThrow().status());
+            List<TestQp.Wc> received = qb.receives();
+            assertEquals(1, received.size());
+            assertEquals(mtu, received.get(0).byteLength());
+            assertEquals(-1, qb.receiveBuffer().asSlice(0, mtu).mismatch(msg.asSlice(0, mtu)), "the MTU-sized payload arrives intact");
+        }
+    }
+
+    @Test
+    void shouldNotDeliverToAQpStillInInit() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp qa = f.qp(a, 0, 0);
+            io.srdnic.srd.api.CompletionQueue rcq = new io.srdnic.srd.api.CompletionQueue(8);
+            SrdQp init = b.createQp(4, 4, new io.srdnic.srd.api.CompletionQueue(8), rcq);
+            init.modify(QpState.INIT, SimFabric.QKEY);
+            assertTrue(init.postReceive(1, f.arena.allocate(64), 0, 64), "INIT takes receives");
+            a.postSend(qa.qp(), f.ah(a, 1), init.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 10 * MS));
+            assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status(), "but receives nothing before RTR");
+            assertEquals(0, rcq.size());
+            assertEquals(1, init.receivesPosted());
+        }
+    }
 }
