@@ -104,6 +104,29 @@ class VerbsSimTest {
     }
 
     @Test
+    void shouldJudgeTheMtuBySumOfSgesNotEachOne() {
+        try (SimWorld w = new SimWorld(4);
+             VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), QpType.SRD, 4,
+                 io.srdnic.srd.transport.SrdConfig.DEFAULT_MTU)) {
+            int mtu = p.a.mtu();
+            java.lang.foreign.MemorySegment big = p.arena.allocate(2L * mtu);
+            MemoryRegion bigMr = p.sa.pd.registerMemory(big, Access.LOCAL_WRITE);
+            SendWr wr = new SendWr(2).wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(2);
+            wr.sge(0).set(bigMr, 0, mtu / 2);
+            wr.sge(1).set(bigMr, mtu, mtu / 2 + 1); // each SGE fits, the sum is one byte over
+            assertEquals(0, p.sa.qp.postSend(wr));
+            assertEquals(1, p.sa.cq.await(p.sa.wcs, 1, TimeUnit.MILLISECONDS));
+            assertEquals(WcStatus.LOCAL_LENGTH_ERROR, p.sa.wcs[0].status());
+            wr.wrId(2);
+            wr.sge(1).set(bigMr, mtu, mtu - mtu / 2); // exactly the MTU in two pieces
+            assertEquals(0, p.sa.qp.postSend(wr));
+            assertEquals(1, p.sa.cq.await(p.sa.wcs, 1, TimeUnit.MILLISECONDS));
+            assertEquals(WcStatus.SUCCESS, p.sa.wcs[0].status());
+            assertEquals(2, p.sa.wcs[0].wrId());
+        }
+    }
+
+    @Test
     void shouldCompleteOverMtuWithLocalLengthErrorAndFullQueuesWithEnomem() {
         try (SimWorld w = new SimWorld(4); VerbsPair p = pair(w, QpType.SRD)) {
             java.lang.foreign.MemorySegment big = p.arena.allocate(2L * p.a.mtu());
