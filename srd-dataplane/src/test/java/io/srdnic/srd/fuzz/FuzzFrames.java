@@ -1,0 +1,372 @@
+package io.srdnic.srd.fuzz;
+
+import static io.srdnic.ffm.rte_mbuf.BUF_LEN_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.NB_SEGS_OFFSET;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.pmd.MbufBatch;
+import io.srdnic.pmd.sim.SimBufferPool;
+import io.srdnic.srd.wire.ParseError;
+import io.srdnic.srd.wire.SrdPort;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * What the fuzz targets share: frames as byte arrays read and written at the offsets of
+ * docs/wire-format.md, an Internet checksum and a reference parser of their own (so the codecs are
+ * checked against an independent reading of the spec, not against themselves), and simulated mbufs
+ * whose data room can be cut to the frame so that any read past its end throws.
+ */
+final class FuzzFrames {
+    /** A shim path that does not exist: an accidental load of DPDK in a fuzz target fails loudly. */
+    static final String NO_SHIM = "/nonexistent/srdnic-fuzz/libsrdnic_shim.so";
+    /** All of native memory, for the rte_mbuf fields the flyweight does not let us set. */
+    @SuppressWarnings("restricted")
+    static final MemorySegment NATIVE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
+
+    static final int DATA_ROOM = SimBufferPool.DEFAULT_DATA_ROOM;
+    static final int PORT = SrdPort.DEFAULT;
+    static final int MTU = 4096;
+
+    // Offsets in the frame (docs/wire-format.md), written out here rather than taken from the codecs.
+    static final int ETHERTYPE = 12;
+    static final int IP = 14;
+    static final int IP_TOTAL_LENGTH = 16;
+    static final int IP_FLAGS = 20;
+    static final int IP_TTL = 22;
+    static final int IP_PROTOCOL = 23;
+    static final int IP_CHECKSUM = 24;
+    static final int IP_SRC = 26;
+    static final int IP_DST = 30;
+    static final int UDP = 34;
+    static final int UDP_SRC_PORT = 34;
+    static final int UDP_DST_PORT = 36;
+    static final int UDP_LENGTH = 38;
+    static final int UDP_CHECKSUM = 40;
+    static final int SRD = 42;
+    static final int SRD_HEADER = 48;
+    static final int ACK_HEADER = 72;
+    static final int MAX_DROPS = 16;
+    static final int MAX_QPN = 0xFF_FFFF;
+
+    private FuzzFrames() {
+    }
+
+    static void forbidNativeDpdk() {
+        System.setProperty("srdnic.shim.path", NO_SHIM);
+    }
+
+    /**
+     * One simulated mbuf for a target's whole run, never freed: the global arena lives as long as
+     * the JVM (an automatic arena would free it once the pool, not referenced, is collected).
+     */
+    static Mbuf oneMbuf() {
+        forbidNativeDpdk();
+        Arena arena = Arena.global();
+        SimBufferPool pool = new SimBufferPool(arena, 1, DATA_ROOM);
+        MbufBatch batch = new MbufBatch(arena, 1);
+        pool.allocate(batch, 1, 0);
+        return new Mbuf().wrap(batch.address(0));
+    }
+
+    // ---- mbufs ------------------------------------------------------------------------------------
+
+    /** Sets the raw buf_len so that the flyweight's data room ends {@code room} bytes after the data start. */
+    static void dataRoom(Mbuf m, int room) {
+        NATIVE.set(ValueLayout.JAVA_SHORT_UNALIGNED, m.address() + BUF_LEN_OFFSET, (short) (m.dataOffset() + room));
+        m.wrap(m.address()); // the flyweight reads the data room at wrap
+    }
+
+    static void segments(Mbuf m, int n) {
+        NATIVE.set(ValueLayout.JAVA_SHORT_UNALIGNED, m.address() + NB_SEGS_OFFSET, (short) n);
+    }
+
+    /** Puts {@code length} bytes of {@code f} in the mbuf as its frame, and cuts the data room to exactly the frame. */
+    static void load(Mbuf m, byte[] f, int length) {
+        dataRoom(m, DATA_ROOM);
+        m.frameLength(length);
+        m.copyFrom(MemorySegment.ofArray(f), 0, 0, length);
+        dataRoom(m, length);
+    }
+
+    /** Gives the mbuf back its whole data room and one segment. */
+    static void restore(Mbuf m) {
+        segments(m, 1);
+        dataRoom(m, DATA_ROOM);
+    }
+
+    static byte[] bytes(Mbuf m, int length) {
+        byte[] out = new byte[length];
+        m.copyTo(0, MemorySegment.ofArray(out), 0, length);
+        return out;
+    }
+
+    // ---- big-endian fields of a byte[] -----------------------------------------------------------
+
+    static int u8(byte[] b, int at) {
+        return b[at] & 0xFF;
+    }
+
+    static int u16(byte[] b, int at) {
+        return ((b[at] & 0xFF) << 8) | (b[at + 1] & 0xFF);
+    }
+
+    static int s32(byte[] b, int at) {
+        return (u16(b, at) << 16) | u16(b, at + 2);
+    }
+
+    static long s64(byte[] b, int at) {
+        return ((long) s32(b, at) << 32) | (s32(b, at + 4) & 0xFFFF_FFFFL);
+    }
+
+    static long mac(byte[] b, int at) {
+        return ((long) u16(b, at) << 32) | (s32(b, at + 2) & 0xFFFF_FFFFL);
+    }
+
+    static void put16(byte[] b, int at, int v) {
+        b[at] = (byte) (v >>> 8);
+        b[at + 1] = (byte) v;
+    }
+
+    static void put32(byte[] b, int at, int v) {
+        put16(b, at, v >>> 16);
+        put16(b, at + 2, v);
+    }
+
+    static void put64(byte[] b, int at, long v) {
+        put32(b, at, (int) (v >>> 32));
+        put32(b, at + 4, (int) v);
+    }
+
+    static void putMac(byte[] b, int at, long mac) {
+        put16(b, at, (int) (mac >>> 32));
+        put32(b, at + 2, (int) mac);
+    }
+
+    // ---- an independent Internet checksum --------------------------------------------------------
+
+    /** RFC 1071 over {@code length} bytes of {@code b} from {@code offset}, plus {@code initial}, not folded. */
+    static long sum(byte[] b, int offset, int length, long initial) {
+        long sum = initial;
+        for (int i = 0; i < length; i += 2) {
+            int hi = b[offset + i] & 0xFF;
+            int lo = i + 1 < length ? b[offset + i + 1] & 0xFF : 0;
+            sum += (hi << 8) | lo;
+        }
+        return sum;
+    }
+
+    /** Folds to 16 bits and inverts. */
+    static int fold(long sum) {
+        while ((sum >> 16) != 0) {
+            sum = (sum & 0xFFFF) + (sum >> 16);
+        }
+        return (int) (~sum & 0xFFFF);
+    }
+
+    static int checksum(byte[] b, int offset, int length, long initial) {
+        return fold(sum(b, offset, length, initial));
+    }
+
+    /** The UDP pseudo-header sum of an IPv4/UDP frame (source, destination, protocol, UDP length). */
+    static long pseudoHeader(byte[] f) {
+        return u16(f, IP_SRC) + u16(f, IP_SRC + 2) + u16(f, IP_DST) + u16(f, IP_DST + 2) + 17 + u16(f, UDP_LENGTH);
+    }
+
+    static boolean ipChecksumValid(byte[] f) {
+        return checksum(f, IP, 20, 0) == 0;
+    }
+
+    /** True when the UDP checksum is 0 ("none") or verifies over the UDP length (which must fit the frame). */
+    static boolean udpChecksumValid(byte[] f, int length) {
+        int udpLength = u16(f, UDP_LENGTH);
+        return u16(f, UDP_CHECKSUM) == 0 || (UDP + udpLength <= length && checksum(f, UDP, udpLength, pseudoHeader(f)) == 0);
+    }
+
+    /** Writes a correct IPv4 header checksum. */
+    static void fixIpChecksum(byte[] f) {
+        put16(f, IP_CHECKSUM, 0);
+        put16(f, IP_CHECKSUM, checksum(f, IP, 20, 0));
+    }
+
+    /** Writes a correct UDP checksum over the UDP length (bounded by the frame), never 0. */
+    static void fixUdpChecksum(byte[] f, int length) {
+        int udpLength = Math.min(u16(f, UDP_LENGTH), length - UDP);
+        put16(f, UDP_CHECKSUM, 0);
+        int c = checksum(f, UDP, udpLength, pseudoHeader(f));
+        put16(f, UDP_CHECKSUM, c == 0 ? 0xFFFF : c);
+    }
+
+    /** Ethernet, IPv4 and UDP headers in front of {@code srdLength} SRD bytes, as srdnic writes them; checksums not yet set. */
+    static void l2l4(byte[] f, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort, int srdLength) {
+        putMac(f, 0, dstMac);
+        putMac(f, 6, srcMac);
+        put16(f, ETHERTYPE, 0x0800);
+        f[IP] = 0x45;
+        f[IP + 1] = 0;
+        put16(f, IP_TOTAL_LENGTH, 28 + srdLength);
+        put32(f, IP + 4, 0x4000);
+        f[IP_TTL] = 64;
+        f[IP_PROTOCOL] = 17;
+        put16(f, IP_CHECKSUM, 0);
+        put32(f, IP_SRC, srcIp);
+        put32(f, IP_DST, dstIp);
+        put16(f, UDP_SRC_PORT, srcPort);
+        put16(f, UDP_DST_PORT, dstPort);
+        put16(f, UDP_LENGTH, 8 + srdLength);
+        put16(f, UDP_CHECKSUM, 0);
+    }
+
+    /** The Ethernet/IPv4/UDP headers of {@code f} are what {@code Ipv4UdpFrame.write} documents for these arguments. */
+    static void checkL2L4(byte[] f, int length, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
+                          int srdLength, boolean udpChecksum) {
+        assertEquals(dstMac, mac(f, 0), "destination MAC");
+        assertEquals(srcMac, mac(f, 6), "source MAC");
+        assertEquals(0x0800, u16(f, ETHERTYPE), "EtherType");
+        assertEquals(0x45, u8(f, IP), "IPv4, IHL 5");
+        assertEquals(0, u8(f, IP + 1), "DSCP/ECN");
+        assertEquals(28 + srdLength, u16(f, IP_TOTAL_LENGTH), "IPv4 total length");
+        assertEquals(0, u16(f, IP + 4), "identification");
+        assertEquals(0x4000, u16(f, IP_FLAGS), "DF, no fragment");
+        assertEquals(64, u8(f, IP_TTL), "TTL");
+        assertEquals(17, u8(f, IP_PROTOCOL), "UDP");
+        assertEquals(srcIp, s32(f, IP_SRC), "source address");
+        assertEquals(dstIp, s32(f, IP_DST), "destination address");
+        assertTrue(ipChecksumValid(f), "IPv4 header checksum verifies");
+        assertEquals(srcPort, u16(f, UDP_SRC_PORT), "UDP source port");
+        assertEquals(dstPort, u16(f, UDP_DST_PORT), "UDP destination port");
+        assertEquals(8 + srdLength, u16(f, UDP_LENGTH), "UDP length");
+        if (udpChecksum) {
+            assertTrue(u16(f, UDP_CHECKSUM) != 0, "a computed UDP checksum is never sent as 0");
+            assertTrue(udpChecksumValid(f, length), "UDP checksum verifies");
+        } else {
+            assertEquals(0, u16(f, UDP_CHECKSUM), "no UDP checksum");
+        }
+    }
+
+    static String ipv4(int ip) {
+        return (ip >>> 24) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF);
+    }
+
+    /** A frame in words: what the reference parser makes of it, and its SRD fields (hex) when it is SRD. */
+    static String describe(byte[] f, int length) {
+        int type = referenceParse(f, length, 1, PORT, MTU);
+        if (type < 0) {
+            return "rejected " + ParseError.VALUES[-type - 1] + " (" + length + " bytes)";
+        }
+        StringBuilder sb = new StringBuilder(switch (type) {
+            case 1 -> "SEND";
+            case 2 -> "SEND_WITH_IMM";
+            case 3 -> "RDMA_WRITE";
+            case 4 -> "RDMA_READ";
+            case 5 -> "ACK";
+            case 6 -> "PROBE";
+            default -> "PROBE_REPLY";
+        });
+        sb.append(String.format(" %s -> %s (mac %012x, udp %d) srcCtx %08x dstCtx %08x epoch %08x", ipv4(s32(f, IP_SRC)), ipv4(s32(f, IP_DST)),
+            mac(f, 6), u16(f, UDP_SRC_PORT), s32(f, SRD + 4), s32(f, SRD + 8), s32(f, SRD + 12)));
+        if (type == 5) {
+            sb.append(String.format(" cumPsn %08x echoedEpoch %08x trigger %08x ts %+d sack %016x %016x %016x %016x drops %d",
+                s32(f, SRD + 16), s32(f, SRD + 20), s32(f, SRD + 24), s64(f, SRD + 32), s64(f, SRD + 40), s64(f, SRD + 48),
+                s64(f, SRD + 56), s64(f, SRD + 64), u16(f, SRD + 2)));
+            for (int i = 0; i < u16(f, SRD + 2); i++) {
+                sb.append(String.format(" [%08x r%d]", s32(f, SRD + ACK_HEADER + 8 * i), u8(f, SRD + ACK_HEADER + 8 * i + 4)));
+            }
+        } else {
+            sb.append(String.format(" flags %02x psn %08x sendBase %08x qpn %d -> %d qkey %08x payload %d", u8(f, SRD + 1), s32(f, SRD + 16),
+                s32(f, SRD + 20), s32(f, SRD + 24), s32(f, SRD + 28), s32(f, SRD + 32), u16(f, SRD + 2)));
+        }
+        return sb.toString();
+    }
+
+    // ---- the reference parser: docs/wire-format.md, "Validation order and ParseError" ------------
+
+    static int code(ParseError e) {
+        return -(e.ordinal() + 1);
+    }
+
+    /** What {@code Ipv4UdpFrame.check} must answer for this frame: the SRD length, or a negative ParseError code. */
+    static int referenceCheck(byte[] f, int length, int segments, int port) {
+        if (segments != 1) {
+            return code(ParseError.CHAINED);
+        }
+        if (length < 42) {
+            return code(ParseError.TRUNCATED);
+        }
+        if (u16(f, ETHERTYPE) != 0x0800 || u8(f, IP) != 0x45) {
+            return code(ParseError.NOT_IPV4);
+        }
+        if ((u16(f, IP_FLAGS) & 0x3FFF) != 0) {
+            return code(ParseError.FRAGMENT);
+        }
+        if (u8(f, IP_PROTOCOL) != 17 || u16(f, UDP_DST_PORT) != port) {
+            return code(ParseError.NOT_SRD_PORT);
+        }
+        int total = u16(f, IP_TOTAL_LENGTH);
+        int udpLength = u16(f, UDP_LENGTH);
+        if (14 + total > length || udpLength != total - 20 || udpLength < 8) {
+            return code(ParseError.BAD_LENGTH);
+        }
+        if (!ipChecksumValid(f)) {
+            return code(ParseError.BAD_IP_CHECKSUM);
+        }
+        if (u16(f, UDP_CHECKSUM) != 0 && checksum(f, UDP, udpLength, pseudoHeader(f)) != 0) {
+            return code(ParseError.BAD_UDP_CHECKSUM);
+        }
+        return udpLength - 8;
+    }
+
+    /** What {@code SrdParser.parse} must answer for this frame: the packet type, or a negative ParseError code. */
+    static int referenceParse(byte[] f, int length, int segments, int port, int mtu) {
+        int srdLength = referenceCheck(f, length, segments, port);
+        if (srdLength < 0) {
+            return srdLength;
+        }
+        if (srdLength < 1) {
+            return code(ParseError.TRUNCATED);
+        }
+        if (u8(f, SRD) >>> 4 != 1) {
+            return code(ParseError.WRONG_VERSION);
+        }
+        int type = u8(f, SRD) & 0xF;
+        if ((type >= 1 && type <= 4) || type == 6 || type == 7) {
+            if (srdLength < SRD_HEADER) {
+                return code(ParseError.TRUNCATED);
+            }
+            int payload = u16(f, SRD + 2);
+            if (payload > mtu) {
+                return code(ParseError.OVERSIZED);
+            }
+            if (payload != srdLength - SRD_HEADER || (type >= 6 && payload != 0)) {
+                return code(ParseError.BAD_LENGTH);
+            }
+            if (Integer.compareUnsigned(s32(f, SRD + 24), MAX_QPN) > 0 || Integer.compareUnsigned(s32(f, SRD + 28), MAX_QPN) > 0) {
+                return code(ParseError.OUT_OF_RANGE);
+            }
+            return type;
+        }
+        if (type == 5) {
+            if (srdLength < ACK_HEADER) {
+                return code(ParseError.TRUNCATED);
+            }
+            int drops = u16(f, SRD + 2);
+            if (drops > MAX_DROPS) {
+                return code(ParseError.OVERSIZED);
+            }
+            if (srdLength != ACK_HEADER + 8 * drops) {
+                return code(ParseError.BAD_LENGTH);
+            }
+            for (int i = 0; i < drops; i++) {
+                int reason = u8(f, SRD + ACK_HEADER + 8 * i + 4);
+                if (reason < 1 || reason > 4) {
+                    return code(ParseError.OUT_OF_RANGE);
+                }
+            }
+            return type;
+        }
+        return code(ParseError.UNKNOWN_TYPE);
+    }
+}
