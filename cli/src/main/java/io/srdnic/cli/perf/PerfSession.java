@@ -35,6 +35,8 @@ import java.util.Map;
  *  END sent                            ──►  waits for stragglers
  *                                      ◄──  RESULT received= measured= first_ns= last_ns= errors=
  *  SUMMARY {json}                      ──►  prints it (--server)
+ *  closes its context                       closes its context
+ *  QUIESCED                            ◄─►  QUIESCED                    (then each closes its port)
  * </pre>
  * Contexts are opened after the raw phase: a DEDICATED dataplane would otherwise take the raw frames.
  */
@@ -60,6 +62,7 @@ final class PerfSession {
             PingPongRun.awaitLink(port.port, side.eal(), deadline);
             LatencySummary raw = p.raw() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
             Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 2));
+            PerfResult result;
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4443, true)) {
                 ch.send("INFO " + ep.info().line());
                 ep.connect(PeerInfo.parse(ch.expect("INFO", limitMs)));
@@ -67,12 +70,24 @@ final class PerfSession {
                 runClient(client, p, side, deadline);
                 ch.send("END " + client.sent());
                 ServerCounts server = ServerCounts.parse(ch.expect("RESULT", limitMs));
-                PerfResult result = result(p, side.link(), side.threading().name(), SideConfig.cpusOfThisThread(), false, client, raw,
+                result = result(p, side.link(), side.threading().name(), SideConfig.cpusOfThisThread(), false, client, raw,
                     server, p.stats() ? statsLines("client", ctx) : List.of());
                 ch.send("SUMMARY " + result.json());
-                return result;
             }
+            quiesce(ch, limitMs);
+            return result;
         }
+    }
+
+    /**
+     * Called once this side's context is closed (nothing of it polls the port any more): tells the
+     * other side so and waits until it says the same, and only then lets the port close. A memif end
+     * that closes while its peer is still inside rx_burst makes the peer's memif driver unmap the
+     * rings under that burst (SIGSEGV in the peer); both closing after the barrier rules that out.
+     */
+    private static void quiesce(Channel ch, long limitMs) {
+        ch.send("QUIESCED");
+        ch.expect("QUIESCED", limitMs);
     }
 
     private static LatencySummary rawInitiator(Channel ch, PerfParams p, SideConfig side, PerfPort port, long deadline, long limitMs) {
@@ -212,6 +227,7 @@ final class PerfSession {
                     System.out.println(summary);
                 }
             }
+            quiesce(ch, limitMs);
         }
     }
 

@@ -127,6 +127,20 @@ public final class PeerProcess implements AutoCloseable {
         }
     }
 
+    /** The exit status if the process ends within {@code timeoutMillis}, else -1 (and it keeps running). */
+    public int exitStatusWithin(long timeoutMillis) throws InterruptedException {
+        return process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+    }
+
+    /** Closes the process's stdin: a pktgen side takes it as leave to close its port and exit. */
+    public void closeStdin() {
+        try {
+            stdin.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
     public void send(String line) {
         try {
             stdin.write(line + "\n");
@@ -138,11 +152,7 @@ public final class PeerProcess implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            stdin.close();
-        } catch (IOException ignored) {
-            // already closed
-        }
+        closeStdin();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroy(); // SIGTERM: its EAL shutdown hook cleans up

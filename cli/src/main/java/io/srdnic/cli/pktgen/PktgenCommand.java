@@ -12,11 +12,7 @@ import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.PortConfig;
 import io.srdnic.pmd.RingLink;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -265,17 +261,21 @@ public final class PktgenCommand implements Callable<Integer> {
         if (role == Role.ping || role == Role.reflect) {
             throw new IllegalArgumentException("--role " + role + " is a pingpong role: add --mode pingpong");
         }
-        return onSidePort((eal, arena, io, port, deadline) -> role == Role.rx
-            ? runReceiverSide(eal, arena, io, port, deadline)
+        return onSidePort((eal, arena, io, port, parent, deadline) -> role == Role.rx
+            ? runReceiverSide(eal, arena, io, port, parent, deadline)
             : runSenderSide(eal, arena, io, port, deadline));
     }
 
     /** What one side of a two-process run does once EAL, its pool and its port are up. */
     private interface SideBody {
-        int run(Eal eal, Arena arena, PacketIo io, EthPort port, long deadline);
+        int run(Eal eal, Arena arena, PacketIo io, EthPort port, ParentLink parent, long deadline);
     }
 
-    /** Starts EAL, makes the pool, attaches and starts the port of --vdev, and runs {@code body} on it. */
+    /**
+     * Starts EAL, makes the pool, attaches and starts the port of --vdev, and runs {@code body} on it;
+     * then keeps the port open until the parent closes stdin, which it does once the other side has
+     * stopped polling (see {@link ParentLink}).
+     */
     private int onSidePort(SideBody body) {
         if (vdev == null) {
             throw new IllegalArgumentException("--role needs --vdev");
@@ -287,14 +287,18 @@ public final class PktgenCommand implements Callable<Integer> {
             port.configure(PortConfig.DEFAULT.withMtu(size > 1514 ? size - 14 : 0), pool).start();
             PacketIo io = new EthPacketIo(port, 0, pool);
             checkFits(io);
-            return body.run(eal, arena, io, port, System.nanoTime() + timeLimitSeconds * 1_000_000_000L);
+            ParentLink parent = ParentLink.start();
+            int status = body.run(eal, arena, io, port, parent, System.nanoTime() + timeLimitSeconds * 1_000_000_000L);
+            if (!parent.awaitClosed(60_000)) {
+                System.err.println("pktgen " + role + ": the parent kept stdin open 60 s after the result; closing the port anyway");
+            }
+            return status;
         }
     }
 
-    private int runReceiverSide(Eal eal, Arena arena, PacketIo io, EthPort port, long deadline) {
+    private int runReceiverSide(Eal eal, Arena arena, PacketIo io, EthPort port, ParentLink stdin, long deadline) {
         PktgenReceiver receiver = new PktgenReceiver(io, arena, count, size, runId, PktgenReceiver.LEARN_PEER);
         LinkDrops drops = new LinkDrops(port, LinkDrops.interfaceOf(vdev));
-        StdinWatch stdin = StdinWatch.start();
         System.out.println("READY " + MacAddress.format(io.macAddress()));
         System.out.flush();
         long lastWork = System.nanoTime();
@@ -482,9 +486,8 @@ public final class PktgenCommand implements Callable<Integer> {
 
     /** One side of a two-process ping-pong: the reflector prints READY and its MAC, the initiator its round trips as JSON. */
     private int runPingPongSide() {
-        return onSidePort((eal, arena, io, port, deadline) -> {
+        return onSidePort((eal, arena, io, port, stdin, deadline) -> {
             if (role == Role.reflect) {
-                StdinWatch stdin = StdinWatch.start();
                 System.out.println("READY " + MacAddress.format(io.macAddress()));
                 System.out.flush();
                 PingPongReflector r = PingPongRun.reflect(io, arena, runId, eal,
@@ -507,41 +510,5 @@ public final class PktgenCommand implements Callable<Integer> {
             System.out.println(Json.object(s.fields()));
             return 0;
         });
-    }
-
-    /** Reads "DONE n" from the parent without blocking the receive loop. */
-    private static final class StdinWatch implements Runnable {
-        private volatile long doneSent = -1;
-        private volatile boolean closed;
-
-        static StdinWatch start() {
-            StdinWatch w = new StdinWatch();
-            Thread t = new Thread(w, "srdnic-pktgen-stdin");
-            t.setDaemon(true);
-            t.start();
-            return w;
-        }
-
-        @Override
-        public void run() {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    if (line.startsWith("DONE ")) {
-                        doneSent = Long.parseLong(line.substring(5).trim());
-                    }
-                }
-            } catch (IOException | NumberFormatException ignored) {
-                // the parent is gone or confused: stop
-            }
-            closed = doneSent < 0;
-        }
-
-        long doneSent() {
-            return doneSent;
-        }
-
-        boolean closed() {
-            return closed;
-        }
     }
 }
