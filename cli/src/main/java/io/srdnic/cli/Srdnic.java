@@ -1,5 +1,6 @@
 package io.srdnic.cli;
 
+import io.srdnic.cli.perf.AdversaryCommand;
 import io.srdnic.cli.perf.PerfCommand;
 import io.srdnic.cli.pktgen.PktgenCommand;
 import picocli.CommandLine;
@@ -11,7 +12,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "srdnic", mixinStandardHelpOptions = true, version = "srdnic 0.1.0",
     description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
-    subcommands = {DemoCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {AdversaryCommand.class, DemoCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, CommandLine.HelpCommand.class})
 public final class Srdnic {
 
     public static void main(String[] args) {

@@ -12,18 +12,30 @@ public final class VethNamespaces implements AutoCloseable {
     private final String ifB;
     private final Thread cleanup;
 
-    private VethNamespaces(String tag) {
-        this.nsA = "srdnic-" + tag + "-a";
-        this.nsB = "srdnic-" + tag + "-b";
-        this.ifA = "sx" + tag + "a";
-        this.ifB = "sx" + tag + "b";
+    private VethNamespaces(String nsPrefix, String ifPrefix, String tag) {
+        this.nsA = nsPrefix + "-" + tag + "-a";
+        this.nsB = nsPrefix + "-" + tag + "-b";
+        this.ifA = ifPrefix + tag + "a";
+        this.ifB = ifPrefix + tag + "b";
         this.cleanup = new Thread(this::remove, "srdnic-netns-cleanup");
     }
 
     /** Creates the namespaces and the veth pair with the given MTU, both ends up. */
     public static VethNamespaces create(int mtu) {
+        return create("srdnic", "sx", mtu);
+    }
+
+    /**
+     * As {@link #create(int)}, the names starting with {@code nsPrefix} (namespaces) and
+     * {@code ifPrefix} (interfaces, at most 4 characters: a name has 15), so a tool's leftovers are
+     * told from another's.
+     */
+    public static VethNamespaces create(String nsPrefix, String ifPrefix, int mtu) {
+        if (ifPrefix.length() > 4) {
+            throw new IllegalArgumentException("interface prefix '" + ifPrefix + "' is over 4 characters");
+        }
         String tag = Long.toString(ProcessHandle.current().pid() % 1_000_000) + Integer.toString((int) (System.nanoTime() & 0xF), 16);
-        VethNamespaces n = new VethNamespaces(tag);
+        VethNamespaces n = new VethNamespaces(nsPrefix, ifPrefix, tag);
         Runtime.getRuntime().addShutdownHook(n.cleanup);
         try {
             for (String ns : new String[] {n.nsA, n.nsB}) {

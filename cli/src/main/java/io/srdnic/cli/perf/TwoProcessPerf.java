@@ -4,6 +4,7 @@ import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.cli.pktgen.PeerProcess;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * perf between two JVMs that this command starts: a server and a client child, each on its own
@@ -19,25 +20,39 @@ final class TwoProcessPerf {
 
     /** Runs the two children; returns the exit status (the client's, or the server's if only it failed). */
     static int run(PerfCommand.Link link, int size, List<String> childArgs, int serverCpu, int clientCpu, long timeLimitMillis) {
+        return run(link, size, childArgs, "srdnic", veth -> List.of(), serverCpu, clientCpu, timeLimitMillis);
+    }
+
+    /**
+     * As {@link #run(PerfCommand.Link, int, List, int, int, long)}, with the memif socket and the
+     * namespaces named after {@code prefix} (the interfaces after its first 4 characters), and the
+     * client child taking more arguments made from the veth pair (null on memif): the adversary's
+     * victim is told where its attacker sends from.
+     */
+    static int run(PerfCommand.Link link, int size, List<String> childArgs, String prefix, Function<VethNamespaces, List<String>> clientArgs,
+                   int serverCpu, int clientCpu, long timeLimitMillis) {
         String tag = Long.toString(ProcessHandle.current().pid());
         VethNamespaces veth = null;
         String serverSpec;
         String clientSpec;
         if (link == PerfCommand.Link.memif) {
-            String socket = "/run/srdnic-perf-" + tag + ".sock";
+            String socket = "/run/" + prefix + "-perf-" + tag + ".sock";
             serverSpec = PerfCommand.memifSpec("server", socket);
             clientSpec = PerfCommand.memifSpec("client", socket);
         } else {
             // Room for the largest frame the run sends; the SRD MTU on af_xdp comes from the port.
-            veth = VethNamespaces.create(Math.max(1500, PerfResult.frameLength(size) - 14));
+            int mtu = Math.max(1500, PerfResult.frameLength(size) - 14);
+            String interfacePrefix = prefix.equals("srdnic") ? "sx" : prefix.substring(0, Math.min(4, prefix.length()));
+            veth = VethNamespaces.create(prefix, interfacePrefix, mtu);
             serverSpec = PerfCommand.afXdpSpec(veth.interfaceB());
             clientSpec = PerfCommand.afXdpSpec(veth.interfaceA());
         }
         try (VethNamespaces ignored = veth;
              PeerProcess server = PeerProcess.start("server", veth == null ? null : veth.namespaceB(),
                  with(childArgs, "--role", "server", "--vdev", serverSpec, "--cpu", Integer.toString(serverCpu)))) {
-            try (PeerProcess client = PeerProcess.start("client", veth == null ? null : veth.namespaceA(),
-                with(childArgs, "--role", "client", "--vdev", clientSpec, "--cpu", Integer.toString(clientCpu)))) {
+            List<String> clientChild = with(childArgs, "--role", "client", "--vdev", clientSpec, "--cpu", Integer.toString(clientCpu));
+            clientChild.addAll(clientArgs.apply(veth));
+            try (PeerProcess client = PeerProcess.start("client", veth == null ? null : veth.namespaceA(), clientChild)) {
                 Thread fromServer = new Thread(() -> relay(server, client, false), "srdnic-perf-relay");
                 fromServer.setDaemon(true);
                 fromServer.start();
