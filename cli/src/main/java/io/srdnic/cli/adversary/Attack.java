@@ -23,10 +23,12 @@ public enum Attack {
     FORGED_ACK("forged-ack", "ACKs with the real ids and echoed epoch acknowledging PSNs never sent (cumulative and SACK)"),
     FORGED_DROP("forged-drop", "ACKs with the real ids and echoed epoch reporting drops of PSNs never sent"),
     WRONG_QKEY("wrong-qkey", "data to the real QP with a wrong Q_Key (or to a QP that does not exist), from other addresses"),
-    FORGED_CONTEXT("forged-context", "data and ACKs from the peer's address with random context ids and epochs"),
-    STALE_EPOCH("stale-epoch", "data with the real context ids and a different (old or random) epoch"),
+    FORGED_CONTEXT("forged-context", "the real epoch under another context id, the real ids naming another destination context,"
+        + " ACKs and probes naming contexts and epochs that do not exist"),
+    STALE_EPOCH("stale-epoch", "data with the real context ids and a different epoch"),
     REPLAY("replay", "verbatim copies of data frames the victim already received"),
-    SPOOF_SOURCE("spoof-source", "data from 0.0.0.0, the peer's IP, the victim's own IP, broadcast, with spoofed MACs"),
+    SPOOF_PEER("spoof-peer", "data from the peer's IP (its MAC or another) under a context id and epoch of the attacker's"),
+    SPOOF_SOURCE("spoof-source", "data from 0.0.0.0, broadcast, loopback, multicast, the victim's own IP, with spoofed MACs"),
     FLOOD("flood", "data from thousands of distinct source addresses, each a would-be new context");
 
     /** The name on the command line and in the JSON. */

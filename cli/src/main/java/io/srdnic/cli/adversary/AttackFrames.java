@@ -90,6 +90,7 @@ public final class AttackFrames {
             case FORGED_CONTEXT -> forgedContext(r);
             case STALE_EPOCH -> staleEpoch(r);
             case REPLAY -> replay(r);
+            case SPOOF_PEER -> spoofPeer(r);
             case SPOOF_SOURCE -> spoofSource(r);
             case FLOOD -> flood(r);
         };
@@ -238,10 +239,9 @@ public final class AttackFrames {
     private int forgedContext(SplittableRandom r) {
         peerData(r);
         switch (r.nextInt(4)) {
-            case 0 -> { // data from the peer's address under a context and epoch that are not its own
-                srcContext = r.nextInt();
-                epoch = nonZero(r);
-                anchorNearOrRandom(r);
+            case 0 -> { // the peer's real context id and epoch, naming a destination context the victim does not have
+                dstContext = r.nextInt();
+                psn = s.peerPsn() - r.nextInt(1, 64);
             }
             case 1 -> { // the real epoch under another context id
                 srcContext = r.nextInt();
@@ -300,23 +300,24 @@ public final class AttackFrames {
         return finish(r, length);
     }
 
+    private int spoofPeer(SplittableRandom r) {
+        peerData(r);
+        // Someone who knows the peer's address but not its context: its own context id and epoch.
+        if (r.nextBoolean()) {
+            srcMac = spoofedMac(r);
+        }
+        srcContext = r.nextInt();
+        epoch = nonZero(r);
+        anchorNearOrRandom(r);
+        qkey = badQkey(r);
+        return finish(r, writeData(r));
+    }
+
     private int spoofSource(SplittableRandom r) {
         peerData(r);
-        int which = r.nextInt(SPOOFED_IPS.length + 3);
-        if (which < SPOOFED_IPS.length) {
-            srcIp = SPOOFED_IPS[which];
-        } else if (which == SPOOFED_IPS.length) {
-            srcIp = t.victimIp();
-        } else {
-            srcIp = t.peerIp();
-        }
-        srcMac = switch (r.nextInt(5)) {
-            case 0 -> t.peerMac();
-            case 1 -> t.victimMac();
-            case 2 -> 0xFFFF_FFFF_FFFFL;
-            case 3 -> 0x0100_5E00_0001L;
-            default -> 0x0200_0000_0000L | (r.nextLong() & 0xFF_FFFF_FFFFL);
-        };
+        int which = r.nextInt(SPOOFED_IPS.length + 1);
+        srcIp = which < SPOOFED_IPS.length ? SPOOFED_IPS[which] : t.victimIp();
+        srcMac = spoofedMac(r);
         if (r.nextInt(8) == 0) {
             dstIp = r.nextBoolean() ? t.peerIp() : 0; // not for the victim at all
         }
@@ -325,6 +326,16 @@ public final class AttackFrames {
         anchorNearOrRandom(r);
         qkey = badQkey(r);
         return finish(r, writeData(r));
+    }
+
+    private long spoofedMac(SplittableRandom r) {
+        return switch (r.nextInt(5)) {
+            case 0 -> t.peerMac();
+            case 1 -> t.victimMac();
+            case 2 -> 0xFFFF_FFFF_FFFFL;
+            case 3 -> 0x0100_5E00_0001L;
+            default -> 0x0200_0000_0000L | (r.nextLong() & 0xFF_FFFF_FFFFL);
+        };
     }
 
     private int flood(SplittableRandom r) {

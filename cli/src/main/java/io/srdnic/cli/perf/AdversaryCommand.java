@@ -56,12 +56,15 @@ import picocli.CommandLine.Option;
         "  forged-drop     ACKs, real ids and echoed epoch, drops of PSNs never sent",
         "  wrong-qkey      data to the real QP with a wrong Q_Key (or to no QP),",
         "                  from other addresses",
-        "  forged-context  data, ACKs, probes from the peer's address under random",
-        "                  context ids and epochs",
+        "  forged-context  the real epoch under another context id; the real ids",
+        "                  naming another destination context; ACKs and probes",
+        "                  naming contexts and epochs that do not exist",
         "  stale-epoch     data with the real context ids and another epoch",
         "  replay          copies of data frames the victim already received",
-        "  spoof-source    data from 0.0.0.0, the peer's IP, the victim's own IP,",
-        "                  broadcast, loopback, multicast; spoofed source MACs",
+        "  spoof-peer      data from the peer's IP (its MAC or another) under a",
+        "                  context id and epoch of the attacker's",
+        "  spoof-source    data from 0.0.0.0, broadcast, loopback, multicast, the",
+        "                  victim's own IP; spoofed source MACs",
         "  flood           data from 65536 distinct source addresses: would-be",
         "                  new contexts",
         "Forged data carries a wrong Q_Key, or a PSN the real sender is not about to",
@@ -140,7 +143,7 @@ public final class AdversaryCommand implements Callable<Integer> {
         Set<Attack> classes = Attack.parseList(attacks);
         AdversaryParams p = params();
         AdversarySession.AttackPlan plan = new AdversarySession.AttackPlan(classes, rate, seed, loss, injectNetns, injectIface,
-            Math.max(1500, PerfResult.frameLength(size) - 14) + 14);
+            Math.max(1500, PerfResult.frameLength(size) - 14) + 14, interfaceOf(vdev));
         if (role != null) {
             return runChild(p, plan);
         }
@@ -185,6 +188,18 @@ public final class AdversaryCommand implements Callable<Integer> {
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt(1 << 30);
         int recvDepth = Math.min(8192, Math.max(512, 8 * window));
         return new AdversaryParams(size, window, recvDepth, (long) (seconds * 1e9), drainMs * 1_000_000L, id, timeLimitSeconds * 1_000_000_000L);
+    }
+
+    /** The {@code iface=} of a vdev spec, or null. */
+    private static String interfaceOf(String spec) {
+        if (spec != null) {
+            for (String part : spec.split(",")) {
+                if (part.startsWith("iface=") && part.length() > "iface=".length()) {
+                    return part.substring("iface=".length());
+                }
+            }
+        }
+        return null;
     }
 
     /** The CPU of one side: the victim's ({@code next} 0) or the peer's (1); -1: none. */

@@ -21,7 +21,7 @@ import java.util.Map;
  */
 record AdversaryReport(String link, AdversaryParams params, AdversarySession.AttackPlan plan, long nanos, Direction victimToPeer,
                        Direction peerToVictim, Map<Attack, Long> attackSent, Map<Attack, Long> attackRefused, long injected,
-                       long injectionRefused, String injectionError, Map<String, Long> counters, long lossDrops, double peakRssMb) {
+                       long injectionRefused, String injectionError, Map<String, Long> counters, long lossDrops, long linkRxDropped, double peakRssMb) {
 
     long sent() {
         return victimToPeer.sent() + peerToVictim.sent();
@@ -47,8 +47,9 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
         return victimToPeer.falseSuccess() + peerToVictim.falseSuccess();
     }
 
+    /** Messages the stream got wrong: lost (false successes among them), duplicated, corrupted. */
     long violations() {
-        return lost() + duplicated() + corrupted() + falseSuccess();
+        return lost() + duplicated() + corrupted();
     }
 
     /** Why the run failed, or null. */
@@ -60,7 +61,7 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
         add(what, lost(), "lost (of them " + (victimToPeer.uncompleted() + peerToVictim.uncompleted()) + " never completed)");
         add(what, duplicated(), "duplicated");
         add(what, corrupted(), "corrupted");
-        add(what, falseSuccess(), "completed SUCCESS without a delivery");
+        add(what, falseSuccess(), "completed SUCCESS without a delivery (counted in lost)");
         return String.join(", ", what);
     }
 
@@ -78,6 +79,8 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
         attackSent.forEach((a, n) -> byClass.append(' ').append(a.cliName).append('=').append(n));
         lines.add("  attack frames injected " + injected + ", refused by the injection path " + injectionRefused
             + (injectionError != null ? " (last: " + injectionError + ")" : "") + "; by class:" + byClass);
+        lines.add("  the victim's link lost " + lossDrops + " of its frames (--loss) and dropped " + linkRxDropped
+            + " on the way in, unseen by its transport");
         lines.add(String.format(Locale.ROOT, "  %-16s %10s %10s %8s %10s %9s %13s %8s", "stream", "sent", "delivered", "lost", "duplicated",
             "corrupted", "false_success", "errors"));
         lines.add(row("victim -> peer", victimToPeer));
@@ -190,6 +193,7 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
         f.put("rejected", VictimCounters.rejections(counters));
         f.put("victim_counters", VictimCounters.nonZero(counters));
         f.put("link_loss_drops", lossDrops);
+        f.put("link_rx_dropped", linkRxDropped);
         f.put("peak_rss_mb", peakRssMb);
         f.put("victim_to_peer", direction(victimToPeer));
         f.put("peer_to_victim", direction(peerToVictim));

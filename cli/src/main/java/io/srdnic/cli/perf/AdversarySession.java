@@ -13,11 +13,15 @@ import io.srdnic.cli.adversary.WireTap;
 import io.srdnic.cli.pktgen.PingPongRun;
 import io.srdnic.cli.pktgen.Progress;
 import io.srdnic.pmd.PacketIo;
+import io.srdnic.pmd.PortStats;
 import io.srdnic.pmd.fault.FaultInjectingPacketIo;
 import io.srdnic.pmd.fault.InjectingPacketIo;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
+import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
@@ -51,7 +55,7 @@ final class AdversarySession {
 
     /** How the victim is attacked: which classes, how fast, seeded how, the loss on its link, and where frames enter. */
     record AttackPlan(Set<Attack> attacks, double rate, long seed, double loss, String injectNamespace, String injectInterface,
-                      int injectMaxFrame) {
+                      int injectMaxFrame, String victimInterface) {
         boolean rawSocket() {
             return injectNamespace != null;
         }
@@ -112,6 +116,7 @@ final class AdversarySession {
                      Attacker attacker = new Attacker(new AttackFrames(target, tap, arena), sink, plan.attacks(), plan.rate(), plan.seed())) {
                     System.err.println("adversary: " + Attack.listLine(plan.attacks()) + " at " + (long) plan.rate() + " frames/s through "
                         + sink.describe());
+                    RxDrops rxDrops = new RxDrops(port, plan.victimInterface());
                     long start = System.nanoTime();
                     Lines lines = new Lines(ch);
                     ch.send("GO");
@@ -132,9 +137,43 @@ final class AdversarySession {
                         StreamLedger.judge(peerLedger, stream.ledger), attacker.sentByClass(), attacker.refusedByClass(), sink.injected(),
                         injector != null ? injector.refused() : ((RawPacketSocket) sink).refused(),
                         plan.rawSocket() ? ((RawPacketSocket) sink).lastError() : null, counters,
-                        lossy != null ? lossy.injectedDrops() : 0, VictimCounters.peakRssMb());
+                        lossy != null ? lossy.injectedDrops() : 0, rxDrops.since(), VictimCounters.peakRssMb());
                 }
             }
+        }
+    }
+
+    /**
+     * Frames the victim's link dropped on the way in, where the transport never saw them: what its
+     * DPDK port counted as missed or unreceivable and, under an af_xdp port, the kernel interface's
+     * receive drops (an AF_XDP socket whose ring is full makes the kernel drop and count the frame).
+     */
+    private static final class RxDrops {
+        private final PerfPort port;
+        private final Path kernel;
+        private final long atStart;
+
+        RxDrops(PerfPort port, String iface) {
+            this.port = port;
+            this.kernel = iface == null ? null : Path.of("/sys/class/net", iface, "statistics", "rx_dropped");
+            this.atStart = now();
+        }
+
+        long since() {
+            return now() - atStart;
+        }
+
+        private long now() {
+            PortStats s = port.port.stats();
+            long k = 0;
+            if (kernel != null) {
+                try {
+                    k = Long.parseLong(Files.readString(kernel).trim());
+                } catch (IOException | NumberFormatException e) {
+                    // no such interface here: nothing to count
+                }
+            }
+            return s.rxMissed() + s.rxErrors() + s.rxNoMbuf() + k;
         }
     }
 
