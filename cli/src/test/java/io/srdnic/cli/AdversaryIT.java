@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -63,6 +64,21 @@ class AdversaryIT {
         assertEquals(0, number(json, "lost") + number(json, "duplicated") + number(json, "corrupted") + number(json, "false_success"),
             "SRD under attack must not lose, duplicate, corrupt or falsely complete a message: " + verdict);
         assertEquals(0, run.status(), "exit status with no violation");
+    }
+
+    @Test
+    void shouldRejectBadArgumentsWithoutStartingAnything() {
+        CliRun help = CliRun.of("adversary", "--help");
+        assertEquals(0, help.status());
+        for (String name : List.of("--rate", "--seconds", "--attacks", "--seed", "far-send-base", "spoof-source", "flood")) {
+            assertTrue(help.stdout().contains(name), "--help names " + name);
+        }
+        assertEquals(1, CliRun.of("adversary", "--link", "sim").status());
+        assertEquals(1, CliRun.of("adversary", "--attacks", "truncated,nosuchattack").status());
+        assertEquals(1, CliRun.of("adversary", "--rate", "-1").status());
+        assertEquals(1, CliRun.of("adversary", "--size", "10").status());
+        assertEquals(1, CliRun.of("adversary", "--loss", "1").status());
+        assertEquals(2, CliRun.of("adversary", "--link", "carrier-pigeon").status());
     }
 
     static String lastLine(String stdout) {

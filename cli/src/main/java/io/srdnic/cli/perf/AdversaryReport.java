@@ -73,8 +73,8 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
 
     List<String> text() {
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "adversary on %s: %.1f s, attacks %s at %d frames/s (seed %d), loss %.3f on the victim's transmit",
-            link, nanos / 1e9, Attack.listLine(plan.attacks()), (long) plan.rate(), plan.seed(), plan.loss()));
+        lines.add(String.format(Locale.ROOT, "adversary on %s: %.1f s of stream (%.1f s in all), attacks %s at %d frames/s (seed %d), loss %.3f"
+            + " on the victim's transmit", link, params.streamNanos() / 1e9, nanos / 1e9, Attack.listLine(plan.attacks()), (long) plan.rate(), plan.seed(), plan.loss()));
         StringBuilder byClass = new StringBuilder();
         attackSent.forEach((a, n) -> byClass.append(' ').append(a.cliName).append('=').append(n));
         lines.add("  attack frames injected " + injected + ", refused by the injection path " + injectionRefused
@@ -159,7 +159,8 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("command", "adversary");
         f.put("link", link);
-        f.put("seconds", nanos / 1e9);
+        f.put("seconds", params.streamNanos() / 1e9);
+        f.put("elapsed_s", nanos / 1e9);
         f.put("attacks", Attack.listLine(plan.attacks()));
         f.put("rate", (long) plan.rate());
         f.put("seed", plan.seed());

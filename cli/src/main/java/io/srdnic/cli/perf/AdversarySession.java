@@ -100,7 +100,7 @@ final class AdversarySession {
             PacketIo io = port.io();
             FaultInjectingPacketIo lossy = plan.loss() > 0 ? new FaultInjectingPacketIo(io, plan.loss(), plan.seed() ^ 0x10_55L) : null;
             WireTap tap = new WireTap(lossy != null ? lossy : io, side.ip(), peer.ip(), peer.udpPort());
-            InjectingPacketIo injector = plan.rawSocket() ? null : new InjectingPacketIo(tap, 4096);
+            InjectingPacketIo injector = plan.rawSocket() ? null : new InjectingPacketIo(tap);
             PacketIo top = injector != null ? injector : tap;
             Context ctx = Context.open(Device.of(port.port.name(), top, System::nanoTime), side.contextConfig(p.runId() * 31L + 2));
             try (VerifiedStream stream = new VerifiedStream(ctx, p.size(), p.window(), p.recvDepth(), VICTIM_QKEY, p.streamId(true))) {
@@ -121,7 +121,7 @@ final class AdversarySession {
                     Lines lines = new Lines(ch);
                     ch.send("GO");
                     attacker.start();
-                    stream(lines, stream, side, p, start, deadline, attacker);
+                    stream(lines, stream, side, p, start, deadline, attacker, "victim");
                     attacker.close();
                     if (attacker.failure() != null) {
                         throw new IllegalStateException("the attacker failed: " + attacker.failure(), attacker.failure());
@@ -199,7 +199,7 @@ final class AdversarySession {
                 ch.expect("GO", limitMs);
                 long start = System.nanoTime();
                 Lines lines = new Lines(ch);
-                stream(lines, stream, side, p, start, deadline, null);
+                stream(lines, stream, side, p, start, deadline, null, "peer");
                 drain(lines, stream, side, p, start + p.streamNanos(), deadline);
                 ch.send("DONE " + stream.ledger.sent());
                 serveUntil(lines, stream, side, "DONE", deadline);
@@ -213,8 +213,8 @@ final class AdversarySession {
 
     /** Streams until {@code start + streamNanos}. */
     private static void stream(Lines ch, VerifiedStream stream, SideConfig side, AdversaryParams p, long start, long deadline,
-                               Attacker attacker) {
-        Progress progress = new Progress("adversary stream", p.streamNanos() / 1_000_000);
+                               Attacker attacker, String who) {
+        Progress progress = new Progress("adversary " + who + " streaming, ms", p.streamNanos() / 1_000_000);
         long end = start + p.streamNanos();
         side.eal().enterLoop();
         try {
