@@ -76,6 +76,9 @@ public final class AttackFrames {
     /** Builds a frame of class {@code a}; returns its length, or 0 when the class has nothing to send yet (replay before any frame was seen). */
     public int build(Attack a, SplittableRandom r) {
         s = tap.sniffed();
+        if (!knowsEnoughFor(a)) {
+            return 0;
+        }
         int length = switch (a) {
             case TRUNCATED -> truncated(r);
             case OVERSIZED -> oversized(r);
@@ -95,6 +98,18 @@ public final class AttackFrames {
             case FLOOD -> flood(r);
         };
         return length;
+    }
+
+    /**
+     * Whether the tap has seen what class {@code a} forges from: a class built on the live stream's
+     * ids sends nothing before it knows them (with made-up ids it would be another class).
+     */
+    private boolean knowsEnoughFor(Attack a) {
+        return switch (a) {
+            case FAR_PSN, FAR_SEND_BASE, STALE_EPOCH, REPLAY -> s.knowsPeerSide();
+            case FORGED_ACK, FORGED_DROP, FORGED_CONTEXT -> s.knowsPeerSide() && s.knowsVictimSide();
+            default -> true;
+        };
     }
 
     // ---------------------------------------------------------------- malformed: the parser's business

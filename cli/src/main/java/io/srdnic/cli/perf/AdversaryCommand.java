@@ -102,9 +102,9 @@ public final class AdversaryCommand implements Callable<Integer> {
     @Option(names = "--window", defaultValue = "32", description = "Sends in flight per side (the send queue depth) (default ${DEFAULT-VALUE}).")
     int window;
 
-    @Option(names = "--drain-ms", defaultValue = "3000",
+    @Option(names = "--drain-ms", defaultValue = "10000",
         description = "After the stream, how long each side waits for its last sends to complete; a send still without a completion"
-            + " then is lost (default ${DEFAULT-VALUE}).")
+            + " then is lost (default ${DEFAULT-VALUE}; the wait ends as soon as every send has completed).")
     long drainMs;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any SRD transport setting (docs/configuration.md), for both sides.")

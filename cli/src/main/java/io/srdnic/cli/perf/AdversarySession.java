@@ -130,6 +130,7 @@ final class AdversarySession {
                     ch.send("DONE " + stream.ledger.sent());
                     serveUntil(lines, stream, side, "DONE", deadline);
                     StreamLedger peerLedger = StreamLedger.parse(serveUntil(lines, stream, side, "LEDGER", deadline));
+                    settle(stream, side, deadline);
                     Map<String, Long> counters = ctx.counters();
                     long seconds = System.nanoTime() - start;
                     ch.send("END");
@@ -203,6 +204,7 @@ final class AdversarySession {
                 drain(lines, stream, side, p, start + p.streamNanos(), deadline);
                 ch.send("DONE " + stream.ledger.sent());
                 serveUntil(lines, stream, side, "DONE", deadline);
+                settle(stream, side, deadline);
                 ch.send("LEDGER " + stream.ledger.line());
                 serveUntil(lines, stream, side, "END", deadline);
             }
@@ -281,6 +283,28 @@ final class AdversarySession {
                     if (now - deadline > 0 || side.eal().quitRequested()) {
                         throw new IllegalStateException("no " + word + " from the other side within the time limit");
                     }
+                }
+            }
+        } finally {
+            side.eal().exitLoop();
+        }
+    }
+
+    /**
+     * Once both sides are done sending, takes the completions still queued: a message the transport
+     * delivered (and acknowledged, so its sender saw SUCCESS) may still wait in this side's CQ, and
+     * must be in the ledger before it is judged. Done when the CQ has stayed empty for 100 ms.
+     */
+    private static void settle(VerifiedStream stream, SideConfig side, long deadline) {
+        side.eal().enterLoop();
+        try {
+            long quietSince = System.nanoTime();
+            while (true) {
+                long now = System.nanoTime();
+                if (stream.doWork(false) > 0) {
+                    quietSince = now;
+                } else if (now - quietSince > 100_000_000L || now - deadline > 0) {
+                    return;
                 }
             }
         } finally {
