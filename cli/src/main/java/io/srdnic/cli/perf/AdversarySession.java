@@ -46,7 +46,9 @@ import java.util.Set;
  *                                        ◄──  LEDGER sent= completions= delivered= ...
  *  judges both directions, reads its
  *  transport's counters
- *  END                                   ──►  closes
+ *  END                                   ──►
+ *  closes its context                         closes its context
+ *  QUIESCED                              ◄─►  QUIESCED                (then each closes its port)
  * </pre>
  */
 final class AdversarySession {
@@ -103,6 +105,7 @@ final class AdversarySession {
             InjectingPacketIo injector = plan.rawSocket() ? null : new InjectingPacketIo(tap);
             PacketIo top = injector != null ? injector : tap;
             Context ctx = Context.open(Device.of(port.port.name(), top, System::nanoTime), side.contextConfig(p.runId() * 31L + 2));
+            AdversaryReport report;
             try (VerifiedStream stream = new VerifiedStream(ctx, p.size(), p.window(), p.recvDepth(), VICTIM_QKEY, p.streamId(true))) {
                 stream.connect(peer, p.streamId(false));
                 ch.send("INFO " + stream.info().line());
@@ -134,13 +137,15 @@ final class AdversarySession {
                     Map<String, Long> counters = ctx.counters();
                     long seconds = System.nanoTime() - start;
                     ch.send("END");
-                    return new AdversaryReport(side.link(), p, plan, seconds, StreamLedger.judge(stream.ledger, peerLedger),
+                    report = new AdversaryReport(side.link(), p, plan, seconds, StreamLedger.judge(stream.ledger, peerLedger),
                         StreamLedger.judge(peerLedger, stream.ledger), attacker.sentByClass(), attacker.refusedByClass(), sink.injected(),
                         injector != null ? injector.refused() : ((RawPacketSocket) sink).refused(),
                         plan.rawSocket() ? ((RawPacketSocket) sink).lastError() : null, counters,
                         lossy != null ? lossy.injectedDrops() : 0, rxDrops.since(), VictimCounters.peakRssMb());
                 }
             }
+            PerfSession.quiesce(ch, limitMs);
+            return report;
         }
     }
 
@@ -208,6 +213,7 @@ final class AdversarySession {
                 ch.send("LEDGER " + stream.ledger.line());
                 serveUntil(lines, stream, side, "END", deadline);
             }
+            PerfSession.quiesce(ch, limitMs);
         }
     }
 

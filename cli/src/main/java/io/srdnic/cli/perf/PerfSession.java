@@ -85,7 +85,7 @@ final class PerfSession {
      * that closes while its peer is still inside rx_burst makes the peer's memif driver unmap the
      * rings under that burst (SIGSEGV in the peer); both closing after the barrier rules that out.
      */
-    private static void quiesce(Channel ch, long limitMs) {
+    static void quiesce(Channel ch, long limitMs) {
         ch.send("QUIESCED");
         ch.expect("QUIESCED", limitMs);
     }

@@ -82,21 +82,18 @@ final class Responder {
             t.counters.sendBaseRefused++; // no honest sender has a PSN below its base or a window past it
             return;
         }
-        boolean sameIncarnation = ctx.rxStarted && ctx.rxPeerEpoch == peerEpoch && ctx.rxPeerContext == peerContext;
-        if (!sameIncarnation) {
-            if (ctx.rxStarted && !SrdTransport.isLaterIncarnation(peerEpoch, peerContext, ctx.rxPeerEpoch, ctx.rxPeerContext)) {
-                t.counters.staleIncarnation++; // a late packet of an incarnation already replaced
+        if (!ctx.rxPeer.is(peerEpoch, peerContext)) {
+            if (!ctx.rxPeer.mayMoveTo(peerEpoch, peerContext)) {
+                t.counters.staleIncarnation++; // a late packet of an incarnation already left, or a forged jump
                 return;
             }
             // First contact, or the peer restarted (later epoch) or re-created its context: its PSNs start afresh.
-            if (ctx.rxStarted) {
+            if (ctx.rxPeer.started()) {
                 t.counters.peerResets++;
             }
             ctx.ensureResponder();
             ctx.rx.reset(sendBase);
-            ctx.rxStarted = true;
-            ctx.rxPeerEpoch = peerEpoch;
-            ctx.rxPeerContext = peerContext;
+            ctx.rxPeer.moveTo(peerEpoch, peerContext);
         } else if (sendBase - ctx.rx.base() > window) {
             // Everything up to a send base that far ahead would count as received: refuse the claim.
             t.counters.sendBaseRefused++;

@@ -59,9 +59,8 @@ final class SrdContext {
 
     // Responder
     ReceiveWindow rx;
-    boolean rxStarted;
-    int rxPeerEpoch;
-    int rxPeerContext;
+    /** The incarnation of the peer whose packets the receive window tracks. */
+    final PeerIncarnation rxPeer = new PeerIncarnation();
 
     // Counters
     long txPackets;
@@ -113,9 +112,7 @@ final class SrdContext {
         unresponsive = false;
         lastActivity = now;
         active = false;
-        rxStarted = false;
-        rxPeerEpoch = 0;
-        rxPeerContext = 0;
+        rxPeer.reset();
         txPackets = retransmits = timeouts = rackLosses = rxPackets = duplicates = delivered = drops = 0;
     }
 

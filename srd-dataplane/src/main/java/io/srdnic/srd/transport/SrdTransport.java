@@ -152,11 +152,6 @@ public final class SrdTransport implements AutoCloseable {
         }
     }
 
-    /** Whether incarnation (epoch, context id) is later than (seenEpoch, seenContext): epochs first, then context ids, wrap-safe. */
-    static boolean isLaterIncarnation(int epoch, int context, int seenEpoch, int seenContext) {
-        return epoch != seenEpoch ? epoch - seenEpoch > 0 : context - seenContext > 0;
-    }
-
     public SrdConfig config() {
         return config;
     }

@@ -7,6 +7,8 @@ import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Forged and stale frames from a host on the same L2 segment, sent through the simulated fabric:
@@ -159,6 +161,37 @@ class HostileFrameTest {
             f.runFor(200_000);
             assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac,
                 "B's requests to A keep going to the MAC A's address handle or first packet gave");
+        }
+    }
+
+    /**
+     * "Later" is compared modulo 2^32, which is not transitive: E + 2^30 is later than E, E + 2^31 + 1
+     * later than that, and E later again. Two forged packets must not walk the responder round that
+     * circle back to the real incarnation with a fresh window, where a retransmission of a delivered
+     * PSN would be delivered again.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void shouldNeverReturnToAnIncarnationItLeft(boolean byEpoch) {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp qb = f.qp(b, 64, 8);
+            assertEquals(4, exchange(f, a, f.qp(a, 0, 0), qb, 4, 0));
+            SrdContext ctx = a.existingContext(SimFabric.ip(1));
+            int delivered = ctx.nextPsn - 1;
+            int epoch = a.epoch();
+            Attacker x = new Attacker(f);
+            for (int step : new int[] {1 << 30, (1 << 31) + 1}) {
+                // Addressed to no QP: nothing to deliver, only the incarnation to move.
+                x.data(1, SimFabric.ip(0), SimFabric.mac(0), byEpoch ? ctx.id : ctx.id + step, ctx.remoteContextId,
+                    byEpoch ? epoch + step : epoch, 1, 1, 0x7FFF, SimFabric.QKEY, 8);
+            }
+            // The real incarnation retransmits its last delivered PSN (its ACK was lost).
+            x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, epoch, delivered, delivered, qb.qpn(),
+                SimFabric.QKEY, 8);
+            x.settle();
+            assertEquals(0, qb.receives().size(), "a delivered message came again after the incarnation went round the circle");
         }
     }
 }
