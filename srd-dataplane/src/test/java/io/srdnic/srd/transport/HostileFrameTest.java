@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -18,8 +19,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HostileFrameTest {
     static final long MS = 1_000_000;
 
-    /** A (host 0) sends {@code n} messages to B's QP and waits for them; returns how many B received. */
-    private static int exchange(SimFabric f, SrdTransport a, TestQp qa, TestQp qb, int n, int firstWr) {
+    private final SimFabric f = new SimFabric(1);
+    private final SrdTransport a = f.addHost(new SrdConfig());
+    private final SrdTransport b = f.addHost(new SrdConfig());
+    private final TestQp qa = f.qp(a, 0, 0);
+    private final TestQp qb = f.qp(b, 64, 8);
+
+    @AfterEach
+    void closeFabric() {
+        f.close();
+    }
+
+    /** A (host 0, or its restarted incarnation) sends {@code n} messages to B's QP and waits for them; returns how many B received. */
+    private int exchange(SrdTransport a, TestQp qa, int n, int firstWr) {
         MemorySegment msg = f.arena.allocate(8);
         int ah = f.ah(a, 1);
         for (int i = 0; i < n; i++) {
@@ -33,135 +45,103 @@ class HostileFrameTest {
 
     @Test
     void shouldNotLetAStaleIncarnationResetTheWindowOfTheCurrentOne() {
-        try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
-            TestQp qb = f.qp(b, 64, 8);
-            assertEquals(4, exchange(f, a, f.qp(a, 0, 0), qb, 4, 0));
-            SrdContext old = a.existingContext(SimFabric.ip(1));
-            int oldEpoch = a.epoch(), oldContext = old.id, oldPsn = old.nextPsn - 1, bContext = old.remoteContextId;
-            // A restarts (a newer incarnation) and sends again.
-            SrdTransport a2 = f.restart(0, new SrdConfig(), a.epoch() + 1000);
-            assertEquals(4, exchange(f, a2, f.qp(a2, 0, 0), qb, 4, 10));
-            SrdContext now = a2.existingContext(SimFabric.ip(1));
-            int newPsn = now.nextPsn - 1;
-            Attacker x = new Attacker(f);
-            // A late packet of the old incarnation, then a late duplicate of a delivered one of the new.
-            x.data(1, SimFabric.ip(0), SimFabric.mac(0), oldContext, bContext, oldEpoch, oldPsn, oldPsn, qb.qpn(), SimFabric.QKEY, 8);
-            x.data(1, SimFabric.ip(0), SimFabric.mac(0), now.id, now.remoteContextId, a2.epoch(), newPsn, newPsn, qb.qpn(),
-                SimFabric.QKEY, 8);
-            x.settle();
-            assertEquals(0, qb.receives().size(), "neither the stale packet nor the duplicate may be delivered");
-        }
+        assertEquals(4, exchange(a, qa, 4, 0));
+        SrdContext old = a.existingContext(SimFabric.ip(1));
+        int oldEpoch = a.epoch(), oldContext = old.id, oldPsn = old.nextPsn - 1, bContext = old.remoteContextId;
+        // A restarts (a newer incarnation) and sends again.
+        SrdTransport a2 = f.restart(0, new SrdConfig(), a.epoch() + 1000);
+        assertEquals(4, exchange(a2, f.qp(a2, 0, 0), 4, 10));
+        SrdContext now = a2.existingContext(SimFabric.ip(1));
+        int newPsn = now.nextPsn - 1;
+        Attacker x = new Attacker(f);
+        // A late packet of the old incarnation, then a late duplicate of a delivered one of the new.
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), oldContext, bContext, oldEpoch, oldPsn, oldPsn, qb.qpn(), SimFabric.QKEY, 8);
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), now.id, now.remoteContextId, a2.epoch(), newPsn, newPsn, qb.qpn(),
+            SimFabric.QKEY, 8);
+        x.settle();
+        assertEquals(0, qb.receives().size(), "neither the stale packet nor the duplicate may be delivered");
     }
 
     @Test
     void shouldNotResetTheWindowForAPacketAddressedToAnotherContextOfOurs() {
-        try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
-            TestQp qb = f.qp(b, 64, 8);
-            assertEquals(4, exchange(f, a, f.qp(a, 0, 0), qb, 4, 0));
-            SrdContext ctx = a.existingContext(SimFabric.ip(1));
-            int delivered = ctx.nextPsn - 1;
-            Attacker x = new Attacker(f);
-            // A newer-looking incarnation, but addressed to a context id B never gave out.
-            x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id + 1, ctx.remoteContextId ^ 0x5A5A_0000, a.epoch() + 1, 5, 5,
-                qb.qpn(), SimFabric.QKEY, 8);
-            x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), delivered, delivered, qb.qpn(),
-                SimFabric.QKEY, 8);
-            x.settle();
-            assertEquals(0, qb.receives().size());
-            assertEquals(0, b.counters().peerResets, "a packet for another context of ours resets nothing");
-        }
+        assertEquals(4, exchange(a, qa, 4, 0));
+        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        int delivered = ctx.nextPsn - 1;
+        Attacker x = new Attacker(f);
+        // A newer-looking incarnation, but addressed to a context id B never gave out.
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id + 1, ctx.remoteContextId ^ 0x5A5A_0000, a.epoch() + 1, 5, 5,
+            qb.qpn(), SimFabric.QKEY, 8);
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), delivered, delivered, qb.qpn(),
+            SimFabric.QKEY, 8);
+        x.settle();
+        assertEquals(0, qb.receives().size());
+        assertEquals(0, b.counters().peerResets, "a packet for another context of ours resets nothing");
     }
 
     @Test
     void shouldRefuseASendBaseBeyondTheWindowSoLaterSendsAreNotAcknowledgedUndelivered() {
-        try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
-            TestQp qa = f.qp(a, 0, 0);
-            TestQp qb = f.qp(b, 64, 8);
-            assertEquals(2, exchange(f, a, qa, qb, 2, 0));
-            SrdContext ctx = a.existingContext(SimFabric.ip(1));
-            Attacker x = new Attacker(f);
-            int far = ctx.nextPsn + 100_000;
-            x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), far, far, 0x7FFF, SimFabric.QKEY, 0);
-            x.settle();
-            // Every later SUCCESS must be a delivery.
-            assertEquals(8, exchange(f, a, qa, qb, 8, 10), "SUCCESS without delivery after a forged far send base");
-            assertTrue(b.counters().sendBaseRefused > 0);
-        }
+        assertEquals(2, exchange(a, qa, 2, 0));
+        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        Attacker x = new Attacker(f);
+        int far = ctx.nextPsn + 100_000;
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), far, far, 0x7FFF, SimFabric.QKEY, 0);
+        x.settle();
+        // Every later SUCCESS must be a delivery.
+        assertEquals(8, exchange(a, qa, 8, 10), "SUCCESS without delivery after a forged far send base");
+        assertTrue(b.counters().sendBaseRefused > 0);
     }
 
     @Test
     void shouldRefuseAnAckForPsnsNeverSent() {
-        try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
-            TestQp qa = f.qp(a, 0, 0);
-            TestQp qb = f.qp(b, 64, 8);
-            assertEquals(1, exchange(f, a, qa, qb, 1, 0));
-            f.network.blackhole(0, true);
-            MemorySegment msg = f.arena.allocate(8);
-            int ah = f.ah(a, 1);
-            for (int i = 0; i < 4; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 100 + i, msg, 0, 8, false, 0, true);
-            }
-            f.runFor(20_000);
-            SrdContext ctx = a.existingContext(SimFabric.ip(1));
-            SrdContext bSide = b.existingContext(SimFabric.ip(0));
-            f.network.blackhole(0, false);
-            Attacker x = new Attacker(f);
-            x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.nextPsn + 1000, a.epoch(), 0);
-            x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.sendBase, a.epoch(), 0, ctx.nextPsn + 3, 1);
-            f.runFor(20_000);
-            assertEquals(0, qa.sendCq().size(), "nothing completes on an ACK that names PSNs never sent");
-            assertEquals(2, a.counters().acksRefused, a.counters().snapshot().toString());
-            assertTrue(f.runUntil(() -> qa.sendCq().size() == 4, 50 * MS));
-            assertEquals(4, qb.receives().size());
+        assertEquals(1, exchange(a, qa, 1, 0));
+        f.network.blackhole(0, true);
+        MemorySegment msg = f.arena.allocate(8);
+        int ah = f.ah(a, 1);
+        for (int i = 0; i < 4; i++) {
+            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 100 + i, msg, 0, 8, false, 0, true);
         }
+        f.runFor(20_000);
+        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        SrdContext bSide = b.existingContext(SimFabric.ip(0));
+        f.network.blackhole(0, false);
+        Attacker x = new Attacker(f);
+        x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.nextPsn + 1000, a.epoch(), 0);
+        x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.sendBase, a.epoch(), 0, ctx.nextPsn + 3, 1);
+        f.runFor(20_000);
+        assertEquals(0, qa.sendCq().size(), "nothing completes on an ACK that names PSNs never sent");
+        assertEquals(2, a.counters().acksRefused, a.counters().snapshot().toString());
+        assertTrue(f.runUntil(() -> qa.sendCq().size() == 4, 50 * MS));
+        assertEquals(4, qb.receives().size());
     }
 
     @Test
     void shouldDropFramesFromUnusableSourceAddressesWithoutTouchingAnyContext() {
-        try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
-            TestQp qb = f.qp(b, 64, 8);
-            assertEquals(2, exchange(f, a, f.qp(a, 0, 0), qb, 2, 0));
-            SrdContext ctx = a.existingContext(SimFabric.ip(1));
-            int delivered = ctx.nextPsn - 1;
-            Attacker x = new Attacker(f);
-            for (int ip : new int[] {0, 0xFFFF_FFFF, 0xE000_0001, SimFabric.ip(1), 0x7F00_0001}) {
-                x.data(1, ip, Attacker.MAC, 77, 0, 0x4242, 1, 1, qb.qpn(), SimFabric.QKEY, 8);
-            }
-            // A's real incarnation, replaying what was delivered: still a duplicate.
-            x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), delivered, delivered, qb.qpn(),
-                SimFabric.QKEY, 8);
-            x.settle();
-            assertEquals(0, qb.receives().size(), "no frame from 0.0.0.0, broadcast, multicast, ourselves or loopback is delivered");
-            assertEquals(5, b.counters().badSource);
-            assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac, "A's context keeps A's MAC");
-            assertEquals(0, b.counters().peerResets);
+        assertEquals(2, exchange(a, qa, 2, 0));
+        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        int delivered = ctx.nextPsn - 1;
+        Attacker x = new Attacker(f);
+        for (int ip : new int[] {0, 0xFFFF_FFFF, 0xE000_0001, SimFabric.ip(1), 0x7F00_0001}) {
+            x.data(1, ip, Attacker.MAC, 77, 0, 0x4242, 1, 1, qb.qpn(), SimFabric.QKEY, 8);
         }
+        // A's real incarnation, replaying what was delivered: still a duplicate.
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), delivered, delivered, qb.qpn(),
+            SimFabric.QKEY, 8);
+        x.settle();
+        assertEquals(0, qb.receives().size(), "no frame from 0.0.0.0, broadcast, multicast, ourselves or loopback is delivered");
+        assertEquals(5, b.counters().badSource);
+        assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac, "A's context keeps A's MAC");
+        assertEquals(0, b.counters().peerResets);
     }
 
     @Test
     void shouldNotLetASpoofedMacRedirectAnExistingContext() {
-        try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
-            TestQp qb = f.qp(b, 64, 8);
-            assertEquals(1, exchange(f, a, f.qp(a, 0, 0), qb, 1, 0));
-            SrdContext ctx = a.existingContext(SimFabric.ip(1));
-            new Attacker(f).data(1, SimFabric.ip(0), Attacker.MAC, ctx.id, ctx.remoteContextId, a.epoch(), ctx.nextPsn, ctx.sendBase,
-                qb.qpn(), SimFabric.QKEY, 8);
-            f.runFor(200_000);
-            assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac,
-                "B's requests to A keep going to the MAC A's address handle or first packet gave");
-        }
+        assertEquals(1, exchange(a, qa, 1, 0));
+        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        new Attacker(f).data(1, SimFabric.ip(0), Attacker.MAC, ctx.id, ctx.remoteContextId, a.epoch(), ctx.nextPsn, ctx.sendBase,
+            qb.qpn(), SimFabric.QKEY, 8);
+        f.runFor(200_000);
+        assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac,
+            "B's requests to A keep going to the MAC A's address handle or first packet gave");
     }
 
     /**
@@ -173,25 +153,20 @@ class HostileFrameTest {
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void shouldNeverReturnToAnIncarnationItLeft(boolean byEpoch) {
-        try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
-            TestQp qb = f.qp(b, 64, 8);
-            assertEquals(4, exchange(f, a, f.qp(a, 0, 0), qb, 4, 0));
-            SrdContext ctx = a.existingContext(SimFabric.ip(1));
-            int delivered = ctx.nextPsn - 1;
-            int epoch = a.epoch();
-            Attacker x = new Attacker(f);
-            for (int step : new int[] {1 << 30, (1 << 31) + 1}) {
-                // Addressed to no QP: nothing to deliver, only the incarnation to move.
-                x.data(1, SimFabric.ip(0), SimFabric.mac(0), byEpoch ? ctx.id : ctx.id + step, ctx.remoteContextId,
-                    byEpoch ? epoch + step : epoch, 1, 1, 0x7FFF, SimFabric.QKEY, 8);
-            }
-            // The real incarnation retransmits its last delivered PSN (its ACK was lost).
-            x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, epoch, delivered, delivered, qb.qpn(),
-                SimFabric.QKEY, 8);
-            x.settle();
-            assertEquals(0, qb.receives().size(), "a delivered message came again after the incarnation went round the circle");
+        assertEquals(4, exchange(a, qa, 4, 0));
+        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        int delivered = ctx.nextPsn - 1;
+        int epoch = a.epoch();
+        Attacker x = new Attacker(f);
+        for (int step : new int[] {1 << 30, (1 << 31) + 1}) {
+            // Addressed to no QP: nothing to deliver, only the incarnation to move.
+            x.data(1, SimFabric.ip(0), SimFabric.mac(0), byEpoch ? ctx.id : ctx.id + step, ctx.remoteContextId,
+                byEpoch ? epoch + step : epoch, 1, 1, 0x7FFF, SimFabric.QKEY, 8);
         }
+        // The real incarnation retransmits its last delivered PSN (its ACK was lost).
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, epoch, delivered, delivered, qb.qpn(),
+            SimFabric.QKEY, 8);
+        x.settle();
+        assertEquals(0, qb.receives().size(), "a delivered message came again after the incarnation went round the circle");
     }
 }
