@@ -72,6 +72,8 @@ public final class SrdTransport implements AutoCloseable {
     /** Indices of contexts alive now (created, not reclaimed): the only ones housekeeping looks at. */
     private final int[] live;
     private int liveCount;
+    /** Where each context index stands in {@link #live}: releasing one is O(1), not a scan of every live context. */
+    private final int[] livePosition;
 
     private final SrdQp[] qps;
     /** QPN = generation << qpIndexBits | index: a number is not reused until its index has cycled its generations. */
@@ -118,6 +120,7 @@ public final class SrdTransport implements AutoCloseable {
         this.probation = new long[config.maxContexts];
         this.active = new int[config.maxContexts];
         this.live = new int[config.maxContexts];
+        this.livePosition = new int[config.maxContexts];
         this.qpIndexBits = 32 - Integer.numberOfLeadingZeros(config.maxQps);
         this.qps = new SrdQp[1 << qpIndexBits];
         this.qpGeneration = new int[1 << qpIndexBits];
@@ -468,6 +471,7 @@ public final class SrdTransport implements AutoCloseable {
         SrdContext ctx = contexts[free];
         ctx.open(newContextId(), ip, mac, udpPort, random.nextInt(), now);
         contextByIp.put(ip, free);
+        livePosition[free] = liveCount;
         live[liveCount++] = free;
         if (probationCount == probation.length) { // only stale entries can fill it: drop the oldest
             probationHead = (probationHead + 1) % probation.length;
@@ -516,12 +520,10 @@ public final class SrdTransport implements AutoCloseable {
     private void release(SrdContext ctx) {
         contextByIp.remove(ctx.remoteIp);
         ctx.id = 0;
-        for (int i = 0; i < liveCount; i++) {
-            if (live[i] == ctx.index) {
-                live[i] = live[--liveCount];
-                break;
-            }
-        }
+        int at = livePosition[ctx.index];
+        int last = live[--liveCount];
+        live[at] = last;
+        livePosition[last] = at;
     }
 
     /**

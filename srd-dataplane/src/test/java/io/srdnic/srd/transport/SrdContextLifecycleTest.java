@@ -9,6 +9,9 @@ import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.function.IntConsumer;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Contexts: implicit creation and sharing, reclaim, restarts, unresponsive peers, cancellation. */
@@ -80,6 +83,47 @@ class SrdContextLifecycleTest {
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, MS));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
             assertEquals(2, qb.receives().size());
+        }
+    }
+
+    /** Contexts reclaimed out of creation order leave exactly the others alive, each still found by its address. */
+    @Test
+    void shouldKeepTheLiveSetExactWhenContextsAreReclaimedOutOfOrder() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport b = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+            TestQp qb = f.qp(b, 64, 8);
+            List<SrdTransport> peers = new ArrayList<>();
+            List<TestQp> qps = new ArrayList<>();
+            for (int i = 1; i <= 5; i++) {
+                SrdTransport p = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+                peers.add(p);
+                qps.add(f.qp(p, 0, 0));
+            }
+            MemorySegment msg = f.arena.allocate(8);
+            IntConsumer send = i -> peers.get(i).postSend(qps.get(i).qp(), f.ah(peers.get(i), 0), qb.qpn(), SimFabric.QKEY, i, msg, 0, 8,
+                false, 0, true);
+            for (int i = 0; i < 5; i++) {
+                send.accept(i);
+            }
+            f.runFor(MS);
+            assertEquals(5, b.liveContexts().size());
+            // Peers 2 and 4 (indices 1, 3) keep sending; the others go idle and are reclaimed.
+            for (int t = 0; t < 8; t++) {
+                send.accept(1);
+                send.accept(3);
+                f.runFor(MS);
+                qb.receives();
+            }
+            Set<Integer> live = b.liveContexts().stream().map(c -> c.remoteIp).collect(Collectors.toSet());
+            assertEquals(Set.of(SimFabric.ip(2), SimFabric.ip(4)), live);
+            for (int ip : live) {
+                assertEquals(ip, b.existingContext(ip).remoteIp);
+            }
+            send.accept(0);
+            send.accept(2);
+            f.runFor(MS);
+            live = b.liveContexts().stream().map(c -> c.remoteIp).collect(Collectors.toSet());
+            assertEquals(Set.of(SimFabric.ip(1), SimFabric.ip(2), SimFabric.ip(3), SimFabric.ip(4)), live);
         }
     }
 
