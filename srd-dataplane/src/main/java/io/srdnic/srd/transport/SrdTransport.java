@@ -59,21 +59,9 @@ public final class SrdTransport implements AutoCloseable {
     final SrdCounters counters = new SrdCounters();
     private final AsyncEventQueue events = new AsyncEventQueue();
 
-    private final SrdContext[] contexts;
-    /** Context ids come from one counter (random start): ids order a peer's incarnations of its contexts. */
-    private int nextContextId;
-    private final IntIntMap contextByIp;
-    /** Contexts not yet established, oldest first (index << 32 | id): what a full table evicts. */
-    private final long[] probation;
-    private int probationHead;
-    private int probationCount;
+    private final ContextTable contexts;
     private final int[] active;
     private int activeCount;
-    /** Indices of contexts alive now (created, not reclaimed): the only ones housekeeping looks at. */
-    private final int[] live;
-    private int liveCount;
-    /** Where each context index stands in {@link #live}: releasing one is O(1), not a scan of every live context. */
-    private final int[] livePosition;
 
     private final SrdQp[] qps;
     /** QPN = generation << qpIndexBits | index: a number is not reused until its index has cycled its generations. */
@@ -114,13 +102,8 @@ public final class SrdTransport implements AutoCloseable {
         this.mtu = config.mtu;
         this.udpChecksum = config.udpChecksum;
         this.random = new SplittableRandom(seed);
-        this.contexts = new SrdContext[config.maxContexts];
-        this.nextContextId = random.nextInt();
-        this.contextByIp = new IntIntMap(64);
-        this.probation = new long[config.maxContexts];
+        this.contexts = new ContextTable(this.config, counters, random);
         this.active = new int[config.maxContexts];
-        this.live = new int[config.maxContexts];
-        this.livePosition = new int[config.maxContexts];
         this.qpIndexBits = 32 - Integer.numberOfLeadingZeros(config.maxQps);
         this.qps = new SrdQp[1 << qpIndexBits];
         this.qpGeneration = new int[1 << qpIndexBits];
@@ -312,13 +295,13 @@ public final class SrdTransport implements AutoCloseable {
         int st = requests.state[r];
         SrdQp qp = requests.qp[r];
         if (st == SendRequests.OUTSTANDING) {
-            SrdContext ctx = contexts[requests.context[r]];
+            SrdContext ctx = contexts.at(requests.context[r]);
             ctx.slot[requests.psn[r] & ctx.mask] = SrdContext.EMPTY;
             ctx.inflight--;
             ctx.advanceSendBase();
         } else if (st == SendRequests.RNR_WAIT) {
             unlinkRnrWait(r);
-            contexts[requests.context[r]].rnrWaiting--;
+            contexts.at(requests.context[r]).rnrWaiting--;
         }
         if (status >= 0) {
             counters.sendCompletions[status]++;
@@ -449,81 +432,9 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- contexts
 
-    /**
-     * The context for remote {@code ip}, opened if there is none ({@code mac} is where a new one
-     * answers; an existing one keeps its MAC). A full table makes room by evicting the oldest context
-     * that is still on probation (never delivered a message nor carried one of ours) and idle; when
-     * there is none, null (counted): established peers are never pushed out by newcomers.
-     */
+    /** The context for remote {@code ip}, opened if there is none (see {@link ContextTable#openFor}). */
     SrdContext contextFor(int ip, long mac, long now) {
-        int index = contextByIp.get(ip);
-        if (index != IntIntMap.MISSING) {
-            return contexts[index];
-        }
-        int free = liveCount < contexts.length ? freeSlot() : evictOnProbation();
-        if (free < 0) {
-            counters.contextTableFull++;
-            return null;
-        }
-        if (contexts[free] == null) {
-            contexts[free] = new SrdContext(free, config);
-        }
-        SrdContext ctx = contexts[free];
-        ctx.open(newContextId(), ip, mac, udpPort, random.nextInt(), now);
-        contextByIp.put(ip, free);
-        livePosition[free] = liveCount;
-        live[liveCount++] = free;
-        if (probationCount == probation.length) { // only stale entries can fill it: drop the oldest
-            probationHead = (probationHead + 1) % probation.length;
-            probationCount--;
-        }
-        probation[(probationHead + probationCount++) % probation.length] = ((long) free << 32) | (ctx.id & 0xFFFF_FFFFL);
-        counters.contextsCreated++;
-        return ctx;
-    }
-
-    private int freeSlot() {
-        for (int i = 0; i < contexts.length; i++) {
-            if (contexts[i] == null || contexts[i].id == 0) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private int evictOnProbation() {
-        for (int n = probationCount; n > 0; n--) {
-            long e = probation[probationHead];
-            probationHead = (probationHead + 1) % probation.length;
-            probationCount--;
-            SrdContext ctx = contexts[(int) (e >>> 32)];
-            if (ctx.id != (int) e || ctx.established) {
-                continue; // reclaimed since, or established: no longer on probation
-            }
-            if (!ctx.idle() || ctx.active) {
-                probation[(probationHead + probationCount++) % probation.length] = e; // busy now: keep it, look further
-                continue;
-            }
-            counters.contextsEvicted++;
-            release(ctx);
-            return ctx.index;
-        }
-        return -1;
-    }
-
-    private int newContextId() {
-        int id = nextContextId++;
-        return id != 0 ? id : nextContextId++;
-    }
-
-    /** Takes a context out of the table; its slot (and arrays) wait for the next {@link SrdContext#open}. */
-    private void release(SrdContext ctx) {
-        contextByIp.remove(ctx.remoteIp);
-        ctx.id = 0;
-        int at = livePosition[ctx.index];
-        int last = live[--liveCount];
-        live[at] = last;
-        livePosition[last] = at;
+        return contexts.openFor(ip, mac, udpPort, now);
     }
 
     /**
@@ -537,20 +448,15 @@ public final class SrdTransport implements AutoCloseable {
 
     /** The contexts alive now (for tests and reports). */
     java.util.List<SrdContext> liveContexts() {
-        java.util.List<SrdContext> out = new java.util.ArrayList<>();
-        for (int i = 0; i < liveCount; i++) {
-            out.add(contexts[live[i]]);
-        }
-        return out;
+        return contexts.liveContexts();
     }
 
     SrdContext contextAt(int index) {
-        return contexts[index];
+        return contexts.at(index);
     }
 
     SrdContext existingContext(int ip) {
-        int index = contextByIp.get(ip);
-        return index == IntIntMap.MISSING ? null : contexts[index];
+        return contexts.existing(ip);
     }
 
     private void activate(SrdContext ctx) {
@@ -562,7 +468,7 @@ public final class SrdTransport implements AutoCloseable {
 
     /** Number of contexts alive now (created and not reclaimed). */
     public int contextCount() {
-        return contextByIp.size();
+        return contexts.size();
     }
 
     // ---------------------------------------------------------------- duty cycle
@@ -617,7 +523,7 @@ public final class SrdTransport implements AutoCloseable {
         }
         long next = Long.MAX_VALUE;
         for (int i = 0; i < activeCount; i++) {
-            SrdContext ctx = contexts[active[i]];
+            SrdContext ctx = contexts.at(active[i]);
             if (ctx.pendingCount > 0 && ctx.sendAllowance() > 0 && (ctx.canSendNextPsn() || ctx.inflight == 0)) {
                 return lastNow;
             }
@@ -631,8 +537,8 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         next = Math.min(next, rnrEarliest);
-        for (int i = 0; i < liveCount; i++) {
-            SrdContext ctx = contexts[live[i]];
+        for (int i = 0; i < contexts.liveCount(); i++) {
+            SrdContext ctx = contexts.live(i);
             if (!ctx.active) {
                 // Reclaimed at the first housekeeping pass after it has been idle long enough.
                 next = Math.min(next, Math.max(ctx.lastActivity + config.idleContextNanos, lastHousekeeping + HOUSEKEEPING_INTERVAL));
@@ -661,7 +567,7 @@ public final class SrdTransport implements AutoCloseable {
         postedSinceSchedule = false;
         int work = 0;
         for (int i = 0; i < activeCount; i++) {
-            SrdContext ctx = contexts[active[i]];
+            SrdContext ctx = contexts.at(active[i]);
             int allowance = ctx.sendAllowance();
             if (ctx.inflight == 0 && ctx.pendingCount > 0) {
                 // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
@@ -671,7 +577,7 @@ public final class SrdTransport implements AutoCloseable {
                 // A window of PSNs went by that the responder never acknowledged (failed or aborted
                 // here): it would refuse a send base that far ahead. Start a later incarnation of this
                 // context instead, which the responder takes up afresh.
-                ctx.reincarnate(newContextId());
+                ctx.reincarnate(contexts.newContextId());
                 counters.contextReincarnations++;
             }
             while (allowance > 0 && ctx.pendingCount > 0 && ctx.canSendNextPsn()) {
@@ -696,7 +602,7 @@ public final class SrdTransport implements AutoCloseable {
     private int timers(long now) {
         int work = 0;
         for (int i = 0; i < activeCount; ) {
-            SrdContext ctx = contexts[active[i]];
+            SrdContext ctx = contexts.at(active[i]);
             work += detectLosses(ctx, now);
             int path = ctx.paths.probeDue(now);
             if (path != PathSet.NONE) {
@@ -777,15 +683,7 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     private void reclaimIdleContexts(long now) {
-        for (int i = 0; i < liveCount; ) {
-            SrdContext ctx = contexts[live[i]];
-            if (!ctx.active && ctx.idle() && now - ctx.lastActivity >= config.idleContextNanos) {
-                release(ctx);
-                counters.contextsReclaimed++;
-            } else {
-                i++;
-            }
-        }
+        counters.contextsReclaimed += contexts.reclaimIdle(now, config.idleContextNanos);
     }
 
     // ---------------------------------------------------------------- transmit
@@ -1104,7 +1002,7 @@ public final class SrdTransport implements AutoCloseable {
                 } else {
                     requests.next[prev] = following;
                 }
-                SrdContext ctx = contexts[requests.context[r]];
+                SrdContext ctx = contexts.at(requests.context[r]);
                 ctx.rnrWaiting--;
                 requests.state[r] = SendRequests.PENDING;
                 prependPending(ctx, r);
@@ -1159,10 +1057,9 @@ public final class SrdTransport implements AutoCloseable {
     /** Per-context and per-path counters, one line per context, for {@code --stats}. */
     public java.util.List<String> contextReport() {
         java.util.List<String> lines = new java.util.ArrayList<>();
-        for (SrdContext ctx : contexts) {
-            if (ctx == null || ctx.id == 0) {
-                continue;
-            }
+        java.util.List<SrdContext> live = contexts.liveContexts();
+        live.sort(java.util.Comparator.comparingInt(c -> c.index));
+        for (SrdContext ctx : live) {
             StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT,
                 "context %s: tx %d retx %d rto %d rack %d rx %d dup %d delivered %d drops %d srtt %.1f us cwnd %.1f paths:",
                 ipv4(ctx.remoteIp), ctx.txPackets, ctx.retransmits, ctx.timeouts, ctx.rackLosses, ctx.rxPackets, ctx.duplicates,

@@ -1,0 +1,169 @@
+package io.srdnic.srd.transport;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * A transport's contexts, one per remote peer address: bounded by {@code maxContexts}, keyed by the
+ * peer's IPv4 address, with the ids that order a peer's view of our incarnations. A full table makes
+ * room only by evicting contexts still on probation (never delivered a message nor carried one of
+ * ours) and idle, oldest first, so a flood of new sources cannot push out established peers; idle
+ * contexts are reclaimed after {@code idleContextNanos}. Which contexts are busy (the duty cycle's
+ * active list) is not kept here.
+ */
+final class ContextTable {
+    private final SrdConfig config;
+    private final SrdCounters counters;
+    /** Shared with the transport: first PSNs are drawn from it in the order contexts open. */
+    private final SplittableRandom random;
+    private final SrdContext[] contexts;
+    private final IntIntMap byIp = new IntIntMap(64);
+    /** Context ids come from one counter (random start): ids order a peer's incarnations of its contexts. */
+    private int nextContextId;
+    /** Contexts not yet established, oldest first (index << 32 | id): what a full table evicts. */
+    private final long[] probation;
+    private int probationHead;
+    private int probationCount;
+    /** Indices of contexts alive now (created, not reclaimed): the only ones housekeeping looks at. */
+    private final int[] live;
+    private int liveCount;
+    /** Where each context index stands in {@link #live}: releasing one is O(1), not a scan of every live context. */
+    private final int[] livePosition;
+
+    ContextTable(SrdConfig config, SrdCounters counters, SplittableRandom random) {
+        this.config = config;
+        this.counters = counters;
+        this.random = random;
+        this.contexts = new SrdContext[config.maxContexts];
+        this.nextContextId = random.nextInt();
+        this.probation = new long[config.maxContexts];
+        this.live = new int[config.maxContexts];
+        this.livePosition = new int[config.maxContexts];
+    }
+
+    /**
+     * The context for remote {@code ip}, opened if there is none ({@code mac} is where a new one
+     * answers; an existing one keeps its MAC), or null when the table is full of contexts that may
+     * not be evicted (counted).
+     */
+    SrdContext openFor(int ip, long mac, int udpPort, long now) {
+        int index = byIp.get(ip);
+        if (index != IntIntMap.MISSING) {
+            return contexts[index];
+        }
+        int free = liveCount < contexts.length ? freeSlot() : evictOnProbation();
+        if (free < 0) {
+            counters.contextTableFull++;
+            return null;
+        }
+        if (contexts[free] == null) {
+            contexts[free] = new SrdContext(free, config);
+        }
+        SrdContext ctx = contexts[free];
+        ctx.open(newContextId(), ip, mac, udpPort, random.nextInt(), now);
+        byIp.put(ip, free);
+        livePosition[free] = liveCount;
+        live[liveCount++] = free;
+        if (probationCount == probation.length) { // only stale entries can fill it: drop the oldest
+            probationHead = (probationHead + 1) % probation.length;
+            probationCount--;
+        }
+        probation[(probationHead + probationCount++) % probation.length] = ((long) free << 32) | (ctx.id & 0xFFFF_FFFFL);
+        counters.contextsCreated++;
+        return ctx;
+    }
+
+    /** The context for remote {@code ip}, or null. */
+    SrdContext existing(int ip) {
+        int index = byIp.get(ip);
+        return index == IntIntMap.MISSING ? null : contexts[index];
+    }
+
+    SrdContext at(int index) {
+        return contexts[index];
+    }
+
+    /** A new context id, never 0 (0 names no context on the wire). */
+    int newContextId() {
+        int id = nextContextId++;
+        return id != 0 ? id : nextContextId++;
+    }
+
+    /** Contexts alive now (created and not reclaimed). */
+    int size() {
+        return byIp.size();
+    }
+
+    /** The number of live contexts; {@link #live(int)} is the i-th (in no particular order). */
+    int liveCount() {
+        return liveCount;
+    }
+
+    SrdContext live(int i) {
+        return contexts[live[i]];
+    }
+
+    /** Releases every context not busy and silent for {@code idleNanos} by {@code now}; returns how many. */
+    int reclaimIdle(long now, long idleNanos) {
+        int released = 0;
+        for (int i = 0; i < liveCount; ) {
+            SrdContext ctx = contexts[live[i]];
+            if (!ctx.active && ctx.idle() && now - ctx.lastActivity >= idleNanos) {
+                release(ctx); // the last live one moves to i: look at it next
+                released++;
+            } else {
+                i++;
+            }
+        }
+        return released;
+    }
+
+    /** The contexts alive now (for tests and reports). */
+    List<SrdContext> liveContexts() {
+        List<SrdContext> out = new ArrayList<>();
+        for (int i = 0; i < liveCount; i++) {
+            out.add(contexts[live[i]]);
+        }
+        return out;
+    }
+
+    private int freeSlot() {
+        for (int i = 0; i < contexts.length; i++) {
+            if (contexts[i] == null || contexts[i].id == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private int evictOnProbation() {
+        for (int n = probationCount; n > 0; n--) {
+            long e = probation[probationHead];
+            probationHead = (probationHead + 1) % probation.length;
+            probationCount--;
+            SrdContext ctx = contexts[(int) (e >>> 32)];
+            if (ctx.id != (int) e || ctx.established) {
+                continue; // reclaimed since, or established: no longer on probation
+            }
+            if (!ctx.idle() || ctx.active) {
+                probation[(probationHead + probationCount++) % probation.length] = e; // busy now: keep it, look further
+                continue;
+            }
+            counters.contextsEvicted++;
+            release(ctx);
+            return ctx.index;
+        }
+        return -1;
+    }
+
+    /** Takes a context out of the table; its slot (and arrays) wait for the next {@link SrdContext#open}. */
+    private void release(SrdContext ctx) {
+        byIp.remove(ctx.remoteIp);
+        ctx.id = 0;
+        int at = livePosition[ctx.index];
+        int last = live[--liveCount];
+        live[at] = last;
+        livePosition[last] = at;
+    }
+}
