@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -30,6 +31,8 @@ final class ContextTable {
     private int liveCount;
     /** Where each context index stands in {@link #live}: releasing one is O(1), not a scan of every live context. */
     private final int[] livePosition;
+    /** Slots in use: a new context takes the lowest free one in maxContexts / 64 word reads, not a scan of every context. */
+    private final BitSet inUse;
 
     ContextTable(SrdConfig config, SrdCounters counters, SplittableRandom random) {
         this.config = config;
@@ -40,6 +43,7 @@ final class ContextTable {
         this.probation = new long[config.maxContexts];
         this.live = new int[config.maxContexts];
         this.livePosition = new int[config.maxContexts];
+        this.inUse = new BitSet(config.maxContexts);
     }
 
     /**
@@ -63,6 +67,7 @@ final class ContextTable {
         SrdContext ctx = contexts[free];
         ctx.open(newContextId(), ip, mac, udpPort, random.nextInt(), now);
         byIp.put(ip, free);
+        inUse.set(free);
         livePosition[free] = liveCount;
         live[liveCount++] = free;
         if (probationCount == probation.length) { // only stale entries can fill it: drop the oldest
@@ -129,12 +134,8 @@ final class ContextTable {
     }
 
     private int freeSlot() {
-        for (int i = 0; i < contexts.length; i++) {
-            if (contexts[i] == null || contexts[i].id == 0) {
-                return i;
-            }
-        }
-        return -1;
+        int i = inUse.nextClearBit(0);
+        return i < contexts.length ? i : -1;
     }
 
     private int evictOnProbation() {
@@ -161,6 +162,7 @@ final class ContextTable {
     private void release(SrdContext ctx) {
         byIp.remove(ctx.remoteIp);
         ctx.id = 0;
+        inUse.clear(ctx.index);
         int at = livePosition[ctx.index];
         int last = live[--liveCount];
         live[at] = last;
