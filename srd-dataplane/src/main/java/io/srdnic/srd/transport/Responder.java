@@ -200,11 +200,11 @@ final class Responder {
 
     /** One ACK for data packet {@code psn} of the peer's context {@code peerContext}: back on the path it came by. */
     private void sendAck(SrdContext ctx, int peerContext, int peerEpoch, int psn, long timestamp, long mac, int ip, int port) {
-        long address = t.takeMbuf();
+        long address = t.tx.take();
         if (address == 0) {
             return;
         }
-        Mbuf a = t.txView.wrap(address);
+        Mbuf a = t.tx.view.wrap(address);
         ReceiveWindow rx = ctx.rx;
         int drops = Math.min(rx.pendingDrops(), SrdAck.MAX_DROPS);
         int cumulative = rx.cumulative();
@@ -227,21 +227,21 @@ final class Responder {
         // Back on the path the data came by: a dead path loses both, and only that path is blamed.
         Ipv4UdpFrame.write(a, t.localMac, mac, t.localIp, ip, port, t.udpPort, SrdAck.length(drops), t.udpChecksum);
         t.counters.txAcks++;
-        t.emit(address);
+        t.tx.emit(address);
     }
 
     void onProbe(Mbuf m) {
         t.counters.rxProbes++;
-        long address = t.takeMbuf();
+        long address = t.tx.take();
         if (address == 0) {
             return;
         }
         SrdContext ctx = t.existingContext(Ipv4UdpFrame.sourceIp(m));
-        Mbuf reply = t.txView.wrap(address);
+        Mbuf reply = t.tx.view.wrap(address);
         t.writeControlHeader(reply, PacketType.PROBE_REPLY, ctx == null ? 0 : ctx.id, SrdHeader.sourceContext(m),
             SrdHeader.psn(m), 0, SrdHeader.timestamp(m));
         Ipv4UdpFrame.write(reply, t.localMac, Ipv4UdpFrame.sourceMac(m), t.localIp, Ipv4UdpFrame.sourceIp(m),
             Ipv4UdpFrame.sourcePort(m), t.udpPort, SrdHeader.LENGTH, t.udpChecksum);
-        t.emit(address);
+        t.tx.emit(address);
     }
 }

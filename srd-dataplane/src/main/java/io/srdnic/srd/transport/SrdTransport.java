@@ -75,9 +75,7 @@ public final class SrdTransport implements AutoCloseable {
 
     private final Arena arena = Arena.ofConfined();
     private final MbufBatch rxBatch;
-    private final MbufBatch txBatch;
-    private final MbufBatch spare;
-    final Mbuf txView = new Mbuf();
+    final TxBurst tx;
     private final SrdContext.TransmissionCheck transmissionCheck = this::isCurrentTransmission;
     private final Responder responder;
     private long lastNow;
@@ -112,8 +110,7 @@ public final class SrdTransport implements AutoCloseable {
         }
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.rxBatch = new MbufBatch(arena, config.burst);
-        this.txBatch = new MbufBatch(arena, config.burst);
-        this.spare = new MbufBatch(arena, config.burst);
+        this.tx = new TxBurst(io, arena, config.burst, counters);
         this.responder = new Responder(this, config);
     }
 
@@ -484,10 +481,10 @@ public final class SrdTransport implements AutoCloseable {
         int work = transmitPosted(now);
         int timed = timers(now);
         if (timed > 0) {
-            flush();
+            tx.flush();
         }
         work += timed + receive(now);
-        flush(); // probe replies, and ACKs when not delayed
+        tx.flush(); // probe replies, and ACKs when not delayed
         return work;
     }
 
@@ -499,17 +496,17 @@ public final class SrdTransport implements AutoCloseable {
     public int transmitPosted(long now) {
         lastNow = now;
         int work = schedule(now);
-        flush();
+        tx.flush();
         if (responder.owesAcks()) {
             work += responder.sendOwedAcks();
-            flush();
+            tx.flush();
         }
         return work;
     }
 
     /** Whether {@link #transmitPosted} has anything to do: frames built or owed, or a post since the last send. */
     public boolean hasPostedWork() {
-        return postedSinceSchedule || !txBatch.isEmpty() || responder.owesAcks();
+        return postedSinceSchedule || !tx.isEmpty() || responder.owesAcks();
     }
 
     /**
@@ -698,16 +695,16 @@ public final class SrdTransport implements AutoCloseable {
         ctx.txPackets++;
         ctx.lastActivity = now;
         counters.txData++;
-        long address = takeMbuf();
+        long address = tx.take();
         if (address == 0) {
             return; // counted; the RTO sends it again
         }
-        Mbuf m = txView.wrap(address);
+        Mbuf m = tx.view.wrap(address);
         int length = requests.length[r];
         try {
             m.copyFrom(requests.buffer[r], requests.offset[r], SrdHeader.PAYLOAD_OFFSET, length);
         } catch (IllegalStateException closedBuffer) {
-            spare.add(address);
+            tx.giveBack(address);
             completeOutstanding(ctx, r, WcStatus.LOCAL_PROTECTION_ERROR);
             return;
         }
@@ -726,25 +723,25 @@ public final class SrdTransport implements AutoCloseable {
         SrdHeader.timestamp(m, now);
         Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
             SrdHeader.LENGTH + length, udpChecksum);
-        emit(address);
+        tx.emit(address);
     }
 
     /** UD: one packet, now, on the next entropy value; the send completes as it leaves. */
     private void sendDatagram(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
                               boolean withImmediate, int immediate, boolean signaled) {
         qp.sqOutstanding++;
-        long address = takeMbuf();
+        long address = tx.take();
         if (address == 0) {
             counters.sendCompletions[WcStatus.SUCCESS]++;
             qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
             qp.released(buffer, offset);
             return;
         }
-        Mbuf m = txView.wrap(address);
+        Mbuf m = tx.view.wrap(address);
         try {
             m.copyFrom(buffer, offset, SrdHeader.PAYLOAD_OFFSET, length);
         } catch (IllegalStateException closedBuffer) {
-            spare.add(address);
+            tx.giveBack(address);
             counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
             qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
             qp.released(buffer, offset);
@@ -762,23 +759,23 @@ public final class SrdTransport implements AutoCloseable {
         Ipv4UdpFrame.write(m, localMac, addressHandles.mac(ah), localIp, addressHandles.ip(ah), SrdPort.ENTROPY_BASE + entropy,
             addressHandles.port(ah), SrdHeader.LENGTH + length, udpChecksum);
         counters.txDatagrams++;
-        emit(address);
+        tx.emit(address);
         counters.sendCompletions[WcStatus.SUCCESS]++;
         qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled);
         qp.released(buffer, offset);
     }
 
     private void sendProbe(SrdContext ctx, int path, long now) {
-        long address = takeMbuf();
+        long address = tx.take();
         if (address == 0) {
             return;
         }
-        Mbuf m = txView.wrap(address);
+        Mbuf m = tx.view.wrap(address);
         writeControlHeader(m, PacketType.PROBE, ctx.id, ctx.remoteContextId, path, ctx.sendBase, now);
         Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
             SrdHeader.LENGTH, udpChecksum);
         counters.txProbes++;
-        emit(address);
+        tx.emit(address);
     }
 
     void writeControlHeader(Mbuf m, int type, int srcContext, int dstContext, int psn, int sendBase, long timestamp) {
@@ -795,27 +792,6 @@ public final class SrdTransport implements AutoCloseable {
         SrdHeader.qkey(m, 0);
         SrdHeader.immediate(m, 0);
         SrdHeader.timestamp(m, timestamp);
-    }
-
-    long takeMbuf() {
-        if (spare.isEmpty() && io.allocate(spare, spare.capacity()) == 0 && io.allocate(spare, 1) == 0) {
-            counters.noMbuf++;
-            return 0;
-        }
-        return spare.removeAt(spare.count() - 1);
-    }
-
-    void emit(long address) {
-        txBatch.add(address);
-        if (txBatch.isFull()) {
-            flush();
-        }
-    }
-
-    private void flush() {
-        if (!txBatch.isEmpty()) {
-            io.transmit(txBatch);
-        }
     }
 
     // ---------------------------------------------------------------- receive
@@ -1086,9 +1062,8 @@ public final class SrdTransport implements AutoCloseable {
     @Override
     public void close() {
         responder.sendOwedAcks(); // the peer is owed them for what was delivered
-        flush();
+        tx.close();
         io.free(rxBatch);
-        io.free(spare);
         arena.close();
     }
 }
