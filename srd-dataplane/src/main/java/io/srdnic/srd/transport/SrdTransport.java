@@ -708,19 +708,9 @@ public final class SrdTransport implements AutoCloseable {
             completeOutstanding(ctx, r, WcStatus.LOCAL_PROTECTION_ERROR);
             return;
         }
-        SrdHeader.versionAndType(m, requests.withImmediate[r] ? PacketType.SEND_WITH_IMM : PacketType.SEND);
-        SrdHeader.flags(m, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0);
-        SrdHeader.payloadLength(m, length);
-        SrdHeader.sourceContext(m, ctx.id);
-        SrdHeader.destinationContext(m, ctx.remoteContextId);
-        SrdHeader.epoch(m, epoch);
-        SrdHeader.psn(m, requests.psn[r]);
-        SrdHeader.sendBase(m, ctx.sendBase);
-        SrdHeader.sourceQpn(m, requests.qp[r].qpn);
-        SrdHeader.destinationQpn(m, requests.destQpn[r]);
-        SrdHeader.qkey(m, requests.qkey[r]);
-        SrdHeader.immediate(m, requests.immediate[r]);
-        SrdHeader.timestamp(m, now);
+        SrdHeader.write(m, requests.withImmediate[r] ? PacketType.SEND_WITH_IMM : PacketType.SEND,
+            xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, length, ctx.id, ctx.remoteContextId, epoch, requests.psn[r], ctx.sendBase,
+            requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r], requests.immediate[r], now);
         Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
             SrdHeader.LENGTH + length, udpChecksum);
         tx.emit(address);
@@ -747,13 +737,8 @@ public final class SrdTransport implements AutoCloseable {
             qp.released(buffer, offset);
             return;
         }
-        writeControlHeader(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, 0, 0, 0, 0, lastNow);
-        SrdHeader.flags(m, SrdHeader.FLAG_UNRELIABLE);
-        SrdHeader.payloadLength(m, length);
-        SrdHeader.sourceQpn(m, qp.qpn);
-        SrdHeader.destinationQpn(m, destQpn);
-        SrdHeader.qkey(m, qkey);
-        SrdHeader.immediate(m, immediate);
+        SrdHeader.write(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, SrdHeader.FLAG_UNRELIABLE, length, 0, 0, epoch,
+            0, 0, qp.qpn, destQpn, qkey, immediate, lastNow);
         int entropy = datagramEntropy;
         datagramEntropy = datagramEntropy + 1 == config.paths ? 0 : datagramEntropy + 1;
         Ipv4UdpFrame.write(m, localMac, addressHandles.mac(ah), localIp, addressHandles.ip(ah), SrdPort.ENTROPY_BASE + entropy,
@@ -778,20 +763,9 @@ public final class SrdTransport implements AutoCloseable {
         tx.emit(address);
     }
 
+    /** The header of a packet without payload or QPs (probes and their replies). */
     void writeControlHeader(Mbuf m, int type, int srcContext, int dstContext, int psn, int sendBase, long timestamp) {
-        SrdHeader.versionAndType(m, type);
-        SrdHeader.flags(m, 0);
-        SrdHeader.payloadLength(m, 0);
-        SrdHeader.sourceContext(m, srcContext);
-        SrdHeader.destinationContext(m, dstContext);
-        SrdHeader.epoch(m, epoch);
-        SrdHeader.psn(m, psn);
-        SrdHeader.sendBase(m, sendBase);
-        SrdHeader.sourceQpn(m, 0);
-        SrdHeader.destinationQpn(m, 0);
-        SrdHeader.qkey(m, 0);
-        SrdHeader.immediate(m, 0);
-        SrdHeader.timestamp(m, timestamp);
+        SrdHeader.write(m, type, 0, 0, srcContext, dstContext, epoch, psn, sendBase, 0, 0, 0, 0, timestamp);
     }
 
     // ---------------------------------------------------------------- receive

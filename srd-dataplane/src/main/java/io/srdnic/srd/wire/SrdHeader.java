@@ -168,4 +168,25 @@ public final class SrdHeader {
     public static void timestamp(Mbuf m, long nanos) {
         m.putLongBE(SRD_OFFSET + TIMESTAMP_OFFSET, nanos);
     }
+
+    /**
+     * Writes the whole header: every field, so nothing of an mbuf's previous frame survives (the
+     * reserved bytes above the 24-bit QPNs included). Data, datagram and probe packets alike.
+     */
+    public static void write(Mbuf m, int type, int flags, int payloadLength, int sourceContext, int destinationContext, int epoch,
+                             int psn, int sendBase, int sourceQpn, int destinationQpn, int qkey, int immediate, long timestamp) {
+        versionAndType(m, type);
+        flags(m, flags);
+        payloadLength(m, payloadLength);
+        sourceContext(m, sourceContext);
+        destinationContext(m, destinationContext);
+        epoch(m, epoch);
+        psn(m, psn);
+        sendBase(m, sendBase);
+        sourceQpn(m, sourceQpn);
+        destinationQpn(m, destinationQpn);
+        qkey(m, qkey);
+        immediate(m, immediate);
+        timestamp(m, timestamp);
+    }
 }
