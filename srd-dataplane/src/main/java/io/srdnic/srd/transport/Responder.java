@@ -104,6 +104,7 @@ final class Responder {
         }
         ctx.rxPackets++;
         ctx.lastActivity = now;
+        ctx.lastHeard = now;
         ctx.rx.slideTo(sendBase);
         switch (ctx.rx.classify(psn)) {
             case ReceiveWindow.NEW -> {

@@ -54,6 +54,7 @@ public final class SrdTransport implements AutoCloseable {
     final int localIp;
     final int udpPort;
     private final int mtu;
+    private final long retransmitLifetime;
     final boolean udpChecksum;
     private final SplittableRandom random;
     final SrdCounters counters = new SrdCounters();
@@ -93,6 +94,8 @@ public final class SrdTransport implements AutoCloseable {
     private long lastNow;
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
+    /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
+    private long lastDrained;
     private int datagramEntropy;
 
     /**
@@ -110,6 +113,7 @@ public final class SrdTransport implements AutoCloseable {
         this.localIp = config.localIp;
         this.udpPort = config.udpPort;
         this.mtu = config.mtu;
+        this.retransmitLifetime = config.retransmitLifetimeNanos();
         this.udpChecksum = config.udpChecksum;
         this.random = new SplittableRandom(seed);
         this.contexts = new SrdContext[config.maxContexts];
@@ -669,6 +673,14 @@ public final class SrdTransport implements AutoCloseable {
             if (ctx.inflight == 0 && ctx.pendingCount > 0) {
                 // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
                 ctx.lastProgress = now;
+                if (now - ctx.lastHeard >= config.idleContextNanos / 2) {
+                    // Silent this long, the peer may have reclaimed its context (it does after
+                    // idle-context without hearing from us) and would drop what names it: introduce
+                    // ourselves afresh. Safe, since every PSN from here on is new, so no incarnation of
+                    // the peer can have delivered it; until then, naming its context keeps a peer that
+                    // restarted from taking up our retransmissions of what its predecessor may have delivered.
+                    ctx.remoteContextId = 0;
+                }
             }
             if (ctx.pendingCount > 0 && ctx.inflight == 0 && !ctx.canSendNextPsn()) {
                 // A window of PSNs went by that the responder never acknowledged (failed or aborted
@@ -686,6 +698,7 @@ public final class SrdTransport implements AutoCloseable {
                 int psn = ctx.nextPsn++;
                 ctx.slot[psn & ctx.mask] = r;
                 requests.psn[r] = psn;
+                requests.firstSendTime[r] = now;
                 requests.state[r] = SendRequests.OUTSTANDING;
                 ctx.inflight++;
                 transmit(ctx, r, now, PathSet.NONE);
@@ -763,7 +776,9 @@ public final class SrdTransport implements AutoCloseable {
                     ctx.lastBackoff = now;
                 }
             }
-            if (requests.transmissions[r] > config.retryBudget) {
+            if (requests.transmissions[r] > config.retryBudget || now - requests.firstSendTime[r] >= retransmitLifetime) {
+                // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
+                // responder that reclaimed its context, having waited for retransmissions only this long.
                 completeOutstanding(ctx, r, WcStatus.REMOTE_UNRESPONSIVE);
                 // The responder may have lost this context (reclaimed or restarted) and drop what is
                 // addressed to its old id: the next packets introduce themselves afresh.
@@ -782,7 +797,9 @@ public final class SrdTransport implements AutoCloseable {
     private void reclaimIdleContexts(long now) {
         for (int i = 0; i < liveCount; ) {
             SrdContext ctx = contexts[live[i]];
-            if (!ctx.active && ctx.idle() && now - ctx.lastActivity >= config.idleContextNanos) {
+            // Idle up to the last time the RX ring was emptied, not up to now: a thread that stalled
+            // has not read what arrived meanwhile, retransmissions into this window among it.
+            if (!ctx.active && ctx.idle() && lastDrained - ctx.lastActivity >= config.idleContextNanos) {
                 release(ctx);
                 counters.contextsReclaimed++;
             } else {
@@ -932,6 +949,9 @@ public final class SrdTransport implements AutoCloseable {
             io.free(rxBatch);
         }
         int n = io.receive(rxBatch);
+        if (n < rxBatch.capacity()) {
+            lastDrained = now;
+        }
         for (int i = 0; i < n; i++) {
             Mbuf m = rxBatch.get(i);
             int type = SrdParser.parse(m, udpPort, mtu);
@@ -981,6 +1001,7 @@ public final class SrdTransport implements AutoCloseable {
         ctx.remoteContextId = SrdAck.sourceContext(m);
         ctx.peerEpoch = SrdAck.epoch(m);
         ctx.lastActivity = now;
+        ctx.lastHeard = now;
         long echoed = SrdAck.echoedTimestamp(m);
         long sample = now - echoed;
         if (sample >= 0 && sample < config.rtoMaxNanos * 4) {

@@ -61,7 +61,8 @@ class ContextTableTest {
     @Test
     void shouldKeepAContextWhileOneOfItsRequestsWaitsOutAnRnrBackoff() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(2 * MS).rnrBackoffNanos(2 * MS);
+            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(20 * MS).rnrBackoffNanos(20 * MS).retryBudget(4)
+                .rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
             SrdTransport a = f.addHost(config);
             SrdTransport b = f.addHost(new SrdConfig());
             SrdTransport c = f.addHost(new SrdConfig());
@@ -71,7 +72,7 @@ class ContextTableTest {
             TestQp qc = f.qp(c, 64, 8);
             MemorySegment msg = f.arena.allocate(8);
             a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
-            f.runFor(5 * MS); // RNR: the request waits; housekeeping runs meanwhile
+            f.runFor(50 * MS); // RNR: the request waits, past the idle time; housekeeping runs meanwhile
             assertEquals(SrdTransport.POST_NO_RESOURCES,
                 a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true),
                 "the only context is busy with the waiting request: it may not be reclaimed for C");
@@ -86,8 +87,8 @@ class ContextTableTest {
     @Test
     void shouldStartAReusedContextSlotFromScratch() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(2 * MS).transportTimeoutNanos(5 * MS).retryBudget(4)
-                .rtoMaxNanos(2 * MS);
+            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(10 * MS).transportTimeoutNanos(5 * MS).retryBudget(4)
+                .rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
             SrdTransport a = f.addHost(config);
             SrdTransport b = f.addHost(new SrdConfig());
             SrdTransport c = f.addHost(new SrdConfig());
@@ -100,7 +101,7 @@ class ContextTableTest {
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
             assertEquals(WcStatus.REMOTE_UNRESPONSIVE, qa.sends().get(0).status());
             f.network.blackhole(0, false); // the avoided path answers its probe; then the idle context goes
-            f.runFor(20 * MS);
+            f.runFor(40 * MS);
             f.network.blackhole(0, true);
             assertEquals(0, a.contextCount());
             a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);

@@ -63,8 +63,10 @@ class SrdContextLifecycleTest {
     @Test
     void shouldReclaimIdleContexts() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
-            SrdTransport b = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+            // Reclaimed after 20 ms idle: past 4 transmissions up to 2 ms apart and 1 ms in the simulated network.
+            SrdConfig config = new SrdConfig().idleContextNanos(20 * MS).retryBudget(4).rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
+            SrdTransport a = f.addHost(config);
+            SrdTransport b = f.addHost(config);
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -72,7 +74,7 @@ class SrdContextLifecycleTest {
             a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
             assertEquals(1, a.contextCount());
-            f.runFor(10 * MS);
+            f.runFor(40 * MS);
             assertEquals(0, a.contextCount());
             assertEquals(0, b.contextCount());
             // The address handle still works: the context comes back on next use.
