@@ -100,7 +100,8 @@ public final class SrdTransport implements AutoCloseable {
 
     /**
      * @param epoch this incarnation's epoch: non-zero, new at every start and later than the last incarnation's (see {@link #newEpoch()})
-     * @param seed  for the first PSN of each context (deterministic runs pass a fixed one)
+     * @param seed  with the epoch, draws context ids, first PSNs and QP numbers (deterministic runs pass a fixed one: a
+     *              restart, having a later epoch, still draws others)
      */
     public SrdTransport(PacketIo io, SrdConfig config, int epoch, long seed) {
         if (epoch == 0) {
@@ -115,7 +116,7 @@ public final class SrdTransport implements AutoCloseable {
         this.mtu = config.mtu;
         this.retransmitLifetime = config.retransmitLifetimeNanos();
         this.udpChecksum = config.udpChecksum;
-        this.random = new SplittableRandom(seed);
+        this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new SrdContext[config.maxContexts];
         this.nextContextId = random.nextInt();
         this.contextByIp = new IntIntMap(64);
@@ -125,9 +126,15 @@ public final class SrdTransport implements AutoCloseable {
         this.qpIndexBits = 32 - Integer.numberOfLeadingZeros(config.maxQps);
         this.qps = new SrdQp[1 << qpIndexBits];
         this.qpGeneration = new int[1 << qpIndexBits];
+        // QP numbers start at a random point, index and generation, per incarnation (as an HCA's do
+        // after a reset): a frame still in flight for the predecessor's QP finds no QP of that number,
+        // not its successor. The frame itself cannot tell: a peer that never heard from the
+        // predecessor names no context of ours (0), and data packets carry no destination epoch. What
+        // remains is the chance a new QP draws the old number: about 1 in maxQps x 2^(24 - index bits).
         for (int i = 0; i < qpGeneration.length; i++) {
-            qpGeneration[i] = random.nextInt(); // a restarted transport does not hand out its predecessor's numbers
+            qpGeneration[i] = random.nextInt();
         }
+        this.lastQpIndex = random.nextInt(config.maxQps);
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.txBatch = new MbufBatch(arena, config.burst);

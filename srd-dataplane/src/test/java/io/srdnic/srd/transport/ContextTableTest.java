@@ -166,6 +166,29 @@ class ContextTableTest {
     }
 
     @Test
+    void shouldNotDeliverIntoARestartedPeersQpWhatWasSentToItsPredecessor() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            f.addHost(new SrdConfig());
+            SrdTransport b = f.restart(1, new SrdConfig(), 0x1000);
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp old = f.qp(b, 4, 8);
+            a.postSend(qa.qp(), f.ah(a, 1), old.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> old.recvCq().size() == 1, MS));
+            f.network.blackhole(0, true); // B's ACK is lost: A never learns B's context id and retransmits to context 0
+            f.runFor(100_000);
+            // B restarts (a later epoch; the same seed, as a deterministic deployment passes) and creates its QP again.
+            SrdTransport b2 = f.restart(1, new SrdConfig(), 0x2000);
+            TestQp successor = f.qp(b2, 4, 8);
+            f.network.blackhole(0, false);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
+            assertEquals(0, successor.receives().size(), "a message for the old incarnation's QP " + old.qpn()
+                + " never reaches the new incarnation's QP " + successor.qpn());
+            assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status());
+        }
+    }
+
+    @Test
     void shouldRefuseAnAddressHandleOnAnotherUdpPortWithAClearError() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
