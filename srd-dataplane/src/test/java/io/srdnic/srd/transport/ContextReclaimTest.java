@@ -19,12 +19,12 @@ class ContextReclaimTest {
     /** Retransmissions live at most 4 × 2 ms; contexts are reclaimed after 200 ms idle, well past that plus a packet's lifetime. */
     static final SrdConfig CONFIG = new SrdConfig().retryBudget(4).rtoMaxNanos(2 * MS).idleContextNanos(200 * MS);
 
-    /** A sending to B's QP (4 receives of 8 bytes), both with {@code config}. */
+    /** A sending to B's QP, both with {@code config}; each QP has 4 receives of 8 bytes. */
     private record Pair(SimFabric f, SrdTransport a, SrdTransport b, TestQp qa, TestQp qb, int ah, MemorySegment msg) {
         static Pair of(SimFabric f, SrdConfig config) {
             SrdTransport a = f.addHost(config);
             SrdTransport b = f.addHost(config);
-            return new Pair(f, a, b, f.qp(a, 0, 0), f.qp(b, 4, 8), f.ah(a, 1), f.arena.allocate(8));
+            return new Pair(f, a, b, f.qp(a, 4, 8), f.qp(b, 4, 8), f.ah(a, 1), f.arena.allocate(8));
         }
 
         void send(long wrId) {
@@ -74,22 +74,43 @@ class ContextReclaimTest {
     @Test
     void shouldKeepReachingAPeerThatReclaimedItsContextWhileOursLived() {
         try (SimFabric f = new SimFabric(2)) {
-            Pair p = Pair.of(f, CONFIG.copy().paths(2));
-            // One of the two sends meets the dead path; A then keeps probing it, which keeps its context from being reclaimed.
-            f.network.blackhole(1, true);
-            p.send(1);
-            p.send(2);
-            assertTrue(f.runUntil(() -> p.qa().sendCq().size() == 2, 100 * MS));
-            f.runFor(300 * MS);
-            assertEquals(0, p.b().contextCount(), "B reclaimed its context");
-            assertEquals(1, p.a().contextCount(), "A kept its own, with B's old context id");
+            Pair p = reclaimedOnOneSide(f);
             p.send(3);
-            assertTrue(f.runUntil(() -> p.qa().sendCq().size() == 3, 1000 * MS));
-            List<TestQp.Wc> sends = p.qa().sends();
-            assertEquals(List.of("SUCCESS", "SUCCESS", "SUCCESS"), sends.stream().map(wc -> WcStatus.name(wc.status())).toList(),
-                "a reclaim on one side costs the other nothing");
-            assertEquals(3, p.qb().receives().size());
+            assertAllSucceed(f, p, 3);
         }
+    }
+
+    @Test
+    void shouldAddressTheContextAPeerReopenedWhenItSpokeFirst() {
+        try (SimFabric f = new SimFabric(2)) {
+            Pair p = reclaimedOnOneSide(f);
+            TestQp qb = p.qb();
+            assertEquals(SrdTransport.POST_OK, p.b().postSend(qb.qp(), f.ah(p.b(), 0), p.qa().qpn(), SimFabric.QKEY, 9, p.msg(), 0, 8,
+                false, 0, true));
+            assertTrue(f.runUntil(() -> qb.sendCq().size() == 1, 100 * MS), "B, with a new context, reaches A");
+            p.send(3); // A has just heard from B: it names B's context, the new one
+            assertAllSucceed(f, p, 3);
+        }
+    }
+
+    /** A and B on two paths, one dead: two sends, then B's context is reclaimed while A's (probing the dead path) lives on. */
+    private static Pair reclaimedOnOneSide(SimFabric f) {
+        Pair p = Pair.of(f, CONFIG.copy().paths(2));
+        f.network.blackhole(1, true);
+        p.send(1);
+        p.send(2);
+        assertTrue(f.runUntil(() -> p.qa().sendCq().size() == 2, 100 * MS));
+        f.runFor(300 * MS);
+        assertEquals(0, p.b().contextCount(), "B reclaimed its context");
+        assertEquals(1, p.a().contextCount(), "A kept its own, with B's old context id");
+        return p;
+    }
+
+    private static void assertAllSucceed(SimFabric f, Pair p, int sends) {
+        assertTrue(f.runUntil(() -> p.qa().sendCq().size() == sends, 1000 * MS));
+        assertEquals(java.util.Collections.nCopies(sends, "SUCCESS"), p.qa().sends().stream().map(wc -> WcStatus.name(wc.status())).toList(),
+            "a reclaim on one side costs the other nothing");
+        assertEquals(sends, p.qb().receives().size());
     }
 
     @Test
