@@ -177,7 +177,8 @@ final class Ledger {
         }
         if (deliveries[sender][i] > 1) {
             duplicates++;
-            note("host %d message %d (%s) delivered again, to host %d QP uid %d", sender, seq, KIND_NAMES[k], receiver, uid);
+            note("host %d message %d (%s) delivered again, to host %d QP uid %d (%s)", sender, seq, KIND_NAMES[k], receiver, uid,
+                uid == target[sender][i] ? "the QP it was sent to" : "not the QP it was sent to");
         }
         if (!intact) {
             corrupt++;

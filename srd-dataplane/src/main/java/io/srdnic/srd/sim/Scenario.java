@@ -141,7 +141,8 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
      *     or a peer is down for a while (a restart).
      * </ul>
      * Not in the list, because they cause no error in a correct transport: context reclaim and idle
-     * gaps, duplication, reordering, jitter, one blackholed path of several within the budget.
+     * gaps, duplication, reordering, jitter, one blackholed path of several within the budget, hostile
+     * sends (they fail with their own status, see {@code Ledger.EXPECTED}) and forged frames.
      */
     public Set<Integer> explainedErrors(int retryBudget) {
         Set<Integer> s = new TreeSet<>();
@@ -187,14 +188,17 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
      *                              QPN that does not exist, with a wrong Q_Key, longer than the posted
      *                              receives, or to a QP without receives (RNR)
      * @param rnrRetry              the QPs' RNR retry count (0, the seed's default: no retries)
+     * @param forgedEpochs          times a hostile host on the fabric sends a frame that claims to come
+     *                              from a sender, under an epoch the sender never had (see {@code Forger})
      */
     public record Events(int qpDestroys, int ahDestroys, int restarts, int recvCqCapacity, long recvPollIntervalNanos,
-                         long idleContextNanos, int burstMessages, long idleGapNanos, double hostileFraction, int rnrRetry) {
-        public static final Events NONE = new Events(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+                         long idleContextNanos, int burstMessages, long idleGapNanos, double hostileFraction, int rnrRetry,
+                         int forgedEpochs) {
+        public static final Events NONE = new Events(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public Events {
             if (qpDestroys < 0 || ahDestroys < 0 || restarts < 0 || recvCqCapacity < 0 || recvPollIntervalNanos < 0
-                || idleContextNanos < 0 || burstMessages < 0 || idleGapNanos < 0) {
+                || idleContextNanos < 0 || burstMessages < 0 || idleGapNanos < 0 || forgedEpochs < 0) {
                 throw new IllegalArgumentException("event counts, sizes and times must not be negative");
             }
             if (!(hostileFraction >= 0 && hostileFraction < 1)) {
@@ -212,32 +216,37 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
 
         public Events withQpDestroys(int n) {
             return new Events(n, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
         }
 
         public Events withAhDestroys(int n) {
             return new Events(qpDestroys, n, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
         }
 
         public Events withRestarts(int n) {
             return new Events(qpDestroys, ahDestroys, n, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
         }
 
         public Events withRecvCq(int capacity, long pollIntervalNanos) {
             return new Events(qpDestroys, ahDestroys, restarts, capacity, pollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
         }
 
         public Events withReclaim(long idleNanos, int burst, long gapNanos) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleNanos, burst, gapNanos,
-                hostileFraction, rnrRetry);
+                hostileFraction, rnrRetry, forgedEpochs);
+        }
+
+        public Events withForgedEpochs(int n) {
+            return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
+                burstMessages, idleGapNanos, hostileFraction, rnrRetry, n);
         }
 
         public Events withHostile(double fraction, int retries) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
-                burstMessages, idleGapNanos, fraction, retries);
+                burstMessages, idleGapNanos, fraction, retries, forgedEpochs);
         }
     }
 

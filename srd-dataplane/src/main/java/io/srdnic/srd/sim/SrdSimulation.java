@@ -80,7 +80,9 @@ public final class SrdSimulation {
                         hosts[h].startSending(hosts[s.destinationOf(h)], quota);
                     }
                 }
-                return drive(s, network, hosts, world, access.queueLimitBytes());
+                Forger forger = s.events().forgedEpochs() == 0 ? null
+                    : new Forger(network.addHost(Forger.MAC), arena, s.seed() ^ 0xF0F0_1234L, hostConfig.udpPort());
+                return drive(s, network, hosts, world, forger, access.queueLimitBytes());
             }
         }
     }
@@ -90,7 +92,7 @@ public final class SrdSimulation {
      * orphaned by an earlier disruption): spread over the run however fast the hosts post.
      */
     record Disruption(Kind kind, int host, long afterResolved, long delayNanos) {
-        enum Kind { QP_DESTROY, AH_DESTROY, RESTART }
+        enum Kind { QP_DESTROY, AH_DESTROY, RESTART, FORGED_EPOCH }
     }
 
     /** Longest a destroyed QP takes to come back, and a crashed host to restart: short, so old packets are still in flight. */
@@ -113,6 +115,10 @@ public final class SrdSimulation {
         for (int i = 0; i < e.restarts(); i++) {
             list.add(new Disruption(Disruption.Kind.RESTART, r.nextInt(s.hosts()), point(s, r), r.nextLong(MAX_RESTART_NANOS + 1)));
         }
+        for (int i = 0; i < e.forgedEpochs(); i++) {
+            int host = s.incast() ? 1 + r.nextInt(s.hosts() - 1) : r.nextInt(s.hosts());
+            list.add(new Disruption(Disruption.Kind.FORGED_EPOCH, host, point(s, r), 0));
+        }
         list.sort(java.util.Comparator.comparingLong(Disruption::afterResolved));
         return list;
     }
@@ -121,7 +127,8 @@ public final class SrdSimulation {
         return (long) (s.messages() * (0.05 + 0.9 * r.nextDouble()));
     }
 
-    private static SimReport drive(Scenario s, SimNetwork network, SimHost[] hosts, SimWorld world, long queueLimit) {
+    private static SimReport drive(Scenario s, SimNetwork network, SimHost[] hosts, SimWorld world, Forger forger,
+                                   long queueLimit) {
         SimClock clock = network.clock();
         Outcome outcome = world.outcome;
         List<Disruption> due = new java.util.ArrayList<>(disruptions(s));
@@ -131,7 +138,7 @@ public final class SrdSimulation {
         while (clock.now() < s.timeLimitNanos()) {
             long now = clock.now();
             while (!due.isEmpty() && world.resolved >= due.get(0).afterResolved() && hosts[due.get(0).host()].up()) {
-                apply(due.remove(0), hosts, now);
+                apply(due.remove(0), hosts, forger, now);
                 applied++;
             }
             if (due.isEmpty() && allFinished(hosts)) {
@@ -168,7 +175,7 @@ public final class SrdSimulation {
         return report(s, network, hosts, world, queueLimit, end, applied);
     }
 
-    private static void apply(Disruption d, SimHost[] hosts, long now) {
+    private static void apply(Disruption d, SimHost[] hosts, Forger forger, long now) {
         SimHost h = hosts[d.host()];
         switch (d.kind()) {
             case QP_DESTROY -> h.destroyQp(now, d.delayNanos());
@@ -178,6 +185,7 @@ public final class SrdSimulation {
                 }
             }
             case RESTART -> h.crash(now, d.delayNanos());
+            case FORGED_EPOCH -> forger.forge(h, now);
         }
     }
 
