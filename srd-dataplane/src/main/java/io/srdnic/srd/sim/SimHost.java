@@ -30,7 +30,6 @@ import java.util.SplittableRandom;
  * requests it never saw complete are orphaned.
  */
 final class SimHost {
-    static final int NOT_COMPLETED = -1;
     static final int SQ_DEPTH = 4096;
     static final int RQ_DEPTH = 8192;
     private static final int SLOT_BITS = 16;
@@ -310,7 +309,6 @@ final class SimHost {
             slotPostTime[slot] = time;
             world.ledger.posted(index, seq, kind, targetUid);
             world.outcome.onPost(time);
-            world.posted++;
             nextSeq++;
             outstanding++;
             postedInBurst++;

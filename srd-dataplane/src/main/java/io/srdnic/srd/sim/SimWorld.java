@@ -16,7 +16,6 @@ final class SimWorld {
     /** Length of a too-long message: longer than any posted receive, within the MTU. */
     final int tooLongLength;
     int nextUid = 1;
-    long posted;
     /** Sends completed or orphaned so far. */
     long resolved;
 
