@@ -12,10 +12,14 @@ import java.util.SplittableRandom;
 
 /**
  * A hostile host on the fabric: it sends data frames that claim to come from a real sender (its
- * MAC and IP; SRD has no authentication) to that sender's destination, under an epoch and a
- * context the sender never had, to a QPN no QP has (so the frame itself is never delivered). A
- * correct responder may drop such a frame, or answer it; it must not let it disturb its state for
- * the real sender — the receive window that makes delivery at most once above all.
+ * MAC and IP; SRD has no authentication) to that sender's destination, to a QPN no QP has (so the
+ * frame itself is never delivered), as one of two incarnations the sender never had: an earlier
+ * one (a stale packet, naming no context of the destination's), or a later one addressed to a
+ * context the destination never gave out. A correct responder may drop such a frame, or answer it;
+ * it must not let it disturb its state for the real sender — the receive window that makes delivery
+ * at most once above all — nor shut the real sender out. (A later incarnation naming no context
+ * does shut it out until the context is reclaimed: without authentication that cannot be told from
+ * a restart, see docs/security.md; it is not forged here.)
  */
 final class Forger {
     /** The attacker's own MAC, which no simulated host has. */
@@ -35,23 +39,22 @@ final class Forger {
         this.udpPort = udpPort;
     }
 
-    /** One forged frame "from" {@code victim} to its destination, with a fresh epoch. */
+    /** One forged frame "from" {@code victim} to its destination, as an incarnation before or after its own. */
     void forge(SimHost victim, long now) {
         SimHost to = victim.destination;
         if (to == null || port.allocate(batch, 1) != 1) {
             return;
         }
         Mbuf m = view.wrap(batch.address(0));
-        int epoch;
-        do {
-            epoch = random.nextInt();
-        } while (epoch == 0);
+        boolean earlier = random.nextBoolean();
+        int epoch = earlier ? victim.epoch - 1 - random.nextInt(SimHost.RESTART_EPOCH_STEP)
+            : victim.epoch + 1 + random.nextInt(SimHost.RESTART_EPOCH_STEP);
         int psn = random.nextInt();
         SrdHeader.versionAndType(m, PacketType.SEND_WITH_IMM);
         SrdHeader.flags(m, 0);
         SrdHeader.payloadLength(m, 0);
         SrdHeader.sourceContext(m, random.nextInt());
-        SrdHeader.destinationContext(m, 0);
+        SrdHeader.destinationContext(m, earlier ? 0 : random.nextInt() | 1);
         SrdHeader.epoch(m, epoch);
         SrdHeader.psn(m, psn);
         SrdHeader.sendBase(m, psn);

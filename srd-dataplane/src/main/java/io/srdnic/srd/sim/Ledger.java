@@ -208,8 +208,11 @@ final class Ledger {
         }
     }
 
-    /** The per-message verdicts, over every sender's quota. */
-    Totals totals(Set<Integer> explainedErrors) {
+    /**
+     * The per-message verdicts, over every sender's quota. {@code qpsCanVanish}: a delivered message
+     * may complete BAD_DEST_QP_ERROR (its QP went away before its ACK reached the sender).
+     */
+    Totals totals(Set<Integer> explainedErrors, boolean qpsCanVanish) {
         Totals t = new Totals();
         for (int sender = 0; sender < flags.length; sender++) {
             if (flags[sender] == null) {
@@ -255,6 +258,11 @@ final class Ledger {
                     }
                 } else if (deliveries[sender][i] > 0) {
                     t.deliveredButFailed++;
+                    if (deliveredOk && isRefusal(st) && !(st == WcStatus.BAD_DEST_QP_ERROR && qpsCanVanish)) {
+                        t.deliveredButRefused++;
+                        note("host %d message %d was delivered but completed %s, as if the responder had refused it", sender, i,
+                            WcStatus.name(st));
+                    }
                 }
                 if (st != EXPECTED[k] && !explainedErrors.contains(st) && (f & ORPHANED) == 0) {
                     t.unexplainedStatus++;
@@ -264,6 +272,12 @@ final class Ledger {
             }
         }
         return t;
+    }
+
+    /** A status that says the responder refused the message (a drop indication), not that the sender could not find out. */
+    private static boolean isRefusal(int status) {
+        return status == WcStatus.BAD_DEST_QP_ERROR || status == WcStatus.RNR_ERROR || status == WcStatus.REMOTE_OPERATION_ERROR
+            || status == WcStatus.REMOTE_INVALID_REQUEST_ERROR;
     }
 
     private static List<String> names(Set<Integer> statuses) {
@@ -279,6 +293,7 @@ final class Ledger {
         long successWithoutDelivery;
         long hostileSucceeded;
         long deliveredButFailed;
+        long deliveredButRefused;
         long unexplainedStatus;
         long neverPosted;
     }

@@ -133,12 +133,15 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
      * fault can cause an error, and every well-formed send must succeed and every hostile one get
      * exactly its own status:
      * <ul>
-     * <li>WR_FLUSH_ERROR: address handles are destroyed under outstanding sends;
-     * <li>BAD_DEST_QP_ERROR: a destination QP is destroyed or its host restarts while sends to it are in flight;
+     * <li>WR_FLUSH_ERROR: address handles are destroyed under outstanding sends, or a receive CQ
+     *     smaller than its receive queue overruns (fatal to its QP, which flushes its sends);
+     * <li>BAD_DEST_QP_ERROR: a destination QP is destroyed, goes to ERROR (its receive CQ overran) or
+     *     its host restarts while sends to it are in flight;
      * <li>RNR_ERROR: receives are re-posted only as the application polls a pressured receive CQ,
      *     so a QP can run out of them;
      * <li>REMOTE_UNRESPONSIVE: the retry budget does not cover the loss ({@link #retryBudgetSuffices}),
-     *     or a peer is down for a while (a restart).
+     *     or a peer is down for a while (a restart), or a host's thread stalls (a sender's packets
+     *     outlive their retransmission lifetime, a peer's go unanswered).
      * </ul>
      * Not in the list, because they cause no error in a correct transport: context reclaim and idle
      * gaps, duplication, reordering, jitter, one blackholed path of several within the budget, hostile
@@ -146,19 +149,28 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
      */
     public Set<Integer> explainedErrors(int retryBudget) {
         Set<Integer> s = new TreeSet<>();
-        if (events.ahDestroys() > 0) {
+        if (events.ahDestroys() > 0 || events.recvCqCanOverrun()) {
             s.add(WcStatus.WR_FLUSH_ERROR);
         }
-        if (events.qpDestroys() > 0 || events.restarts() > 0) {
+        if (destinationQpsCanVanish()) {
             s.add(WcStatus.BAD_DEST_QP_ERROR);
         }
         if (events.recvCqPressure()) {
             s.add(WcStatus.RNR_ERROR);
         }
-        if (!retryBudgetSuffices(retryBudget) || events.restarts() > 0) {
+        if (!retryBudgetSuffices(retryBudget) || events.restarts() > 0 || events.stalls() > 0) {
             s.add(WcStatus.REMOTE_UNRESPONSIVE);
         }
         return s;
+    }
+
+    /**
+     * Whether a QP that messages are sent to can go away (destroyed, in ERROR, or its host
+     * restarted) between taking a message and its ACK reaching the sender: then a retransmission
+     * finds no QP, and a delivered message may complete BAD_DEST_QP_ERROR, the sender unable to know.
+     */
+    public boolean destinationQpsCanVanish() {
+        return events.qpDestroys() > 0 || events.restarts() > 0 || events.recvCqCanOverrun();
     }
 
     /** No fault of this scenario can cause an error status: see {@link #explainedErrors}. */
@@ -190,15 +202,19 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
      * @param rnrRetry              the QPs' RNR retry count (0, the seed's default: no retries)
      * @param forgedEpochs          times a hostile host on the fabric sends a frame that claims to come
      *                              from a sender, under an epoch the sender never had (see {@code Forger})
+     * @param stalls                times a host's thread stops for a while (an application in INVOKER mode
+     *                              that does not poll): nothing it sends or reads meanwhile, frames waiting
+     *                              in its RX ring; longer than the idle time of a context at times
      */
     public record Events(int qpDestroys, int ahDestroys, int restarts, int recvCqCapacity, long recvPollIntervalNanos,
                          long idleContextNanos, int burstMessages, long idleGapNanos, double hostileFraction, int rnrRetry,
-                         int forgedEpochs) {
-        public static final Events NONE = new Events(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+                         int forgedEpochs, int stalls) {
+        public static final Events NONE = new Events(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public Events {
             if (qpDestroys < 0 || ahDestroys < 0 || restarts < 0 || recvCqCapacity < 0 || recvPollIntervalNanos < 0
-                || idleContextNanos < 0 || burstMessages < 0 || idleGapNanos < 0 || forgedEpochs < 0) {
+                || idleContextNanos < 0 || burstMessages < 0 || idleGapNanos < 0 || forgedEpochs < 0
+                || stalls < 0) {
                 throw new IllegalArgumentException("event counts, sizes and times must not be negative");
             }
             if (!(hostileFraction >= 0 && hostileFraction < 1)) {
@@ -214,39 +230,49 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
             return recvCqCapacity > 0 || recvPollIntervalNanos > 0;
         }
 
+        /** Whether a receive CQ holds fewer entries than its QP has receives posted, so it can overrun. */
+        public boolean recvCqCanOverrun() {
+            return recvCqCapacity > 0;
+        }
+
         public Events withQpDestroys(int n) {
             return new Events(n, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
         }
 
         public Events withAhDestroys(int n) {
             return new Events(qpDestroys, n, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
         }
 
         public Events withRestarts(int n) {
             return new Events(qpDestroys, ahDestroys, n, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
         }
 
         public Events withRecvCq(int capacity, long pollIntervalNanos) {
             return new Events(qpDestroys, ahDestroys, restarts, capacity, pollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
         }
 
         public Events withReclaim(long idleNanos, int burst, long gapNanos) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleNanos, burst, gapNanos,
-                hostileFraction, rnrRetry, forgedEpochs);
+                hostileFraction, rnrRetry, forgedEpochs, stalls);
         }
 
         public Events withForgedEpochs(int n) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
-                burstMessages, idleGapNanos, hostileFraction, rnrRetry, n);
+                burstMessages, idleGapNanos, hostileFraction, rnrRetry, n, stalls);
         }
 
         public Events withHostile(double fraction, int retries) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
-                burstMessages, idleGapNanos, fraction, retries, forgedEpochs);
+                burstMessages, idleGapNanos, fraction, retries, forgedEpochs, stalls);
+        }
+
+        public Events withStalls(int n) {
+            return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
+                burstMessages, idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, n);
         }
     }
 

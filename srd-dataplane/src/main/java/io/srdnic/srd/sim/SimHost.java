@@ -1,6 +1,7 @@
 package io.srdnic.srd.sim;
 
 import io.srdnic.pmd.PacketIo;
+import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpState;
@@ -26,15 +27,23 @@ import java.util.SplittableRandom;
  * Disruptions: {@link #destroyQp} destroys the QP and, after a delay, creates a new one (which the
  * senders to this host use from then on); {@link #destroyAddressHandle} destroys and re-creates the
  * address handle; {@link #crash} drops the whole transport and, after a delay, starts a new
- * incarnation with a new epoch on the same port. What the application had polled by then stands;
- * requests it never saw complete are orphaned.
+ * incarnation with a later epoch on the same port (QP destroys and crashes orphan the requests the
+ * application never saw complete; what it had polled stands); {@link #stall} stops the host's
+ * thread for a while; a QP that goes to ERROR (QP_FATAL: its receive CQ overran) is replaced.
  */
 final class SimHost {
     static final int SQ_DEPTH = 4096;
     static final int RQ_DEPTH = 8192;
     private static final int SLOT_BITS = 16;
-    /** A QPN no QP has in these runs: QPNs are given lowest-free-first from 1, and a host has at most two at once. */
-    static final int ABSENT_QPN = 1000;
+    /** A QPN no QP can have: its low 16 bits, the QP table index (at most 16 bits), are 0, an index never given. */
+    static final int ABSENT_QPN = 0x00AB_0000;
+    /**
+     * First epochs are drawn from [2^20, 2^21): far from 0 and from wrapping, whatever a run's restarts
+     * (later epochs, as {@code SrdTransport.newEpoch} gives) and forged earlier ones add or take.
+     */
+    private static final int FIRST_EPOCH_RANGE = 1 << 20;
+    /** A restart's epoch is later by 1 plus less than this (ticks of the time between the two starts). */
+    static final int RESTART_EPOCH_STEP = 1000;
     static final int WRONG_QKEY = SrdSimulation.QKEY ^ 0x00FF_00FF;
 
     /** A QP of this host with its completion queues and receive buffers, named by a run-wide uid. */
@@ -72,7 +81,10 @@ final class SimHost {
 
     SrdTransport transport;
     private IncarnationPort incarnationPort;
-    private int epoch;
+    /** This incarnation's epoch (what a forger claims to be before or after, see {@link Forger}). */
+    int epoch;
+    /** Every incarnation gets the same seed, as a deployment with a fixed seed restarts: only the epoch differs. */
+    private final long transportSeed;
     int incarnations;
     SimQp main;
     SimQp sink;
@@ -94,6 +106,8 @@ final class SimHost {
     private long gapUntil;
     private long nextRecvPoll;
     private long now;
+    /** While stalled (see {@link #stall}): when the thread runs again. */
+    private long stalledUntil;
 
     /** Counters of incarnations gone, so the report covers the whole run. */
     final Map<String, Long> pastCounters = new LinkedHashMap<>();
@@ -116,7 +130,8 @@ final class SimHost {
             freeSlots[freeSlotCount++] = i;
             slotSeq[i] = -1;
         }
-        startTransport(random.nextInt() | 1, random.nextLong());
+        this.transportSeed = random.nextLong();
+        startTransport(FIRST_EPOCH_RANGE + random.nextInt(FIRST_EPOCH_RANGE));
         if (size > transport.mtu()) {
             throw new IllegalArgumentException("--size " + size + " exceeds the SRD MTU " + transport.mtu());
         }
@@ -131,11 +146,11 @@ final class SimHost {
         return 0x0A00_0001 + host;
     }
 
-    private void startTransport(int newEpoch, long seed) {
+    private void startTransport(int newEpoch) {
         epoch = newEpoch;
         incarnationPort = new IncarnationPort(port);
         SrdConfig config = world.config.copy().localIp(ip(index));
-        transport = new SrdTransport(incarnationPort, config, newEpoch, seed);
+        transport = new SrdTransport(incarnationPort, config, newEpoch, transportSeed);
         incarnations++;
     }
 
@@ -190,22 +205,21 @@ final class SimHost {
         return (destination == null || (nextSeq == quota && outstanding == 0)) && readyAt == Long.MAX_VALUE;
     }
 
-    /** Whether this host can take a QP destroy, an address handle destroy or a crash now. */
+    /** Whether this host can take a QP destroy, an address handle destroy, a crash or a stall now. */
     boolean up() {
-        return transport != null && main != null;
+        return transport != null && main != null && now - stalledUntil >= 0;
     }
 
     /** Posts what the send queue allows, runs the transport, reaps completions. */
     int step(long time) {
         this.now = time;
+        if (time - stalledUntil < 0) {
+            return 0;
+        }
         int work = 0;
         if (readyAt != Long.MAX_VALUE && time - readyAt >= 0) {
             if (transport == null) {
-                int e;
-                do {
-                    e = random.nextInt() | 1;
-                } while (e == epoch);
-                startTransport(e, random.nextLong());
+                startTransport(epoch + 1 + random.nextInt(RESTART_EPOCH_STEP));
             }
             createQps();
             work++;
@@ -223,11 +237,29 @@ final class SimHost {
             }
             work += polled;
         }
-        return work;
+        return work + onAsyncEvents(time);
+    }
+
+    /**
+     * The transport's asynchronous events, read as an application does: on QP_FATAL (its receive CQ
+     * overran; its work was flushed) the QP is replaced like a destroyed one, its successor's number
+     * told to the senders here. The others (REMOTE_UNRESPONSIVE, CQ_ERROR) need nothing more.
+     */
+    private int onAsyncEvents(long time) {
+        int n = 0;
+        for (AsyncEventQueue.AsyncEvent e; (e = transport.events().poll()) != null; n++) {
+            if (e.type() == AsyncEventQueue.QP_FATAL && main != null && e.qpn() == main.qpn) {
+                destroyQp(time, 0);
+            }
+        }
+        return n;
     }
 
     /** The earliest time this host has something to do without a packet arriving, or Long.MAX_VALUE. */
     long nextDeadline() {
+        if (now - stalledUntil < 0) {
+            return stalledUntil;
+        }
         long next = readyAt;
         if (transport != null) {
             next = Math.min(next, transport.nextDeadline());
@@ -380,7 +412,7 @@ final class SimHost {
             world.ledger.delivered(index, q.uid, srcIp, hasImm, imm, byteLength, ours ? q.recvBuffers : null,
                 (long) slot * recvSlotSize);
         }
-        if (q == main && slot >= 0 && slot < RQ_DEPTH) {
+        if (q == main && main.qp.state() == QpState.RTS && slot >= 0 && slot < RQ_DEPTH) {
             main.qp.postReceive(slot, main.recvBuffers, (long) slot * recvSlotSize, recvSlotSize);
         }
     }
@@ -425,6 +457,12 @@ final class SimHost {
             }
         }
         ah = transport.createAddressHandle(mac(destination.index), ip(destination.index), transport.config().udpPort());
+    }
+
+    /** The host's thread stops for {@code duration}: nothing is sent, read or polled; frames wait in its RX ring. */
+    void stall(long time, long duration) {
+        this.now = time;
+        stalledUntil = time + duration;
     }
 
     /** The transport dies (its port cut off at once); a new incarnation starts after {@code delay}. */

@@ -16,7 +16,10 @@ import java.util.Map;
  * restarted host's new QP); {@code orphaned} sends whose QP was destroyed or whose host crashed
  * before they completed (no completion is owed); {@code unfinished} the others that never completed;
  * {@code unexplainedStatus} completions with a status neither the message's kind nor any fault of
- * the scenario explains ({@code explainedErrors}). {@code violations} describes the first few.
+ * the scenario explains ({@code explainedErrors}); {@code deliveredButRefused} messages delivered intact
+ * to their QP whose send nonetheless completed with a refusal (a drop status) the sender could have
+ * known was false: SUCCESS must hold exactly for the delivered, except where the sender cannot know
+ * (its ACKs lost: REMOTE_UNRESPONSIVE; flushed; the QP gone before the ACK came). {@code violations} describes the first few.
  */
 public record SimReport(long messages, long completedOk, long completedError, Map<String, Long> completedErrorByStatus,
                         long delivered, long duplicatesDelivered, long lost, long unfinished,
@@ -25,7 +28,7 @@ public record SimReport(long messages, long completedOk, long completedError, Ma
                         double p50Us, double p99Us, double p999Us, long maxQueueBytes, long queueLimitBytes,
                         long contexts, Map<String, Long> transportCounters, List<Integer> poolInUseSamples,
                         List<Integer> requestsInUseSamples, int poolInUseAtEnd, int requestsInUseAtEnd,
-                        List<String> contextReport,
+                        List<String> contextReport, long deliveredButRefused,
                         long hostileSends, long orphaned, long misdelivered, long hostileDelivered, long hostileSucceeded,
                         long unexplainedStatus, long completedTwice, long spuriousCompletions, long flushViolations,
                         long recvCqOverruns, long sendCqOverruns, int disruptions, int restarts, List<String> explainedErrors,
@@ -44,8 +47,8 @@ public record SimReport(long messages, long completedOk, long completedError, Ma
 
     /** The safety half of {@link #passed}: whatever completed or was delivered is truthful (liveness aside). */
     public boolean safe() {
-        return duplicatesDelivered == 0 && successWithoutDelivery == 0 && corruptDeliveries == 0 && misdelivered == 0
-            && hostileDelivered == 0 && hostileSucceeded == 0 && completedTwice == 0 && spuriousCompletions == 0
+        return duplicatesDelivered == 0 && successWithoutDelivery == 0 && deliveredButRefused == 0 && corruptDeliveries == 0
+            && misdelivered == 0 && hostileDelivered == 0 && hostileSucceeded == 0 && completedTwice == 0 && spuriousCompletions == 0
             && flushViolations == 0;
     }
 }

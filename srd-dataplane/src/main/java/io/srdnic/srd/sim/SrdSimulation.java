@@ -45,14 +45,19 @@ public final class SrdSimulation {
      * @param config transport configuration shared by all hosts (copied per host by conclude)
      */
     public static SimReport run(Scenario s, Function<SimPort, PacketIo> wrap, SrdConfig config) {
-        SrdConfig hostConfig = config.copy().paths(s.paths());
-        if (s.events().idleContextNanos() > 0) {
-            hostConfig.idleContextNanos(s.events().idleContextNanos());
-        }
         long linkBps = Math.round(s.linkGbps() * 1e9);
         LinkConfig access = LinkConfig.builder().bitsPerSecond(linkBps).delayNanos(s.delayNanos()).build();
         LinkConfig fabric = LinkConfig.builder().bitsPerSecond(linkBps).delayNanos(s.delayNanos()).jitterNanos(s.jitterNanos())
             .lossProbability(s.loss()).duplicateProbability(s.duplicate()).reorderProbability(s.reorder()).build();
+        long lifetime = packetLifetimeNanos(access, fabric);
+        SrdConfig hostConfig = config.copy().paths(s.paths()).maxPacketLifetimeNanos(lifetime);
+        long idle = s.events().idleContextNanos();
+        if (idle > 0) {
+            // Contexts are reclaimed only once no retransmission can reach them (SrdConfig's bound):
+            // the RTO is capped so that the retry budget fits in the scenario's idle time.
+            long rtoMax = Math.min(config.rtoMaxNanos(), (idle - lifetime) / config.retryBudget());
+            hostConfig.idleContextNanos(idle).rtoMaxNanos(rtoMax).rtoInitialNanos(Math.min(rtoMax, config.rtoInitialNanos()));
+        }
         PathSelector entropyToPath = (frame, k) -> {
             int port = UdpSourcePortSelector.udpSourcePort(frame);
             return port < SrdPort.ENTROPY_BASE ? 0 : (port - SrdPort.ENTROPY_BASE) % k;
@@ -91,16 +96,31 @@ public final class SrdSimulation {
     }
 
     /**
+     * The longest a frame can take across the simulated network: both access links and a fabric path
+     * with full queues, delay and jitter, plus the fabric's reordering hold-back.
+     */
+    static long packetLifetimeNanos(LinkConfig access, LinkConfig fabric) {
+        return 2 * transitNanos(access) + transitNanos(fabric) + fabric.reorderDelayNanos();
+    }
+
+    private static long transitNanos(LinkConfig link) {
+        return link.queueLimitBytes() * 8_000_000_000L / link.bitsPerSecond() + link.delayNanos() + link.jitterNanos();
+    }
+
+    /**
      * A disruption due once {@code afterResolved} sends of the run are resolved (completed, or
      * orphaned by an earlier disruption): spread over the run however fast the hosts post.
+     * {@code delayNanos}: how long until the QP or the transport comes back, or the stall lasts.
      */
     record Disruption(Kind kind, int host, long afterResolved, long delayNanos) {
-        enum Kind { QP_DESTROY, AH_DESTROY, RESTART, FORGED_EPOCH }
+        enum Kind { QP_DESTROY, AH_DESTROY, RESTART, FORGED_EPOCH, STALL }
     }
 
     /** Longest a destroyed QP takes to come back, and a crashed host to restart: short, so old packets are still in flight. */
     static final long MAX_QP_RECREATE_NANOS = 50_000;
     static final long MAX_RESTART_NANOS = 100_000;
+    /** A stall lasts half to three times the context idle time, or this when the scenario keeps the default. */
+    static final long STALL_SCALE_NANOS = 10_000_000;
     /** After the last completion the run goes on until the network is quiet, at most this long: late duplicates land. */
     static final long QUIESCE_NANOS = 2_000_000;
 
@@ -117,6 +137,11 @@ public final class SrdSimulation {
         }
         for (int i = 0; i < e.restarts(); i++) {
             list.add(new Disruption(Disruption.Kind.RESTART, r.nextInt(s.hosts()), point(s, r), r.nextLong(MAX_RESTART_NANOS + 1)));
+        }
+        long stallScale = e.idleContextNanos() > 0 ? e.idleContextNanos() : STALL_SCALE_NANOS;
+        for (int i = 0; i < e.stalls(); i++) {
+            long stall = stallScale / 2 + r.nextLong(5 * stallScale / 2);
+            list.add(new Disruption(Disruption.Kind.STALL, r.nextInt(s.hosts()), point(s, r), stall));
         }
         for (int i = 0; i < e.forgedEpochs(); i++) {
             int host = s.incast() ? 1 + r.nextInt(s.hosts() - 1) : r.nextInt(s.hosts());
@@ -189,6 +214,7 @@ public final class SrdSimulation {
             }
             case RESTART -> h.crash(now, d.delayNanos());
             case FORGED_EPOCH -> forger.forge(h, now);
+            case STALL -> h.stall(now, d.delayNanos());
         }
     }
 
@@ -261,7 +287,7 @@ public final class SrdSimulation {
             incarnations += h.incarnations;
         }
         java.util.Set<Integer> explained = s.explainedErrors(world.config.retryBudget());
-        Ledger.Totals t = ledger.totals(explained);
+        Ledger.Totals t = ledger.totals(explained, s.destinationQpsCanVanish());
         Map<String, Long> byStatus = new LinkedHashMap<>();
         for (int st = 1; st < WcStatus.COUNT; st++) {
             if (outcome.byStatus[st] > 0) {
@@ -280,7 +306,7 @@ public final class SrdSimulation {
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(99.9) / 1000.0,
             network.maxQueueBytes(), queueLimit, contexts, transport, outcome.poolSamples(), outcome.requestSamples(),
             network.pool().inUse(), requestsInUse(hosts), contextReport(hosts),
-            t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered, t.hostileSucceeded,
+            t.deliveredButRefused, t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered, t.hostileSucceeded,
             t.unexplainedStatus, ledger.completedTwice, ledger.spurious, ledger.flushViolations, recvOverruns, sendOverruns,
             applied, incarnations - hosts.length, explained.stream().map(WcStatus::name).toList(), List.copyOf(ledger.notes));
     }

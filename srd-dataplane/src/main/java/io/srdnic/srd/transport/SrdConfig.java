@@ -309,6 +309,14 @@ public final class SrdConfig {
         return window;
     }
 
+    public long rtoInitialNanos() {
+        return rtoInitialNanos;
+    }
+
+    public long rtoMaxNanos() {
+        return rtoMaxNanos;
+    }
+
     public long transportTimeoutNanos() {
         return transportTimeoutNanos;
     }

@@ -17,13 +17,17 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Truthful completions over random, seeded runs of the real transport: a send completes SUCCESS
- * only if its message was delivered to a receive completion exactly once — to the QP it was sent
- * to, intact — and otherwise with an error status, under loss, duplication, reordering, dead
- * paths, QP and address-handle destroys, restarts, receive-CQ pressure, context reclaim, hostile
- * sends and forged frames (see {@link Scenario.Events}). Checked per message by the simulation's ledger:
+ * if and only if its message was delivered to a receive completion exactly once — to the QP it was
+ * sent to, intact — and otherwise with an error status, under loss, duplication, reordering, dead
+ * paths, QP and address-handle destroys, restarts (same seed, later epoch), receive-CQ pressure
+ * and overrun, context reclaim, stalled threads, hostile sends (QP-check drops whose ACKs may be
+ * lost) and forged frames (see {@link Scenario.Events}). Checked per message by the simulation's ledger:
  * <ul>
  * <li>SUCCESS ⇒ delivered intact to its QP; delivered ⇒ at most once, and only to the QP it was
  *     sent to (never to another QP, a QP created later with the same number, or a restarted host's new QP);
+ * <li>delivered ⇒ SUCCESS, unless the sender cannot know: its ACKs lost (REMOTE_UNRESPONSIVE), its
+ *     work flushed (WR_FLUSH_ERROR), or the QP gone before the ACK came (BAD_DEST_QP_ERROR where
+ *     QPs can vanish) — never a refusal (RNR, Q_Key, length) of a message that was taken;
  * <li>a hostile send (to an absent QPN, with a wrong Q_Key, longer than the receive, to a QP without
  *     receives) is never delivered and never SUCCESS, however its ACKs are lost;
  * <li>every send completes exactly once, unless its QP was destroyed or its host crashed first;
@@ -33,7 +37,7 @@ import org.junit.jupiter.api.TestFactory;
  *     error a fault of the scenario can cause ({@link Scenario#explainedErrors}); where no fault can
  *     cause one, every well-formed send succeeds.
  * </ul>
- * The seeds are fixed (1..200 in CI; {@code -Psim-long} runs 1..5000), so a failure names a seed
+ * The seeds are fixed (1..{@value #CI_SEEDS} in CI; {@code -Psim-long} runs 1..5000), so a failure names a seed
  * that reproduces it: {@code -Dsrdnic.sim.seed-list=17,42} runs just those,
  * {@code -Dsrdnic.sim.seeds=N -Dsrdnic.sim.first-seed=F} runs F..F+N-1. With
  * {@code -Dsrdnic.sim.shrink=true} a failure also reports the simplest scenario, same seed, that
@@ -100,8 +104,8 @@ class SrdPropertiesTest {
 
     @Test
     void shouldNotForgetWhatWasDeliveredWhileThePeerMayStillRetransmitIt() {
-        // Contexts idle for 100 us are reclaimed; a sender backed off past that retransmits into a fresh window.
-        check(minimal(2, false, 75, 256, 0.3, 0, 2, Scenario.Events.NONE.withReclaim(100_000, 20, 1_500_000)));
+        // Contexts idle for 10 ms are reclaimed, between bursts 15 ms apart, under 30% loss.
+        check(minimal(2, false, 75, 256, 0.3, 0, 2, Scenario.Events.NONE.withReclaim(10_000_000, 20, 15_000_000)));
     }
 
     @Test
@@ -112,7 +116,7 @@ class SrdPropertiesTest {
 
     @Test
     void shouldNotReclaimAContextWhileASendWaitsOutItsRnrBackoff() {
-        check(minimal(2, true, 300, 256, 0, 0, 1, Scenario.Events.NONE.withReclaim(50_000, 10, 2_000_000).withHostile(0.2, 7)));
+        check(minimal(2, true, 300, 256, 0, 0, 1, Scenario.Events.NONE.withReclaim(10_000_000, 10, 20_000_000).withHostile(0.2, 7)));
     }
 
     /** The run of one seed: the network's faults and the disruptions, all drawn from the seed. */
@@ -142,8 +146,10 @@ class SrdPropertiesTest {
             e = e.withRecvCq(capacities[r.nextInt(capacities.length)], 2_000 + r.nextLong(48_000));
         }
         if (r.nextInt(4) == 0) {
-            long idle = 50_000 + r.nextLong(1_950_000);
-            e = e.withReclaim(idle, 10 + r.nextInt(191), 1_000_000 + r.nextLong(3_000_000));
+            // Idle 10..20 ms (the simulation fits the retry budget in it); gaps from a quarter of it,
+            // the context kept, to twice it, reclaimed on both sides or on one.
+            long idle = 10_000_000 + r.nextLong(10_000_000);
+            e = e.withReclaim(idle, 20 + r.nextInt(181), idle / 4 + r.nextLong(2 * idle));
         }
         if (r.nextInt(10) < 3) {
             e = e.withHostile(0.01 + r.nextDouble(0.29), r.nextBoolean() ? 0 : 1 + r.nextInt(7));
@@ -151,8 +157,11 @@ class SrdPropertiesTest {
         if (r.nextInt(5) == 0) {
             e = e.withForgedEpochs(1 + r.nextInt(4));
         }
+        if (r.nextInt(5) == 0) {
+            e = e.withStalls(1 + r.nextInt(3));
+        }
         return new Scenario(hosts, messages, size, loss, duplicate, reorder, 2_000, 500, paths, dead, incast, 100,
-            3_000_000_000L, seed, e);
+            Scenario.DEFAULT_TIME_LIMIT_NANOS, seed, e);
     }
 
     static void check(Scenario s) {
@@ -176,6 +185,7 @@ class SrdPropertiesTest {
     static List<String> brokenProperties(Scenario s, SimReport r) {
         List<String> broken = new ArrayList<>();
         expectZero(broken, r.successWithoutDelivery(), "SUCCESS without the message delivered intact to its QP");
+        expectZero(broken, r.deliveredButRefused(), "delivered, yet completed with a refusal the sender could know was false");
         expectZero(broken, r.duplicatesDelivered(), "delivered more than once");
         expectZero(broken, r.misdelivered(), "delivered into a QP it was not sent to");
         expectZero(broken, r.corruptDeliveries(), "delivered damaged, or not sent by anyone");
@@ -278,6 +288,9 @@ class SrdPropertiesTest {
         }
         if (e.forgedEpochs() > 0) {
             c.add(s.withEvents(e.withForgedEpochs(e.forgedEpochs() - 1)));
+        }
+        if (e.stalls() > 0) {
+            c.add(s.withEvents(e.withStalls(e.stalls() - 1)));
         }
         if (e.hostileFraction() > 0) {
             c.add(s.withEvents(e.withHostile(0, 0)));
