@@ -57,6 +57,9 @@ public final class SrdSimulation {
             // the RTO is capped so that the retry budget fits in the scenario's idle time.
             long rtoMax = Math.min(config.rtoMaxNanos(), (idle - lifetime) / config.retryBudget());
             hostConfig.idleContextNanos(idle).rtoMaxNanos(rtoMax).rtoInitialNanos(Math.min(rtoMax, config.rtoInitialNanos()));
+        } else {
+            // Slow links hold frames long: the idle time stays above the retransmission lifetime plus what they add.
+            hostConfig.idleContextNanos(Math.max(config.idleContextNanos(), config.retransmitLifetimeNanos() + lifetime));
         }
         PathSelector entropyToPath = (frame, k) -> {
             int port = UdpSourcePortSelector.udpSourcePort(frame);

@@ -309,6 +309,10 @@ public final class SrdConfig {
         return window;
     }
 
+    public long idleContextNanos() {
+        return idleContextNanos;
+    }
+
     public long rtoInitialNanos() {
         return rtoInitialNanos;
     }
