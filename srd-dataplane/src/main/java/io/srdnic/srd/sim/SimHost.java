@@ -1,6 +1,7 @@
 package io.srdnic.srd.sim;
 
 import io.srdnic.pmd.PacketIo;
+import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpState;
@@ -10,73 +11,131 @@ import io.srdnic.srd.transport.SrdTransport;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
-import java.util.BitSet;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * One simulated host: an SRD transport on its port and one QP that sends its quota of messages to
- * one destination and keeps receives posted for whoever sends to it. Each message carries its
- * sequence number as immediate data and in its first bytes, so the receiver can tell duplicates
- * and damage apart.
+ * One simulated host: an SRD transport on its port, one QP that sends its quota of messages to one
+ * destination and keeps receives posted for whoever sends to it, and (when the scenario sends
+ * hostile messages) a second QP that never posts a receive, for sends that must meet RNR. Each
+ * message carries its sequence number as immediate data and in its first bytes, so the receiver
+ * can tell duplicates and damage apart (see {@link Ledger}).
+ * <p>
+ * Disruptions: {@link #destroyQp} destroys the QP and, after a delay, creates a new one (which the
+ * senders to this host use from then on); {@link #destroyAddressHandle} destroys and re-creates the
+ * address handle; {@link #crash} drops the whole transport and, after a delay, starts a new
+ * incarnation with a later epoch on the same port (QP destroys and crashes orphan the requests the
+ * application never saw complete; what it had polled stands); {@link #stall} stops the host's
+ * thread for a while; a QP that goes to ERROR (QP_FATAL: its receive CQ overran) is replaced.
  */
 final class SimHost {
-    static final int NOT_COMPLETED = -1;
-    private static final int SQ_DEPTH = 4096;
-    private static final int RQ_DEPTH = 8192;
+    static final int SQ_DEPTH = 4096;
+    static final int RQ_DEPTH = 8192;
     private static final int SLOT_BITS = 16;
+    /** A QPN no QP can have: its low 16 bits, the QP table index (at most 16 bits), are 0, an index never given. */
+    static final int ABSENT_QPN = 0x00AB_0000;
+    /**
+     * First epochs are drawn from [2^20, 2^21): far from 0 and from wrapping, whatever a run's restarts
+     * (later epochs, as {@code SrdTransport.newEpoch} gives) and forged earlier ones add or take.
+     */
+    private static final int FIRST_EPOCH_RANGE = 1 << 20;
+    /** A restart's epoch is later by 1 plus less than this (ticks of the time between the two starts). */
+    static final int RESTART_EPOCH_STEP = 1000;
+    static final int WRONG_QKEY = SrdSimulation.QKEY ^ 0x00FF_00FF;
+
+    /** A QP of this host with its completion queues and receive buffers, named by a run-wide uid. */
+    static final class SimQp {
+        final SrdQp qp;
+        final int uid;
+        final CompletionQueue sendCq;
+        final CompletionQueue recvCq;
+        final MemorySegment recvBuffers;
+        final int qpn;
+
+        SimQp(SrdQp qp, int uid, CompletionQueue sendCq, CompletionQueue recvCq, MemorySegment recvBuffers) {
+            this.qp = qp;
+            this.uid = uid;
+            this.sendCq = sendCq;
+            this.recvCq = recvCq;
+            this.recvBuffers = recvBuffers;
+            this.qpn = qp.qpn();
+        }
+    }
 
     final int index;
-    final SrdTransport transport;
-    final SrdQp qp;
-    private final CompletionQueue sendCq = new CompletionQueue(1 << 16);
-    private final CompletionQueue recvCq = new CompletionQueue(1 << 16);
+    private final SimWorld world;
+    private final Scenario scenario;
+    private final PacketIo port;
+    private final SplittableRandom random;
     private final int size;
-    private final int slotSize;
+    private final int sendSlotSize;
+    private final int recvSlotSize;
     private final MemorySegment sendBuffers;
-    private final MemorySegment recvBuffers;
     private final int[] freeSlots = new int[SQ_DEPTH];
     private int freeSlotCount;
-    private final CompletionQueue.CompletionSink onSend = this::onSendCompletion;
-    private final CompletionQueue.CompletionSink onRecv = this::onReceiveCompletion;
+    private final long[] slotSeq = new long[SQ_DEPTH];
+    private final long[] slotPostTime = new long[SQ_DEPTH];
+
+    SrdTransport transport;
+    private IncarnationPort incarnationPort;
+    /** This incarnation's epoch (what a forger claims to be before or after, see {@link Forger}). */
+    int epoch;
+    /** Every incarnation gets the same seed, as a deployment with a fixed seed restarts: only the epoch differs. */
+    private final long transportSeed;
+    int incarnations;
+    SimQp main;
+    SimQp sink;
+    private final List<SimQp> retired = new ArrayList<>();
+    private int ah = -1;
+    /** While down (after a crash or a QP destroy): when the transport or QP comes back. */
+    private long readyAt = Long.MAX_VALUE;
+    /** What the senders to this host use: its QP's number and uid, and its receive-less QP's. */
+    int publishedQpn;
+    int publishedUid;
+    int publishedSinkQpn = ABSENT_QPN;
+    int publishedSinkUid = Ledger.NO_QP;
 
     SimHost destination;
-    SrdSimulation.Outcome outcome;
     long quota;
-    private long nextSeq;
-    private int ah;
-    private long[] postTime = new long[0];
-    private byte[] status = new byte[0];
+    long nextSeq;
+    long outstanding;
+    private int postedInBurst;
+    private long gapUntil;
+    private long nextRecvPoll;
     private long now;
+    /** While stalled (see {@link #stall}): when the thread runs again. */
+    private long stalledUntil;
 
-    // Receiver side: which (sender, seq) arrived
-    private BitSet[] seen = new BitSet[0];
-    long deliveredCount;
-    long duplicateDeliveries;
-    long corruptDeliveries;
+    /** Counters of incarnations gone, so the report covers the whole run. */
+    final Map<String, Long> pastCounters = new LinkedHashMap<>();
+    long pastRetransmits;
+    long recvCqOverruns;
+    long sendCqOverruns;
 
-    SimHost(int index, PacketIo port, SrdConfig config, Scenario scenario, long seed, Arena arena) {
+    SimHost(int index, PacketIo port, SimWorld world, long seed) {
         this.index = index;
-        SplittableRandom r = new SplittableRandom(seed);
-        int epoch = r.nextInt() | 1;
-        this.transport = new SrdTransport(port, config.copy().localIp(ip(index)), epoch, r.nextLong());
+        this.world = world;
+        this.scenario = world.scenario;
+        this.port = port;
+        this.random = new SplittableRandom(seed);
         this.size = scenario.size();
+        this.recvSlotSize = Math.max(8, size);
+        this.sendSlotSize = Math.max(recvSlotSize, world.tooLongLength);
+        Arena arena = world.arena;
+        this.sendBuffers = arena.allocate((long) sendSlotSize * SQ_DEPTH, 64);
+        for (int i = 0; i < SQ_DEPTH; i++) {
+            freeSlots[freeSlotCount++] = i;
+            slotSeq[i] = -1;
+        }
+        this.transportSeed = random.nextLong();
+        startTransport(FIRST_EPOCH_RANGE + random.nextInt(FIRST_EPOCH_RANGE));
         if (size > transport.mtu()) {
             throw new IllegalArgumentException("--size " + size + " exceeds the SRD MTU " + transport.mtu());
         }
-        this.slotSize = Math.max(8, size);
-        this.sendBuffers = arena.allocate((long) slotSize * SQ_DEPTH, 64);
-        this.recvBuffers = arena.allocate((long) slotSize * RQ_DEPTH, 64);
-        this.qp = transport.createQp(SQ_DEPTH, RQ_DEPTH, sendCq, recvCq);
-        qp.modify(QpState.INIT, SrdSimulation.QKEY);
-        for (int i = 0; i < RQ_DEPTH; i++) {
-            qp.postReceive(i, recvBuffers, (long) i * slotSize, slotSize);
-        }
-        qp.modify(QpState.RTR, 0);
-        qp.modify(QpState.RTS, 0);
-        for (int i = 0; i < SQ_DEPTH; i++) {
-            freeSlots[freeSlotCount++] = i;
-        }
+        createQps();
     }
 
     static long mac(int host) {
@@ -87,89 +146,369 @@ final class SimHost {
         return 0x0A00_0001 + host;
     }
 
+    private void startTransport(int newEpoch) {
+        epoch = newEpoch;
+        incarnationPort = new IncarnationPort(port);
+        SrdConfig config = world.config.copy().localIp(ip(index));
+        transport = new SrdTransport(incarnationPort, config, newEpoch, transportSeed);
+        incarnations++;
+    }
+
+    private void createQps() {
+        if (main == null) {
+            main = createQp(false);
+            publishedQpn = main.qpn;
+            publishedUid = main.uid;
+        }
+        if (world.hostile && sink == null) {
+            sink = createQp(true);
+            publishedSinkQpn = sink.qpn;
+            publishedSinkUid = sink.uid;
+        }
+        if (destination != null && ah < 0) {
+            ah = transport.createAddressHandle(mac(destination.index), ip(destination.index), transport.config().udpPort());
+        }
+        readyAt = Long.MAX_VALUE;
+    }
+
+    private SimQp createQp(boolean withoutReceives) {
+        Scenario.Events e = scenario.events();
+        int cqDepth = withoutReceives ? 16 : e.recvCqCapacity() > 0 ? e.recvCqCapacity() : RQ_DEPTH;
+        CompletionQueue sendCq = new CompletionQueue(withoutReceives ? 16 : SQ_DEPTH);
+        CompletionQueue recvCq = new CompletionQueue(cqDepth);
+        SrdQp qp = transport.createQp(withoutReceives ? 1 : SQ_DEPTH, withoutReceives ? 1 : RQ_DEPTH, sendCq, recvCq);
+        qp.modify(QpState.INIT, SrdSimulation.QKEY);
+        MemorySegment buffers = null;
+        if (!withoutReceives) {
+            buffers = world.arena.allocate((long) recvSlotSize * RQ_DEPTH, 64);
+            for (int i = 0; i < RQ_DEPTH; i++) {
+                qp.postReceive(i, buffers, (long) i * recvSlotSize, recvSlotSize);
+            }
+        }
+        qp.modify(QpState.RTR, 0);
+        qp.modify(QpState.RTS, 0);
+        if (e.rnrRetry() > 0) {
+            qp.rnrRetry(e.rnrRetry());
+        }
+        return new SimQp(qp, world.nextUid++, sendCq, recvCq, buffers);
+    }
+
     void startSending(SimHost to, long messages) {
         this.destination = to;
         this.quota = messages;
-        this.postTime = new long[(int) messages];
-        this.status = new byte[(int) messages];
-        Arrays.fill(status, (byte) NOT_COMPLETED);
+        world.ledger.expect(index, messages);
         this.ah = transport.createAddressHandle(mac(to.index), ip(to.index), transport.config().udpPort());
-        to.expectFrom(index, messages);
     }
 
-    void expectFrom(int sender, long messages) {
-        if (seen.length <= sender) {
-            seen = Arrays.copyOf(seen, sender + 1);
-        }
-        seen[sender] = new BitSet((int) messages);
+    /** Whether every message is posted and resolved (completed, or orphaned by a destroy or crash). */
+    boolean finished() {
+        return (destination == null || (nextSeq == quota && outstanding == 0)) && readyAt == Long.MAX_VALUE;
     }
 
-    boolean wasDelivered(int sender, long seq) {
-        return seen.length > sender && seen[sender] != null && seen[sender].get((int) seq);
-    }
-
-    int status(long seq) {
-        return status[(int) seq];
+    /** Whether this host can take a QP destroy, an address handle destroy, a crash or a stall now. */
+    boolean up() {
+        return transport != null && main != null && now - stalledUntil >= 0;
     }
 
     /** Posts what the send queue allows, runs the transport, reaps completions. */
     int step(long time) {
         this.now = time;
+        if (time - stalledUntil < 0) {
+            return 0;
+        }
         int work = 0;
-        while (destination != null && nextSeq < quota && freeSlotCount > 0) {
-            int slot = freeSlots[--freeSlotCount];
-            long seq = nextSeq;
-            long at = (long) slot * slotSize;
-            sendBuffers.set(ValueLayout.JAVA_LONG_UNALIGNED, at, seq);
-            if (size > 8) {
-                sendBuffers.set(ValueLayout.JAVA_BYTE, at + size - 1, (byte) (seq * 31 + index));
+        if (readyAt != Long.MAX_VALUE && time - readyAt >= 0) {
+            if (transport == null) {
+                startTransport(epoch + 1 + random.nextInt(RESTART_EPOCH_STEP));
             }
-            int rc = transport.postSend(qp, ah, destination.qp.qpn(), SrdSimulation.QKEY, (seq << SLOT_BITS) | slot,
-                sendBuffers, at, size, true, (int) seq, true);
+            createQps();
+            work++;
+        }
+        if (transport == null) {
+            return work;
+        }
+        work += postSends(time);
+        work += transport.doWork(time);
+        work += pollSends();
+        if (scenario.events().recvPollIntervalNanos() == 0 || time - nextRecvPoll >= 0) {
+            int polled = pollReceives(Integer.MAX_VALUE);
+            if (scenario.events().recvPollIntervalNanos() > 0) {
+                nextRecvPoll = time + scenario.events().recvPollIntervalNanos();
+            }
+            work += polled;
+        }
+        return work + onAsyncEvents(time);
+    }
+
+    /**
+     * The transport's asynchronous events, read as an application does: on QP_FATAL (its receive CQ
+     * overran; its work was flushed) the QP is replaced like a destroyed one, its successor's number
+     * told to the senders here. The others (REMOTE_UNRESPONSIVE, CQ_ERROR) need nothing more.
+     */
+    private int onAsyncEvents(long time) {
+        int n = 0;
+        for (AsyncEventQueue.AsyncEvent e; (e = transport.events().poll()) != null; n++) {
+            if (e.type() == AsyncEventQueue.QP_FATAL && main != null && e.qpn() == main.qpn) {
+                destroyQp(time, 0);
+            }
+        }
+        return n;
+    }
+
+    /** The earliest time this host has something to do without a packet arriving, or Long.MAX_VALUE. */
+    long nextDeadline() {
+        if (now - stalledUntil < 0) {
+            return stalledUntil;
+        }
+        long next = readyAt;
+        if (transport != null) {
+            next = Math.min(next, transport.nextDeadline());
+            if (scenario.events().recvPollIntervalNanos() > 0 && hasUnpolledReceives()) {
+                next = Math.min(next, nextRecvPoll);
+            }
+        }
+        if (destination != null && nextSeq < quota && gapUntil - now > 0) {
+            next = Math.min(next, gapUntil);
+        }
+        return next;
+    }
+
+    private boolean hasUnpolledReceives() {
+        if (main != null && main.recvCq.size() > 0 || sink != null && sink.recvCq.size() > 0) {
+            return true;
+        }
+        for (SimQp q : retired) {
+            if (q.recvCq.size() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int postSends(long time) {
+        if (destination == null || main == null || ah < 0) {
+            return 0;
+        }
+        Scenario.Events e = scenario.events();
+        int work = 0;
+        while (nextSeq < quota && freeSlotCount > 0) {
+            if (e.burstMessages() > 0) {
+                if (postedInBurst >= e.burstMessages()) {
+                    if (outstanding > 0) {
+                        break; // the burst is still in flight
+                    }
+                    postedInBurst = 0;
+                    gapUntil = time + e.idleGapNanos();
+                }
+                if (gapUntil - time > 0) {
+                    break;
+                }
+            }
+            long seq = nextSeq;
+            byte kind = world.kindOf(index, seq);
+            int destQpn = destination.publishedQpn;
+            int targetUid = destination.publishedUid;
+            int qkey = SrdSimulation.QKEY;
+            switch (kind) {
+                case Ledger.BAD_QPN -> {
+                    destQpn = ABSENT_QPN;
+                    targetUid = Ledger.NO_QP;
+                }
+                case Ledger.BAD_QKEY -> qkey = WRONG_QKEY;
+                case Ledger.RNR -> {
+                    destQpn = destination.publishedSinkQpn;
+                    targetUid = destination.publishedSinkUid;
+                }
+                default -> {
+                }
+            }
+            int length = world.ledger.length(kind);
+            int slot = freeSlots[--freeSlotCount];
+            long at = (long) slot * sendSlotSize;
+            if (length >= 8) {
+                sendBuffers.set(ValueLayout.JAVA_LONG_UNALIGNED, at, seq);
+            }
+            if (length > 8) {
+                sendBuffers.set(ValueLayout.JAVA_BYTE, at + length - 1, Ledger.checkByte(seq, index));
+            }
+            int rc = transport.postSend(main.qp, ah, destQpn, qkey, (seq << SLOT_BITS) | slot, sendBuffers, at, length, true,
+                (int) seq, true);
             if (rc != SrdTransport.POST_OK) {
                 freeSlots[freeSlotCount++] = slot;
                 break;
             }
-            postTime[(int) seq] = time;
-            outcome.onPost(time);
+            slotSeq[slot] = seq;
+            slotPostTime[slot] = time;
+            world.ledger.posted(index, seq, kind, targetUid);
+            world.outcome.onPost(time);
             nextSeq++;
+            outstanding++;
+            postedInBurst++;
             work++;
         }
-        work += transport.doWork(time);
-        work += sendCq.poll(onSend, Integer.MAX_VALUE);
-        work += recvCq.poll(onRecv, Integer.MAX_VALUE);
         return work;
     }
 
-    private void onSendCompletion(long wrId, int st, int opcode, int byteLength, boolean hasImm, int imm, int qpn, int srcQpn, int srcIp) {
-        long seq = wrId >>> SLOT_BITS;
-        freeSlots[freeSlotCount++] = (int) (wrId & ((1 << SLOT_BITS) - 1));
-        if (status[(int) seq] != NOT_COMPLETED) {
-            throw new IllegalStateException("message " + seq + " of host " + index + " completed twice");
+    private final CompletionQueue.CompletionSink onSend = this::onSendCompletion;
+
+    private int pollSends() {
+        int n = 0;
+        if (main != null) {
+            n += main.sendCq.poll(onSend, Integer.MAX_VALUE);
         }
-        status[(int) seq] = (byte) st;
-        outcome.onCompletion(st, postTime[(int) seq], now);
+        if (sink != null) {
+            n += sink.sendCq.poll(onSend, Integer.MAX_VALUE);
+        }
+        for (SimQp q : retired) {
+            n += q.sendCq.poll(onSend, Integer.MAX_VALUE);
+        }
+        return n;
     }
 
-    private void onReceiveCompletion(long wrId, int st, int opcode, int byteLength, boolean hasImm, int imm, int qpn, int srcQpn, int srcIp) {
+    private void onSendCompletion(long wrId, int st, int opcode, int byteLength, boolean hasImm, int imm, int qpn, int srcQpn,
+                                  int srcIp) {
+        long seq = wrId >>> SLOT_BITS;
+        int slot = (int) (wrId & ((1 << SLOT_BITS) - 1));
+        if (slot >= SQ_DEPTH || slotSeq[slot] != seq) {
+            world.ledger.lateCompletion(index, seq, st);
+            return;
+        }
+        slotSeq[slot] = -1;
+        freeSlots[freeSlotCount++] = slot;
+        outstanding--;
+        world.resolved++;
+        world.ledger.completed(index, seq, st);
+        world.outcome.onCompletion(st, slotPostTime[slot], now);
+    }
+
+    private SimQp polling;
+    private final CompletionQueue.CompletionSink onRecv = this::onReceiveCompletion;
+
+    private int pollReceives(int max) {
+        int n = 0;
+        if (main != null) {
+            n += pollReceives(main, max);
+        }
+        if (sink != null) {
+            n += pollReceives(sink, max);
+        }
+        for (SimQp q : retired) {
+            n += pollReceives(q, max);
+        }
+        return n;
+    }
+
+    private int pollReceives(SimQp q, int max) {
+        polling = q;
+        return q.recvCq.poll(onRecv, max);
+    }
+
+    private void onReceiveCompletion(long wrId, int st, int opcode, int byteLength, boolean hasImm, int imm, int qpn, int srcQpn,
+                                     int srcIp) {
+        SimQp q = polling;
         int slot = (int) wrId;
         if (st == WcStatus.SUCCESS) {
-            int sender = srcIp - 0x0A00_0001;
-            long seq = Integer.toUnsignedLong(imm);
-            long at = (long) slot * slotSize;
-            boolean intact = hasImm && byteLength == size
-                && (size < 8 || recvBuffers.get(ValueLayout.JAVA_LONG_UNALIGNED, at) == seq)
-                && (size <= 8 || recvBuffers.get(ValueLayout.JAVA_BYTE, at + size - 1) == (byte) (seq * 31 + sender));
-            BitSet from = sender >= 0 && sender < seen.length ? seen[sender] : null;
-            if (!intact || from == null) {
-                corruptDeliveries++;
-            } else if (from.get((int) seq)) {
-                duplicateDeliveries++;
-            } else {
-                from.set((int) seq);
-                deliveredCount++;
+            boolean ours = q.recvBuffers != null && slot >= 0 && slot < RQ_DEPTH;
+            world.ledger.delivered(index, q.uid, srcIp, hasImm, imm, byteLength, ours ? q.recvBuffers : null,
+                (long) slot * recvSlotSize);
+        }
+        if (q == main && main.qp.state() == QpState.RTS && slot >= 0 && slot < RQ_DEPTH) {
+            main.qp.postReceive(slot, main.recvBuffers, (long) slot * recvSlotSize, recvSlotSize);
+        }
+    }
+
+    /** The application reads everything its CQs hold (before a destroy or crash, and at the end of the run). */
+    void drain() {
+        if (transport != null) {
+            pollSends();
+        }
+        pollReceives(Integer.MAX_VALUE);
+    }
+
+    /** Destroys this host's QP; a new one, which senders here are then told of, comes after {@code delay}. */
+    void destroyQp(long time, long delay) {
+        this.now = time;
+        drain();
+        SimQp old = main;
+        old.qp.destroy();
+        main = null;
+        retired.add(old);
+        pollSends(); // the destroy's own completions, if the transport flushes
+        orphanOutstanding();
+        readyAt = time + delay;
+    }
+
+    /** Destroys the address handle: what was outstanding on it must complete WR_FLUSH_ERROR at once. */
+    void destroyAddressHandle(long time) {
+        this.now = time;
+        pollSends();
+        for (int slot = 0; slot < SQ_DEPTH; slot++) {
+            if (slotSeq[slot] >= 0) {
+                world.ledger.expectFlush(index, slotSeq[slot]);
             }
         }
-        qp.postReceive(slot, recvBuffers, (long) slot * slotSize, slotSize);
+        transport.destroyAddressHandle(ah);
+        pollSends();
+        for (int slot = 0; slot < SQ_DEPTH; slot++) {
+            if (slotSeq[slot] >= 0) {
+                world.ledger.flushViolations++;
+                world.ledger.note("host %d message %d was outstanding when its address handle was destroyed and is still",
+                    index, slotSeq[slot]);
+            }
+        }
+        ah = transport.createAddressHandle(mac(destination.index), ip(destination.index), transport.config().udpPort());
+    }
+
+    /** The host's thread stops for {@code duration}: nothing is sent, read or polled; frames wait in its RX ring. */
+    void stall(long time, long duration) {
+        this.now = time;
+        stalledUntil = time + duration;
+    }
+
+    /** The transport dies (its port cut off at once); a new incarnation starts after {@code delay}. */
+    void crash(long time, long delay) {
+        this.now = time;
+        drain();
+        recvCqOverruns += overruns(true);
+        sendCqOverruns += overruns(false);
+        orphanOutstanding();
+        incarnationPort.kill();
+        pastRetransmits += transport.counters().txRetransmits;
+        transport.counters().snapshot().forEach((k, v) -> pastCounters.merge(k, v, Long::sum));
+        transport.close();
+        transport = null;
+        main = null;
+        sink = null;
+        retired.clear();
+        ah = -1;
+        readyAt = time + delay;
+    }
+
+    private void orphanOutstanding() {
+        for (int slot = 0; slot < SQ_DEPTH; slot++) {
+            if (slotSeq[slot] >= 0) {
+                world.ledger.orphan(index, slotSeq[slot]);
+                slotSeq[slot] = -1;
+                freeSlots[freeSlotCount++] = slot;
+                outstanding--;
+                world.resolved++;
+            }
+        }
+    }
+
+    /** CQ overruns (completions the transport could not push) of the live incarnation's QPs. */
+    long overruns(boolean receive) {
+        long n = 0;
+        List<SimQp> all = new ArrayList<>(retired);
+        if (main != null) {
+            all.add(main);
+        }
+        if (sink != null) {
+            all.add(sink);
+        }
+        for (SimQp q : all) {
+            n += receive ? q.recvCq.overruns() : q.sendCq.overruns();
+        }
+        return n;
     }
 }

@@ -94,6 +94,14 @@ final class Responder {
             ctx.ensureResponder();
             ctx.rx.reset(sendBase);
             ctx.rxPeer.moveTo(peerEpoch, peerContext);
+            if (peerEpoch == ctx.peerEpoch) {
+                // The peer opened another context for us without restarting (it reclaimed the one
+                // our packets name, which would drop them): name this one. Nothing that one
+                // delivered can be retransmitted by now, reclaim waits that out. After a restart
+                // (another epoch) we keep naming the old one, so that our retransmissions of what
+                // the predecessor may have delivered are refused rather than taken up afresh.
+                ctx.remoteContextId = peerContext;
+            }
         } else if (sendBase - ctx.rx.base() > window) {
             // Everything up to a send base that far ahead would count as received: refuse the claim.
             t.counters.sendBaseRefused++;
@@ -101,6 +109,7 @@ final class Responder {
         }
         ctx.rxPackets++;
         ctx.lastActivity = now;
+        ctx.lastHeard = now;
         ctx.rx.slideTo(sendBase);
         switch (ctx.rx.classify(psn)) {
             case ReceiveWindow.NEW -> {

@@ -34,6 +34,8 @@ final class SendRequests {
     final boolean[] signaled;
     final long[] postTime;
     final long[] sendTime;
+    /** When the packet under its current PSN first left: no copy of it leaves after {@link SrdConfig#retransmitLifetimeNanos()}. */
+    final long[] firstSendTime;
     final int[] psn;
     final int[] path;
     final int[] transmissions;
@@ -61,6 +63,7 @@ final class SendRequests {
         signaled = new boolean[capacity];
         postTime = new long[capacity];
         sendTime = new long[capacity];
+        firstSendTime = new long[capacity];
         psn = new int[capacity];
         path = new int[capacity];
         transmissions = new int[capacity];

@@ -24,6 +24,9 @@ public final class SrdConfig {
     public static final int MAX_QPS = 65535;
     public static final int MAX_OUTSTANDING_REQUESTS = 1 << 20;
     public static final int MAX_BURST = 1024;
+    /** Bounds on the retry budget, rtoMax and the packet lifetime: sums and products of them stay far from overflow. */
+    public static final int MAX_RETRY_BUDGET = 1 << 16;
+    public static final long MAX_TIME_NANOS = 3_600_000_000_000L;
 
     int mtu = DEFAULT_MTU;
     int udpPort = io.srdnic.srd.wire.SrdPort.DEFAULT;
@@ -45,6 +48,7 @@ public final class SrdConfig {
     long pathAvoidNanos = 1_000_000;
     long rnrBackoffNanos = 100_000;
     long idleContextNanos = 1_000_000_000L;
+    long maxPacketLifetimeNanos = 100_000_000L;
     int maxContexts = 4096;
     int maxQps = 1024;
     int maxOutstandingRequests = 65536;
@@ -150,11 +154,33 @@ public final class SrdConfig {
 
     /**
      * A context with nothing outstanding or waiting and no traffic for this long is reclaimed (an
-     * address handle does not pin it: the context comes back on the handle's next use).
+     * address handle does not pin it: the context comes back on the handle's next use). Reclaiming
+     * forgets the receive window, so it must outlast every retransmission that could still fall
+     * into it: at least {@link #retransmitLifetimeNanos()} + {@link #maxPacketLifetimeNanos(long)}, and
+     * the same on every device of the fabric (a peer introduces itself afresh after half of it).
      */
     public SrdConfig idleContextNanos(long nanos) {
         this.idleContextNanos = nanos;
         return this;
+    }
+
+    /**
+     * The longest a frame can spend between two transports' duty cycles, outside their RX rings
+     * (switch queues, links): what a retransmission may still take to arrive after it left.
+     */
+    public SrdConfig maxPacketLifetimeNanos(long nanos) {
+        this.maxPacketLifetimeNanos = nanos;
+        return this;
+    }
+
+    /**
+     * No packet is (re)transmitted later than this after its first transmission: {@code retryBudget}
+     * transmissions, each at most {@code rtoMax} after the last. Past it the request completes
+     * REMOTE_UNRESPONSIVE even if its budget is not spent (its thread was stalled), so a responder
+     * that waited this long plus a packet's lifetime knows no copy of it can come again.
+     */
+    public long retransmitLifetimeNanos() {
+        return retryBudget * rtoMaxNanos;
     }
 
     public SrdConfig maxContexts(int n) {
@@ -182,7 +208,7 @@ public final class SrdConfig {
     public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "paths",
         "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
         "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
-        "idle-context-ms", "max-contexts", "max-qps", "max-outstanding", "burst");
+        "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst");
 
     /** Sets one knob by its name in {@link #KEYS}; throws with the list of names for an unknown one. */
     public SrdConfig set(String key, String value) {
@@ -207,6 +233,7 @@ public final class SrdConfig {
                 case "path-avoid-us" -> pathAvoidNanos = micros(value);
                 case "rnr-backoff-us" -> rnrBackoffNanos = micros(value);
                 case "idle-context-ms" -> idleContextNanos = micros(value) * 1000;
+                case "max-packet-lifetime-ms" -> maxPacketLifetimeNanos = micros(value) * 1000;
                 case "max-contexts" -> maxContexts = Integer.parseInt(value);
                 case "max-qps" -> maxQps = Integer.parseInt(value);
                 case "max-outstanding" -> maxOutstandingRequests = Integer.parseInt(value);
@@ -254,6 +281,7 @@ public final class SrdConfig {
         c.pathAvoidNanos = pathAvoidNanos;
         c.rnrBackoffNanos = rnrBackoffNanos;
         c.idleContextNanos = idleContextNanos;
+        c.maxPacketLifetimeNanos = maxPacketLifetimeNanos;
         c.maxContexts = maxContexts;
         c.maxQps = maxQps;
         c.maxOutstandingRequests = maxOutstandingRequests;
@@ -281,6 +309,18 @@ public final class SrdConfig {
         return window;
     }
 
+    public long idleContextNanos() {
+        return idleContextNanos;
+    }
+
+    public long rtoInitialNanos() {
+        return rtoInitialNanos;
+    }
+
+    public long rtoMaxNanos() {
+        return rtoMaxNanos;
+    }
+
     public long transportTimeoutNanos() {
         return transportTimeoutNanos;
     }
@@ -300,10 +340,18 @@ public final class SrdConfig {
         require(paths >= 1 && paths <= 64, "paths must be 1..64");
         require(Integer.bitCount(window) == 1 && window >= 64 && window <= MAX_WINDOW,
             "window must be a power of two, 64.." + MAX_WINDOW + " (the PSNs one ACK's selective bitmap covers)");
-        require(rtoMinNanos > 0 && rtoMinNanos <= rtoInitialNanos && rtoInitialNanos <= rtoMaxNanos, "need 0 < rtoMin <= rtoInitial <= rtoMax");
-        require(retryBudget >= 1, "retryBudget must be at least 1");
+        require(rtoMinNanos > 0 && rtoMinNanos <= rtoInitialNanos && rtoInitialNanos <= rtoMaxNanos
+            && rtoMaxNanos <= MAX_TIME_NANOS, "need 0 < rtoMin <= rtoInitial <= rtoMax <= 1 h");
+        require(retryBudget >= 1 && retryBudget <= MAX_RETRY_BUDGET, "retryBudget must be 1.." + MAX_RETRY_BUDGET);
         require(ccInitialWindow >= 1 && ccInitialWindow <= window, "ccInitialWindow must be 1..window");
-        require(transportTimeoutNanos > 0 && pathAvoidNanos > 0 && rnrBackoffNanos > 0 && idleContextNanos > 0, "times must be positive");
+        require(transportTimeoutNanos > 0 && pathAvoidNanos > 0 && rnrBackoffNanos > 0 && idleContextNanos > 0
+            && maxPacketLifetimeNanos > 0 && maxPacketLifetimeNanos <= MAX_TIME_NANOS,
+            "times must be positive (a packet's lifetime at most 1 h)");
+        require(idleContextNanos >= retransmitLifetimeNanos() + maxPacketLifetimeNanos,
+            "idle-context (" + idleContextNanos / 1_000_000 + " ms) must outlast every retransmission that could still reach a "
+                + "reclaimed context: at least retry-budget x rto-max + max-packet-lifetime = " + retryBudget + " x "
+                + rtoMaxNanos / 1000 + " us + " + maxPacketLifetimeNanos / 1000 + " us; raise idle-context-ms or lower "
+                + "retry-budget or rto-max-us");
         require(maxContexts >= 1 && maxContexts <= MAX_CONTEXTS, "maxContexts must be 1.." + MAX_CONTEXTS);
         require(maxQps >= 1 && maxQps <= MAX_QPS, "maxQps must be 1.." + MAX_QPS);
         require(maxOutstandingRequests >= 1 && maxOutstandingRequests <= MAX_OUTSTANDING_REQUESTS,

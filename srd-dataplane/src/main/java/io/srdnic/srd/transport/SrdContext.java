@@ -55,6 +55,8 @@ final class SrdContext {
     long lastBackoff;
     boolean unresponsive;
     long lastActivity;
+    /** The last time the peer was heard from (an ACK, or data taken up): its context for us has been idle since about then, at most. */
+    long lastHeard;
     boolean active;
 
     // Responder
@@ -111,6 +113,7 @@ final class SrdContext {
         lastBackoff = Long.MIN_VALUE / 2;
         unresponsive = false;
         lastActivity = now;
+        lastHeard = now;
         active = false;
         rxPeer.reset();
         txPackets = retransmits = timeouts = rackLosses = rxPackets = duplicates = delivered = drops = 0;

@@ -54,6 +54,7 @@ public final class SrdTransport implements AutoCloseable {
     final int localIp;
     final int udpPort;
     private final int mtu;
+    private final long retransmitLifetime;
     final boolean udpChecksum;
     private final SplittableRandom random;
     final SrdCounters counters = new SrdCounters();
@@ -81,11 +82,14 @@ public final class SrdTransport implements AutoCloseable {
     private long lastNow;
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
+    /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
+    private long lastDrained;
     private int datagramEntropy;
 
     /**
      * @param epoch this incarnation's epoch: non-zero, new at every start and later than the last incarnation's (see {@link #newEpoch()})
-     * @param seed  for the first PSN of each context (deterministic runs pass a fixed one)
+     * @param seed  with the epoch, draws context ids, first PSNs and QP numbers (deterministic runs pass a fixed one: a
+     *              restart, having a later epoch, still draws others)
      */
     public SrdTransport(PacketIo io, SrdConfig config, int epoch, long seed) {
         if (epoch == 0) {
@@ -98,16 +102,23 @@ public final class SrdTransport implements AutoCloseable {
         this.localIp = config.localIp;
         this.udpPort = config.udpPort;
         this.mtu = config.mtu;
+        this.retransmitLifetime = config.retransmitLifetimeNanos();
         this.udpChecksum = config.udpChecksum;
-        this.random = new SplittableRandom(seed);
+        this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
         this.active = new int[config.maxContexts];
         this.qpIndexBits = 32 - Integer.numberOfLeadingZeros(config.maxQps);
         this.qps = new SrdQp[1 << qpIndexBits];
         this.qpGeneration = new int[1 << qpIndexBits];
+        // QP numbers start at a random point, index and generation, per incarnation (as an HCA's do
+        // after a reset): a frame still in flight for the predecessor's QP finds no QP of that number,
+        // not its successor. The frame itself cannot tell: a peer that never heard from the
+        // predecessor names no context of ours (0), and data packets carry no destination epoch. What
+        // remains is the chance a new QP draws the old number: about 1 in maxQps x 2^(24 - index bits).
         for (int i = 0; i < qpGeneration.length; i++) {
-            qpGeneration[i] = random.nextInt(); // a restarted transport does not hand out its predecessor's numbers
+            qpGeneration[i] = random.nextInt();
         }
+        this.lastQpIndex = random.nextInt(config.maxQps);
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
@@ -569,6 +580,14 @@ public final class SrdTransport implements AutoCloseable {
             if (ctx.inflight == 0 && ctx.pendingCount > 0) {
                 // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
                 ctx.lastProgress = now;
+                if (now - ctx.lastHeard >= config.idleContextNanos / 2) {
+                    // Silent this long, the peer may have reclaimed its context (it does after
+                    // idle-context without hearing from us) and would drop what names it: introduce
+                    // ourselves afresh. Safe, since every PSN from here on is new, so no incarnation of
+                    // the peer can have delivered it; until then, naming its context keeps a peer that
+                    // restarted from taking up our retransmissions of what its predecessor may have delivered.
+                    ctx.remoteContextId = 0;
+                }
             }
             if (ctx.pendingCount > 0 && ctx.inflight == 0 && !ctx.canSendNextPsn()) {
                 // A window of PSNs went by that the responder never acknowledged (failed or aborted
@@ -586,6 +605,7 @@ public final class SrdTransport implements AutoCloseable {
                 int psn = ctx.nextPsn++;
                 ctx.slot[psn & ctx.mask] = r;
                 requests.psn[r] = psn;
+                requests.firstSendTime[r] = now;
                 requests.state[r] = SendRequests.OUTSTANDING;
                 ctx.inflight++;
                 transmit(ctx, r, now, PathSet.NONE);
@@ -663,7 +683,9 @@ public final class SrdTransport implements AutoCloseable {
                     ctx.lastBackoff = now;
                 }
             }
-            if (requests.transmissions[r] > config.retryBudget) {
+            if (requests.transmissions[r] > config.retryBudget || now - requests.firstSendTime[r] >= retransmitLifetime) {
+                // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
+                // responder that reclaimed its context, having waited for retransmissions only this long.
                 completeOutstanding(ctx, r, WcStatus.REMOTE_UNRESPONSIVE);
                 // The responder may have lost this context (reclaimed or restarted) and drop what is
                 // addressed to its old id: the next packets introduce themselves afresh.
@@ -680,7 +702,9 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     private void reclaimIdleContexts(long now) {
-        counters.contextsReclaimed += contexts.reclaimIdle(now, config.idleContextNanos);
+        // Idle up to the last time the RX ring was emptied, not up to now: a thread that stalled
+        // has not read what arrived meanwhile, retransmissions into this window among it.
+        counters.contextsReclaimed += contexts.reclaimIdle(lastDrained, config.idleContextNanos);
     }
 
     // ---------------------------------------------------------------- transmit
@@ -777,6 +801,9 @@ public final class SrdTransport implements AutoCloseable {
             io.free(rxBatch);
         }
         int n = io.receive(rxBatch);
+        if (n < rxBatch.capacity()) {
+            lastDrained = now;
+        }
         for (int i = 0; i < n; i++) {
             Mbuf m = rxBatch.get(i);
             int type = SrdParser.parse(m, udpPort, mtu);
@@ -826,6 +853,7 @@ public final class SrdTransport implements AutoCloseable {
         ctx.remoteContextId = SrdAck.sourceContext(m);
         ctx.peerEpoch = SrdAck.epoch(m);
         ctx.lastActivity = now;
+        ctx.lastHeard = now;
         long echoed = SrdAck.echoedTimestamp(m);
         long sample = now - echoed;
         if (sample >= 0 && sample < config.rtoMaxNanos * 4) {

@@ -61,7 +61,8 @@ class ContextTableTest {
     @Test
     void shouldKeepAContextWhileOneOfItsRequestsWaitsOutAnRnrBackoff() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(2 * MS).rnrBackoffNanos(2 * MS);
+            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(20 * MS).rnrBackoffNanos(20 * MS).retryBudget(4)
+                .rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
             SrdTransport a = f.addHost(config);
             SrdTransport b = f.addHost(new SrdConfig());
             SrdTransport c = f.addHost(new SrdConfig());
@@ -71,7 +72,7 @@ class ContextTableTest {
             TestQp qc = f.qp(c, 64, 8);
             MemorySegment msg = f.arena.allocate(8);
             a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
-            f.runFor(5 * MS); // RNR: the request waits; housekeeping runs meanwhile
+            f.runFor(50 * MS); // RNR: the request waits, past the idle time; housekeeping runs meanwhile
             assertEquals(SrdTransport.POST_NO_RESOURCES,
                 a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true),
                 "the only context is busy with the waiting request: it may not be reclaimed for C");
@@ -86,8 +87,8 @@ class ContextTableTest {
     @Test
     void shouldStartAReusedContextSlotFromScratch() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(2 * MS).transportTimeoutNanos(5 * MS).retryBudget(4)
-                .rtoMaxNanos(2 * MS);
+            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(10 * MS).transportTimeoutNanos(5 * MS).retryBudget(4)
+                .rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
             SrdTransport a = f.addHost(config);
             SrdTransport b = f.addHost(new SrdConfig());
             SrdTransport c = f.addHost(new SrdConfig());
@@ -100,7 +101,7 @@ class ContextTableTest {
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
             assertEquals(WcStatus.REMOTE_UNRESPONSIVE, qa.sends().get(0).status());
             f.network.blackhole(0, false); // the avoided path answers its probe; then the idle context goes
-            f.runFor(20 * MS);
+            f.runFor(40 * MS);
             f.network.blackhole(0, true);
             assertEquals(0, a.contextCount());
             a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
@@ -165,6 +166,29 @@ class ContextTableTest {
     }
 
     @Test
+    void shouldNotDeliverIntoARestartedPeersQpWhatWasSentToItsPredecessor() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            f.addHost(new SrdConfig());
+            SrdTransport b = f.restart(1, new SrdConfig(), 0x1000);
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp old = f.qp(b, 4, 8);
+            a.postSend(qa.qp(), f.ah(a, 1), old.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
+            assertTrue(f.runUntil(() -> old.recvCq().size() == 1, MS));
+            f.network.blackhole(0, true); // B's ACK is lost: A never learns B's context id and retransmits to context 0
+            f.runFor(100_000);
+            // B restarts (a later epoch; the same seed, as a deterministic deployment passes) and creates its QP again.
+            SrdTransport b2 = f.restart(1, new SrdConfig(), 0x2000);
+            TestQp successor = f.qp(b2, 4, 8);
+            f.network.blackhole(0, false);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
+            assertEquals(0, successor.receives().size(), "a message for the old incarnation's QP " + old.qpn()
+                + " never reaches the new incarnation's QP " + successor.qpn());
+            assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status());
+        }
+    }
+
+    @Test
     void shouldRefuseAnAddressHandleOnAnotherUdpPortWithAClearError() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
@@ -214,13 +238,18 @@ class ContextTableTest {
             int ah = f.ah(a, 1);
             MemorySegment msg = f.arena.allocate(16);
             for (int i = 0; i < 10_000; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 16, false, 0, true));
+                assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 16, true, i, true));
             }
             assertEquals(10_000, qp.sendsOutstanding());
             assertTrue(f.runUntil(() -> scq.size() == 10_000, 500 * MS));
             List<TestQp.Wc> sends = qa.sends();
             assertTrue(sends.stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
-            assertEquals(10_000, qb.receives().size());
+            // Each message (its immediate) received exactly once: SUCCESS for all, and every one delivered once.
+            int[] received = new int[10_000];
+            for (TestQp.Wc wc : qb.receives()) {
+                received[wc.imm()]++;
+            }
+            assertTrue(java.util.Arrays.stream(received).allMatch(n -> n == 1), "every message delivered exactly once");
         }
     }
 }

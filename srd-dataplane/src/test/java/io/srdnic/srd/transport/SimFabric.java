@@ -88,6 +88,22 @@ final class SimFabric implements AutoCloseable {
 
     /** Runs every host until {@code done} or {@code maxNanos} of virtual time pass; returns whether done. */
     boolean runUntil(BooleanSupplier done, long maxNanos) {
+        return runUntil(hosts, done, maxNanos);
+    }
+
+    /**
+     * Runs only {@code running} (the other hosts stall, as an application in INVOKER mode that stops
+     * polling: frames wait in their RX rings) until {@code done} or {@code maxNanos} pass.
+     */
+    boolean runOnlyUntil(SrdTransport running, BooleanSupplier done, long maxNanos) {
+        return runUntil(List.of(running), done, maxNanos);
+    }
+
+    void runOnly(SrdTransport running, long nanos) {
+        runOnlyUntil(running, () -> false, nanos);
+    }
+
+    private boolean runUntil(List<SrdTransport> running, BooleanSupplier done, long maxNanos) {
         long deadline = network.clock().now() + maxNanos;
         while (!done.getAsBoolean()) {
             long now = network.clock().now();
@@ -95,12 +111,12 @@ final class SimFabric implements AutoCloseable {
                 return false;
             }
             int work = 0;
-            for (SrdTransport t : hosts) {
+            for (SrdTransport t : running) {
                 work += t.doWork(now);
             }
             if (work == 0) {
                 long next = network.nextEventTime();
-                for (SrdTransport t : hosts) {
+                for (SrdTransport t : running) {
                     next = Math.min(next, t.nextDeadline());
                 }
                 network.clock().advanceTo(Math.min(deadline, Math.max(now + 1, next == Long.MAX_VALUE ? deadline : next)));

@@ -66,8 +66,10 @@ class SrdContextLifecycleTest {
     @Test
     void shouldReclaimIdleContexts() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
-            SrdTransport b = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+            // Reclaimed after 20 ms idle: past 4 transmissions up to 2 ms apart and 1 ms in the simulated network.
+            SrdConfig config = new SrdConfig().idleContextNanos(20 * MS).retryBudget(4).rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
+            SrdTransport a = f.addHost(config);
+            SrdTransport b = f.addHost(config);
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -75,7 +77,7 @@ class SrdContextLifecycleTest {
             a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
             assertEquals(1, a.contextCount());
-            f.runFor(10 * MS);
+            f.runFor(40 * MS);
             assertEquals(0, a.contextCount());
             assertEquals(0, b.contextCount());
             // The address handle still works: the context comes back on next use.
@@ -90,12 +92,13 @@ class SrdContextLifecycleTest {
     @Test
     void shouldKeepTheLiveSetExactWhenContextsAreReclaimedOutOfOrder() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport b = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+            SrdConfig config = new SrdConfig().idleContextNanos(20 * MS).retryBudget(4).rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
+            SrdTransport b = f.addHost(config);
             TestQp qb = f.qp(b, 64, 8);
             List<SrdTransport> peers = new ArrayList<>();
             List<TestQp> qps = new ArrayList<>();
             for (int i = 1; i <= 5; i++) {
-                SrdTransport p = f.addHost(new SrdConfig().idleContextNanos(5 * MS));
+                SrdTransport p = f.addHost(config);
                 peers.add(p);
                 qps.add(f.qp(p, 0, 0));
             }
@@ -108,7 +111,7 @@ class SrdContextLifecycleTest {
             f.runFor(MS);
             assertEquals(5, b.liveContexts().size());
             // Peers 2 and 4 (indices 1, 3) keep sending; the others go idle and are reclaimed.
-            for (int t = 0; t < 8; t++) {
+            for (int t = 0; t < 30; t++) {
                 send.accept(1);
                 send.accept(3);
                 f.runFor(MS);
