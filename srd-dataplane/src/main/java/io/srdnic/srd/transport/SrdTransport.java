@@ -64,11 +64,7 @@ public final class SrdTransport implements AutoCloseable {
     private final int[] active;
     private int activeCount;
 
-    private final SrdQp[] qps;
-    /** QPN = generation << qpIndexBits | index: a number is not reused until its index has cycled its generations. */
-    private final int qpIndexBits;
-    private final int[] qpGeneration;
-    private int lastQpIndex;
+    private final QpTable qps;
     private final AddressHandles addressHandles = new AddressHandles(65536);
     private final SendRequests requests;
     private int rnrWaitHead = -1;
@@ -107,18 +103,7 @@ public final class SrdTransport implements AutoCloseable {
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
         this.active = new int[config.maxContexts];
-        this.qpIndexBits = 32 - Integer.numberOfLeadingZeros(config.maxQps);
-        this.qps = new SrdQp[1 << qpIndexBits];
-        this.qpGeneration = new int[1 << qpIndexBits];
-        // QP numbers start at a random point, index and generation, per incarnation (as an HCA's do
-        // after a reset): a frame still in flight for the predecessor's QP finds no QP of that number,
-        // not its successor. The frame itself cannot tell: a peer that never heard from the
-        // predecessor names no context of ours (0), and data packets carry no destination epoch. What
-        // remains is the chance a new QP draws the old number: about 1 in maxQps x 2^(24 - index bits).
-        for (int i = 0; i < qpGeneration.length; i++) {
-            qpGeneration[i] = random.nextInt();
-        }
-        this.lastQpIndex = random.nextInt(config.maxQps);
+        this.qps = new QpTable(config.maxQps, random);
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
@@ -186,29 +171,23 @@ public final class SrdTransport implements AutoCloseable {
         if (sqDepth < 1 || rqDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive");
         }
-        // Next fit from the last index given, so a freed index rests before it is used again.
-        for (int step = 1; step <= config.maxQps; step++) {
-            int index = (lastQpIndex + step - 1) % config.maxQps + 1;
-            if (qps[index] == null) {
-                lastQpIndex = index;
-                int generation = ++qpGeneration[index] & ((1 << (24 - qpIndexBits)) - 1);
-                SrdQp qp = new SrdQp(this, type, (generation << qpIndexBits) | index, sqDepth, rqDepth, sendCq, recvCq);
-                qps[index] = qp;
-                return qp;
-            }
+        int qpn = qps.nextQpn();
+        if (qpn < 0) {
+            throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
         }
-        throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
+        SrdQp qp = new SrdQp(this, type, qpn, sqDepth, rqDepth, sendCq, recvCq);
+        qps.put(qp);
+        return qp;
     }
 
     /** The QP with this number, or null (also for the number of a destroyed QP whose slot was reused). */
     public SrdQp qp(int qpn) {
-        SrdQp qp = qps[qpn & (qps.length - 1)];
-        return qp != null && qp.qpn == qpn ? qp : null;
+        return qps.get(qpn);
     }
 
     /** Bits of a QPN that index the QP table: {@code qpn & qpIndexMask()} is a QP's slot, for tables above that mirror it. */
     public int qpIndexMask() {
-        return qps.length - 1;
+        return qps.indexMask();
     }
 
     /** An address handle for a remote device; contexts are created on first use, one per remote. */
@@ -257,7 +236,7 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         qp.destroyed = true;
-        qps[qp.qpn & (qps.length - 1)] = null;
+        qps.remove(qp);
     }
 
     /**
@@ -271,7 +250,8 @@ public final class SrdTransport implements AutoCloseable {
             return;
         }
         events.raise(AsyncEventQueue.CQ_ERROR, 0, 0, 0, lastNow);
-        for (SrdQp qp : qps) {
+        for (int i = 0; i <= qps.indexMask(); i++) {
+            SrdQp qp = qps.at(i);
             if (qp != null && (qp.sendCq == cq || qp.recvCq == cq) && qp.state != QpState.ERROR) {
                 events.raise(AsyncEventQueue.QP_FATAL, 0, 0, qp.qpn, lastNow);
                 qp.state = QpState.ERROR;

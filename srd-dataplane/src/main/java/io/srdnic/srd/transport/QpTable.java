@@ -1,0 +1,70 @@
+package io.srdnic.srd.transport;
+
+import java.util.SplittableRandom;
+
+/**
+ * A transport's QPs by number. QPN = generation << indexBits | index, 24 bits in all: indexes are
+ * given next fit from the last one (a freed index rests before it is used again) and each use bumps
+ * its generation, so a number is not reused while packets for it may still be alive.
+ * <p>
+ * Numbers start at a random point, index and generation, per incarnation (as an HCA's do after a
+ * reset): a frame still in flight for the predecessor's QP finds no QP of that number, not its
+ * successor. The frame itself cannot tell: a peer that never heard from the predecessor names no
+ * context of ours (0), and data packets carry no destination epoch. What remains is the chance a
+ * new QP draws the old number: about 1 in maxQps x 2^(24 - index bits).
+ */
+final class QpTable {
+    private final int maxQps;
+    private final SrdQp[] qps;
+    private final int indexBits;
+    private final int[] generation;
+    private int lastIndex;
+
+    QpTable(int maxQps, SplittableRandom random) {
+        this.maxQps = maxQps;
+        this.indexBits = 32 - Integer.numberOfLeadingZeros(maxQps);
+        this.qps = new SrdQp[1 << indexBits];
+        this.generation = new int[1 << indexBits];
+        for (int i = 0; i < generation.length; i++) {
+            generation[i] = random.nextInt();
+        }
+        this.lastIndex = random.nextInt(maxQps);
+    }
+
+    /** The number the next QP gets (its slot stays free until {@link #put}), or -1 when all maxQps are in use. */
+    int nextQpn() {
+        for (int step = 1; step <= maxQps; step++) {
+            int index = (lastIndex + step - 1) % maxQps + 1;
+            if (qps[index] == null) {
+                lastIndex = index;
+                int g = ++generation[index] & ((1 << (24 - indexBits)) - 1);
+                return (g << indexBits) | index;
+            }
+        }
+        return -1;
+    }
+
+    void put(SrdQp qp) {
+        qps[qp.qpn & indexMask()] = qp;
+    }
+
+    void remove(SrdQp qp) {
+        qps[qp.qpn & indexMask()] = null;
+    }
+
+    /** The QP with this number, or null (also for the number of a destroyed QP whose slot was reused). */
+    SrdQp get(int qpn) {
+        SrdQp qp = qps[qpn & indexMask()];
+        return qp != null && qp.qpn == qpn ? qp : null;
+    }
+
+    /** Bits of a QPN that index the table. */
+    int indexMask() {
+        return qps.length - 1;
+    }
+
+    /** The QP in slot {@code index} (0..indexMask), or null: for passes over every QP. */
+    SrdQp at(int index) {
+        return qps[index];
+    }
+}
