@@ -94,14 +94,12 @@ final class Responder {
             ctx.ensureResponder();
             ctx.rx.reset(sendBase);
             ctx.rxPeer.moveTo(peerEpoch, peerContext);
-            if (peerEpoch == ctx.peerEpoch && addressed == 0) {
+            if (peerEpoch == ctx.peerEpoch) {
                 // The peer opened another context for us without restarting (it reclaimed the one
                 // our packets name, which would drop them): name this one. Nothing that one
                 // delivered can be retransmitted by now, reclaim waits that out. After a restart
                 // (another epoch) we keep naming the old one, so that our retransmissions of what
-                // the predecessor may have delivered are refused rather than taken up afresh. A
-                // reopened context knows none of ours (it names 0); a packet that names ours comes
-                // from a context that heard from us, so it is no reason to readdress our packets.
+                // the predecessor may have delivered are refused rather than taken up afresh.
                 ctx.remoteContextId = peerContext;
             }
         } else if (sendBase - ctx.rx.base() > window) {
