@@ -94,12 +94,15 @@ final class Responder {
             ctx.ensureResponder();
             ctx.rx.reset(sendBase);
             ctx.rxPeer.moveTo(peerEpoch, peerContext);
-            if (peerEpoch == ctx.peerEpoch) {
+            if (peerEpoch == ctx.peerEpoch && addressed == 0) {
                 // The peer opened another context for us without restarting (it reclaimed the one
                 // our packets name, which would drop them): name this one. Nothing that one
                 // delivered can be retransmitted by now, reclaim waits that out. After a restart
                 // (another epoch) we keep naming the old one, so that our retransmissions of what
-                // the predecessor may have delivered are refused rather than taken up afresh.
+                // the predecessor may have delivered are refused rather than taken up afresh. A
+                // reopened (or re-incarnated) context names none of ours (0); a packet that names
+                // ours comes from a context that heard from us, and one forged that way must not
+                // readdress our packets to a context the peer does not have.
                 ctx.remoteContextId = peerContext;
             }
         } else if (sendBase - ctx.rx.base() > window) {

@@ -123,6 +123,9 @@ final class SrdContext {
     void reincarnate(int newId) {
         id = newId;
         peerCumulative = nextPsn;
+        // Name none of the peer's contexts: it then takes our new id for its packets too. Safe, as
+        // every PSN from here on is new, so no incarnation of the peer can have delivered it.
+        remoteContextId = 0;
     }
 
     boolean hasRequesterState() {

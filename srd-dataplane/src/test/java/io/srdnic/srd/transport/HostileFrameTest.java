@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -142,6 +143,37 @@ class HostileFrameTest {
         f.runFor(200_000);
         assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac,
             "B's requests to A keep going to the MAC A's address handle or first packet gave");
+    }
+
+    /**
+     * A peer that reopened its context for us names none of ours (0), and only then do our packets
+     * follow its new context id. A packet that names our context and claims another context id of
+     * the peer (forged, knowing the live ids) must not readdress our sends, or the real peer drops
+     * them as addressed to a context it does not have.
+     */
+    @Test
+    void shouldNotReaddressOurSendsForAPacketThatNamesOurContext() {
+        assertEquals(1, exchange(a, qa, 1, 0));
+        TestQp aReceives = f.qp(a, 64, 8);
+        TestQp bSends = f.qp(b, 0, 0);
+        MemorySegment msg = f.arena.allocate(8);
+        int toA = f.ah(b, 0);
+        IntPredicate bSendsAndWaits = n -> {
+            for (int i = 0; i < n; i++) {
+                b.postSend(bSends.qp(), toA, aReceives.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+            }
+            return f.runUntil(() -> bSends.sendCq().size() >= n, 50 * MS);
+        };
+        assertTrue(bSendsAndWaits.test(2));
+        assertTrue(bSends.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
+        SrdContext aToB = a.existingContext(SimFabric.ip(1));
+        SrdContext bToA = b.existingContext(SimFabric.ip(0));
+        int realAContext = bToA.remoteContextId;
+        new Attacker(f).data(1, SimFabric.ip(0), SimFabric.mac(0), aToB.id + 7, bToA.id, a.epoch(), 1, 1, 0x7FFF, SimFabric.QKEY, 8);
+        f.runFor(200_000);
+        assertEquals(realAContext, b.existingContext(SimFabric.ip(0)).remoteContextId, "B still names A's real context");
+        assertTrue(bSendsAndWaits.test(2));
+        assertTrue(bSends.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS), "B's later sends reach A");
     }
 
     /**

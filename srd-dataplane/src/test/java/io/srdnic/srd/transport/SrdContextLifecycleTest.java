@@ -10,7 +10,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntBinaryOperator;
 import java.util.function.IntConsumer;
+import java.util.function.IntUnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -127,6 +129,49 @@ class SrdContextLifecycleTest {
             f.runFor(MS);
             live = b.liveContexts().stream().map(c -> c.remoteIp).collect(Collectors.toSet());
             assertEquals(Set.of(SimFabric.ip(1), SimFabric.ip(2), SimFabric.ip(3), SimFabric.ip(4)), live);
+        }
+    }
+
+    /**
+     * A requester that saw a window of its PSNs go unacknowledged (failed, the peer unreachable)
+     * re-incarnates its context under a new id. Afterwards both directions must work: the peer takes
+     * up the new incarnation's data and readdresses its own packets to the new id (its old one is
+     * gone, and packets naming it are dropped).
+     */
+    @Test
+    void shouldKeepBothDirectionsWorkingAfterAPeerReincarnatesItsContext() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdConfig config = new SrdConfig().window(64).retryBudget(2).rtoMinNanos(100_000).rtoInitialNanos(200_000).rtoMaxNanos(MS)
+                .maxPacketLifetimeNanos(MS);
+            SrdTransport a = f.addHost(config);
+            SrdTransport b = f.addHost(config);
+            TestQp qa = f.qp(a, 64, 8);
+            TestQp qb = f.qp(b, 64, 8);
+            MemorySegment msg = f.arena.allocate(8);
+            int toB = f.ah(a, 1);
+            int toA = f.ah(b, 0);
+            IntBinaryOperator aSends = (n, wr) -> {
+                for (int i = 0; i < n; i++) {
+                    a.postSend(qa.qp(), toB, qb.qpn(), SimFabric.QKEY, wr + i, msg, 0, 8, false, 0, true);
+                }
+                assertTrue(f.runUntil(() -> qa.sendCq().size() >= n, 500 * MS));
+                return (int) qa.sends().stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count();
+            };
+            IntUnaryOperator bSends = n -> {
+                for (int i = 0; i < n; i++) {
+                    b.postSend(qb.qp(), toA, qa.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                }
+                assertTrue(f.runUntil(() -> qb.sendCq().size() >= n, 500 * MS));
+                return (int) qb.sends().stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count();
+            };
+            assertEquals(1, aSends.applyAsInt(1, 0));
+            assertEquals(1, bSends.applyAsInt(1));
+            f.network.blackhole(0, true);
+            assertEquals(0, aSends.applyAsInt(64, 100), "every send fails while B is unreachable");
+            f.network.blackhole(0, false);
+            assertEquals(2, aSends.applyAsInt(2, 200));
+            assertEquals(1, a.counters().contextReincarnations, "A started a later incarnation of its context");
+            assertEquals(2, bSends.applyAsInt(2), "B's sends reach A's new incarnation");
         }
     }
 
