@@ -3,6 +3,7 @@ package io.srdnic.cli;
 import io.srdnic.pmd.pcap.CapturingPacketIo;
 import io.srdnic.pmd.pcap.PcapWriter;
 import io.srdnic.srd.sim.Scenario;
+import io.srdnic.srd.sim.SimOp;
 import io.srdnic.srd.sim.SimReport;
 import io.srdnic.srd.sim.SrdSimulation;
 import io.srdnic.srd.transport.SrdConfig;
@@ -70,6 +71,13 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of every random choice (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--ops", paramLabel = "OP,OP", defaultValue = "send-imm",
+        description = "What the messages do, each sender cycling through the list (default ${DEFAULT-VALUE}): send, send-imm (SRD), "
+            + "ud (a UD datagram, may be lost), and sends the responder drops with an indication, completing with its error status: "
+            + "bad-dest-qp (to a QPN no QP has), bad-qkey (REMOTE_INVALID_REQUEST), rnr (no receive posted), "
+            + "too-long (longer than the receives: REMOTE_OPERATION; needs --size below the MTU).")
+    String ops;
+
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write every frame sent on the simulated wire to a pcap file (virtual timestamps).")
     Path pcap;
 
@@ -86,9 +94,9 @@ final class SimCommand implements Callable<Integer> {
     public Integer call() {
         Set<Integer> dead = Arrays.stream(blackholes).boxed().collect(Collectors.toSet());
         Scenario scenario = new Scenario(hosts, messages, size, loss, dup, reorder, Math.round(delayUs * 1000),
-            Math.round(jitterUs * 1000), paths, dead, incast, linkGbps, Math.round(timeLimitMs * 1_000_000), seed);
-        System.err.printf(Locale.ROOT, "sim: %d hosts%s, %d messages of %d B, loss %.3f dup %.3f reorder %.3f, %d paths%s, seed %d%n",
-            hosts, incast ? " (incast)" : "", messages, size, loss, dup, reorder, paths,
+            Math.round(jitterUs * 1000), paths, dead, incast, linkGbps, Math.round(timeLimitMs * 1_000_000), seed).withOps(SimOp.list(ops));
+        System.err.printf(Locale.ROOT, "sim: %d hosts%s, %d messages of %d B (%s), loss %.3f dup %.3f reorder %.3f, %d paths%s, seed %d%n",
+            hosts, incast ? " (incast)" : "", messages, size, ops, loss, dup, reorder, paths,
             dead.isEmpty() ? "" : " (blackholed " + dead + ")", seed);
         SrdConfig srd = new SrdConfig();
         settings.forEach(srd::set);

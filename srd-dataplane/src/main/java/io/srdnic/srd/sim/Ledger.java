@@ -9,10 +9,15 @@ import java.util.Set;
 
 /**
  * What happened to every message of a run, sender by sender and sequence number by sequence number:
- * what it was (well-formed or one of the hostile kinds) and which QP it was meant for, how its send
- * completed, and where and how often it was delivered. Deliveries are what the application polled
- * from a receive CQ; a message is named by its sender (source IP) and sequence number (immediate
- * data), and carries the sequence number in its first bytes and a checksum byte last.
+ * what it was (well-formed — a SEND_WITH_IMM, a SEND or a UD datagram — or one of the hostile kinds)
+ * and which QP it was meant for, how its send completed, and where and how often it was delivered.
+ * Deliveries are what the application polled from a receive CQ; a message is named by its sender
+ * (source IP) and sequence number (immediate data; a SEND has none, so its first 8 bytes), and
+ * carries the sequence number in its first bytes and a checksum byte last.
+ * <p>
+ * A UD datagram is not reliable: the network may lose or duplicate it and nothing retransmits or
+ * filters it, so it completes SUCCESS as it leaves whether or not it arrives, and arriving twice
+ * is not a duplicate delivery. It must still land intact, and only in the UD QP it was sent to.
  * <p>
  * QPs are named by a uid that no other QP of the run ever has, whatever QPN the transport gives it,
  * so a message that lands in a QP created later with the same number, or in a restarted host's new
@@ -24,10 +29,15 @@ final class Ledger {
     static final byte BAD_QKEY = 2;
     static final byte TOO_LONG = 3;
     static final byte RNR = 4;
-    static final String[] KIND_NAMES = {"well-formed", "to-absent-qpn", "wrong-qkey", "too-long", "to-qp-without-receives"};
+    /** Well-formed too, named by its first 8 bytes: a SEND without immediate data ({@link SimOp#SEND}). */
+    static final byte SEND = 5;
+    /** Well-formed, unreliable: a datagram from the sender's UD QP to the destination's ({@link SimOp#UD}). */
+    static final byte UD = 6;
+    static final String[] KIND_NAMES = {"well-formed", "to-absent-qpn", "wrong-qkey", "too-long", "to-qp-without-receives",
+        "send-without-immediate", "ud-datagram"};
     /** The status each kind must complete with when nothing else intervenes. */
     static final int[] EXPECTED = {WcStatus.SUCCESS, WcStatus.BAD_DEST_QP_ERROR, WcStatus.REMOTE_INVALID_REQUEST_ERROR,
-        WcStatus.REMOTE_OPERATION_ERROR, WcStatus.RNR_ERROR};
+        WcStatus.REMOTE_OPERATION_ERROR, WcStatus.RNR_ERROR, WcStatus.SUCCESS, WcStatus.SUCCESS};
     static final byte NOT_COMPLETED = -1;
     /** The uid of "no QP" (a send to a QPN no QP has). */
     static final short NO_QP = -1;
@@ -80,6 +90,16 @@ final class Ledger {
 
     int length(byte k) {
         return k == TOO_LONG ? tooLongLength : size;
+    }
+
+    /** Whether a message of this kind must be delivered (not one the responder's QP checks must refuse). */
+    static boolean wellFormed(byte k) {
+        return k == NORMAL || k == SEND || k == UD;
+    }
+
+    /** Whether a message of this kind carries its sequence number as immediate data. */
+    static boolean withImmediate(byte k) {
+        return k != SEND;
     }
 
     static byte checkByte(long seq, int sender) {
@@ -159,23 +179,24 @@ final class Ledger {
      */
     void delivered(int receiver, int uid, int srcIp, boolean hasImm, int imm, int byteLength, MemorySegment buffer, long at) {
         int sender = srcIp - SimHost.ip(0);
-        long seq = Integer.toUnsignedLong(imm);
-        if (!hasImm || !known(sender, seq)) {
+        long seq = hasImm ? Integer.toUnsignedLong(imm)
+            : buffer != null && byteLength >= 8 ? buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, at) : -1;
+        if (!known(sender, seq)) {
             corrupt++;
-            note("host %d QP uid %d received a message no host sent (source %s, immediate %s)", receiver, uid,
-                Integer.toHexString(srcIp), hasImm ? Long.toString(seq) : "none");
+            note("host %d QP uid %d received a message no host sent (source %s, %s %d)", receiver, uid,
+                Integer.toHexString(srcIp), hasImm ? "immediate" : "first 8 bytes", seq);
             return;
         }
         int i = (int) seq;
         byte k = kind[sender][i];
         int len = length(k);
-        boolean intact = byteLength == len && buffer != null
+        boolean intact = byteLength == len && buffer != null && hasImm == withImmediate(k)
             && (len < 8 || buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, at) == seq)
             && (len <= 8 || buffer.get(ValueLayout.JAVA_BYTE, at + len - 1) == checkByte(seq, sender));
         if (deliveries[sender][i] < Byte.MAX_VALUE) {
             deliveries[sender][i]++;
         }
-        if (deliveries[sender][i] > 1) {
+        if (deliveries[sender][i] > 1 && k != UD) {
             duplicates++;
             note("host %d message %d (%s) delivered again, to host %d QP uid %d (%s)", sender, seq, KIND_NAMES[k], receiver, uid,
                 uid == target[sender][i] ? "the QP it was sent to" : "not the QP it was sent to");
@@ -190,12 +211,12 @@ final class Ledger {
             note("host %d message %d (%s) for QP uid %d landed in host %d QP uid %d", sender, seq, KIND_NAMES[k],
                 target[sender][i], receiver, uid);
         }
-        if (k != NORMAL) {
+        if (!wellFormed(k)) {
             hostileDelivered++;
             note("host %d message %d (%s) must fail the QP checks but was delivered to host %d QP uid %d", sender, seq,
                 KIND_NAMES[k], receiver, uid);
         }
-        if (intact && uid == target[sender][i] && k == NORMAL) {
+        if (intact && uid == target[sender][i] && wellFormed(k)) {
             flags[sender][i] |= DELIVERED_OK;
         }
     }
@@ -232,7 +253,7 @@ final class Ledger {
                 if (deliveredOk) {
                     t.delivered++;
                 }
-                if (k != NORMAL) {
+                if (!wellFormed(k)) {
                     t.hostile++;
                 }
                 if (st == NOT_COMPLETED) {
@@ -248,10 +269,10 @@ final class Ledger {
                     continue;
                 }
                 if (st == WcStatus.SUCCESS) {
-                    if (k != NORMAL) {
+                    if (!wellFormed(k)) {
                         t.hostileSucceeded++;
                         note("host %d message %d (%s) completed SUCCESS", sender, i, KIND_NAMES[k]);
-                    } else if (!deliveredOk) {
+                    } else if (!deliveredOk && k != UD) { // a datagram completes as it leaves: the network may lose it
                         t.successWithoutDelivery++;
                         note("host %d message %d completed SUCCESS but was not delivered intact to its QP (delivered %d times)",
                             sender, i, deliveries[sender][i]);

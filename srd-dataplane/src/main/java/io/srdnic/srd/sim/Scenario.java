@@ -2,6 +2,7 @@ package io.srdnic.srd.sim;
 
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.WcStatus;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -14,10 +15,13 @@ import java.util.TreeSet;
  * {@link LinkConfig} (2 µs per link, 1 MiB queue) unless {@code delayNanos} overrides the delay.
  * {@code events} adds seeded disruptions on top (QP and address-handle destroys, restarts, receive
  * CQ pressure, context reclaim, hostile sends): {@link Events#NONE}, the default, adds none.
+ * {@code ops} says what each message does, a sender's message i doing {@code ops[i % ops.size()]}
+ * ({@link SimOp#DEFAULT}: SEND_WITH_IMM on SRD); a hostile send the events draw takes the place of
+ * whatever its message would have done.
  */
 public record Scenario(int hosts, long messages, int size, double loss, double duplicate, double reorder,
                        long delayNanos, long jitterNanos, int paths, Set<Integer> blackholePaths, boolean incast,
-                       double linkGbps, long timeLimitNanos, long seed, Events events) {
+                       double linkGbps, long timeLimitNanos, long seed, Events events, List<SimOp> ops) {
 
     public static final long DEFAULT_TIME_LIMIT_NANOS = 10_000_000_000L;
     /**
@@ -31,7 +35,15 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
                     long jitterNanos, int paths, Set<Integer> blackholePaths, boolean incast, double linkGbps, long timeLimitNanos,
                     long seed) {
         this(hosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths, blackholePaths, incast, linkGbps,
-            timeLimitNanos, seed, Events.NONE);
+            timeLimitNanos, seed, Events.NONE, SimOp.DEFAULT);
+    }
+
+    /** The scenario with events, every message a SEND_WITH_IMM ({@link SimOp#DEFAULT}). */
+    public Scenario(int hosts, long messages, int size, double loss, double duplicate, double reorder, long delayNanos,
+                    long jitterNanos, int paths, Set<Integer> blackholePaths, boolean incast, double linkGbps, long timeLimitNanos,
+                    long seed, Events events) {
+        this(hosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths, blackholePaths, incast, linkGbps,
+            timeLimitNanos, seed, events, SimOp.DEFAULT);
     }
 
     public Scenario {
@@ -64,6 +76,14 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
         if (events == null) {
             events = Events.NONE;
         }
+        if (ops == null || ops.isEmpty()) {
+            throw new IllegalArgumentException("--ops must name at least one operation: " + SimOp.labels());
+        }
+        if (size < 8 && ops.contains(SimOp.SEND)) {
+            // Without immediate data the receiver can only tell which message a SEND is by its first 8 bytes.
+            throw new IllegalArgumentException("--ops send needs --size 8 or more: a SEND carries its sequence number in its first 8 bytes");
+        }
+        ops = List.copyOf(ops);
     }
 
     /** A clean 2-host run: handy base for tests. */
@@ -74,37 +94,47 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
 
     public Scenario withFaults(double newLoss, double newDuplicate, double newReorder) {
         return new Scenario(hosts, messages, size, newLoss, newDuplicate, newReorder, delayNanos, jitterNanos, paths,
-            blackholePaths, incast, linkGbps, timeLimitNanos, seed, events);
+            blackholePaths, incast, linkGbps, timeLimitNanos, seed, events, ops);
     }
 
     public Scenario withHosts(int newHosts, boolean newIncast) {
         return new Scenario(newHosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths,
-            blackholePaths, newIncast, linkGbps, timeLimitNanos, seed, events);
+            blackholePaths, newIncast, linkGbps, timeLimitNanos, seed, events, ops);
     }
 
     public Scenario withPaths(int newPaths, Set<Integer> newBlackholes) {
         return new Scenario(hosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, newPaths,
-            newBlackholes, incast, linkGbps, timeLimitNanos, seed, events);
+            newBlackholes, incast, linkGbps, timeLimitNanos, seed, events, ops);
     }
 
     public Scenario withSeed(long newSeed) {
         return new Scenario(hosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths,
-            blackholePaths, incast, linkGbps, timeLimitNanos, newSeed, events);
+            blackholePaths, incast, linkGbps, timeLimitNanos, newSeed, events, ops);
     }
 
     public Scenario withEvents(Events newEvents) {
         return new Scenario(hosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths, blackholePaths, incast,
-            linkGbps, timeLimitNanos, seed, newEvents);
+            linkGbps, timeLimitNanos, seed, newEvents, ops);
     }
 
     public Scenario withMessages(long newMessages) {
         return new Scenario(hosts, newMessages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths, blackholePaths,
-            incast, linkGbps, timeLimitNanos, seed, events);
+            incast, linkGbps, timeLimitNanos, seed, events, ops);
     }
 
     public Scenario withTimeLimit(long newTimeLimitNanos) {
         return new Scenario(hosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths, blackholePaths,
-            incast, linkGbps, newTimeLimitNanos, seed, events);
+            incast, linkGbps, newTimeLimitNanos, seed, events, ops);
+    }
+
+    public Scenario withOps(List<SimOp> newOps) {
+        return new Scenario(hosts, messages, size, loss, duplicate, reorder, delayNanos, jitterNanos, paths, blackholePaths, incast,
+            linkGbps, timeLimitNanos, seed, events, newOps);
+    }
+
+    /** What message {@code seq} of a sender does, before any hostile draw of the events (see {@code SimWorld.kindOf}). */
+    SimOp op(long seq) {
+        return ops.get((int) (seq % ops.size()));
     }
 
     /**

@@ -5,6 +5,7 @@ import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
 import io.srdnic.srd.transport.SrdConfig;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
@@ -19,10 +20,11 @@ import java.util.SplittableRandom;
 
 /**
  * One simulated host: an SRD transport on its port, one QP that sends its quota of messages to one
- * destination and keeps receives posted for whoever sends to it, and (when the scenario sends
- * hostile messages) a second QP that never posts a receive, for sends that must meet RNR. Each
- * message carries its sequence number as immediate data and in its first bytes, so the receiver
- * can tell duplicates and damage apart (see {@link Ledger}).
+ * destination and keeps receives posted for whoever sends to it, (when the scenario sends
+ * hostile messages or {@code --ops rnr}) a second QP that never posts a receive, for sends that
+ * must meet RNR, and (for {@code --ops ud}) a UD QP that sends the datagrams and receives them.
+ * Each message carries its sequence number in its first bytes and, unless it is a plain SEND, as
+ * immediate data, so the receiver can tell duplicates and damage apart (see {@link Ledger}).
  * <p>
  * Disruptions: {@link #destroyQp} destroys the QP and, after a delay, creates a new one (which the
  * senders to this host use from then on); {@link #destroyAddressHandle} destroys and re-creates the
@@ -88,6 +90,7 @@ final class SimHost {
     int incarnations;
     SimQp main;
     SimQp sink;
+    SimQp ud;
     private final List<SimQp> retired = new ArrayList<>();
     private int ah = -1;
     /** While down (after a crash or a QP destroy): when the transport or QP comes back. */
@@ -97,6 +100,8 @@ final class SimHost {
     int publishedUid;
     int publishedSinkQpn = ABSENT_QPN;
     int publishedSinkUid = Ledger.NO_QP;
+    int publishedUdQpn = ABSENT_QPN;
+    int publishedUdUid = Ledger.NO_QP;
 
     SimHost destination;
     long quota;
@@ -156,14 +161,19 @@ final class SimHost {
 
     private void createQps() {
         if (main == null) {
-            main = createQp(false);
+            main = createQp(QpType.SRD, false);
             publishedQpn = main.qpn;
             publishedUid = main.uid;
         }
-        if (world.hostile && sink == null) {
-            sink = createQp(true);
+        if (world.sinks && sink == null) {
+            sink = createQp(QpType.SRD, true);
             publishedSinkQpn = sink.qpn;
             publishedSinkUid = sink.uid;
+        }
+        if (world.datagrams && ud == null) {
+            ud = createQp(QpType.UD, false);
+            publishedUdQpn = ud.qpn;
+            publishedUdUid = ud.uid;
         }
         if (destination != null && ah < 0) {
             ah = transport.createAddressHandle(mac(destination.index), ip(destination.index), transport.config().udpPort());
@@ -171,12 +181,14 @@ final class SimHost {
         readyAt = Long.MAX_VALUE;
     }
 
-    private SimQp createQp(boolean withoutReceives) {
+    private SimQp createQp(QpType type, boolean withoutReceives) {
         Scenario.Events e = scenario.events();
-        int cqDepth = withoutReceives ? 16 : e.recvCqCapacity() > 0 ? e.recvCqCapacity() : RQ_DEPTH;
+        // CQ pressure is the SRD QP's to meet: a UD QP's receive CQ holds all its receives, so it never
+        // overruns (a UD QP in ERROR would only stop the datagrams); a datagram with no receive is lost, as UD may.
+        int cqDepth = withoutReceives ? 16 : e.recvCqCapacity() > 0 && type == QpType.SRD ? e.recvCqCapacity() : RQ_DEPTH;
         CompletionQueue sendCq = new CompletionQueue(withoutReceives ? 16 : SQ_DEPTH);
         CompletionQueue recvCq = new CompletionQueue(cqDepth);
-        SrdQp qp = transport.createQp(withoutReceives ? 1 : SQ_DEPTH, withoutReceives ? 1 : RQ_DEPTH, sendCq, recvCq);
+        SrdQp qp = transport.createQp(type, withoutReceives ? 1 : SQ_DEPTH, withoutReceives ? 1 : RQ_DEPTH, sendCq, recvCq);
         qp.modify(QpState.INIT, SrdSimulation.QKEY);
         MemorySegment buffers = null;
         if (!withoutReceives) {
@@ -187,7 +199,7 @@ final class SimHost {
         }
         qp.modify(QpState.RTR, 0);
         qp.modify(QpState.RTS, 0);
-        if (e.rnrRetry() > 0) {
+        if (e.rnrRetry() > 0 && type == QpType.SRD) {
             qp.rnrRetry(e.rnrRetry());
         }
         return new SimQp(qp, world.nextUid++, sendCq, recvCq, buffers);
@@ -274,7 +286,7 @@ final class SimHost {
     }
 
     private boolean hasUnpolledReceives() {
-        if (main != null && main.recvCq.size() > 0 || sink != null && sink.recvCq.size() > 0) {
+        if (main != null && main.recvCq.size() > 0 || sink != null && sink.recvCq.size() > 0 || ud != null && ud.recvCq.size() > 0) {
             return true;
         }
         for (SimQp q : retired) {
@@ -306,10 +318,16 @@ final class SimHost {
             }
             long seq = nextSeq;
             byte kind = world.kindOf(index, seq);
+            SimQp from = main;
             int destQpn = destination.publishedQpn;
             int targetUid = destination.publishedUid;
             int qkey = SrdSimulation.QKEY;
             switch (kind) {
+                case Ledger.UD -> {
+                    from = ud;
+                    destQpn = destination.publishedUdQpn;
+                    targetUid = destination.publishedUdUid;
+                }
                 case Ledger.BAD_QPN -> {
                     destQpn = ABSENT_QPN;
                     targetUid = Ledger.NO_QP;
@@ -331,8 +349,9 @@ final class SimHost {
             if (length > 8) {
                 sendBuffers.set(ValueLayout.JAVA_BYTE, at + length - 1, Ledger.checkByte(seq, index));
             }
-            int rc = transport.postSend(main.qp, ah, destQpn, qkey, (seq << SLOT_BITS) | slot, sendBuffers, at, length, true,
-                (int) seq, true);
+            boolean withImmediate = Ledger.withImmediate(kind);
+            int rc = transport.postSend(from.qp, ah, destQpn, qkey, (seq << SLOT_BITS) | slot, sendBuffers, at, length, withImmediate,
+                withImmediate ? (int) seq : 0, true);
             if (rc != SrdTransport.POST_OK) {
                 freeSlots[freeSlotCount++] = slot;
                 break;
@@ -358,6 +377,9 @@ final class SimHost {
         }
         if (sink != null) {
             n += sink.sendCq.poll(onSend, Integer.MAX_VALUE);
+        }
+        if (ud != null) {
+            n += ud.sendCq.poll(onSend, Integer.MAX_VALUE); // a datagram's completion comes as it is posted
         }
         for (SimQp q : retired) {
             n += q.sendCq.poll(onSend, Integer.MAX_VALUE);
@@ -392,6 +414,9 @@ final class SimHost {
         if (sink != null) {
             n += pollReceives(sink, max);
         }
+        if (ud != null) {
+            n += pollReceives(ud, max);
+        }
         for (SimQp q : retired) {
             n += pollReceives(q, max);
         }
@@ -412,8 +437,8 @@ final class SimHost {
             world.ledger.delivered(index, q.uid, srcIp, hasImm, imm, byteLength, ours ? q.recvBuffers : null,
                 (long) slot * recvSlotSize);
         }
-        if (q == main && main.qp.state() == QpState.RTS && slot >= 0 && slot < RQ_DEPTH) {
-            main.qp.postReceive(slot, main.recvBuffers, (long) slot * recvSlotSize, recvSlotSize);
+        if ((q == main || q == ud) && q.qp.state() == QpState.RTS && slot >= 0 && slot < RQ_DEPTH) {
+            q.qp.postReceive(slot, q.recvBuffers, (long) slot * recvSlotSize, recvSlotSize);
         }
     }
 
@@ -479,6 +504,7 @@ final class SimHost {
         transport = null;
         main = null;
         sink = null;
+        ud = null;
         retired.clear();
         ah = -1;
         readyAt = time + delay;
@@ -505,6 +531,9 @@ final class SimHost {
         }
         if (sink != null) {
             all.add(sink);
+        }
+        if (ud != null) {
+            all.add(ud);
         }
         for (SimQp q : all) {
             n += receive ? q.recvCq.overruns() : q.sendCq.overruns();

@@ -5,9 +5,11 @@ import java.util.Map;
 
 /**
  * What a simulated run measured. {@code lost}: messages neither completed nor delivered at the
- * end. {@code goodputGbps}: 8 × size × completedOk over the virtual time from first post to last
- * completion. Latencies are post to send completion, in virtual µs. The occupancy samples (mbufs
- * held anywhere, send requests in the transports) are taken at evenly spaced completion counts.
+ * end (a UD datagram, {@link SimOp#UD}, completes as it leaves: one the network loses is not lost
+ * here, nor is one it duplicates delivered twice). {@code goodputGbps}: 8 × size × completedOk
+ * over the virtual time from first post to last completion. Latencies are post to send completion,
+ * in virtual µs. The occupancy samples (mbufs held anywhere, send requests in the transports) are
+ * taken at evenly spaced completion counts.
  * <p>
  * Per message (see {@code Ledger}): {@code delivered} counts well-formed messages delivered intact
  * to the QP they were sent to; {@code successWithoutDelivery} those completed SUCCESS without;

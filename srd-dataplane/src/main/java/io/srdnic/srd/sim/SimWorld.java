@@ -15,6 +15,10 @@ final class SimWorld {
     private final byte[] hostileKinds;
     /** Length of a too-long message: longer than any posted receive, within the MTU. */
     final int tooLongLength;
+    /** Whether every host needs a QP without receives (RNR sends, hostile or asked for by {@code --ops rnr}). */
+    final boolean sinks;
+    /** Whether every host needs a UD QP ({@code --ops ud}). */
+    final boolean datagrams;
     int nextUid = 1;
     /** Sends completed or orphaned so far. */
     long resolved;
@@ -29,21 +33,34 @@ final class SimWorld {
         int receiveLength = Math.max(8, scenario.size());
         int longer = receiveLength + 1 + (int) Math.floorMod(scenario.seed(), 64L);
         boolean tooLongFits = hostile && longer <= config.mtu();
-        this.tooLongLength = tooLongFits ? longer : 0;
+        boolean tooLongAsked = scenario.ops().contains(SimOp.TOO_LONG);
+        if (tooLongAsked && receiveLength >= config.mtu()) {
+            // A message longer than the receives must still fit one packet: SRD does not segment.
+            throw new IllegalArgumentException("--ops too-long needs --size below the SRD MTU " + config.mtu()
+                + ": its messages are longer than the receives posted for --size, and must fit one packet");
+        }
+        // Asked for, it is as long as the hostile one would be, or as long as the MTU allows.
+        this.tooLongLength = tooLongFits ? longer : tooLongAsked ? Math.min(longer, config.mtu()) : 0;
         this.hostileKinds = tooLongFits ? new byte[] {Ledger.BAD_QPN, Ledger.BAD_QKEY, Ledger.TOO_LONG, Ledger.RNR}
             : new byte[] {Ledger.BAD_QPN, Ledger.BAD_QKEY, Ledger.RNR};
+        this.sinks = hostile || scenario.ops().contains(SimOp.RNR);
+        this.datagrams = scenario.ops().contains(SimOp.UD);
         this.ledger = new Ledger(scenario.size(), tooLongLength);
     }
 
-    /** What message {@code seq} of {@code sender} is: a function of the seed, so a refused post retries the same. */
+    /**
+     * What message {@code seq} of {@code sender} is: its operation ({@link Scenario#op}) unless the
+     * hostile draw, a function of the seed, makes it hostile; so a refused post retries the same.
+     */
     byte kindOf(int sender, long seq) {
+        byte asked = scenario.op(seq).kind();
         if (!hostile) {
-            return Ledger.NORMAL;
+            return asked;
         }
         long h = mix(scenario.seed() ^ mix(((long) sender << 40) ^ seq));
         double u = (h >>> 11) * 0x1.0p-53;
         if (u >= scenario.events().hostileFraction()) {
-            return Ledger.NORMAL;
+            return asked;
         }
         return hostileKinds[(int) Math.floorMod(mix(h), (long) hostileKinds.length)];
     }

@@ -22,7 +22,7 @@ import org.HdrHistogram.Histogram;
 
 /**
  * Runs the real SRD transport on simulated hosts in virtual time: every host is a
- * {@link SimHost} (transport + one QP) on a {@link SimNetwork}; the driver runs every host's duty
+ * {@link SimHost} (transport + its QPs) on a {@link SimNetwork}; the driver runs every host's duty
  * cycle, and when none has work jumps the clock to the next network event or transport deadline.
  * The scenario's {@link Scenario.Events} fire at seeded points of the run (QP and address-handle
  * destroys, restarts, forged frames); once every send is resolved the run goes on while frames are

@@ -1,0 +1,144 @@
+package io.srdnic.cli;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.wire.FrameLayout;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.SrdAck;
+import io.srdnic.srd.wire.SrdHeader;
+import io.srdnic.srd.wire.SrdPort;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link SrdAck})
+ * read them from a frame, and tshark's printing of them brought to the same form: every number
+ * as an unsigned decimal string, booleans as 0/1, bytes as lowercase hex, repeated fields as a
+ * list in wire order, a field a packet does not have as an empty list.
+ */
+final class DissectorFields {
+    /** Between repeated values of one field in tshark's output ({@code -E aggregator}). */
+    static final String AGGREGATOR = "|";
+
+    static final List<String> COMMON = List.of("srdnic.version", "srdnic.type", "srdnic.flags", "srdnic.flags.retransmission",
+        "srdnic.flags.unreliable", "srdnic.flags.reserved", "srdnic.src_context", "srdnic.dst_context", "srdnic.epoch",
+        "srdnic.entropy");
+    static final List<String> DATA = List.of("srdnic.payload_length", "srdnic.psn", "srdnic.send_base", "srdnic.src_qpn",
+        "srdnic.dst_qpn", "srdnic.qkey", "srdnic.immediate", "srdnic.timestamp", "srdnic.payload", "srdnic.probe.path");
+    static final List<String> ACK = List.of("srdnic.ack.drop_count", "srdnic.ack.cumulative_psn", "srdnic.ack.echoed_epoch",
+        "srdnic.ack.trigger_psn", "srdnic.ack.reserved", "srdnic.ack.echoed_timestamp", "srdnic.ack.sack",
+        "srdnic.ack.sacked_psn", "srdnic.ack.sack_count", "srdnic.ack.drop.psn", "srdnic.ack.drop.reason",
+        "srdnic.ack.drop.reserved");
+    /** Every field of the dissector that carries a value, in the order the test asks tshark for them. */
+    static final List<String> ALL = concat(COMMON, DATA, ACK);
+
+    private DissectorFields() {
+    }
+
+    /** What the dissector must show for the SRD frame in {@code m}, which SrdParser accepted as {@code type}. */
+    static Map<String, List<String>> expected(Mbuf m, int type) {
+        Map<String, List<String>> f = new LinkedHashMap<>();
+        for (String name : ALL) {
+            f.put(name, new ArrayList<>());
+        }
+        int flags = SrdHeader.flags(m);
+        put(f, "srdnic.version", SrdHeader.version(m));
+        put(f, "srdnic.type", type);
+        put(f, "srdnic.flags", flags);
+        put(f, "srdnic.flags.retransmission", flags & SrdHeader.FLAG_RETRANSMISSION);
+        put(f, "srdnic.flags.unreliable", (flags & SrdHeader.FLAG_UNRELIABLE) >>> 1);
+        put(f, "srdnic.flags.reserved", flags >>> 2);
+        put(f, "srdnic.src_context", SrdHeader.sourceContext(m));
+        put(f, "srdnic.dst_context", SrdHeader.destinationContext(m));
+        put(f, "srdnic.epoch", SrdHeader.epoch(m));
+        int entropy = SrdPort.entropy(Ipv4UdpFrame.sourcePort(m));
+        if (entropy >= 0) {
+            put(f, "srdnic.entropy", entropy);
+        }
+        if (type == PacketType.ACK) {
+            int cumulative = SrdAck.cumulativePsn(m);
+            put(f, "srdnic.ack.drop_count", SrdAck.dropCount(m));
+            put(f, "srdnic.ack.cumulative_psn", cumulative);
+            put(f, "srdnic.ack.echoed_epoch", SrdAck.echoedEpoch(m));
+            put(f, "srdnic.ack.trigger_psn", SrdAck.triggerPsn(m));
+            put(f, "srdnic.ack.reserved", m.getIntBE(FrameLayout.SRD_OFFSET + SrdAck.TRIGGER_PSN_OFFSET + 4));
+            f.get("srdnic.ack.echoed_timestamp").add(Long.toUnsignedString(SrdAck.echoedTimestamp(m)));
+            int sacked = 0;
+            for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+                long word = SrdAck.sackWord(m, w);
+                f.get("srdnic.ack.sack").add(Long.toUnsignedString(word));
+                for (int i = 0; i < 64; i++) {
+                    if (((word >>> i) & 1) != 0) {
+                        put(f, "srdnic.ack.sacked_psn", cumulative + 1 + 64 * w + i);
+                        sacked++;
+                    }
+                }
+            }
+            put(f, "srdnic.ack.sack_count", sacked);
+            for (int i = 0; i < SrdAck.dropCount(m); i++) {
+                put(f, "srdnic.ack.drop.psn", SrdAck.dropPsn(m, i));
+                put(f, "srdnic.ack.drop.reason", SrdAck.dropReason(m, i));
+                put(f, "srdnic.ack.drop.reserved",
+                    m.getIntBE(FrameLayout.SRD_OFFSET + SrdAck.DROPS_OFFSET + i * SrdAck.DROP_ENTRY_LENGTH + 4) & 0xFF_FFFF);
+            }
+        } else {
+            int payload = SrdHeader.payloadLength(m);
+            put(f, "srdnic.payload_length", payload);
+            put(f, "srdnic.psn", SrdHeader.psn(m));
+            put(f, "srdnic.send_base", SrdHeader.sendBase(m));
+            put(f, "srdnic.src_qpn", SrdHeader.sourceQpn(m));
+            put(f, "srdnic.dst_qpn", SrdHeader.destinationQpn(m));
+            put(f, "srdnic.qkey", SrdHeader.qkey(m));
+            put(f, "srdnic.immediate", SrdHeader.immediate(m));
+            f.get("srdnic.timestamp").add(Long.toUnsignedString(SrdHeader.timestamp(m)));
+            if (payload > 0) {
+                byte[] bytes = new byte[payload];
+                for (int i = 0; i < payload; i++) {
+                    bytes[i] = m.getByte(SrdHeader.PAYLOAD_OFFSET + i);
+                }
+                f.get("srdnic.payload").add(HexFormat.of().formatHex(bytes));
+            }
+            if (type == PacketType.PROBE || type == PacketType.PROBE_REPLY) {
+                put(f, "srdnic.probe.path", SrdHeader.psn(m));
+            }
+        }
+        return f;
+    }
+
+    /** tshark's value of {@code field} ({@code -T fields}) in the form {@link #expected} gives. */
+    static List<String> normalize(String field, String printed) {
+        List<String> values = new ArrayList<>();
+        if (printed.isEmpty()) {
+            return values;
+        }
+        for (String v : printed.split(java.util.regex.Pattern.quote(AGGREGATOR), -1)) {
+            if (field.equals("srdnic.payload")) {
+                values.add(v.replace(":", "").toLowerCase(Locale.ROOT));
+            } else if (v.equals("True") || v.equals("False")) {
+                values.add(v.equals("True") ? "1" : "0");
+            } else if (v.startsWith("0x")) {
+                values.add(Long.toUnsignedString(Long.parseUnsignedLong(v.substring(2), 16)));
+            } else {
+                values.add(Long.toUnsignedString(Long.parseUnsignedLong(v)));
+            }
+        }
+        return values;
+    }
+
+    private static void put(Map<String, List<String>> f, String name, int value) {
+        f.get(name).add(Integer.toUnsignedString(value));
+    }
+
+    @SafeVarargs
+    private static List<String> concat(List<String>... lists) {
+        List<String> all = new ArrayList<>();
+        for (List<String> l : lists) {
+            all.addAll(l);
+        }
+        return List.copyOf(all);
+    }
+}

@@ -1,0 +1,369 @@
+package io.srdnic.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.pmd.MbufBatch;
+import io.srdnic.pmd.pcap.PcapWriter;
+import io.srdnic.pmd.sim.SimBufferPool;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.FrameLayout;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.ParseError;
+import io.srdnic.srd.wire.SrdAck;
+import io.srdnic.srd.wire.SrdHeader;
+import io.srdnic.srd.wire.SrdParser;
+import io.srdnic.srd.wire.SrdPort;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Wireshark dissector (tools/wireshark/srdnic.lua) against the project's own codecs: every
+ * frame of an {@code srdnic sim --pcap} run that carries every packet type the wire has today
+ * decodes in tshark with exactly the field values SrdHeader and SrdAck read; on the SRD port and
+ * by heuristic elsewhere it claims exactly the frames SrdParser accepts, and flags the others with
+ * the expert named after SrdParser's ParseError. Fails, never skips, when tshark is missing.
+ */
+class WiresharkDissectorIT {
+    static final int MTU = 4096;
+    /** A UDP port no Wireshark dissector is registered on (tshark -G decodes): only the heuristic can claim it. */
+    static final int OTHER_PORT = 40000;
+    static final String SRDNIC = "eth:ethertype:ip:udp:srdnic";
+    static final String PLAIN_UDP = "eth:ethertype:ip:udp:data";
+    /** expert.severity.WARN: nothing the dissector says about a frame of a healthy run may reach it. */
+    static final long PI_WARN = 0x0060_0000;
+    static final long SRC_MAC = 0x02_00_00_00_00_01L;
+    static final long DST_MAC = 0x02_00_00_00_00_02L;
+    static final int SRC_IP = 0x0A00_0001;
+    static final int DST_IP = 0x0A00_0002;
+
+    /** The SRD-part errors SrdParser can return for a frame whose Ethernet, IPv4 and UDP headers are sound. */
+    static final List<ParseError> SRD_ERRORS = List.of(ParseError.TRUNCATED, ParseError.WRONG_VERSION, ParseError.UNKNOWN_TYPE,
+        ParseError.OVERSIZED, ParseError.BAD_LENGTH, ParseError.OUT_OF_RANGE);
+
+    @TempDir
+    Path dir;
+
+    private Arena arena;
+    private SimBufferPool pool;
+    private MbufBatch batch;
+    private Mbuf m;
+    private Tshark tshark;
+
+    @BeforeEach
+    void setUp() {
+        tshark = Tshark.find();
+        arena = Arena.ofConfined();
+        pool = new SimBufferPool(arena, 1, SimBufferPool.DEFAULT_DATA_ROOM);
+        batch = new MbufBatch(arena, 1);
+        pool.allocate(batch, 1, 0);
+        m = batch.get(0);
+    }
+
+    @AfterEach
+    void tearDown() {
+        pool.free(batch);
+        arena.close();
+    }
+
+    @Test
+    void shouldDecodeEveryFrameOfASimulatedRunWithTheFieldValuesTheCodecsRead() throws Exception {
+        Path capture = dir.resolve("sim.pcap");
+        CliRun run = CliRun.of("sim", "--hosts", "2", "--messages", "700", "--size", "64",
+            "--ops", "send,send-imm,ud,bad-dest-qp,bad-qkey,rnr,too-long",
+            "--loss", "0.05", "--reorder", "0.2", "--paths", "8", "--blackhole-paths", "3", "--set", "path-avoid-us=20",
+            "--seed", "1", "--pcap", capture.toString());
+        assertEquals(0, run.status(), run.stdout());
+
+        List<byte[]> frames = PcapRecords.frames(capture);
+        List<String> args = new ArrayList<>(List.of("-r", capture.toString(), "-T", "fields", "-E", "separator=/t",
+            "-E", "occurrence=a", "-E", "aggregator=" + DissectorFields.AGGREGATOR,
+            "-e", "frame.number", "-e", "frame.protocols", "-e", "_ws.expert.severity", "-e", "_ws.col.Info"));
+        for (String field : DissectorFields.ALL) {
+            args.add("-e");
+            args.add(field);
+        }
+        List<String> rows = tshark.run(args.toArray(String[]::new));
+        assertEquals(frames.size(), rows.size(), "one line per frame");
+
+        Map<String, Integer> kinds = new TreeMap<>();
+        Map<String, String> samples = new TreeMap<>();
+        for (int i = 0; i < frames.size(); i++) {
+            load(frames.get(i));
+            int type = SrdParser.parse(m, SrdPort.DEFAULT, MTU);
+            int frame = i + 1;
+            assertTrue(type > 0, () -> "frame " + frame + " of the capture is not valid SRD: " + Ipv4UdpFrame.error(type));
+            String[] row = rows.get(i).split("\t", -1);
+            assertEquals(4 + DissectorFields.ALL.size(), row.length, rows.get(i));
+            String where = "frame " + row[0] + " (" + row[3] + ")";
+            assertEquals(Integer.toString(i + 1), row[0]);
+            assertEquals(SRDNIC, row[1], where + " decodes as srdnic");
+            for (String severity : row[2].isEmpty() ? new String[0] : row[2].split("[|,]")) {
+                assertTrue(Long.decode(severity) < PI_WARN, where + " has an expert warning or error: " + row[2]);
+            }
+            Map<String, List<String>> expected = DissectorFields.expected(m, type);
+            for (int f = 0; f < DissectorFields.ALL.size(); f++) {
+                String name = DissectorFields.ALL.get(f);
+                assertEquals(expected.get(name), DissectorFields.normalize(name, row[4 + f]), where + ": " + name);
+            }
+            String kind = kind(type);
+            assertTrue(row[3].startsWith(kind.startsWith("UD") ? "UD " + PacketType.name(type) : PacketType.name(type)),
+                where + ": the Info column starts with the type");
+            for (String k : kindsOf(type, kind)) {
+                kinds.merge(k, 1, Integer::sum);
+                samples.putIfAbsent(k, "frame " + row[0] + ": " + row[3]);
+            }
+        }
+        System.out.println("tshark decoded " + frames.size() + " frames of srdnic sim with " + Tshark.DISSECTOR + ": " + kinds);
+        samples.forEach((k, s) -> System.out.println("  " + k + " -> " + s));
+        for (String k : List.of("SEND", "SEND_WITH_IMM", "UD SEND_WITH_IMM", "ACK", "ACK with SACK bits", "ACK with drops",
+            "drop BAD_DEST_QP", "drop RNR", "drop REMOTE_OPERATION", "drop REMOTE_INVALID_REQUEST", "PROBE", "PROBE_REPLY",
+            "retransmission")) {
+            assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
+        }
+    }
+
+    @Test
+    void shouldClaimExactlyWhatSrdParserAcceptsOnItsPortAndByHeuristicAndNameEachRefusal() throws Exception {
+        Path capture = dir.resolve("mutated.pcap");
+        List<Integer> verdicts = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        SplittableRandom random = new SplittableRandom(13);
+        try (PcapWriter writer = new PcapWriter(capture)) {
+            for (int i = 0; i < 600; i++) {
+                int port = i % 2 == 0 ? SrdPort.DEFAULT : OTHER_PORT;
+                int srdLength = mutate(writeValid(random), random);
+                Ipv4UdpFrame.write(m, SRC_MAC, DST_MAC, SRC_IP, DST_IP, SrdPort.sourcePort(i % 16), port, srdLength, random.nextBoolean());
+                verdicts.add(SrdParser.parse(m, port, MTU));
+                ports.add(port);
+                writer.write(m, 1_000_000_000L + i * 1_000L);
+            }
+            // Another protocol on its own port, whose first byte (0x12) reads as SRD version 1, type 2.
+            byte[] dns = {0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
+            writeRaw(dns, 53, writer, verdicts, ports);
+            writeRaw("not an SRD packet, just some text on a UDP port".getBytes(StandardCharsets.US_ASCII), OTHER_PORT, writer,
+                verdicts, ports);
+        }
+        List<String> rows = tshark.run("-r", capture.toString(), "-T", "fields", "-E", "separator=/t", "-E", "occurrence=a",
+            "-E", "aggregator=" + DissectorFields.AGGREGATOR, "-e", "frame.number", "-e", "frame.protocols", "-e", "_ws.expert.message",
+            "-e", "_ws.col.Info");
+        assertEquals(verdicts.size(), rows.size());
+
+        Map<ParseError, int[]> refused = new EnumMap<>(ParseError.class); // [on the SRD port, on the other port]
+        int[] accepted = new int[2];
+        for (int i = 0; i < rows.size(); i++) {
+            String[] row = rows.get(i).split("\t", -1);
+            int verdict = verdicts.get(i);
+            String where = "frame " + row[0] + " to port " + ports.get(i) + " (" + row[1] + ": " + row[3] + ")";
+            if (ports.get(i) == 53) {
+                assertEquals("eth:ethertype:ip:udp:dns", row[1], where + " stays DNS");
+                continue;
+            }
+            boolean ours = ports.get(i) == SrdPort.DEFAULT;
+            if (verdict > 0) {
+                accepted[ours ? 0 : 1]++;
+                assertEquals(SRDNIC, row[1], where + ": SrdParser accepts it, so must the " + (ours ? "port" : "heuristic") + " dissector");
+                assertFalse(SRD_ERRORS.stream().anyMatch(e -> row[2].contains(e.name() + ":")), where + " is valid: " + row[2]);
+            } else {
+                ParseError error = Ipv4UdpFrame.error(verdict);
+                refused.computeIfAbsent(error, e -> new int[2])[ours ? 0 : 1]++;
+                if (ours) {
+                    assertEquals(SRDNIC, row[1], where + ": on its port srdnic shows a malformed frame too");
+                    assertTrue(row[2].startsWith(error.name() + ":") || row[2].contains(DissectorFields.AGGREGATOR + error.name() + ":"),
+                        where + ": SrdParser says " + error + ", the dissector's expert says " + row[2]);
+                } else {
+                    assertFalse(row[1].contains("srdnic"), where + ": SrdParser refuses it (" + error + "), the heuristic must not claim it");
+                }
+            }
+        }
+        System.out.printf("accepted on port %d: %d, by heuristic on %d: %d; refused (port, heuristic): %s%n", SrdPort.DEFAULT,
+            accepted[0], OTHER_PORT, accepted[1], refusedSummary(refused));
+        assertTrue(accepted[0] > 0 && accepted[1] > 0, "valid frames on both ports");
+        for (ParseError e : SRD_ERRORS) {
+            int[] n = refused.getOrDefault(e, new int[2]);
+            assertTrue(n[0] > 0 && n[1] > 0, "no " + e + " frame on both ports: " + refusedSummary(refused));
+        }
+        assertEquals(PLAIN_UDP, rows.get(rows.size() - 1).split("\t")[1], "text on another port stays UDP data");
+    }
+
+    @Test
+    void shouldMoveToTheConfiguredPortAndClaimOtherPortsOnlyByHeuristic() throws Exception {
+        Path capture = dir.resolve("ports.pcap");
+        SplittableRandom random = new SplittableRandom(5);
+        try (PcapWriter writer = new PcapWriter(capture)) {
+            for (int port : new int[] {SrdPort.DEFAULT, 30000}) {
+                int srdLength = writeValid(random);
+                Ipv4UdpFrame.write(m, SRC_MAC, DST_MAC, SRC_IP, DST_IP, SrdPort.sourcePort(1), port, srdLength, true);
+                assertTrue(SrdParser.parse(m, port, MTU) > 0);
+                writer.write(m, 0);
+            }
+        }
+        assertEquals(List.of(SRDNIC, SRDNIC), protocols(capture));
+        assertEquals(List.of(SRDNIC, PLAIN_UDP), protocols(capture, "--disable-heuristic", "srdnic_udp"));
+        assertEquals(List.of(PLAIN_UDP, SRDNIC), protocols(capture, "--disable-heuristic", "srdnic_udp", "-o", "srdnic.udp_port:30000"));
+    }
+
+    private List<String> protocols(Path capture, String... options) throws Exception {
+        List<String> args = new ArrayList<>(List.of(options));
+        args.addAll(List.of("-r", capture.toString(), "-T", "fields", "-e", "frame.protocols"));
+        return tshark.run(args.toArray(String[]::new));
+    }
+
+    // ---------------------------------------------------------------- frames
+
+    private void load(byte[] frame) {
+        m.frameLength(frame.length);
+        m.copyFrom(MemorySegment.ofArray(frame), 0, 0, frame.length);
+    }
+
+    /** A valid SRD data, probe or ACK packet with random fields at the SRD offset (the rest of the room zeroed); returns its length. */
+    private int writeValid(SplittableRandom r) {
+        m.room().fill((byte) 0);
+        int at = FrameLayout.SRD_OFFSET;
+        switch (r.nextInt(3)) {
+            case 0, 1 -> {
+                int type = r.nextInt(3) == 0 ? PacketType.PROBE + r.nextInt(2) : PacketType.SEND + r.nextInt(4);
+                int payload = !PacketType.isData(type) ? 0 : r.nextInt(8) == 0 ? r.nextInt(MTU + 1) : r.nextInt(200);
+                SrdHeader.versionAndType(m, type);
+                SrdHeader.flags(m, r.nextInt(4));
+                SrdHeader.payloadLength(m, payload);
+                for (int off = SrdHeader.SOURCE_CONTEXT_OFFSET; off < SrdHeader.LENGTH; off += 4) {
+                    m.putIntBE(at + off, r.nextInt());
+                }
+                SrdHeader.sourceQpn(m, r.nextInt(1 << 24));
+                SrdHeader.destinationQpn(m, r.nextInt(1 << 24));
+                for (int i = 0; i < payload; i++) {
+                    m.putByte(SrdHeader.PAYLOAD_OFFSET + i, (byte) r.nextInt());
+                }
+                return SrdHeader.LENGTH + payload;
+            }
+            default -> {
+                int drops = r.nextInt(SrdAck.MAX_DROPS + 1);
+                SrdHeader.versionAndType(m, PacketType.ACK);
+                SrdAck.dropCount(m, drops);
+                for (int off = SrdAck.SOURCE_CONTEXT_OFFSET; off < SrdAck.LENGTH; off += 4) {
+                    m.putIntBE(at + off, r.nextInt());
+                }
+                for (int i = 0; i < drops; i++) {
+                    SrdAck.drop(m, i, r.nextInt(), DropReason.BAD_DEST_QP + r.nextInt(4));
+                }
+                return SrdAck.length(drops);
+            }
+        }
+    }
+
+    /** Leaves the packet valid one time in three, else breaks one thing SrdParser checks (or anything); returns the new SRD length. */
+    private int mutate(int srdLength, SplittableRandom r) {
+        int at = FrameLayout.SRD_OFFSET;
+        boolean ack = SrdHeader.type(m) == PacketType.ACK;
+        return switch (r.nextInt(13)) {
+            case 0, 1, 2, 3 -> srdLength;
+            case 4 -> {
+                m.putByte(at, (byte) r.nextInt(256));                        // version and type
+                yield srdLength;
+            }
+            case 5 -> {
+                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (r.nextBoolean() ? 0 : 8 + r.nextInt(8))));
+                yield srdLength;                                              // an undefined type
+            }
+            case 12 -> {
+                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (PacketType.SEND + r.nextInt(PacketType.PROBE_REPLY))));
+                yield srdLength;                                              // another defined type: a probe with a payload, ...
+            }
+            case 6 -> {
+                m.putShortBE(at + 2, (short) (m.getShortBE(at + 2) + (r.nextBoolean() ? 1 : -1) * (1 + r.nextInt(3))));
+                yield srdLength;                                              // payload length or drop count off by a little
+            }
+            case 7 -> 1 + r.nextInt(srdLength + 16);                          // UDP length cut or stretched
+            case 8 -> {
+                if (ack) {
+                    int n = SrdAck.MAX_DROPS + 1 + r.nextInt(4);              // more drops than allowed, length consistent
+                    SrdAck.dropCount(m, n);
+                    for (int i = 0; i < n; i++) {
+                        SrdAck.drop(m, i, r.nextInt(), DropReason.RNR);
+                    }
+                    yield SrdAck.length(n);
+                }
+                int payload = MTU + 1 + r.nextInt(20);                        // over the MTU, length consistent
+                SrdHeader.versionAndType(m, PacketType.SEND);
+                SrdHeader.payloadLength(m, payload);
+                yield SrdHeader.LENGTH + payload;
+            }
+            case 9 -> {
+                if (ack && SrdAck.dropCount(m) > 0) {
+                    int reasonAt = at + SrdAck.DROPS_OFFSET + r.nextInt(SrdAck.dropCount(m)) * SrdAck.DROP_ENTRY_LENGTH + 4;
+                    m.putByte(reasonAt, (byte) (r.nextBoolean() ? 0 : 5 + r.nextInt(251)));
+                } else if (!ack) {
+                    m.putByte(at + (r.nextBoolean() ? SrdHeader.SOURCE_QPN_OFFSET : SrdHeader.DESTINATION_QPN_OFFSET), (byte) (1 + r.nextInt(255)));
+                }
+                yield srdLength;                                              // a reason or QPN out of range
+            }
+            default -> {
+                m.putByte(at + r.nextInt(srdLength), (byte) r.nextInt(256)); // any byte
+                yield srdLength;
+            }
+        };
+    }
+
+    private void writeRaw(byte[] payload, int port, PcapWriter writer, List<Integer> verdicts, List<Integer> ports) {
+        m.room().fill((byte) 0);
+        m.copyFrom(MemorySegment.ofArray(payload), 0, FrameLayout.SRD_OFFSET, payload.length);
+        Ipv4UdpFrame.write(m, SRC_MAC, DST_MAC, SRC_IP, DST_IP, 50000, port, payload.length, true);
+        int verdict = SrdParser.parse(m, port, MTU);
+        assertTrue(verdict < 0, "the Java parser refuses it too");
+        verdicts.add(verdict);
+        ports.add(port);
+        writer.write(m, 2_000_000_000L);
+    }
+
+    // ---------------------------------------------------------------- kinds
+
+    private String kind(int type) {
+        return ((SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0 ? "UD " : "") + PacketType.name(type);
+    }
+
+    /** The kinds a frame counts for: its type (UD marked), and for ACKs the SACK and drop reasons it carries. */
+    private List<String> kindsOf(int type, String kind) {
+        List<String> k = new ArrayList<>(List.of(kind));
+        if ((SrdHeader.flags(m) & SrdHeader.FLAG_RETRANSMISSION) != 0) {
+            k.add("retransmission");
+        }
+        if (type == PacketType.ACK) {
+            for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+                if (SrdAck.sackWord(m, w) != 0) {
+                    k.add("ACK with SACK bits");
+                    break;
+                }
+            }
+            if (SrdAck.dropCount(m) > 0) {
+                k.add("ACK with drops");
+            }
+            for (int i = 0; i < SrdAck.dropCount(m); i++) {
+                k.add("drop " + DropReason.name(SrdAck.dropReason(m, i)));
+            }
+        }
+        return k;
+    }
+
+    private static String refusedSummary(Map<ParseError, int[]> refused) {
+        StringBuilder s = new StringBuilder("{");
+        refused.forEach((e, n) -> s.append(s.length() > 1 ? ", " : "").append(e).append('=').append(n[0]).append('/').append(n[1]));
+        return s.append('}').toString();
+    }
+}

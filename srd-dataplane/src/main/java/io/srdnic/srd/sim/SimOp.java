@@ -1,0 +1,98 @@
+package io.srdnic.srd.sim;
+
+import io.srdnic.srd.wire.DropReason;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What one simulated message does ({@code srdnic sim --ops}): a sender cycles through the
+ * scenario's operations, message i doing {@code ops[i % ops.size()]}. Besides the SRD sends, a UD
+ * datagram and the four ways a responder's QP checks refuse a message, so that one run (and its
+ * pcap) holds every packet type and drop indication the wire carries today.
+ * <p>
+ * Each operation is one of the {@code Ledger}'s message kinds, so the run's per-message checks
+ * hold for it as they do for the hostile sends {@link Scenario.Events#hostileFraction} draws: the
+ * refused ones are sent exactly as those are (to {@code SimHost.ABSENT_QPN}, with
+ * {@code SimHost.WRONG_QKEY}, to the destination's receive-less sink QP, longer than its receives).
+ */
+public enum SimOp {
+    /** SEND on the SRD QP (no immediate data): delivered exactly once, completes SUCCESS. */
+    SEND("send", Ledger.SEND, 0),
+    /** SEND_WITH_IMM on the SRD QP (what the simulator always did): delivered exactly once, completes SUCCESS. */
+    SEND_IMM("send-imm", Ledger.NORMAL, 0),
+    /** SEND_WITH_IMM on a UD QP to the destination's UD QP: completes SUCCESS as it leaves; delivered if it arrives (no ACK, no retry). */
+    UD("ud", Ledger.UD, 0),
+    /** SRD send to a QPN no QP of the destination has: a BAD_DEST_QP drop indication. */
+    BAD_DEST_QP("bad-dest-qp", Ledger.BAD_QPN, DropReason.BAD_DEST_QP),
+    /** SRD send with a Q_Key the destination QP does not have: a REMOTE_INVALID_REQUEST drop indication. */
+    BAD_QKEY("bad-qkey", Ledger.BAD_QKEY, DropReason.REMOTE_INVALID_REQUEST),
+    /** SRD send to a destination QP with no receive posted: an RNR drop indication (no RNR retry unless the events ask). */
+    RNR("rnr", Ledger.RNR, DropReason.RNR),
+    /** SRD send longer than the destination's posted receives: a REMOTE_OPERATION drop indication. */
+    TOO_LONG("too-long", Ledger.TOO_LONG, DropReason.REMOTE_OPERATION);
+
+    /** What {@code srdnic sim} did before there was a choice. */
+    public static final List<SimOp> DEFAULT = List.of(SEND_IMM);
+
+    private final String label;
+    private final byte kind;
+    private final int dropReason;
+
+    SimOp(String label, byte kind, int dropReason) {
+        this.label = label;
+        this.kind = kind;
+        this.dropReason = dropReason;
+    }
+
+    /** The name on the command line. */
+    public String label() {
+        return label;
+    }
+
+    /** The send completion status this operation must end with when no fault of the scenario intervenes. */
+    public int expectedStatus() {
+        return Ledger.EXPECTED[kind];
+    }
+
+    /** The DropReason the responder reports for it, 0 when it is not refused. */
+    public int dropReason() {
+        return dropReason;
+    }
+
+    /** The ledger's kind of message this operation sends. */
+    byte kind() {
+        return kind;
+    }
+
+    /** The operation named {@code label} on the command line; throws with the list of names otherwise. */
+    public static SimOp of(String label) {
+        String wanted = label.strip().toLowerCase(Locale.ROOT);
+        for (SimOp op : values()) {
+            if (op.label.equals(wanted)) {
+                return op;
+            }
+        }
+        throw new IllegalArgumentException("unknown operation '" + label + "': use " + labels());
+    }
+
+    /** Parses a comma-separated list of operation names. */
+    public static List<SimOp> list(String labels) {
+        List<SimOp> ops = new ArrayList<>();
+        for (String label : labels.split(",")) {
+            if (!label.isBlank()) {
+                ops.add(of(label));
+            }
+        }
+        return List.copyOf(ops);
+    }
+
+    /** Every operation name, comma-separated. */
+    public static String labels() {
+        StringBuilder s = new StringBuilder();
+        for (SimOp op : values()) {
+            s.append(s.isEmpty() ? "" : ",").append(op.label);
+        }
+        return s.toString();
+    }
+}

@@ -1,0 +1,100 @@
+package io.srdnic.srd.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/** {@code srdnic sim --ops}: each operation ends as it must, and the mix keeps the ledger's per-message checks. */
+class SimOpsTest {
+    static {
+        System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
+    }
+
+    static final List<SimOp> ALL = List.of(SimOp.values());
+
+    @Test
+    void shouldEndEachOperationWithItsStatusAndDropReason() {
+        SimReport r = SrdSimulation.run(Scenario.basic(7 * 40, 64, 3).withOps(ALL));
+        assertTrue(r.passed(), r.toString());
+        assertEquals(3 * 40, r.completedOk(), "send, send-imm and ud succeed");
+        assertEquals(Map.of("BAD_DEST_QP_ERROR", 40L, "REMOTE_INVALID_REQUEST_ERROR", 40L, "RNR_ERROR", 40L,
+            "REMOTE_OPERATION_ERROR", 40L), r.completedErrorByStatus());
+        for (SimOp op : ALL) {
+            assertEquals(op.dropReason() == 0, op.expectedStatus() == WcStatus.SUCCESS, op.label() + ": refused exactly when it has a drop reason");
+        }
+        assertEquals(4 * 40, r.hostileSends(), "the refused operations are the ledger's hostile kinds");
+        assertEquals(3 * 40, r.delivered(), "a clean network delivers every SRD message and every datagram, nothing refused");
+        assertEquals(0, r.deliveredButFailed());
+        Map<String, Long> c = r.transportCounters();
+        assertEquals(40, c.get("tx_datagrams"));
+        assertEquals(40, c.get("rx_datagrams"));
+        for (SimOp op : ALL) {
+            if (op.dropReason() != 0) {
+                String reason = DropReason.name(op.dropReason()).toLowerCase(Locale.ROOT);
+                assertEquals(40, c.get("drops_sent_" + reason), op.label());
+                assertEquals(40, c.get("drops_received_" + reason), op.label());
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepSrdExactlyOnceWhileDatagramsAreLostAndDuplicated() {
+        SimReport r = SrdSimulation.run(Scenario.basic(3 * 300, 256, 9).withFaults(0.1, 0.1, 0.3)
+            .withOps(List.of(SimOp.SEND, SimOp.SEND_IMM, SimOp.UD)));
+        assertTrue(r.passed(), r.toString());
+        assertEquals(900, r.completedOk());
+        assertEquals(0, r.duplicatesDelivered(), "a datagram the network duplicates is not an SRD duplicate");
+        assertTrue(r.delivered() >= 600 && r.delivered() < 900, "every SRD message, and the datagrams that arrived: " + r.delivered());
+    }
+
+    /**
+     * Every operation mixed into the seeded runs of {@link SrdPropertiesTest} (restarts, QP and
+     * address-handle destroys, CQ pressure, reclaim, hostile sends, forged frames, stalls): the same
+     * per-message properties hold, the refused operations counted as the hostile sends they are.
+     */
+    @TestFactory
+    Stream<DynamicTest> shouldKeepEveryPropertyWithEveryOperationUnderSeededDisruptions() {
+        return LongStream.rangeClosed(1, 40).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
+            Scenario s = withAllOps(SrdPropertiesTest.scenario(seed));
+            SimReport r = SrdSimulation.run(s);
+            List<String> broken = SrdPropertiesTest.brokenProperties(s, r);
+            assertTrue(broken.isEmpty(), "seed " + seed + ": " + s + "\n  " + broken + "\n  " + r.violations());
+        }));
+    }
+
+    /** {@code s} with every operation; at least 8 bytes, as a SEND without immediate data needs. */
+    static Scenario withAllOps(Scenario s) {
+        return new Scenario(s.hosts(), s.messages(), Math.max(8, s.size()), s.loss(), s.duplicate(), s.reorder(), s.delayNanos(),
+            s.jitterNanos(), s.paths(), s.blackholePaths(), s.incast(), s.linkGbps(), s.timeLimitNanos(), s.seed(), s.events(), ALL);
+    }
+
+    @Test
+    void shouldRefuseOperationsTheMessageSizeCannotCarry() {
+        assertThrows(IllegalArgumentException.class, () -> Scenario.basic(10, 4, 1).withOps(List.of(SimOp.SEND)));
+        IllegalArgumentException mtu = assertThrows(IllegalArgumentException.class,
+            () -> SrdSimulation.run(Scenario.basic(10, 4096, 1).withOps(List.of(SimOp.TOO_LONG))));
+        assertTrue(mtu.getMessage().contains("--size below the SRD MTU"), mtu.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Scenario.basic(10, 64, 1).withOps(List.of()));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SimOp.list("send,rdma-write"));
+        assertTrue(e.getMessage().contains(SimOp.labels()), e.getMessage());
+        assertEquals(List.of(SimOp.SEND_IMM, SimOp.UD), SimOp.list("send-imm, UD"));
+    }
+
+    @Test
+    void shouldSendTooLongMessagesEvenFromAnEmptySize() {
+        SimReport r = SrdSimulation.run(Scenario.basic(20, 0, 5).withOps(List.of(SimOp.SEND_IMM, SimOp.TOO_LONG)));
+        assertTrue(r.passed(), r.toString());
+        assertEquals(Map.of("REMOTE_OPERATION_ERROR", 10L), r.completedErrorByStatus());
+    }
+}

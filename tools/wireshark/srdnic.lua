@@ -1,0 +1,390 @@
+-- srdnic.lua: a Wireshark / tshark dissector for srdnic's wire format (docs/wire-format.md).
+--
+--   tshark -X lua_script:tools/wireshark/srdnic.lua -r capture.pcap
+--   or copy it to ~/.local/lib/wireshark/plugins/ (Wireshark 4.x) and restart Wireshark.
+--
+-- Ethernet / IPv4 / UDP are Wireshark's; this dissects the UDP payload: the 48-byte SRD header of
+-- data and probe packets (SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_READ, PROBE, PROBE_REPLY) and its
+-- payload, UD datagrams (the same header with the unreliable flag), and the SRD ACK (72 bytes: the
+-- cumulative PSN, echoed epoch and timestamp, trigger PSN, four 64-bit SACK words, then 0..16
+-- drop entries of PSN and reason).
+--
+-- Registered on UDP port 21330 (SrdPort.DEFAULT; the preference srdnic.udp_port moves it) and as
+-- a heuristic dissector on UDP ("srdnic_udp") that claims a payload only if it passes the checks
+-- SrdParser applies to the SRD part: version 1, a known type, lengths that agree, QPNs of 24 bits
+-- and drop reasons that exist. A payload on the SRD port that fails them is still shown, with an
+-- expert error named after SrdParser's ParseError (srdnic.wrong_version, srdnic.bad_length, ...).
+-- The L2-L4 checks (IPv4 header, fragments, lengths and checksums) are Wireshark's own.
+--
+-- Field names: srdnic.<field> for the header every SRD packet starts with and for the data/probe
+-- header, srdnic.ack.<field> for the ACK, srdnic.ack.drop.<field> for a drop entry.
+--
+-- NOT COVERED YET: RC and SRC (and any other QP type's headers) do not exist on the wire yet; a
+-- later issue adds them to docs/wire-format.md and here. To add a packet type: give it a row in
+-- PACKET_TYPES naming its header layout; a new layout is one entry in LAYOUTS with its length, the
+-- field in bytes 2..3, its check (what the Java parser refuses past the length) and its dissect
+-- function; new fields go through field(). check(), the heuristic and the port dissector all work
+-- from those two tables.
+-- RDMA_WRITE and RDMA_READ are decoded with the data header (their RDMA fields are not defined
+-- yet). Payloads are shown as bytes: srdnic does not know what applications put in them.
+
+local srdnic = Proto("srdnic", "srdnic SRD transport")
+
+local SRD_PORT_DEFAULT = 21330      -- SrdPort.DEFAULT, 0x5352 "SR"
+local ENTROPY_BASE = 49152          -- SrdPort.ENTROPY_BASE: UDP source port = 49152 + path entropy
+local VERSION = 1                   -- SrdHeader.VERSION
+local DATA_LENGTH = 48              -- SrdHeader.LENGTH
+local ACK_LENGTH = 72               -- SrdAck.LENGTH
+local DROP_ENTRY_LENGTH = 8         -- SrdAck.DROP_ENTRY_LENGTH
+local MAX_DROPS = 16                -- SrdAck.MAX_DROPS
+local SACK_WORDS = 4                -- SrdAck.SACK_WORDS
+local MAX_QPN = 0xFFFFFF            -- SrdParser.MAX_QPN
+local FLAG_RETRANSMISSION = 0x01    -- SrdHeader.FLAG_RETRANSMISSION
+local FLAG_UNRELIABLE = 0x02        -- SrdHeader.FLAG_UNRELIABLE
+
+-- PacketType: the low four bits of byte 0. layout names an entry of LAYOUTS; data = isData(t).
+local PACKET_TYPES = {
+    [1] = { name = "SEND",          layout = "data", data = true },
+    [2] = { name = "SEND_WITH_IMM", layout = "data", data = true, immediate = true },
+    [3] = { name = "RDMA_WRITE",    layout = "data", data = true },
+    [4] = { name = "RDMA_READ",     layout = "data", data = true },
+    [5] = { name = "ACK",           layout = "ack" },
+    [6] = { name = "PROBE",         layout = "data", probe = true },
+    [7] = { name = "PROBE_REPLY",   layout = "data", probe = true },
+}
+
+-- DropReason, carried in ACK drop entries.
+local DROP_REASONS = {
+    [1] = "BAD_DEST_QP",
+    [2] = "RNR",
+    [3] = "REMOTE_OPERATION",
+    [4] = "REMOTE_INVALID_REQUEST",
+}
+
+-- Header layouts by name (filled in below, once their functions exist).
+local LAYOUTS
+
+local type_names = {}
+for value, t in pairs(PACKET_TYPES) do
+    type_names[value] = t.name
+end
+
+-- ------------------------------------------------------------------ fields
+
+-- One ProtoField per header field, in wire order; srdnic.fields keeps that order (tshark -G fields).
+local f = {}
+local field_list = {}
+local function field(key, protofield)
+    f[key] = protofield
+    field_list[#field_list + 1] = protofield
+end
+
+-- common to every SRD packet: byte 0..15
+field("version", ProtoField.uint8("srdnic.version", "Version", base.DEC, nil, 0xF0))
+field("type", ProtoField.uint8("srdnic.type", "Type", base.DEC, type_names, 0x0F))
+field("flags", ProtoField.uint8("srdnic.flags", "Flags", base.HEX))
+field("flag_retransmission", ProtoField.bool("srdnic.flags.retransmission", "Retransmission", 8, nil, FLAG_RETRANSMISSION))
+field("flag_unreliable", ProtoField.bool("srdnic.flags.unreliable", "Unreliable (UD datagram)", 8, nil, FLAG_UNRELIABLE))
+field("flag_reserved", ProtoField.uint8("srdnic.flags.reserved", "Reserved flags", base.HEX, nil, 0xFC))
+field("src_context", ProtoField.uint32("srdnic.src_context", "Source context id", base.HEX))
+field("dst_context", ProtoField.uint32("srdnic.dst_context", "Destination context id", base.HEX))
+field("epoch", ProtoField.uint32("srdnic.epoch", "Sender epoch", base.HEX))
+-- data and probe header: bytes 2..3 and 16..47
+field("payload_length", ProtoField.uint16("srdnic.payload_length", "Payload length", base.DEC))
+field("psn", ProtoField.uint32("srdnic.psn", "PSN", base.DEC))
+field("send_base", ProtoField.uint32("srdnic.send_base", "Send base PSN", base.DEC))
+field("src_qpn", ProtoField.uint32("srdnic.src_qpn", "Source QPN", base.HEX))
+field("dst_qpn", ProtoField.uint32("srdnic.dst_qpn", "Destination QPN", base.HEX))
+field("qkey", ProtoField.uint32("srdnic.qkey", "Q_Key", base.HEX))
+field("immediate", ProtoField.uint32("srdnic.immediate", "Immediate data", base.HEX))
+field("timestamp", ProtoField.uint64("srdnic.timestamp", "Timestamp (ns)", base.DEC))
+field("payload", ProtoField.bytes("srdnic.payload", "Payload"))
+field("probe_path", ProtoField.uint32("srdnic.probe.path", "Probed path (the PSN field of a probe)", base.DEC))
+-- generated from the UDP source port
+field("entropy", ProtoField.uint16("srdnic.entropy", "Path entropy (UDP source port - 49152)", base.DEC))
+-- ACK: bytes 2..3 and 16..71, then the drop entries
+field("drop_count", ProtoField.uint16("srdnic.ack.drop_count", "Drop count", base.DEC))
+field("cumulative_psn", ProtoField.uint32("srdnic.ack.cumulative_psn", "Cumulative PSN (first not received)", base.DEC))
+field("echoed_epoch", ProtoField.uint32("srdnic.ack.echoed_epoch", "Echoed sender epoch", base.HEX))
+field("trigger_psn", ProtoField.uint32("srdnic.ack.trigger_psn", "Trigger PSN", base.DEC))
+field("ack_reserved", ProtoField.uint32("srdnic.ack.reserved", "Reserved", base.HEX))
+field("echoed_timestamp", ProtoField.uint64("srdnic.ack.echoed_timestamp", "Echoed timestamp (ns)", base.DEC))
+field("sack", ProtoField.uint64("srdnic.ack.sack", "SACK word", base.HEX))
+field("sacked_psn", ProtoField.uint32("srdnic.ack.sacked_psn", "Selectively acknowledged PSN", base.DEC))
+field("sack_count", ProtoField.uint16("srdnic.ack.sack_count", "PSNs selectively acknowledged", base.DEC))
+field("drop", ProtoField.none("srdnic.ack.drop", "Drop entry"))
+field("drop_psn", ProtoField.uint32("srdnic.ack.drop.psn", "PSN", base.DEC))
+field("drop_reason", ProtoField.uint8("srdnic.ack.drop.reason", "Reason", base.DEC, DROP_REASONS))
+field("drop_reserved", ProtoField.uint24("srdnic.ack.drop.reserved", "Reserved", base.HEX))
+srdnic.fields = field_list
+
+-- Expert infos: one per ParseError the SRD part can fail with (SrdParser checks 9-13).
+local e = {
+    truncated     = ProtoExpert.new("srdnic.truncated", "SRD part shorter than its header (TRUNCATED)", expert.group.MALFORMED, expert.severity.ERROR),
+    wrong_version = ProtoExpert.new("srdnic.wrong_version", "SRD version not 1 (WRONG_VERSION)", expert.group.MALFORMED, expert.severity.ERROR),
+    unknown_type  = ProtoExpert.new("srdnic.unknown_type", "Packet type not defined (UNKNOWN_TYPE)", expert.group.MALFORMED, expert.severity.ERROR),
+    oversized     = ProtoExpert.new("srdnic.oversized", "Payload over the SRD MTU, or more than 16 drop entries (OVERSIZED)", expert.group.MALFORMED, expert.severity.ERROR),
+    bad_length    = ProtoExpert.new("srdnic.bad_length", "Length fields disagree with the UDP length (BAD_LENGTH)", expert.group.MALFORMED, expert.severity.ERROR),
+    out_of_range  = ProtoExpert.new("srdnic.out_of_range", "Field out of range: QPN over 24 bits or unknown drop reason (OUT_OF_RANGE)", expert.group.MALFORMED, expert.severity.ERROR),
+    retransmission = ProtoExpert.new("srdnic.retransmission", "Retransmission (same PSN sent again)", expert.group.SEQUENCE, expert.severity.NOTE),
+}
+srdnic.experts = { e.truncated, e.wrong_version, e.unknown_type, e.oversized, e.bad_length, e.out_of_range, e.retransmission }
+
+srdnic.prefs.udp_port = Pref.uint("UDP port", SRD_PORT_DEFAULT,
+    "UDP destination port of SRD traffic (SrdPort.DEFAULT = 21330; srdnic's udp-port setting)")
+srdnic.prefs.mtu = Pref.uint("SRD MTU", 4096,
+    "Largest payload one packet may carry: a longer one is OVERSIZED (4096 on sim, ring and memif)")
+
+-- ------------------------------------------------------------------ checks
+
+-- Each layout's check mirrors SrdParser for that header, past the length check every layout has:
+-- it returns nil when the SRD part (srd_length bytes, the UDP payload) is valid, else the expert
+-- key and a message.
+local function check_data(tvb, srd_length, ptype)
+    local payload = tvb(2, 2):uint()
+    if payload > srdnic.prefs.mtu then
+        return "oversized", string.format("payload length %d over the SRD MTU %d", payload, srdnic.prefs.mtu)
+    end
+    if payload ~= srd_length - DATA_LENGTH then
+        return "bad_length", string.format("payload length %d but %d bytes follow the header", payload, srd_length - DATA_LENGTH)
+    end
+    if not ptype.data and payload ~= 0 then
+        return "bad_length", string.format("a %s carries no payload, payload length %d", ptype.name, payload)
+    end
+    local src_qpn, dst_qpn = tvb(24, 4):uint(), tvb(28, 4):uint()
+    if src_qpn > MAX_QPN or dst_qpn > MAX_QPN then
+        return "out_of_range", string.format("QPN over 24 bits (source 0x%08x, destination 0x%08x)", src_qpn, dst_qpn)
+    end
+    return nil
+end
+
+local function check_ack(tvb, srd_length)
+    local drops = tvb(2, 2):uint()
+    if drops > MAX_DROPS then
+        return "oversized", string.format("%d drop entries, at most %d", drops, MAX_DROPS)
+    end
+    if srd_length ~= ACK_LENGTH + DROP_ENTRY_LENGTH * drops then
+        return "bad_length", string.format("%d drop entries make %d bytes, the UDP payload is %d",
+            drops, ACK_LENGTH + DROP_ENTRY_LENGTH * drops, srd_length)
+    end
+    for i = 0, drops - 1 do
+        local reason = tvb(ACK_LENGTH + DROP_ENTRY_LENGTH * i + 4, 1):uint()
+        if DROP_REASONS[reason] == nil then
+            return "out_of_range", string.format("drop entry %d has reason %d, not 1..4", i, reason)
+        end
+    end
+    return nil
+end
+
+-- ------------------------------------------------------------------ dissection
+
+local function hex32(v)
+    return string.format("0x%08x", v)
+end
+
+-- The header every SRD packet starts with (bytes 0..15, both layouts); bytes 2..3 differ.
+local function dissect_common(tvb, tree, ptype)
+    tree:add(f.version, tvb(0, 1))
+    tree:add(f.type, tvb(0, 1))
+    local flags_item = tree:add(f.flags, tvb(1, 1))
+    flags_item:add(f.flag_retransmission, tvb(1, 1))
+    flags_item:add(f.flag_unreliable, tvb(1, 1))
+    flags_item:add(f.flag_reserved, tvb(1, 1))
+    tree:add(LAYOUTS[ptype.layout].length_field, tvb(2, 2))
+    tree:add(f.src_context, tvb(4, 4))
+    tree:add(f.dst_context, tvb(8, 4))
+    tree:add(f.epoch, tvb(12, 4))
+end
+
+local function dissect_data(tvb, pinfo, tree, ptype)
+    local flags = tvb(1, 1):uint()
+    local psn = tvb(16, 4):uint()
+    local psn_item = tree:add(f.psn, tvb(16, 4))
+    if ptype.probe then
+        tree:add(f.probe_path, tvb(16, 4)):set_generated()
+    end
+    tree:add(f.send_base, tvb(20, 4))
+    tree:add(f.src_qpn, tvb(24, 4))
+    tree:add(f.dst_qpn, tvb(28, 4))
+    tree:add(f.qkey, tvb(32, 4))
+    tree:add(f.immediate, tvb(36, 4))
+    tree:add(f.timestamp, tvb(40, 8))
+    local payload_length = tvb(2, 2):uint()
+    if payload_length > 0 and tvb:len() > DATA_LENGTH then
+        tree:add(f.payload, tvb(DATA_LENGTH))
+    end
+
+    local info
+    local qpns = string.format("qpn 0x%x→0x%x", tvb(24, 4):uint(), tvb(28, 4):uint())
+    if bit32.band(flags, FLAG_UNRELIABLE) ~= 0 then
+        info = string.format("UD %s %s qkey=%s len=%d", ptype.name, qpns, hex32(tvb(32, 4):uint()), payload_length)
+    elseif ptype.probe then
+        info = string.format("%s path=%d ctx %s→%s", ptype.name, psn, hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
+    else
+        info = string.format("%s psn=%d ctx %s→%s %s len=%d", ptype.name, psn, hex32(tvb(4, 4):uint()),
+            hex32(tvb(8, 4):uint()), qpns, payload_length)
+    end
+    if ptype.immediate then
+        info = info .. " imm=" .. hex32(tvb(36, 4):uint())
+    end
+    if bit32.band(flags, FLAG_RETRANSMISSION) ~= 0 then
+        info = info .. " [retransmission]"
+        psn_item:add_proto_expert_info(e.retransmission)
+    end
+    return info
+end
+
+local function dissect_ack(tvb, pinfo, tree, ptype)
+    local cumulative = tvb(16, 4):uint()
+    tree:add(f.cumulative_psn, tvb(16, 4))
+    tree:add(f.echoed_epoch, tvb(20, 4))
+    tree:add(f.trigger_psn, tvb(24, 4))
+    tree:add(f.ack_reserved, tvb(28, 4))
+    tree:add(f.echoed_timestamp, tvb(32, 8))
+    -- Bit i of word w: PSN cumulative + 1 + 64w + i was received (bit 0 = least significant).
+    local sacked = 0
+    for w = 0, SACK_WORDS - 1 do
+        local at = 40 + 8 * w
+        local first = (cumulative + 1 + 64 * w) % 4294967296
+        local word_item = tree:add(f.sack, tvb(at, 8))
+        word_item:set_text(string.format("SACK word %d (PSNs %d..%d): 0x%08x%08x", w, first, (first + 63) % 4294967296,
+            tvb(at, 4):uint(), tvb(at + 4, 4):uint()))
+        -- The low 32 bits are the last four bytes on the wire.
+        local halves = { tvb(at + 4, 4):uint(), tvb(at, 4):uint() }
+        for h = 1, 2 do
+            local bits = halves[h]
+            for i = 0, 31 do
+                if bits == 0 then
+                    break
+                end
+                if bits % 2 == 1 then
+                    local psn = (first + 32 * (h - 1) + i) % 4294967296
+                    word_item:add(f.sacked_psn, tvb(at, 8), psn):set_generated()
+                    sacked = sacked + 1
+                end
+                bits = math.floor(bits / 2)
+            end
+        end
+    end
+    tree:add(f.sack_count, sacked):set_generated()
+
+    local drops = tvb(2, 2):uint()
+    local reasons = {}
+    for i = 0, drops - 1 do
+        local at = ACK_LENGTH + DROP_ENTRY_LENGTH * i
+        if at + DROP_ENTRY_LENGTH > tvb:len() then
+            break
+        end
+        local reason = tvb(at + 4, 1):uint()
+        local name = DROP_REASONS[reason] or ("reason " .. reason)
+        local entry = tree:add(f.drop, tvb(at, DROP_ENTRY_LENGTH))
+        entry:set_text(string.format("Drop entry %d: PSN %d, %s", i, tvb(at, 4):uint(), name))
+        entry:add(f.drop_psn, tvb(at, 4))
+        entry:add(f.drop_reason, tvb(at + 4, 1))
+        entry:add(f.drop_reserved, tvb(at + 5, 3))
+        reasons[#reasons + 1] = string.format("%d %s", tvb(at, 4):uint(), name)
+    end
+
+    local info = string.format("ACK cum=%d trigger=%d sack=%d drops=%d ctx %s→%s", cumulative, tvb(24, 4):uint(),
+        sacked, drops, hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
+    if #reasons > 0 then
+        info = info .. " [" .. table.concat(reasons, ", ") .. "]"
+    end
+    return info
+end
+
+-- Header layouts: the fixed part's length, the field in bytes 2..3, what SrdParser checks beyond
+-- the length, and how to show the rest. A new layout (RC, SRC) goes here.
+LAYOUTS = {
+    data = { length = DATA_LENGTH, length_field = f.payload_length, check = check_data, dissect = dissect_data },
+    ack  = { length = ACK_LENGTH,  length_field = f.drop_count,     check = check_ack,  dissect = dissect_ack },
+}
+
+-- Checks an SRD part as SrdParser does after the UDP header: returns nil when valid, else the
+-- expert key and a message. Reads only captured bytes (a frame cut by the snaplen is refused).
+local function check(tvb)
+    local srd_length = tvb:reported_length_remaining()
+    if srd_length < 1 then
+        return "truncated", "empty UDP payload"
+    end
+    if tvb:len() < srd_length then
+        return "truncated", "frame cut short in the capture"
+    end
+    local version = bit32.rshift(tvb(0, 1):uint(), 4)
+    if version ~= VERSION then
+        return "wrong_version", string.format("version %d, this dissector speaks %d", version, VERSION)
+    end
+    local ptype = PACKET_TYPES[bit32.band(tvb(0, 1):uint(), 0x0F)]
+    if ptype == nil then
+        return "unknown_type", string.format("type %d is not defined", bit32.band(tvb(0, 1):uint(), 0x0F))
+    end
+    local layout = LAYOUTS[ptype.layout]
+    if srd_length < layout.length then
+        return "truncated", string.format("%d bytes, the %s header is %d", srd_length, ptype.name, layout.length)
+    end
+    return layout.check(tvb, srd_length, ptype)
+end
+
+-- ------------------------------------------------------------------ entry points
+
+-- The port dissector: every UDP payload to the SRD port, valid or not (then with an expert error).
+local function dissect(tvb, pinfo, tree)
+    local srd_length = tvb:reported_length_remaining()
+    if srd_length < 1 then
+        return 0
+    end
+    pinfo.cols.protocol = "srdnic"
+    local root = tree:add(srdnic, tvb())
+    if pinfo.src_port >= ENTROPY_BASE then
+        root:add(f.entropy, pinfo.src_port - ENTROPY_BASE):set_generated()
+    end
+    local err, message = check(tvb)
+    local type_value = bit32.band(tvb(0, 1):uint(), 0x0F)
+    local ptype = PACKET_TYPES[type_value]
+    local layout = ptype and LAYOUTS[ptype.layout]
+    local info
+    if err == nil or (err ~= "wrong_version" and err ~= "truncated" and layout ~= nil) then
+        dissect_common(tvb, root, ptype)
+        info = layout.dissect(tvb, pinfo, root, ptype)
+    else
+        root:add(f.version, tvb(0, 1))
+        root:add(f.type, tvb(0, 1))
+        info = string.format("%s (version %d)", ptype and ptype.name or ("type " .. type_value), bit32.rshift(tvb(0, 1):uint(), 4))
+    end
+    if err ~= nil then
+        local text = string.upper(err) .. ": " .. message
+        root:add_proto_expert_info(e[err], text)
+        info = info .. " [malformed " .. text .. "]"
+    end
+    pinfo.cols.info:set(info)
+    root:append_text(", " .. (ptype and ptype.name or ("type " .. type_value)))
+    return srd_length
+end
+
+srdnic.dissector = dissect
+
+-- The heuristic claims only what SrdParser would accept, whatever the port.
+local function heuristic(tvb, pinfo, tree)
+    if tvb:reported_length_remaining() < DATA_LENGTH or check(tvb) ~= nil then
+        return false
+    end
+    -- dissect itself, not srdnic.dissector: that is a handle whose call would add a second srdnic layer
+    dissect(tvb, pinfo, tree)
+    return true
+end
+
+-- ------------------------------------------------------------------ registration
+
+local udp_port_table = DissectorTable.get("udp.port")
+local registered_port = srdnic.prefs.udp_port
+udp_port_table:add(registered_port, srdnic)
+
+function srdnic.prefs_changed()
+    if registered_port ~= srdnic.prefs.udp_port then
+        udp_port_table:remove(registered_port, srdnic)
+        registered_port = srdnic.prefs.udp_port
+        udp_port_table:add(registered_port, srdnic)
+    end
+end
+
+srdnic:register_heuristic("udp", heuristic)
