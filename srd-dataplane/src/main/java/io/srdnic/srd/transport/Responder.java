@@ -53,11 +53,16 @@ final class Responder {
     void onDatagram(Mbuf m, int type) {
         t.counters.rxDatagrams++;
         SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
-        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || SrdHeader.qkey(m) != qp.qkey
+        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || !isSend(type) || SrdHeader.qkey(m) != qp.qkey
             || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength() || completionWouldOverrun(qp)
             || deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
             t.counters.datagramsDropped++; // UD: no indication goes back
         }
+    }
+
+    /** UD, like SRD, carries sends only: an RDMA opcode is no receive. */
+    private static boolean isSend(int type) {
+        return type == PacketType.SEND || type == PacketType.SEND_WITH_IMM;
     }
 
     void onData(Mbuf m, int type, long now) {
@@ -161,7 +166,7 @@ final class Responder {
         if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
         }
-        if (type != PacketType.SEND && type != PacketType.SEND_WITH_IMM) {
+        if (!isSend(type)) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         if (SrdHeader.qkey(m) != qp.qkey) {
