@@ -41,7 +41,10 @@ final class Responder {
         int n = owed.count;
         for (int i = 0; i < n; i++) {
             SrdContext ctx = t.contextAt(owed.context[i]);
-            if (ctx.id == owed.contextId[i]) { // else reclaimed or re-opened since: the sender retries
+            // Else reclaimed or re-opened since, or the peer's incarnation it was owed to has been
+            // replaced: the window now describes the successor's PSNs, and vouching for them to the
+            // replaced one could complete its sends undelivered. The sender retries.
+            if (ctx.id == owed.contextId[i] && ctx.rxPeer.is(owed.peerEpoch[i], owed.peerContext[i])) {
                 sendAck(ctx, owed.peerContext[i], owed.peerEpoch[i], owed.psn[i], owed.timestamp[i], owed.mac[i], owed.ip[i],
                     owed.port[i]);
             }
