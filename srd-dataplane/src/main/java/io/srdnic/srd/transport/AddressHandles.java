@@ -1,35 +1,63 @@
 package io.srdnic.srd.transport;
 
-/** The address handles of one transport: remote MAC, IPv4 and UDP port, with a free list. */
+import java.util.Arrays;
+
+/**
+ * The address handles of one transport: remote MAC, IPv4 and UDP port, with a free list. The
+ * tables start small and double when a handle is created past their end (the control path), up to
+ * {@code capacity}: a transport talking to a few peers does not build 65,536 entries it never uses.
+ * Lookups index the current arrays and allocate nothing.
+ */
 final class AddressHandles {
-    private final long[] mac;
-    private final int[] ip;
-    private final int[] port;
-    private final boolean[] live;
-    private final int[] free;
+    private static final int INITIAL_LENGTH = 16;
+
+    private final int capacity;
+    private long[] mac;
+    private int[] ip;
+    private int[] port;
+    private boolean[] live;
+    /** Destroyed handles, reused last-destroyed first. */
+    private int[] free;
     private int freeCount;
+    /** The lowest handle never issued: handle 0 is never issued. */
+    private int nextUnused = 1;
 
     AddressHandles(int capacity) {
-        mac = new long[capacity];
-        ip = new int[capacity];
-        port = new int[capacity];
-        live = new boolean[capacity];
-        free = new int[capacity - 1];
-        for (int i = capacity - 1; i >= 1; i--) {
-            free[freeCount++] = i; // handle 0 is never issued
-        }
+        this.capacity = capacity;
+        int length = Math.min(capacity, INITIAL_LENGTH);
+        mac = new long[length];
+        ip = new int[length];
+        port = new int[length];
+        live = new boolean[length];
+        free = new int[length];
     }
 
     int create(long remoteMac, int remoteIp, int remotePort) {
-        if (freeCount == 0) {
+        int ah;
+        if (freeCount > 0) {
+            ah = free[--freeCount];
+        } else if (nextUnused < capacity) {
+            if (nextUnused == live.length) {
+                grow();
+            }
+            ah = nextUnused++;
+        } else {
             return -1;
         }
-        int ah = free[--freeCount];
         mac[ah] = remoteMac;
         ip[ah] = remoteIp;
         port[ah] = remotePort;
         live[ah] = true;
         return ah;
+    }
+
+    private void grow() {
+        int length = Math.min(capacity, live.length * 2);
+        mac = Arrays.copyOf(mac, length);
+        ip = Arrays.copyOf(ip, length);
+        port = Arrays.copyOf(port, length);
+        live = Arrays.copyOf(live, length);
+        free = Arrays.copyOf(free, length);
     }
 
     void destroy(int ah) {

@@ -41,7 +41,10 @@ final class Responder {
         int n = owed.count;
         for (int i = 0; i < n; i++) {
             SrdContext ctx = t.contextAt(owed.context[i]);
-            if (ctx.id == owed.contextId[i]) { // else reclaimed or re-opened since: the sender retries
+            // Else reclaimed or re-opened since, or the peer's incarnation it was owed to has been
+            // replaced: the window now describes the successor's PSNs, and vouching for them to the
+            // replaced one could complete its sends undelivered. The sender retries.
+            if (ctx.id == owed.contextId[i] && ctx.rxPeer.is(owed.peerEpoch[i], owed.peerContext[i])) {
                 sendAck(ctx, owed.peerContext[i], owed.peerEpoch[i], owed.psn[i], owed.timestamp[i], owed.mac[i], owed.ip[i],
                     owed.port[i]);
             }
@@ -53,11 +56,16 @@ final class Responder {
     void onDatagram(Mbuf m, int type) {
         t.counters.rxDatagrams++;
         SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
-        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || SrdHeader.qkey(m) != qp.qkey
+        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || !isSend(type) || SrdHeader.qkey(m) != qp.qkey
             || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength() || completionWouldOverrun(qp)
             || deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
             t.counters.datagramsDropped++; // UD: no indication goes back
         }
+    }
+
+    /** UD, like SRD, carries sends only: an RDMA opcode is no receive. */
+    private static boolean isSend(int type) {
+        return type == PacketType.SEND || type == PacketType.SEND_WITH_IMM;
     }
 
     void onData(Mbuf m, int type, long now) {
@@ -161,7 +169,7 @@ final class Responder {
         if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
         }
-        if (type != PacketType.SEND && type != PacketType.SEND_WITH_IMM) {
+        if (!isSend(type)) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         if (SrdHeader.qkey(m) != qp.qkey) {

@@ -1,6 +1,8 @@
 package io.srdnic.srd.fuzz;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -9,18 +11,22 @@ import java.util.Locale;
 /**
  * Counts the inputs a fuzz target ran and reports them once the run is over, as one line:
  * <pre>
- * FUZZ-SUMMARY ParseFuzzTest mode=fuzzing inputs=12345678 seconds=60.0 inputs/s=205761
+ * FUZZ-SUMMARY ParseFuzzTest mode=fuzzing inputs=12345678 seconds=60.0 inputs/s=205761 cpu_seconds=61.2 jvm_seconds=66.0
  * </pre>
  * printed and appended to {@code target/fuzz-summary.txt}, so a long run of every target ends with
  * one comparable line each. Counted in the target because libFuzzer's own "Done N runs" line goes
  * to the forked JVM's native stderr, which is not always kept. The clock runs from the first input
- * to the last, so JVM start-up and instrumentation are not charged to the target.
+ * to the last, so JVM start-up and instrumentation are not charged to the target. The CPU time the
+ * process spent from the first input to the report says how much of the wall time the target had
+ * on a machine shared with other work: inputs / cpu_seconds compares runs made under different load.
+ * The JVM's age at the report, against the seconds fuzzed, says what start-up cost the target.
  */
 final class FuzzRun {
     private final String target;
     private long inputs;
     private long firstNanos;
     private long lastNanos;
+    private long firstCpuNanos;
 
     FuzzRun(String target) {
         this.target = target;
@@ -31,12 +37,17 @@ final class FuzzRun {
         long now = System.nanoTime();
         if (inputs++ == 0) {
             firstNanos = now;
+            firstCpuNanos = processCpuNanos();
         }
         lastNanos = now;
     }
 
     long inputs() {
         return inputs;
+    }
+
+    private static long processCpuNanos() {
+        return ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class).getProcessCpuTime();
     }
 
     /** Whether Jazzer fuzzes in this JVM (JAZZER_FUZZ set) rather than replaying the inputs directory. */
@@ -48,8 +59,12 @@ final class FuzzRun {
     /** Prints the summary line and appends it to target/fuzz-summary.txt; call from an @AfterAll. */
     void report() {
         double seconds = Math.max(1e-9, (lastNanos - firstNanos) / 1e9);
-        String line = String.format(Locale.ROOT, "FUZZ-SUMMARY %s mode=%s inputs=%d seconds=%.1f inputs/s=%.0f",
-            target, fuzzing() ? "fuzzing" : "regression", inputs, seconds, inputs < 2 ? 0.0 : inputs / seconds);
+        double cpuSeconds = (processCpuNanos() - firstCpuNanos) / 1e9;
+        double jvmSeconds = ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
+        String line = String.format(Locale.ROOT,
+            "FUZZ-SUMMARY %s mode=%s inputs=%d seconds=%.1f inputs/s=%.0f cpu_seconds=%.1f jvm_seconds=%.1f",
+            target, fuzzing() ? "fuzzing" : "regression", inputs, seconds, inputs < 2 ? 0.0 : inputs / seconds, cpuSeconds,
+            jvmSeconds);
         System.out.println(line);
         try {
             Path dir = Path.of("target");

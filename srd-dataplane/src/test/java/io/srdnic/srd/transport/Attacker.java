@@ -33,9 +33,19 @@ final class Attacker {
     /** A data packet (SEND) from {@code srcIp}/{@code srcMac} to host {@code victim}. */
     void data(int victim, int srcIp, long srcMac, int srcContext, int dstContext, int epoch, int psn, int sendBase, int dstQpn,
               int qkey, int payloadLength) {
+        packet(PacketType.SEND, 0, victim, srcIp, srcMac, srcContext, dstContext, epoch, psn, sendBase, dstQpn, qkey, payloadLength);
+    }
+
+    /** A UD datagram of any data {@code type} (SEND, RDMA_WRITE, ...) from {@code srcIp} to QP {@code dstQpn} of host {@code victim}. */
+    void datagram(int victim, int srcIp, int type, int dstQpn, int qkey, int payloadLength) {
+        packet(type, SrdHeader.FLAG_UNRELIABLE, victim, srcIp, MAC, 0, 0, 0, 0, 0, dstQpn, qkey, payloadLength);
+    }
+
+    private void packet(int type, int flags, int victim, int srcIp, long srcMac, int srcContext, int dstContext, int epoch, int psn,
+                        int sendBase, int dstQpn, int qkey, int payloadLength) {
         Mbuf m = take();
-        SrdHeader.versionAndType(m, PacketType.SEND);
-        SrdHeader.flags(m, 0);
+        SrdHeader.versionAndType(m, type);
+        SrdHeader.flags(m, flags);
         SrdHeader.payloadLength(m, payloadLength);
         SrdHeader.sourceContext(m, srcContext);
         SrdHeader.destinationContext(m, dstContext);

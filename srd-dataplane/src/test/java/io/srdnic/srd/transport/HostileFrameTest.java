@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.function.IntPredicate;
 import org.junit.jupiter.api.AfterEach;
@@ -200,5 +201,32 @@ class HostileFrameTest {
             SimFabric.QKEY, 8);
         x.settle();
         assertEquals(0, qb.receives().size(), "a delivered message came again after the incarnation went round the circle");
+    }
+
+    @Test
+    void shouldNotAcknowledgeAReplacedIncarnationWithTheWindowOfItsSuccessor() {
+        assertEquals(1, exchange(a, qa, 1, 0));
+        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        int next = ctx.nextPsn;
+        // Into one receive burst at B, in this order: a packet of A's live incarnation (B owes it an
+        // ACK, built at B's next cycle), one of a later incarnation of A starting at A's next PSN, then
+        // A's real message under that PSN, which B must now refuse as stale.
+        Attacker x = new Attacker(f);
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), next + 1, next, qb.qpn(), SimFabric.QKEY, 8);
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch() + 1, next, next, qb.qpn(), SimFabric.QKEY, 8);
+        long now = f.network.clock().now() + 1_000;
+        f.network.clock().advanceTo(now);
+        MemorySegment msg = f.arena.allocate(8).fill((byte) 0x11);
+        assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 99, msg, 0, 8, false, 0, true));
+        a.doWork(now);
+        f.network.clock().advanceTo(now + MS);
+        b.doWork(now + MS);
+        assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 2_000 * MS), "A gives up (its retry budget) in bounded time");
+        TestQp.Wc send = qa.sends().get(0);
+        long deliveredToB = qb.receives().stream().filter(wc -> qb.receiveBuffer().get(ValueLayout.JAVA_BYTE, wc.wrId() * 8) == 0x11)
+            .count();
+        assertEquals(0, deliveredToB, "A's message went under a PSN B gave to A's later incarnation");
+        assertEquals(WcStatus.REMOTE_UNRESPONSIVE, send.status(),
+            "the ACK B owed A's live incarnation may not carry its successor's window: it would complete A's message undelivered");
     }
 }

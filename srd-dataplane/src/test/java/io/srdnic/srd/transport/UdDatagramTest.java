@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -85,6 +86,27 @@ class UdDatagramTest {
             assertEquals(0, srd.receives().size());
             assertEquals(4, b.counters().datagramsDropped);
             assertEquals(0, b.counters().txAcks);
+        }
+    }
+
+    @Test
+    void shouldDeliverOnlySendsToAUdQp() {
+        try (SimFabric f = new SimFabric(1)) {
+            f.addHost(new SrdConfig());
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp ud = udQp(f, b, 4, 64);
+            Attacker x = new Attacker(f);
+            x.datagram(1, 0x0B00_0001, PacketType.RDMA_WRITE, ud.qpn(), SimFabric.QKEY, 16);
+            x.datagram(1, 0x0B00_0001, PacketType.RDMA_READ, ud.qpn(), SimFabric.QKEY, 16);
+            x.settle();
+            assertEquals(0, ud.receives().size(), "UD carries sends only: an RDMA operation is no receive");
+            assertEquals(2, b.counters().datagramsDropped);
+            x.datagram(1, 0x0B00_0001, PacketType.SEND_WITH_IMM, ud.qpn(), SimFabric.QKEY, 16);
+            x.settle();
+            java.util.List<TestQp.Wc> received = ud.receives();
+            assertEquals(1, received.size());
+            assertEquals(WcStatus.SUCCESS, received.get(0).status());
+            assertTrue(received.get(0).hasImm());
         }
     }
 }
