@@ -81,6 +81,8 @@ public final class SrdTransport implements AutoCloseable {
     /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
     private long lastDrained;
     private int datagramEntropy;
+    /** The SACK words of the ACK being handled (read once from the frame). */
+    private final long[] sack = new long[SrdAck.SACK_WORDS];
 
     /**
      * @param epoch this incarnation's epoch: non-zero, new at every start and later than the last incarnation's (see {@link #newEpoch()})
@@ -823,7 +825,11 @@ public final class SrdTransport implements AutoCloseable {
             return;
         }
         int cumulative = SrdAck.cumulativePsn(m);
-        if (!namesOnlySentPsns(ctx, m, cumulative)) {
+        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+            sack[w] = SrdAck.sackWord(m, w); // read once: checked, then acted on
+        }
+        int drops = SrdAck.dropCount(m);
+        if (!namesOnlySentPsns(ctx, m, cumulative, sack, drops)) {
             counters.acksRefused++;
             return;
         }
@@ -848,7 +854,6 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         boolean progress = false;
-        int drops = SrdAck.dropCount(m);
         for (int i = 0; i < drops; i++) {
             int r = ctx.slotRequest(SrdAck.dropPsn(m, i));
             if (r != SrdContext.EMPTY) {
@@ -864,7 +869,7 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
-            long bits = SrdAck.sackWord(m, w);
+            long bits = sack[w];
             while (bits != 0) {
                 int bit = Long.numberOfTrailingZeros(bits);
                 bits &= bits - 1;
@@ -888,12 +893,12 @@ public final class SrdTransport implements AutoCloseable {
      * cumulative PSN, selective bits or drop entries reach past it is forged or corrupt, and is
      * refused whole rather than trusted in part.
      */
-    private static boolean namesOnlySentPsns(SrdContext ctx, Mbuf m, int cumulative) {
+    private static boolean namesOnlySentPsns(SrdContext ctx, Mbuf m, int cumulative, long[] sack, int drops) {
         if (cumulative - ctx.nextPsn > 0) {
             return false;
         }
         for (int w = SrdAck.SACK_WORDS - 1; w >= 0; w--) {
-            long bits = SrdAck.sackWord(m, w);
+            long bits = sack[w];
             if (bits != 0) {
                 int highest = cumulative + 1 + 64 * w + 63 - Long.numberOfLeadingZeros(bits);
                 if (highest - ctx.nextPsn >= 0) {
@@ -902,7 +907,6 @@ public final class SrdTransport implements AutoCloseable {
                 break;
             }
         }
-        int drops = SrdAck.dropCount(m);
         for (int i = 0; i < drops; i++) {
             if (SrdAck.dropPsn(m, i) - ctx.nextPsn >= 0) {
                 return false;
