@@ -1,9 +1,6 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
-import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
@@ -24,12 +21,14 @@ final class Responder {
     private final boolean delayedAck;
     private final int window;
     private final OwedAcks owed;
+    private final SendDelivery delivery;
 
     Responder(SrdTransport transport, SrdConfig config) {
         this.t = transport;
         this.delayedAck = config.delayedAck;
         this.window = config.window();
         this.owed = new OwedAcks(config.burst);
+        this.delivery = new SendDelivery(transport);
     }
 
     boolean owesAcks() {
@@ -55,19 +54,12 @@ final class Responder {
 
     void onDatagram(Mbuf m, int type) {
         t.counters.rxDatagrams++;
-        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
-        if (qp == null || qp.type != QpType.UD || !qp.state.canReceive() || !isSend(type) || SrdHeader.qkey(m) != qp.qkey
-            || qp.receives.isEmpty() || SrdHeader.payloadLength(m) > qp.receives.headLength() || completionWouldOverrun(qp)
-            || deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
+        if (delivery.check(m, type, QpType.UD) != 0 || delivery.deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
             t.counters.datagramsDropped++; // UD: no indication goes back
         }
     }
 
     /** UD, like SRD, carries sends only: an RDMA opcode is no receive. */
-    private static boolean isSend(int type) {
-        return type == PacketType.SEND || type == PacketType.SEND_WITH_IMM;
-    }
-
     void onData(Mbuf m, int type, long now) {
         t.counters.rxData++;
         int srcIp = Ipv4UdpFrame.sourceIp(m);
@@ -124,9 +116,9 @@ final class Responder {
         ctx.rx.slideTo(sendBase);
         switch (ctx.rx.classify(psn)) {
             case ReceiveWindow.NEW -> {
-                int reason = qpCheck(m, type);
+                int reason = delivery.check(m, type, QpType.SRD);
                 if (reason == 0) {
-                    reason = deliver(m, type, srcIp);
+                    reason = delivery.deliver(m, type, srcIp);
                 }
                 if (reason != 0) {
                     if (!ctx.rx.canRecordDrop()) {
@@ -161,61 +153,6 @@ final class Responder {
             sendOwedAcks();
         }
         owed.add(ctx, peerContext, peerEpoch, psn, timestamp, mac, ip, port);
-    }
-
-    /** The QP checks; 0 when the message may be delivered, else the DropReason. */
-    private int qpCheck(Mbuf m, int type) {
-        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
-        if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
-            return DropReason.BAD_DEST_QP;
-        }
-        if (!isSend(type)) {
-            return DropReason.REMOTE_INVALID_REQUEST;
-        }
-        if (SrdHeader.qkey(m) != qp.qkey) {
-            return DropReason.REMOTE_INVALID_REQUEST;
-        }
-        if (qp.receives.isEmpty()) {
-            qp.rnrDrops++;
-            return DropReason.RNR;
-        }
-        if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
-            return DropReason.REMOTE_OPERATION;
-        }
-        if (completionWouldOverrun(qp)) {
-            return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
-        }
-        return 0;
-    }
-
-    /**
-     * A message is taken only if its receive completion fits: one that would overrun the CQ is
-     * refused (never acknowledged as delivered) and, as in verbs, the CQ goes to error and its QPs
-     * to ERROR.
-     */
-    private boolean completionWouldOverrun(SrdQp qp) {
-        if (!qp.recvCq.isFull()) {
-            return false;
-        }
-        t.onCqOverrun(qp.recvCq);
-        return true;
-    }
-
-    private int deliver(Mbuf m, int type, int srcIp) {
-        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
-        int length = SrdHeader.payloadLength(m);
-        try {
-            m.copyTo(SrdHeader.PAYLOAD_OFFSET, qp.receives.headBuffer(), qp.receives.headOffset(), length);
-        } catch (IllegalStateException closedBuffer) {
-            return DropReason.REMOTE_OPERATION; // the receive's memory is gone: a receive WQE we cannot use
-        }
-        long wrId = qp.receives.headWrId();
-        qp.receives.removeHead();
-        boolean imm = type == PacketType.SEND_WITH_IMM;
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm,
-            SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), srcIp);
-        t.counters.delivered++;
-        return 0;
     }
 
     /** One ACK for data packet {@code psn} of the peer's context {@code peerContext}: back on the path it came by. */

@@ -1,0 +1,82 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.SrdHeader;
+
+/**
+ * The delivery policy of a SEND (SRD or UD, one message in one packet, delivered on arrival): the
+ * QP checks a message must pass, and its copy into the QP's next posted receive with the receive
+ * completion. The transport checks that come before (context, incarnation, window) are the
+ * responder's; a message layer that reassembles or orders (RC) will bring a policy of its own.
+ */
+final class SendDelivery {
+    private final SrdTransport t;
+
+    SendDelivery(SrdTransport transport) {
+        this.t = transport;
+    }
+
+    /**
+     * The QP checks for a message to a QP of {@code qpType}; 0 when it may be delivered, else the
+     * DropReason: the QP exists and can receive, the opcode is a SEND, the Q_Key matches, a receive
+     * is posted (RNR is counted on the QP), the message fits it, and its completion fits the CQ.
+     */
+    int check(Mbuf m, int type, QpType qpType) {
+        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        if (qp == null || qp.type != qpType || !qp.state.canReceive()) {
+            return DropReason.BAD_DEST_QP;
+        }
+        if (type != PacketType.SEND && type != PacketType.SEND_WITH_IMM) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (SrdHeader.qkey(m) != qp.qkey) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (qp.receives.isEmpty()) {
+            qp.rnrDrops++;
+            return DropReason.RNR;
+        }
+        if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
+            return DropReason.REMOTE_OPERATION;
+        }
+        if (completionWouldOverrun(qp)) {
+            return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
+        }
+        return 0;
+    }
+
+    /**
+     * A message is taken only if its receive completion fits: one that would overrun the CQ is
+     * refused (never acknowledged as delivered) and, as in verbs, the CQ goes to error and its QPs
+     * to ERROR.
+     */
+    private boolean completionWouldOverrun(SrdQp qp) {
+        if (!qp.recvCq.isFull()) {
+            return false;
+        }
+        t.onCqOverrun(qp.recvCq);
+        return true;
+    }
+
+    /** Copies a checked message into the QP's next receive and completes it; 0, or the DropReason if the receive's memory is gone. */
+    int deliver(Mbuf m, int type, int srcIp) {
+        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        int length = SrdHeader.payloadLength(m);
+        try {
+            m.copyTo(SrdHeader.PAYLOAD_OFFSET, qp.receives.headBuffer(), qp.receives.headOffset(), length);
+        } catch (IllegalStateException closedBuffer) {
+            return DropReason.REMOTE_OPERATION; // the receive's memory is gone: a receive WQE we cannot use
+        }
+        long wrId = qp.receives.headWrId();
+        qp.receives.removeHead();
+        boolean imm = type == PacketType.SEND_WITH_IMM;
+        qp.recvCq.push(wrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm,
+            SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), srcIp);
+        t.counters.delivered++;
+        return 0;
+    }
+}
