@@ -17,6 +17,7 @@ import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
+import java.util.function.IntConsumer;
 
 /**
  * The SRD transport of one device (one {@link PacketIo}): its QPs, address handles and SRD
@@ -67,8 +68,8 @@ public final class SrdTransport implements AutoCloseable {
     private final QpTable qps;
     private final AddressHandles addressHandles = new AddressHandles(65536);
     private final SendRequests requests;
-    private int rnrWaitHead = -1;
-    private long rnrEarliest = Long.MAX_VALUE;
+    private final RnrWaitList rnrBackoffs;
+    private final IntConsumer afterRnrBackoff = this::afterRnrBackoff;
 
     private final Arena arena = Arena.ofConfined();
     private final MbufBatch rxBatch;
@@ -107,6 +108,7 @@ public final class SrdTransport implements AutoCloseable {
         this.active = new int[config.maxContexts];
         this.qps = new QpTable(config.maxQps, random);
         this.requests = new SendRequests(config.maxOutstandingRequests);
+        this.rnrBackoffs = new RnrWaitList(requests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.responder = new Responder(this, config);
@@ -290,7 +292,7 @@ public final class SrdTransport implements AutoCloseable {
             ctx.inflight--;
             ctx.advanceSendBase();
         } else if (st == SendRequests.RNR_WAIT) {
-            unlinkRnrWait(r);
+            rnrBackoffs.remove(r);
             contexts.at(requests.context[r]).rnrWaiting--;
         }
         if (status >= 0) {
@@ -526,7 +528,7 @@ public final class SrdTransport implements AutoCloseable {
                 next = Math.min(next, ctx.lastProgress + config.transportTimeoutNanos);
             }
         }
-        next = Math.min(next, rnrEarliest);
+        next = Math.min(next, rnrBackoffs.earliest());
         for (int i = 0; i < contexts.liveCount(); i++) {
             SrdContext ctx = contexts.live(i);
             if (!ctx.active) {
@@ -622,8 +624,8 @@ public final class SrdTransport implements AutoCloseable {
                 i++;
             }
         }
-        if (rnrEarliest - now <= 0) {
-            work += requeueDueRnr(now);
+        if (rnrBackoffs.earliest() - now <= 0) {
+            work += rnrBackoffs.takeDue(now, afterRnrBackoff);
         }
         if (now - lastHousekeeping >= HOUSEKEEPING_INTERVAL) {
             lastHousekeeping = now;
@@ -924,10 +926,7 @@ public final class SrdTransport implements AutoCloseable {
             int attempt = requests.qp[r].rnrRetry - requests.rnrLeft[r];
             requests.rnrLeft[r]--;
             requests.state[r] = SendRequests.RNR_WAIT;
-            requests.readyAt[r] = now + (config.rnrBackoffNanos << Math.min(attempt, 10));
-            requests.next[r] = rnrWaitHead;
-            rnrWaitHead = r;
-            rnrEarliest = Math.min(rnrEarliest, requests.readyAt[r]);
+            rnrBackoffs.add(r, now + (config.rnrBackoffNanos << Math.min(attempt, 10)));
             ctx.rnrWaiting++;
             return;
         }
@@ -952,32 +951,13 @@ public final class SrdTransport implements AutoCloseable {
      * its context's queue; the earliest of the rest is remembered, so no cycle walks the list before
      * then. Returns how many went back.
      */
-    private int requeueDueRnr(long now) {
-        int work = 0;
-        long earliest = Long.MAX_VALUE;
-        int prev = -1;
-        for (int r = rnrWaitHead; r >= 0; ) {
-            int following = requests.next[r];
-            if (requests.readyAt[r] - now <= 0) {
-                if (prev < 0) {
-                    rnrWaitHead = following;
-                } else {
-                    requests.next[prev] = following;
-                }
-                SrdContext ctx = contexts.at(requests.context[r]);
-                ctx.rnrWaiting--;
-                requests.state[r] = SendRequests.PENDING;
-                prependPending(ctx, r);
-                activate(ctx);
-                work++;
-            } else {
-                earliest = Math.min(earliest, requests.readyAt[r]);
-                prev = r;
-            }
-            r = following;
-        }
-        rnrEarliest = earliest;
-        return work;
+    /** A request whose RNR backoff is over goes back to the head of its context's queue. */
+    private void afterRnrBackoff(int r) {
+        SrdContext ctx = contexts.at(requests.context[r]);
+        ctx.rnrWaiting--;
+        requests.state[r] = SendRequests.PENDING;
+        prependPending(ctx, r);
+        activate(ctx);
     }
 
     /** The address handle the oldest stalled request of {@code ctx} was posted through (what REMOTE_UNRESPONSIVE names). */
@@ -989,21 +969,6 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         return 0;
-    }
-
-    private void unlinkRnrWait(int target) {
-        int prev = -1;
-        for (int r = rnrWaitHead; r >= 0; prev = r, r = requests.next[r]) {
-            if (r == target) {
-                if (prev < 0) {
-                    rnrWaitHead = requests.next[r];
-                } else {
-                    requests.next[prev] = requests.next[r];
-                }
-                requests.next[r] = -1;
-                return;
-            }
-        }
     }
 
     private void onProbeReply(Mbuf m) {
