@@ -210,6 +210,43 @@ final class SrdContext {
         return nextPsn - sendBase < window && nextPsn - peerCumulative < window;
     }
 
+    /**
+     * Queues request {@code r} last among those waiting for a PSN; requests are linked through
+     * {@code next} ({@link SendRequests#next}), so queueing allocates nothing.
+     */
+    void appendPending(int r, int[] next) {
+        next[r] = EMPTY;
+        if (pendingTail == EMPTY) {
+            pendingHead = r;
+        } else {
+            next[pendingTail] = r;
+        }
+        pendingTail = r;
+        pendingCount++;
+    }
+
+    /** Queues request {@code r} first (it waited out an RNR backoff: it keeps its place ahead of later posts). */
+    void prependPending(int r, int[] next) {
+        next[r] = pendingHead;
+        pendingHead = r;
+        if (pendingTail == EMPTY) {
+            pendingTail = r;
+        }
+        pendingCount++;
+    }
+
+    /** Takes the first waiting request; there is one ({@code pendingCount > 0}). */
+    int popPending(int[] next) {
+        int r = pendingHead;
+        pendingHead = next[r];
+        if (pendingHead == EMPTY) {
+            pendingTail = EMPTY;
+        }
+        next[r] = EMPTY;
+        pendingCount--;
+        return r;
+    }
+
     boolean idle() {
         return inflight == 0 && pendingCount == 0 && rnrWaiting == 0;
     }

@@ -373,7 +373,7 @@ public final class SrdTransport implements AutoCloseable {
         requests.postTime[r] = lastNow;
         requests.rnrLeft[r] = qp.rnrRetry;
         qp.sqOutstanding++;
-        appendPending(ctx, r);
+        ctx.appendPending(r, requests.next);
         activate(ctx);
         postedSinceSchedule = true;
         return POST_OK;
@@ -388,38 +388,6 @@ public final class SrdTransport implements AutoCloseable {
         if (!qp.sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qp.qpn, 0, 0)) {
             onCqOverrun(qp.sendCq);
         }
-    }
-
-    private void appendPending(SrdContext ctx, int r) {
-        requests.next[r] = -1;
-        if (ctx.pendingTail == SrdContext.EMPTY) {
-            ctx.pendingHead = r;
-        } else {
-            requests.next[ctx.pendingTail] = r;
-        }
-        ctx.pendingTail = r;
-        ctx.pendingCount++;
-    }
-
-    private void prependPending(SrdContext ctx, int r) {
-        requests.next[r] = ctx.pendingHead;
-        ctx.pendingHead = r;
-        if (ctx.pendingTail == SrdContext.EMPTY) {
-            ctx.pendingTail = r;
-        }
-        ctx.pendingCount++;
-    }
-
-    private int popPending(SrdContext ctx) {
-        int r = ctx.pendingHead;
-        ctx.pendingHead = requests.next[r];
-        if (ctx.pendingHead == -1) {
-            ctx.pendingHead = SrdContext.EMPTY;
-            ctx.pendingTail = SrdContext.EMPTY;
-        }
-        requests.next[r] = -1;
-        ctx.pendingCount--;
-        return r;
     }
 
     // ---------------------------------------------------------------- contexts
@@ -581,7 +549,7 @@ public final class SrdTransport implements AutoCloseable {
                 counters.contextReincarnations++;
             }
             while (allowance > 0 && ctx.pendingCount > 0 && ctx.canSendNextPsn()) {
-                int r = popPending(ctx);
+                int r = ctx.popPending(requests.next);
                 if (requests.state[r] == SendRequests.CANCELLED) {
                     requests.release(r);
                     continue;
@@ -956,7 +924,7 @@ public final class SrdTransport implements AutoCloseable {
         SrdContext ctx = contexts.at(requests.context[r]);
         ctx.rnrWaiting--;
         requests.state[r] = SendRequests.PENDING;
-        prependPending(ctx, r);
+        ctx.prependPending(r, requests.next);
         activate(ctx);
     }
 
