@@ -951,26 +951,7 @@ public final class SrdTransport implements AutoCloseable {
 
     /** Per-context and per-path counters, one line per context, for {@code --stats}. */
     public java.util.List<String> contextReport() {
-        java.util.List<String> lines = new java.util.ArrayList<>();
-        java.util.List<SrdContext> live = contexts.liveContexts();
-        live.sort(java.util.Comparator.comparingInt(c -> c.index));
-        for (SrdContext ctx : live) {
-            StringBuilder sb = new StringBuilder(String.format(java.util.Locale.ROOT,
-                "context %s: tx %d retx %d rto %d rack %d rx %d dup %d delivered %d drops %d srtt %.1f us cwnd %.1f paths:",
-                ipv4(ctx.remoteIp), ctx.txPackets, ctx.retransmits, ctx.timeouts, ctx.rackLosses, ctx.rxPackets, ctx.duplicates,
-                ctx.delivered, ctx.drops, ctx.rtt.srtt() / 1000.0, ctx.cwnd.window()));
-            PathSet p = ctx.paths;
-            for (int i = 0; i < p.count(); i++) {
-                sb.append(String.format(java.util.Locale.ROOT, " [%d%s tx %d lost %d rto %d rtt %.1f]", i, p.isHealthy(i) ? "" : " avoided",
-                    p.transmits[i], p.losses[i], p.timeouts[i], p.srtt[i] / 1000.0));
-            }
-            lines.add(sb.toString());
-        }
-        return lines;
-    }
-
-    static String ipv4(int ip) {
-        return (ip >>> 24) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF);
+        return ContextReport.lines(contexts.liveContexts());
     }
 
     /** Requests in flight or waiting, over all contexts: 0 when everything has completed. */

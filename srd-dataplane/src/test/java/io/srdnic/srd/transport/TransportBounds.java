@@ -28,7 +28,7 @@ public final class TransportBounds {
                 broken = responder(ctx, window);
             }
             if (broken != null) {
-                return "context " + Integer.toHexString(ctx.id) + " with " + SrdTransport.ipv4(ctx.remoteIp) + ": " + broken;
+                return "context " + Integer.toHexString(ctx.id) + " with " + ContextReport.ipv4(ctx.remoteIp) + ": " + broken;
             }
         }
         if (live != t.contextCount()) {
