@@ -1,6 +1,5 @@
 package io.srdnic.cli.perf;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -16,13 +15,7 @@ record AdversaryParams(int size, int window, int recvDepth, long streamNanos, lo
     }
 
     static AdversaryParams parse(String line) {
-        Map<String, String> f = new LinkedHashMap<>();
-        for (String kv : line.trim().split("\\s+")) {
-            String[] p = kv.split("=", 2);
-            if (p.length == 2) {
-                f.put(p[0], p[1]);
-            }
-        }
+        Map<String, String> f = LineFields.parse(line);
         try {
             return new AdversaryParams(Integer.parseInt(f.get("size")), Integer.parseInt(f.get("window")), Integer.parseInt(f.get("recv_depth")),
                 Long.parseLong(f.get("stream_ns")), Long.parseLong(f.get("drain_ns")), Integer.parseInt(f.get("run_id")),

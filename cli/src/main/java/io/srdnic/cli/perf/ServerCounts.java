@@ -1,6 +1,5 @@
 package io.srdnic.cli.perf;
 
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** What the server saw, from its {@code RESULT} line: messages received, those after the warm-up, and when the first and last of them came. */
@@ -12,13 +11,7 @@ record ServerCounts(long received, long measured, long firstNs, long lastNs, lon
     }
 
     static ServerCounts parse(String line) {
-        Map<String, String> f = new LinkedHashMap<>();
-        for (String kv : line.trim().split("\\s+")) {
-            String[] p = kv.split("=", 2);
-            if (p.length == 2) {
-                f.put(p[0], p[1]);
-            }
-        }
+        Map<String, String> f = LineFields.parse(line);
         try {
             return new ServerCounts(Long.parseLong(f.get("received")), Long.parseLong(f.get("measured")), Long.parseLong(f.get("first_ns")),
                 Long.parseLong(f.get("last_ns")), Long.parseLong(f.get("errors")), f.get("first_error"));
