@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimBufferPool;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
+import io.srdnic.srd.wire.SrdParser;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -221,6 +224,24 @@ final class FuzzFrames {
     }
 
     /** The Ethernet/IPv4/UDP headers of {@code f} are what {@code Ipv4UdpFrame.write} documents for these arguments. */
+    /**
+     * A frame the codecs wrote (in {@code m}, its bytes {@code f}) parses to {@code expected} (a
+     * type or an error code) by the parser and by the reference parser alike, checks back to its
+     * SRD length, and carries the L2-L4 headers as documented, byte by byte and through the codec.
+     */
+    static void checkParsedFrame(Mbuf m, byte[] f, int length, int expected, long srcMac, long dstMac, int srcIp, int dstIp,
+                                 int srcPort, int srdLength, boolean udpChecksum) {
+        int parsed = SrdParser.parse(m, PORT, MTU);
+        assertEquals(expected, parsed, () -> "parsed " + (parsed > 0 ? PacketType.name(parsed) : Ipv4UdpFrame.error(parsed)));
+        assertEquals(expected, referenceParse(f, length, 1, PORT, MTU), "the reference parser agrees");
+        assertEquals(srdLength, Ipv4UdpFrame.check(m, PORT));
+        checkL2L4(f, length, srcMac, dstMac, srcIp, dstIp, srcPort, PORT, srdLength, udpChecksum);
+        assertEquals(srcMac, Ipv4UdpFrame.sourceMac(m));
+        assertEquals(srcIp, Ipv4UdpFrame.sourceIp(m));
+        assertEquals(dstIp, Ipv4UdpFrame.destinationIp(m));
+        assertEquals(srcPort, Ipv4UdpFrame.sourcePort(m));
+    }
+
     static void checkL2L4(byte[] f, int length, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
                           int srdLength, boolean udpChecksum) {
         assertEquals(dstMac, mac(f, 0), "destination MAC");
