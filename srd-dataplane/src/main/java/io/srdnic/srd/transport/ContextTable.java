@@ -62,7 +62,7 @@ final class ContextTable {
             return null;
         }
         if (contexts[free] == null) {
-            contexts[free] = new SrdContext(free, config);
+            contexts[free] = new SrdContext(free, config, counters);
         }
         SrdContext ctx = contexts[free];
         ctx.open(newContextId(), ip, mac, udpPort, random.nextInt(), now);

@@ -4,8 +4,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Every send work request in the transport, struct-of-arrays with a free list, so posting and
- * completing allocate nothing. A request is one message and, SRD having no segmentation, one
- * packet: PSN, path, send time and transmission count live here too.
+ * completing allocate nothing. A request is one message; its packets' PSNs, paths, send times and
+ * transmission counts are the reliability engine's ({@link ReliableSender}), which names the
+ * request as their owner.
  */
 final class SendRequests {
     static final int FREE = 0;
@@ -33,12 +34,6 @@ final class SendRequests {
     final boolean[] withImmediate;
     final boolean[] signaled;
     final long[] postTime;
-    final long[] sendTime;
-    /** When the packet under its current PSN first left: no copy of it leaves after {@link SrdConfig#retransmitLifetimeNanos()}. */
-    final long[] firstSendTime;
-    final int[] psn;
-    final int[] path;
-    final int[] transmissions;
     final int[] rnrLeft;
     final long[] readyAt;
     /** Intrusive links: the context's pending FIFO, the RNR wait list, and the free list. */
@@ -62,11 +57,6 @@ final class SendRequests {
         withImmediate = new boolean[capacity];
         signaled = new boolean[capacity];
         postTime = new long[capacity];
-        sendTime = new long[capacity];
-        firstSendTime = new long[capacity];
-        psn = new int[capacity];
-        path = new int[capacity];
-        transmissions = new int[capacity];
         rnrLeft = new int[capacity];
         readyAt = new long[capacity];
         next = new int[capacity];
@@ -82,7 +72,6 @@ final class SendRequests {
         if (r >= 0) {
             freeHead = next[r];
             next[r] = -1;
-            transmissions[r] = 0;
             inUse++;
         }
         return r;

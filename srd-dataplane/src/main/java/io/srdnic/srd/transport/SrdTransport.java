@@ -45,7 +45,6 @@ public final class SrdTransport implements AutoCloseable {
     /** The transport's request or context table is full. */
     public static final int POST_NO_RESOURCES = -4;
 
-    private static final long MIN_REORDER_WINDOW = 5_000;
     private static final long HOUSEKEEPING_INTERVAL = 1_000_000;
 
     private final PacketIo io;
@@ -55,7 +54,6 @@ public final class SrdTransport implements AutoCloseable {
     final int localIp;
     final int udpPort;
     private final int mtu;
-    private final long retransmitLifetime;
     final boolean udpChecksum;
     private final SplittableRandom random;
     final SrdCounters counters = new SrdCounters();
@@ -74,7 +72,7 @@ public final class SrdTransport implements AutoCloseable {
     private final Arena arena = Arena.ofConfined();
     private final MbufBatch rxBatch;
     final TxBurst tx;
-    private final SrdContext.TransmissionCheck transmissionCheck = this::isCurrentTransmission;
+    private final ReliableSender.Listener packets = new SrdPackets();
     private final Responder responder;
     private long lastNow;
     private boolean postedSinceSchedule;
@@ -101,7 +99,6 @@ public final class SrdTransport implements AutoCloseable {
         this.localIp = config.localIp;
         this.udpPort = config.udpPort;
         this.mtu = config.mtu;
-        this.retransmitLifetime = config.retransmitLifetimeNanos();
         this.udpChecksum = config.udpChecksum;
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
@@ -287,10 +284,7 @@ public final class SrdTransport implements AutoCloseable {
         int st = requests.state[r];
         SrdQp qp = requests.qp[r];
         if (st == SendRequests.OUTSTANDING) {
-            SrdContext ctx = contexts.at(requests.context[r]);
-            ctx.slot[requests.psn[r] & ctx.mask] = SrdContext.EMPTY;
-            ctx.inflight--;
-            ctx.advanceSendBase();
+            contexts.at(requests.context[r]).sender.forgetAll(r);
         } else if (st == SendRequests.RNR_WAIT) {
             rnrBackoffs.remove(r);
             contexts.at(requests.context[r]).rnrWaiting--;
@@ -484,16 +478,14 @@ public final class SrdTransport implements AutoCloseable {
         long next = Long.MAX_VALUE;
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts.at(active[i]);
-            if (ctx.pendingCount > 0 && ctx.sendAllowance() > 0 && (ctx.canSendNextPsn() || ctx.inflight == 0)) {
+            ReliableSender s = ctx.sender;
+            if (ctx.pendingCount > 0 && s.sendAllowance() > 0 && (s.canSendNextPsn() || s.inflight == 0)) {
                 return lastNow;
             }
-            long head = headSendTime(ctx);
-            if (head != Long.MAX_VALUE) {
-                next = Math.min(next, head + ctx.rtt.rto());
-            }
-            next = Math.min(next, ctx.paths.nextDeadline());
-            if (ctx.inflight > 0 && !ctx.unresponsive) {
-                next = Math.min(next, ctx.lastProgress + config.transportTimeoutNanos);
+            next = Math.min(next, s.nextTimeout());
+            next = Math.min(next, s.paths.nextDeadline());
+            if (s.inflight > 0 && !s.unresponsive) {
+                next = Math.min(next, s.lastProgress + config.transportTimeoutNanos);
             }
         }
         next = Math.min(next, rnrBackoffs.earliest());
@@ -507,31 +499,16 @@ public final class SrdTransport implements AutoCloseable {
         return next;
     }
 
-    private long headSendTime(SrdContext ctx) {
-        while (ctx.hasOrder()) {
-            long e = ctx.peekOrder();
-            if (isCurrentTransmission(ctx, (int) (e >>> 32), (int) e)) {
-                return requests.sendTime[ctx.slotRequest((int) (e >>> 32))];
-            }
-            ctx.popOrder();
-        }
-        return Long.MAX_VALUE;
-    }
-
-    private boolean isCurrentTransmission(SrdContext ctx, int psn, int xmit) {
-        int r = ctx.slotRequest(psn);
-        return r != SrdContext.EMPTY && requests.state[r] == SendRequests.OUTSTANDING && requests.transmissions[r] == xmit;
-    }
-
     private int schedule(long now) {
         postedSinceSchedule = false;
         int work = 0;
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts.at(active[i]);
-            int allowance = ctx.sendAllowance();
-            if (ctx.inflight == 0 && ctx.pendingCount > 0) {
+            ReliableSender sender = ctx.sender;
+            int allowance = sender.sendAllowance();
+            if (sender.inflight == 0 && ctx.pendingCount > 0) {
                 // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
-                ctx.lastProgress = now;
+                sender.lastProgress = now;
                 if (now - ctx.lastHeard >= config.idleContextNanos / 2) {
                     // Silent this long, the peer may have reclaimed its context (it does after
                     // idle-context without hearing from us) and would drop what names it: introduce
@@ -541,26 +518,21 @@ public final class SrdTransport implements AutoCloseable {
                     ctx.remoteContextId = 0;
                 }
             }
-            if (ctx.pendingCount > 0 && ctx.inflight == 0 && !ctx.canSendNextPsn()) {
+            if (ctx.pendingCount > 0 && sender.inflight == 0 && !sender.canSendNextPsn()) {
                 // A window of PSNs went by that the responder never acknowledged (failed or aborted
                 // here): it would refuse a send base that far ahead. Start a later incarnation of this
                 // context instead, which the responder takes up afresh.
                 ctx.reincarnate(contexts.newContextId());
                 counters.contextReincarnations++;
             }
-            while (allowance > 0 && ctx.pendingCount > 0 && ctx.canSendNextPsn()) {
+            while (allowance > 0 && ctx.pendingCount > 0 && sender.canSendNextPsn()) {
                 int r = ctx.popPending(requests.next);
                 if (requests.state[r] == SendRequests.CANCELLED) {
                     requests.release(r);
                     continue;
                 }
-                int psn = ctx.nextPsn++;
-                ctx.slot[psn & ctx.mask] = r;
-                requests.psn[r] = psn;
-                requests.firstSendTime[r] = now;
                 requests.state[r] = SendRequests.OUTSTANDING;
-                ctx.inflight++;
-                transmit(ctx, r, now, PathSet.NONE);
+                sender.send(r, 0, now, packets);
                 allowance--;
                 work++;
             }
@@ -572,20 +544,21 @@ public final class SrdTransport implements AutoCloseable {
         int work = 0;
         for (int i = 0; i < activeCount; ) {
             SrdContext ctx = contexts.at(active[i]);
-            work += detectLosses(ctx, now);
-            int path = ctx.paths.probeDue(now);
+            ReliableSender sender = ctx.sender;
+            work += sender.hasWindow() ? sender.detectLosses(now, packets) : 0;
+            int path = sender.paths.probeDue(now);
             if (path != PathSet.NONE) {
                 sendProbe(ctx, path, now);
-                ctx.paths.onProbeSent(path, now, Math.max(ctx.rtt.rto(), 4 * ctx.rtt.srtt()));
+                sender.paths.onProbeSent(path, now, Math.max(sender.rtt.rto(), 4 * sender.rtt.srtt()));
                 work++;
             }
-            ctx.paths.expireProbes(now);
-            if (ctx.inflight > 0 && !ctx.unresponsive && now - ctx.lastProgress >= config.transportTimeoutNanos) {
-                ctx.unresponsive = true;
+            sender.paths.expireProbes(now);
+            if (sender.inflight > 0 && !sender.unresponsive && now - sender.lastProgress >= config.transportTimeoutNanos) {
+                sender.unresponsive = true;
                 counters.unresponsiveEvents++;
                 events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, stalledAddressHandle(ctx), ctx.remoteIp, now);
             }
-            if (ctx.idle() && ctx.paths.healthyCount() == ctx.paths.count()) {
+            if (ctx.idle() && sender.paths.healthyCount() == sender.paths.count()) {
                 ctx.active = false;
                 active[i] = active[--activeCount];
             } else {
@@ -602,57 +575,6 @@ public final class SrdTransport implements AutoCloseable {
         return work;
     }
 
-    private int detectLosses(SrdContext ctx, long now) {
-        int work = 0;
-        long reorderWindow = Math.max(ctx.rtt.srtt() / 4, MIN_REORDER_WINDOW);
-        while (ctx.hasOrder()) {
-            long e = ctx.peekOrder();
-            int psn = (int) (e >>> 32);
-            if (!isCurrentTransmission(ctx, psn, (int) e)) {
-                ctx.popOrder();
-                continue;
-            }
-            int r = ctx.slotRequest(psn);
-            long sent = requests.sendTime[r];
-            boolean lostByRack = ctx.rackSendTime - sent > reorderWindow;
-            boolean lostByTimeout = now - sent >= ctx.rtt.rto();
-            if (!lostByRack && !lostByTimeout) {
-                break;
-            }
-            ctx.popOrder();
-            int path = requests.path[r];
-            if (lostByRack) {
-                counters.rackLosses++;
-                ctx.rackLosses++;
-                ctx.paths.onLoss(path, now);
-            } else {
-                counters.rtoEvents++;
-                ctx.timeouts++;
-                ctx.paths.onTimeout(path, now);
-                if (now - ctx.lastBackoff >= ctx.rtt.rto()) {
-                    ctx.rtt.backOff();
-                    ctx.cwnd.onTimeout(now);
-                    ctx.lastBackoff = now;
-                }
-            }
-            if (requests.transmissions[r] > config.retryBudget || now - requests.firstSendTime[r] >= retransmitLifetime) {
-                // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
-                // responder that reclaimed its context, having waited for retransmissions only this long.
-                completeOutstanding(ctx, r, WcStatus.REMOTE_UNRESPONSIVE);
-                // The responder may have lost this context (reclaimed or restarted) and drop what is
-                // addressed to its old id: the next packets introduce themselves afresh.
-                ctx.remoteContextId = 0;
-                continue;
-            }
-            counters.txRetransmits++;
-            ctx.retransmits++;
-            transmit(ctx, r, now, path);
-            work++;
-        }
-        ctx.advanceSendBase();
-        return work;
-    }
-
     private void reclaimIdleContexts(long now) {
         // Idle up to the last time the RX ring was emptied, not up to now: a thread that stalled
         // has not read what arrived meanwhile, retransmissions into this window among it.
@@ -661,35 +583,47 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- transmit
 
-    private void transmit(SrdContext ctx, int r, long now, int lostOnPath) {
-        int path = ctx.paths.choose(lostOnPath);
-        requests.sendTime[r] = now;
-        requests.path[r] = path;
-        int xmit = ++requests.transmissions[r];
-        ctx.recordTransmission(requests.psn[r], xmit, transmissionCheck);
-        ctx.paths.onTransmit(path);
-        ctx.txPackets++;
-        ctx.lastActivity = now;
-        counters.txData++;
-        long address = tx.take();
-        if (address == 0) {
-            return; // counted; the RTO sends it again
+    /** The SRD message layer's side of the reliability engine: one packet per message, completion on its acknowledgement. */
+    private final class SrdPackets implements ReliableSender.Listener {
+        @Override
+        public void emit(ReliableSender flow, int psn, int r, int segment, int path, int xmit, long now) {
+            SrdContext ctx = contexts.at(flow.flow);
+            ctx.lastActivity = now;
+            long address = tx.take();
+            if (address == 0) {
+                return; // counted; the RTO sends it again
+            }
+            Mbuf m = tx.view.wrap(address);
+            int length = requests.length[r];
+            try {
+                m.copyFrom(requests.buffer[r], requests.offset[r], SrdHeader.PAYLOAD_OFFSET, length);
+            } catch (IllegalStateException closedBuffer) {
+                tx.giveBack(address);
+                flow.forget(psn);
+                complete(r, WcStatus.LOCAL_PROTECTION_ERROR);
+                return;
+            }
+            SrdHeader.write(m, requests.withImmediate[r] ? PacketType.SEND_WITH_IMM : PacketType.SEND,
+                xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, length, ctx.id, ctx.remoteContextId, epoch, psn, flow.sendBase,
+                requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r], requests.immediate[r], now);
+            Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
+                SrdHeader.LENGTH + length, udpChecksum);
+            tx.emit(address);
         }
-        Mbuf m = tx.view.wrap(address);
-        int length = requests.length[r];
-        try {
-            m.copyFrom(requests.buffer[r], requests.offset[r], SrdHeader.PAYLOAD_OFFSET, length);
-        } catch (IllegalStateException closedBuffer) {
-            tx.giveBack(address);
-            completeOutstanding(ctx, r, WcStatus.LOCAL_PROTECTION_ERROR);
-            return;
+
+        @Override
+        public void acked(ReliableSender flow, int psn, int r, int segment) {
+            complete(r, WcStatus.SUCCESS);
         }
-        SrdHeader.write(m, requests.withImmediate[r] ? PacketType.SEND_WITH_IMM : PacketType.SEND,
-            xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, length, ctx.id, ctx.remoteContextId, epoch, requests.psn[r], ctx.sendBase,
-            requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r], requests.immediate[r], now);
-        Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
-            SrdHeader.LENGTH + length, udpChecksum);
-        tx.emit(address);
+
+        @Override
+        public void exhausted(ReliableSender flow, int psn, int r, long now) {
+            flow.forget(psn);
+            complete(r, WcStatus.REMOTE_UNRESPONSIVE);
+            // The responder may have lost this context (reclaimed or restarted) and drop what is
+            // addressed to its old id: the next packets introduce themselves afresh.
+            contexts.at(flow.flow).remoteContextId = 0;
+        }
     }
 
     /** UD: one packet, now, on the next entropy value; the send completes as it leaves. */
@@ -732,7 +666,7 @@ public final class SrdTransport implements AutoCloseable {
             return;
         }
         Mbuf m = tx.view.wrap(address);
-        writeControlHeader(m, PacketType.PROBE, ctx.id, ctx.remoteContextId, path, ctx.sendBase, now);
+        writeControlHeader(m, PacketType.PROBE, ctx.id, ctx.remoteContextId, path, ctx.sender.sendBase, now);
         Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
             SrdHeader.LENGTH, udpChecksum);
         counters.txProbes++;
@@ -794,68 +728,38 @@ public final class SrdTransport implements AutoCloseable {
             counters.staleAcks++;
             return;
         }
+        ReliableSender sender = ctx.sender;
         int cumulative = SrdAck.cumulativePsn(m);
         for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
             sack[w] = SrdAck.sackWord(m, w); // read once: checked, then acted on
         }
         int drops = SrdAck.dropCount(m);
-        if (!namesOnlySentPsns(ctx, m, cumulative, sack, drops)) {
+        if (!namesOnlySentPsns(sender, m, cumulative, sack, drops)) {
             counters.acksRefused++;
             return;
-        }
-        if (cumulative - ctx.peerCumulative > 0) {
-            ctx.peerCumulative = cumulative;
         }
         ctx.remoteContextId = SrdAck.sourceContext(m);
         ctx.peerEpoch = SrdAck.epoch(m);
         ctx.lastActivity = now;
         ctx.lastHeard = now;
-        long echoed = SrdAck.echoedTimestamp(m);
-        long sample = now - echoed;
-        if (sample >= 0 && sample < config.rtoMaxNanos * 4) {
-            int trigger = ctx.slotRequest(SrdAck.triggerPsn(m));
-            ctx.rtt.sample(sample);
-            if (trigger != SrdContext.EMPTY && requests.sendTime[trigger] == echoed) {
-                ctx.paths.onRtt(requests.path[trigger], sample);
-            }
-            ctx.cwnd.onAck(sample, ctx.rtt.minRtt(), now);
-            if (echoed - ctx.rackSendTime > 0) {
-                ctx.rackSendTime = echoed;
-            }
-        }
+        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, config.rtoMaxNanos * 4);
         boolean progress = false;
         for (int i = 0; i < drops; i++) {
-            int r = ctx.slotRequest(SrdAck.dropPsn(m, i));
-            if (r != SrdContext.EMPTY) {
+            int psn = SrdAck.dropPsn(m, i);
+            int r = sender.owner(psn);
+            if (r != ReliableSender.EMPTY) {
+                sender.forget(psn);
                 onDropIndication(ctx, r, SrdAck.dropReason(m, i), now);
                 progress = true;
             }
         }
-        for (int psn = ctx.sendBase; psn - cumulative < 0 && psn - ctx.nextPsn < 0; psn++) {
-            int r = ctx.slot[psn & ctx.mask];
-            if (r != SrdContext.EMPTY) {
-                completeOutstanding(ctx, r, WcStatus.SUCCESS);
-                progress = true;
-            }
-        }
-        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
-            long bits = sack[w];
-            while (bits != 0) {
-                int bit = Long.numberOfTrailingZeros(bits);
-                bits &= bits - 1;
-                int r = ctx.slotRequest(cumulative + 1 + 64 * w + bit);
-                if (r != SrdContext.EMPTY) {
-                    completeOutstanding(ctx, r, WcStatus.SUCCESS);
-                    progress = true;
-                }
-            }
-        }
-        ctx.advanceSendBase();
+        progress |= sender.onAcknowledged(cumulative, sack, packets);
+        sender.advanceSendBase();
         if (progress) {
-            ctx.lastProgress = now;
-            ctx.unresponsive = false;
+            sender.lastProgress = now;
+            sender.unresponsive = false;
         }
-        detectLosses(ctx, now);
+        sender.detectLosses(now, packets);
     }
 
     /**
@@ -863,22 +767,22 @@ public final class SrdTransport implements AutoCloseable {
      * cumulative PSN, selective bits or drop entries reach past it is forged or corrupt, and is
      * refused whole rather than trusted in part.
      */
-    private static boolean namesOnlySentPsns(SrdContext ctx, Mbuf m, int cumulative, long[] sack, int drops) {
-        if (cumulative - ctx.nextPsn > 0) {
+    private static boolean namesOnlySentPsns(ReliableSender sender, Mbuf m, int cumulative, long[] sack, int drops) {
+        if (cumulative - sender.nextPsn > 0) {
             return false;
         }
         for (int w = SrdAck.SACK_WORDS - 1; w >= 0; w--) {
             long bits = sack[w];
             if (bits != 0) {
                 int highest = cumulative + 1 + 64 * w + 63 - Long.numberOfLeadingZeros(bits);
-                if (highest - ctx.nextPsn >= 0) {
+                if (highest - sender.nextPsn >= 0) {
                     return false;
                 }
                 break;
             }
         }
         for (int i = 0; i < drops; i++) {
-            if (SrdAck.dropPsn(m, i) - ctx.nextPsn >= 0) {
+            if (SrdAck.dropPsn(m, i) - sender.nextPsn >= 0) {
                 return false;
             }
         }
@@ -889,8 +793,6 @@ public final class SrdTransport implements AutoCloseable {
         counters.dropsReceived[reason]++;
         if (reason == DropReason.RNR && requests.rnrLeft[r] > 0) {
             // The PSN is spent at the responder; the message goes again later under a new one.
-            ctx.slot[requests.psn[r] & ctx.mask] = SrdContext.EMPTY;
-            ctx.inflight--;
             int attempt = requests.qp[r].rnrRetry - requests.rnrLeft[r];
             requests.rnrLeft[r]--;
             requests.state[r] = SendRequests.RNR_WAIT;
@@ -898,7 +800,7 @@ public final class SrdTransport implements AutoCloseable {
             ctx.rnrWaiting++;
             return;
         }
-        completeOutstanding(ctx, r, switch (reason) {
+        complete(r, switch (reason) {
             case DropReason.BAD_DEST_QP -> WcStatus.BAD_DEST_QP_ERROR;
             case DropReason.RNR -> WcStatus.RNR_ERROR;
             case DropReason.REMOTE_OPERATION -> WcStatus.REMOTE_OPERATION_ERROR;
@@ -906,9 +808,8 @@ public final class SrdTransport implements AutoCloseable {
         });
     }
 
-    private void completeOutstanding(SrdContext ctx, int r, int status) {
-        ctx.slot[requests.psn[r] & ctx.mask] = SrdContext.EMPTY;
-        ctx.inflight--;
+    /** Completes request {@code r}, whose packet the engine no longer holds. */
+    private void complete(int r, int status) {
         counters.sendCompletions[status]++;
         requests.qp[r].completeSend(requests.wrId[r], status, requests.length[r], requests.signaled[r]);
         requests.release(r);
@@ -930,20 +831,15 @@ public final class SrdTransport implements AutoCloseable {
 
     /** The address handle the oldest stalled request of {@code ctx} was posted through (what REMOTE_UNRESPONSIVE names). */
     private int stalledAddressHandle(SrdContext ctx) {
-        for (int psn = ctx.sendBase; psn != ctx.nextPsn; psn++) {
-            int r = ctx.slot[psn & ctx.mask];
-            if (r != SrdContext.EMPTY) {
-                return requests.addressHandle[r];
-            }
-        }
-        return 0;
+        int r = ctx.sender.oldestOwner();
+        return r == ReliableSender.EMPTY ? 0 : requests.addressHandle[r];
     }
 
     private void onProbeReply(Mbuf m) {
         counters.rxProbes++;
         SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
         if (ctx != null && SrdHeader.destinationContext(m) == ctx.id) {
-            ctx.paths.onProbeReply(SrdHeader.psn(m));
+            ctx.sender.paths.onProbeReply(SrdHeader.psn(m));
         }
     }
 

@@ -107,9 +107,9 @@ class ContextTableTest {
             a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
             SrdContext reused = a.existingContext(SimFabric.ip(2));
             assertNotNull(reused);
-            assertEquals(0, reused.rtt.srtt(), "no RTT carried over from B");
-            assertEquals(0, reused.timeouts);
-            assertFalse(reused.unresponsive);
+            assertEquals(0, reused.sender.rtt.srtt(), "no RTT carried over from B");
+            assertEquals(0, reused.sender.timeouts);
+            assertFalse(reused.sender.unresponsive);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
             int unresponsive = 0;
             for (AsyncEventQueue.AsyncEvent e; (e = a.events().poll()) != null; ) {

@@ -49,12 +49,12 @@ class HostileFrameTest {
     void shouldNotLetAStaleIncarnationResetTheWindowOfTheCurrentOne() {
         assertEquals(4, exchange(a, qa, 4, 0));
         SrdContext old = a.existingContext(SimFabric.ip(1));
-        int oldEpoch = a.epoch(), oldContext = old.id, oldPsn = old.nextPsn - 1, bContext = old.remoteContextId;
+        int oldEpoch = a.epoch(), oldContext = old.id, oldPsn = old.sender.nextPsn - 1, bContext = old.remoteContextId;
         // A restarts (a newer incarnation) and sends again.
         SrdTransport a2 = f.restart(0, new SrdConfig(), a.epoch() + 1000);
         assertEquals(4, exchange(a2, f.qp(a2, 0, 0), 4, 10));
         SrdContext now = a2.existingContext(SimFabric.ip(1));
-        int newPsn = now.nextPsn - 1;
+        int newPsn = now.sender.nextPsn - 1;
         Attacker x = new Attacker(f);
         // A late packet of the old incarnation, then a late duplicate of a delivered one of the new.
         x.data(1, SimFabric.ip(0), SimFabric.mac(0), oldContext, bContext, oldEpoch, oldPsn, oldPsn, qb.qpn(), SimFabric.QKEY, 8);
@@ -68,7 +68,7 @@ class HostileFrameTest {
     void shouldNotResetTheWindowForAPacketAddressedToAnotherContextOfOurs() {
         assertEquals(4, exchange(a, qa, 4, 0));
         SrdContext ctx = a.existingContext(SimFabric.ip(1));
-        int delivered = ctx.nextPsn - 1;
+        int delivered = ctx.sender.nextPsn - 1;
         Attacker x = new Attacker(f);
         // A newer-looking incarnation, but addressed to a context id B never gave out.
         x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id + 1, ctx.remoteContextId ^ 0x5A5A_0000, a.epoch() + 1, 5, 5,
@@ -85,7 +85,7 @@ class HostileFrameTest {
         assertEquals(2, exchange(a, qa, 2, 0));
         SrdContext ctx = a.existingContext(SimFabric.ip(1));
         Attacker x = new Attacker(f);
-        int far = ctx.nextPsn + 100_000;
+        int far = ctx.sender.nextPsn + 100_000;
         x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), far, far, 0x7FFF, SimFabric.QKEY, 0);
         x.settle();
         // Every later SUCCESS must be a delivery.
@@ -107,8 +107,8 @@ class HostileFrameTest {
         SrdContext bSide = b.existingContext(SimFabric.ip(0));
         f.network.blackhole(0, false);
         Attacker x = new Attacker(f);
-        x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.nextPsn + 1000, a.epoch(), 0);
-        x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.sendBase, a.epoch(), 0, ctx.nextPsn + 3, 1);
+        x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.sender.nextPsn + 1000, a.epoch(), 0);
+        x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.sender.sendBase, a.epoch(), 0, ctx.sender.nextPsn + 3, 1);
         f.runFor(20_000);
         assertEquals(0, qa.sendCq().size(), "nothing completes on an ACK that names PSNs never sent");
         assertEquals(2, a.counters().acksRefused, a.counters().snapshot().toString());
@@ -120,7 +120,7 @@ class HostileFrameTest {
     void shouldDropFramesFromUnusableSourceAddressesWithoutTouchingAnyContext() {
         assertEquals(2, exchange(a, qa, 2, 0));
         SrdContext ctx = a.existingContext(SimFabric.ip(1));
-        int delivered = ctx.nextPsn - 1;
+        int delivered = ctx.sender.nextPsn - 1;
         Attacker x = new Attacker(f);
         for (int ip : new int[] {0, 0xFFFF_FFFF, 0xE000_0001, SimFabric.ip(1), 0x7F00_0001}) {
             x.data(1, ip, Attacker.MAC, 77, 0, 0x4242, 1, 1, qb.qpn(), SimFabric.QKEY, 8);
@@ -139,7 +139,7 @@ class HostileFrameTest {
     void shouldNotLetASpoofedMacRedirectAnExistingContext() {
         assertEquals(1, exchange(a, qa, 1, 0));
         SrdContext ctx = a.existingContext(SimFabric.ip(1));
-        new Attacker(f).data(1, SimFabric.ip(0), Attacker.MAC, ctx.id, ctx.remoteContextId, a.epoch(), ctx.nextPsn, ctx.sendBase,
+        new Attacker(f).data(1, SimFabric.ip(0), Attacker.MAC, ctx.id, ctx.remoteContextId, a.epoch(), ctx.sender.nextPsn, ctx.sender.sendBase,
             qb.qpn(), SimFabric.QKEY, 8);
         f.runFor(200_000);
         assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac,
@@ -188,7 +188,7 @@ class HostileFrameTest {
     void shouldNeverReturnToAnIncarnationItLeft(boolean byEpoch) {
         assertEquals(4, exchange(a, qa, 4, 0));
         SrdContext ctx = a.existingContext(SimFabric.ip(1));
-        int delivered = ctx.nextPsn - 1;
+        int delivered = ctx.sender.nextPsn - 1;
         int epoch = a.epoch();
         Attacker x = new Attacker(f);
         for (int step : new int[] {1 << 30, (1 << 31) + 1}) {
@@ -207,7 +207,7 @@ class HostileFrameTest {
     void shouldNotAcknowledgeAReplacedIncarnationWithTheWindowOfItsSuccessor() {
         assertEquals(1, exchange(a, qa, 1, 0));
         SrdContext ctx = a.existingContext(SimFabric.ip(1));
-        int next = ctx.nextPsn;
+        int next = ctx.sender.nextPsn;
         // Into one receive burst at B, in this order: a packet of A's live incarnation (B owes it an
         // ACK, built at B's next cycle), one of a later incarnation of A starting at A's next PSN, then
         // A's real message under that PSN, which B must now refuse as stale.

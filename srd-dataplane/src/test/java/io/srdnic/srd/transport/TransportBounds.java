@@ -44,20 +44,20 @@ public final class TransportBounds {
         if (!ctx.hasRequesterState()) {
             return null;
         }
-        int span = ctx.nextPsn - ctx.sendBase;
+        int span = ctx.sender.nextPsn - ctx.sender.sendBase;
         if (span < 0 || span > window) {
             return "send window spans " + span + " PSNs (window " + window + ")";
         }
         int outstanding = 0;
-        for (int psn = ctx.sendBase; psn != ctx.nextPsn; psn++) {
-            if (ctx.slot[psn & ctx.mask] != SrdContext.EMPTY) {
+        for (int psn = ctx.sender.sendBase; psn != ctx.sender.nextPsn; psn++) {
+            if (ctx.sender.owner[psn & ctx.sender.mask] != ReliableSender.EMPTY) {
                 outstanding++;
             }
         }
-        if (outstanding != ctx.inflight) {
-            return ctx.inflight + " packets counted in flight, " + outstanding + " in the send window";
+        if (outstanding != ctx.sender.inflight) {
+            return ctx.sender.inflight + " packets counted in flight, " + outstanding + " in the send window";
         }
-        int beyondAcked = ctx.nextPsn - ctx.peerCumulative;
+        int beyondAcked = ctx.sender.nextPsn - ctx.sender.peerCumulative;
         if (beyondAcked < 0 || beyondAcked > window) {
             return "the acknowledged PSN is " + beyondAcked + " behind the next PSN (an ACK may not claim PSNs never sent)";
         }

@@ -1,0 +1,362 @@
+package io.srdnic.srd.transport;
+
+import java.util.Arrays;
+
+/**
+ * The reliability engine of one flow's sending half, whatever the QP type above it: a 32-bit PSN
+ * space; one packet descriptor per PSN in flight (its owner token, the segment of the owner it
+ * carries, send times, path and transmission count); the transmissions in send order for
+ * RACK-like and RTO loss detection; RTT, the congestion window and the paths it sprays over.
+ * <p>
+ * It knows nothing of messages: the layer above hands it (owner, segment) pairs, builds each
+ * packet when told to {@link Listener#emit emit} one, and hears {@link Listener#acked acked} for
+ * every packet the responder acknowledges and {@link Listener#exhausted exhausted} for one that ran
+ * out of retries. Drop indications carry PSNs the layer above maps with {@link #owner(int)} and
+ * takes out with {@link #forget(int)}.
+ * <p>
+ * The descriptor arrays are allocated on first use ({@link #ensureWindow}) and kept when the flow
+ * is reused, so a flow that only ever received costs none. Owned by the transport's thread.
+ */
+final class ReliableSender {
+    static final int EMPTY = -1;
+    private static final long MIN_REORDER_WINDOW = 5_000;
+
+    /** What the layer above does with the packets of its owners. */
+    interface Listener {
+        /** Builds and sends packet {@code psn} (segment {@code segment} of {@code owner}), its {@code xmit}-th transmission, on {@code path}. */
+        void emit(ReliableSender flow, int psn, int owner, int segment, int path, int xmit, long now);
+
+        /** The responder acknowledged packet {@code psn}: it has left the window. */
+        void acked(ReliableSender flow, int psn, int owner, int segment);
+
+        /** Packet {@code psn} is lost and out of retries or time; it is still in the window for the listener to forget. */
+        void exhausted(ReliableSender flow, int psn, int owner, long now);
+    }
+
+    /** Which flow this is, for the listener (an SRD context's index). */
+    final int flow;
+    private final int window;
+    private final int retryBudget;
+    private final long retransmitLifetime;
+    private final SrdCounters counters;
+
+    int[] owner;
+    int[] segment;
+    long[] sendTime;
+    /** When the packet under its current PSN first left: no copy of it leaves after {@link SrdConfig#retransmitLifetimeNanos()}. */
+    long[] firstSendTime;
+    int[] path;
+    int[] transmissions;
+    int mask;
+    int nextPsn;
+    int sendBase;
+    /** The highest cumulative PSN the responder has acknowledged: no PSN goes out a window or more past it. */
+    int peerCumulative;
+    int inflight;
+    private long[] order;
+    private int orderMask;
+    private long orderHead;
+    private long orderTail;
+    final RttEstimator rtt;
+    final DelayWindow cwnd;
+    final PathSet paths;
+    long rackSendTime;
+    long lastProgress;
+    long lastBackoff;
+    boolean unresponsive;
+
+    long txPackets;
+    long retransmits;
+    long timeouts;
+    long rackLosses;
+
+    ReliableSender(int flow, SrdConfig config, SrdCounters counters) {
+        this.flow = flow;
+        this.window = config.window();
+        this.retryBudget = config.retryBudget;
+        this.retransmitLifetime = config.retransmitLifetimeNanos();
+        this.counters = counters;
+        this.rtt = new RttEstimator(config.rtoInitialNanos, config.rtoMinNanos, config.rtoMaxNanos);
+        this.cwnd = new DelayWindow(config.ccInitialWindow, window, config.ccAdditiveIncrease, config.ccBeta, config.ccMaxDecrease,
+            config.ccTargetQueueingNanos);
+        this.paths = new PathSet(config.paths, config.pathAvoidNanos, flow);
+    }
+
+    /** Starts afresh at {@code firstPsn}: nothing of a previous use remains. */
+    void reset(int firstPsn, long now) {
+        nextPsn = firstPsn;
+        sendBase = firstPsn;
+        peerCumulative = firstPsn;
+        inflight = 0;
+        orderHead = 0;
+        orderTail = 0;
+        if (owner != null) {
+            Arrays.fill(owner, EMPTY);
+        }
+        rtt.reset();
+        cwnd.reset();
+        paths.reset(flow);
+        rackSendTime = now;
+        lastProgress = now;
+        lastBackoff = Long.MIN_VALUE / 2;
+        unresponsive = false;
+        txPackets = retransmits = timeouts = rackLosses = 0;
+    }
+
+    boolean hasWindow() {
+        return owner != null;
+    }
+
+    /** Allocates the descriptors the first time this flow sends. */
+    void ensureWindow() {
+        if (owner == null) {
+            owner = new int[window];
+            segment = new int[window];
+            sendTime = new long[window];
+            firstSendTime = new long[window];
+            path = new int[window];
+            transmissions = new int[window];
+            mask = window - 1;
+            order = new long[2 * window];
+            orderMask = 2 * window - 1;
+            Arrays.fill(owner, EMPTY);
+        }
+    }
+
+    /** The owner of outstanding packet {@code psn}, or EMPTY (not sent, already acknowledged, or outside the window). */
+    int owner(int psn) {
+        if (psn - sendBase < 0 || psn - nextPsn >= 0) {
+            return EMPTY;
+        }
+        return owner[psn & mask];
+    }
+
+    int segmentOf(int psn) {
+        return segment[psn & mask];
+    }
+
+    /** Whether the next PSN may go out: inside the send window, and less than a window past what the responder acknowledged. */
+    boolean canSendNextPsn() {
+        return nextPsn - sendBase < window && nextPsn - peerCumulative < window;
+    }
+
+    /** The packets congestion control lets into flight now. */
+    int sendAllowance() {
+        return Math.min(cwnd.packets(), window) - inflight;
+    }
+
+    /** Gives segment {@code seg} of {@code own} the next PSN and sends it; returns the PSN. */
+    int send(int own, int seg, long now, Listener listener) {
+        int psn = nextPsn++;
+        int i = psn & mask;
+        owner[i] = own;
+        segment[i] = seg;
+        transmissions[i] = 0;
+        firstSendTime[i] = now;
+        inflight++;
+        transmit(psn, now, PathSet.NONE, listener);
+        return psn;
+    }
+
+    private void transmit(int psn, long now, int lostOnPath, Listener listener) {
+        int i = psn & mask;
+        int p = paths.choose(lostOnPath);
+        sendTime[i] = now;
+        path[i] = p;
+        int xmit = ++transmissions[i];
+        recordTransmission(psn, xmit);
+        paths.onTransmit(p);
+        txPackets++;
+        counters.txData++;
+        listener.emit(this, psn, owner[i], segment[i], p, xmit, now);
+    }
+
+    /** Takes outstanding packet {@code psn} out of the window without an acknowledgement (a drop indication, an abort). */
+    void forget(int psn) {
+        owner[psn & mask] = EMPTY;
+        inflight--;
+    }
+
+    /** Takes every outstanding packet of {@code own} out of the window (its message ended early). */
+    void forgetAll(int own) {
+        for (int psn = sendBase; psn != nextPsn; psn++) {
+            if (owner[psn & mask] == own) {
+                forget(psn);
+            }
+        }
+        advanceSendBase();
+    }
+
+    /** The first outstanding packet's owner, or EMPTY. */
+    int oldestOwner() {
+        for (int psn = sendBase; psn != nextPsn; psn++) {
+            int o = owner[psn & mask];
+            if (o != EMPTY) {
+                return o;
+            }
+        }
+        return EMPTY;
+    }
+
+    /**
+     * Takes in the timing of an acknowledgement: the RTT sample of the packet whose timestamp it
+     * echoes (per path too, if that is the packet's latest transmission), the congestion window,
+     * and the send time RACK measures losses against.
+     */
+    void onAckTiming(int triggerPsn, long echoed, long now, long maxSample) {
+        long sample = now - echoed;
+        if (sample < 0 || sample >= maxSample) {
+            return;
+        }
+        rtt.sample(sample);
+        if (owner(triggerPsn) != EMPTY && sendTime[triggerPsn & mask] == echoed) {
+            paths.onRtt(path[triggerPsn & mask], sample);
+        }
+        cwnd.onAck(sample, rtt.minRtt(), now);
+        if (echoed - rackSendTime > 0) {
+            rackSendTime = echoed;
+        }
+    }
+
+    /**
+     * Every outstanding packet below {@code cumulative}, and every one the selective bits name
+     * (bit i of word w: PSN cumulative + 1 + 64w + i), is acknowledged; returns whether any was.
+     */
+    boolean onAcknowledged(int cumulative, long[] sack, Listener listener) {
+        if (cumulative - peerCumulative > 0) {
+            peerCumulative = cumulative;
+        }
+        boolean progress = false;
+        for (int psn = sendBase; psn - cumulative < 0 && psn - nextPsn < 0; psn++) {
+            if (owner[psn & mask] != EMPTY) {
+                acknowledge(psn, listener);
+                progress = true;
+            }
+        }
+        for (int w = 0; w < sack.length; w++) {
+            long bits = sack[w];
+            while (bits != 0) {
+                int bit = Long.numberOfTrailingZeros(bits);
+                bits &= bits - 1;
+                int psn = cumulative + 1 + 64 * w + bit;
+                if (owner(psn) != EMPTY) {
+                    acknowledge(psn, listener);
+                    progress = true;
+                }
+            }
+        }
+        return progress;
+    }
+
+    private void acknowledge(int psn, Listener listener) {
+        int i = psn & mask;
+        int own = owner[i];
+        owner[i] = EMPTY;
+        inflight--;
+        listener.acked(this, psn, own, segment[i]);
+    }
+
+    /**
+     * RACK and RTO: a packet is lost once one sent sufficiently later has been acknowledged, or
+     * when it has waited an RTO. A lost packet goes again on another path, unless it is out of
+     * retries or time ({@link Listener#exhausted}). Returns the retransmissions.
+     */
+    int detectLosses(long now, Listener listener) {
+        int work = 0;
+        long reorderWindow = Math.max(rtt.srtt() / 4, MIN_REORDER_WINDOW);
+        while (hasOrder()) {
+            long e = order[(int) (orderHead & orderMask)];
+            int psn = (int) (e >>> 32);
+            if (!isCurrentTransmission(psn, (int) e)) {
+                orderHead++;
+                continue;
+            }
+            int i = psn & mask;
+            long sent = sendTime[i];
+            boolean lostByRack = rackSendTime - sent > reorderWindow;
+            boolean lostByTimeout = now - sent >= rtt.rto();
+            if (!lostByRack && !lostByTimeout) {
+                break;
+            }
+            orderHead++;
+            int p = path[i];
+            if (lostByRack) {
+                counters.rackLosses++;
+                rackLosses++;
+                paths.onLoss(p, now);
+            } else {
+                counters.rtoEvents++;
+                timeouts++;
+                paths.onTimeout(p, now);
+                if (now - lastBackoff >= rtt.rto()) {
+                    rtt.backOff();
+                    cwnd.onTimeout(now);
+                    lastBackoff = now;
+                }
+            }
+            if (transmissions[i] > retryBudget || now - firstSendTime[i] >= retransmitLifetime) {
+                // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
+                // responder that forgot this flow, having waited for retransmissions only this long.
+                listener.exhausted(this, psn, owner[i], now);
+                continue;
+            }
+            counters.txRetransmits++;
+            retransmits++;
+            transmit(psn, now, p, listener);
+            work++;
+        }
+        advanceSendBase();
+        return work;
+    }
+
+    /** When the oldest transmission in flight times out, or Long.MAX_VALUE. */
+    long nextTimeout() {
+        while (hasOrder()) {
+            long e = order[(int) (orderHead & orderMask)];
+            int psn = (int) (e >>> 32);
+            if (isCurrentTransmission(psn, (int) e)) {
+                return sendTime[psn & mask] + rtt.rto();
+            }
+            orderHead++;
+        }
+        return Long.MAX_VALUE;
+    }
+
+    private boolean hasOrder() {
+        return order != null && orderHead != orderTail;
+    }
+
+    private boolean isCurrentTransmission(int psn, int xmit) {
+        return owner(psn) != EMPTY && transmissions[psn & mask] == xmit;
+    }
+
+    /** Records a transmission of {@code psn} (its {@code xmit}-th) in send order. */
+    private void recordTransmission(int psn, int xmit) {
+        if (orderTail - orderHead > orderMask) {
+            compactOrder();
+        }
+        order[(int) (orderTail++ & orderMask)] = ((long) psn << 32) | (xmit & 0xFFFF_FFFFL);
+    }
+
+    /** Invalid (superseded or completed) entries are dropped lazily at the head; this clears the rest when full. */
+    private void compactOrder() {
+        long write = orderHead;
+        for (long read = orderHead; read != orderTail; read++) {
+            long e = order[(int) (read & orderMask)];
+            if (isCurrentTransmission((int) (e >>> 32), (int) e)) {
+                order[(int) (write++ & orderMask)] = e;
+            }
+        }
+        orderTail = write;
+        if (orderTail - orderHead > orderMask) {
+            throw new IllegalStateException("send-order queue overflow: more packets in flight than twice the window");
+        }
+    }
+
+    /** Moves the send base past every PSN that is no longer outstanding. */
+    void advanceSendBase() {
+        while (sendBase != nextPsn && owner[sendBase & mask] == EMPTY) {
+            sendBase++;
+        }
+    }
+}
