@@ -5,6 +5,10 @@ public final class WcOpcode {
     public static final int SEND = 0;
     public static final int RECV = 1;
     public static final int RECV_WITH_IMM = 2;
+    public static final int RDMA_WRITE = 3;
+    public static final int RDMA_READ = 4;
+    /** A receive consumed by an RDMA WRITE with immediate: the length is the write's, the data is in the responder's region. */
+    public static final int RECV_RDMA_WITH_IMM = 5;
 
     private WcOpcode() {
     }
@@ -14,6 +18,9 @@ public final class WcOpcode {
             case SEND -> "SEND";
             case RECV -> "RECV";
             case RECV_WITH_IMM -> "RECV_WITH_IMM";
+            case RDMA_WRITE -> "RDMA_WRITE";
+            case RDMA_READ -> "RDMA_READ";
+            case RECV_RDMA_WITH_IMM -> "RECV_RDMA_WITH_IMM";
             default -> "opcode" + opcode;
         };
     }

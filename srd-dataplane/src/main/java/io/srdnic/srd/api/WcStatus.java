@@ -27,10 +27,16 @@ public final class WcStatus {
     public static final int RNR_ERROR = 9;
     /** Extension: no acknowledgement within the retry budget (EFA reports the same). */
     public static final int REMOTE_UNRESPONSIVE = 10;
+    /**
+     * The responder's memory protection refused an RDMA request: bad rkey, a region of another
+     * protection domain, out of its bounds, a missing access flag, or deregistered meanwhile.
+     */
+    public static final int REMOTE_ACCESS_ERROR = 11;
 
     private static final String[] NAMES = {"SUCCESS", "LOCAL_LENGTH_ERROR", "LOCAL_QP_OPERATION_ERROR",
         "LOCAL_PROTECTION_ERROR", "WR_FLUSH_ERROR", "BAD_RESPONSE_ERROR", "REMOTE_INVALID_REQUEST_ERROR",
-        "REMOTE_OPERATION_ERROR", "BAD_DEST_QP_ERROR", "RNR_ERROR", "REMOTE_UNRESPONSIVE"};
+        "REMOTE_OPERATION_ERROR", "BAD_DEST_QP_ERROR", "RNR_ERROR", "REMOTE_UNRESPONSIVE",
+        "REMOTE_ACCESS_ERROR"};
 
     public static final int COUNT = NAMES.length;
 

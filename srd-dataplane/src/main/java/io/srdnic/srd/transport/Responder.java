@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
@@ -22,13 +23,17 @@ final class Responder {
     private final int window;
     private final OwedAcks owed;
     private final SendDelivery delivery;
+    private final RdmaDelivery rdma;
+    private final SrdMessages messages;
 
-    Responder(SrdTransport transport, SrdConfig config) {
+    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages) {
         this.t = transport;
         this.delayedAck = config.delayedAck;
         this.window = config.window();
         this.owed = new OwedAcks(config.burst);
         this.delivery = new SendDelivery(transport);
+        this.rdma = new RdmaDelivery(transport, messages);
+        this.messages = messages;
     }
 
     boolean owesAcks() {
@@ -59,7 +64,6 @@ final class Responder {
         }
     }
 
-    /** UD, like SRD, carries sends only: an RDMA opcode is no receive. */
     void onData(Mbuf m, int type, long now) {
         t.counters.rxData++;
         int srcIp = Ipv4UdpFrame.sourceIp(m);
@@ -116,9 +120,9 @@ final class Responder {
         ctx.rx.slideTo(sendBase);
         switch (ctx.rx.classify(psn)) {
             case ReceiveWindow.NEW -> {
-                int reason = delivery.check(m, type, QpType.SRD);
-                if (reason == 0) {
-                    reason = delivery.deliver(m, type, srcIp);
+                int reason = deliver(m, type, ctx, srcIp);
+                if (reason == RdmaDelivery.LATER) {
+                    return; // nothing taken: unacknowledged, it comes again
                 }
                 if (reason != 0) {
                     if (!ctx.rx.canRecordDrop()) {
@@ -141,6 +145,19 @@ final class Responder {
         }
         acknowledge(ctx, psn, peerContext, peerEpoch, SrdHeader.timestamp(m), Ipv4UdpFrame.sourceMac(m), srcIp,
             Ipv4UdpFrame.sourcePort(m));
+    }
+
+    /** Hands a new data packet to the delivery policy of its type; 0, a DropReason, or {@link RdmaDelivery#LATER}. */
+    private int deliver(Mbuf m, int type, SrdContext ctx, int srcIp) {
+        return switch (type) {
+            case PacketType.SEND, PacketType.SEND_WITH_IMM -> {
+                int reason = delivery.check(m, type, QpType.SRD);
+                yield reason != 0 ? reason : delivery.deliver(m, type, srcIp);
+            }
+            case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ -> rdma.execute(m, type, ctx);
+            case PacketType.READ_RESPONSE -> messages.placeReadResponse(m, ctx);
+            default -> DropReason.REMOTE_INVALID_REQUEST;
+        };
     }
 
     /** Acknowledges data packet {@code psn}: at once, or (delayedAck) noted for the next cycle. */

@@ -19,8 +19,15 @@ final class SendRequests {
     /** Its QP was destroyed: released without a completion wherever it is found. */
     static final int CANCELLED = 4;
 
+    /** A request the transport made itself: the READ_RESPONSE data answering a peer's RDMA READ (never completed to a CQ). */
+    static final int OP_READ_RESPONSE = 5;
+    /** Token bits that name the request; the rest carry its generation, so a token outlives no reuse of its slot. */
+    static final int TOKEN_INDEX_BITS = 20;
+
     final int capacity;
     final int[] state;
+    /** A {@link io.srdnic.srd.api.SendOpcode}, or {@link #OP_READ_RESPONSE}. */
+    final int[] opcode;
     final long[] wrId;
     final SrdQp[] qp;
     final int[] addressHandle;
@@ -31,11 +38,20 @@ final class SendRequests {
     final long[] offset;
     final int[] length;
     final int[] immediate;
-    final boolean[] withImmediate;
     final boolean[] signaled;
     final long[] postTime;
     final int[] rnrLeft;
     final long[] readyAt;
+    /** RDMA: the remote address and rkey (READ_RESPONSE: the rkey of the region answered from, checked at every packet). */
+    final long[] remoteAddress;
+    final int[] rkey;
+    /** The packets the message is cut into, the next to get a PSN, and those in flight now. */
+    final int[] segments;
+    final int[] nextSegment;
+    final int[] inFlight;
+    /** READ: bytes of the response still to arrive. */
+    final int[] readLeft;
+    private final int[] generation;
     /** Intrusive links: the context's pending FIFO, the RNR wait list, and the free list. */
     final int[] next;
     private int freeHead;
@@ -44,6 +60,7 @@ final class SendRequests {
     SendRequests(int capacity) {
         this.capacity = capacity;
         state = new int[capacity];
+        opcode = new int[capacity];
         wrId = new long[capacity];
         qp = new SrdQp[capacity];
         addressHandle = new int[capacity];
@@ -54,11 +71,17 @@ final class SendRequests {
         offset = new long[capacity];
         length = new int[capacity];
         immediate = new int[capacity];
-        withImmediate = new boolean[capacity];
         signaled = new boolean[capacity];
         postTime = new long[capacity];
         rnrLeft = new int[capacity];
         readyAt = new long[capacity];
+        remoteAddress = new long[capacity];
+        rkey = new int[capacity];
+        segments = new int[capacity];
+        nextSegment = new int[capacity];
+        inFlight = new int[capacity];
+        readLeft = new int[capacity];
+        generation = new int[capacity];
         next = new int[capacity];
         for (int i = 0; i < capacity; i++) {
             next[i] = i + 1 < capacity ? i + 1 : -1;
@@ -72,6 +95,10 @@ final class SendRequests {
         if (r >= 0) {
             freeHead = next[r];
             next[r] = -1;
+            generation[r]++;
+            nextSegment[r] = 0;
+            inFlight[r] = 0;
+            readLeft[r] = 0;
             inUse++;
         }
         return r;
@@ -79,7 +106,7 @@ final class SendRequests {
 
     /** Frees the request; its QP hears that the send buffer is no longer needed. */
     void release(int r) {
-        if (qp[r] != null) {
+        if (qp[r] != null && opcode[r] != OP_READ_RESPONSE) {
             qp[r].released(buffer[r], offset[r]);
         }
         state[r] = FREE;
@@ -88,6 +115,17 @@ final class SendRequests {
         next[r] = freeHead;
         freeHead = r;
         inUse--;
+    }
+
+    /** The token a READ request carries for its responses to name it by. */
+    int token(int r) {
+        return (generation[r] << TOKEN_INDEX_BITS) | r;
+    }
+
+    /** The request {@code token} names if that request is still the one it was given for, else -1. */
+    int byToken(int token) {
+        int r = token & ((1 << TOKEN_INDEX_BITS) - 1);
+        return r < capacity && state[r] != FREE && token(r) == token ? r : -1;
     }
 
     int inUse() {

@@ -51,6 +51,7 @@ public final class SrdConfig {
     long maxPacketLifetimeNanos = 100_000_000L;
     int maxContexts = 4096;
     int maxQps = 1024;
+    int maxMemoryRegions = 1 << 16;
     int maxOutstandingRequests = 65536;
     int burst = 32;
     private boolean concluded;
@@ -188,6 +189,11 @@ public final class SrdConfig {
         return this;
     }
 
+    public SrdConfig maxMemoryRegions(int n) {
+        this.maxMemoryRegions = n;
+        return this;
+    }
+
     public SrdConfig maxQps(int n) {
         this.maxQps = n;
         return this;
@@ -284,6 +290,7 @@ public final class SrdConfig {
         c.maxPacketLifetimeNanos = maxPacketLifetimeNanos;
         c.maxContexts = maxContexts;
         c.maxQps = maxQps;
+        c.maxMemoryRegions = maxMemoryRegions;
         c.maxOutstandingRequests = maxOutstandingRequests;
         c.burst = burst;
         return c;

@@ -50,11 +50,20 @@ public final class SrdCounters {
     public long txDatagrams;
     public long rxDatagrams;
     public long datagramsDropped;
+    /** RDMA WRITE segments placed in this responder's memory. */
+    public long rdmaWritesPlaced;
+    /** RDMA READ requests this responder answered, and READ_RESPONSE segments the requester here placed. */
+    public long rdmaReadsAnswered;
+    public long readResponsesPlaced;
+    /** READ requests left unacknowledged (so they come again) for want of a request slot to answer them from. */
+    public long readsDeferred;
+    /** READ_RESPONSE packets naming no read waiting here (one that failed or was flushed meanwhile), or out of its bounds. */
+    public long readResponsesRefused;
     public final long[] parseErrors = new long[ParseError.VALUES.length];
     /** Drop indications this responder sent, by DropReason. */
-    public final long[] dropsSent = new long[DropReason.REMOTE_INVALID_REQUEST + 1];
+    public final long[] dropsSent = new long[DropReason.REMOTE_ACCESS + 1];
     /** Drop indications this requester received, by DropReason. */
-    public final long[] dropsReceived = new long[DropReason.REMOTE_INVALID_REQUEST + 1];
+    public final long[] dropsReceived = new long[DropReason.REMOTE_ACCESS + 1];
     public final long[] sendCompletions = new long[WcStatus.COUNT];
 
     public long parseErrorsTotal() {
@@ -99,10 +108,15 @@ public final class SrdCounters {
         m.put("tx_datagrams", txDatagrams);
         m.put("rx_datagrams", rxDatagrams);
         m.put("datagrams_dropped", datagramsDropped);
+        m.put("rdma_writes_placed", rdmaWritesPlaced);
+        m.put("rdma_reads_answered", rdmaReadsAnswered);
+        m.put("read_responses_placed", readResponsesPlaced);
+        m.put("reads_deferred", readsDeferred);
+        m.put("read_responses_refused", readResponsesRefused);
         for (ParseError e : ParseError.VALUES) {
             m.put("parse_" + e.name().toLowerCase(), parseErrors[e.ordinal()]);
         }
-        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.REMOTE_INVALID_REQUEST; r++) {
+        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.REMOTE_ACCESS; r++) {
             m.put("drops_sent_" + DropReason.name(r).toLowerCase(), dropsSent[r]);
             m.put("drops_received_" + DropReason.name(r).toLowerCase(), dropsReceived[r]);
         }

@@ -17,6 +17,8 @@ public final class SrdQp {
     final SrdTransport transport;
     final QpType type;
     final int qpn;
+    /** The protection domain: RDMA requests to this QP may name only this domain's memory regions. */
+    final int pd;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
     final ReceiveQueue receives;
@@ -28,10 +30,11 @@ public final class SrdQp {
     boolean destroyed;
     long rnrDrops;
 
-    SrdQp(SrdTransport transport, QpType type, int qpn, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    SrdQp(SrdTransport transport, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.transport = transport;
         this.type = type;
         this.qpn = qpn;
+        this.pd = pd;
         this.sqDepth = sqDepth;
         this.receives = new ReceiveQueue(rqDepth);
         this.sendCq = sendCq;
@@ -133,10 +136,10 @@ public final class SrdQp {
         }
     }
 
-    void completeSend(long wrId, int status, int length, boolean signaled) {
+    void completeSend(long wrId, int opcode, int status, int length, boolean signaled) {
         sqOutstanding--;
         // Errors are always reported; successes only when the WR asked to be signaled (as in verbs).
-        if ((signaled || status != WcStatus.SUCCESS) && !sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qpn, 0, 0)) {
+        if ((signaled || status != WcStatus.SUCCESS) && !sendCq.push(wrId, status, opcode, length, false, 0, qpn, 0, 0)) {
             transport.onCqOverrun(sendCq);
         }
     }

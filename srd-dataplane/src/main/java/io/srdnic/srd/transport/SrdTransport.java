@@ -5,6 +5,7 @@ import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
@@ -72,7 +73,8 @@ public final class SrdTransport implements AutoCloseable {
     private final Arena arena = Arena.ofConfined();
     private final MbufBatch rxBatch;
     final TxBurst tx;
-    private final ReliableSender.Listener packets = new SrdPackets();
+    final MemoryRegions regions;
+    private final SrdMessages messages;
     private final Responder responder;
     private long lastNow;
     private boolean postedSinceSchedule;
@@ -105,10 +107,12 @@ public final class SrdTransport implements AutoCloseable {
         this.active = new int[config.maxContexts];
         this.qps = new QpTable(config.maxQps, random);
         this.requests = new SendRequests(config.maxOutstandingRequests);
+        this.regions = new MemoryRegions(config.maxMemoryRegions, random.split());
+        this.messages = new SrdMessages(this, requests, mtu);
         this.rnrBackoffs = new RnrWaitList(requests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
-        this.responder = new Responder(this, config);
+        this.responder = new Responder(this, config, messages);
     }
 
     private static final java.util.concurrent.atomic.AtomicInteger LAST_EPOCH = new java.util.concurrent.atomic.AtomicInteger();
@@ -167,8 +171,13 @@ public final class SrdTransport implements AutoCloseable {
         return createQp(QpType.SRD, sqDepth, rqDepth, sendCq, recvCq);
     }
 
-    /** Creates a QP of {@code type} in RESET. */
+    /** Creates a QP of {@code type} in RESET, in protection domain 0. */
     public SrdQp createQp(QpType type, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        return createQp(type, 0, sqDepth, rqDepth, sendCq, recvCq);
+    }
+
+    /** Creates a QP of {@code type} in RESET, in protection domain {@code pd}: RDMA requests to it may name only that domain's regions. */
+    public SrdQp createQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (sqDepth < 1 || rqDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive");
         }
@@ -176,7 +185,7 @@ public final class SrdTransport implements AutoCloseable {
         if (qpn < 0) {
             throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
         }
-        SrdQp qp = new SrdQp(this, type, qpn, sqDepth, rqDepth, sendCq, recvCq);
+        SrdQp qp = new SrdQp(this, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         qps.put(qp);
         return qp;
     }
@@ -189,6 +198,11 @@ public final class SrdTransport implements AutoCloseable {
     /** Bits of a QPN that index the QP table: {@code qpn & qpIndexMask()} is a QP's slot, for tables above that mirror it. */
     public int qpIndexMask() {
         return qps.indexMask();
+    }
+
+    /** The memory regions RDMA requests to this device are checked against. */
+    public MemoryRegions regions() {
+        return regions;
     }
 
     /** An address handle for a remote device; contexts are created on first use, one per remote. */
@@ -221,7 +235,7 @@ public final class SrdTransport implements AutoCloseable {
         for (int r = 0; r < requests.capacity; r++) {
             int st = requests.state[r];
             if (requests.addressHandle[r] == ah && (st == SendRequests.PENDING || st == SendRequests.OUTSTANDING || st == SendRequests.RNR_WAIT)) {
-                abortRequest(r, WcStatus.WR_FLUSH_ERROR);
+                messages.finish(r, WcStatus.WR_FLUSH_ERROR);
             }
         }
     }
@@ -233,7 +247,7 @@ public final class SrdTransport implements AutoCloseable {
     void destroyQp(SrdQp qp) {
         for (int r = 0; r < requests.capacity; r++) {
             if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
-                abortRequest(r, -1);
+                messages.finish(r, -1);
             }
         }
         qp.destroyed = true;
@@ -265,7 +279,7 @@ public final class SrdTransport implements AutoCloseable {
     void flushQp(SrdQp qp, boolean withCompletions) {
         for (int r = 0; r < requests.capacity; r++) {
             if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
-                abortRequest(r, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
+                messages.finish(r, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
             }
         }
         while (!qp.receives.isEmpty()) {
@@ -276,42 +290,30 @@ public final class SrdTransport implements AutoCloseable {
         }
     }
 
-    /**
-     * Takes a request out of wherever it is; completes it with {@code status}, or silently when
-     * status is -1. A pending one stays linked in its context's FIFO as CANCELLED until popped.
-     */
-    private void abortRequest(int r, int status) {
-        int st = requests.state[r];
-        SrdQp qp = requests.qp[r];
-        if (st == SendRequests.OUTSTANDING) {
-            contexts.at(requests.context[r]).sender.forgetAll(r);
-        } else if (st == SendRequests.RNR_WAIT) {
-            rnrBackoffs.remove(r);
-            contexts.at(requests.context[r]).rnrWaiting--;
-        }
-        if (status >= 0) {
-            counters.sendCompletions[status]++;
-            qp.completeSend(requests.wrId[r], status, requests.length[r], requests.signaled[r]);
-        } else {
-            qp.sqOutstanding--;
-        }
-        if (st == SendRequests.PENDING) {
-            requests.state[r] = SendRequests.CANCELLED;
-        } else {
-            requests.release(r);
-        }
-    }
-
     // ---------------------------------------------------------------- posting
 
     /**
      * Posts a send of {@code length} bytes at {@code offset} in {@code buffer} to QP {@code destQpn}
      * behind address handle {@code ah}. Returns POST_OK or a negative POST_* code (nothing posted).
-     * Errors found after posting (length over the MTU, buffer out of bounds) complete the request
-     * with their status, as verbs do.
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
                         boolean withImmediate, int immediate, boolean signaled) {
+        return postSend(qp, ah, destQpn, qkey, wrId, withImmediate ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND, buffer, offset, length,
+            immediate, 0, 0, signaled);
+    }
+
+    /**
+     * Posts a work request of {@code opcode} ({@link SendOpcode}): a send of, an RDMA WRITE from or
+     * an RDMA READ into {@code length} bytes at {@code offset} in {@code buffer}, to QP
+     * {@code destQpn} behind address handle {@code ah}; RDMA names the remote memory by
+     * {@code remoteAddress} and {@code rkey}. Returns POST_OK or a negative POST_* code (nothing
+     * posted). Errors found after posting complete the request with their status, as verbs does:
+     * a SEND over the MTU or an RDMA request over {@link #maxRdmaSize()} is LOCAL_LENGTH_ERROR, a
+     * buffer out of bounds LOCAL_PROTECTION_ERROR, an opcode the QP type cannot carry (RDMA on UD)
+     * LOCAL_QP_OPERATION_ERROR.
+     */
+    public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
+                        int immediate, long remoteAddress, int rkey, boolean signaled) {
         if (qp.destroyed || qp.state != QpState.RTS) {
             return POST_BAD_QP_STATE;
         }
@@ -321,22 +323,20 @@ public final class SrdTransport implements AutoCloseable {
         if (qp.sqOutstanding >= qp.sqDepth) {
             return POST_SQ_FULL;
         }
-        if (length > mtu || length < 0) {
+        boolean rdma = SendOpcode.isRdma(opcode);
+        int refused = !SendOpcode.isValid(opcode) || (rdma && qp.type == QpType.UD) ? WcStatus.LOCAL_QP_OPERATION_ERROR
+            : length < 0 || length > (rdma ? SrdMessages.MAX_RDMA_SIZE : mtu) ? WcStatus.LOCAL_LENGTH_ERROR
+            : offset < 0 || offset + length > buffer.byteSize() ? WcStatus.LOCAL_PROTECTION_ERROR
+            : -1;
+        if (refused >= 0) {
             qp.sqOutstanding++;
-            counters.sendCompletions[WcStatus.LOCAL_LENGTH_ERROR]++;
-            qp.completeSend(wrId, WcStatus.LOCAL_LENGTH_ERROR, length, signaled);
-            qp.released(buffer, offset);
-            return POST_OK;
-        }
-        if (offset < 0 || offset + length > buffer.byteSize()) {
-            qp.sqOutstanding++;
-            counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
-            qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            counters.sendCompletions[refused]++;
+            qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), refused, length, signaled);
             qp.released(buffer, offset);
             return POST_OK;
         }
         if (qp.type == QpType.UD) {
-            sendDatagram(qp, ah, destQpn, qkey, wrId, buffer, offset, length, withImmediate, immediate, signaled);
+            sendDatagram(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM, immediate, signaled);
             return POST_OK;
         }
         SrdContext ctx = contextFor(addressHandles.ip(ah), addressHandles.mac(ah), lastNow);
@@ -351,7 +351,7 @@ public final class SrdTransport implements AutoCloseable {
             counters.requestTableFull++;
             return POST_NO_RESOURCES;
         }
-        requests.state[r] = SendRequests.PENDING;
+        requests.opcode[r] = opcode;
         requests.wrId[r] = wrId;
         requests.qp[r] = qp;
         requests.addressHandle[r] = ah;
@@ -361,16 +361,21 @@ public final class SrdTransport implements AutoCloseable {
         requests.buffer[r] = buffer;
         requests.offset[r] = offset;
         requests.length[r] = length;
-        requests.withImmediate[r] = withImmediate;
         requests.immediate[r] = immediate;
+        requests.remoteAddress[r] = remoteAddress;
+        requests.rkey[r] = rkey;
         requests.signaled[r] = signaled;
         requests.postTime[r] = lastNow;
         requests.rnrLeft[r] = qp.rnrRetry;
         qp.sqOutstanding++;
-        ctx.appendPending(r, requests.next);
-        activate(ctx);
+        messages.queue(ctx, r);
         postedSinceSchedule = true;
         return POST_OK;
+    }
+
+    /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */
+    public int maxRdmaSize() {
+        return SrdMessages.MAX_RDMA_SIZE;
     }
 
     /**
@@ -413,7 +418,7 @@ public final class SrdTransport implements AutoCloseable {
         return contexts.existing(ip);
     }
 
-    private void activate(SrdContext ctx) {
+    void activate(SrdContext ctx) {
         if (!ctx.active) {
             ctx.active = true;
             active[activeCount++] = ctx.index;
@@ -525,17 +530,7 @@ public final class SrdTransport implements AutoCloseable {
                 ctx.reincarnate(contexts.newContextId());
                 counters.contextReincarnations++;
             }
-            while (allowance > 0 && ctx.pendingCount > 0 && sender.canSendNextPsn()) {
-                int r = ctx.popPending(requests.next);
-                if (requests.state[r] == SendRequests.CANCELLED) {
-                    requests.release(r);
-                    continue;
-                }
-                requests.state[r] = SendRequests.OUTSTANDING;
-                sender.send(r, 0, now, packets);
-                allowance--;
-                work++;
-            }
+            work += messages.schedule(ctx, allowance, now);
         }
         return work;
     }
@@ -545,7 +540,7 @@ public final class SrdTransport implements AutoCloseable {
         for (int i = 0; i < activeCount; ) {
             SrdContext ctx = contexts.at(active[i]);
             ReliableSender sender = ctx.sender;
-            work += sender.hasWindow() ? sender.detectLosses(now, packets) : 0;
+            work += sender.hasWindow() ? sender.detectLosses(now, messages) : 0;
             int path = sender.paths.probeDue(now);
             if (path != PathSet.NONE) {
                 sendProbe(ctx, path, now);
@@ -583,49 +578,6 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- transmit
 
-    /** The SRD message layer's side of the reliability engine: one packet per message, completion on its acknowledgement. */
-    private final class SrdPackets implements ReliableSender.Listener {
-        @Override
-        public void emit(ReliableSender flow, int psn, int r, int segment, int path, int xmit, long now) {
-            SrdContext ctx = contexts.at(flow.flow);
-            ctx.lastActivity = now;
-            long address = tx.take();
-            if (address == 0) {
-                return; // counted; the RTO sends it again
-            }
-            Mbuf m = tx.view.wrap(address);
-            int length = requests.length[r];
-            try {
-                m.copyFrom(requests.buffer[r], requests.offset[r], SrdHeader.PAYLOAD_OFFSET, length);
-            } catch (IllegalStateException closedBuffer) {
-                tx.giveBack(address);
-                flow.forget(psn);
-                complete(r, WcStatus.LOCAL_PROTECTION_ERROR);
-                return;
-            }
-            SrdHeader.write(m, requests.withImmediate[r] ? PacketType.SEND_WITH_IMM : PacketType.SEND,
-                xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, length, ctx.id, ctx.remoteContextId, epoch, psn, flow.sendBase,
-                requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r], requests.immediate[r], now);
-            Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
-                SrdHeader.LENGTH + length, udpChecksum);
-            tx.emit(address);
-        }
-
-        @Override
-        public void acked(ReliableSender flow, int psn, int r, int segment) {
-            complete(r, WcStatus.SUCCESS);
-        }
-
-        @Override
-        public void exhausted(ReliableSender flow, int psn, int r, long now) {
-            flow.forget(psn);
-            complete(r, WcStatus.REMOTE_UNRESPONSIVE);
-            // The responder may have lost this context (reclaimed or restarted) and drop what is
-            // addressed to its old id: the next packets introduce themselves afresh.
-            contexts.at(flow.flow).remoteContextId = 0;
-        }
-    }
-
     /** UD: one packet, now, on the next entropy value; the send completes as it leaves. */
     private void sendDatagram(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
                               boolean withImmediate, int immediate, boolean signaled) {
@@ -633,7 +585,7 @@ public final class SrdTransport implements AutoCloseable {
         long address = tx.take();
         if (address == 0) {
             counters.sendCompletions[WcStatus.SUCCESS]++;
-            qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
+            qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
             qp.released(buffer, offset);
             return;
         }
@@ -643,7 +595,7 @@ public final class SrdTransport implements AutoCloseable {
         } catch (IllegalStateException closedBuffer) {
             tx.giveBack(address);
             counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
-            qp.completeSend(wrId, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            qp.completeSend(wrId, WcOpcode.SEND, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
             qp.released(buffer, offset);
             return;
         }
@@ -656,7 +608,7 @@ public final class SrdTransport implements AutoCloseable {
         counters.txDatagrams++;
         tx.emit(address);
         counters.sendCompletions[WcStatus.SUCCESS]++;
-        qp.completeSend(wrId, WcStatus.SUCCESS, length, signaled);
+        qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled);
         qp.released(buffer, offset);
     }
 
@@ -749,17 +701,17 @@ public final class SrdTransport implements AutoCloseable {
             int r = sender.owner(psn);
             if (r != ReliableSender.EMPTY) {
                 sender.forget(psn);
-                onDropIndication(ctx, r, SrdAck.dropReason(m, i), now);
+                messages.onDropIndication(ctx, r, SrdAck.dropReason(m, i), now);
                 progress = true;
             }
         }
-        progress |= sender.onAcknowledged(cumulative, sack, packets);
+        progress |= sender.onAcknowledged(cumulative, sack, messages);
         sender.advanceSendBase();
         if (progress) {
             sender.lastProgress = now;
             sender.unresponsive = false;
         }
-        sender.detectLosses(now, packets);
+        sender.detectLosses(now, messages);
     }
 
     /**
@@ -789,30 +741,19 @@ public final class SrdTransport implements AutoCloseable {
         return true;
     }
 
-    private void onDropIndication(SrdContext ctx, int r, int reason, long now) {
-        counters.dropsReceived[reason]++;
-        if (reason == DropReason.RNR && requests.rnrLeft[r] > 0) {
-            // The PSN is spent at the responder; the message goes again later under a new one.
-            int attempt = requests.qp[r].rnrRetry - requests.rnrLeft[r];
-            requests.rnrLeft[r]--;
-            requests.state[r] = SendRequests.RNR_WAIT;
-            rnrBackoffs.add(r, now + (config.rnrBackoffNanos << Math.min(attempt, 10)));
-            ctx.rnrWaiting++;
-            return;
-        }
-        complete(r, switch (reason) {
-            case DropReason.BAD_DEST_QP -> WcStatus.BAD_DEST_QP_ERROR;
-            case DropReason.RNR -> WcStatus.RNR_ERROR;
-            case DropReason.REMOTE_OPERATION -> WcStatus.REMOTE_OPERATION_ERROR;
-            default -> WcStatus.REMOTE_INVALID_REQUEST_ERROR;
-        });
+    /** Request {@code r} of {@code ctx} was refused for want of a receive: it goes again after a backoff that doubles per attempt. */
+    void waitOutRnr(SrdContext ctx, int r, long now) {
+        int attempt = requests.qp[r].rnrRetry - requests.rnrLeft[r];
+        requests.rnrLeft[r]--;
+        requests.state[r] = SendRequests.RNR_WAIT;
+        rnrBackoffs.add(r, now + (config.rnrBackoffNanos << Math.min(attempt, 10)));
+        ctx.rnrWaiting++;
     }
 
-    /** Completes request {@code r}, whose packet the engine no longer holds. */
-    private void complete(int r, int status) {
-        counters.sendCompletions[status]++;
-        requests.qp[r].completeSend(requests.wrId[r], status, requests.length[r], requests.signaled[r]);
-        requests.release(r);
+    /** Request {@code r} ends while waiting out an RNR backoff. */
+    void stopRnrWait(SrdContext ctx, int r) {
+        rnrBackoffs.remove(r);
+        ctx.rnrWaiting--;
     }
 
     /**

@@ -14,12 +14,18 @@ public final class DropReason {
     public static final int REMOTE_OPERATION = 3;
     /** The request is invalid for this QP: Q_Key mismatch or an operation it does not support. */
     public static final int REMOTE_INVALID_REQUEST = 4;
+    /**
+     * An RDMA request the responder's memory protection refused: no region with that rkey, a region
+     * of another protection domain, outside the region, or without the access the operation needs.
+     * Nothing in the responder's memory changed.
+     */
+    public static final int REMOTE_ACCESS = 5;
 
     private DropReason() {
     }
 
     public static boolean isValid(int reason) {
-        return reason >= BAD_DEST_QP && reason <= REMOTE_INVALID_REQUEST;
+        return reason >= BAD_DEST_QP && reason <= REMOTE_ACCESS;
     }
 
     public static String name(int reason) {
@@ -28,6 +34,7 @@ public final class DropReason {
             case RNR -> "RNR";
             case REMOTE_OPERATION -> "REMOTE_OPERATION";
             case REMOTE_INVALID_REQUEST -> "REMOTE_INVALID_REQUEST";
+            case REMOTE_ACCESS -> "REMOTE_ACCESS";
             default -> "reason" + reason;
         };
     }

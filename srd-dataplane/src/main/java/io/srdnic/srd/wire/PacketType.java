@@ -6,21 +6,35 @@ public final class PacketType {
     public static final int SEND = 1;
     /** A message carried by SEND with 32 bits of immediate data. */
     public static final int SEND_WITH_IMM = 2;
-    /** Reserved for RDMA WRITE: parsed, answered with REMOTE_INVALID_REQUEST until supported. */
+    /** One segment of an RDMA WRITE: an {@link RdmaHeader} says where its data lands. */
     public static final int RDMA_WRITE = 3;
-    /** Reserved for RDMA READ: parsed, answered with REMOTE_INVALID_REQUEST until supported. */
+    /** An RDMA READ request: an {@link RdmaHeader} says what to read; the immediate field carries the requester's read token. */
     public static final int RDMA_READ = 4;
     /** Cumulative PSN, selective-ack bitmap and drop indications. */
     public static final int ACK = 5;
     /** Keepalive / path probe; answered by PROBE_REPLY on the same path. */
     public static final int PROBE = 6;
     public static final int PROBE_REPLY = 7;
+    /** The last segment of an RDMA WRITE with immediate: it lands like RDMA_WRITE, then consumes a receive that carries the immediate. */
+    public static final int RDMA_WRITE_WITH_IMM = 8;
+    /** One segment of the data an RDMA READ asked for: a {@link ReadResponseHeader} says which read and where in it. */
+    public static final int READ_RESPONSE = 9;
 
     private PacketType() {
     }
 
+    /** Whether packets of this type carry a PSN, are acknowledged and may carry a payload. */
     public static boolean isData(int type) {
-        return type >= SEND && type <= RDMA_READ;
+        return (type >= SEND && type <= RDMA_READ) || type == RDMA_WRITE_WITH_IMM || type == READ_RESPONSE;
+    }
+
+    /** The bytes of extended header between the SRD header and the data of a packet of this type (counted in its payload length). */
+    public static int extendedHeaderLength(int type) {
+        return switch (type) {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> RdmaHeader.LENGTH;
+            case READ_RESPONSE -> ReadResponseHeader.LENGTH;
+            default -> 0;
+        };
     }
 
     public static String name(int type) {
@@ -32,6 +46,8 @@ public final class PacketType {
             case ACK -> "ACK";
             case PROBE -> "PROBE";
             case PROBE_REPLY -> "PROBE_REPLY";
+            case RDMA_WRITE_WITH_IMM -> "RDMA_WRITE_WITH_IMM";
+            case READ_RESPONSE -> "READ_RESPONSE";
             default -> "type" + type;
         };
     }

@@ -34,7 +34,8 @@ public final class SrdParser {
             if (payload > mtu) {
                 return Ipv4UdpFrame.fail(ParseError.OVERSIZED);
             }
-            if (payload != srdLength - SrdHeader.LENGTH || (!PacketType.isData(type) && payload != 0)) {
+            if (payload != srdLength - SrdHeader.LENGTH || (!PacketType.isData(type) && payload != 0)
+                || payload < PacketType.extendedHeaderLength(type)) {
                 return Ipv4UdpFrame.fail(ParseError.BAD_LENGTH);
             }
             if (Integer.compareUnsigned(SrdHeader.sourceQpn(m), MAX_QPN) > 0 || Integer.compareUnsigned(SrdHeader.destinationQpn(m), MAX_QPN) > 0) {

@@ -12,6 +12,7 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.RdmaHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
@@ -139,19 +140,20 @@ class SrdQpRulesTest {
     }
 
     @Test
-    void shouldAnswerReservedRdmaOpcodesWithInvalidRequest() {
+    void shouldAnswerAnRdmaWriteNamingNoRegionWithARemoteAccessDrop() {
         try (SimFabric f = new SimFabric(1)) {
             f.addHost(new SrdConfig());
             SrdTransport b = f.addHost(new SrdConfig());
             TestQp qb = f.qp(b, 8, 64);
-            // A raw host speaks SRD by hand: an RDMA WRITE, which this SRD does not support.
+            // A raw host speaks SRD by hand: an RDMA WRITE with an rkey no region has.
             SimPort raw = f.network.addHost(SimFabric.mac(2));
             MbufBatch batch = new MbufBatch(f.arena, 1);
             assertEquals(1, raw.allocate(batch, 1));
             Mbuf m = batch.get(0);
             SrdHeader.versionAndType(m, PacketType.RDMA_WRITE);
             SrdHeader.flags(m, 0);
-            SrdHeader.payloadLength(m, 8);
+            SrdHeader.payloadLength(m, RdmaHeader.LENGTH + 8);
+            RdmaHeader.write(m, 0x1000, 0x1234_5678, 8, 0);
             SrdHeader.sourceContext(m, 77);
             SrdHeader.destinationContext(m, 0);
             SrdHeader.epoch(m, 5);
@@ -163,7 +165,7 @@ class SrdQpRulesTest {
             SrdHeader.immediate(m, 0);
             SrdHeader.timestamp(m, 1);
             Ipv4UdpFrame.write(m, SimFabric.mac(2), SimFabric.mac(1), SimFabric.ip(2), SimFabric.ip(1), SrdPort.ENTROPY_BASE,
-                b.config().udpPort(), SrdHeader.LENGTH + 8, true);
+                b.config().udpPort(), SrdHeader.LENGTH + RdmaHeader.LENGTH + 8, true);
             assertEquals(1, raw.transmit(batch));
             f.runFor(100_000);
             assertEquals(1, raw.receive(batch));
@@ -171,7 +173,7 @@ class SrdQpRulesTest {
             assertEquals(PacketType.ACK, SrdParser.parse(ack, b.config().udpPort(), b.mtu()));
             assertEquals(1, SrdAck.dropCount(ack));
             assertEquals(1000, SrdAck.dropPsn(ack, 0));
-            assertEquals(DropReason.REMOTE_INVALID_REQUEST, SrdAck.dropReason(ack, 0));
+            assertEquals(DropReason.REMOTE_ACCESS, SrdAck.dropReason(ack, 0));
             assertEquals(1000, SrdAck.cumulativePsn(ack), "a dropped PSN is never claimed as received");
             assertEquals(77, SrdAck.destinationContext(ack));
             raw.free(batch);

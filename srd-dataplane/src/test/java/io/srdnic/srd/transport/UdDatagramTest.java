@@ -96,8 +96,8 @@ class UdDatagramTest {
             SrdTransport b = f.addHost(new SrdConfig());
             TestQp ud = udQp(f, b, 4, 64);
             Attacker x = new Attacker(f);
-            x.datagram(1, 0x0B00_0001, PacketType.RDMA_WRITE, ud.qpn(), SimFabric.QKEY, 16);
-            x.datagram(1, 0x0B00_0001, PacketType.RDMA_READ, ud.qpn(), SimFabric.QKEY, 16);
+            x.datagram(1, 0x0B00_0001, PacketType.RDMA_WRITE, ud.qpn(), SimFabric.QKEY, 32);
+            x.datagram(1, 0x0B00_0001, PacketType.RDMA_READ, ud.qpn(), SimFabric.QKEY, 24);
             x.settle();
             assertEquals(0, ud.receives().size(), "UD carries sends only: an RDMA operation is no receive");
             assertEquals(2, b.counters().datagramsDropped);

@@ -70,16 +70,27 @@ class SrdParserTest {
     }
 
     @Test
-    void shouldAcceptSendWithImmediateAndTheReservedRdmaTypes() {
+    void shouldAcceptSendWithImmediateAndTheRdmaTypesWithTheirExtendedHeaders() {
         WireFrames.writeData(m, PacketType.SEND_WITH_IMM, 12, true, 1);
         assertEquals(PacketType.SEND_WITH_IMM, parse());
         WireFrames.writeData(m, PacketType.SEND_WITH_IMM, 0, true, 2);
         assertEquals(PacketType.SEND_WITH_IMM, parse());
-        // Parsed so that the responder can answer them with REMOTE_INVALID_REQUEST.
-        WireFrames.writeData(m, PacketType.RDMA_WRITE, 64, true, 3);
+        WireFrames.writeData(m, PacketType.RDMA_WRITE, RdmaHeader.LENGTH + 64, true, 3);
         assertEquals(PacketType.RDMA_WRITE, parse());
-        WireFrames.writeData(m, PacketType.RDMA_READ, 0, true, 4);
+        WireFrames.writeData(m, PacketType.RDMA_WRITE_WITH_IMM, RdmaHeader.LENGTH, true, 3);
+        assertEquals(PacketType.RDMA_WRITE_WITH_IMM, parse());
+        WireFrames.writeData(m, PacketType.RDMA_READ, RdmaHeader.LENGTH, true, 4);
         assertEquals(PacketType.RDMA_READ, parse());
+        WireFrames.writeData(m, PacketType.READ_RESPONSE, ReadResponseHeader.LENGTH + 100, true, 4);
+        assertEquals(PacketType.READ_RESPONSE, parse());
+    }
+
+    @Test
+    void shouldRejectAnRdmaPacketTooShortForItsExtendedHeader() {
+        for (int type : new int[] {PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ, PacketType.READ_RESPONSE}) {
+            WireFrames.writeData(m, type, PacketType.extendedHeaderLength(type) - 1, true, 5);
+            assertRejected(ParseError.BAD_LENGTH, PacketType.name(type) + " one byte short of its extended header");
+        }
     }
 
     @Test
@@ -350,7 +361,7 @@ class SrdParserTest {
 
     @Test
     void shouldRejectUnknownTypes() {
-        for (int type : new int[] {0, 8, 9, 10, 11, 12, 13, 14, 15}) {
+        for (int type : new int[] {0, 10, 11, 12, 13, 14, 15}) {
             for (int payload : new int[] {0, 24}) {
                 WireFrames.writeData(m, PacketType.SEND, payload, true, 25);
                 SrdHeader.versionAndType(m, type);
@@ -393,7 +404,7 @@ class SrdParserTest {
 
     @Test
     void shouldRejectADropReasonThatDoesNotExist() {
-        for (int reason : new int[] {0, 5, 6, 255}) {
+        for (int reason : new int[] {0, 6, 7, 255}) {
             for (int index : new int[] {0, 7, 15}) {
                 WireFrames.writeAck(m, 16, true, 29);
                 SrdAck.drop(m, index, 1234, reason);
