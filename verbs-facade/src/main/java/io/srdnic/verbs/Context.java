@@ -19,6 +19,8 @@ public final class Context implements AutoCloseable {
     static final int MAX_MR = 1 << 16;
     static final int MAX_AH = 65535;
     static final int MAX_QP_WR = 8192;
+    /** At most one SRQ per QP is of use. */
+    static final int MAX_SRQ = MAX_QP;
     static final int MAX_SGE = 8;
     static final int MAX_INLINE = 256;
 
@@ -32,6 +34,7 @@ public final class Context implements AutoCloseable {
     private volatile QueuePair[] qpsByNumber;
     private final int qpIndexMask;
     private int cqs;
+    private int srqs;
     private boolean closed;
 
     private Context(Device device, ContextConfig config) {
@@ -60,7 +63,7 @@ public final class Context implements AutoCloseable {
     /** The device's capabilities, honestly. */
     public DeviceAttributes queryDevice() {
         return new DeviceAttributes(device.name, MAX_QP, MAX_CQ, MAX_MR, MAX_AH, MAX_QP_WR, MAX_SGE, MAX_INLINE, mtu, mtu,
-            false, false, true);
+            false, false, true, MAX_SRQ, MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE);
     }
 
     public int mtu() {
@@ -97,7 +100,7 @@ public final class Context implements AutoCloseable {
         return new CompletionQueue(this, depth);
     }
 
-    /** The next unaffiliated async event (REMOTE_UNRESPONSIVE), or null. Runs the duty cycle in INVOKER mode. */
+    /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED), or null. Runs the duty cycle in INVOKER mode. */
     public AsyncEventQueue.AsyncEvent pollAsyncEvent() {
         dataplane.progress();
         return dataplane.pollEvent();
@@ -191,9 +194,22 @@ public final class Context implements AutoCloseable {
         qpsByNumber = table;
     }
 
+    synchronized void srqCreated() {
+        checkOpen();
+        if (srqs == MAX_SRQ) {
+            throw new VerbsException("at most " + MAX_SRQ + " SRQs per context");
+        }
+        srqs++;
+    }
+
+    synchronized void srqDestroyed() {
+        srqs--;
+    }
+
+    /** A receive completion was polled: its QP may post one more (an SRQ counts what its receives are taken by itself). */
     void receiveConsumed(int qpn) {
         QueuePair qp = qpsByNumber[qpn & qpIndexMask];
-        if (qp != null && qp.qpNum() == qpn) {
+        if (qp != null && qp.qpNum() == qpn && qp.srq == null) {
             qp.receivesPosted.decrementAndGet();
         }
     }

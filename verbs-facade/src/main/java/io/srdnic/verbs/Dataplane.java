@@ -2,6 +2,7 @@ package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.SharedReceiveQueue;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
 import java.lang.foreign.MemorySegment;
@@ -203,12 +204,26 @@ final class Dataplane implements AutoCloseable {
         if (posts == null) {
             return qp.postReceive(wrId, buffer, offset, length);
         }
+        return publishReceive(PostRing.RECV, qp, null, wrId, buffer, offset, length);
+    }
+
+    /** Posts a receive to a shared receive queue; false when there is no room. */
+    boolean postSrqRecv(SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length) {
+        if (posts == null) {
+            return srq.postReceive(wrId, buffer, offset, length);
+        }
+        return publishReceive(PostRing.SRQ_RECV, null, srq, wrId, buffer, offset, length);
+    }
+
+    /** DEDICATED: hands a receive (for {@code qp}, or for {@code srq}) to the agent through the ring; false when it is full. */
+    private boolean publishReceive(int op, SrdQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length) {
         int i = posts.claim();
         if (i < 0) {
             return false;
         }
-        posts.op[i] = PostRing.RECV;
+        posts.op[i] = op;
         posts.qp[i] = qp;
+        posts.srq[i] = srq;
         posts.wrId[i] = wrId;
         posts.buffer[i] = buffer;
         posts.offset[i] = offset;
@@ -248,6 +263,12 @@ final class Dataplane implements AutoCloseable {
                 }
             }
             case PostRing.RECV -> ring.qp[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i]);
+            case PostRing.SRQ_RECV -> {
+                // A destroy runs before the posts drained in its cycle: a receive posted just before it goes with the SRQ.
+                if (!ring.srq[i].isDestroyed()) {
+                    ring.srq[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i]);
+                }
+            }
             default -> transport.completeLocally(ring.qp[i], ring.wrId[i], ring.status[i], ring.length[i]);
         }
     }

@@ -1,5 +1,6 @@
 package io.srdnic.verbs;
 
+import io.srdnic.srd.transport.SharedReceiveQueue;
 import io.srdnic.srd.transport.SrdQp;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -15,6 +16,8 @@ final class PostRing {
     static final int RECV = 2;
     /** A send that failed the application-side checks: completed on the agent thread with {@code status}. */
     static final int LOCAL_ERROR = 3;
+    /** A receive posted to a shared receive queue ({@link #srq}). */
+    static final int SRQ_RECV = 4;
 
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
@@ -32,6 +35,7 @@ final class PostRing {
     final int mask;
     final int[] op;
     final SrdQp[] qp;
+    final SharedReceiveQueue[] srq;
     final long[] wrId;
     final int[] ah;
     final int[] destQpn;
@@ -51,6 +55,7 @@ final class PostRing {
         mask = size - 1;
         op = new int[size];
         qp = new SrdQp[size];
+        srq = new SharedReceiveQueue[size];
         wrId = new long[size];
         ah = new int[size];
         destQpn = new int[size];
@@ -85,6 +90,7 @@ final class PostRing {
             consumer.accept(this, i);
             buffer[i] = null;
             qp[i] = null;
+            srq[i] = null;
         }
         if (n > 0) {
             HEAD.setRelease(this, h);

@@ -4,12 +4,13 @@ import io.srdnic.srd.transport.QpType;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A protection domain (ibv_pd): owns memory regions, address handles and QPs. */
+/** A protection domain (ibv_pd): owns memory regions, address handles, shared receive queues and QPs. */
 public final class ProtectionDomain {
     final Context context;
     final AtomicInteger mrs = new AtomicInteger();
     final AtomicInteger ahs = new AtomicInteger();
     final AtomicInteger qps = new AtomicInteger();
+    final AtomicInteger srqs = new AtomicInteger();
     private boolean destroyed;
 
     ProtectionDomain(Context context) {
@@ -43,6 +44,28 @@ public final class ProtectionDomain {
     /** Creates a QP in RESET. */
     public QueuePair createQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
                                      int maxSendSge, int maxInlineData) {
+        return newQueuePair(type, sendCq, recvCq, null, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
+    }
+
+    /**
+     * Creates a QP in RESET that takes its receives from {@code srq} (ibv_qp_init_attr.srq): it has
+     * no receive queue of its own, so there is no max_recv_wr. The SRQ may be another PD's of the
+     * same context: its receives were checked against its own PD when posted.
+     */
+    public QueuePair createQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
+                                     int maxSendSge, int maxInlineData) {
+        if (srq == null) {
+            throw new VerbsException("no SRQ given: use the createQueuePair that takes max_recv_wr for a QP with its own receive queue");
+        }
+        srq.checkAlive();
+        if (srq.context != context) {
+            throw new VerbsException("the SRQ belongs to another device context than this protection domain");
+        }
+        return newQueuePair(type, sendCq, recvCq, srq, maxSendWr, 1, maxSendSge, maxInlineData);
+    }
+
+    private QueuePair newQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
+                                   int maxRecvWr, int maxSendSge, int maxInlineData) {
         checkAlive();
         DeviceAttributes caps = context.queryDevice();
         if (maxSendWr < 1 || maxRecvWr < 1 || maxSendWr > caps.maxQpWr() || maxRecvWr > caps.maxQpWr()) {
@@ -54,16 +77,58 @@ public final class ProtectionDomain {
         if (maxInlineData < 0 || maxInlineData > caps.maxInlineData()) {
             throw new VerbsException("max_inline_data must be 0.." + caps.maxInlineData());
         }
-        QueuePair qp = new QueuePair(this, type, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
+        QueuePair qp = new QueuePair(this, type, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
         qps.incrementAndGet();
         return qp;
     }
 
+    /**
+     * A shared receive queue (ibv_create_srq) of {@code maxWr} receives of {@code maxSge} SGEs (1:
+     * the transport delivers a message into one buffer); {@code limit} > 0 arms its limit event at
+     * once, as a later {@link SharedReceiveQueue#modify} would.
+     */
+    public SharedReceiveQueue createSrq(int maxWr, int maxSge, int limit) {
+        checkAlive();
+        DeviceAttributes caps = context.queryDevice();
+        if (maxWr < 1 || maxWr > caps.maxSrqWr()) {
+            throw new VerbsException("an SRQ's max_wr must be 1.." + caps.maxSrqWr() + ", asked " + maxWr);
+        }
+        if (maxSge < 1 || maxSge > caps.maxSrqSge()) {
+            throw new VerbsException("an SRQ's max_sge must be 1.." + caps.maxSrqSge() + " (a message lands in one buffer), asked " + maxSge);
+        }
+        if (limit < 0 || limit > maxWr) {
+            throw new VerbsException("srq_limit must be 0 (disarmed) .. max_wr " + maxWr + ", asked " + limit);
+        }
+        context.srqCreated();
+        try {
+            SharedReceiveQueue srq = new SharedReceiveQueue(this, maxWr, maxSge, limit);
+            srqs.incrementAndGet();
+            return srq;
+        } catch (RuntimeException e) {
+            context.srqDestroyed();
+            throw e;
+        }
+    }
+
+    /**
+     * Throws unless a receive's SGE lies inside a memory region of this PD that the dataplane may
+     * write (LOCAL_WRITE): checked when it is posted, to a QP or to an SRQ.
+     */
+    void checkReceiveBuffer(Sge s) {
+        MemoryRegion mr = context.region(s.lkey);
+        if (mr == null || mr.pd != this || s.segment == null || !mr.covers(s.segment, s.offset, s.length)) {
+            throw new VerbsException("receive SGE is not inside a memory region of this PD with lkey " + Integer.toHexString(s.lkey));
+        }
+        if ((mr.access & Access.LOCAL_WRITE) == 0) {
+            throw new VerbsException("a receive buffer's region needs Access.LOCAL_WRITE");
+        }
+    }
+
     /** Deallocates the PD; refused while it still owns anything. */
     public void destroy() {
-        if (mrs.get() + ahs.get() + qps.get() > 0) {
-            throw new VerbsException("protection domain still has " + qps.get() + " QP(s), " + mrs.get() + " MR(s), "
-                + ahs.get() + " AH(s): destroy them first");
+        if (mrs.get() + ahs.get() + qps.get() + srqs.get() > 0) {
+            throw new VerbsException("protection domain still has " + qps.get() + " QP(s), " + srqs.get() + " SRQ(s), " + mrs.get()
+                + " MR(s), " + ahs.get() + " AH(s): destroy them first");
         }
         destroyed = true;
     }

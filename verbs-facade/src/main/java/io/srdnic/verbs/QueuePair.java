@@ -28,6 +28,8 @@ public final class QueuePair {
     final QpType type;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
+    /** Where this QP's receives come from when it has no receive queue of its own; else null. */
+    final SharedReceiveQueue srq;
     final int maxSendWr;
     final int maxRecvWr;
     final int maxSendSge;
@@ -45,20 +47,23 @@ public final class QueuePair {
     private final AtomicInteger returnedHead = new AtomicInteger();
     private int returnedRead;
 
-    QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-              int maxSendSge, int maxInlineData) {
+    QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
+              int maxRecvWr, int maxSendSge, int maxInlineData) {
         this.pd = pd;
         this.context = pd.context;
         this.type = type;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
+        this.srq = srq;
         this.maxSendWr = maxSendWr;
         this.maxRecvWr = maxRecvWr;
         this.maxSendSge = maxSendSge;
         this.maxInlineData = maxInlineData;
         this.freeStaging = new int[maxSendWr];
         this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
-        this.qp = context.dataplane.call(() -> context.dataplane.transport.createQp(type, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring));
+        this.qp = context.dataplane.call(() -> srq == null
+            ? context.dataplane.transport.createQp(type, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
+            : context.dataplane.transport.createQp(type, maxSendWr, srq.srq, sendCq.ring, recvCq.ring));
         qp.onSendRelease(this::released);
         context.registerQp(this);
     }
@@ -171,20 +176,21 @@ public final class QueuePair {
         throw new VerbsException("post refused by the transport (code " + rc + ")");
     }
 
-    /** Posts a receive; 0, or ENOMEM when the receive queue is full. The SGE must lie in a registered region. */
+    /**
+     * Posts a receive; 0, or ENOMEM when the receive queue is full. The SGE must lie in a registered
+     * region. Refused on a QP created on an SRQ (EINVAL in verbs): post to the SRQ instead.
+     */
     public int postRecv(RecvWr wr) {
         checkAlive();
+        if (srq != null) {
+            throw new VerbsException("QP " + qpNum() + " takes its receives from SRQ " + srq.srqNum()
+                + ": post them with SharedReceiveQueue.postSrqRecv");
+        }
         if (state == QpState.RESET || state == QpState.ERROR) {
             throw new VerbsException("QP " + qpNum() + " is in " + state + ": receives need INIT, RTR or RTS");
         }
         Sge s = wr.sge;
-        MemoryRegion mr = context.region(s.lkey);
-        if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)) {
-            throw new VerbsException("receive SGE is not inside a memory region of this PD with lkey " + Integer.toHexString(s.lkey));
-        }
-        if ((mr.access & Access.LOCAL_WRITE) == 0) {
-            throw new VerbsException("a receive buffer's region needs Access.LOCAL_WRITE");
-        }
+        pd.checkReceiveBuffer(s);
         if (receivesPosted.get() >= maxRecvWr) {
             return ENOMEM;
         }

@@ -16,17 +16,25 @@ public final class AsyncEventQueue {
     public static final int CQ_ERROR = 2;
     /** A QP went to ERROR on its own (IBV_EVENT_QP_FATAL): its CQ overran. {@code qpn} names it. */
     public static final int QP_FATAL = 3;
+    /**
+     * A shared receive queue's posted receives dropped below the limit it was armed with
+     * (IBV_EVENT_SRQ_LIMIT_REACHED): raised once, then the limit is disarmed until the application
+     * sets one again. {@code srqn} names the SRQ.
+     */
+    public static final int SRQ_LIMIT_REACHED = 4;
 
     /**
      * One event: its type, the address handle concerned (REMOTE_UNRESPONSIVE: the one the oldest
-     * stalled request used), the remote, the QP (QP_FATAL), and when.
+     * stalled request used), the remote, the QP (QP_FATAL), the shared receive queue
+     * (SRQ_LIMIT_REACHED), and when.
      */
-    public record AsyncEvent(int type, int addressHandle, int remoteIp, int qpn, long timeNanos) {
+    public record AsyncEvent(int type, int addressHandle, int remoteIp, int qpn, int srqn, long timeNanos) {
         public String typeName() {
             return switch (type) {
                 case REMOTE_UNRESPONSIVE -> "REMOTE_UNRESPONSIVE";
                 case CQ_ERROR -> "CQ_ERROR";
                 case QP_FATAL -> "QP_FATAL";
+                case SRQ_LIMIT_REACHED -> "SRQ_LIMIT_REACHED";
                 default -> "event" + type;
             };
         }
@@ -40,7 +48,16 @@ public final class AsyncEventQueue {
     }
 
     public void raise(int type, int addressHandle, int remoteIp, int qpn, long now) {
-        events.add(new AsyncEvent(type, addressHandle, remoteIp, qpn, now));
+        add(new AsyncEvent(type, addressHandle, remoteIp, qpn, 0, now));
+    }
+
+    /** An event about shared receive queue {@code srqn} (SRQ_LIMIT_REACHED). */
+    public void raiseForSrq(int type, int srqn, long now) {
+        add(new AsyncEvent(type, 0, 0, 0, srqn, now));
+    }
+
+    private void add(AsyncEvent event) {
+        events.add(event);
         raised++;
     }
 

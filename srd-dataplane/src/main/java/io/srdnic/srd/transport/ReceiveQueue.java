@@ -2,22 +2,39 @@ package io.srdnic.srd.transport;
 
 import java.lang.foreign.MemorySegment;
 
-/** A QP's posted receives, in posting order: a ring of (wr id, buffer, offset, length). */
+/**
+ * Posted receives, in posting order: a ring of (wr id, buffer, offset, length). A QP's own, or the
+ * ring of a {@link SharedReceiveQueue} that several QPs take from.
+ */
 final class ReceiveQueue {
     private final long[] wrId;
     private final MemorySegment[] buffer;
     private final long[] offset;
     private final int[] length;
     private final int capacity;
+    /** The SRQ this ring belongs to, told of every receive taken (its limit event); null for a QP's own. */
+    private final SharedReceiveQueue srq;
     private long head;
     private long tail;
 
     ReceiveQueue(int capacity) {
+        this(capacity, null);
+    }
+
+    ReceiveQueue(int capacity, SharedReceiveQueue srq) {
         this.capacity = capacity;
+        this.srq = srq;
         wrId = new long[capacity];
         buffer = new MemorySegment[capacity];
         offset = new long[capacity];
         length = new int[capacity];
+    }
+
+    /** Throws unless [offset, offset + length) lies inside {@code buffer}: checked when a receive is posted. */
+    static void checkInside(MemorySegment buffer, long offset, int length) {
+        if (offset < 0 || length < 0 || offset + length > buffer.byteSize()) {
+            throw new IndexOutOfBoundsException("receive buffer [" + offset + ", " + (offset + length) + ") outside a segment of " + buffer.byteSize());
+        }
     }
 
     boolean offer(long wr, MemorySegment buf, long off, int len) {
@@ -60,5 +77,8 @@ final class ReceiveQueue {
     void removeHead() {
         buffer[(int) (head % capacity)] = null;
         head++;
+        if (srq != null) {
+            srq.receiveTaken(); // here, so every consumer (each message layer) keeps the SRQ's limit
+        }
     }
 }

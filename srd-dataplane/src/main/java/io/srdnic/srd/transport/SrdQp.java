@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One queue pair (SRD, or UD for comparison) inside a transport: its number, Q_Key, state, RNR retry count, send-queue
- * depth and receive queue, and the completion queues it reports to. Many QPs share each SRD
+ * depth and receive queue (its own, or a {@link SharedReceiveQueue}), and the completion queues it reports to. Many QPs share each SRD
  * context; a QP's failures never disturb the context or other QPs.
  */
 public final class SrdQp {
@@ -21,7 +21,9 @@ public final class SrdQp {
     final int pd;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
-    final ReceiveQueue receives;
+    /** Where messages find their receives: the QP's own ring, or its SRQ's. */
+    ReceiveQueue receives;
+    SharedReceiveQueue srq;
     final int sqDepth;
     int qkey;
     int rnrRetry = DEFAULT_RNR_RETRY;
@@ -84,18 +86,42 @@ public final class SrdQp {
         this.rnrRetry = retries;
     }
 
-    /** Posts a receive; false if the receive queue is full. Throws if the QP cannot take receives. */
+    /**
+     * Posts a receive; false if the receive queue is full. Throws if the QP cannot take receives,
+     * and if it takes them from an SRQ (as verbs refuses ibv_post_recv on such a QP with EINVAL).
+     */
     public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length) {
+        if (srq != null) {
+            throw new IllegalStateException("QP " + qpn + " takes its receives from SRQ " + srq.srqn() + ": post them to the SRQ");
+        }
         if (destroyed || !state.canPostReceive()) {
             throw new IllegalStateException("QP " + qpn + " is " + (destroyed ? "destroyed" : state) + ": receives need INIT, RTR or RTS");
         }
-        if (offset < 0 || length < 0 || offset + length > buffer.byteSize()) {
-            throw new IndexOutOfBoundsException("receive buffer [" + offset + ", " + (offset + length) + ") outside a segment of " + buffer.byteSize());
-        }
+        ReceiveQueue.checkInside(buffer, offset, length);
         return receives.offer(wrId, buffer, offset, length);
     }
 
-    /** Receives posted and not yet consumed. */
+    /** The shared receive queue this QP takes its receives from, or null when it has a receive queue of its own. */
+    public SharedReceiveQueue srq() {
+        return srq;
+    }
+
+    /**
+     * Makes a QP just created take its receives from {@code srq}: its own receive queue is replaced
+     * by the SRQ's ring, so delivery takes from there with no test on the data path.
+     */
+    void takeReceivesFrom(SharedReceiveQueue shared) {
+        shared.attach();
+        this.srq = shared;
+        this.receives = shared.receives;
+    }
+
+    /** Whether flushing this QP may complete its receives: not an SRQ's, which stay for the other QPs. */
+    boolean ownsReceives() {
+        return srq == null;
+    }
+
+    /** Receives posted and not yet consumed (on an SRQ: the SRQ's, for every QP that uses it). */
     public int receivesPosted() {
         return receives.size();
     }
@@ -109,6 +135,9 @@ public final class SrdQp {
     public void destroy() {
         if (!destroyed) {
             transport.destroyQp(this);
+            if (srq != null) {
+                srq.detach();
+            }
         }
     }
 

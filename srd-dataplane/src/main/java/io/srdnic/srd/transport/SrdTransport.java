@@ -190,6 +190,33 @@ public final class SrdTransport implements AutoCloseable {
         return qp;
     }
 
+    // ---------------------------------------------------------------- shared receive queues (SharedReceiveQueue)
+
+    private int lastSrqn;
+
+    /** Creates a shared receive queue of {@code maxWr} receives; {@code limit} > 0 arms its limit event. */
+    public SharedReceiveQueue createSrq(int maxWr, int limit) {
+        int srqn = lastSrqn % 0xFF_FFFF + 1; // 24 bits, as QPNs; not on the wire yet, so no table looks them up
+        SharedReceiveQueue srq = new SharedReceiveQueue(this, srqn, maxWr, limit);
+        lastSrqn = srqn;
+        return srq;
+    }
+
+    /** Creates a QP of {@code type} in RESET that takes its receives from {@code srq} (it has no receive queue of its own). */
+    public SrdQp createQp(QpType type, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
+        srq.checkUsableBy(this);
+        SrdQp qp = createQp(type, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
+        qp.takeReceivesFrom(srq);
+        return qp;
+    }
+
+    /** The time of the current duty cycle, for the events of objects the transport drives (an SRQ's limit). */
+    long now() {
+        return lastNow;
+    }
+
+    // ---------------------------------------------------------------- (end of shared receive queues)
+
     /** The QP with this number, or null (also for the number of a destroyed QP whose slot was reused). */
     public SrdQp qp(int qpn) {
         return qps.get(qpn);
@@ -282,7 +309,7 @@ public final class SrdTransport implements AutoCloseable {
                 messages.finish(r, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
             }
         }
-        while (!qp.receives.isEmpty()) {
+        while (qp.ownsReceives() && !qp.receives.isEmpty()) { // an SRQ's receives stay for its other QPs
             if (withCompletions && !qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
                 onCqOverrun(qp.recvCq);
             }

@@ -1,0 +1,158 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A shared receive queue (ibv_srq): one ring of posted receives that several QPs of a transport
+ * (SRD and UD; RC when it comes) take from, in posting order, whichever of them a message arrives
+ * on; its receive completion names that QP, not the SRQ. A QP created on an SRQ has no receive
+ * queue of its own: posting to it is refused, and its move to ERROR or RESET flushes nothing, for
+ * the receives are the SRQ's and stay there for the other QPs. An SRQ is destroyed only once no QP
+ * uses it, as ibv_destroy_srq refuses too.
+ * <p>
+ * The limit (ibv_modify_srq with IBV_SRQ_LIMIT): a limit above 0 arms the SRQ; the first receive
+ * taken that leaves fewer than that many posted raises SRQ_LIMIT_REACHED once and disarms it (the
+ * limit reads 0 again), so the application, told it is running low, posts more and re-arms it.
+ * A limit given at creation arms it too (rdma-core leaves that to the provider; rxe arms it so).
+ * An SRQ armed while already below its limit raises the event at the next receive taken.
+ * <p>
+ * Owned by the transport's thread, like the QPs; only {@link #receivesTaken()} may be read from
+ * another (a posting thread counting what it may still post).
+ */
+public final class SharedReceiveQueue {
+    /** Scatter elements per receive: the transport delivers a message into one buffer. */
+    public static final int MAX_SGE = 1;
+
+    private static final VarHandle TAKEN;
+
+    static {
+        try {
+            TAKEN = MethodHandles.lookup().findVarHandle(SharedReceiveQueue.class, "taken", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final SrdTransport transport;
+    private final int srqn;
+    private final int maxWr;
+    final ReceiveQueue receives;
+    private int limit;
+    private int qpsUsing;
+    private boolean destroyed;
+    /** Receives taken by messages; written by the owner thread only, published with a release store. */
+    private long taken;
+
+    SharedReceiveQueue(SrdTransport transport, int srqn, int maxWr, int limit) {
+        if (maxWr < 1) {
+            throw new IllegalArgumentException("an SRQ holds at least one receive, asked max_wr " + maxWr);
+        }
+        checkLimit(limit, maxWr);
+        this.transport = transport;
+        this.srqn = srqn;
+        this.maxWr = maxWr;
+        this.limit = limit;
+        this.receives = new ReceiveQueue(maxWr, this);
+    }
+
+    /** The SRQ's number, which SRQ_LIMIT_REACHED events carry. */
+    public int srqn() {
+        return srqn;
+    }
+
+    public int maxWr() {
+        return maxWr;
+    }
+
+    public int maxSge() {
+        return MAX_SGE;
+    }
+
+    /** The armed limit, or 0 when disarmed (never armed, or its event has been raised since). */
+    public int limit() {
+        return limit;
+    }
+
+    /** Posts a receive; false if the SRQ is full. Throws if it was destroyed or the range lies outside {@code buffer}. */
+    public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length) {
+        if (destroyed) {
+            throw new IllegalStateException("SRQ " + srqn + " was destroyed");
+        }
+        ReceiveQueue.checkInside(buffer, offset, length);
+        return receives.offer(wrId, buffer, offset, length);
+    }
+
+    /** Arms the limit event ({@code newLimit} > 0) or disarms it (0); as ibv_modify_srq, 0..max_wr. */
+    public void modify(int newLimit) {
+        if (destroyed) {
+            throw new IllegalStateException("SRQ " + srqn + " was destroyed");
+        }
+        checkLimit(newLimit, maxWr);
+        limit = newLimit;
+    }
+
+    /** Receives posted and not yet taken. */
+    public int receivesPosted() {
+        return receives.size();
+    }
+
+    /** Receives taken by messages since creation. Any thread may read it: each one taken is published with a release store. */
+    public long receivesTaken() {
+        return (long) TAKEN.getAcquire(this);
+    }
+
+    /** QPs created on this SRQ and not yet destroyed. */
+    public int qpsUsing() {
+        return qpsUsing;
+    }
+
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
+    /** Destroys the SRQ; its posted receives go without completions (no QP owns them). Refused while a QP uses it. */
+    public void destroy() {
+        if (qpsUsing > 0) {
+            throw new IllegalStateException("SRQ " + srqn + " is still used by " + qpsUsing + " QP(s): destroy them first");
+        }
+        destroyed = true;
+    }
+
+    /** Throws unless a QP of {@code owner} may be created on this SRQ: not destroyed, and of the same transport. */
+    void checkUsableBy(SrdTransport owner) {
+        if (owner != transport) {
+            throw new IllegalArgumentException("SRQ " + srqn + " belongs to another transport (device) than the QP");
+        }
+        if (destroyed) {
+            throw new IllegalStateException("SRQ " + srqn + " was destroyed: a QP cannot take its receives from it");
+        }
+    }
+
+    /** A QP was created on this SRQ (after {@link #checkUsableBy}). */
+    void attach() {
+        qpsUsing++;
+    }
+
+    /** A QP using this SRQ was destroyed. */
+    void detach() {
+        qpsUsing--;
+    }
+
+    /** Told by the ring after each receive taken: counts it and raises the limit event when armed and crossed. */
+    void receiveTaken() {
+        TAKEN.setRelease(this, taken + 1);
+        if (limit > 0 && receives.size() < limit) {
+            limit = 0; // raised once; the application re-arms it
+            transport.events().raiseForSrq(AsyncEventQueue.SRQ_LIMIT_REACHED, srqn, transport.now());
+        }
+    }
+
+    private static void checkLimit(int limit, int maxWr) {
+        if (limit < 0 || limit > maxWr) {
+            throw new IllegalArgumentException("an SRQ limit is 0 (disarmed) .. max_wr " + maxWr + ", was " + limit);
+        }
+    }
+}

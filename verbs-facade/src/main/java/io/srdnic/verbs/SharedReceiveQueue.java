@@ -1,0 +1,113 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A shared receive queue (ibv_srq): receives posted once and taken, in posting order, by whichever
+ * QP created on it a message arrives at (SRD and UD; see
+ * {@link ProtectionDomain#createQueuePair(io.srdnic.srd.transport.QpType, CompletionQueue, CompletionQueue, SharedReceiveQueue, int, int, int)}).
+ * The receive completion names that QP. Such a QP refuses {@link QueuePair#postRecv}, and its move
+ * to ERROR flushes none of these receives: they stay for the other QPs.
+ * <p>
+ * {@link #postSrqRecv} checks the SGE as {@link QueuePair#postRecv} does and returns 0, or
+ * {@link QueuePair#ENOMEM} while max_wr receives wait. {@link #modify} arms the limit: once fewer
+ * than that many wait, {@link AsyncEventQueue#SRQ_LIMIT_REACHED} comes through
+ * {@link Context#pollAsyncEvent()} with {@code srqn() == srqNum()}, once, and the limit is
+ * disarmed until set again. {@link #destroy} is refused while a QP uses the SRQ.
+ * <p>
+ * Counting for ENOMEM: this side counts the receives posted, the dataplane those taken (published
+ * as each is taken), so the count is exact in either threading mode and stays so when a QP that
+ * took receives is destroyed before its completions are polled.
+ */
+public final class SharedReceiveQueue {
+    final ProtectionDomain pd;
+    final Context context;
+    final io.srdnic.srd.transport.SharedReceiveQueue srq;
+    private final int maxWr;
+    private final int maxSge;
+    private final AtomicLong posted = new AtomicLong();
+    private volatile boolean destroyed;
+
+    SharedReceiveQueue(ProtectionDomain pd, int maxWr, int maxSge, int limit) {
+        this.pd = pd;
+        this.context = pd.context;
+        this.maxWr = maxWr;
+        this.maxSge = maxSge;
+        this.srq = context.dataplane.call(() -> context.dataplane.transport.createSrq(maxWr, limit));
+    }
+
+    /** The SRQ's number: SRQ_LIMIT_REACHED events carry it. */
+    public int srqNum() {
+        return srq.srqn();
+    }
+
+    public int maxWr() {
+        return maxWr;
+    }
+
+    public int maxSge() {
+        return maxSge;
+    }
+
+    /** The armed limit, 0 when disarmed (ibv_query_srq's srq_limit). */
+    public int limit() {
+        checkAlive();
+        return context.dataplane.call(srq::limit);
+    }
+
+    /** Receives posted and not yet taken by a message (ahead of the dataplane by the posts it has not yet drained). */
+    public int receivesPosted() {
+        return (int) (posted.get() - srq.receivesTaken());
+    }
+
+    /** Posts a receive; 0, or ENOMEM when the SRQ is full. The SGE must lie in a region of this SRQ's PD with LOCAL_WRITE. */
+    public int postSrqRecv(RecvWr wr) {
+        checkAlive();
+        Sge s = wr.sge;
+        pd.checkReceiveBuffer(s);
+        if (receivesPosted() >= maxWr) {
+            return QueuePair.ENOMEM;
+        }
+        posted.incrementAndGet();
+        if (!context.dataplane.postSrqRecv(srq, wr.wrId, s.segment, s.offset, s.length)) {
+            posted.decrementAndGet();
+            return QueuePair.ENOMEM;
+        }
+        return 0;
+    }
+
+    /** Arms the limit event ({@code limit} > 0) or disarms it (0), as ibv_modify_srq with IBV_SRQ_LIMIT; 0..max_wr. */
+    public void modify(int limit) {
+        checkAlive();
+        if (limit < 0 || limit > maxWr) {
+            throw new VerbsException("srq_limit must be 0 (disarmed) .. max_wr " + maxWr + ", was " + limit);
+        }
+        context.dataplane.call(() -> {
+            srq.modify(limit);
+            return null;
+        });
+    }
+
+    /** Destroys the SRQ and the receives still posted (no completions: no QP owns them). Refused while a QP uses it. */
+    public void destroy() {
+        checkAlive();
+        try {
+            context.dataplane.call(() -> {
+                srq.destroy();
+                return null;
+            });
+        } catch (IllegalStateException e) {
+            throw new VerbsException(e.getMessage());
+        }
+        destroyed = true;
+        pd.srqs.decrementAndGet();
+        context.srqDestroyed();
+    }
+
+    void checkAlive() {
+        if (destroyed) {
+            throw new VerbsException("SRQ was destroyed");
+        }
+    }
+}
