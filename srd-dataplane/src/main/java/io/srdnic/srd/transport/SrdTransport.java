@@ -318,7 +318,7 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
                         boolean withImmediate, int immediate, boolean signaled) {
-        if (qp.destroyed || qp.state != QpState.RTS) {
+        if (qp.destroyed || !qp.acceptsSends()) {
             return POST_BAD_QP_STATE;
         }
         if (!addressHandles.isLive(ah)) {
