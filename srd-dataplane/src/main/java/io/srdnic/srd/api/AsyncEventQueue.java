@@ -16,10 +16,15 @@ public final class AsyncEventQueue {
     public static final int CQ_ERROR = 2;
     /** A QP went to ERROR on its own (IBV_EVENT_QP_FATAL): its CQ overran. {@code qpn} names it. */
     public static final int QP_FATAL = 3;
+    /**
+     * A QP moved to SQD with sqDrainedNotify has no send outstanding any more (IBV_EVENT_SQ_DRAINED):
+     * it may now be modified, or moved back to RTS. Raised once per such move. {@code qpn} names it.
+     */
+    public static final int SQ_DRAINED = 4;
 
     /**
      * One event: its type, the address handle concerned (REMOTE_UNRESPONSIVE: the one the oldest
-     * stalled request used), the remote, the QP (QP_FATAL), and when.
+     * stalled request used), the remote, the QP (QP_FATAL, SQ_DRAINED), and when.
      */
     public record AsyncEvent(int type, int addressHandle, int remoteIp, int qpn, long timeNanos) {
         public String typeName() {
@@ -27,6 +32,7 @@ public final class AsyncEventQueue {
                 case REMOTE_UNRESPONSIVE -> "REMOTE_UNRESPONSIVE";
                 case CQ_ERROR -> "CQ_ERROR";
                 case QP_FATAL -> "QP_FATAL";
+                case SQ_DRAINED -> "SQ_DRAINED";
                 default -> "event" + type;
             };
         }

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
@@ -38,6 +39,8 @@ public final class SrdQp {
     int accessFlags;
     QpState state = QpState.RESET;
     int sqOutstanding;
+    /** In SQD, asked for SQ_DRAINED and not yet raised: the last outstanding send's completion raises it. */
+    private boolean drainedEventOwed;
     boolean destroyed;
     long rnrDrops;
 
@@ -87,7 +90,7 @@ public final class SrdQp {
      * Modifies the QP as ibv_modify_qp does: moves it to {@code attributes.state()} (or stays, when
      * no state is set) and takes the attributes set. Checked whole before anything changes.
      *
-     * @throws IllegalStateException    an illegal move, or a destroyed QP
+     * @throws IllegalStateException    an illegal move, a destroyed QP, or a move out of SQD before it has drained
      * @throws IllegalArgumentException a required attribute missing, one the move does not take, or a value out of range
      */
     public void modify(QpAttributes attributes) {
@@ -96,8 +99,16 @@ public final class SrdQp {
         }
         QpState next = QpTransitions.check(type, state, attributes);
         QpAttributeChecks.check(attributes, transport.mtu(), transport::isAddressHandleLive);
+        if (state == QpState.SQD && sqOutstanding > 0 && next != QpState.ERROR && next != QpState.RESET) {
+            // As rdmavt: changing a QP under messages still in flight is what SQD exists to prevent.
+            throw new IllegalStateException("QP " + qpn + " is still draining its send queue (" + sqOutstanding
+                + " sends outstanding): wait for SQ_DRAINED, or until query() says sqDraining() is false, before modifying it;"
+                + " or move it to ERROR to flush them");
+        }
         take(attributes);
         state = next;
+        drainedEventOwed = next == QpState.SQD && attributes.has(QpAttributes.SQ_DRAINED_NOTIFY) && attributes.sqDrainedNotify();
+        raiseDrainedIfOwed();
         if (next == QpState.ERROR || next == QpState.RESET) {
             transport.flushQp(this, next == QpState.ERROR);
         }
@@ -134,6 +145,16 @@ public final class SrdQp {
     /** Whether a send may be posted now: in RTS, and not on RC, whose data path is not there yet. */
     boolean acceptsSends() {
         return state == QpState.RTS && type != QpType.RC;
+    }
+
+    /** SQD's one SQ_DRAINED event, once nothing posted before the move is outstanding (and only if asked for). */
+    private void raiseDrainedIfOwed() {
+        if (drainedEventOwed && sqOutstanding == 0) {
+            drainedEventOwed = false;
+            if (state == QpState.SQD) { // not after a CQ overrun moved the QP to ERROR behind modify's back
+                transport.raiseQpEvent(AsyncEventQueue.SQ_DRAINED, this);
+            }
+        }
     }
 
     /**
@@ -205,5 +226,6 @@ public final class SrdQp {
         if ((signaled || status != WcStatus.SUCCESS) && !sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qpn, 0, 0)) {
             transport.onCqOverrun(sendCq);
         }
+        raiseDrainedIfOwed(); // after the completion: whoever sees the event finds every send's completion in the CQ
     }
 }

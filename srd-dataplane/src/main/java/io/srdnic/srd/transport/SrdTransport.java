@@ -264,6 +264,11 @@ public final class SrdTransport implements AutoCloseable {
         }
     }
 
+    /** An event about one QP (SQ_DRAINED), stamped with this cycle's time. */
+    void raiseQpEvent(int type, SrdQp qp) {
+        events.raise(type, 0, 0, qp.qpn, lastNow);
+    }
+
     /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
     void flushQp(SrdQp qp, boolean withCompletions) {
         for (int r = 0; r < requests.capacity; r++) {
