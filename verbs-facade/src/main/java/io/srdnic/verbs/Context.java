@@ -97,7 +97,7 @@ public final class Context implements AutoCloseable {
         return new CompletionQueue(this, depth);
     }
 
-    /** The next unaffiliated async event (REMOTE_UNRESPONSIVE), or null. Runs the duty cycle in INVOKER mode. */
+    /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode. */
     public AsyncEventQueue.AsyncEvent pollAsyncEvent() {
         dataplane.progress();
         return dataplane.pollEvent();
