@@ -21,6 +21,11 @@ public final class AddressHandle {
         return ip;
     }
 
+    /** The transport's number for this handle: what {@code QpAttributes.addressHandle} takes as an RC QP's path. */
+    public int handle() {
+        return id;
+    }
+
     /** Destroys the handle: its outstanding work requests complete with WR_FLUSH_ERROR. */
     public void destroy() {
         if (destroyed) {

@@ -100,7 +100,7 @@ public final class Context implements AutoCloseable {
         return new CompletionQueue(this, depth);
     }
 
-    /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED), or null. Runs the duty cycle in INVOKER mode. */
+    /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED, SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode. */
     public AsyncEventQueue.AsyncEvent pollAsyncEvent() {
         dataplane.progress();
         return dataplane.pollEvent();

@@ -173,6 +173,17 @@ final class Dataplane implements AutoCloseable {
         }
     }
 
+    /**
+     * DEDICATED, from a control operation on the dataplane thread: hands the transport the posts
+     * already in the ring, which a cycle runs after its commands, so that an operation ordered after
+     * them (a QP modify) also takes effect after them. INVOKER posts go straight in: nothing to do.
+     */
+    void runPostedFirst() {
+        if (posts != null) {
+            posts.drain(postConsumer);
+        }
+    }
+
     /** Posts a send; INVOKER straight into the transport, DEDICATED through the ring. Returns a POST_* code. */
     int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
                  boolean withImm, int imm, boolean signaled) {

@@ -1,6 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpAttributes;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import io.srdnic.srd.transport.SrdQp;
@@ -10,8 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A queue pair (ibv_qp) of type SRD or UD. States and transitions are UD's: RESET → INIT (Q_Key) →
- * RTR → RTS, any → ERROR or RESET. {@link #postSend} and {@link #postRecv} return 0 or
+ * A queue pair (ibv_qp) of type SRD or UD. States and transitions are the verbs state machine's
+ * (RESET → INIT → RTR → RTS ⇄ SQD, any → ERROR or RESET), with the attributes each move takes as
+ * {@link io.srdnic.srd.transport.QpTransitions} has them; SRD and UD follow UD's. {@link #postSend} and {@link #postRecv} return 0 or
  * {@link #ENOMEM} when the queue is full, throw {@link VerbsException} on misuse (wrong state, a
  * destroyed QP or AH), and report what the seed names as completion statuses: SGEs outside their
  * region or a wrong lkey complete with LOCAL_PROTECTION_ERROR, a message over the MTU with
@@ -82,19 +84,47 @@ public final class QueuePair {
 
     /** Moves the QP to {@code next}; {@code qkey} is taken on the move to INIT. Illegal moves throw. */
     public void modify(QpState next, int qkey) {
+        apply(() -> qp.modify(next, qkey));
+    }
+
+    /**
+     * Modifies the QP as ibv_modify_qp does: moves it to the state set (or keeps it) and takes the
+     * attributes set. A move to SQD with {@code sqDrainedNotify} raises SQ_DRAINED through
+     * {@link Context#pollAsyncEvent()} once every send posted before it has completed; until then
+     * the QP can only go to ERROR or RESET. A misuse (an illegal move, an attribute missing, not
+     * taken or out of range) throws a VerbsException that names it.
+     */
+    public void modify(QpAttributes attributes) {
+        apply(() -> qp.modify(attributes));
+    }
+
+    private void apply(Runnable modify) {
         checkAlive();
+        QpState now;
         try {
-            context.dataplane.call(() -> {
-                qp.modify(next, qkey);
-                return null;
+            now = context.dataplane.call(() -> {
+                // Posts made before this modify reach the transport before it: a move to SQD then
+                // drains them rather than refusing them.
+                context.dataplane.runPostedFirst();
+                modify.run();
+                return qp.state();
             });
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException | IllegalArgumentException e) {
             throw new VerbsException(e.getMessage());
         }
-        state = next;
-        if (next == QpState.RESET || next == QpState.ERROR) {
+        state = now;
+        if (now == QpState.RESET || now == QpState.ERROR) {
             receivesPosted.set(0);
         }
+    }
+
+    /**
+     * The QP's current attributes (ibv_query_qp): its state and every attribute its type has (the
+     * mask says which); {@link QpAttributes#sqDraining()} tells whether an SQD drain is still going on.
+     */
+    public QpAttributes query() {
+        checkAlive();
+        return context.dataplane.call(() -> qp.query(new QpAttributes()));
     }
 
     /** The QP's RNR retry count (0..7; SRD's default 0: no retries, as the seed says). */

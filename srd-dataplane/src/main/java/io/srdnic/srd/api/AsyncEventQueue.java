@@ -22,10 +22,15 @@ public final class AsyncEventQueue {
      * sets one again. {@code srqn} names the SRQ.
      */
     public static final int SRQ_LIMIT_REACHED = 4;
+    /**
+     * A QP moved to SQD with sqDrainedNotify has no send outstanding any more (IBV_EVENT_SQ_DRAINED):
+     * it may now be modified, or moved back to RTS. Raised once per such move. {@code qpn} names it.
+     */
+    public static final int SQ_DRAINED = 5;
 
     /**
      * One event: its type, the address handle concerned (REMOTE_UNRESPONSIVE: the one the oldest
-     * stalled request used), the remote, the QP (QP_FATAL), the shared receive queue
+     * stalled request used), the remote, the QP (QP_FATAL, SQ_DRAINED), the shared receive queue
      * (SRQ_LIMIT_REACHED), and when.
      */
     public record AsyncEvent(int type, int addressHandle, int remoteIp, int qpn, int srqn, long timeNanos) {
@@ -35,6 +40,7 @@ public final class AsyncEventQueue {
                 case CQ_ERROR -> "CQ_ERROR";
                 case QP_FATAL -> "QP_FATAL";
                 case SRQ_LIMIT_REACHED -> "SRQ_LIMIT_REACHED";
+                case SQ_DRAINED -> "SQ_DRAINED";
                 default -> "event" + type;
             };
         }

@@ -5,5 +5,10 @@ public enum QpType {
     /** Scalable Reliable Datagram: acknowledged, retransmitted, at most once, out of order. */
     SRD,
     /** Unreliable Datagram: sent once, never acknowledged; the send completes when it leaves. */
-    UD
+    UD,
+    /**
+     * Reliable Connection: connected to one remote QP, in order, segmented by the path MTU. Its
+     * state machine and attributes are here; its data path is not yet (posts are refused).
+     */
+    RC
 }

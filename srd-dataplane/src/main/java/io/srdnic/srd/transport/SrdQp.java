@@ -1,13 +1,15 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One queue pair (SRD, or UD for comparison) inside a transport: its number, Q_Key, state, RNR retry count, send-queue
- * depth and receive queue (its own, or a {@link SharedReceiveQueue}), and the completion queues it reports to. Many QPs share each SRD
+ * One queue pair (SRD, UD, or RC's state machine) inside a transport: its number, state and the attributes modify
+ * gave it (Q_Key, RNR retry count, RC's path and timers), send-queue depth, receive queue (its own, or a
+ * {@link SharedReceiveQueue}), and the completion queues it reports to. Many QPs share each SRD
  * context; a QP's failures never disturb the context or other QPs.
  */
 public final class SrdQp {
@@ -25,10 +27,24 @@ public final class SrdQp {
     ReceiveQueue receives;
     SharedReceiveQueue srq;
     final int sqDepth;
+    // What modify set (see QpAttributes): UD and SRD read qkey and rnrRetry; the rest is what RC's data path reads.
     int qkey;
     int rnrRetry = DEFAULT_RNR_RETRY;
+    int destQpn;
+    int rqPsn;
+    int sqPsn;
+    int addressHandle = QpAttributes.NO_ADDRESS_HANDLE;
+    int pathMtu;
+    int timeout;
+    int retryCnt;
+    int minRnrTimer;
+    int maxRdAtomic;
+    int maxDestRdAtomic;
+    int accessFlags;
     QpState state = QpState.RESET;
     int sqOutstanding;
+    /** In SQD, asked for SQ_DRAINED and not yet raised: the last outstanding send's completion raises it. */
+    private boolean drainedEventOwed;
     boolean destroyed;
     long rnrDrops;
 
@@ -59,26 +75,97 @@ public final class SrdQp {
         return qkey;
     }
 
-    /** Moves the QP to {@code next} following UD's transitions; throws on an illegal one. */
+    /**
+     * Moves a UD or SRD QP to {@code next}, filling in what UD's transitions require: on the move to
+     * INIT the Q_Key (with port 1 and P_Key index 0), on RTR -> RTS an SQ PSN of 0 (SRD numbers its
+     * packets per context, not per QP). The short form for datagram QPs; an RC QP, whose moves take
+     * many attributes, is moved by {@link #modify(QpAttributes)}.
+     */
     public void modify(QpState next, int newQkey) {
-        boolean legal = switch (next) {
-            case RESET, ERROR -> true;
-            case INIT -> state == QpState.RESET || state == QpState.INIT;
-            case RTR -> state == QpState.INIT;
-            case RTS -> state == QpState.RTR || state == QpState.RTS;
-        };
-        if (!legal || destroyed) {
-            throw new IllegalStateException("QP " + qpn + ": illegal transition " + state + " -> " + next);
+        QpAttributes attributes = new QpAttributes().state(next);
+        if (type != QpType.RC && next == QpState.INIT && (state == QpState.RESET || state == QpState.INIT)) {
+            attributes.qkey(newQkey).port(1).pkeyIndex(0);
+        } else if (type != QpType.RC && next == QpState.RTS && state == QpState.RTR) {
+            attributes.sqPsn(0);
         }
-        if (next == QpState.INIT) {
-            qkey = newQkey;
+        modify(attributes);
+    }
+
+    /**
+     * Modifies the QP as ibv_modify_qp does: moves it to {@code attributes.state()} (or stays, when
+     * no state is set) and takes the attributes set. Checked whole before anything changes.
+     *
+     * @throws IllegalStateException    an illegal move, a destroyed QP, or a move out of SQD before it has drained
+     * @throws IllegalArgumentException a required attribute missing, one the move does not take, or a value out of range
+     */
+    public void modify(QpAttributes attributes) {
+        if (destroyed) {
+            throw new IllegalStateException("QP " + qpn + " is destroyed: create a new one");
         }
+        QpState next = QpTransitions.check(type, state, attributes);
+        QpAttributeChecks.check(attributes, transport.mtu(), transport::isAddressHandleLive);
+        if (state == QpState.SQD && sqOutstanding > 0 && next != QpState.ERROR && next != QpState.RESET) {
+            // As rdmavt: changing a QP under messages still in flight is what SQD exists to prevent.
+            throw new IllegalStateException("QP " + qpn + " is still draining its send queue (" + sqOutstanding
+                + " sends outstanding): wait for SQ_DRAINED, or until query() says sqDraining() is false, before modifying it;"
+                + " or move it to ERROR to flush them");
+        }
+        take(attributes);
         state = next;
+        drainedEventOwed = next == QpState.SQD && attributes.has(QpAttributes.SQ_DRAINED_NOTIFY) && attributes.sqDrainedNotify();
+        raiseDrainedIfOwed();
         if (next == QpState.ERROR || next == QpState.RESET) {
             transport.flushQp(this, next == QpState.ERROR);
         }
     }
 
+    private void take(QpAttributes a) {
+        qkey = a.has(QpAttributes.QKEY) ? a.qkey() : qkey;
+        rnrRetry = a.has(QpAttributes.RNR_RETRY) ? a.rnrRetry() : rnrRetry;
+        destQpn = a.has(QpAttributes.DEST_QPN) ? a.destQpn() : destQpn;
+        rqPsn = a.has(QpAttributes.RQ_PSN) ? a.rqPsn() : rqPsn;
+        sqPsn = a.has(QpAttributes.SQ_PSN) ? a.sqPsn() : sqPsn;
+        addressHandle = a.has(QpAttributes.ADDRESS_HANDLE) ? a.addressHandle() : addressHandle;
+        pathMtu = a.has(QpAttributes.PATH_MTU) ? a.pathMtu() : pathMtu;
+        timeout = a.has(QpAttributes.TIMEOUT) ? a.timeout() : timeout;
+        retryCnt = a.has(QpAttributes.RETRY_CNT) ? a.retryCnt() : retryCnt;
+        minRnrTimer = a.has(QpAttributes.MIN_RNR_TIMER) ? a.minRnrTimer() : minRnrTimer;
+        maxRdAtomic = a.has(QpAttributes.MAX_RD_ATOMIC) ? a.maxRdAtomic() : maxRdAtomic;
+        maxDestRdAtomic = a.has(QpAttributes.MAX_DEST_RD_ATOMIC) ? a.maxDestRdAtomic() : maxDestRdAtomic;
+        accessFlags = a.has(QpAttributes.ACCESS_FLAGS) ? a.accessFlags() : accessFlags;
+    }
+
+    /**
+     * The QP's current attributes (ibv_query_qp) into {@code into}, whose mask then holds the state
+     * and every attribute this QP type has; {@code sqDraining()} says whether SQD is still draining.
+     */
+    public QpAttributes query(QpAttributes into) {
+        into.clear().state(state).port(1).pkeyIndex(0).qkey(qkey).rnrRetry(rnrRetry).destQpn(destQpn).rqPsn(rqPsn).sqPsn(sqPsn)
+            .addressHandle(addressHandle).pathMtu(pathMtu).timeout(timeout).retryCnt(retryCnt).minRnrTimer(minRnrTimer)
+            .maxRdAtomic(maxRdAtomic).maxDestRdAtomic(maxDestRdAtomic).accessFlags(accessFlags);
+        return into.keepOnly(QpAttributes.STATE | QpTransitions.attributesOf(type))
+            .sqDraining(state == QpState.SQD && sqOutstanding > 0);
+    }
+
+    /** Whether a send may be posted now: in RTS, and not on RC, whose data path is not there yet. */
+    boolean acceptsSends() {
+        return state == QpState.RTS && type != QpType.RC;
+    }
+
+    /** SQD's one SQ_DRAINED event, once nothing posted before the move is outstanding (and only if asked for). */
+    private void raiseDrainedIfOwed() {
+        if (drainedEventOwed && sqOutstanding == 0) {
+            drainedEventOwed = false;
+            if (state == QpState.SQD) { // not after a CQ overrun moved the QP to ERROR behind modify's back
+                transport.raiseQpEvent(AsyncEventQueue.SQ_DRAINED, this);
+            }
+        }
+    }
+
+    /**
+     * Sets the RNR retry count in any state: the short form SRD callers used before modify took
+     * attributes (an SRD modify RTR -> RTS may set it too, as EFA's does).
+     */
     public void rnrRetry(int retries) {
         if (retries < 0 || retries > 7) {
             throw new IllegalArgumentException("rnr_retry is 0..7 (7 = infinite in verbs; here 7 retries), was " + retries);
@@ -171,5 +258,6 @@ public final class SrdQp {
         if ((signaled || status != WcStatus.SUCCESS) && !sendCq.push(wrId, status, opcode, length, false, 0, qpn, 0, 0)) {
             transport.onCqOverrun(sendCq);
         }
+        raiseDrainedIfOwed(); // after the completion: whoever sees the event finds every send's completion in the CQ
     }
 }

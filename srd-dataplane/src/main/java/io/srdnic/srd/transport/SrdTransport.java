@@ -302,6 +302,11 @@ public final class SrdTransport implements AutoCloseable {
         }
     }
 
+    /** An event about one QP (SQ_DRAINED), stamped with this cycle's time. */
+    void raiseQpEvent(int type, SrdQp qp) {
+        events.raise(type, 0, 0, qp.qpn, lastNow);
+    }
+
     /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
     void flushQp(SrdQp qp, boolean withCompletions) {
         for (int r = 0; r < requests.capacity; r++) {
@@ -341,7 +346,7 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
-        if (qp.destroyed || qp.state != QpState.RTS) {
+        if (qp.destroyed || !qp.acceptsSends()) {
             return POST_BAD_QP_STATE;
         }
         if (!addressHandles.isLive(ah)) {
