@@ -66,7 +66,7 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
         wc.qpNum = qpn;
         wc.sourceQpn = sourceQpn;
         wc.sourceIp = sourceIp;
-        if (opcode != WcOpcode.SEND) {
+        if (opcode == WcOpcode.RECV || opcode == WcOpcode.RECV_WITH_IMM || opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
             context.receiveConsumed(qpn);
         }
     }

@@ -34,6 +34,7 @@ public final class Context implements AutoCloseable {
     private volatile QueuePair[] qpsByNumber;
     private final int qpIndexMask;
     private int cqs;
+    private int pdCount;
     private int srqs;
     private boolean closed;
 
@@ -63,7 +64,7 @@ public final class Context implements AutoCloseable {
     /** The device's capabilities, honestly. */
     public DeviceAttributes queryDevice() {
         return new DeviceAttributes(device.name, MAX_QP, MAX_CQ, MAX_MR, MAX_AH, MAX_QP_WR, MAX_SGE, MAX_INLINE, mtu, mtu,
-            false, false, true, MAX_SRQ, MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE);
+            dataplane.transport.maxRdmaSize(), true, true, true, MAX_SRQ, MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE);
     }
 
     public int mtu() {
@@ -86,7 +87,7 @@ public final class Context implements AutoCloseable {
 
     public ProtectionDomain allocPd() {
         checkOpen();
-        return new ProtectionDomain(this);
+        return new ProtectionDomain(this, ++pdCount);
     }
 
     public synchronized CompletionQueue createCq(int depth) {
@@ -141,21 +142,16 @@ public final class Context implements AutoCloseable {
         if (regionCount == MAX_MR) {
             throw new VerbsException("at most " + MAX_MR + " memory regions per context");
         }
-        MemoryRegion[] table = regions;
-        int index = -1;
-        for (int i = 0; i < table.length; i++) {
-            if (table[i] == null) {
-                index = i;
-                break;
-            }
+        MemoryRegion[] table = regions.clone();
+        int index;
+        // The transport's key (index << 8 | a random tag, so a stale or made-up key is caught) is
+        // the lkey and the rkey: its responder checks every RDMA request against the same table.
+        int key = dataplane.call(() -> dataplane.transport.regions().register(segment, pd.id, access));
+        index = key >>> 8;
+        if (index >= table.length) {
+            table = java.util.Arrays.copyOf(table, Math.max(table.length * 2, index + 1));
         }
-        if (index < 0) {
-            index = table.length;
-            table = java.util.Arrays.copyOf(table, table.length * 2);
-        }
-        // lkey = index << 8 | a random tag, so a stale or made-up key is caught.
-        int lkey = (index << 8) | (1 + keys.nextInt(255));
-        table[index] = new MemoryRegion(pd, segment, access, lkey);
+        table[index] = new MemoryRegion(pd, segment, access, key);
         regions = table;
         regionCount++;
         return table[index];
@@ -166,6 +162,11 @@ public final class Context implements AutoCloseable {
             throw new VerbsException("memory region already deregistered");
         }
         mr.deregistered = true;
+        // At once for the responder: the next packet naming the rkey is refused, in-flight requests included.
+        dataplane.call(() -> {
+            dataplane.transport.regions().deregister(mr.lkey);
+            return null;
+        });
         MemoryRegion[] table = regions.clone();
         table[mr.lkey >>> 8] = null;
         regions = table;

@@ -185,10 +185,10 @@ final class Dataplane implements AutoCloseable {
     }
 
     /** Posts a send; INVOKER straight into the transport, DEDICATED through the ring. Returns a POST_* code. */
-    int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
-                 boolean withImm, int imm, boolean signaled) {
+    int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
+                 int imm, long remoteAddress, int rkey, boolean signaled) {
         if (posts == null) {
-            return transport.postSend(qp, ah, destQpn, qkey, wrId, buffer, offset, length, withImm, imm, signaled);
+            return transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
         }
         int i = posts.claim();
         if (i < 0) {
@@ -203,8 +203,10 @@ final class Dataplane implements AutoCloseable {
         posts.buffer[i] = buffer;
         posts.offset[i] = offset;
         posts.length[i] = length;
-        posts.withImm[i] = withImm;
+        posts.opcode[i] = opcode;
         posts.imm[i] = imm;
+        posts.remoteAddress[i] = remoteAddress;
+        posts.rkey[i] = rkey;
         posts.signaled[i] = signaled;
         posts.publish();
         return SrdTransport.POST_OK;
@@ -265,8 +267,8 @@ final class Dataplane implements AutoCloseable {
     private void consume(PostRing ring, int i) {
         switch (ring.op[i]) {
             case PostRing.SEND -> {
-                int rc = transport.postSend(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.buffer[i],
-                    ring.offset[i], ring.length[i], ring.withImm[i], ring.imm[i], ring.signaled[i]);
+                int rc = transport.postSend(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.opcode[i],
+                    ring.buffer[i], ring.offset[i], ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
                 if (rc != SrdTransport.POST_OK) {
                     // Checked on the application side already; only a race with destroy/modify ends here.
                     transport.completeLocally(ring.qp[i], ring.wrId[i], WcStatus.WR_FLUSH_ERROR, ring.length[i]);

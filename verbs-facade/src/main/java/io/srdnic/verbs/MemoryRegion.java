@@ -16,7 +16,7 @@ public final class MemoryRegion {
         this.segment = segment;
         this.access = access;
         this.lkey = lkey;
-        this.rkey = lkey ^ 0x5A5A_0000;
+        this.rkey = lkey; // one key: the transport checks remote access against the same table
     }
 
     public MemorySegment segment() {
@@ -45,7 +45,10 @@ public final class MemoryRegion {
         return start >= base && start + length <= base + segment.byteSize();
     }
 
-    /** Deregisters the region; posts naming its lkey complete with LOCAL_PROTECTION_ERROR from now on. */
+    /**
+     * Deregisters the region; posts naming its lkey complete with LOCAL_PROTECTION_ERROR from now
+     * on, and RDMA requests naming its rkey, those in flight included, are refused at once.
+     */
     public void deregister() {
         pd.context.deregister(this);
     }

@@ -43,8 +43,11 @@ final class PostRing {
     final MemorySegment[] buffer;
     final long[] offset;
     final int[] length;
-    final boolean[] withImm;
+    /** SEND records: the work request's opcode, immediate and RDMA target. */
+    final int[] opcode;
     final int[] imm;
+    final long[] remoteAddress;
+    final int[] rkey;
     final boolean[] signaled;
     final int[] status;
     private long head;
@@ -63,8 +66,10 @@ final class PostRing {
         buffer = new MemorySegment[size];
         offset = new long[size];
         length = new int[size];
-        withImm = new boolean[size];
+        opcode = new int[size];
         imm = new int[size];
+        remoteAddress = new long[size];
+        rkey = new int[size];
         signaled = new boolean[size];
         status = new int[size];
     }

@@ -7,14 +7,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** A protection domain (ibv_pd): owns memory regions, address handles, shared receive queues and QPs. */
 public final class ProtectionDomain {
     final Context context;
+    /** The transport's number for this domain: RDMA to a QP may name only regions of the QP's domain. */
+    final int id;
     final AtomicInteger mrs = new AtomicInteger();
     final AtomicInteger ahs = new AtomicInteger();
     final AtomicInteger qps = new AtomicInteger();
     final AtomicInteger srqs = new AtomicInteger();
     private boolean destroyed;
 
-    ProtectionDomain(Context context) {
+    ProtectionDomain(Context context, int id) {
         this.context = context;
+        this.id = id;
     }
 
     /** Registers native memory with {@link Access} flags; heap segments cannot be registered. */

@@ -1,5 +1,6 @@
 package io.srdnic.verbs;
 
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpAttributes;
 import io.srdnic.srd.transport.QpState;
@@ -64,8 +65,8 @@ public final class QueuePair {
         this.freeStaging = new int[maxSendWr];
         this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
         this.qp = context.dataplane.call(() -> srq == null
-            ? context.dataplane.transport.createQp(type, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
-            : context.dataplane.transport.createQp(type, maxSendWr, srq.srq, sendCq.ring, recvCq.ring));
+            ? context.dataplane.transport.createQp(type, pd.id, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
+            : context.dataplane.transport.createQp(type, pd.id, maxSendWr, srq.srq, sendCq.ring, recvCq.ring));
         qp.onSendRelease(this::released);
         context.registerQp(this);
     }
@@ -154,18 +155,21 @@ public final class QueuePair {
         }
         boolean signaled = (wr.flags & SendWr.SIGNALED) != 0;
         int total = wr.totalLength();
-        if (wr.opcode != SendWr.OP_SEND && wr.opcode != SendWr.OP_SEND_WITH_IMM) {
+        boolean rdma = SendOpcode.isRdma(wr.opcode);
+        if (!SendOpcode.isValid(wr.opcode) || (rdma && type != QpType.SRD)) {
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
         }
-        if (wr.numSge > maxSendSge) {
+        if (wr.numSge > maxSendSge || (rdma && wr.numSge != 1)) {
+            // RDMA goes straight from (or into) one registered buffer: no gather or scatter here.
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
         }
         for (int i = 0; i < wr.numSge; i++) {
             Sge s = wr.sges[i];
             MemoryRegion mr = context.region(s.lkey);
-            if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)) {
+            if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)
+                || (wr.opcode == SendWr.OP_RDMA_READ && (mr.access & Access.LOCAL_WRITE) == 0)) {
                 context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
                 return 0;
             }
@@ -194,8 +198,8 @@ public final class QueuePair {
             }
         }
         sendsOutstanding.incrementAndGet();
-        int rc = context.dataplane.postSend(qp, ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, buffer, offset, total,
-            wr.opcode == SendWr.OP_SEND_WITH_IMM, wr.immediate, signaled);
+        int rc = context.dataplane.postSend(qp, ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, wr.opcode, buffer, offset, total,
+            wr.immediate, wr.remoteAddress, wr.rkey, signaled);
         if (rc == SrdTransport.POST_OK) {
             return 0;
         }

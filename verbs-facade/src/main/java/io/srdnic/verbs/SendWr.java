@@ -8,11 +8,15 @@ public final class SendWr {
     public static final int SIGNALED = 1;
     public static final int INLINE = 2;
 
-    /** ibv_wr_opcode values that SRD and UD take. */
+    /** The opcodes (io.srdnic.srd.api.SendOpcode's values). UD takes the sends only; SRD all five. */
     public static final int OP_SEND = 0;
     public static final int OP_SEND_WITH_IMM = 1;
-    /** Not supported on SRD/UD here: completes with LOCAL_QP_OPERATION_ERROR. */
+    /** Writes the SGE's bytes to {@link #rdma remote memory}; up to queryDevice().maxRdmaSize(). */
     public static final int OP_RDMA_WRITE = 2;
+    /** An RDMA WRITE whose completion at the responder (RECV_RDMA_WITH_IMM, consuming a receive) carries the immediate. */
+    public static final int OP_RDMA_WRITE_WITH_IMM = 3;
+    /** Reads remote memory into the SGE's buffer, whose region needs Access.LOCAL_WRITE. */
+    public static final int OP_RDMA_READ = 4;
 
     final Sge[] sges;
     int numSge;
@@ -23,6 +27,8 @@ public final class SendWr {
     AddressHandle ah;
     int remoteQpn;
     int remoteQkey;
+    long remoteAddress;
+    int rkey;
 
     public SendWr(int maxSge) {
         if (maxSge < 1) {
@@ -76,6 +82,13 @@ public final class SendWr {
         this.ah = handle;
         this.remoteQpn = qpn;
         this.remoteQkey = qkey;
+        return this;
+    }
+
+    /** RDMA: the remote memory (the address in the remote region, as its owner's MemoryRegion.segment().address() + offset) and its rkey. */
+    public SendWr rdma(long address, int key) {
+        this.remoteAddress = address;
+        this.rkey = key;
         return this;
     }
 

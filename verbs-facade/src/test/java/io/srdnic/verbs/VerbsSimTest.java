@@ -77,7 +77,7 @@ class VerbsSimTest {
             wr.wrId(2).sge(0).set(outside, 0, 8, p.sa.mr.lkey());                     // memory outside the MR
             assertEquals(0, p.sa.qp.postSend(wr));
             wr.sge(0).set(p.sa.mr.segment(), 0, 8, p.sa.mr.lkey());
-            wr.wrId(3).opcode(SendWr.OP_RDMA_WRITE);                                  // not on SRD
+            wr.wrId(3).opcode(9);                                                     // no such opcode
             assertEquals(0, p.sa.qp.postSend(wr));
             wr.opcode(SendWr.OP_SEND);
             int[] statuses = new int[5];
@@ -174,8 +174,9 @@ class VerbsSimTest {
         try (SimWorld w = new SimWorld(8); Context a = Context.open(Device.sim(w))) {
             DeviceAttributes caps = a.queryDevice();
             assertEquals(4096, caps.mtu());
-            assertEquals(caps.mtu(), caps.maxMessageSize(), "no segmentation");
-            assertTrue(!caps.rdmaRead() && !caps.rdmaWrite(), "SEND only, as the seed's SRD");
+            assertEquals(caps.mtu(), caps.maxMessageSize(), "a SEND is one packet");
+            assertTrue(caps.rdmaRead() && caps.rdmaWrite(), "RDMA on SRD, as EFA has it");
+            assertEquals(1 << 30, caps.maxRdmaSize(), "RDMA requests are segmented, up to 1 GiB");
             assertTrue(caps.rnrRetry());
             assertTrue(caps.maxQp() > 0 && caps.maxQpWr() > 0 && caps.maxSge() > 0 && caps.maxInlineData() > 0);
         }

@@ -204,8 +204,13 @@ public final class SrdTransport implements AutoCloseable {
 
     /** Creates a QP of {@code type} in RESET that takes its receives from {@code srq} (it has no receive queue of its own). */
     public SrdQp createQp(QpType type, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
+        return createQp(type, 0, sqDepth, srq, sendCq, recvCq);
+    }
+
+    /** As {@link #createQp(QpType, int, SharedReceiveQueue, CompletionQueue, CompletionQueue)}, in protection domain {@code pd}. */
+    public SrdQp createQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
         srq.checkUsableBy(this);
-        SrdQp qp = createQp(type, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
+        SrdQp qp = createQp(type, pd, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
         qp.takeReceivesFrom(srq);
         return qp;
     }
