@@ -353,7 +353,7 @@ final class FuzzFrames {
             return code(ParseError.WRONG_VERSION);
         }
         int type = u8(f, SRD) & 0xF;
-        if ((type >= 1 && type <= 4) || type == 6 || type == 7) {
+        if ((type >= 1 && type <= 4) || (type >= 6 && type <= 9)) {
             if (srdLength < SRD_HEADER) {
                 return code(ParseError.TRUNCATED);
             }
@@ -361,7 +361,9 @@ final class FuzzFrames {
             if (payload > mtu) {
                 return code(ParseError.OVERSIZED);
             }
-            if (payload != srdLength - SRD_HEADER || (type >= 6 && payload != 0)) {
+            // RDMA_WRITE, RDMA_READ, RDMA_WRITE_WITH_IMM carry a 24-byte RDMA header, READ_RESPONSE a 16-byte one, in the payload.
+            int extended = type == 3 || type == 4 || type == 8 ? 24 : type == 9 ? 16 : 0;
+            if (payload != srdLength - SRD_HEADER || ((type == 6 || type == 7) && payload != 0) || payload < extended) {
                 return code(ParseError.BAD_LENGTH);
             }
             if (Integer.compareUnsigned(s32(f, SRD + 24), MAX_QPN) > 0 || Integer.compareUnsigned(s32(f, SRD + 28), MAX_QPN) > 0) {
@@ -382,7 +384,7 @@ final class FuzzFrames {
             }
             for (int i = 0; i < drops; i++) {
                 int reason = u8(f, SRD + ACK_HEADER + 8 * i + 4);
-                if (reason < 1 || reason > 4) {
+                if (reason < 1 || reason > 5) {
                     return code(ParseError.OUT_OF_RANGE);
                 }
             }

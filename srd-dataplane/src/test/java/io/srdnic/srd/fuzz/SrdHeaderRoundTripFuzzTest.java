@@ -99,6 +99,8 @@ class SrdHeaderRoundTripFuzzTest {
             ? FuzzFrames.code(ParseError.OUT_OF_RANGE) : type;
         if (payload > MTU) {
             expected = FuzzFrames.code(ParseError.OVERSIZED);
+        } else if (payload < PacketType.extendedHeaderLength(type)) {
+            expected = FuzzFrames.code(ParseError.BAD_LENGTH); // too short for the RDMA header it must hold
         }
         FuzzFrames.checkParsedFrame(M, f, length, expected, srcMac, dstMac, srcIp, dstIp, srcPort, srdLength, udpChecksum);
 
