@@ -192,8 +192,8 @@ public final class AttackFrames {
             type = r.nextBoolean() ? PacketType.RDMA_WRITE : PacketType.RDMA_READ;
             return finish(r, writeData(r));
         }
-        int k = r.nextInt(9);
-        type = k == 0 ? 0 : 7 + k; // 0 or 8..15
+        int k = r.nextInt(7);
+        type = k == 0 ? 0 : 9 + k; // 0 or 10..15: the types no packet has
         return finish(r, writeData(r));
     }
 
