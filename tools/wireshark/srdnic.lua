@@ -46,11 +46,13 @@ local FLAG_UNRELIABLE = 0x02        -- SrdHeader.FLAG_UNRELIABLE
 local PACKET_TYPES = {
     [1] = { name = "SEND",          layout = "data", data = true },
     [2] = { name = "SEND_WITH_IMM", layout = "data", data = true, immediate = true },
-    [3] = { name = "RDMA_WRITE",    layout = "data", data = true },
-    [4] = { name = "RDMA_READ",     layout = "data", data = true },
+    [3] = { name = "RDMA_WRITE",    layout = "data", data = true, extended = 24 },
+    [4] = { name = "RDMA_READ",     layout = "data", data = true, extended = 24 },
     [5] = { name = "ACK",           layout = "ack" },
     [6] = { name = "PROBE",         layout = "data", probe = true },
     [7] = { name = "PROBE_REPLY",   layout = "data", probe = true },
+    [8] = { name = "RDMA_WRITE_WITH_IMM", layout = "data", data = true, immediate = true, extended = 24 },
+    [9] = { name = "READ_RESPONSE", layout = "data", data = true, extended = 16 },
 }
 
 -- DropReason, carried in ACK drop entries.
@@ -59,6 +61,7 @@ local DROP_REASONS = {
     [2] = "RNR",
     [3] = "REMOTE_OPERATION",
     [4] = "REMOTE_INVALID_REQUEST",
+    [5] = "REMOTE_ACCESS",
 }
 
 -- Header layouts by name (filled in below, once their functions exist).
@@ -150,6 +153,10 @@ local function check_data(tvb, srd_length, ptype)
     end
     if not ptype.data and payload ~= 0 then
         return "bad_length", string.format("a %s carries no payload, payload length %d", ptype.name, payload)
+    end
+    -- The RDMA types' extended header (RdmaHeader 24 bytes, ReadResponseHeader 16) is counted in the payload.
+    if ptype.extended and payload < ptype.extended then
+        return "bad_length", string.format("a %s holds a %d-byte extended header, payload length %d", ptype.name, ptype.extended, payload)
     end
     local src_qpn, dst_qpn = tvb(24, 4):uint(), tvb(28, 4):uint()
     if src_qpn > MAX_QPN or dst_qpn > MAX_QPN then
