@@ -183,7 +183,7 @@ local function check_data(tvb, srd_length, ptype)
     end
     local extended = ptype.extended and EXTENDED[ptype.extended]
     if extended and payload < extended.length then
-        return "bad_length", string.format("payload length %d is shorter than the %d-byte %s header of a %s", payload,
+        return "bad_length", string.format("payload length %d is shorter than the %d-byte %s header %s carries", payload,
             extended.length, extended.name, ptype.name)
     end
     local src_qpn, dst_qpn = tvb(24, 4):uint(), tvb(28, 4):uint()
