@@ -14,8 +14,9 @@
 -- Registered on UDP port 21330 (SrdPort.DEFAULT; the preference srdnic.udp_port moves it) and as
 -- a heuristic dissector on UDP ("srdnic_udp") that claims a payload only if it passes the checks
 -- SrdParser applies to the SRD part: version 1, a known type, lengths that agree (an RDMA packet's
--- payload holds at least its extended header), QPNs of 24 bits and drop reasons that exist. A payload on the SRD port that fails them is still shown, with an
--- expert error named after SrdParser's ParseError (srdnic.wrong_version, srdnic.bad_length, ...).
+-- payload holds at least its extended header), QPNs of 24 bits and drop reasons that exist. A
+-- payload on the SRD port that fails them is still shown, with an expert error named after
+-- SrdParser's ParseError (srdnic.wrong_version, srdnic.bad_length, ...).
 -- The L2-L4 checks (IPv4 header, fragments, lengths and checksums) are Wireshark's own.
 --
 -- Field names: srdnic.<field> for the header every SRD packet starts with and for the data/probe
