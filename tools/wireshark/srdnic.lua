@@ -4,29 +4,32 @@
 --   or copy it to ~/.local/lib/wireshark/plugins/ (Wireshark 4.x) and restart Wireshark.
 --
 -- Ethernet / IPv4 / UDP are Wireshark's; this dissects the UDP payload: the 48-byte SRD header of
--- data and probe packets (SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_READ, PROBE, PROBE_REPLY) and its
--- payload, UD datagrams (the same header with the unreliable flag), and the SRD ACK (72 bytes: the
--- cumulative PSN, echoed epoch and timestamp, trigger PSN, four 64-bit SACK words, then 0..16
--- drop entries of PSN and reason).
+-- data and probe packets (SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_READ, RDMA_WRITE_WITH_IMM,
+-- READ_RESPONSE, PROBE, PROBE_REPLY), the extended header of the RDMA types (24 bytes: remote
+-- address, rkey, the request's length, this packet's offset in it) and of READ_RESPONSE (16 bytes:
+-- read token, offset, the read's length, status), then the data; UD datagrams (the same header with
+-- the unreliable flag); and the SRD ACK (72 bytes: the cumulative PSN, echoed epoch and timestamp,
+-- trigger PSN, four 64-bit SACK words, then 0..16 drop entries of PSN and reason).
 --
 -- Registered on UDP port 21330 (SrdPort.DEFAULT; the preference srdnic.udp_port moves it) and as
 -- a heuristic dissector on UDP ("srdnic_udp") that claims a payload only if it passes the checks
--- SrdParser applies to the SRD part: version 1, a known type, lengths that agree, QPNs of 24 bits
--- and drop reasons that exist. A payload on the SRD port that fails them is still shown, with an
--- expert error named after SrdParser's ParseError (srdnic.wrong_version, srdnic.bad_length, ...).
+-- SrdParser applies to the SRD part: version 1, a known type, lengths that agree (an RDMA packet's
+-- payload holds at least its extended header), QPNs of 24 bits and drop reasons that exist. A
+-- payload on the SRD port that fails them is still shown, with an expert error named after
+-- SrdParser's ParseError (srdnic.wrong_version, srdnic.bad_length, ...).
 -- The L2-L4 checks (IPv4 header, fragments, lengths and checksums) are Wireshark's own.
 --
 -- Field names: srdnic.<field> for the header every SRD packet starts with and for the data/probe
--- header, srdnic.ack.<field> for the ACK, srdnic.ack.drop.<field> for a drop entry.
+-- header, srdnic.rdma.<field> for the RDMA header, srdnic.read_response.<field> for READ_RESPONSE's,
+-- srdnic.ack.<field> for the ACK, srdnic.ack.drop.<field> for a drop entry.
 --
 -- NOT COVERED YET: RC and SRC (and any other QP type's headers) do not exist on the wire yet; a
 -- later issue adds them to docs/wire-format.md and here. To add a packet type: give it a row in
--- PACKET_TYPES naming its header layout; a new layout is one entry in LAYOUTS with its length, the
--- field in bytes 2..3, its check (what the Java parser refuses past the length) and its dissect
--- function; new fields go through field(). check(), the heuristic and the port dissector all work
--- from those two tables.
--- RDMA_WRITE and RDMA_READ are decoded with the data header (their RDMA fields are not defined
--- yet). Payloads are shown as bytes: srdnic does not know what applications put in them.
+-- PACKET_TYPES naming its header layout (and its extended header, if it has one); a new layout is
+-- one entry in LAYOUTS with its length, the field in bytes 2..3, its check (what the Java parser
+-- refuses past the length) and its dissect function, a new extended header one entry in EXTENDED;
+-- new fields go through field(). check(), the heuristic and the port dissector all work from those
+-- tables. Data is shown as bytes: srdnic does not know what applications put in it.
 
 local srdnic = Proto("srdnic", "srdnic SRD transport")
 
@@ -42,20 +45,22 @@ local MAX_QPN = 0xFFFFFF            -- SrdParser.MAX_QPN
 local FLAG_RETRANSMISSION = 0x01    -- SrdHeader.FLAG_RETRANSMISSION
 local FLAG_UNRELIABLE = 0x02        -- SrdHeader.FLAG_UNRELIABLE
 
--- PacketType: the low four bits of byte 0. layout names an entry of LAYOUTS; data = isData(t).
+-- PacketType: the low four bits of byte 0. layout names an entry of LAYOUTS, extended one of
+-- EXTENDED (the header between the data header and the data, counted in the payload length);
+-- data = isData(t). An RDMA_READ carries the requester's read token in the immediate field.
 local PACKET_TYPES = {
-    [1] = { name = "SEND",          layout = "data", data = true },
-    [2] = { name = "SEND_WITH_IMM", layout = "data", data = true, immediate = true },
-    [3] = { name = "RDMA_WRITE",    layout = "data", data = true, extended = 24 },
-    [4] = { name = "RDMA_READ",     layout = "data", data = true, extended = 24 },
-    [5] = { name = "ACK",           layout = "ack" },
-    [6] = { name = "PROBE",         layout = "data", probe = true },
-    [7] = { name = "PROBE_REPLY",   layout = "data", probe = true },
-    [8] = { name = "RDMA_WRITE_WITH_IMM", layout = "data", data = true, immediate = true, extended = 24 },
-    [9] = { name = "READ_RESPONSE", layout = "data", data = true, extended = 16 },
+    [1] = { name = "SEND",                layout = "data", data = true },
+    [2] = { name = "SEND_WITH_IMM",       layout = "data", data = true, immediate = true },
+    [3] = { name = "RDMA_WRITE",          layout = "data", data = true, extended = "rdma" },
+    [4] = { name = "RDMA_READ",           layout = "data", data = true, extended = "rdma", read_token = true },
+    [5] = { name = "ACK",                 layout = "ack" },
+    [6] = { name = "PROBE",               layout = "data", probe = true },
+    [7] = { name = "PROBE_REPLY",         layout = "data", probe = true },
+    [8] = { name = "RDMA_WRITE_WITH_IMM", layout = "data", data = true, extended = "rdma", immediate = true },
+    [9] = { name = "READ_RESPONSE",       layout = "data", data = true, extended = "read_response" },
 }
 
--- DropReason, carried in ACK drop entries.
+-- DropReason, carried in ACK drop entries (and, non-zero, in a READ_RESPONSE's status).
 local DROP_REASONS = {
     [1] = "BAD_DEST_QP",
     [2] = "RNR",
@@ -63,9 +68,17 @@ local DROP_REASONS = {
     [4] = "REMOTE_INVALID_REQUEST",
     [5] = "REMOTE_ACCESS",
 }
+local MAX_DROP_REASON = 5
 
--- Header layouts by name (filled in below, once their functions exist).
+-- READ_RESPONSE status: 0 is data, anything else the DropReason that failed the read.
+local READ_STATUS = { [0] = "DATA" }
+for value, name in pairs(DROP_REASONS) do
+    READ_STATUS[value] = name
+end
+
+-- Header layouts and extended headers by name (filled in below, once their functions exist).
 local LAYOUTS
+local EXTENDED
 
 local type_names = {}
 for value, t in pairs(PACKET_TYPES) do
@@ -103,6 +116,21 @@ field("immediate", ProtoField.uint32("srdnic.immediate", "Immediate data", base.
 field("timestamp", ProtoField.uint64("srdnic.timestamp", "Timestamp (ns)", base.DEC))
 field("payload", ProtoField.bytes("srdnic.payload", "Payload"))
 field("probe_path", ProtoField.uint32("srdnic.probe.path", "Probed path (the PSN field of a probe)", base.DEC))
+-- RDMA extended header (RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ): bytes 48..71
+field("rdma", ProtoField.none("srdnic.rdma", "RDMA header"))
+field("rdma_address", ProtoField.uint64("srdnic.rdma.address", "Remote address", base.HEX))
+field("rdma_rkey", ProtoField.uint32("srdnic.rdma.rkey", "rkey", base.HEX))
+field("rdma_length", ProtoField.uint32("srdnic.rdma.length", "Length of the whole request", base.DEC))
+field("rdma_offset", ProtoField.uint32("srdnic.rdma.offset", "Offset of this packet's data in the request", base.DEC))
+field("rdma_reserved", ProtoField.uint32("srdnic.rdma.reserved", "Reserved", base.HEX))
+field("rdma_read_token", ProtoField.uint32("srdnic.rdma.read_token", "Read token (the immediate field of an RDMA_READ)", base.HEX))
+-- READ_RESPONSE extended header: bytes 48..63
+field("read_response", ProtoField.none("srdnic.read_response", "READ_RESPONSE header"))
+field("rr_token", ProtoField.uint32("srdnic.read_response.token", "Read token", base.HEX))
+field("rr_offset", ProtoField.uint32("srdnic.read_response.offset", "Offset of this data in the read", base.DEC))
+field("rr_length", ProtoField.uint32("srdnic.read_response.length", "Length of the whole read", base.DEC))
+field("rr_status", ProtoField.uint8("srdnic.read_response.status", "Status", base.DEC, READ_STATUS))
+field("rr_reserved", ProtoField.uint24("srdnic.read_response.reserved", "Reserved", base.HEX))
 -- generated from the UDP source port
 field("entropy", ProtoField.uint16("srdnic.entropy", "Path entropy (UDP source port - 49152)", base.DEC))
 -- ACK: bytes 2..3 and 16..71, then the drop entries
@@ -127,7 +155,7 @@ local e = {
     wrong_version = ProtoExpert.new("srdnic.wrong_version", "SRD version not 1 (WRONG_VERSION)", expert.group.MALFORMED, expert.severity.ERROR),
     unknown_type  = ProtoExpert.new("srdnic.unknown_type", "Packet type not defined (UNKNOWN_TYPE)", expert.group.MALFORMED, expert.severity.ERROR),
     oversized     = ProtoExpert.new("srdnic.oversized", "Payload over the SRD MTU, or more than 16 drop entries (OVERSIZED)", expert.group.MALFORMED, expert.severity.ERROR),
-    bad_length    = ProtoExpert.new("srdnic.bad_length", "Length fields disagree with the UDP length (BAD_LENGTH)", expert.group.MALFORMED, expert.severity.ERROR),
+    bad_length    = ProtoExpert.new("srdnic.bad_length", "Length fields disagree with the UDP length, or cut an extended header (BAD_LENGTH)", expert.group.MALFORMED, expert.severity.ERROR),
     out_of_range  = ProtoExpert.new("srdnic.out_of_range", "Field out of range: QPN over 24 bits or unknown drop reason (OUT_OF_RANGE)", expert.group.MALFORMED, expert.severity.ERROR),
     retransmission = ProtoExpert.new("srdnic.retransmission", "Retransmission (same PSN sent again)", expert.group.SEQUENCE, expert.severity.NOTE),
 }
@@ -154,9 +182,10 @@ local function check_data(tvb, srd_length, ptype)
     if not ptype.data and payload ~= 0 then
         return "bad_length", string.format("a %s carries no payload, payload length %d", ptype.name, payload)
     end
-    -- The RDMA types' extended header (RdmaHeader 24 bytes, ReadResponseHeader 16) is counted in the payload.
-    if ptype.extended and payload < ptype.extended then
-        return "bad_length", string.format("a %s holds a %d-byte extended header, payload length %d", ptype.name, ptype.extended, payload)
+    local extended = ptype.extended and EXTENDED[ptype.extended]
+    if extended and payload < extended.length then
+        return "bad_length", string.format("payload length %d is shorter than the %d-byte %s header %s carries", payload,
+            extended.length, extended.name, ptype.name)
     end
     local src_qpn, dst_qpn = tvb(24, 4):uint(), tvb(28, 4):uint()
     if src_qpn > MAX_QPN or dst_qpn > MAX_QPN then
@@ -177,7 +206,7 @@ local function check_ack(tvb, srd_length)
     for i = 0, drops - 1 do
         local reason = tvb(ACK_LENGTH + DROP_ENTRY_LENGTH * i + 4, 1):uint()
         if DROP_REASONS[reason] == nil then
-            return "out_of_range", string.format("drop entry %d has reason %d, not 1..4", i, reason)
+            return "out_of_range", string.format("drop entry %d has reason %d, not 1..%d", i, reason, MAX_DROP_REASON)
         end
     end
     return nil
@@ -215,10 +244,22 @@ local function dissect_data(tvb, pinfo, tree, ptype)
     tree:add(f.dst_qpn, tvb(28, 4))
     tree:add(f.qkey, tvb(32, 4))
     tree:add(f.immediate, tvb(36, 4))
+    if ptype.read_token then
+        tree:add(f.rdma_read_token, tvb(36, 4)):set_generated()
+    end
     tree:add(f.timestamp, tvb(40, 8))
     local payload_length = tvb(2, 2):uint()
-    if payload_length > 0 and tvb:len() > DATA_LENGTH then
-        tree:add(f.payload, tvb(DATA_LENGTH))
+    -- The extended header, when the frame holds it all (a malformed one may not), then the data.
+    local extended = ptype.extended and EXTENDED[ptype.extended]
+    local data_at = DATA_LENGTH
+    local extended_info = ""
+    if extended and tvb:len() >= DATA_LENGTH + extended.length and payload_length >= extended.length then
+        extended_info = extended.dissect(tvb(DATA_LENGTH, extended.length), tree)
+        data_at = DATA_LENGTH + extended.length
+    end
+    local data_length = payload_length - (data_at - DATA_LENGTH)
+    if data_length > 0 and tvb:len() > data_at then
+        tree:add(f.payload, tvb(data_at))
     end
 
     local info
@@ -231,8 +272,12 @@ local function dissect_data(tvb, pinfo, tree, ptype)
         info = string.format("%s psn=%d ctx %s→%s %s len=%d", ptype.name, psn, hex32(tvb(4, 4):uint()),
             hex32(tvb(8, 4):uint()), qpns, payload_length)
     end
+    info = info .. extended_info
     if ptype.immediate then
         info = info .. " imm=" .. hex32(tvb(36, 4):uint())
+    end
+    if ptype.read_token then
+        info = info .. " token=" .. hex32(tvb(36, 4):uint())
     end
     if bit32.band(flags, FLAG_RETRANSMISSION) ~= 0 then
         info = info .. " [retransmission]"
@@ -299,6 +344,45 @@ local function dissect_ack(tvb, pinfo, tree, ptype)
     end
     return info
 end
+
+-- The RDMA header (RdmaHeader, 24 bytes at SRD offset 48); returns what the Info column adds.
+local function dissect_rdma(tvb, tree)
+    local item = tree:add(f.rdma, tvb())
+    item:add(f.rdma_address, tvb(0, 8))
+    item:add(f.rdma_rkey, tvb(8, 4))
+    item:add(f.rdma_length, tvb(12, 4))
+    item:add(f.rdma_offset, tvb(16, 4))
+    item:add(f.rdma_reserved, tvb(20, 4))
+    item:set_text(string.format("RDMA header: address 0x%s, rkey %s, length %d, offset %d", tvb(0, 8):uint64():tohex(),
+        hex32(tvb(8, 4):uint()), tvb(12, 4):uint(), tvb(16, 4):uint()))
+    return string.format(" rkey=%s addr=0x%s dma_len=%d off=%d", hex32(tvb(8, 4):uint()), tvb(0, 8):uint64():tohex(),
+        tvb(12, 4):uint(), tvb(16, 4):uint())
+end
+
+-- The READ_RESPONSE header (ReadResponseHeader, 16 bytes at SRD offset 48).
+local function dissect_read_response(tvb, tree)
+    local status = tvb(12, 1):uint()
+    local status_name = READ_STATUS[status] or ("status " .. status)
+    local item = tree:add(f.read_response, tvb())
+    item:add(f.rr_token, tvb(0, 4))
+    item:add(f.rr_offset, tvb(4, 4))
+    item:add(f.rr_length, tvb(8, 4))
+    item:add(f.rr_status, tvb(12, 1))
+    item:add(f.rr_reserved, tvb(13, 3))
+    item:set_text(string.format("READ_RESPONSE header: token %s, offset %d of %d, %s", hex32(tvb(0, 4):uint()),
+        tvb(4, 4):uint(), tvb(8, 4):uint(), status_name))
+    local info = string.format(" token=%s off=%d read_len=%d", hex32(tvb(0, 4):uint()), tvb(4, 4):uint(), tvb(8, 4):uint())
+    if status ~= 0 then
+        info = info .. " status=" .. status_name
+    end
+    return info
+end
+
+-- Extended headers: what follows the data header of some types, counted in the payload length.
+EXTENDED = {
+    rdma          = { name = "RDMA",          length = 24, dissect = dissect_rdma },
+    read_response = { name = "READ_RESPONSE", length = 16, dissect = dissect_read_response },
+}
 
 -- Header layouts: the fixed part's length, the field in bytes 2..3, what SrdParser checks beyond
 -- the length, and how to show the rest. A new layout (RC, SRC) goes here.

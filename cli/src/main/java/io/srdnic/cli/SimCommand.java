@@ -75,7 +75,9 @@ final class SimCommand implements Callable<Integer> {
         description = "What the messages do, each sender cycling through the list (default ${DEFAULT-VALUE}): send, send-imm (SRD), "
             + "ud (a UD datagram, may be lost), and sends the responder drops with an indication, completing with its error status: "
             + "bad-dest-qp (to a QPN no QP has), bad-qkey (REMOTE_INVALID_REQUEST), rnr (no receive posted), "
-            + "too-long (longer than the receives: REMOTE_OPERATION; needs --size below the MTU).")
+            + "too-long (longer than the receives: REMOTE_OPERATION; needs --size below the MTU); "
+            + "and RDMA on the region every host registers: rdma-write, rdma-write-imm (consumes a receive), rdma-read, "
+            + "each checked byte for byte (segmented at the MTU less the 24-byte RDMA header).")
     String ops;
 
     @Option(names = "--pcap", paramLabel = "FILE", description = "Write every frame sent on the simulated wire to a pcap file (virtual timestamps).")

@@ -4,6 +4,8 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdPort;
@@ -15,8 +17,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link SrdAck})
- * read them from a frame, and tshark's printing of them brought to the same form: every number
+ * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link RdmaHeader},
+ * {@link ReadResponseHeader}, {@link SrdAck}) read them from a frame, and tshark's printing of them brought to the same form: every number
  * as an unsigned decimal string, booleans as 0/1, bytes as lowercase hex, repeated fields as a
  * list in wire order, a field a packet does not have as an empty list.
  */
@@ -29,12 +31,16 @@ final class DissectorFields {
         "srdnic.entropy");
     static final List<String> DATA = List.of("srdnic.payload_length", "srdnic.psn", "srdnic.send_base", "srdnic.src_qpn",
         "srdnic.dst_qpn", "srdnic.qkey", "srdnic.immediate", "srdnic.timestamp", "srdnic.payload", "srdnic.probe.path");
+    static final List<String> RDMA = List.of("srdnic.rdma.address", "srdnic.rdma.rkey", "srdnic.rdma.length", "srdnic.rdma.offset",
+        "srdnic.rdma.reserved", "srdnic.rdma.read_token");
+    static final List<String> READ_RESPONSE = List.of("srdnic.read_response.token", "srdnic.read_response.offset",
+        "srdnic.read_response.length", "srdnic.read_response.status", "srdnic.read_response.reserved");
     static final List<String> ACK = List.of("srdnic.ack.drop_count", "srdnic.ack.cumulative_psn", "srdnic.ack.echoed_epoch",
         "srdnic.ack.trigger_psn", "srdnic.ack.reserved", "srdnic.ack.echoed_timestamp", "srdnic.ack.sack",
         "srdnic.ack.sacked_psn", "srdnic.ack.sack_count", "srdnic.ack.drop.psn", "srdnic.ack.drop.reason",
         "srdnic.ack.drop.reserved");
     /** Every field of the dissector that carries a value, in the order the test asks tshark for them. */
-    static final List<String> ALL = concat(COMMON, DATA, ACK);
+    static final List<String> ALL = concat(COMMON, DATA, RDMA, READ_RESPONSE, ACK);
 
     private DissectorFields() {
     }
@@ -95,10 +101,29 @@ final class DissectorFields {
             put(f, "srdnic.qkey", SrdHeader.qkey(m));
             put(f, "srdnic.immediate", SrdHeader.immediate(m));
             f.get("srdnic.timestamp").add(Long.toUnsignedString(SrdHeader.timestamp(m)));
-            if (payload > 0) {
-                byte[] bytes = new byte[payload];
-                for (int i = 0; i < payload; i++) {
-                    bytes[i] = m.getByte(SrdHeader.PAYLOAD_OFFSET + i);
+            int extended = PacketType.extendedHeaderLength(type);
+            if (extended == RdmaHeader.LENGTH) {
+                f.get("srdnic.rdma.address").add(Long.toUnsignedString(RdmaHeader.address(m)));
+                put(f, "srdnic.rdma.rkey", RdmaHeader.rkey(m));
+                put(f, "srdnic.rdma.length", RdmaHeader.dmaLength(m));
+                put(f, "srdnic.rdma.offset", RdmaHeader.segmentOffset(m));
+                put(f, "srdnic.rdma.reserved", m.getIntBE(FrameLayout.SRD_OFFSET + RdmaHeader.RESERVED_OFFSET));
+            }
+            if (type == PacketType.RDMA_READ) {
+                put(f, "srdnic.rdma.read_token", SrdHeader.immediate(m));
+            }
+            if (type == PacketType.READ_RESPONSE) {
+                put(f, "srdnic.read_response.token", ReadResponseHeader.token(m));
+                put(f, "srdnic.read_response.offset", ReadResponseHeader.readOffset(m));
+                put(f, "srdnic.read_response.length", ReadResponseHeader.readLength(m));
+                put(f, "srdnic.read_response.status", ReadResponseHeader.status(m));
+                put(f, "srdnic.read_response.reserved", m.getIntBE(FrameLayout.SRD_OFFSET + ReadResponseHeader.STATUS_OFFSET) & 0xFF_FFFF);
+            }
+            // The data: what follows the extended header, if the type has one.
+            if (payload > extended) {
+                byte[] bytes = new byte[payload - extended];
+                for (int i = 0; i < bytes.length; i++) {
+                    bytes[i] = m.getByte(SrdHeader.PAYLOAD_OFFSET + extended + i);
                 }
                 f.get("srdnic.payload").add(HexFormat.of().formatHex(bytes));
             }

@@ -13,6 +13,8 @@ import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
@@ -35,8 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Wireshark dissector (tools/wireshark/srdnic.lua) against the project's own codecs: every
- * frame of an {@code srdnic sim --pcap} run that carries every packet type the wire has today
- * decodes in tshark with exactly the field values SrdHeader and SrdAck read; on the SRD port and
+ * frame of an {@code srdnic sim --pcap} run that carries every packet type the wire has today, and
+ * frames of every type the codecs write with random fields, decode in tshark with exactly the
+ * field values SrdHeader, RdmaHeader, ReadResponseHeader and SrdAck read; on the SRD port and
  * by heuristic elsewhere it claims exactly the frames SrdParser accepts, and flags the others with
  * the expert named after SrdParser's ParseError. Fails, never skips, when tshark is missing.
  */
@@ -85,12 +88,52 @@ class WiresharkDissectorIT {
     @Test
     void shouldDecodeEveryFrameOfASimulatedRunWithTheFieldValuesTheCodecsRead() throws Exception {
         Path capture = dir.resolve("sim.pcap");
-        CliRun run = CliRun.of("sim", "--hosts", "2", "--messages", "700", "--size", "64",
-            "--ops", "send,send-imm,ud,bad-dest-qp,bad-qkey,rnr,too-long",
+        CliRun run = CliRun.of("sim", "--hosts", "2", "--messages", "1000", "--size", "64",
+            "--ops", "send,send-imm,ud,bad-dest-qp,bad-qkey,rnr,too-long,rdma-write,rdma-write-imm,rdma-read",
             "--loss", "0.05", "--reorder", "0.2", "--paths", "8", "--blackhole-paths", "3", "--set", "path-avoid-us=20",
             "--seed", "1", "--pcap", capture.toString());
         assertEquals(0, run.status(), run.stdout());
 
+        Map<String, Integer> kinds = decodeLikeTheCodecs(capture, "srdnic sim");
+        for (String k : List.of("SEND", "SEND_WITH_IMM", "UD SEND_WITH_IMM", "RDMA_WRITE", "RDMA_WRITE_WITH_IMM", "RDMA_READ",
+            "READ_RESPONSE", "ACK", "ACK with SACK bits", "ACK with drops", "drop BAD_DEST_QP", "drop RNR", "drop REMOTE_OPERATION",
+            "drop REMOTE_INVALID_REQUEST", "PROBE", "PROBE_REPLY", "retransmission")) {
+            assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
+        }
+    }
+
+    /**
+     * What a run cannot show: READ_RESPONSE with a failing status, a REMOTE_ACCESS drop, RDMA
+     * packets whose fields take any value (an address over 2^63, a length over 2^31), every type
+     * with and without data. Valid frames of every type, written by the codecs with random fields.
+     */
+    @Test
+    void shouldDecodeEveryFieldOfEveryPacketTypeAsTheCodecsWroteIt() throws Exception {
+        Path capture = dir.resolve("every-type.pcap");
+        SplittableRandom random = new SplittableRandom(29);
+        try (PcapWriter writer = new PcapWriter(capture)) {
+            for (int i = 0; i < 400; i++) {
+                int srdLength = writeValid(random, i % 3 == 0 ? PacketType.ACK : VALID_DATA_TYPES[i % VALID_DATA_TYPES.length]);
+                Ipv4UdpFrame.write(m, SRC_MAC, DST_MAC, SRC_IP, DST_IP, SrdPort.sourcePort(i % 16), SrdPort.DEFAULT, srdLength,
+                    random.nextBoolean());
+                writer.write(m, 1_000_000_000L + i * 1_000L);
+            }
+        }
+        Map<String, Integer> kinds = decodeLikeTheCodecs(capture, "frames of every type");
+        for (int type : VALID_DATA_TYPES) {
+            assertTrue(kinds.getOrDefault(PacketType.name(type), 0) > 0, "no " + PacketType.name(type) + ": " + kinds);
+        }
+        for (String k : List.of("drop REMOTE_ACCESS", "READ_RESPONSE with status", "RDMA data")) {
+            assertTrue(kinds.getOrDefault(k, 0) > 0, "no " + k + ": " + kinds);
+        }
+    }
+
+    /**
+     * Decodes {@code capture} with tshark: every frame must be srdnic, free of expert warnings, and
+     * carry every field with the value the codecs read (DissectorFields); returns how many frames of
+     * each kind it held (see {@link #kindsOf}).
+     */
+    private Map<String, Integer> decodeLikeTheCodecs(Path capture, String what) throws Exception {
         List<byte[]> frames = PcapRecords.frames(capture);
         List<String> args = new ArrayList<>(List.of("-r", capture.toString(), "-T", "fields", "-E", "separator=/t",
             "-E", "occurrence=a", "-E", "aggregator=" + DissectorFields.AGGREGATOR,
@@ -130,13 +173,9 @@ class WiresharkDissectorIT {
                 samples.putIfAbsent(k, "frame " + row[0] + ": " + row[3]);
             }
         }
-        System.out.println("tshark decoded " + frames.size() + " frames of srdnic sim with " + Tshark.DISSECTOR + ": " + kinds);
+        System.out.println("tshark decoded " + frames.size() + " frames of " + what + " with " + Tshark.DISSECTOR + ": " + kinds);
         samples.forEach((k, s) -> System.out.println("  " + k + " -> " + s));
-        for (String k : List.of("SEND", "SEND_WITH_IMM", "UD SEND_WITH_IMM", "ACK", "ACK with SACK bits", "ACK with drops",
-            "drop BAD_DEST_QP", "drop RNR", "drop REMOTE_OPERATION", "drop REMOTE_INVALID_REQUEST", "PROBE", "PROBE_REPLY",
-            "retransmission")) {
-            assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
-        }
+        return kinds;
     }
 
     @Test
@@ -144,14 +183,16 @@ class WiresharkDissectorIT {
         Path capture = dir.resolve("mutated.pcap");
         List<Integer> verdicts = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
+        List<Boolean> cutExtended = new ArrayList<>();
         SplittableRandom random = new SplittableRandom(13);
         try (PcapWriter writer = new PcapWriter(capture)) {
-            for (int i = 0; i < 600; i++) {
+            for (int i = 0; i < 800; i++) {
                 int port = i % 2 == 0 ? SrdPort.DEFAULT : OTHER_PORT;
-                int srdLength = mutate(writeValid(random), random);
+                int srdLength = mutate(writeValid(random, anyType(random)), random);
                 Ipv4UdpFrame.write(m, SRC_MAC, DST_MAC, SRC_IP, DST_IP, SrdPort.sourcePort(i % 16), port, srdLength, random.nextBoolean());
                 verdicts.add(SrdParser.parse(m, port, MTU));
                 ports.add(port);
+                cutExtended.add(cutsItsExtendedHeader(srdLength));
                 writer.write(m, 1_000_000_000L + i * 1_000L);
             }
             // Another protocol on its own port, whose first byte (0x12) reads as SRD version 1, type 2.
@@ -167,6 +208,7 @@ class WiresharkDissectorIT {
 
         Map<ParseError, int[]> refused = new EnumMap<>(ParseError.class); // [on the SRD port, on the other port]
         int[] accepted = new int[2];
+        int[] cut = new int[2];
         for (int i = 0; i < rows.size(); i++) {
             String[] row = rows.get(i).split("\t", -1);
             int verdict = verdicts.get(i);
@@ -183,6 +225,12 @@ class WiresharkDissectorIT {
             } else {
                 ParseError error = Ipv4UdpFrame.error(verdict);
                 refused.computeIfAbsent(error, e -> new int[2])[ours ? 0 : 1]++;
+                if (i < cutExtended.size() && cutExtended.get(i)) { // the raw frames at the end are none
+                    // Lengths that agree, but an RDMA packet shorter than its extended header: SrdParser's newest rule.
+                    assertEquals(ParseError.BAD_LENGTH, error, where);
+                    assertTrue(!ours || row[2].contains("shorter than the"), where + ": the expert names the cut header: " + row[2]);
+                    cut[ours ? 0 : 1]++;
+                }
                 if (ours) {
                     assertEquals(SRDNIC, row[1], where + ": on its port srdnic shows a malformed frame too");
                     assertTrue(row[2].startsWith(error.name() + ":") || row[2].contains(DissectorFields.AGGREGATOR + error.name() + ":"),
@@ -195,6 +243,7 @@ class WiresharkDissectorIT {
         System.out.printf("accepted on port %d: %d, by heuristic on %d: %d; refused (port, heuristic): %s%n", SrdPort.DEFAULT,
             accepted[0], OTHER_PORT, accepted[1], refusedSummary(refused));
         assertTrue(accepted[0] > 0 && accepted[1] > 0, "valid frames on both ports");
+        assertTrue(cut[0] > 0 && cut[1] > 0, "RDMA packets that cut their extended header on both ports: " + cut[0] + "/" + cut[1]);
         for (ParseError e : SRD_ERRORS) {
             int[] n = refused.getOrDefault(e, new int[2]);
             assertTrue(n[0] > 0 && n[1] > 0, "no " + e + " frame on both ports: " + refusedSummary(refused));
@@ -208,7 +257,7 @@ class WiresharkDissectorIT {
         SplittableRandom random = new SplittableRandom(5);
         try (PcapWriter writer = new PcapWriter(capture)) {
             for (int port : new int[] {SrdPort.DEFAULT, 30000}) {
-                int srdLength = writeValid(random);
+                int srdLength = writeValid(random, anyType(random));
                 Ipv4UdpFrame.write(m, SRC_MAC, DST_MAC, SRC_IP, DST_IP, SrdPort.sourcePort(1), port, srdLength, true);
                 assertTrue(SrdParser.parse(m, port, MTU) > 0);
                 writer.write(m, 0);
@@ -232,59 +281,88 @@ class WiresharkDissectorIT {
         m.copyFrom(MemorySegment.ofArray(frame), 0, 0, frame.length);
     }
 
-    /** A valid SRD data, probe or ACK packet with random fields at the SRD offset (the rest of the room zeroed); returns its length. */
-    private int writeValid(SplittableRandom r) {
+    /** Every data and probe type, for frames written by the codecs. */
+    static final int[] VALID_DATA_TYPES = {PacketType.SEND, PacketType.SEND_WITH_IMM, PacketType.RDMA_WRITE, PacketType.RDMA_READ,
+        PacketType.PROBE, PacketType.PROBE_REPLY, PacketType.RDMA_WRITE_WITH_IMM, PacketType.READ_RESPONSE};
+
+    /** A data or probe type two times in three, else an ACK. */
+    private static int anyType(SplittableRandom r) {
+        return r.nextInt(3) == 2 ? PacketType.ACK : VALID_DATA_TYPES[r.nextInt(VALID_DATA_TYPES.length)];
+    }
+
+    /**
+     * A valid SRD packet of {@code type} with random fields at the SRD offset (the rest of the room
+     * zeroed): a data or probe packet with its extended header if its type has one, then data; or an
+     * ACK with random drop entries. Returns its length.
+     */
+    private int writeValid(SplittableRandom r, int type) {
         m.room().fill((byte) 0);
         int at = FrameLayout.SRD_OFFSET;
-        switch (r.nextInt(3)) {
-            case 0, 1 -> {
-                int type = r.nextInt(3) == 0 ? PacketType.PROBE + r.nextInt(2) : PacketType.SEND + r.nextInt(4);
-                int payload = !PacketType.isData(type) ? 0 : r.nextInt(8) == 0 ? r.nextInt(MTU + 1) : r.nextInt(200);
-                SrdHeader.versionAndType(m, type);
-                SrdHeader.flags(m, r.nextInt(4));
-                SrdHeader.payloadLength(m, payload);
-                for (int off = SrdHeader.SOURCE_CONTEXT_OFFSET; off < SrdHeader.LENGTH; off += 4) {
-                    m.putIntBE(at + off, r.nextInt());
-                }
-                SrdHeader.sourceQpn(m, r.nextInt(1 << 24));
-                SrdHeader.destinationQpn(m, r.nextInt(1 << 24));
-                for (int i = 0; i < payload; i++) {
-                    m.putByte(SrdHeader.PAYLOAD_OFFSET + i, (byte) r.nextInt());
-                }
-                return SrdHeader.LENGTH + payload;
+        if (type == PacketType.ACK) {
+            int drops = r.nextInt(SrdAck.MAX_DROPS + 1);
+            SrdHeader.versionAndType(m, PacketType.ACK);
+            SrdAck.dropCount(m, drops);
+            for (int off = SrdAck.SOURCE_CONTEXT_OFFSET; off < SrdAck.LENGTH; off += 4) {
+                m.putIntBE(at + off, r.nextInt());
             }
-            default -> {
-                int drops = r.nextInt(SrdAck.MAX_DROPS + 1);
-                SrdHeader.versionAndType(m, PacketType.ACK);
-                SrdAck.dropCount(m, drops);
-                for (int off = SrdAck.SOURCE_CONTEXT_OFFSET; off < SrdAck.LENGTH; off += 4) {
-                    m.putIntBE(at + off, r.nextInt());
-                }
-                for (int i = 0; i < drops; i++) {
-                    SrdAck.drop(m, i, r.nextInt(), DropReason.BAD_DEST_QP + r.nextInt(4));
-                }
-                return SrdAck.length(drops);
+            for (int i = 0; i < drops; i++) {
+                SrdAck.drop(m, i, r.nextInt(), DropReason.BAD_DEST_QP + r.nextInt(DropReason.REMOTE_ACCESS));
             }
+            return SrdAck.length(drops);
         }
+        int extended = PacketType.extendedHeaderLength(type);
+        int payload = !PacketType.isData(type) ? 0 : Math.max(extended, r.nextInt(8) == 0 ? r.nextInt(MTU + 1) : r.nextInt(200));
+        SrdHeader.versionAndType(m, type);
+        SrdHeader.flags(m, r.nextInt(4));
+        SrdHeader.payloadLength(m, payload);
+        for (int off = SrdHeader.SOURCE_CONTEXT_OFFSET; off < SrdHeader.LENGTH; off += 4) {
+            m.putIntBE(at + off, r.nextInt());
+        }
+        SrdHeader.sourceQpn(m, r.nextInt(1 << 24));
+        SrdHeader.destinationQpn(m, r.nextInt(1 << 24));
+        for (int i = extended; i < payload; i++) {
+            m.putByte(SrdHeader.PAYLOAD_OFFSET + i, (byte) r.nextInt());
+        }
+        if (extended == RdmaHeader.LENGTH) {
+            RdmaHeader.write(m, r.nextLong(), r.nextInt(), r.nextInt(), r.nextInt());
+        } else if (type == PacketType.READ_RESPONSE) {
+            ReadResponseHeader.write(m, r.nextInt(), r.nextInt(), r.nextInt(), r.nextBoolean() ? 0 : r.nextInt(256));
+        }
+        return SrdHeader.LENGTH + payload;
+    }
+
+    /** Whether the packet in {@link #m}, {@code srdLength} bytes, is an RDMA one whose agreeing lengths cut its extended header. */
+    private boolean cutsItsExtendedHeader(int srdLength) {
+        int type = SrdHeader.type(m);
+        int payload = SrdHeader.payloadLength(m);
+        return SrdHeader.version(m) == SrdHeader.VERSION && PacketType.isData(type) && srdLength == SrdHeader.LENGTH + payload
+            && payload <= MTU && payload < PacketType.extendedHeaderLength(type);
     }
 
     /** Leaves the packet valid one time in three, else breaks one thing SrdParser checks (or anything); returns the new SRD length. */
     private int mutate(int srdLength, SplittableRandom r) {
         int at = FrameLayout.SRD_OFFSET;
         boolean ack = SrdHeader.type(m) == PacketType.ACK;
-        return switch (r.nextInt(13)) {
+        return switch (r.nextInt(14)) {
             case 0, 1, 2, 3 -> srdLength;
             case 4 -> {
                 m.putByte(at, (byte) r.nextInt(256));                        // version and type
                 yield srdLength;
             }
             case 5 -> {
-                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (r.nextBoolean() ? 0 : 8 + r.nextInt(8))));
+                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (r.nextBoolean() ? 0 : 10 + r.nextInt(6))));
                 yield srdLength;                                              // an undefined type
             }
             case 12 -> {
-                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (PacketType.SEND + r.nextInt(PacketType.PROBE_REPLY))));
+                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (PacketType.SEND + r.nextInt(PacketType.READ_RESPONSE))));
                 yield srdLength;                                              // another defined type: a probe with a payload, ...
+            }
+            case 13 -> {
+                int type = r.nextBoolean() ? PacketType.READ_RESPONSE : VALID_DATA_TYPES[2 + r.nextInt(2)];
+                int payload = r.nextInt(PacketType.extendedHeaderLength(type));
+                SrdHeader.versionAndType(m, type);                            // an RDMA packet cut inside its extended
+                SrdHeader.payloadLength(m, payload);                          // header, lengths consistent
+                yield SrdHeader.LENGTH + payload;
             }
             case 6 -> {
                 m.putShortBE(at + 2, (short) (m.getShortBE(at + 2) + (r.nextBoolean() ? 1 : -1) * (1 + r.nextInt(3))));
@@ -308,7 +386,7 @@ class WiresharkDissectorIT {
             case 9 -> {
                 if (ack && SrdAck.dropCount(m) > 0) {
                     int reasonAt = at + SrdAck.DROPS_OFFSET + r.nextInt(SrdAck.dropCount(m)) * SrdAck.DROP_ENTRY_LENGTH + 4;
-                    m.putByte(reasonAt, (byte) (r.nextBoolean() ? 0 : 5 + r.nextInt(251)));
+                    m.putByte(reasonAt, (byte) (r.nextBoolean() ? 0 : DropReason.REMOTE_ACCESS + 1 + r.nextInt(250)));
                 } else if (!ack) {
                     m.putByte(at + (r.nextBoolean() ? SrdHeader.SOURCE_QPN_OFFSET : SrdHeader.DESTINATION_QPN_OFFSET), (byte) (1 + r.nextInt(255)));
                 }
@@ -343,6 +421,13 @@ class WiresharkDissectorIT {
         List<String> k = new ArrayList<>(List.of(kind));
         if ((SrdHeader.flags(m) & SrdHeader.FLAG_RETRANSMISSION) != 0) {
             k.add("retransmission");
+        }
+        if (type == PacketType.READ_RESPONSE && ReadResponseHeader.status(m) != 0) {
+            k.add("READ_RESPONSE with status");
+        }
+        if (type != PacketType.ACK && SrdHeader.payloadLength(m) > PacketType.extendedHeaderLength(type)
+            && PacketType.extendedHeaderLength(type) > 0) {
+            k.add("RDMA data");
         }
         if (type == PacketType.ACK) {
             for (int w = 0; w < SrdAck.SACK_WORDS; w++) {

@@ -8,6 +8,8 @@ import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdPort;
@@ -31,6 +33,8 @@ public final class AttackFrames {
     static final int OTHER_ADDRESSES = 16;
     private static final int MIN_RAW_FRAME = FrameLayout.ETHERNET_LENGTH;
     private static final int[] SPOOFED_IPS = {0, 0xFFFF_FFFF, 0x7F00_0001, 0xE000_0001};
+    private static final int[] RDMA_TYPES = {PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ,
+        PacketType.READ_RESPONSE};
 
     private final AttackTarget t;
     private final WireTap tap;
@@ -186,14 +190,16 @@ public final class AttackFrames {
     private int badType(SplittableRandom r) {
         peerData(r);
         if (r.nextInt(4) == 0) {
-            // Parsed, but an operation the QP does not support: from another address, so its drop
-            // lands in a context of its own and not on a PSN of the real stream.
+            // Well-formed RDMA the victim must refuse: a WRITE, WRITE with immediate or READ naming an
+            // rkey of the attacker's making (REMOTE_ACCESS), or a READ_RESPONSE to a read the victim
+            // never made (REMOTE_INVALID_REQUEST). From another address, so its drop lands in a
+            // context of its own and not on a PSN of the real stream.
             fromOtherAddress(r);
-            type = r.nextBoolean() ? PacketType.RDMA_WRITE : PacketType.RDMA_READ;
+            type = RDMA_TYPES[r.nextInt(RDMA_TYPES.length)];
             return finish(r, writeData(r));
         }
         int k = r.nextInt(7);
-        type = k == 0 ? 0 : 9 + k; // 0 or 10..15: the types no packet has
+        type = k == 0 ? 0 : 9 + k; // 0 or 10..15
         return finish(r, writeData(r));
     }
 
@@ -430,11 +436,19 @@ public final class AttackFrames {
         return v == 0 ? 1 : v;
     }
 
-    /** Writes the data header and payload, then the L2-L4 headers with both checksums; returns the frame length. */
+    /**
+     * Writes the data header, the extended header of the type if it has one (an RDMA packet is
+     * well-formed, its payload length counting that header; a READ carries no data), and the
+     * payload, then the L2-L4 headers with both checksums; returns the frame length.
+     */
     private int writeData(SplittableRandom r) {
+        int extended = PacketType.extendedHeaderLength(type);
+        if (type == PacketType.RDMA_READ) {
+            payload = 0;
+        }
         m.putByte(FrameLayout.SRD_OFFSET, (byte) ((version << 4) | (type & 0xF)));
         SrdHeader.flags(m, flags);
-        SrdHeader.payloadLength(m, payloadField >= 0 ? payloadField : payload);
+        SrdHeader.payloadLength(m, payloadField >= 0 ? payloadField : extended + payload);
         SrdHeader.sourceContext(m, srcContext);
         SrdHeader.destinationContext(m, dstContext);
         SrdHeader.epoch(m, epoch);
@@ -445,13 +459,18 @@ public final class AttackFrames {
         SrdHeader.qkey(m, qkey);
         SrdHeader.immediate(m, r.nextInt());
         SrdHeader.timestamp(m, System.nanoTime());
+        if (extended == RdmaHeader.LENGTH) {
+            RdmaHeader.write(m, r.nextLong(), r.nextInt(), type == PacketType.RDMA_READ ? r.nextInt(1, 1 << 20) : payload, 0);
+        } else if (type == PacketType.READ_RESPONSE) {
+            ReadResponseHeader.write(m, r.nextInt(), 0, payload, 0);
+        }
         for (int i = 0; i < payload; i += 8) {
             long bits = r.nextLong();
             for (int b = 0; b < 8 && i + b < payload; b++) {
-                m.putByte(SrdHeader.PAYLOAD_OFFSET + i + b, (byte) (bits >>> (8 * b)));
+                m.putByte(SrdHeader.PAYLOAD_OFFSET + extended + i + b, (byte) (bits >>> (8 * b)));
             }
         }
-        return writeFrame(SrdHeader.LENGTH + payload);
+        return writeFrame(SrdHeader.LENGTH + extended + payload);
     }
 
     /** Writes an ACK's fixed part (no drops, no SACK bits) with the current ids and the given cumulative PSN. */

@@ -11,6 +11,9 @@ import io.srdnic.pmd.sim.SimBufferPool;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.ParseError;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
@@ -117,11 +120,34 @@ class AttackFramesTest {
             }
         }
         SplittableRandom r = new SplittableRandom(5);
+        Set<Integer> rdma = new HashSet<>();
         for (int i = 0; i < 300; i++) {
-            int type = parse(Attack.BAD_TYPE, r);
-            assertTrue(type < 0 || ((type == PacketType.RDMA_WRITE || type == PacketType.RDMA_READ) && isOtherAddress()),
-                "bad-type: undefined types fail the parser; RDMA ones come from another address, was type " + type);
+            int parsed = parse(Attack.BAD_TYPE, r);
+            int written = SrdHeader.type(m);
+            if (PacketType.extendedHeaderLength(written) == 0) {
+                assertEquals(ParseError.UNKNOWN_TYPE, Ipv4UdpFrame.error(parsed), "bad-type: an undefined type " + written);
+                continue;
+            }
+            // The RDMA ones are well-formed, from another address, and name nothing the victim has.
+            assertEquals(written, parsed, "a well-formed " + PacketType.name(written) + ", not " + parsed);
+            assertTrue(isOtherAddress(), "bad-type RDMA comes from another address");
+            int data = SrdHeader.payloadLength(m) - PacketType.extendedHeaderLength(written);
+            if (written == PacketType.READ_RESPONSE) {
+                assertEquals(data, ReadResponseHeader.readLength(m), "a whole read's worth of data");
+                assertEquals(0, ReadResponseHeader.status(m));
+            } else {
+                if (written == PacketType.RDMA_READ) {
+                    assertEquals(0, data, "a READ carries no data");
+                } else {
+                    assertEquals(data, RdmaHeader.dmaLength(m), "a WRITE carries all of its data");
+                }
+                assertEquals(0, RdmaHeader.segmentOffset(m));
+                assertTrue(RdmaHeader.dmaLength(m) > 0);
+            }
+            rdma.add(written);
         }
+        assertEquals(Set.of(PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ, PacketType.READ_RESPONSE), rdma,
+            "every RDMA type");
     }
 
     @Test

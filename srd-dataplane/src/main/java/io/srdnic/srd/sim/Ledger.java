@@ -1,5 +1,6 @@
 package io.srdnic.srd.sim;
 
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -9,7 +10,7 @@ import java.util.Set;
 
 /**
  * What happened to every message of a run, sender by sender and sequence number by sequence number:
- * what it was (well-formed — a SEND_WITH_IMM, a SEND or a UD datagram — or one of the hostile kinds)
+ * what it was (well-formed — a SEND_WITH_IMM, a SEND, a UD datagram or an RDMA operation — or one of the hostile kinds)
  * and which QP it was meant for, how its send completed, and where and how often it was delivered.
  * Deliveries are what the application polled from a receive CQ; a message is named by its sender
  * (source IP) and sequence number (immediate data; a SEND has none, so its first 8 bytes), and
@@ -33,11 +34,20 @@ final class Ledger {
     static final byte SEND = 5;
     /** Well-formed, unreliable: a datagram from the sender's UD QP to the destination's ({@link SimOp#UD}). */
     static final byte UD = 6;
+    /**
+     * Well-formed RDMA ({@link SimOp#RDMA_WRITE}, {@link SimOp#RDMA_WRITE_IMM}, {@link SimOp#RDMA_READ}): no
+     * receive tells of a WRITE or a READ, so they count as delivered when {@link RdmaChecks} finds their
+     * bytes where they belong at their completion; a WRITE with immediate also consumes a receive.
+     */
+    static final byte RDMA_WRITE = 7;
+    static final byte RDMA_WRITE_IMM = 8;
+    static final byte RDMA_READ = 9;
     static final String[] KIND_NAMES = {"well-formed", "to-absent-qpn", "wrong-qkey", "too-long", "to-qp-without-receives",
-        "send-without-immediate", "ud-datagram"};
+        "send-without-immediate", "ud-datagram", "rdma-write", "rdma-write-with-immediate", "rdma-read"};
     /** The status each kind must complete with when nothing else intervenes. */
     static final int[] EXPECTED = {WcStatus.SUCCESS, WcStatus.BAD_DEST_QP_ERROR, WcStatus.REMOTE_INVALID_REQUEST_ERROR,
-        WcStatus.REMOTE_OPERATION_ERROR, WcStatus.RNR_ERROR, WcStatus.SUCCESS, WcStatus.SUCCESS};
+        WcStatus.REMOTE_OPERATION_ERROR, WcStatus.RNR_ERROR, WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.SUCCESS,
+        WcStatus.SUCCESS};
     static final byte NOT_COMPLETED = -1;
     /** The uid of "no QP" (a send to a QPN no QP has). */
     static final short NO_QP = -1;
@@ -94,12 +104,27 @@ final class Ledger {
 
     /** Whether a message of this kind must be delivered (not one the responder's QP checks must refuse). */
     static boolean wellFormed(byte k) {
-        return k == NORMAL || k == SEND || k == UD;
+        return k == NORMAL || k == SEND || k == UD || isRdma(k);
+    }
+
+    static boolean isRdma(byte k) {
+        return k == RDMA_WRITE || k == RDMA_WRITE_IMM || k == RDMA_READ;
     }
 
     /** Whether a message of this kind carries its sequence number as immediate data. */
     static boolean withImmediate(byte k) {
-        return k != SEND;
+        return k != SEND && k != RDMA_WRITE && k != RDMA_READ;
+    }
+
+    /** The send work request's opcode for a message of this kind. */
+    static int opcode(byte k) {
+        return switch (k) {
+            case SEND -> SendOpcode.SEND;
+            case RDMA_WRITE -> SendOpcode.RDMA_WRITE;
+            case RDMA_WRITE_IMM -> SendOpcode.RDMA_WRITE_WITH_IMM;
+            case RDMA_READ -> SendOpcode.RDMA_READ;
+            default -> SendOpcode.SEND_WITH_IMM;
+        };
     }
 
     static byte checkByte(long seq, int sender) {
@@ -113,7 +138,8 @@ final class Ledger {
         flags[sender][i] |= POSTED;
     }
 
-    private boolean known(int sender, long seq) {
+    /** Whether {@code sender} posted message {@code seq}. */
+    boolean known(int sender, long seq) {
         return sender >= 0 && sender < flags.length && flags[sender] != null && seq >= 0 && seq < flags[sender].length
             && (flags[sender][(int) seq] & POSTED) != 0;
     }
@@ -173,6 +199,11 @@ final class Ledger {
         return status[sender][(int) seq] != NOT_COMPLETED;
     }
 
+    /** What message {@code seq} of {@code sender}, a posted one, is. */
+    byte kind(int sender, long seq) {
+        return kind[sender][(int) seq];
+    }
+
     /**
      * A successful receive completion polled from the receive CQ of QP {@code uid} on host
      * {@code receiver}; the payload is at {@code at} in {@code buffer} (null: the QP has no buffers).
@@ -187,12 +218,37 @@ final class Ledger {
                 Integer.toHexString(srcIp), hasImm ? "immediate" : "first 8 bytes", seq);
             return;
         }
-        int i = (int) seq;
-        byte k = kind[sender][i];
+        byte k = kind[sender][(int) seq];
         int len = length(k);
-        boolean intact = byteLength == len && buffer != null && hasImm == withImmediate(k)
+        boolean intact = !isRdma(k) && byteLength == len && buffer != null && hasImm == withImmediate(k)
             && (len < 8 || buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, at) == seq)
             && (len <= 8 || buffer.get(ValueLayout.JAVA_BYTE, at + len - 1) == checkByte(seq, sender));
+        book(receiver, uid, sender, seq, intact, byteLength);
+    }
+
+    /**
+     * A successful receive completion consumed by an RDMA WRITE with immediate (RECV_RDMA_WITH_IMM),
+     * polled at QP {@code uid} of host {@code receiver}: the immediate names the message, the length
+     * is the write's, and {@code bytesInPlace} says whether the write's bytes were in the receiver's
+     * region when the receive was polled (see {@link RdmaChecks#writeWithImmediateReceived}).
+     */
+    void deliveredByWrite(int receiver, int uid, int srcIp, boolean hasImm, int imm, int byteLength, boolean bytesInPlace) {
+        int sender = srcIp - SimHost.ip(0);
+        long seq = hasImm ? Integer.toUnsignedLong(imm) : -1;
+        if (!known(sender, seq)) {
+            corrupt++;
+            note("host %d QP uid %d received an RDMA write with immediate no host sent (source %s, immediate %d)", receiver, uid,
+                Integer.toHexString(srcIp), seq);
+            return;
+        }
+        byte k = kind[sender][(int) seq];
+        book(receiver, uid, sender, seq, k == RDMA_WRITE_IMM && byteLength == length(k) && bytesInPlace, byteLength);
+    }
+
+    /** Books a delivery of message {@code seq} of {@code sender} at QP {@code uid} of {@code receiver}: duplicates, damage, misdelivery. */
+    private void book(int receiver, int uid, int sender, long seq, boolean intact, int byteLength) {
+        int i = (int) seq;
+        byte k = kind[sender][i];
         if (deliveries[sender][i] < Byte.MAX_VALUE) {
             deliveries[sender][i]++;
         }
@@ -217,6 +273,24 @@ final class Ledger {
                 KIND_NAMES[k], receiver, uid);
         }
         if (intact && uid == target[sender][i] && wellFormed(k)) {
+            flags[sender][i] |= DELIVERED_OK;
+        }
+    }
+
+    /**
+     * The verdict of {@link RdmaChecks} on an RDMA message that completed SUCCESS: its bytes were
+     * where they belong ({@code ok}), which is what delivering a WRITE or a READ means; or damaged.
+     */
+    void rdmaChecked(int sender, long seq, boolean ok, String what) {
+        int i = (int) seq;
+        byte k = kind[sender][i];
+        if (!ok) {
+            corrupt++;
+            note("host %d message %d (%s) completed SUCCESS but %s", sender, seq, KIND_NAMES[k], what);
+        } else if (k != RDMA_WRITE_IMM) { // a write with immediate is delivered by its receive
+            if (deliveries[sender][i] < Byte.MAX_VALUE) {
+                deliveries[sender][i]++;
+            }
             flags[sender][i] |= DELIVERED_OK;
         }
     }
@@ -298,7 +372,7 @@ final class Ledger {
     /** A status that says the responder refused the message (a drop indication), not that the sender could not find out. */
     private static boolean isRefusal(int status) {
         return status == WcStatus.BAD_DEST_QP_ERROR || status == WcStatus.RNR_ERROR || status == WcStatus.REMOTE_OPERATION_ERROR
-            || status == WcStatus.REMOTE_INVALID_REQUEST_ERROR;
+            || status == WcStatus.REMOTE_INVALID_REQUEST_ERROR || status == WcStatus.REMOTE_ACCESS_ERROR;
     }
 
     private static List<String> names(Set<Integer> statuses) {

@@ -317,4 +317,14 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
     boolean isSender(int host) {
         return !incast || host != 0;
     }
+
+    /** How many hosts send to {@code host}. */
+    int sendersTo(int host) {
+        return !incast ? 1 : host == 0 ? hosts - 1 : 0;
+    }
+
+    /** Where {@code sender} stands among the hosts that send to its destination (0 .. sendersTo - 1). */
+    int rankAtDestination(int sender) {
+        return incast ? sender - 1 : 0;
+    }
 }

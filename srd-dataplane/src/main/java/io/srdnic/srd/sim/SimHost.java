@@ -3,6 +3,7 @@ package io.srdnic.srd.sim;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
@@ -22,9 +23,11 @@ import java.util.SplittableRandom;
  * One simulated host: an SRD transport on its port, one QP that sends its quota of messages to one
  * destination and keeps receives posted for whoever sends to it, (when the scenario sends
  * hostile messages or {@code --ops rnr}) a second QP that never posts a receive, for sends that
- * must meet RNR, and (for {@code --ops ud}) a UD QP that sends the datagrams and receives them.
- * Each message carries its sequence number in its first bytes and, unless it is a plain SEND, as
- * immediate data, so the receiver can tell duplicates and damage apart (see {@link Ledger}).
+ * must meet RNR, (for {@code --ops ud}) a UD QP that sends the datagrams and receives them, and
+ * (for the RDMA operations) a memory region ({@link SimRegion}) the senders to it write and read.
+ * Each message carries its sequence number in its first bytes and, unless it is a plain SEND, an
+ * RDMA WRITE or a READ, as immediate data, so the receiver can tell duplicates and damage apart
+ * (see {@link Ledger}; the RDMA operations are checked by {@link RdmaChecks}).
  * <p>
  * Disruptions: {@link #destroyQp} destroys the QP and, after a delay, creates a new one (which the
  * senders to this host use from then on); {@link #destroyAddressHandle} destroys and re-creates the
@@ -80,6 +83,10 @@ final class SimHost {
     private int freeSlotCount;
     private final long[] slotSeq = new long[SQ_DEPTH];
     private final long[] slotPostTime = new long[SQ_DEPTH];
+    /** Where in the destination's region the RDMA request of each slot goes. */
+    private final long[] slotRemoteOffset = new long[SQ_DEPTH];
+    /** This host's memory open to RDMA, when the run has RDMA operations; else null. */
+    final SimRegion region;
 
     SrdTransport transport;
     private IncarnationPort incarnationPort;
@@ -136,6 +143,7 @@ final class SimHost {
             slotSeq[i] = -1;
         }
         this.transportSeed = random.nextLong();
+        this.region = world.rdma == null ? null : new SimRegion(arena, index, size, scenario.sendersTo(index));
         startTransport(FIRST_EPOCH_RANGE + random.nextInt(FIRST_EPOCH_RANGE));
         if (size > transport.mtu()) {
             throw new IllegalArgumentException("--size " + size + " exceeds the SRD MTU " + transport.mtu());
@@ -156,6 +164,9 @@ final class SimHost {
         incarnationPort = new IncarnationPort(port);
         SrdConfig config = world.config.copy().localIp(ip(index));
         transport = new SrdTransport(incarnationPort, config, newEpoch, transportSeed);
+        if (region != null) {
+            region.register(transport); // each incarnation anew: the senders here use the key it publishes
+        }
         incarnations++;
     }
 
@@ -209,6 +220,9 @@ final class SimHost {
         this.destination = to;
         this.quota = messages;
         world.ledger.expect(index, messages);
+        if (world.rdma != null) {
+            world.rdma.expect(index, messages);
+        }
         this.ah = transport.createAddressHandle(mac(to.index), ip(to.index), transport.config().udpPort());
     }
 
@@ -343,15 +357,23 @@ final class SimHost {
             int length = world.ledger.length(kind);
             int slot = freeSlots[--freeSlotCount];
             long at = (long) slot * sendSlotSize;
-            if (length >= 8) {
-                sendBuffers.set(ValueLayout.JAVA_LONG_UNALIGNED, at, seq);
+            long remoteAddress = 0;
+            int rkey = 0;
+            if (Ledger.isRdma(kind)) {
+                RdmaChecks.prepare(kind, sendBuffers, at, length, seq, index);
+                slotRemoteOffset[slot] = world.rdma.remoteOffset(kind, destination.region, index, seq, slot);
+                remoteAddress = destination.region.address(slotRemoteOffset[slot]);
+                rkey = destination.region.publishedRkey;
+            } else {
+                if (length >= 8) {
+                    sendBuffers.set(ValueLayout.JAVA_LONG_UNALIGNED, at, seq);
+                }
+                if (length > 8) {
+                    sendBuffers.set(ValueLayout.JAVA_BYTE, at + length - 1, Ledger.checkByte(seq, index));
+                }
             }
-            if (length > 8) {
-                sendBuffers.set(ValueLayout.JAVA_BYTE, at + length - 1, Ledger.checkByte(seq, index));
-            }
-            boolean withImmediate = Ledger.withImmediate(kind);
-            int rc = transport.postSend(from.qp, ah, destQpn, qkey, (seq << SLOT_BITS) | slot, sendBuffers, at, length, withImmediate,
-                withImmediate ? (int) seq : 0, true);
+            int rc = transport.postSend(from.qp, ah, destQpn, qkey, (seq << SLOT_BITS) | slot, Ledger.opcode(kind), sendBuffers, at,
+                length, Ledger.withImmediate(kind) ? (int) seq : 0, remoteAddress, rkey, true);
             if (rc != SrdTransport.POST_OK) {
                 freeSlots[freeSlotCount++] = slot;
                 break;
@@ -359,6 +381,9 @@ final class SimHost {
             slotSeq[slot] = seq;
             slotPostTime[slot] = time;
             world.ledger.posted(index, seq, kind, targetUid);
+            if (Ledger.isRdma(kind)) {
+                world.rdma.posted(index, seq, slot);
+            }
             world.outcome.onPost(time);
             nextSeq++;
             outstanding++;
@@ -400,6 +425,9 @@ final class SimHost {
         outstanding--;
         world.resolved++;
         world.ledger.completed(index, seq, st);
+        if (Ledger.isRdma(world.ledger.kind(index, seq))) {
+            world.rdma.completed(index, seq, st, sendBuffers, (long) slot * sendSlotSize, destination.region, slotRemoteOffset[slot]);
+        }
         world.outcome.onCompletion(st, slotPostTime[slot], now);
     }
 
@@ -432,7 +460,13 @@ final class SimHost {
                                      int srcIp) {
         SimQp q = polling;
         int slot = (int) wrId;
-        if (st == WcStatus.SUCCESS) {
+        if (st == WcStatus.SUCCESS && opcode == WcOpcode.RECV_RDMA_WITH_IMM) {
+            if (world.rdma != null) {
+                world.rdma.writeWithImmediateReceived(index, q.uid, region, srcIp, hasImm, imm, byteLength);
+            } else {
+                world.ledger.deliveredByWrite(index, q.uid, srcIp, hasImm, imm, byteLength, false); // no region: nobody wrote
+            }
+        } else if (st == WcStatus.SUCCESS) {
             boolean ours = q.recvBuffers != null && slot >= 0 && slot < RQ_DEPTH;
             world.ledger.delivered(index, q.uid, srcIp, hasImm, imm, byteLength, ours ? q.recvBuffers : null,
                 (long) slot * recvSlotSize);
@@ -514,6 +548,9 @@ final class SimHost {
         for (int slot = 0; slot < SQ_DEPTH; slot++) {
             if (slotSeq[slot] >= 0) {
                 world.ledger.orphan(index, slotSeq[slot]);
+                if (world.rdma != null) {
+                    world.rdma.orphaned(index, slotSeq[slot]);
+                }
                 slotSeq[slot] = -1;
                 freeSlots[freeSlotCount++] = slot;
                 outstanding--;

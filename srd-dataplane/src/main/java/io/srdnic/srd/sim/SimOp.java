@@ -8,8 +8,10 @@ import java.util.Locale;
 /**
  * What one simulated message does ({@code srdnic sim --ops}): a sender cycles through the
  * scenario's operations, message i doing {@code ops[i % ops.size()]}. Besides the SRD sends, a UD
- * datagram and the four ways a responder's QP checks refuse a message, so that one run (and its
- * pcap) holds every packet type and drop indication the wire carries today.
+ * datagram, the four ways a responder's QP checks refuse a message and the three RDMA operations
+ * (WRITE, WRITE with immediate, READ, on the regions the hosts register and tell each other of), so
+ * that one run (and its pcap) holds every packet type the wire carries today and every drop
+ * indication but REMOTE_ACCESS (which only a request outside its region, or a forged one, meets).
  * <p>
  * Each operation is one of the {@code Ledger}'s message kinds, so the run's per-message checks
  * hold for it as they do for the hostile sends {@link Scenario.Events#hostileFraction} draws: the
@@ -30,7 +32,13 @@ public enum SimOp {
     /** SRD send to a destination QP with no receive posted: an RNR drop indication (no RNR retry unless the events ask). */
     RNR("rnr", Ledger.RNR, DropReason.RNR),
     /** SRD send longer than the destination's posted receives: a REMOTE_OPERATION drop indication. */
-    TOO_LONG("too-long", Ledger.TOO_LONG, DropReason.REMOTE_OPERATION);
+    TOO_LONG("too-long", Ledger.TOO_LONG, DropReason.REMOTE_OPERATION),
+    /** RDMA WRITE into the destination's registered region: completes SUCCESS with every byte there (see {@code RdmaChecks}). */
+    RDMA_WRITE("rdma-write", Ledger.RDMA_WRITE, 0),
+    /** RDMA WRITE with immediate: lands as rdma-write, then consumes a receive that completes with the immediate and the write's length. */
+    RDMA_WRITE_IMM("rdma-write-imm", Ledger.RDMA_WRITE_IMM, 0),
+    /** RDMA READ of the destination's patterned read area: completes SUCCESS with exactly those bytes in the reader's buffer. */
+    RDMA_READ("rdma-read", Ledger.RDMA_READ, 0);
 
     /** What {@code srdnic sim} did before there was a choice. */
     public static final List<SimOp> DEFAULT = List.of(SEND_IMM);
@@ -63,6 +71,11 @@ public enum SimOp {
     /** The ledger's kind of message this operation sends. */
     byte kind() {
         return kind;
+    }
+
+    /** Whether it reads or writes the destination's memory region (the hosts then register one). */
+    public boolean isRdma() {
+        return Ledger.isRdma(kind);
     }
 
     /** The operation named {@code label} on the command line; throws with the list of names otherwise. */

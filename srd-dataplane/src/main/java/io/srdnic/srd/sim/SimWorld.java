@@ -19,6 +19,8 @@ final class SimWorld {
     final boolean sinks;
     /** Whether every host needs a UD QP ({@code --ops ud}). */
     final boolean datagrams;
+    /** What the RDMA operations must leave in memory, when the run has any ({@code --ops rdma-*}; the hosts then register a region); else null. */
+    final RdmaChecks rdma;
     int nextUid = 1;
     /** Sends completed or orphaned so far. */
     long resolved;
@@ -46,6 +48,7 @@ final class SimWorld {
         this.sinks = hostile || scenario.ops().contains(SimOp.RNR);
         this.datagrams = scenario.ops().contains(SimOp.UD);
         this.ledger = new Ledger(scenario.size(), tooLongLength);
+        this.rdma = scenario.ops().stream().anyMatch(SimOp::isRdma) ? new RdmaChecks(ledger, scenario) : null;
     }
 
     /**

@@ -250,6 +250,7 @@ final class SrdMessages implements ReliableSender.Listener {
         }
         ctx.ensureRequester();
         requests.opcode[r] = SendRequests.OP_READ_RESPONSE;
+        requests.addressHandle[r] = -1; // none: else the slot's last send's, whose destroy would flush this answer
         requests.qp[r] = qp;
         requests.context[r] = ctx.index;
         requests.destQpn[r] = requesterQpn;

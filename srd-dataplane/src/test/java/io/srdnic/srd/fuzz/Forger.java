@@ -14,9 +14,9 @@ import java.util.Arrays;
  * Ethernet/IPv4/UDP with correct checksums, version 1 — whose every header field is the live value
  * of the conversation (sniffed from the real traffic), one close to it, or anything, as the input
  * says: types, context ids, epochs, PSNs, send base, QPNs, Q_Key, ACK cumulative PSN, SACK words,
- * drop entries, source IP (the peers', 0.0.0.0, strangers', floods of many) and MAC. Now and then
- * another SRD version or a bad UDP checksum. Live values make the frames reach the transport's
- * deep logic rather than its first check.
+ * drop entries, RDMA and READ_RESPONSE extended headers, source IP (the peers', 0.0.0.0,
+ * strangers', floods of many) and MAC. Now and then another SRD version or a bad UDP checksum.
+ * Live values make the frames reach the transport's deep logic rather than its first check.
  * <p>
  * What it reads from the input, and in what order, is what the committed inputs mean: change it and
  * the reproducers of past findings no longer replay their attacks.
@@ -114,7 +114,6 @@ final class Forger {
         int srd = FuzzFrames.SRD;
         frame[srd] = (byte) (0x10 | type);
         frame[srd + 1] = (byte) flags;
-        FuzzFrames.put16(frame, srd + 2, payload.length);
         FuzzFrames.put32(frame, srd + 4, near(s.peerContext[peer]));
         FuzzFrames.put32(frame, srd + 8, near(s.victimContext[peer]));
         FuzzFrames.put32(frame, srd + 12, epochNear(s.peerEpoch[peer]));
@@ -129,8 +128,48 @@ final class Forger {
         FuzzFrames.put32(frame, srd + 32, data.consumeInt(0, 7) != 0 ? HostileFabric.QKEY : data.consumeInt());
         FuzzFrames.put32(frame, srd + 36, data.consumeInt());
         FuzzFrames.put64(frame, srd + 40, f.now() + (data.consumeBoolean() ? 0 : data.consumeLong())); // relative: replays the same
-        System.arraycopy(payload, 0, frame, srd + FuzzFrames.SRD_HEADER, payload.length);
-        return FuzzFrames.SRD_HEADER + payload.length;
+        int extended = 0;
+        int carried = payload.length;
+        if (type == PacketType.RDMA_WRITE || type == PacketType.RDMA_READ) {
+            extended = rdmaHeader(type, carried);
+            carried = type == PacketType.RDMA_READ && extended > 0 && data.consumeInt(0, 7) != 0 ? 0 : carried; // a READ carries no data
+        }
+        FuzzFrames.put16(frame, srd + 2, extended + carried);
+        System.arraycopy(payload, 0, frame, srd + FuzzFrames.SRD_HEADER + extended, carried);
+        return FuzzFrames.SRD_HEADER + extended + carried;
+    }
+
+    /**
+     * Gives an RDMA packet the extended header the parser requires, so that it reaches the
+     * responder's RDMA checks: an RDMA_WRITE stays one or becomes the RDMA_WRITE_WITH_IMM that ends a
+     * write, an RDMA_READ stays one or becomes a READ_RESPONSE; now and then it gets none (refused as
+     * BAD_LENGTH, as every RDMA packet was before the headers existed). Returns the header's length.
+     * These choices are read after all the older inputs read for a data packet, so that an input
+     * with no bytes left for them makes a well-formed packet of the type it picked.
+     */
+    private int rdmaHeader(int type, int dataLength) {
+        int at = FuzzFrames.SRD + FuzzFrames.SRD_HEADER;
+        int variant = data.consumeInt(0, 7);
+        if (variant == 7) {
+            return 0;
+        }
+        if (variant == 6 && type == PacketType.RDMA_READ) {
+            frame[FuzzFrames.SRD] = (byte) (0x10 | PacketType.READ_RESPONSE);
+            FuzzFrames.put32(frame, at, data.consumeInt());                                            // token
+            FuzzFrames.put32(frame, at + 4, data.consumeBoolean() ? 0 : data.consumeInt());           // offset in the read
+            FuzzFrames.put32(frame, at + 8, data.consumeBoolean() ? dataLength : data.consumeInt());  // the read's length
+            FuzzFrames.put32(frame, at + 12, (data.consumeInt(0, 7) == 0 ? data.consumeInt(0, 255) : 0) << 24); // status, reserved
+            return FuzzFrames.READ_RESPONSE_HEADER;
+        }
+        if (variant == 6) {
+            frame[FuzzFrames.SRD] = (byte) (0x10 | PacketType.RDMA_WRITE_WITH_IMM);
+        }
+        FuzzFrames.put64(frame, at, data.consumeBoolean() ? 0 : data.consumeLong());                 // remote address
+        FuzzFrames.put32(frame, at + 8, data.consumeInt());                                           // rkey
+        FuzzFrames.put32(frame, at + 12, data.consumeBoolean() ? dataLength : data.consumeInt());    // the request's length
+        FuzzFrames.put32(frame, at + 16, data.consumeBoolean() ? 0 : data.consumeInt());             // this packet's offset in it
+        FuzzFrames.put32(frame, at + 20, 0);
+        return FuzzFrames.RDMA_HEADER;
     }
 
     private int ack(int peer) {

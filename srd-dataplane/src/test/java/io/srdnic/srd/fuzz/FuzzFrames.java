@@ -52,7 +52,11 @@ final class FuzzFrames {
     static final int SRD = 42;
     static final int SRD_HEADER = 48;
     static final int ACK_HEADER = 72;
+    /** The RDMA extended header of RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ, and READ_RESPONSE's: after the 48 bytes, counted in the payload length. */
+    static final int RDMA_HEADER = 24;
+    static final int READ_RESPONSE_HEADER = 16;
     static final int MAX_DROPS = 16;
+    static final int MAX_DROP_REASON = 5;
     static final int MAX_QPN = 0xFF_FFFF;
 
     private FuzzFrames() {
@@ -285,7 +289,9 @@ final class FuzzFrames {
             case 4 -> "RDMA_READ";
             case 5 -> "ACK";
             case 6 -> "PROBE";
-            default -> "PROBE_REPLY";
+            case 7 -> "PROBE_REPLY";
+            case 8 -> "RDMA_WRITE_WITH_IMM";
+            default -> "READ_RESPONSE";
         });
         sb.append(String.format(" %s -> %s (mac %012x, udp %d) srcCtx %08x dstCtx %08x epoch %08x", ipv4(s32(f, IP_SRC)), ipv4(s32(f, IP_DST)),
             mac(f, 6), u16(f, UDP_SRC_PORT), s32(f, SRD + 4), s32(f, SRD + 8), s32(f, SRD + 12)));
@@ -299,6 +305,14 @@ final class FuzzFrames {
         } else {
             sb.append(String.format(" flags %02x psn %08x sendBase %08x qpn %d -> %d qkey %08x payload %d", u8(f, SRD + 1), s32(f, SRD + 16),
                 s32(f, SRD + 20), s32(f, SRD + 24), s32(f, SRD + 28), s32(f, SRD + 32), u16(f, SRD + 2)));
+            int at = SRD + SRD_HEADER;
+            if (extendedHeaderLength(type) == RDMA_HEADER) {
+                sb.append(String.format(" rdma address %016x rkey %08x length %d offset %d", s64(f, at), s32(f, at + 8), s32(f, at + 12),
+                    s32(f, at + 16)));
+            } else if (type == 9) {
+                sb.append(String.format(" token %08x offset %d length %d status %d", s32(f, at), s32(f, at + 4), s32(f, at + 8),
+                    u8(f, at + 12)));
+            }
         }
         return sb.toString();
     }
@@ -307,6 +321,15 @@ final class FuzzFrames {
 
     static int code(ParseError e) {
         return -(e.ordinal() + 1);
+    }
+
+    /** The extended header a data packet of {@code type} carries after the 48 bytes: the RDMA types' and READ_RESPONSE's. */
+    static int extendedHeaderLength(int type) {
+        return switch (type) {
+            case 3, 4, 8 -> RDMA_HEADER;
+            case 9 -> READ_RESPONSE_HEADER;
+            default -> 0;
+        };
     }
 
     /** What {@code Ipv4UdpFrame.check} must answer for this frame: the SRD length, or a negative ParseError code. */
@@ -361,9 +384,8 @@ final class FuzzFrames {
             if (payload > mtu) {
                 return code(ParseError.OVERSIZED);
             }
-            // RDMA_WRITE, RDMA_READ, RDMA_WRITE_WITH_IMM carry a 24-byte RDMA header, READ_RESPONSE a 16-byte one, in the payload.
-            int extended = type == 3 || type == 4 || type == 8 ? 24 : type == 9 ? 16 : 0;
-            if (payload != srdLength - SRD_HEADER || ((type == 6 || type == 7) && payload != 0) || payload < extended) {
+            boolean probe = type == 6 || type == 7;
+            if (payload != srdLength - SRD_HEADER || (probe && payload != 0) || payload < extendedHeaderLength(type)) {
                 return code(ParseError.BAD_LENGTH);
             }
             if (Integer.compareUnsigned(s32(f, SRD + 24), MAX_QPN) > 0 || Integer.compareUnsigned(s32(f, SRD + 28), MAX_QPN) > 0) {
@@ -384,7 +406,7 @@ final class FuzzFrames {
             }
             for (int i = 0; i < drops; i++) {
                 int reason = u8(f, SRD + ACK_HEADER + 8 * i + 4);
-                if (reason < 1 || reason > 5) {
+                if (reason < 1 || reason > MAX_DROP_REASON) {
                     return code(ParseError.OUT_OF_RANGE);
                 }
             }

@@ -21,6 +21,8 @@ import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
@@ -98,7 +100,7 @@ class ParseFuzzTest {
         }
         if ((knobs & 0x8) != 0 && srdLength >= ACK_HEADER) {                // drop reasons in range
             for (int at = SRD + ACK_HEADER + 4; at < SRD + srdLength; at += 8) {
-                f[at] = (byte) (1 + (f[at] & 0x3));
+                f[at] = (byte) (1 + (f[at] & 0xFF) % FuzzFrames.MAX_DROP_REASON);
             }
         }
         int length = SRD + srdLength + trailer;
@@ -113,18 +115,19 @@ class ParseFuzzTest {
 
     /** A frame the codecs would send, with up to four bytes overwritten, checksums then repaired or not. */
     private static int mutatedValid(FuzzedDataProvider data, byte[] f) {
-        int type = data.pickValue(new int[] {1, 2, 3, 4, 5, 6, 7});
+        int type = data.pickValue(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9});
         int srdLength;
         if (type == PacketType.ACK) {
             int drops = data.consumeInt(0, 16);
             srdLength = ACK_HEADER + 8 * drops;
             for (int i = 0; i < drops; i++) {
                 FuzzFrames.put32(f, SRD + ACK_HEADER + 8 * i, data.consumeInt());
-                f[SRD + ACK_HEADER + 8 * i + 4] = (byte) data.consumeInt(1, 4);
+                f[SRD + ACK_HEADER + 8 * i + 4] = (byte) data.consumeInt(1, FuzzFrames.MAX_DROP_REASON);
             }
             FuzzFrames.put16(f, SRD + 2, drops);
         } else {
-            int payload = PacketType.isData(type) ? data.consumeInt(0, MTU) : 0;
+            // An RDMA packet holds at least its extended header.
+            int payload = PacketType.isData(type) ? data.consumeInt(FuzzFrames.extendedHeaderLength(type), MTU) : 0;
             srdLength = SRD_HEADER + payload;
             FuzzFrames.put16(f, SRD + 2, payload);
             FuzzFrames.put32(f, SRD + 24, data.consumeInt(0, FuzzFrames.MAX_QPN));
@@ -158,8 +161,8 @@ class ParseFuzzTest {
         FuzzFrames.segments(M, segments);
         try {
             int result = SrdParser.parse(M, PORT, MTU);
-            assertTrue(result >= -ParseError.VALUES.length && result != 0 && result <= PacketType.READ_RESPONSE
-               , "a type 1..9 or a ParseError code, was " + result);
+            assertTrue(result >= -ParseError.VALUES.length && result != 0 && result <= PacketType.READ_RESPONSE,
+                "a type 1..9 or a ParseError code, was " + result);
             assertEquals(describe(expected), describe(result), "the answer of the spec's validation order");
             assertEquals(result, SrdParser.parse(M, PORT, MTU), "parsing again gives the same answer");
             if (result > 0) {
@@ -209,7 +212,7 @@ class ParseFuzzTest {
             for (int i = 0; i < drops; i++) {
                 assertEquals(s32(f, SRD + ACK_HEADER + 8 * i), SrdAck.dropPsn(M, i));
                 assertEquals(u8(f, SRD + ACK_HEADER + 8 * i + 4), SrdAck.dropReason(M, i));
-                assertTrue(DropReason.isValid(SrdAck.dropReason(M, i)), "drop reasons 1..4");
+                assertTrue(DropReason.isValid(SrdAck.dropReason(M, i)), "drop reasons 1..5");
             }
         } else {
             int payload = SrdHeader.payloadLength(M);
@@ -232,6 +235,25 @@ class ParseFuzzTest {
             if (payload > 0) {
                 assertEquals(f[SRD + SRD_HEADER + payload - 1], M.getByte(SrdHeader.PAYLOAD_OFFSET + payload - 1), "the payload's last byte");
             }
+            checkExtendedHeader(f, type, payload);
+        }
+    }
+
+    /** An accepted RDMA packet holds its whole extended header, and the codec reads it at the documented offsets. */
+    private static void checkExtendedHeader(byte[] f, int type, int payload) {
+        int at = SRD + SRD_HEADER;
+        if (type == PacketType.RDMA_WRITE || type == PacketType.RDMA_WRITE_WITH_IMM || type == PacketType.RDMA_READ) {
+            assertTrue(payload >= FuzzFrames.RDMA_HEADER, "an RDMA packet holds its 24-byte header");
+            assertEquals(s64(f, at), RdmaHeader.address(M));
+            assertEquals(s32(f, at + 8), RdmaHeader.rkey(M));
+            assertEquals(s32(f, at + 12), RdmaHeader.dmaLength(M));
+            assertEquals(s32(f, at + 16), RdmaHeader.segmentOffset(M));
+        } else if (type == PacketType.READ_RESPONSE) {
+            assertTrue(payload >= FuzzFrames.READ_RESPONSE_HEADER, "a READ_RESPONSE holds its 16-byte header");
+            assertEquals(s32(f, at), ReadResponseHeader.token(M));
+            assertEquals(s32(f, at + 4), ReadResponseHeader.readOffset(M));
+            assertEquals(s32(f, at + 8), ReadResponseHeader.readLength(M));
+            assertEquals(u8(f, at + 12), ReadResponseHeader.status(M));
         }
     }
 }

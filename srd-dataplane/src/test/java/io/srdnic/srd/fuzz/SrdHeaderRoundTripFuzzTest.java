@@ -17,24 +17,28 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * Write, then parse: an SRD data or probe packet written with {@link SrdHeader}'s setters and
- * {@link Ipv4UdpFrame#write} from fuzzed field values (into an mbuf whose room holds fuzzed garbage
- * first, so the writers must define every byte they claim) parses back as its type with every
- * field as written, at the offsets docs/wire-format.md gives, inside a frame of the documented
- * length with valid checksums. Values the parser must refuse — a QPN over 24 bits, a payload over
- * the MTU — are refused with the documented error.
+ * Write, then parse: an SRD data or probe packet written with {@link SrdHeader}'s setters, the
+ * extended header of its type ({@link RdmaHeader} for RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ,
+ * {@link ReadResponseHeader} for READ_RESPONSE) and {@link Ipv4UdpFrame#write} from fuzzed field
+ * values (into an mbuf whose room holds fuzzed garbage first, so the writers must define every byte
+ * they claim, reserved ones included) parses back as its type with every field as written, at the
+ * offsets docs/wire-format.md gives, inside a frame of the documented length with valid checksums.
+ * Values the parser must refuse — a QPN over 24 bits, a payload over the MTU, a payload length that
+ * cuts the extended header — are refused with the documented error.
  */
 class SrdHeaderRoundTripFuzzTest {
     private static final FuzzRun RUN = new FuzzRun("SrdHeaderRoundTripFuzzTest");
     private static final Mbuf M = FuzzFrames.oneMbuf();
     private static final int[] TYPES = {PacketType.SEND, PacketType.SEND_WITH_IMM, PacketType.RDMA_WRITE, PacketType.RDMA_READ,
-        PacketType.PROBE, PacketType.PROBE_REPLY};
+        PacketType.PROBE, PacketType.PROBE_REPLY, PacketType.RDMA_WRITE_WITH_IMM, PacketType.READ_RESPONSE};
 
     @AfterAll
     static void report() {
@@ -46,8 +50,16 @@ class SrdHeaderRoundTripFuzzTest {
         RUN.count();
         int type = data.pickValue(TYPES);
         int flags = data.consumeInt(0, 255);
+        int extended = PacketType.extendedHeaderLength(type);
         boolean bigPayload = PacketType.isData(type) && data.consumeInt(0, 15) == 0;
-        int payload = !PacketType.isData(type) ? 0 : bigPayload ? data.consumeInt(0, DATA_ROOM - SRD - SrdHeader.LENGTH) : data.consumeInt(0, 64);
+        int dataLength = !PacketType.isData(type) ? 0
+            : bigPayload ? data.consumeInt(0, DATA_ROOM - SRD - SrdHeader.LENGTH - extended) : data.consumeInt(0, 64);
+        // Now and then a payload length that cuts the extended header short: the parser refuses it.
+        boolean cutHeader = extended > 0 && data.consumeInt(0, 15) == 0;
+        int payload = cutHeader ? data.consumeInt(0, extended - 1) : extended + dataLength;
+        if (cutHeader) {
+            dataLength = payload;
+        }
         int srcContext = data.consumeInt();
         int dstContext = data.consumeInt();
         int epoch = data.consumeInt();
@@ -66,15 +78,20 @@ class SrdHeaderRoundTripFuzzTest {
         int srcPort = data.consumeInt(0, 0xFFFF);
         boolean udpChecksum = data.consumeBoolean();
         byte garbage = data.consumeByte();
-        byte[] payloadBytes = new byte[payload];
+        Extended x = new Extended(data.consumeLong(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(0, 255));
+        byte[] payloadBytes = new byte[dataLength];
         byte[] given = data.consumeRemainingAsBytes();
-        for (int i = 0; i < payload; i++) {
+        for (int i = 0; i < dataLength; i++) {
             payloadBytes[i] = i < given.length ? given[i] : (byte) (i * 7 + 3);
         }
+        int dataAt = SrdHeader.PAYLOAD_OFFSET + (cutHeader ? 0 : extended);
 
         FuzzFrames.restore(M);
         M.room().fill(garbage);
-        M.copyFrom(MemorySegment.ofArray(payloadBytes), 0, SrdHeader.PAYLOAD_OFFSET, payload);
+        M.copyFrom(MemorySegment.ofArray(payloadBytes), 0, dataAt, dataLength);
+        if (!cutHeader) {
+            x.write(M, type);
+        }
         SrdHeader.versionAndType(M, type);
         SrdHeader.flags(M, flags);
         SrdHeader.payloadLength(M, payload);
@@ -97,6 +114,9 @@ class SrdHeaderRoundTripFuzzTest {
         FuzzFrames.load(M, f, length);                 // reads past the frame now throw
         int expected = Integer.compareUnsigned(srcQpn, SrdParser.MAX_QPN) > 0 || Integer.compareUnsigned(dstQpn, SrdParser.MAX_QPN) > 0
             ? FuzzFrames.code(ParseError.OUT_OF_RANGE) : type;
+        if (cutHeader) {
+            expected = FuzzFrames.code(ParseError.BAD_LENGTH);
+        }
         if (payload > MTU) {
             expected = FuzzFrames.code(ParseError.OVERSIZED);
         } else if (payload < PacketType.extendedHeaderLength(type)) {
@@ -132,8 +152,11 @@ class SrdHeaderRoundTripFuzzTest {
         assertEquals(imm, s32(f, SRD + 36));
         assertEquals(timestamp, SrdHeader.timestamp(M));
         assertEquals(timestamp, s64(f, SRD + 40));
-        for (int i = 0; i < payload; i++) {
-            if (f[SrdHeader.PAYLOAD_OFFSET + i] != payloadBytes[i]) {
+        if (!cutHeader) {
+            x.check(M, f, type);
+        }
+        for (int i = 0; i < dataLength; i++) {
+            if (f[dataAt + i] != payloadBytes[i]) {
                 throw new AssertionError("payload byte " + i + " changed");
             }
         }
@@ -141,5 +164,45 @@ class SrdHeaderRoundTripFuzzTest {
             assertTrue(f[i] == 0, "padding to 60 bytes is zero");
         }
         FuzzFrames.restore(M);
+    }
+
+    /**
+     * The fuzzed fields of an extended header, whichever the type has: an RDMA header's address,
+     * rkey, length and segment offset, or a READ_RESPONSE's token, offset, length and status.
+     */
+    private record Extended(long address, int first, int second, int third, int status) {
+        void write(Mbuf m, int type) {
+            if (PacketType.extendedHeaderLength(type) == RdmaHeader.LENGTH) {
+                RdmaHeader.write(m, address, first, second, third);
+            } else if (type == PacketType.READ_RESPONSE) {
+                ReadResponseHeader.write(m, first, second, third, status);
+            }
+        }
+
+        /** Read back through the codec and at the documented offsets (SRD + 48 on), reserved bytes zero. */
+        void check(Mbuf m, byte[] f, int type) {
+            int at = SRD + SrdHeader.LENGTH;
+            if (PacketType.extendedHeaderLength(type) == RdmaHeader.LENGTH) {
+                assertEquals(address, RdmaHeader.address(m));
+                assertEquals(address, s64(f, at));
+                assertEquals(first, RdmaHeader.rkey(m));
+                assertEquals(first, s32(f, at + 8));
+                assertEquals(second, RdmaHeader.dmaLength(m));
+                assertEquals(second, s32(f, at + 12));
+                assertEquals(third, RdmaHeader.segmentOffset(m));
+                assertEquals(third, s32(f, at + 16));
+                assertEquals(0, s32(f, at + 20), "the RDMA header's reserved word");
+            } else if (type == PacketType.READ_RESPONSE) {
+                assertEquals(first, ReadResponseHeader.token(m));
+                assertEquals(first, s32(f, at));
+                assertEquals(second, ReadResponseHeader.readOffset(m));
+                assertEquals(second, s32(f, at + 4));
+                assertEquals(third, ReadResponseHeader.readLength(m));
+                assertEquals(third, s32(f, at + 8));
+                assertEquals(status, ReadResponseHeader.status(m));
+                assertEquals(status, u8(f, at + 12));
+                assertTrue(u8(f, at + 13) == 0 && u16(f, at + 14) == 0, "the READ_RESPONSE header's reserved 24 bits");
+            }
+        }
     }
 }

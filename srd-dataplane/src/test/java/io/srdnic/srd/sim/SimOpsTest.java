@@ -25,20 +25,24 @@ class SimOpsTest {
 
     @Test
     void shouldEndEachOperationWithItsStatusAndDropReason() {
-        SimReport r = SrdSimulation.run(Scenario.basic(7 * 40, 64, 3).withOps(ALL));
+        SimReport r = SrdSimulation.run(Scenario.basic(10 * 40, 64, 3).withOps(ALL));
         assertTrue(r.passed(), r.toString());
-        assertEquals(3 * 40, r.completedOk(), "send, send-imm and ud succeed");
+        assertEquals(6 * 40, r.completedOk(), "send, send-imm, ud and the three RDMA operations succeed");
         assertEquals(Map.of("BAD_DEST_QP_ERROR", 40L, "REMOTE_INVALID_REQUEST_ERROR", 40L, "RNR_ERROR", 40L,
             "REMOTE_OPERATION_ERROR", 40L), r.completedErrorByStatus());
         for (SimOp op : ALL) {
             assertEquals(op.dropReason() == 0, op.expectedStatus() == WcStatus.SUCCESS, op.label() + ": refused exactly when it has a drop reason");
         }
         assertEquals(4 * 40, r.hostileSends(), "the refused operations are the ledger's hostile kinds");
-        assertEquals(3 * 40, r.delivered(), "a clean network delivers every SRD message and every datagram, nothing refused");
+        assertEquals(6 * 40, r.delivered(), "a clean network delivers every SRD message and every datagram, every RDMA operation's "
+            + "bytes land or come back, nothing refused");
         assertEquals(0, r.deliveredButFailed());
         Map<String, Long> c = r.transportCounters();
         assertEquals(40, c.get("tx_datagrams"));
         assertEquals(40, c.get("rx_datagrams"));
+        assertEquals(2 * 40, c.get("rdma_writes_placed"), "each write one segment at 64 bytes");
+        assertEquals(40, c.get("rdma_reads_answered"));
+        assertEquals(40, c.get("read_responses_placed"));
         for (SimOp op : ALL) {
             if (op.dropReason() != 0) {
                 String reason = DropReason.name(op.dropReason()).toLowerCase(Locale.ROOT);
@@ -73,10 +77,39 @@ class SimOpsTest {
         }));
     }
 
-    /** {@code s} with every operation; at least 8 bytes, as a SEND without immediate data needs. */
+    /**
+     * {@code s} with every operation; at least 8 bytes, as a SEND without immediate data needs. Every
+     * operation but RDMA_READ where a destination QP can vanish (destroyed, in ERROR, its host
+     * restarted): a READ whose responder stops answering after it acknowledged the request never
+     * completes, a transport bug not fixed yet (SrdReadLivenessTest).
+     */
     static Scenario withAllOps(Scenario s) {
+        List<SimOp> ops = s.destinationQpsCanVanish() ? ALL.stream().filter(op -> op != SimOp.RDMA_READ).toList() : ALL;
         return new Scenario(s.hosts(), s.messages(), Math.max(8, s.size()), s.loss(), s.duplicate(), s.reorder(), s.delayNanos(),
-            s.jitterNanos(), s.paths(), s.blackholePaths(), s.incast(), s.linkGbps(), s.timeLimitNanos(), s.seed(), s.events(), ALL);
+            s.jitterNanos(), s.paths(), s.blackholePaths(), s.incast(), s.linkGbps(), s.timeLimitNanos(), s.seed(), s.events(), ops);
+    }
+
+    @Test
+    void shouldSegmentRdmaAtTheMtuAndCheckEveryByteUnderLossDuplicationAndReordering() {
+        // At --size 4096 the simulated MTU is 4096: a write of 4096 bytes takes two packets (4072 + 24
+        // bytes of data), a read's answer two READ_RESPONSEs; a write with immediate holds its second.
+        List<SimOp> rdma = List.of(SimOp.RDMA_WRITE, SimOp.RDMA_WRITE_IMM, SimOp.RDMA_READ);
+        SimReport r = SrdSimulation.run(Scenario.basic(3 * 200, 4096, 17).withFaults(0.05, 0.05, 0.3).withOps(rdma));
+        assertTrue(r.passed(), r.toString());
+        assertEquals(600, r.completedOk());
+        assertEquals(600, r.delivered(), "every write's bytes landed, every read's came back, every write with immediate's receive");
+        Map<String, Long> c = r.transportCounters();
+        assertEquals(2 * 2 * 200, c.get("rdma_writes_placed"), "two segments a write, each placed once");
+        assertEquals(200, c.get("rdma_reads_answered"));
+        assertEquals(2 * 200, c.get("read_responses_placed"), "two READ_RESPONSEs a read");
+        assertTrue(r.retransmits() > 0, "the faults cost retransmissions");
+    }
+
+    @Test
+    void shouldRunTheSameRdmaScenarioTheSameWay() {
+        Scenario s = Scenario.basic(300, 1000, 23).withFaults(0.05, 0.02, 0.2)
+            .withOps(List.of(SimOp.SEND, SimOp.RDMA_WRITE, SimOp.RDMA_WRITE_IMM, SimOp.RDMA_READ));
+        assertEquals(SrdSimulation.run(s), SrdSimulation.run(s), "same scenario and seed, same run");
     }
 
     @Test
@@ -86,7 +119,7 @@ class SimOpsTest {
             () -> SrdSimulation.run(Scenario.basic(10, 4096, 1).withOps(List.of(SimOp.TOO_LONG))));
         assertTrue(mtu.getMessage().contains("--size below the SRD MTU"), mtu.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Scenario.basic(10, 64, 1).withOps(List.of()));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SimOp.list("send,rdma-write"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SimOp.list("send,atomic-add"));
         assertTrue(e.getMessage().contains(SimOp.labels()), e.getMessage());
         assertEquals(List.of(SimOp.SEND_IMM, SimOp.UD), SimOp.list("send-imm, UD"));
     }
