@@ -2,7 +2,6 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
@@ -60,12 +59,10 @@ final class RdmaDelivery {
         }
         boolean withImmediate = type == PacketType.RDMA_WRITE_WITH_IMM;
         if (withImmediate) {
-            if (qp.receives.isEmpty()) {
-                qp.rnrDrops++;
+            if (qp.lacksReceive()) {
                 return DropReason.RNR;
             }
-            if (qp.recvCq.isFull()) {
-                t.onCqOverrun(qp.recvCq);
+            if (qp.receiveCompletionWouldOverrun()) {
                 return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
             }
         }
@@ -76,11 +73,7 @@ final class RdmaDelivery {
         }
         t.counters.rdmaWritesPlaced++;
         if (withImmediate) {
-            long wrId = qp.receives.headWrId();
-            qp.receives.removeHead();
-            qp.recvCq.push(wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), qp.qpn,
-                SrdHeader.sourceQpn(m), ctx.remoteIp);
-            t.counters.delivered++;
+            qp.completeReceive(WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), SrdHeader.sourceQpn(m), ctx.remoteIp);
         }
         return 0;
     }

@@ -2,7 +2,6 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
@@ -36,30 +35,16 @@ final class SendDelivery {
         if (SrdHeader.qkey(m) != qp.qkey) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
-        if (qp.receives.isEmpty()) {
-            qp.rnrDrops++;
+        if (qp.lacksReceive()) {
             return DropReason.RNR;
         }
         if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
             return DropReason.REMOTE_OPERATION;
         }
-        if (completionWouldOverrun(qp)) {
+        if (qp.receiveCompletionWouldOverrun()) {
             return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
         }
         return 0;
-    }
-
-    /**
-     * A message is taken only if its receive completion fits: one that would overrun the CQ is
-     * refused (never acknowledged as delivered) and, as in verbs, the CQ goes to error and its QPs
-     * to ERROR.
-     */
-    private boolean completionWouldOverrun(SrdQp qp) {
-        if (!qp.recvCq.isFull()) {
-            return false;
-        }
-        t.onCqOverrun(qp.recvCq);
-        return true;
     }
 
     /** Copies a checked message into the QP's next receive and completes it; 0, or the DropReason if the receive's memory is gone. */
@@ -71,12 +56,8 @@ final class SendDelivery {
         } catch (IllegalStateException closedBuffer) {
             return DropReason.REMOTE_OPERATION; // the receive's memory is gone: a receive WQE we cannot use
         }
-        long wrId = qp.receives.headWrId();
-        qp.receives.removeHead();
         boolean imm = type == PacketType.SEND_WITH_IMM;
-        qp.recvCq.push(wrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm,
-            SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), srcIp);
-        t.counters.delivered++;
+        qp.completeReceive(imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm, SrdHeader.immediate(m), SrdHeader.sourceQpn(m), srcIp);
         return 0;
     }
 }

@@ -98,6 +98,7 @@ final class SrdMessages implements ReliableSender.Listener {
         int op = requests.opcode[r];
         int type;
         int header = 0;
+        long at = 0; // where this packet's data starts in the request
         int data;
         int status = 0;
         if (op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM) {
@@ -109,7 +110,7 @@ final class SrdMessages implements ReliableSender.Listener {
             data = 0;
             RdmaHeader.write(m, requests.remoteAddress[r], requests.rkey[r], requests.length[r], 0);
         } else {
-            long at = (long) segment * dataPerSegment;
+            at = (long) segment * dataPerSegment;
             data = (int) Math.min(dataPerSegment, requests.length[r] - at);
             if (op == SendRequests.OP_READ_RESPONSE) {
                 type = PacketType.READ_RESPONSE;
@@ -128,9 +129,8 @@ final class SrdMessages implements ReliableSender.Listener {
             }
         }
         if (data > 0) {
-            long from = requests.offset[r] + (long) segment * (header == 0 ? 0 : dataPerSegment);
             try {
-                m.copyFrom(requests.buffer[r], from, SrdHeader.PAYLOAD_OFFSET + header, data);
+                m.copyFrom(requests.buffer[r], requests.offset[r] + at, SrdHeader.PAYLOAD_OFFSET + header, data);
             } catch (IllegalStateException closedBuffer) {
                 t.tx.giveBack(address);
                 flow.forget(psn);

@@ -252,6 +252,36 @@ public final class SrdQp {
         }
     }
 
+    /** Whether no receive is posted for an arriving message to take (an RNR drop, counted on the QP). */
+    boolean lacksReceive() {
+        if (receives.isEmpty()) {
+            rnrDrops++;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * A message is taken only if its receive completion fits: one that would overrun the CQ is
+     * refused (never acknowledged as delivered) and, as in verbs, the CQ goes to error and its QPs
+     * to ERROR.
+     */
+    boolean receiveCompletionWouldOverrun() {
+        if (!recvCq.isFull()) {
+            return false;
+        }
+        transport.onCqOverrun(recvCq);
+        return true;
+    }
+
+    /** Takes the next receive for a delivered message and completes it successfully (the caller checked it fits). */
+    void completeReceive(int opcode, int length, boolean hasImmediate, int immediate, int sourceQpn, int sourceIp) {
+        long wrId = receives.headWrId();
+        receives.removeHead();
+        recvCq.push(wrId, WcStatus.SUCCESS, opcode, length, hasImmediate, immediate, qpn, sourceQpn, sourceIp);
+        transport.counters.delivered++;
+    }
+
     void completeSend(long wrId, int opcode, int status, int length, boolean signaled) {
         sqOutstanding--;
         // Errors are always reported; successes only when the WR asked to be signaled (as in verbs).
