@@ -36,8 +36,10 @@ final class ReliableSender {
     /** Which flow this is, for the listener (an SRD context's index). */
     final int flow;
     private final int window;
-    private final int retryBudget;
-    private final long retransmitLifetime;
+    private int retryBudget;
+    private long retransmitLifetime;
+    /** A packet out of retries is given up only once this old as well (RC: the QP's retry_cnt x local ACK timeout); 0 for SRD. */
+    private long minAgeToGiveUp;
     private final SrdCounters counters;
 
     int[] owner;
@@ -47,6 +49,11 @@ final class ReliableSender {
     long[] firstSendTime;
     int[] path;
     int[] transmissions;
+    /** Which transmission of the flow each packet's latest was: the send-order queue names transmissions by it. */
+    private int[] stamp;
+    private int nextStamp;
+    /** Held back by the layer above (RC: RNR-NAKed until the responder's timer runs out): neither lost nor timed out meanwhile. */
+    private boolean[] held;
     int mask;
     int nextPsn;
     int sendBase;
@@ -71,6 +78,11 @@ final class ReliableSender {
     long rackLosses;
 
     ReliableSender(int flow, SrdConfig config, SrdCounters counters) {
+        this(flow, config, counters, config.paths);
+    }
+
+    /** A flow that sprays over {@code pathCount} paths (1: every packet on one path). */
+    ReliableSender(int flow, SrdConfig config, SrdCounters counters, int pathCount) {
         this.flow = flow;
         this.window = config.window();
         this.retryBudget = config.retryBudget;
@@ -79,7 +91,17 @@ final class ReliableSender {
         this.rtt = new RttEstimator(config.rtoInitialNanos, config.rtoMinNanos, config.rtoMaxNanos);
         this.cwnd = new DelayWindow(config.ccInitialWindow, window, config.ccAdditiveIncrease, config.ccBeta, config.ccMaxDecrease,
             config.ccTargetQueueingNanos);
-        this.paths = new PathSet(config.paths, config.pathAvoidNanos, flow);
+        this.paths = new PathSet(pathCount, config.pathAvoidNanos, flow);
+    }
+
+    /**
+     * When a lost packet is given up: after {@code retries} retransmissions or {@code lifetime} since
+     * its first transmission, whichever comes first, but never before it is {@code minAge} old.
+     */
+    void giveUpAfter(int retries, long lifetime, long minAge) {
+        this.retryBudget = retries;
+        this.retransmitLifetime = lifetime;
+        this.minAgeToGiveUp = minAge;
     }
 
     /** Starts afresh at {@code firstPsn}: nothing of a previous use remains. */
@@ -116,6 +138,8 @@ final class ReliableSender {
             firstSendTime = new long[window];
             path = new int[window];
             transmissions = new int[window];
+            stamp = new int[window];
+            held = new boolean[window];
             mask = window - 1;
             order = new long[2 * window];
             orderMask = 2 * window - 1;
@@ -152,6 +176,7 @@ final class ReliableSender {
         owner[i] = own;
         segment[i] = seg;
         transmissions[i] = 0;
+        held[i] = false;
         firstSendTime[i] = now;
         inflight++;
         transmit(psn, now, PathSet.NONE, listener);
@@ -164,7 +189,9 @@ final class ReliableSender {
         sendTime[i] = now;
         path[i] = p;
         int xmit = ++transmissions[i];
-        recordTransmission(psn, xmit);
+        int st = nextStamp++;
+        stamp[i] = st;
+        recordTransmission(psn, st);
         paths.onTransmit(p);
         txPackets++;
         counters.txData++;
@@ -294,7 +321,8 @@ final class ReliableSender {
                     lastBackoff = now;
                 }
             }
-            if (transmissions[i] > retryBudget || now - firstSendTime[i] >= retransmitLifetime) {
+            long age = now - firstSendTime[i];
+            if ((transmissions[i] > retryBudget || age >= retransmitLifetime) && age >= minAgeToGiveUp) {
                 // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
                 // responder that forgot this flow, having waited for retransmissions only this long.
                 listener.exhausted(this, psn, owner[i], now);
@@ -326,16 +354,45 @@ final class ReliableSender {
         return order != null && orderHead != orderTail;
     }
 
-    private boolean isCurrentTransmission(int psn, int xmit) {
-        return owner(psn) != EMPTY && transmissions[psn & mask] == xmit;
+    private boolean isCurrentTransmission(int psn, int st) {
+        return owner(psn) != EMPTY && stamp[psn & mask] == st && !held[psn & mask];
     }
 
-    /** Records a transmission of {@code psn} (its {@code xmit}-th) in send order. */
-    private void recordTransmission(int psn, int xmit) {
+    /** Records a transmission of {@code psn} (stamped {@code st}) in send order. */
+    private void recordTransmission(int psn, int st) {
         if (orderTail - orderHead > orderMask) {
             compactOrder();
         }
-        order[(int) (orderTail++ & orderMask)] = ((long) psn << 32) | (xmit & 0xFFFF_FFFFL);
+        order[(int) (orderTail++ & orderMask)] = ((long) psn << 32) | (st & 0xFFFF_FFFFL);
+    }
+
+    /**
+     * Holds outstanding packet {@code psn} back: the responder refused it for now (an RNR NAK), so
+     * it is neither lost nor timed out until {@link #resumeHeld} sends it again.
+     */
+    void hold(int psn) {
+        if (owner(psn) != EMPTY) {
+            held[psn & mask] = true;
+        }
+    }
+
+    /**
+     * Sends every held packet again, on a fresh clock: the wait was the responder's asking, not
+     * silence, so it neither counts as a retry nor ages the packet. Returns how many went.
+     */
+    int resumeHeld(long now, Listener listener) {
+        int n = 0;
+        for (int psn = sendBase; psn != nextPsn; psn++) {
+            int i = psn & mask;
+            if (owner[i] != EMPTY && held[i]) {
+                held[i] = false;
+                transmissions[i]--;
+                firstSendTime[i] = now;
+                transmit(psn, now, PathSet.NONE, listener);
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Invalid (superseded or completed) entries are dropped lazily at the head; this clears the rest when full. */
