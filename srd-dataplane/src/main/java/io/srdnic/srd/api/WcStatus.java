@@ -32,11 +32,15 @@ public final class WcStatus {
      * protection domain, out of its bounds, a missing access flag, or deregistered meanwhile.
      */
     public static final int REMOTE_ACCESS_ERROR = 11;
+    /** RC: a packet went unacknowledged through retry_cnt retransmissions and the local ACK timeout (IBV_WC_RETRY_EXC_ERR); the QP is in ERROR. */
+    public static final int RETRY_EXCEEDED_ERROR = 12;
+    /** RC: the responder kept answering RNR NAK past rnr_retry (IBV_WC_RNR_RETRY_EXC_ERR); the QP is in ERROR. */
+    public static final int RNR_RETRY_EXCEEDED_ERROR = 13;
 
     private static final String[] NAMES = {"SUCCESS", "LOCAL_LENGTH_ERROR", "LOCAL_QP_OPERATION_ERROR",
         "LOCAL_PROTECTION_ERROR", "WR_FLUSH_ERROR", "BAD_RESPONSE_ERROR", "REMOTE_INVALID_REQUEST_ERROR",
         "REMOTE_OPERATION_ERROR", "BAD_DEST_QP_ERROR", "RNR_ERROR", "REMOTE_UNRESPONSIVE",
-        "REMOTE_ACCESS_ERROR"};
+        "REMOTE_ACCESS_ERROR", "RETRY_EXCEEDED_ERROR", "RNR_RETRY_EXCEEDED_ERROR"};
 
     public static final int COUNT = NAMES.length;
 

@@ -38,13 +38,13 @@ final class RdmaDelivery {
         if (SrdHeader.qkey(m) != qp.qkey) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
+        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdMessages.MAX_RDMA_SIZE)) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
         int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;
         int length = RdmaHeader.dmaLength(m);
         int at = RdmaHeader.segmentOffset(m);
         boolean read = type == PacketType.RDMA_READ;
-        if (length < 0 || length > SrdMessages.MAX_RDMA_SIZE || at < 0 || (read ? data != 0 || at != 0 : (long) at + data > length)) {
-            return DropReason.REMOTE_INVALID_REQUEST;
-        }
         long address = RdmaHeader.address(m);
         int rkey = RdmaHeader.rkey(m);
         // The whole request's range, not just this packet's: a request straying outside its region changes nothing.
@@ -66,14 +66,24 @@ final class RdmaDelivery {
                 return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
             }
         }
+        return land(t, qp, m, memory, offset + at, data, withImmediate, length, ctx.remoteIp);
+    }
+
+    /**
+     * Lands a checked WRITE segment's {@code data} bytes at {@code at} in {@code memory} and, for a
+     * WRITE with immediate, completes the receive it consumes (RC and SRD alike); 0, or
+     * REMOTE_ACCESS if the region's memory was freed under it.
+     */
+    static int land(SrdTransport t, SrdQp qp, Mbuf m, MemorySegment memory, long at, int data, boolean withImmediate, int length,
+                    int sourceIp) {
         try {
-            m.copyTo(RdmaHeader.DATA_OFFSET, memory, offset + at, data);
+            m.copyTo(RdmaHeader.DATA_OFFSET, memory, at, data);
         } catch (IllegalStateException closedMemory) {
-            return DropReason.REMOTE_ACCESS; // the region's memory was freed under it
+            return DropReason.REMOTE_ACCESS;
         }
         t.counters.rdmaWritesPlaced++;
         if (withImmediate) {
-            qp.completeReceive(WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), SrdHeader.sourceQpn(m), ctx.remoteIp);
+            qp.completeReceive(WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), SrdHeader.sourceQpn(m), sourceIp);
         }
         return 0;
     }

@@ -326,6 +326,7 @@ final class ReliableSender {
                 // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
                 // responder that forgot this flow, having waited for retransmissions only this long.
                 listener.exhausted(this, psn, owner[i], now);
+                work++; // a completion made: work, for a driver deciding whether to sleep
                 continue;
             }
             counters.txRetransmits++;

@@ -34,6 +34,8 @@ public final class SrdConfig {
     boolean delayedAck = true;
     int localIp = 0x0A00_0001;
     int paths = 16;
+    /** Paths an RC QP sprays over: the responder's reorder buffer keeps delivery in order; 1 pins each QP to one path. 0: {@link #paths}. */
+    int rcPaths = 0;
     long rtoInitialNanos = 1_000_000;
     long rtoMinNanos = 50_000;
     long rtoMaxNanos = 20_000_000;
@@ -211,7 +213,7 @@ public final class SrdConfig {
     }
 
     /** The knobs {@link #set} takes by name (the CLI's {@code --set KEY=VALUE}), with their units. */
-    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "paths",
+    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "paths", "rc-paths",
         "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
         "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
         "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst");
@@ -225,6 +227,7 @@ public final class SrdConfig {
                 case "udp-checksum" -> udpChecksum = bool(key, value);
                 case "delayed-ack" -> delayedAck = bool(key, value);
                 case "paths" -> paths = Integer.parseInt(value);
+                case "rc-paths" -> rcPaths = Integer.parseInt(value);
                 case "rto-initial-us" -> rtoInitialNanos = micros(value);
                 case "rto-min-us" -> rtoMinNanos = micros(value);
                 case "rto-max-us" -> rtoMaxNanos = micros(value);
@@ -273,6 +276,7 @@ public final class SrdConfig {
         c.delayedAck = delayedAck;
         c.localIp = localIp;
         c.paths = paths;
+        c.rcPaths = rcPaths;
         c.rtoInitialNanos = rtoInitialNanos;
         c.rtoMinNanos = rtoMinNanos;
         c.rtoMaxNanos = rtoMaxNanos;
@@ -294,6 +298,16 @@ public final class SrdConfig {
         c.maxOutstandingRequests = maxOutstandingRequests;
         c.burst = burst;
         return c;
+    }
+
+    /** Paths one RC QP sprays over (1: pinned). */
+    public SrdConfig rcPaths(int count) {
+        this.rcPaths = count;
+        return this;
+    }
+
+    public int rcPaths() {
+        return rcPaths == 0 ? paths : rcPaths;
     }
 
     public int mtu() {
@@ -345,6 +359,8 @@ public final class SrdConfig {
         require(mtu >= 1, "the link's largest frame (" + maxFrameLength + ") cannot carry an SRD header");
         require(udpPort > 0 && udpPort < 65536, "udpPort must be 1..65535");
         require(paths >= 1 && paths <= 64, "paths must be 1..64");
+        require(rcPaths >= 0 && rcPaths <= 64, "rc-paths must be 1..64 (1 pins each RC QP to one path), or 0 for paths");
+        rcPaths = rcPaths == 0 ? paths : rcPaths;
         require(Integer.bitCount(window) == 1 && window >= 64 && window <= MAX_WINDOW,
             "window must be a power of two, 64.." + MAX_WINDOW + " (the PSNs one ACK's selective bitmap covers)");
         require(rtoMinNanos > 0 && rtoMinNanos <= rtoInitialNanos && rtoInitialNanos <= rtoMaxNanos

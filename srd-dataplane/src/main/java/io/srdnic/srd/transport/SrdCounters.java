@@ -59,6 +59,14 @@ public final class SrdCounters {
     public long readsDeferred;
     /** READ_RESPONSE packets naming no read waiting here (one that failed or was flushed meanwhile), or out of its bounds. */
     public long readResponsesRefused;
+    /** RC packets dropped: no such RC QP, or the QP not ready to receive (before RTR, in ERROR). */
+    public long rcRefused;
+    /** RC packets from anyone but the QP's connected peer QP. */
+    public long rcForeign;
+    /** RC packets that arrived ahead of the expected PSN and waited in the reorder buffer. */
+    public long rcHeldEarly;
+    /** RC QPs failed with RETRY_EXCEEDED. */
+    public long rcRetryExceeded;
     public final long[] parseErrors = new long[ParseError.VALUES.length];
     /** Drop indications this responder sent, by DropReason. */
     public final long[] dropsSent = new long[DropReason.REMOTE_ACCESS + 1];
@@ -113,6 +121,10 @@ public final class SrdCounters {
         m.put("read_responses_placed", readResponsesPlaced);
         m.put("reads_deferred", readsDeferred);
         m.put("read_responses_refused", readResponsesRefused);
+        m.put("rc_refused", rcRefused);
+        m.put("rc_foreign", rcForeign);
+        m.put("rc_held_early", rcHeldEarly);
+        m.put("rc_retry_exceeded", rcRetryExceeded);
         for (ParseError e : ParseError.VALUES) {
             m.put("parse_" + e.name().toLowerCase(), parseErrors[e.ordinal()]);
         }

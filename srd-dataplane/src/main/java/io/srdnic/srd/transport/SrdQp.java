@@ -47,6 +47,9 @@ public final class SrdQp {
     private boolean drainedEventOwed;
     boolean destroyed;
     long rnrDrops;
+    /** RC only: the message layer's sending and receiving halves of this QP's connection. */
+    RcRequester rcRequester;
+    RcResponder rcResponder;
 
     SrdQp(SrdTransport transport, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.transport = transport;
@@ -111,7 +114,11 @@ public final class SrdQp {
                 + " or move it to ERROR to flush them");
         }
         take(attributes);
+        QpState from = state;
         state = next;
+        if (type == QpType.RC) {
+            transport.rc.onModify(this, from, transport.now());
+        }
         drainedEventOwed = next == QpState.SQD && attributes.has(QpAttributes.SQ_DRAINED_NOTIFY) && attributes.sqDrainedNotify();
         raiseDrainedIfOwed();
         if (next == QpState.ERROR || next == QpState.RESET) {
@@ -147,9 +154,9 @@ public final class SrdQp {
             .sqDraining(state == QpState.SQD && sqOutstanding > 0);
     }
 
-    /** Whether a send may be posted now: in RTS, and not on RC, whose data path is not there yet. */
+    /** Whether a send may be posted now: in RTS. */
     boolean acceptsSends() {
-        return state == QpState.RTS && type != QpType.RC;
+        return state == QpState.RTS;
     }
 
     /** SQD's one SQ_DRAINED event, once nothing posted before the move is outstanding (and only if asked for). */

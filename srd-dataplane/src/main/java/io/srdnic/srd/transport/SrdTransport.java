@@ -76,6 +76,7 @@ public final class SrdTransport implements AutoCloseable {
     final MemoryRegions regions;
     private final SrdMessages messages;
     private final Responder responder;
+    final RcConnections rc;
     private long lastNow;
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
@@ -113,6 +114,7 @@ public final class SrdTransport implements AutoCloseable {
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.responder = new Responder(this, config, messages);
+        this.rc = new RcConnections(this, config.maxQps);
     }
 
     private static final java.util.concurrent.atomic.AtomicInteger LAST_EPOCH = new java.util.concurrent.atomic.AtomicInteger();
@@ -186,6 +188,10 @@ public final class SrdTransport implements AutoCloseable {
             throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
         }
         SrdQp qp = new SrdQp(this, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
+        if (type == QpType.RC) {
+            qp.rcRequester = new RcRequester(this, qp, config, sqDepth);
+            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config);
+        }
         qps.put(qp);
         return qp;
     }
@@ -276,7 +282,22 @@ public final class SrdTransport implements AutoCloseable {
         return addressHandles.isLive(ah);
     }
 
+    long addressHandleMac(int ah) {
+        return addressHandles.mac(ah);
+    }
+
+    int addressHandleIp(int ah) {
+        return addressHandles.ip(ah);
+    }
+
+    int addressHandlePort(int ah) {
+        return addressHandles.port(ah);
+    }
+
     void destroyQp(SrdQp qp) {
+        if (qp.type == QpType.RC) {
+            rc.flush(qp, false, lastNow);
+        }
         for (int r = 0; r < requests.capacity; r++) {
             if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
                 messages.finish(r, -1);
@@ -314,6 +335,9 @@ public final class SrdTransport implements AutoCloseable {
 
     /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
     void flushQp(SrdQp qp, boolean withCompletions) {
+        if (qp.type == QpType.RC) {
+            rc.flush(qp, withCompletions, lastNow);
+        }
         for (int r = 0; r < requests.capacity; r++) {
             if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
                 messages.finish(r, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
@@ -354,6 +378,9 @@ public final class SrdTransport implements AutoCloseable {
         if (qp.destroyed || !qp.acceptsSends()) {
             return POST_BAD_QP_STATE;
         }
+        if (qp.type == QpType.RC) {
+            return postConnected(qp, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        }
         if (!addressHandles.isLive(ah)) {
             return POST_BAD_ADDRESS_HANDLE;
         }
@@ -361,15 +388,8 @@ public final class SrdTransport implements AutoCloseable {
             return POST_SQ_FULL;
         }
         boolean rdma = SendOpcode.isRdma(opcode);
-        int refused = !SendOpcode.isValid(opcode) || (rdma && qp.type == QpType.UD) ? WcStatus.LOCAL_QP_OPERATION_ERROR
-            : length < 0 || length > (rdma ? SrdMessages.MAX_RDMA_SIZE : mtu) ? WcStatus.LOCAL_LENGTH_ERROR
-            : offset < 0 || offset + length > buffer.byteSize() ? WcStatus.LOCAL_PROTECTION_ERROR
-            : -1;
-        if (refused >= 0) {
-            qp.sqOutstanding++;
-            counters.sendCompletions[refused]++;
-            qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), refused, length, signaled);
-            qp.released(buffer, offset);
+        if (refusedAtPosting(qp, wrId, opcode, rdma && qp.type == QpType.UD, rdma ? SrdMessages.MAX_RDMA_SIZE : mtu, buffer, offset,
+            length, signaled)) {
             return POST_OK;
         }
         if (qp.type == QpType.UD) {
@@ -406,6 +426,46 @@ public final class SrdTransport implements AutoCloseable {
         requests.rnrLeft[r] = qp.rnrRetry;
         qp.sqOutstanding++;
         messages.queue(ctx, r);
+        postedSinceSchedule = true;
+        return POST_OK;
+    }
+
+    /**
+     * The errors a post is checked for before anything is queued: an opcode the QP cannot carry, a
+     * length over {@code maxLength}, a buffer range outside the buffer. One found completes the
+     * request with its status at once, as verbs does; returns whether one was.
+     */
+    private boolean refusedAtPosting(SrdQp qp, long wrId, int opcode, boolean opcodeRefused, int maxLength, MemorySegment buffer,
+                                     long offset, int length, boolean signaled) {
+        int refused = !SendOpcode.isValid(opcode) || opcodeRefused ? WcStatus.LOCAL_QP_OPERATION_ERROR
+            : length < 0 || length > maxLength ? WcStatus.LOCAL_LENGTH_ERROR
+            : offset < 0 || offset + length > buffer.byteSize() ? WcStatus.LOCAL_PROTECTION_ERROR
+            : -1;
+        if (refused < 0) {
+            return false;
+        }
+        qp.sqOutstanding++;
+        counters.sendCompletions[refused]++;
+        qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), refused, length, signaled);
+        qp.released(buffer, offset);
+        return true;
+    }
+
+    /**
+     * RC: the QP's connection says where the request goes. A message of any opcode may be up to
+     * {@link #maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
+     */
+    private int postConnected(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
+                              long remoteAddress, int rkey, boolean signaled) {
+        if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
+            return POST_SQ_FULL;
+        }
+        if (refusedAtPosting(qp, wrId, opcode, false, SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
+            return POST_OK;
+        }
+        qp.sqOutstanding++;
+        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        rc.activate(qp.rcRequester);
         postedSinceSchedule = true;
         return POST_OK;
     }
@@ -496,8 +556,8 @@ public final class SrdTransport implements AutoCloseable {
         lastNow = now;
         int work = schedule(now);
         tx.flush();
-        if (responder.owesAcks()) {
-            work += responder.sendOwedAcks();
+        if (responder.owesAcks() || rc.owesAcks()) {
+            work += responder.sendOwedAcks() + rc.sendOwedAcks();
             tx.flush();
         }
         return work;
@@ -505,7 +565,7 @@ public final class SrdTransport implements AutoCloseable {
 
     /** Whether {@link #transmitPosted} has anything to do: frames built or owed, or a post since the last send. */
     public boolean hasPostedWork() {
-        return postedSinceSchedule || !tx.isEmpty() || responder.owesAcks();
+        return postedSinceSchedule || !tx.isEmpty() || responder.owesAcks() || rc.owesAcks();
     }
 
     /**
@@ -514,10 +574,13 @@ public final class SrdTransport implements AutoCloseable {
      * that finds every host idle jumps its clock to the minimum of this and the network's next event.
      */
     public long nextDeadline() {
-        if (responder.owesAcks()) {
+        if (responder.owesAcks() || rc.owesAcks()) {
             return lastNow; // they leave with the next cycle
         }
-        long next = Long.MAX_VALUE;
+        long next = rc.nextDeadline(lastNow);
+        if (next == lastNow) {
+            return next;
+        }
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts.at(active[i]);
             ReliableSender s = ctx.sender;
@@ -569,7 +632,7 @@ public final class SrdTransport implements AutoCloseable {
             }
             work += messages.schedule(ctx, allowance, now);
         }
-        return work;
+        return work + rc.schedule(now);
     }
 
     private int timers(long now) {
@@ -600,6 +663,7 @@ public final class SrdTransport implements AutoCloseable {
         if (rnrBackoffs.earliest() - now <= 0) {
             work += rnrBackoffs.takeDue(now, afterRnrBackoff);
         }
+        work += rc.timers(now);
         if (now - lastHousekeeping >= HOUSEKEEPING_INTERVAL) {
             lastHousekeeping = now;
             reclaimIdleContexts(now);
@@ -694,6 +758,16 @@ public final class SrdTransport implements AutoCloseable {
                 counters.badSource++;
                 continue;
             }
+            if ((SrdHeader.flags(m) & SrdHeader.FLAG_RC) != 0) {
+                if (type == PacketType.ACK) {
+                    rc.onAck(m, now);
+                } else if (PacketType.isData(type)) {
+                    rc.onData(m, type, now);
+                } else {
+                    counters.rcRefused++;
+                }
+                continue;
+            }
             switch (type) {
                 case PacketType.ACK -> onAck(m, now);
                 case PacketType.PROBE -> responder.onProbe(m);
@@ -723,7 +797,7 @@ public final class SrdTransport implements AutoCloseable {
             sack[w] = SrdAck.sackWord(m, w); // read once: checked, then acted on
         }
         int drops = SrdAck.dropCount(m);
-        if (!namesOnlySentPsns(sender, m, cumulative, sack, drops)) {
+        if (!AckChecks.namesOnlySentPsns(sender, m, cumulative, sack, drops)) {
             counters.acksRefused++;
             return;
         }
@@ -749,33 +823,6 @@ public final class SrdTransport implements AutoCloseable {
             sender.unresponsive = false;
         }
         sender.detectLosses(now, messages);
-    }
-
-    /**
-     * An honest responder acknowledges only PSNs it received, all below our next PSN: an ACK whose
-     * cumulative PSN, selective bits or drop entries reach past it is forged or corrupt, and is
-     * refused whole rather than trusted in part.
-     */
-    private static boolean namesOnlySentPsns(ReliableSender sender, Mbuf m, int cumulative, long[] sack, int drops) {
-        if (cumulative - sender.nextPsn > 0) {
-            return false;
-        }
-        for (int w = SrdAck.SACK_WORDS - 1; w >= 0; w--) {
-            long bits = sack[w];
-            if (bits != 0) {
-                int highest = cumulative + 1 + 64 * w + 63 - Long.numberOfLeadingZeros(bits);
-                if (highest - sender.nextPsn >= 0) {
-                    return false;
-                }
-                break;
-            }
-        }
-        for (int i = 0; i < drops; i++) {
-            if (SrdAck.dropPsn(m, i) - sender.nextPsn >= 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Request {@code r} of {@code ctx} was refused for want of a receive: it goes again after a backoff that doubles per attempt. */
@@ -836,6 +883,7 @@ public final class SrdTransport implements AutoCloseable {
     @Override
     public void close() {
         responder.sendOwedAcks(); // the peer is owed them for what was delivered
+        rc.sendOwedAcks();
         tx.close();
         io.free(rxBatch);
         arena.close();

@@ -63,4 +63,15 @@ public final class RdmaHeader {
         m.putIntBE(SRD_OFFSET + SEGMENT_OFFSET_OFFSET, segmentOffset);
         m.putIntBE(SRD_OFFSET + RESERVED_OFFSET, 0);
     }
+
+    /**
+     * Whether an RDMA request packet's header agrees with itself: a length of 0..{@code maxLength};
+     * a READ carries no data and names offset 0; a WRITE segment's data lies inside the write.
+     */
+    public static boolean isConsistent(Mbuf m, boolean read, int maxLength) {
+        int data = SrdHeader.payloadLength(m) - LENGTH;
+        int length = dmaLength(m);
+        int at = segmentOffset(m);
+        return length >= 0 && length <= maxLength && at >= 0 && (read ? data == 0 && at == 0 : (long) at + data <= length);
+    }
 }

@@ -28,7 +28,8 @@ import io.srdnic.pmd.Mbuf;
  *   | selective-ack bitmap, 4 x 64 bits: bit i of word w set means  |
  *   |  PSN cumulative + 1 + 64w + i was received                    |
  *   +---------------------------------------------------------------+
- *  72 drop entries, each 8 bytes: PSN (32) | reason (8) | 0 (24)
+ *  72 drop entries, each 8 bytes: PSN (32) | reason (8) | detail (8) | 0 (16)
+ *     detail: on an RC RNR NAK, the responder's RNR timer code (IBTA's five-bit encoding); else 0
  * </pre>
  */
 public final class SrdAck {
@@ -140,9 +141,17 @@ public final class SrdAck {
         return m.getByte(SRD_OFFSET + DROPS_OFFSET + index * DROP_ENTRY_LENGTH + 4) & 0xFF;
     }
 
+    public static int dropDetail(Mbuf m, int index) {
+        return m.getByte(SRD_OFFSET + DROPS_OFFSET + index * DROP_ENTRY_LENGTH + 5) & 0xFF;
+    }
+
     public static void drop(Mbuf m, int index, int psn, int reason) {
+        drop(m, index, psn, reason, 0);
+    }
+
+    public static void drop(Mbuf m, int index, int psn, int reason, int detail) {
         int at = SRD_OFFSET + DROPS_OFFSET + index * DROP_ENTRY_LENGTH;
         m.putIntBE(at, psn);
-        m.putIntBE(at + 4, (reason & 0xFF) << 24);
+        m.putIntBE(at + 4, (reason & 0xFF) << 24 | (detail & 0xFF) << 16);
     }
 }

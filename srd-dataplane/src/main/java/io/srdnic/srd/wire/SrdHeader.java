@@ -54,6 +54,17 @@ public final class SrdHeader {
      * can take it, silently dropped (and counted) otherwise.
      */
     public static final int FLAG_UNRELIABLE = 2;
+    /**
+     * RC: the packet belongs to the connection of its two QPs, not to an SRD context. Its PSN is
+     * the sending QP's; the context ids are 0; the Q_Key field carries the message's receive
+     * sequence number (how many receive-consuming messages the QP sent before it). On an ACK: the
+     * context ids are the responder's and the requester's QPN.
+     */
+    public static final int FLAG_RC = 4;
+    /** RC: the first packet of its message (FIRST, or ONLY with {@link #FLAG_LAST}). */
+    public static final int FLAG_FIRST = 8;
+    /** RC: the last packet of its message (LAST, or ONLY with {@link #FLAG_FIRST}). */
+    public static final int FLAG_LAST = 16;
 
     /** Where the payload starts in the frame. */
     public static final int PAYLOAD_OFFSET = SRD_OFFSET + LENGTH;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An RC QP taken through RESET → INIT → RTR → RTS on a real transport: what each move requires, the
- * values it refuses, and what the QP keeps for RC's data path (which is not there yet: posts are refused).
+ * values it refuses, and what the QP keeps for RC's data path.
  */
 class RcQpAttributesTest {
 
@@ -143,15 +143,20 @@ class RcQpAttributesTest {
     }
 
     @Test
-    void shouldRefusePostsOnRcUntilItsDataPathExists() {
+    void shouldRefusePostsOnRcBeforeRtsAndTakeThemInRts() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
             f.addHost(new SrdConfig());
             int ah = f.ah(a, 1);
-            SrdQp qp = rcQpInRts(a, ah);
+            SrdQp qp = rcQp(a);
+            qp.modify(init());
+            qp.modify(rtr(ah));
             MemorySegment buf = f.arena.allocate(8);
-            assertEquals(SrdTransport.POST_BAD_QP_STATE, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true));
+            assertEquals(SrdTransport.POST_BAD_QP_STATE, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true), "RTR only receives");
             assertEquals(0, qp.sendsOutstanding());
+            qp.modify(rts());
+            assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true));
+            assertEquals(1, qp.sendsOutstanding());
             assertTrue(qp.postReceive(1, buf, 0, 8), "its receive queue takes receives, as any QP's from INIT on");
         }
     }

@@ -1,0 +1,178 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.SrdAck;
+import io.srdnic.srd.wire.SrdHeader;
+
+/**
+ * The transport's RC queue pairs as its duty cycle sees them: which have packets to send or timers
+ * running (visited each cycle, dropped from the list once idle), which owe an ACK this cycle (one
+ * per QP, however many packets it took), and where an RC packet or ACK goes (the QP its
+ * destination QPN names; RC has no SRD context). Owned by the transport's thread.
+ */
+final class RcConnections {
+    private final SrdTransport t;
+    private final RcRequester[] active;
+    private int activeCount;
+    private final RcResponder[] owing;
+    private int owingCount;
+    /** The SACK words of the ACK being handled (read once from the frame). */
+    private final long[] sack = new long[SrdAck.SACK_WORDS];
+
+    RcConnections(SrdTransport transport, int maxQps) {
+        this.t = transport;
+        this.active = new RcRequester[maxQps + 1];
+        this.owing = new RcResponder[maxQps + 1];
+    }
+
+    // ---------------------------------------------------------------- QP life
+
+    /** A modify moved RC QP {@code qp} from {@code from}: RTR connects it (the peer's address, the RQ PSN), RTS starts its PSNs. */
+    void onModify(SrdQp qp, QpState from, long now) {
+        if (qp.state == QpState.RTR && from == QpState.INIT) {
+            qp.rcRequester.connect(t.addressHandleMac(qp.addressHandle), t.addressHandleIp(qp.addressHandle),
+                t.addressHandlePort(qp.addressHandle), qp.pathMtu);
+            qp.rcResponder.start();
+        } else if (qp.state == QpState.RTS && from == QpState.RTR) {
+            qp.rcRequester.start(now);
+        }
+    }
+
+    /** The QP went to ERROR (completions flushed) or RESET / destroy (silently). */
+    void flush(SrdQp qp, boolean withCompletions, long now) {
+        qp.rcRequester.flush(withCompletions ? WcStatus.WR_FLUSH_ERROR : -1, now);
+        qp.rcResponder.flush(withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
+    }
+
+    /** The connection failed (a fatal NAK sent or received, retries exhausted): the QP is in ERROR, everything flushed. */
+    void enterError(SrdQp qp, long now) {
+        if (qp.state != QpState.ERROR) {
+            qp.state = QpState.ERROR;
+            t.flushQp(qp, true);
+        }
+    }
+
+    // ---------------------------------------------------------------- duty cycle
+
+    void activate(RcRequester r) {
+        if (!r.active) {
+            r.active = true;
+            active[activeCount++] = r;
+        }
+    }
+
+    void oweAck(RcResponder r) {
+        owing[owingCount++] = r;
+    }
+
+    boolean owesAcks() {
+        return owingCount > 0;
+    }
+
+    int sendOwedAcks() {
+        int n = owingCount;
+        for (int i = 0; i < n; i++) {
+            owing[i].sendAck();
+            owing[i] = null;
+        }
+        owingCount = 0;
+        return n;
+    }
+
+    private static boolean sends(SrdQp qp) {
+        return qp.state == QpState.RTS || qp.state == QpState.SQD;
+    }
+
+    int schedule(long now) {
+        int work = 0;
+        for (int i = 0; i < activeCount; i++) {
+            RcRequester r = active[i];
+            if (sends(r.qp) && r.hasWork()) {
+                int allowance = r.sender.sendAllowance();
+                if (allowance > 0) {
+                    work += r.schedule(allowance, now);
+                }
+            }
+        }
+        return work;
+    }
+
+    int timers(long now) {
+        int work = 0;
+        for (int i = 0; i < activeCount; ) {
+            RcRequester r = active[i];
+            SrdQp qp = r.qp;
+            if (sends(qp)) {
+                work += r.sender.detectLosses(now, r);
+                if (r.rnrHolding && now - r.rnrUntil >= 0) {
+                    work += r.resumeAfterRnr(now);
+                }
+                int path = r.sender.paths.probeDue(now);
+                if (path != PathSet.NONE) {
+                    r.sender.paths.onProbeReply(path); // RC sends no probes: a path's avoidance simply ends, a loss there renews it
+                }
+            }
+            if (qp.rcResponder.stalled()) {
+                work += qp.rcResponder.executeHeld(now);
+            }
+            if (qp.destroyed || !sends(qp) || (r.idle() && !qp.rcResponder.stalled())) {
+                r.active = false;
+                active[i] = active[--activeCount];
+                active[activeCount] = null;
+            } else {
+                i++;
+            }
+        }
+        return work;
+    }
+
+    /** The earliest time an RC QP has something due (now, if it can send), or Long.MAX_VALUE. */
+    long nextDeadline(long now) {
+        long next = Long.MAX_VALUE;
+        for (int i = 0; i < activeCount; i++) {
+            RcRequester r = active[i];
+            if (!sends(r.qp)) {
+                continue;
+            }
+            if (r.hasWork() && r.sender.sendAllowance() > 0 && r.sender.canSendNextPsn()) {
+                return now;
+            }
+            next = Math.min(next, r.sender.nextTimeout());
+            next = Math.min(next, r.sender.paths.nextDeadline());
+            if (r.rnrHolding) {
+                next = Math.min(next, r.rnrUntil);
+            }
+        }
+        return next;
+    }
+
+    // ---------------------------------------------------------------- receive
+
+    /** An RC data packet: to the responder of the QP it names, if that is an RC QP. */
+    void onData(Mbuf m, int type, long now) {
+        t.counters.rxData++;
+        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        if (qp == null || qp.type != QpType.RC) {
+            t.counters.rcRefused++; // no such RC QP: as verbs, silently dropped (the requester's retries run out)
+            return;
+        }
+        qp.rcResponder.onData(m, type, now);
+    }
+
+    /** An RC ACK: to the requester of the QP it names, if it is from that QP's peer. */
+    void onAck(Mbuf m, long now) {
+        t.counters.rxAcks++;
+        SrdQp qp = t.qp(SrdAck.destinationContext(m));
+        if (qp == null || qp.type != QpType.RC || !sends(qp) || Ipv4UdpFrame.sourceIp(m) != qp.rcRequester.remoteIp
+            || SrdAck.sourceContext(m) != qp.destQpn) {
+            t.counters.staleAcks++;
+            return;
+        }
+        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+            sack[w] = SrdAck.sackWord(m, w);
+        }
+        qp.rcRequester.onAck(m, sack, now);
+    }
+}

@@ -1,0 +1,540 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.ReadResponseHeader;
+import io.srdnic.srd.wire.SrdAck;
+import io.srdnic.srd.wire.SrdHeader;
+import io.srdnic.srd.wire.SrdPort;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * RC's message layer, sending half, for one QP: its send queue on the QP's own reliability engine
+ * (the PSN space starts at the QP's SQ PSN). A message is cut into packets of the path MTU
+ * (FIRST/MIDDLE/LAST/ONLY by flags); the engine sprays them over the QP's paths or pins them to
+ * one. Work requests complete strictly in post order: one whose packets are all acknowledged (a
+ * READ: and all its data placed) waits for those before it. Also sends this QP's answers to the
+ * peer's READs, from the same PSN space, ahead of its own work.
+ * <p>
+ * Failure is the QP's, as in verbs: a fatal NAK (the responder's REMOTE_ACCESS, INVALID_REQUEST or
+ * REMOTE_OPERATION), retry_cnt retransmissions of a packet past the local ACK timeout
+ * (RETRY_EXCEEDED), or RNR NAKs past rnr_retry (RNR_RETRY_EXCEEDED, never with 7 = infinite)
+ * complete the request that met it with that status, those before it that had succeeded with
+ * SUCCESS, every later one with WR_FLUSH_ERROR, and put the QP in ERROR.
+ */
+final class RcRequester implements ReliableSender.Listener {
+    /** Token bits naming the send-queue slot of a READ; the rest carry the slot's generation. */
+    private static final int TOKEN_SLOT_BITS = 20;
+    /** rnr_retry 7: retry for ever. */
+    private static final int RNR_RETRY_INFINITE = 7;
+
+    private final SrdTransport t;
+    final SrdQp qp;
+    final ReliableSender sender;
+    private final int depth;
+
+    // The send queue, a ring in post order: [head, tail) posted and not completed; [nextToSend, tail) not all sent.
+    private final int[] opcode;
+    private final long[] wrId;
+    private final MemorySegment[] buffer;
+    private final long[] offset;
+    private final int[] length;
+    private final int[] immediate;
+    private final long[] remoteAddress;
+    private final int[] rkey;
+    private final boolean[] signaled;
+    private final int[] segments;
+    private final int[] nextSegment;
+    private final int[] inFlight;
+    private final int[] readLeft;
+    /** SEND and WRITE_WITH_IMM: the message's receive sequence number (the responder's check that it takes the right receive). */
+    private final int[] ordinal;
+    private final int[] generation;
+    private final boolean[] done;
+    private long head;
+    private long tail;
+    private long nextToSend;
+    private int nextOrdinal;
+    private int readsInFlight;
+
+    // Answers to the peer's READs, a ring too: owner tokens depth + slot.
+    private final int answerSlots;
+    private final MemorySegment[] answerMemory;
+    private final long[] answerOffset;
+    private final int[] answerLength;
+    private final int[] answerToken;
+    private final int[] answerRkey;
+    private final int[] answerSegments;
+    private final int[] answerNext;
+    private final int[] answerInFlight;
+    private long answerHead;
+    private long answerTail;
+    private long answerToSend;
+
+    // The connection, fixed at RTR: the peer's address (copied from the address handle, as verbs copies it) and segment sizes.
+    long remoteMac;
+    int remoteIp;
+    int remotePort;
+    private int sendData;
+    private int rdmaData;
+
+    private int rnrLeft;
+    boolean rnrHolding;
+    long rnrUntil;
+    /** On the transport's list of RC QPs with something to send or wait for. */
+    boolean active;
+
+    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth) {
+        this.t = transport;
+        this.qp = qp;
+        this.depth = sqDepth;
+        this.sender = new ReliableSender(qp.qpn & transport.qpIndexMask(), config, transport.counters, config.rcPaths());
+        opcode = new int[sqDepth];
+        wrId = new long[sqDepth];
+        buffer = new MemorySegment[sqDepth];
+        offset = new long[sqDepth];
+        length = new int[sqDepth];
+        immediate = new int[sqDepth];
+        remoteAddress = new long[sqDepth];
+        rkey = new int[sqDepth];
+        signaled = new boolean[sqDepth];
+        segments = new int[sqDepth];
+        nextSegment = new int[sqDepth];
+        inFlight = new int[sqDepth];
+        readLeft = new int[sqDepth];
+        ordinal = new int[sqDepth];
+        generation = new int[sqDepth];
+        done = new boolean[sqDepth];
+        answerSlots = 16;
+        answerMemory = new MemorySegment[answerSlots];
+        answerOffset = new long[answerSlots];
+        answerLength = new int[answerSlots];
+        answerToken = new int[answerSlots];
+        answerRkey = new int[answerSlots];
+        answerSegments = new int[answerSlots];
+        answerNext = new int[answerSlots];
+        answerInFlight = new int[answerSlots];
+    }
+
+    // ---------------------------------------------------------------- the QP's life
+
+    /** RTR: the peer's address, from the QP's address handle, and the packet sizes of its path MTU. */
+    void connect(long mac, int ip, int port, int pathMtu) {
+        remoteMac = mac;
+        remoteIp = ip;
+        remotePort = port;
+        int payload = Math.min(pathMtu, t.mtu());
+        sendData = payload;
+        rdmaData = Math.max(1, payload - RdmaHeader.LENGTH);
+    }
+
+    /** RTS: the PSNs start at the SQ PSN; retries as the QP's retry_cnt and local ACK timeout say. */
+    void start(long now) {
+        sender.ensureWindow();
+        sender.reset(qp.sqPsn, now);
+        long ackTimeout = LocalAckTimeout.nanos(qp.timeout);
+        long minAge = ackTimeout == LocalAckTimeout.INFINITE ? Long.MAX_VALUE : ackTimeout * (qp.retryCnt + 1);
+        sender.giveUpAfter(qp.retryCnt, Long.MAX_VALUE, minAge);
+        rnrLeft = qp.rnrRetry;
+        rnrHolding = false;
+        nextOrdinal = 0; // the responder's count starts at RTR too
+        readsInFlight = 0;
+    }
+
+    /**
+     * Ends everything this QP sends: its requests complete with {@code status} in order (silently
+     * when -1: the QP was reset or destroyed), the answers it owes are dropped, the window empties.
+     */
+    void flush(int status, long now) {
+        while (head != tail) {
+            complete(slot(head++), status);
+        }
+        nextToSend = tail;
+        answerHead = answerTail = answerToSend = 0;
+        readsInFlight = 0;
+        rnrHolding = false;
+        if (sender.hasWindow()) {
+            sender.reset(sender.nextPsn, now);
+        }
+    }
+
+    // ---------------------------------------------------------------- posting and scheduling
+
+    boolean isFull() {
+        return tail - head >= depth;
+    }
+
+    /** Queues a work request (the transport checked the QP state, depth, length and buffer). */
+    void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig) {
+        int s = slot(tail++);
+        opcode[s] = op;
+        wrId[s] = id;
+        buffer[s] = buf;
+        offset[s] = off;
+        length[s] = len;
+        immediate[s] = imm;
+        remoteAddress[s] = raddr;
+        rkey[s] = key;
+        signaled[s] = sig;
+        generation[s]++;
+        nextSegment[s] = 0;
+        inFlight[s] = 0;
+        done[s] = false;
+        readLeft[s] = op == SendOpcode.RDMA_READ ? len : 0;
+        int per = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM ? sendData : rdmaData;
+        segments[s] = op == SendOpcode.RDMA_READ ? 1 : Math.max(1, (int) ((len + (long) per - 1) / per));
+        boolean consumesReceive = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM || op == SendOpcode.RDMA_WRITE_WITH_IMM;
+        ordinal[s] = consumesReceive ? nextOrdinal++ : 0;
+        if (op == SendOpcode.RDMA_READ && qp.maxRdAtomic == 0) {
+            // No READ may be outstanding on this QP (max_rd_atomic 0): it would wait for ever.
+            nextSegment[s] = segments[s];
+            failAt(s, WcStatus.LOCAL_QP_OPERATION_ERROR, t.now());
+        }
+    }
+
+    boolean hasWork() {
+        return answerToSend != answerTail || (nextToSend != tail && !readBlocked());
+    }
+
+    private boolean readBlocked() {
+        int s = slot(nextToSend);
+        return opcode[s] == SendOpcode.RDMA_READ && nextSegment[s] == 0 && readsInFlight >= qp.maxRdAtomic;
+    }
+
+    /** Gives packets PSNs while the window allows, answers first; returns the packets sent. */
+    int schedule(int allowance, long now) {
+        int sent = 0;
+        while (allowance > 0 && sender.canSendNextPsn()) {
+            if (answerToSend != answerTail) {
+                int a = answerSlot(answerToSend);
+                int seg = answerNext[a]++;
+                if (answerNext[a] == answerSegments[a]) {
+                    answerToSend++;
+                }
+                answerInFlight[a]++;
+                sender.send(depth + a, seg, now, this);
+            } else if (nextToSend != tail && !readBlocked()) {
+                int s = slot(nextToSend);
+                if (opcode[s] == SendOpcode.RDMA_READ && nextSegment[s] == 0) {
+                    readsInFlight++;
+                }
+                int seg = nextSegment[s]++;
+                if (nextSegment[s] == segments[s]) {
+                    nextToSend++;
+                }
+                inFlight[s]++;
+                sender.send(s, seg, now, this);
+            } else {
+                break;
+            }
+            allowance--;
+            sent++;
+        }
+        return sent;
+    }
+
+    // ---------------------------------------------------------------- the engine's events
+
+    @Override
+    public void emit(ReliableSender flow, int psn, int owner, int seg, int path, int xmit, long now) {
+        long address = t.tx.take();
+        if (address == 0) {
+            return; // counted; the RTO sends it again
+        }
+        Mbuf m = t.tx.view.wrap(address);
+        int flags = SrdHeader.FLAG_RC | (xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0);
+        int type;
+        int header = 0;
+        int data = 0;
+        int imm = 0;
+        int seq = 0;
+        long at = 0;
+        MemorySegment from;
+        long fromOffset;
+        if (owner >= depth) {
+            int a = owner - depth;
+            type = PacketType.READ_RESPONSE;
+            header = ReadResponseHeader.LENGTH;
+            at = (long) seg * rdmaData;
+            boolean live = t.regions.isLive(answerRkey[a]);
+            data = live ? (int) Math.min(rdmaData, answerLength[a] - at) : 0; // deregistered meanwhile: refused, not sent
+            ReadResponseHeader.write(m, answerToken[a], (int) at, answerLength[a], live ? 0 : DropReason.REMOTE_ACCESS);
+            from = answerMemory[a];
+            fromOffset = answerOffset[a];
+            flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (seg == answerSegments[a] - 1 ? SrdHeader.FLAG_LAST : 0);
+        } else {
+            int s = owner;
+            int op = opcode[s];
+            seq = ordinal[s];
+            imm = immediate[s];
+            boolean last = seg == segments[s] - 1;
+            flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (last ? SrdHeader.FLAG_LAST : 0);
+            if (op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM) {
+                type = op == SendOpcode.SEND ? PacketType.SEND : PacketType.SEND_WITH_IMM;
+                at = (long) seg * sendData;
+                data = (int) Math.min(sendData, length[s] - at);
+            } else if (op == SendOpcode.RDMA_READ) {
+                type = PacketType.RDMA_READ;
+                header = RdmaHeader.LENGTH;
+                imm = token(s);
+                RdmaHeader.write(m, remoteAddress[s], rkey[s], length[s], 0);
+            } else {
+                type = op == SendOpcode.RDMA_WRITE_WITH_IMM && last ? PacketType.RDMA_WRITE_WITH_IMM : PacketType.RDMA_WRITE;
+                header = RdmaHeader.LENGTH;
+                at = (long) seg * rdmaData;
+                data = (int) Math.min(rdmaData, length[s] - at);
+                RdmaHeader.write(m, remoteAddress[s], rkey[s], length[s], (int) at);
+            }
+            from = buffer[s];
+            fromOffset = offset[s];
+        }
+        if (data > 0) {
+            try {
+                m.copyFrom(from, fromOffset + at, SrdHeader.PAYLOAD_OFFSET + header, data);
+            } catch (IllegalStateException closedBuffer) {
+                t.tx.giveBack(address);
+                failOwner(owner, WcStatus.LOCAL_PROTECTION_ERROR, now);
+                return;
+            }
+        }
+        SrdHeader.write(m, type, flags, header + data, 0, 0, t.epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
+        Ipv4UdpFrame.write(m, t.localMac, remoteMac, t.localIp, remoteIp, SrdPort.ENTROPY_BASE + path, remotePort,
+            SrdHeader.LENGTH + header + data, t.udpChecksum);
+        t.tx.emit(address);
+    }
+
+    @Override
+    public void acked(ReliableSender flow, int psn, int owner, int seg) {
+        if (owner >= depth) {
+            answerInFlight[owner - depth]--;
+            while (answerHead != answerToSend && answerInFlight[answerSlot(answerHead)] == 0) {
+                answerMemory[answerSlot(answerHead++)] = null; // every packet of the answer acknowledged: its slot is free
+            }
+            return;
+        }
+        inFlight[owner]--;
+        settle(owner);
+    }
+
+    @Override
+    public void exhausted(ReliableSender flow, int psn, int owner, long now) {
+        t.counters.rcRetryExceeded++;
+        // Blamed on the oldest request not done, as verbs reports it: the one the requester was waiting on.
+        int oldest = -1;
+        for (long q = head; q != tail && oldest < 0; q++) {
+            oldest = done[slot(q)] ? -1 : slot(q);
+        }
+        failAt(oldest, WcStatus.RETRY_EXCEEDED_ERROR, now);
+    }
+
+    /** Request {@code s} is done once every packet is sent and acknowledged and a READ's data has all arrived; completions follow in order. */
+    private void settle(int s) {
+        if (!done[s] && inFlight[s] == 0 && nextSegment[s] == segments[s] && readLeft[s] == 0) {
+            done[s] = true;
+            if (opcode[s] == SendOpcode.RDMA_READ) {
+                readsInFlight--;
+                t.rc.activate(this); // a READ waiting for max_rd_atomic may go now
+            }
+            while (head != tail && done[slot(head)]) {
+                complete(slot(head++), WcStatus.SUCCESS);
+            }
+        }
+    }
+
+    private void complete(int s, int status) {
+        MemorySegment buf = buffer[s];
+        buffer[s] = null;
+        if (status < 0) {
+            qp.sqOutstanding--;
+        } else {
+            t.counters.sendCompletions[status]++;
+            qp.completeSend(wrId[s], SendOpcode.completionOpcode(opcode[s]), status, length[s], signaled[s]);
+        }
+        qp.released(buf, offset[s]);
+    }
+
+    // ---------------------------------------------------------------- acknowledgements
+
+    /** An RC ACK from the peer, checked to be from it and for this QP; {@code sack} holds its selective bits. */
+    void onAck(Mbuf m, long[] sack, long now) {
+        int cumulative = SrdAck.cumulativePsn(m);
+        int naks = SrdAck.dropCount(m);
+        if (!sender.hasWindow() || !AckChecks.namesOnlySentPsns(sender, m, cumulative, sack, naks)) {
+            t.counters.acksRefused++;
+            return;
+        }
+        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, t.config().rtoMaxNanos * 4);
+        // What the responder executed first: a NAK names a packet every one before which was executed (it runs them in order).
+        boolean progress = sender.onAcknowledged(cumulative, sack, this);
+        sender.advanceSendBase();
+        boolean rnr = false;
+        for (int i = 0; i < naks; i++) {
+            int psn = SrdAck.dropPsn(m, i);
+            int owner = sender.owner(psn);
+            if (owner == ReliableSender.EMPTY) {
+                continue; // a NAK repeated, for a packet already settled
+            }
+            int reason = SrdAck.dropReason(m, i);
+            t.counters.dropsReceived[reason]++;
+            if (reason == DropReason.RNR) {
+                rnr = true;
+                if (!onRnrNak(psn, owner, SrdAck.dropDetail(m, i), now)) {
+                    return;
+                }
+            } else {
+                failOwner(owner, switch (reason) {
+                    case DropReason.REMOTE_ACCESS -> WcStatus.REMOTE_ACCESS_ERROR;
+                    case DropReason.REMOTE_OPERATION -> WcStatus.REMOTE_OPERATION_ERROR;
+                    default -> WcStatus.REMOTE_INVALID_REQUEST_ERROR;
+                }, now);
+                return;
+            }
+        }
+        if (progress) {
+            sender.lastProgress = now;
+            if (!rnr) {
+                rnrLeft = qp.rnrRetry; // as verbs counts it: RNR retries in a row, without progress between
+            }
+        }
+        if (qp.state != QpState.ERROR) {
+            sender.detectLosses(now, this);
+        }
+    }
+
+    /** An RNR NAK for {@code psn}: hold it until the responder's timer runs out, or fail once rnr_retry is spent; false if the QP failed. */
+    private boolean onRnrNak(int psn, int owner, int timerCode, long now) {
+        if (!rnrHolding) {
+            if (qp.rnrRetry != RNR_RETRY_INFINITE) {
+                if (rnrLeft == 0) {
+                    failOwner(owner, WcStatus.RNR_RETRY_EXCEEDED_ERROR, now);
+                    return false;
+                }
+                rnrLeft--;
+            }
+            rnrHolding = true;
+            rnrUntil = now + RnrTimer.nanos(timerCode & RnrTimer.MAX_CODE);
+            t.rc.activate(this);
+        }
+        sender.hold(psn);
+        return true;
+    }
+
+    /** The RNR timer ran out: what was held goes again. */
+    int resumeAfterRnr(long now) {
+        rnrHolding = false;
+        return sender.resumeHeld(now, this);
+    }
+
+    // ---------------------------------------------------------------- failure
+
+    private void failOwner(int owner, int status, long now) {
+        failAt(owner >= depth ? -1 : owner, status, now);
+    }
+
+    /**
+     * The QP fails at request {@code s} (-1: at none of the application's, an answer of ours):
+     * what succeeded before it completes successfully, it with {@code status}, the rest flushed.
+     */
+    private void failAt(int s, int status, long now) {
+        boolean reached = false;
+        while (head != tail) {
+            int h = slot(head++);
+            if (!reached && h == s) {
+                reached = true;
+                complete(h, status);
+            } else if (!reached && done[h]) {
+                complete(h, WcStatus.SUCCESS);
+            } else {
+                reached = true;
+                complete(h, WcStatus.WR_FLUSH_ERROR);
+            }
+        }
+        t.rc.enterError(qp, now);
+    }
+
+    // ---------------------------------------------------------------- RDMA READ, both ends
+
+    /** Responder: answers a checked READ from this QP's own sending half; false when every answer slot is busy (the READ waits). */
+    boolean answerRead(int token, int key, MemorySegment memory, long off, int len) {
+        if (len == 0) {
+            t.counters.rdmaReadsAnswered++;
+            return true;
+        }
+        if (answerTail - answerHead >= answerSlots) {
+            t.counters.readsDeferred++;
+            return false;
+        }
+        int a = answerSlot(answerTail++);
+        answerToken[a] = token;
+        answerRkey[a] = key;
+        answerMemory[a] = memory;
+        answerOffset[a] = off;
+        answerLength[a] = len;
+        answerSegments[a] = Math.max(1, (int) ((len + (long) rdmaData - 1) / rdmaData));
+        answerNext[a] = 0;
+        answerInFlight[a] = 0;
+        t.counters.rdmaReadsAnswered++;
+        t.rc.activate(this);
+        return true;
+    }
+
+    /**
+     * Requester: places a READ_RESPONSE (executed in PSN order) in the READ it names, which must be
+     * one of this QP's, waiting, and hold it. A response naming none is a ghost and is ignored, as
+     * verbs ignores one; a response that says the READ was refused fails the QP.
+     */
+    void placeReadResponse(Mbuf m, long now) {
+        int token = ReadResponseHeader.token(m);
+        int s = token & ((1 << TOKEN_SLOT_BITS) - 1);
+        int data = SrdHeader.payloadLength(m) - ReadResponseHeader.LENGTH;
+        int at = ReadResponseHeader.readOffset(m);
+        if (s >= depth || !isWaiting(s) || opcode[s] != SendOpcode.RDMA_READ || token(s) != token
+            || ReadResponseHeader.readLength(m) != length[s] || at < 0 || data > readLeft[s] || (long) at + data > length[s]) {
+            t.counters.readResponsesRefused++;
+            return;
+        }
+        if (ReadResponseHeader.status(m) != 0) {
+            failAt(s, ReadResponseHeader.status(m) == DropReason.REMOTE_ACCESS ? WcStatus.REMOTE_ACCESS_ERROR
+                : WcStatus.REMOTE_OPERATION_ERROR, now);
+            return;
+        }
+        try {
+            m.copyTo(ReadResponseHeader.DATA_OFFSET, buffer[s], offset[s] + at, data);
+        } catch (IllegalStateException closedBuffer) {
+            failAt(s, WcStatus.LOCAL_PROTECTION_ERROR, now);
+            return;
+        }
+        t.counters.readResponsesPlaced++;
+        readLeft[s] -= data;
+        settle(s);
+    }
+
+    /** Whether slot {@code s} holds a request posted and not yet done. */
+    private boolean isWaiting(int s) {
+        long n = tail - head;
+        long position = (s - slot(head) + depth) % depth;
+        return position < n && !done[s];
+    }
+
+    private int token(int s) {
+        return (generation[s] << TOKEN_SLOT_BITS) | s;
+    }
+
+    private int slot(long sequence) {
+        return (int) (sequence % depth);
+    }
+
+    private int answerSlot(long sequence) {
+        return (int) (sequence % answerSlots);
+    }
+
+    /** Whether nothing is queued, in flight or held: the transport may stop visiting this QP. */
+    boolean idle() {
+        return sender.inflight == 0 && !hasWork() && !rnrHolding;
+    }
+}

@@ -1,0 +1,368 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.RdmaHeader;
+import io.srdnic.srd.wire.SrdAck;
+import io.srdnic.srd.wire.SrdHeader;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * RC's message layer, receiving half, for one QP: executes the peer's packets strictly in PSN
+ * order from the QP's RQ PSN, as an IB responder does, while the packets themselves may arrive in
+ * any order (sprayed over paths, retransmitted): one ahead of the expected PSN waits in the
+ * {@link RcReorderBuffer} and is selectively acknowledged; one behind it is a duplicate, answered
+ * with an ACK and never executed twice.
+ * <p>
+ * A SEND takes the next receive at its FIRST packet, fills it segment by segment, and completes
+ * it at its LAST; an RDMA WRITE lands where its header says, after the same memory checks as on
+ * SRD (plus the QP's own remote-access flags); a WRITE with immediate consumes a receive at its
+ * last packet; a READ is answered from this QP's sending half. A message whose receive is not yet
+ * posted is refused with an RNR NAK carrying the QP's min_rnr_timer and is not held, so the
+ * requester sends it again after the timer. Any other violation is a fatal NAK (REMOTE_ACCESS,
+ * INVALID_REQUEST or REMOTE_OPERATION) and puts this QP in ERROR too, as rxe does.
+ * <p>
+ * ACKs are coalesced: one per QP per duty cycle, acknowledging everything executed (cumulative:
+ * the expected PSN) and held (selective bits), and carrying the NAK if there is one.
+ */
+final class RcResponder {
+    /** The packet executed; the expected PSN moves past it. */
+    private static final int DONE = 0;
+    /** Not executed for now (no READ answer slot): left unacknowledged, the requester sends it again. */
+    private static final int LATER = -1;
+    /** The QP went to ERROR while executing it (its CQ overran): nothing more to say. */
+    private static final int QP_FAILED = -2;
+
+    private final SrdTransport t;
+    private final SrdQp qp;
+    private final RcRequester requester;
+    private final int window;
+    private final RcReorderBuffer held;
+
+    /** The PSN executed next: every one before it is done. */
+    int expectedPsn;
+    /** Receive-consuming messages completed: the sequence number the next one must carry. */
+    private int completedOrdinal;
+    // The receive a SEND in progress fills (taken at its FIRST packet, so no other QP of an SRQ can take it meanwhile).
+    private boolean inMessage;
+    private long receiveWrId;
+    private MemorySegment receiveBuffer;
+    private long receiveOffset;
+    private int receiveCapacity;
+    private int receivedLength;
+
+    // The ACK owed this cycle, for the last packet heard.
+    boolean ackOwed;
+    private int ackPsn;
+    private long ackTimestamp;
+    private long ackMac;
+    private int ackIp;
+    private int ackPort;
+    private boolean nakOwed;
+    private int nakPsn;
+    private int nakReason;
+    private int nakDetail;
+
+    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config) {
+        this.t = transport;
+        this.qp = qp;
+        this.requester = requester;
+        this.window = config.window();
+        this.held = new RcReorderBuffer(window, config.mtu() + SrdConfig.FRAME_OVERHEAD);
+    }
+
+    /** RTR: the peer's first PSN is the QP's RQ PSN. */
+    void start() {
+        expectedPsn = qp.rqPsn;
+        completedOrdinal = 0;
+        inMessage = false;
+        held.clear();
+    }
+
+    /** The QP leaves service: a receive being filled completes with {@code status} (silently when -1); nothing held stays. */
+    void flush(int status) {
+        if (inMessage && status >= 0 && !qp.recvCq.push(receiveWrId, status, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
+            t.onCqOverrun(qp.recvCq);
+        }
+        inMessage = false;
+        receiveBuffer = null;
+        held.clear();
+    }
+
+    /** A packet of the connection arrives (the transport found this QP by its destination QPN). */
+    void onData(Mbuf m, int type, long now) {
+        if (!qp.state.canReceive()) {
+            t.counters.rcRefused++; // before RTR, or in ERROR: as verbs, silently dropped
+            return;
+        }
+        if (Ipv4UdpFrame.sourceIp(m) != requester.remoteIp || SrdHeader.sourceQpn(m) != qp.destQpn) {
+            t.counters.rcForeign++; // not our peer's QP: a connection admits no one else
+            return;
+        }
+        int psn = SrdHeader.psn(m);
+        int ahead = psn - expectedPsn;
+        if (ahead < 0 || (ahead > 0 && held.holds(psn))) {
+            t.counters.duplicates++;
+            oweAck(m, psn);
+            return;
+        }
+        if (ahead >= window) {
+            t.counters.outOfWindow++;
+            return;
+        }
+        if (consumesReceive(type) && !receiveAvailable(SrdHeader.qkey(m))) {
+            qp.rnrDrops++;
+            nak(psn, DropReason.RNR, qp.minRnrTimer);
+            oweAck(m, psn);
+            return;
+        }
+        if (ahead > 0) {
+            if (held.put(m, psn)) {
+                t.counters.rcHeldEarly++;
+                oweAck(m, psn);
+            }
+            return;
+        }
+        int result = execute(m, type, now);
+        if (result == DONE) {
+            expectedPsn++;
+            executeHeld(now);
+            oweAck(m, psn);
+        } else if (result > 0) {
+            nak(psn, result, result == DropReason.RNR ? qp.minRnrTimer : 0);
+            oweAck(m, psn);
+            if (result != DropReason.RNR) {
+                t.rc.enterError(qp, now);
+            }
+        }
+    }
+
+    /** Executes the held packets the expected PSN has reached, until a gap or one that must wait. */
+    int executeHeld(long now) {
+        int n = 0;
+        while (held.count() > 0 && held.holds(expectedPsn)) {
+            Mbuf m = held.get(expectedPsn);
+            int result = execute(m, SrdHeader.type(m), now);
+            if (result == LATER || result == DropReason.RNR) {
+                return n; // its receive went to another QP of the SRQ meanwhile, or no answer slot: tried again next cycle
+            }
+            held.remove(expectedPsn);
+            if (result != DONE) {
+                if (result > 0) {
+                    nak(expectedPsn, result, 0);
+                    t.rc.enterError(qp, now);
+                }
+                return n;
+            }
+            expectedPsn++;
+            n++;
+        }
+        return n;
+    }
+
+    /** Whether a held packet waits at the expected PSN (its receive or answer slot was not there): retried every cycle. */
+    boolean stalled() {
+        return held.count() > 0 && held.holds(expectedPsn);
+    }
+
+    private static boolean consumesReceive(int type) {
+        return type == PacketType.SEND || type == PacketType.SEND_WITH_IMM || type == PacketType.RDMA_WRITE_WITH_IMM;
+    }
+
+    /**
+     * Whether the receive message {@code ordinal} will take is posted: the one being filled, or
+     * the ring's entry as far down as the messages before it. Receives are taken in order, so one
+     * available stays available (on the QP's own ring).
+     */
+    private boolean receiveAvailable(int ordinal) {
+        int before = ordinal - completedOrdinal;
+        if (before < 0) {
+            return true; // a stale sequence number: execution refuses it
+        }
+        if (inMessage) {
+            if (before == 0) {
+                return true;
+            }
+            before--;
+        }
+        return before < qp.receives.size();
+    }
+
+    /** Executes one packet at the expected PSN: DONE, LATER, QP_FAILED, or the DropReason of a NAK. */
+    private int execute(Mbuf m, int type, long now) {
+        return switch (type) {
+            case PacketType.SEND, PacketType.SEND_WITH_IMM -> send(m, type);
+            case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ -> rdma(m, type);
+            case PacketType.READ_RESPONSE -> {
+                if (inMessage) {
+                    yield DropReason.REMOTE_INVALID_REQUEST;
+                }
+                requester.placeReadResponse(m, now);
+                yield qp.state == QpState.ERROR ? QP_FAILED : DONE;
+            }
+            default -> DropReason.REMOTE_INVALID_REQUEST;
+        };
+    }
+
+    private int send(Mbuf m, int type) {
+        int flags = SrdHeader.flags(m);
+        if (SrdHeader.qkey(m) != completedOrdinal) {
+            return DropReason.REMOTE_INVALID_REQUEST; // the message sequence is broken
+        }
+        if ((flags & SrdHeader.FLAG_FIRST) != 0) {
+            if (inMessage) {
+                return DropReason.REMOTE_INVALID_REQUEST; // a FIRST inside another message
+            }
+            if (qp.receives.isEmpty()) {
+                qp.rnrDrops++;
+                return DropReason.RNR;
+            }
+            ReceiveQueue r = qp.receives;
+            receiveWrId = r.headWrId();
+            receiveBuffer = r.headBuffer();
+            receiveOffset = r.headOffset();
+            receiveCapacity = r.headLength();
+            r.removeHead();
+            receivedLength = 0;
+            inMessage = true;
+        } else if (!inMessage) {
+            return DropReason.REMOTE_INVALID_REQUEST; // a MIDDLE or LAST with no FIRST
+        }
+        int data = SrdHeader.payloadLength(m);
+        if (receivedLength + data > receiveCapacity) {
+            failReceive(WcStatus.LOCAL_LENGTH_ERROR);
+            return DropReason.REMOTE_INVALID_REQUEST; // as verbs: the requester hears INVALID_REQUEST
+        }
+        try {
+            m.copyTo(SrdHeader.PAYLOAD_OFFSET, receiveBuffer, receiveOffset + receivedLength, data);
+        } catch (IllegalStateException closedBuffer) {
+            failReceive(WcStatus.LOCAL_PROTECTION_ERROR);
+            return DropReason.REMOTE_OPERATION;
+        }
+        receivedLength += data;
+        if ((flags & SrdHeader.FLAG_LAST) != 0) {
+            boolean imm = type == PacketType.SEND_WITH_IMM;
+            inMessage = false;
+            receiveBuffer = null;
+            completedOrdinal++;
+            if (!qp.recvCq.push(receiveWrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, receivedLength, imm,
+                SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), Ipv4UdpFrame.sourceIp(m))) {
+                t.onCqOverrun(qp.recvCq);
+                return QP_FAILED;
+            }
+            t.counters.delivered++;
+        }
+        return DONE;
+    }
+
+    /** The receive being filled ends in error: its completion says why, and the QP goes to ERROR after the NAK. */
+    private void failReceive(int status) {
+        inMessage = false;
+        receiveBuffer = null;
+        if (!qp.recvCq.push(receiveWrId, status, WcOpcode.RECV, receivedLength, false, 0, qp.qpn, 0, 0)) {
+            t.onCqOverrun(qp.recvCq);
+        }
+    }
+
+    private int rdma(Mbuf m, int type) {
+        if (inMessage) {
+            return DropReason.REMOTE_INVALID_REQUEST; // inside a SEND: the message sequence is broken
+        }
+        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdMessages.MAX_RDMA_SIZE)) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;
+        int length = RdmaHeader.dmaLength(m);
+        int at = RdmaHeader.segmentOffset(m);
+        boolean read = type == PacketType.RDMA_READ;
+        int access = read ? MemoryRegions.REMOTE_READ : MemoryRegions.REMOTE_WRITE;
+        long address = RdmaHeader.address(m);
+        int rkey = RdmaHeader.rkey(m);
+        // The QP's own access flags first (ibv_modify_qp's qp_access_flags), then the region's, over the whole request's range.
+        int region = (qp.accessFlags & access) == 0 ? -1 : t.regions.find(rkey, qp.pd, address, length, access);
+        if (region < 0) {
+            return DropReason.REMOTE_ACCESS;
+        }
+        MemorySegment memory = t.regions.segment(region);
+        long offset = address - memory.address();
+        if (read) {
+            return requester.answerRead(SrdHeader.immediate(m), rkey, memory, offset, length) ? DONE : LATER;
+        }
+        boolean withImmediate = type == PacketType.RDMA_WRITE_WITH_IMM;
+        if (withImmediate) {
+            if (SrdHeader.qkey(m) != completedOrdinal) {
+                return DropReason.REMOTE_INVALID_REQUEST;
+            }
+            if (qp.lacksReceive()) {
+                return DropReason.RNR;
+            }
+            if (qp.receiveCompletionWouldOverrun()) {
+                return QP_FAILED;
+            }
+        }
+        int refused = RdmaDelivery.land(t, qp, m, memory, offset + at, data, withImmediate, length, Ipv4UdpFrame.sourceIp(m));
+        if (refused != 0) {
+            return refused;
+        }
+        completedOrdinal += withImmediate ? 1 : 0;
+        return DONE;
+    }
+
+    // ---------------------------------------------------------------- acknowledgement
+
+    private void nak(int psn, int reason, int detail) {
+        nakOwed = true;
+        nakPsn = psn;
+        nakReason = reason;
+        nakDetail = detail;
+        t.counters.dropsSent[reason]++;
+    }
+
+    /** Notes the ACK owed for packet {@code psn} (timed by its timestamp, back on the path it came by); one per QP per cycle. */
+    private void oweAck(Mbuf m, int psn) {
+        ackPsn = psn;
+        ackTimestamp = SrdHeader.timestamp(m);
+        ackMac = Ipv4UdpFrame.sourceMac(m);
+        ackIp = Ipv4UdpFrame.sourceIp(m);
+        ackPort = Ipv4UdpFrame.sourcePort(m);
+        if (!ackOwed) {
+            ackOwed = true;
+            t.rc.oweAck(this);
+        }
+    }
+
+    /** Sends the ACK owed: cumulative up to the expected PSN, the held packets as selective bits, the NAK if any. */
+    void sendAck() {
+        ackOwed = false;
+        long address = t.tx.take();
+        if (address == 0) {
+            return;
+        }
+        Mbuf a = t.tx.view.wrap(address);
+        int naks = nakOwed ? 1 : 0;
+        SrdHeader.versionAndType(a, PacketType.ACK);
+        SrdHeader.flags(a, SrdHeader.FLAG_RC);
+        SrdAck.dropCount(a, naks);
+        SrdAck.sourceContext(a, qp.qpn);
+        SrdAck.destinationContext(a, qp.destQpn);
+        SrdAck.epoch(a, t.epoch);
+        SrdAck.cumulativePsn(a, expectedPsn);
+        SrdAck.echoedEpoch(a, 0);
+        SrdAck.triggerPsn(a, ackPsn);
+        SrdAck.echoedTimestamp(a, ackTimestamp);
+        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+            SrdAck.sackWord(a, w, held.sackWord(expectedPsn, w));
+        }
+        if (nakOwed) {
+            SrdAck.drop(a, 0, nakPsn, nakReason, nakDetail);
+            nakOwed = false;
+        }
+        Ipv4UdpFrame.write(a, t.localMac, ackMac, t.localIp, ackIp, ackPort, t.udpPort, SrdAck.length(naks), t.udpChecksum);
+        t.counters.txAcks++;
+        t.tx.emit(address);
+    }
+}

@@ -1,0 +1,139 @@
+package io.srdnic.srd.transport;
+
+import static io.srdnic.srd.transport.RcPair.HOSTILE;
+import static io.srdnic.srd.transport.RcPair.MIB;
+import static io.srdnic.srd.transport.RcPair.MS;
+import static io.srdnic.srd.transport.RcPair.bytes;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * RC's data path on the simulator under 5% loss, duplication and reordering: messages of 1 MiB cut
+ * into path-MTU packets, sprayed over 16 paths or pinned to one, arrive intact, once, and in order;
+ * completions come in post order at both ends.
+ */
+class RcDeliveryTest {
+
+    private static void sendsArriveIntactOnceAndInOrder(SrdConfig config, long seed) {
+        try (RcPair p = new RcPair(HOSTILE, seed, config).connect()) {
+            int messages = 4;
+            MemorySegment rx = p.receives(messages, MIB);
+            MemorySegment tx = p.random((long) messages * MIB, seed);
+            int[] lengths = {MIB, 1, MIB - 7, 0};
+            for (int i = 0; i < messages; i++) {
+                int op = i % 2 == 0 ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM;
+                assertEquals(SrdTransport.POST_OK, p.post(op, i, tx, (long) i * MIB, lengths[i], 0, 0, 0xA000 + i));
+            }
+            List<TestQp.Wc> sends = p.sendCompletions(messages, 20_000 * MS);
+            for (int i = 0; i < messages; i++) {
+                assertEquals(i, sends.get(i).wrId(), "send completions in post order");
+                assertEquals(WcStatus.SUCCESS, sends.get(i).status());
+            }
+            assertTrue(p.f.runUntil(() -> p.qb.recvCq().size() >= messages, 100 * MS));
+            List<TestQp.Wc> recvs = p.qb.receives();
+            assertEquals(messages, recvs.size(), "each message exactly once");
+            for (int i = 0; i < messages; i++) {
+                TestQp.Wc wc = recvs.get(i);
+                assertEquals(100 + i, wc.wrId(), "receives consumed in order");
+                assertEquals(WcStatus.SUCCESS, wc.status());
+                assertEquals(lengths[i], wc.byteLength());
+                assertEquals(i % 2 == 1, wc.hasImm());
+                if (wc.hasImm()) {
+                    assertEquals(0xA000 + i, wc.imm());
+                }
+                assertEquals(p.qa.qpn(), wc.srcQpn());
+                assertArrayEquals(bytes(tx, (long) i * MIB, lengths[i]), bytes(rx, (long) i * MIB, lengths[i]), "message " + i + " intact");
+            }
+            p.f.runFor(50 * MS);
+            assertEquals(List.of(), p.qb.receives(), "no message delivered twice, however late its copies");
+            assertTrue(p.a.counters().txRetransmits > 0, "the faults cost retransmissions");
+            assertTrue(p.b.counters().rcHeldEarly > 0, "packets came early and waited in the reorder buffer");
+            assertTrue(p.b.counters().duplicates > 0, "duplicates arrived and were not executed again");
+            assertTrue(p.a.counters().txData >= 2 * MIB / 1024, "the messages went as path-MTU (1024 B) packets");
+        }
+    }
+
+    @Test
+    void shouldDeliverSendsIntactOnceAndInOrderSprayedOverSixteenPaths() {
+        sendsArriveIntactOnceAndInOrder(new SrdConfig(), 21);
+    }
+
+    @Test
+    void shouldDeliverSendsIntactOnceAndInOrderPinnedToOnePath() {
+        sendsArriveIntactOnceAndInOrder(new SrdConfig().rcPaths(1), 22);
+    }
+
+    @Test
+    void shouldWriteOneMebibyteIntactAndCompleteAfterTheWritesBeforeIt() {
+        try (RcPair p = new RcPair(HOSTILE, 23).connect()) {
+            MemorySegment remote = p.f.arena.allocate(MIB + 128, 64);
+            byte[] before = bytes(remote, 0, MIB + 128);
+            int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
+            MemorySegment tx = p.random(MIB, 23);
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, MIB, remote.address() + 64, rkey, 0));
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, tx, 0, 8, remote.address(), rkey, 0));
+            List<TestQp.Wc> wcs = p.sendCompletions(2, 20_000 * MS);
+            assertEquals(List.of(1L, 2L), wcs.stream().map(TestQp.Wc::wrId).toList(), "the small write completes after the big one");
+            assertEquals(WcOpcode.RDMA_WRITE, wcs.get(0).opcode());
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+            assertArrayEquals(bytes(tx, 0, MIB), bytes(remote, 64, MIB));
+            assertArrayEquals(java.util.Arrays.copyOfRange(before, 64 + MIB, MIB + 128), bytes(remote, 64 + MIB, 64), "nothing past it changed");
+            assertEquals(List.of(), p.qb.receives(), "a plain WRITE consumes no receive");
+        }
+    }
+
+    @Test
+    void shouldWriteWithImmediateConsumingOneReceiveWithTheWritesLength() {
+        try (RcPair p = new RcPair(HOSTILE, 24).connect()) {
+            p.receives(1, 16);
+            MemorySegment remote = p.f.arena.allocate(MIB, 64);
+            int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
+            MemorySegment tx = p.random(MIB, 24);
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 1, tx, 0, MIB, remote.address(), rkey, 0xBEEF));
+            assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 20_000 * MS).get(0).status());
+            assertTrue(p.f.runUntil(() -> p.qb.recvCq().size() > 0, 100 * MS));
+            TestQp.Wc r = p.qb.receives().get(0);
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, r.opcode());
+            assertEquals(0xBEEF, r.imm());
+            assertEquals(MIB, r.byteLength());
+            assertArrayEquals(bytes(tx, 0, MIB), bytes(remote, 0, MIB));
+        }
+    }
+
+    @Test
+    void shouldReadOneMebibyteOfTheRemotesBytes() {
+        try (RcPair p = new RcPair(HOSTILE, 25).connect()) {
+            MemorySegment remote = p.random(MIB, 250);
+            int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
+            MemorySegment into = p.f.arena.allocate(MIB, 64);
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, into, 0, MIB, remote.address(), rkey, 0));
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 2, into, 0, 16, remote.address(), rkey, 0));
+            List<TestQp.Wc> wcs = p.sendCompletions(2, 20_000 * MS);
+            assertEquals(WcOpcode.RDMA_READ, wcs.get(0).opcode());
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
+            assertEquals(List.of(1L, 2L), wcs.stream().map(TestQp.Wc::wrId).toList());
+            assertArrayEquals(bytes(remote, 0, MIB), bytes(into, 0, MIB));
+        }
+    }
+
+    @Test
+    void shouldDeliverOverACleanLinkWithoutRetransmitting() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 26).connect()) {
+            MemorySegment rx = p.receives(1, 64 * 1024);
+            MemorySegment tx = p.random(64 * 1024, 26);
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64 * 1024, 0, 0, 0));
+            assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 100 * MS).get(0).status());
+            assertArrayEquals(bytes(tx, 0, 64 * 1024), bytes(rx, 0, 64 * 1024));
+            assertEquals(0, p.a.counters().txRetransmits);
+        }
+    }
+}
