@@ -1,10 +1,5 @@
 package io.srdnic.bench;
 
-import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EalConfig;
-import io.srdnic.pmd.MbufPool;
-import io.srdnic.pmd.PortConfig;
-import io.srdnic.pmd.RingLink;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
@@ -12,14 +7,11 @@ import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ContextConfig;
-import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
-import io.srdnic.verbs.SimWorld;
 import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.util.concurrent.TimeUnit;
@@ -59,10 +51,7 @@ public class VerbsRoundTripBench {
     int size;
 
     Arena arena;
-    SimWorld world;
-    Eal eal;
-    RingLink ring;
-    MbufPool pool;
+    ContextPair contexts;
     Context a;
     Context b;
     QueuePair qa;
@@ -78,19 +67,9 @@ public class VerbsRoundTripBench {
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofShared();
-        if (link.equals("sim")) {
-            world = new SimWorld(1);
-            a = Context.open(Device.sim(world));
-            b = Context.open(Device.sim(world));
-        } else {
-            eal = Eal.start(new EalConfig());
-            ring = RingLink.create(1024);
-            pool = MbufPool.create("bench", 8191, 4096 + 256);
-            ring.a().configure(PortConfig.DEFAULT, pool).start();
-            ring.b().configure(PortConfig.DEFAULT, pool).start();
-            a = Context.open(Device.dpdk(ring.a(), pool), new ContextConfig().ip(0x0A000001));
-            b = Context.open(Device.dpdk(ring.b(), pool), new ContextConfig().ip(0x0A000002));
-        }
+        contexts = ContextPair.open(link);
+        a = contexts.a;
+        b = contexts.b;
         ProtectionDomain pda = a.allocPd();
         ProtectionDomain pdb = b.allocPd();
         cqa = a.createCq(64);
@@ -114,13 +93,7 @@ public class VerbsRoundTripBench {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        a.close();
-        b.close();
-        if (world != null) {
-            world.close();
-        } else {
-            eal.close();
-        }
+        contexts.close();
         arena.close();
     }
 
