@@ -33,7 +33,7 @@ final class LatencyClient implements PerfClient {
         this.rounds = new RoundTrips(ep.params.iters(), ep.params.warmup(), ep.params.warmupNanos());
         // SRD retransmits and never loses a message: a slow round trip is waited for (the run's time
         // limit and the transport's own timeout still apply); only UD times iterations out.
-        this.timeoutNanos = ep.params.transport() == PerfParams.Transport.ud ? ep.params.timeoutNanos() : Long.MAX_VALUE;
+        this.timeoutNanos = ep.params.transport().reliable ? Long.MAX_VALUE : ep.params.timeoutNanos();
     }
 
     @Override

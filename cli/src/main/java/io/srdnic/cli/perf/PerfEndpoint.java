@@ -54,7 +54,7 @@ final class PerfEndpoint implements AutoCloseable {
             this.cq = context.createCq(params.cqDepth());
             this.recvDepth = params.recvDepth();
             this.slot = Math.max(64, (params.size() + 63) & ~63);
-            QpType type = params.transport() == PerfParams.Transport.srd ? QpType.SRD : QpType.UD;
+            QpType type = params.transport().qpType;
             this.qps = new QueuePair[params.qps()];
             this.sends = new SendWr[params.qps()];
             this.sendMr = pd.registerMemory(arena.allocate((long) params.qps() * slot, 64), Access.LOCAL_WRITE);

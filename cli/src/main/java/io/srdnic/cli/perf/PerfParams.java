@@ -1,5 +1,6 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,7 +14,26 @@ record PerfParams(Mode mode, Transport transport, int size, long iters, long war
 
     enum Mode { lat, bw }
 
-    enum Transport { srd, ud }
+    /**
+     * The queue-pair types perf runs over: what each side creates, whether the transport loses
+     * messages, and whether it carries RDMA. Another type is one more value here and its connect step
+     * in {@link PerfEndpoint}.
+     */
+    enum Transport {
+        srd(QpType.SRD, true, true),
+        ud(QpType.UD, false, false);
+
+        final QpType qpType;
+        /** Acknowledged and retransmitted: a message is never lost, so a slow one is waited for. */
+        final boolean reliable;
+        final boolean rdma;
+
+        Transport(QpType qpType, boolean reliable, boolean rdma) {
+            this.qpType = qpType;
+            this.reliable = reliable;
+            this.rdma = rdma;
+        }
+    }
 
     /** The same run as it went: latency mode warms up for at least {@code warmupNanos}, so maybe longer than asked. */
     PerfParams withWarmup(long done) {

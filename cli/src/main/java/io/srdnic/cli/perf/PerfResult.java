@@ -42,7 +42,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
         if (server.errors() > 0) {
             return "the server had " + server.errors() + " completion(s) with an error status, the first " + server.firstError();
         }
-        boolean reliable = params.transport() == PerfParams.Transport.srd;
+        boolean reliable = params.transport().reliable;
         if (params.latency()) {
             if (latency.count() == 0) {
                 return "no round trip completed";
@@ -73,7 +73,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
             lines.add(String.format(Locale.ROOT, "  round trip %s: min %.2f  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f", unit,
                 us(latency.minNs()), us(latency.p50Ns()), us(latency.p99Ns()), us(latency.p999Ns()), us(latency.maxNs())));
             lines.add(String.format(Locale.ROOT, "  %.0f round trips/s%s", msgsPerSec,
-                params.transport() == PerfParams.Transport.ud ? ", " + latency.lost() + " timed out" : ""));
+                !params.transport().reliable ? ", " + latency.lost() + " timed out" : ""));
             if (raw != null) {
                 lines.add(String.format(Locale.ROOT, "  raw ping-pong, %d-byte frames, same ports: min %.2f  p50 %.2f  p99 %.2f us; %s p50 / raw p50 = %.2f",
                     frameLength(params.size()), us(raw.minNs()), us(raw.p50Ns()), us(raw.p99Ns()), params.transport(),

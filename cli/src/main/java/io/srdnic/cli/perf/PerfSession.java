@@ -125,7 +125,7 @@ final class PerfSession {
                     progress.update(client.progress(), client.total());
                     if (client.errors() > 0) {
                         throw new IllegalStateException("a completion failed with " + client.firstError() + " after " + client.progress()
-                            + " of " + p.total() + (p.transport() == PerfParams.Transport.srd
+                            + " of " + p.total() + (p.transport().reliable
                                 ? ": the server is unreachable or refused it (is --size over what the link carries?)" : ""));
                     }
                     if (System.nanoTime() - deadline > 0 || (dpdk && side.eal().quitRequested())) {

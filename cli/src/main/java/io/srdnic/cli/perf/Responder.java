@@ -14,15 +14,11 @@ final class Responder {
     private final PerfEndpoint ep;
     private final LongSupplier clock;
     private final boolean reply;
-    private final long warmup;
     private final int[] pendingQp = new int[1024];
     private final int[] pendingImm = new int[1024];
     private int pendingHead;
     private int pendingTail;
-    private long received;
-    private long measured;
-    private long firstAt;
-    private long lastAt;
+    private final Arrivals arrivals;
     private long lastWorkAt;
     private long errors;
     private String firstError;
@@ -31,7 +27,7 @@ final class Responder {
         this.ep = ep;
         this.clock = clock;
         this.reply = ep.params.latency();
-        this.warmup = ep.params.warmup();
+        this.arrivals = new Arrivals(ep.params.warmup());
     }
 
     int doWork() {
@@ -49,7 +45,6 @@ final class Responder {
         if (n == 0) {
             return work;
         }
-        long measuredBefore = measured;
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
             if (!wc.ok()) {
@@ -73,20 +68,12 @@ final class Responder {
                 pendingImm[slot] = imm;
             }
             ep.repost(wc);
-            received++;
-            if (Integer.toUnsignedLong(imm) >= warmup) {
-                measured++;
-            }
+            arrivals.arrived(Integer.toUnsignedLong(imm));
         }
         // One clock read per poll, after the replies: the arrival time of this poll's messages.
         long t = clock.getAsLong();
         lastWorkAt = t;
-        if (measured > measuredBefore) {
-            if (measuredBefore == 0) {
-                firstAt = t;
-            }
-            lastAt = t;
-        }
+        arrivals.polled(t);
         return work + n;
     }
 
@@ -95,7 +82,7 @@ final class Responder {
     }
 
     long received() {
-        return received;
+        return arrivals.count();
     }
 
     /** When the last completion came (the clock's time), to tell when a stream has dried up. */
@@ -105,7 +92,6 @@ final class Responder {
 
     /** What arrived, as the {@code RESULT} line's fields: received, measured and their first and last arrival times. */
     String resultLine() {
-        return "received=" + received + " measured=" + measured + " first_ns=" + firstAt + " last_ns=" + lastAt + " errors=" + errors
-            + (firstError == null ? "" : " first_error=" + firstError.replace(' ', '_'));
+        return arrivals.fields() + " errors=" + errors + (firstError == null ? "" : " first_error=" + firstError.replace(' ', '_'));
     }
 }
