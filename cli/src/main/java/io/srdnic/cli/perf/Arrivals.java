@@ -1,8 +1,10 @@
 package io.srdnic.cli.perf;
 
 /**
- * Messages counted where they arrive: how many, how many after the warm-up, and when the first and
- * last of those came, read once per poll.
+ * Messages counted where they arrive — the server's receives, or for RDMA the client's completions
+ * (a WRITE completes once its bytes are in the server's memory, a READ once they are in the
+ * client's): how many, how many after the warm-up, and when the first and last of those came,
+ * read once per poll.
  */
 final class Arrivals {
     private final long warmup;
@@ -42,5 +44,10 @@ final class Arrivals {
     /** As the {@code RESULT} line has them: received, measured, and the first and last arrival times. */
     String fields() {
         return "received=" + count + " measured=" + measured + " first_ns=" + firstAt + " last_ns=" + lastAt;
+    }
+
+    /** What the server reported, but with the arrivals counted here. */
+    ServerCounts over(ServerCounts server) {
+        return new ServerCounts(count, measured, firstAt, lastAt, server.errors(), server.firstError(), server.check());
     }
 }
