@@ -44,6 +44,42 @@ class PerfRingIT {
         }
     }
 
+    /**
+     * RDMA WRITE and READ over the ring pair: one packet (lat: the raw ping-pong runs too) and 64 KiB
+     * (16 packets, landing in any order; no raw frame that long). Every message lands, the side it
+     * lands on checks every byte.
+     */
+    @ParameterizedTest
+    @CsvSource({"lat,write,2048", "lat,read,65536", "bw,write,65536", "bw,read,2048"})
+    void shouldMeasureRdmaWriteAndReadOverARingPair(String mode, String op, int size) {
+        CliRun run = CliRun.of("perf", "--link", "ring", "--mode", mode, "--op", op, "--size", Integer.toString(size),
+            "--iters", mode.equals("lat") ? "2000" : "5000", "--warmup-ms", "0", "--window", "16", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        boolean onePacket = size <= 4096;
+        PerfSimIT.assertContract(json, mode, onePacket);
+        if (!onePacket) {
+            assertEquals("null", json.get("raw_p50_us"), "no raw frame as long as a 64 KiB message");
+        }
+        assertEquals("ring", json.get("link"));
+        long iters = mode.equals("lat") ? 2000 : 5000;
+        assertEquals(iters + Long.parseLong(json.get("warmup")), run.number("sent"));
+        assertEquals(json.get("sent"), json.get("received"), "every WRITE and READ landed");
+        assertEquals("0", json.get("errors"));
+        assertTrue(run.stdout().startsWith("perf " + mode + " srd rdma " + op + " over ring: " + size + " B messages"), run.stdout());
+        String region = op.equals("write") ? "the server's region " : "the client's region ";
+        assertTrue(run.stdout().contains(region + size + " B, the pattern in every byte"), run.stdout());
+    }
+
+    @Test
+    void shouldFailAWriteWhoseBytesDoNotLandAsSent() {
+        CliRun run = CliRun.of("perf", "--link", "ring", "--mode", "bw", "--op", "write", "--size", "10000", "--iters", "2000",
+            "--corrupt-payload", "--json");
+        assertEquals(1, run.status(), run.stdout());
+        assertTrue(run.stdout().contains("byte 5000 of the 10000 B in the server's region is not what was sent"), run.stdout());
+        assertEquals(run.json().get("sent"), run.json().get("received"), "every WRITE landed: the bytes are what is wrong");
+    }
+
     @Test
     void shouldMeasureTheRawPingPongBaselineOverARingPair() {
         CliRun run = CliRun.of("pktgen", "--mode", "pingpong", "--link", "ring", "--iters", "3000", "--size", "154", "--json");

@@ -56,6 +56,53 @@ class PerfSimIT {
         assertEquals("virtual", json.get("time"));
         assertEquals(json.get("sent"), json.get("received"), "the default simulated network loses nothing");
         assertTrue(run.stdout().contains("virtual"), "sim output says its times are virtual");
+        assertTrue(run.stdout().startsWith("perf " + mode + " " + transport + " over sim: 64 B messages"), "--op send's header as ever: " + run.stdout());
+        assertTrue(!run.stdout().contains("payload checked"), "a SEND run checks no RDMA region");
+    }
+
+    /**
+     * RDMA WRITE and READ, messages of many packets: every iteration done, every message counted where
+     * it landed, and the bytes checked on the side they land on.
+     */
+    @ParameterizedTest
+    @CsvSource({"lat,write,65536", "lat,read,65536", "bw,write,20000", "bw,read,20000"})
+    void shouldMeasureRdmaWriteAndReadInVirtualTime(String mode, String op, int size) {
+        CliRun run = CliRun.of("perf", "--link", "sim", "--mode", mode, "--op", op, "--size", Integer.toString(size), "--iters", "1500",
+            "--qps", "2", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        assertContract(json, mode, false);
+        assertEquals(Integer.toString(size), json.get("size"));
+        long warmup = Long.parseLong(json.get("warmup"));
+        assertEquals(1500 + warmup, run.number("sent"), "every iteration and warm-up message went out");
+        assertEquals(json.get("sent"), json.get("received"), "and landed");
+        assertEquals("0", json.get("errors"));
+        assertTrue(run.stdout().startsWith("perf " + mode + " srd rdma " + op + " over sim: " + size + " B messages"), run.stdout());
+        boolean serverRegion = op.equals("write");
+        boolean clientRegion = op.equals("read") || mode.equals("lat");
+        assertEquals(serverRegion, run.stdout().contains("the server's region " + size + " B, the pattern in every byte"), run.stdout());
+        assertEquals(clientRegion, run.stdout().contains("the client's region " + size + " B, the pattern in every byte"), run.stdout());
+    }
+
+    @Test
+    void shouldRepairLostRdmaPacketsAndStillLandEveryByte() {
+        for (String op : List.of("write", "read")) {
+            CliRun run = CliRun.of("perf", "--link", "sim", "--mode", "bw", "--op", op, "--size", "20000", "--loss", "0.02", "--iters", "2000",
+                "--json");
+            assertEquals(0, run.status(), run.stdout());
+            assertEquals(run.json().get("sent"), run.json().get("received"));
+            assertEquals("0", run.json().get("lost"));
+            assertTrue(run.stdout().contains("20000 B, the pattern in every byte"), run.stdout());
+        }
+    }
+
+    /** A byte flipped where the pattern is made (the client's source of a WRITE, the server's region a READ reads): the run fails. */
+    @ParameterizedTest
+    @CsvSource({"lat,write,server", "bw,write,server", "lat,read,client", "bw,read,client"})
+    void shouldFailWhenALandedByteIsNotWhatWasSent(String mode, String op, String where) {
+        Result r = errorRun("perf", "--link", "sim", "--mode", mode, "--op", op, "--size", "3000", "--iters", "300", "--corrupt-payload");
+        assertEquals(1, r.status, r.stderr);
+        assertTrue(r.stderr.contains("perf: FAILED: byte 1500 of the 3000 B in the " + where + "'s region is not what was sent"), r.stderr);
     }
 
     @Test
@@ -110,6 +157,15 @@ class PerfSimIT {
         assertRefused("--loss is for --link sim", "perf", "--link", "ring", "--loss", "0.1");
         assertRefused("--warmup-ms must be 0..600000", "perf", "--link", "sim", "--warmup-ms", "-1");
         assertRefused("--cpu must be -1..", "perf", "--link", "sim", "--cpu", "4096");
+        assertEquals(2, errorRun("perf", "--op", "atomic").status, "picocli: not an op");
+        Result udWrite = errorRun("perf", "--link", "sim", "--transport", "ud", "--op", "write");
+        assertEquals(2, udWrite.status, "a usage error: UD has no RDMA");
+        assertTrue(udWrite.stderr.contains("--op write needs RDMA, which ud queue pairs do not have: use --transport srd"), udWrite.stderr);
+        assertTrue(udWrite.stderr.contains("Usage: srdnic perf"), udWrite.stderr);
+        assertEquals(2, errorRun("perf", "--link", "sim", "--transport", "ud", "--op", "read", "--mode", "bw").status);
+        assertRefused("--size must be 1..1073741824 bytes with --op read", "perf", "--link", "sim", "--op", "read", "--size", "0");
+        assertRefused("--size must be 1..1073741824 bytes with --op write", "perf", "--link", "sim", "--op", "write", "--size", "1073741825");
+        assertRefused("--op write and read go up to 1 GiB", "perf", "--link", "sim", "--size", "5000");
     }
 
     private static void assertRefused(String message, String... args) {

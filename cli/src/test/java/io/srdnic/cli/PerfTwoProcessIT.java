@@ -2,6 +2,7 @@ package io.srdnic.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.srdnic.cli.net.Shell;
@@ -20,12 +21,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class PerfTwoProcessIT {
 
+    /** With --op write the region's address and rkey cross from one process to the other, both ways. */
     @ParameterizedTest
-    @CsvSource({"memif,srd,lat", "memif,ud,bw", "af_xdp,srd,lat"})
-    void shouldRunBetweenTwoProcesses(String link, String transport, String mode) {
+    @CsvSource({"memif,srd,lat,send", "memif,ud,bw,send", "af_xdp,srd,lat,send", "memif,srd,lat,write"})
+    void shouldRunBetweenTwoProcesses(String link, String transport, String mode, String op) {
         assumeTrue(link.equals("memif") || CliRun.root(), "namespaces, veth and AF_XDP need root");
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
-        CliRun run = CliRun.of("perf", "--link", link, "--transport", transport, "--mode", mode, "--size", "64",
+        CliRun run = CliRun.of("perf", "--link", link, "--transport", transport, "--mode", mode, "--op", op, "--size", "64",
             "--iters", mode.equals("lat") ? "1000" : "20000", "--warmup-ms", "0", "--json");
         assertEquals(0, run.status(), run.stdout());
         Map<String, String> json = run.json();
@@ -33,6 +35,10 @@ class PerfTwoProcessIT {
         assertEquals(link, json.get("link"));
         if (transport.equals("srd")) {
             assertEquals(json.get("sent"), json.get("received"));
+        }
+        if (op.equals("write")) {
+            assertTrue(run.stdout().contains("the server's region 64 B, the pattern in every byte; the client's region 64 B, the pattern"
+                + " in every byte"), run.stdout());
         }
         if (link.equals("af_xdp")) {
             String namespaces = Shell.run("ip", "netns", "list");

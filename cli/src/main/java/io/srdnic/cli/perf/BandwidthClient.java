@@ -3,26 +3,35 @@ package io.srdnic.cli.perf;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
+import java.util.function.LongSupplier;
 
 /**
- * ib_send_bw's client: streams {@code warmup + iters} messages round robin over the QPs, keeping
- * up to {@code window} per QP in flight (the SQ depth), every send signaled. On SRD a send completes
- * when the server's ACK covers it; on UD as it leaves. The rate is measured where messages arrive
- * (the server), so what this side counts is what it sent and which sends failed.
+ * ib_send_bw's, ib_write_bw's and ib_read_bw's client: streams {@code warmup + iters} messages —
+ * SENDs, RDMA WRITEs into the server's region or RDMA READs of it — round robin over the QPs,
+ * keeping up to {@code window} per QP in flight (the SQ depth), every one signaled. On SRD a SEND
+ * or WRITE completes when the server's ACK covers it, a READ when its bytes are here; on UD a SEND
+ * as it leaves. SENDs are counted where they arrive (the server); the server sees no RDMA, so
+ * WRITEs and READs are counted and timed here, by their completions.
  */
 final class BandwidthClient implements PerfClient {
     private final PerfEndpoint ep;
+    private final LongSupplier clock;
+    private final boolean timed;
     private final long total;
     private final long maxInFlight;
+    private final Arrivals arrivals;
     private long posted;
     private long completed;
     private long errors;
     private String firstError;
 
-    BandwidthClient(PerfEndpoint ep) {
+    BandwidthClient(PerfEndpoint ep, LongSupplier clock) {
         this.ep = ep;
+        this.clock = clock;
+        this.timed = !ep.params.serverReceives();
         this.total = ep.params.total();
         this.maxInFlight = (long) ep.params.window() * ep.qps.length;
+        this.arrivals = new Arrivals(ep.params.warmup());
     }
 
     @Override
@@ -42,16 +51,22 @@ final class BandwidthClient implements PerfClient {
         int n = ep.cq.poll(wcs);
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
-            if (wc.opcode() == WcOpcode.SEND) {
+            boolean receive = PerfEndpoint.isReceive(wc.opcode());
+            if (!receive) {
                 completed++;
             }
             if (!wc.ok()) {
                 if (errors++ == 0) {
                     firstError = wc.statusName() + " (" + WcOpcode.name(wc.opcode()) + ")";
                 }
-            } else if (wc.opcode() != WcOpcode.SEND) {
+            } else if (receive) {
                 ep.repost(wc); // the server sends nothing in this mode, but keep the queue full anyway
+            } else {
+                arrivals.arrived(wc.wrId());
             }
+        }
+        if (timed && n > 0) {
+            arrivals.polled(clock.getAsLong());
         }
         return work + n;
     }
@@ -84,5 +99,10 @@ final class BandwidthClient implements PerfClient {
     @Override
     public String firstError() {
         return firstError;
+    }
+
+    @Override
+    public ServerCounts landed(ServerCounts server) {
+        return arrivals.over(server);
     }
 }

@@ -19,4 +19,10 @@ interface PerfClient {
     long errors();
 
     String firstError();
+
+    /**
+     * For messages the server does not see arrive (RDMA but a latency-mode WRITE WITH_IMM): the
+     * server's counts with the arrivals as this side's completions saw them.
+     */
+    ServerCounts landed(ServerCounts server);
 }

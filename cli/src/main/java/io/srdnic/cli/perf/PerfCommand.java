@@ -12,22 +12,40 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code srdnic perf}: perftest's ib_send_lat and ib_send_bw for SRD and UD queue pairs over the
- * verbs API. Without {@code --server}/{@code --client} it starts both sides itself: ring in this
+ * verbs API, and with {@code --op write|read} ib_write_lat, ib_write_bw, ib_read_lat and ib_read_bw
+ * for SRD. Without {@code --server}/{@code --client} it starts both sides itself: ring in this
  * JVM (one thread per side), sim in this thread in virtual time, memif and af_xdp in two child
  * JVMs (af_xdp in two network namespaces joined by a veth pair). With them, each side is started
  * by hand and they meet over a TCP side channel that carries MAC, IP, QPNs and Q_Key.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Latency (ib_send_lat) and bandwidth (ib_send_bw) of SRD and UD queue pairs.",
+    description = {"Latency (ib_send_lat) and bandwidth (ib_send_bw) of SRD and UD queue pairs;",
+        "  --op write and read: RDMA WRITE (ib_write_*) and READ (ib_read_*) on SRD.",
         "lat: the client sends, the server sends back; round-trip times (not half",
         "  round trips) and round trips/s. On a DPDK link a raw frame ping-pong with",
-        "  the same frame length (size + 90 B of headers) runs first on the same ports.",
+        "  the same frame length (size + 90 B of headers) runs first on the same ports",
+        "  (not for an RDMA message longer than one packet).",
         "bw: the client streams, --window messages per QP in flight; messages/s and",
         "  Gbit/s of payload, where they arrive.",
+        "--op write: the server registers a region (REMOTE_WRITE) and tells the client",
+        "  its address and rkey on the side channel. lat: the client RDMA WRITEs",
+        "  WITH_IMM into it, the server WRITEs WITH_IMM what arrived into the client's",
+        "  region; the receive completion of the immediate marks arrival (SRD lands a",
+        "  WRITE's packets in any order: its last byte says nothing). bw: plain RDMA",
+        "  WRITEs, counted and timed by their completions at the client (an SRD WRITE",
+        "  completes once the server's ACK covers all of it).",
+        "--op read: the server's region (REMOTE_READ) holds a known pattern; the",
+        "  client READs it, one at a time (lat) or --window per QP in flight (bw),",
+        "  timed by the READ completions.",
+        "write and read carry one pattern in every message; at the end each side",
+        "  checks every byte of the region it lands in, and a wrong one fails the run.",
         "--json prints one object last; p50_us, p99_us, p999_us, msgs_per_sec, gbps and",
         "  raw_p50_us are always there, null when the mode does not measure them.",
         "On sim all times are virtual: the simulated links and transport, not this CPU."})
@@ -43,10 +61,15 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--mode", defaultValue = "lat", description = "lat | bw (default ${DEFAULT-VALUE}).")
     PerfParams.Mode mode;
 
+    @Option(names = "--op", defaultValue = "send",
+        description = "send | write | read: SEND_WITH_IMM, RDMA WRITE or RDMA READ; write and read need srd (default ${DEFAULT-VALUE}).")
+    PerfParams.Op op;
+
     @Option(names = "--transport", defaultValue = "srd", description = "srd | ud (default ${DEFAULT-VALUE}).")
     PerfParams.Transport transport;
 
-    @Option(names = "--size", defaultValue = "64", description = "Message size in bytes, 1..the SRD MTU (4096; less on af_xdp) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--size", defaultValue = "64", description = "Message size in bytes: send 1..the SRD MTU (4096; less on af_xdp);"
+        + " write and read 1..the transport's largest RDMA transfer (1 GiB) (default ${DEFAULT-VALUE}).")
     int size;
 
     @Option(names = "--iters", defaultValue = "10000", description = "Measured round trips (lat) or messages (bw) (default ${DEFAULT-VALUE}).")
@@ -136,6 +159,13 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--run-id", hidden = true, description = "Internal: the run's id.")
     Integer runId;
 
+    @Option(names = "--corrupt-payload", hidden = true,
+        description = "For tests, write and read: flip one byte of the pattern where it is made, so the payload check must fail.")
+    boolean corruptPayload;
+
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
         ThreadingMode mode = threadingMode();
@@ -157,7 +187,9 @@ public final class PerfCommand implements Callable<Integer> {
                 yield report(SimPerf.run(p, seed, loss, settings));
             }
             case ring -> report(RingPerf.run(p, mode, memoryMb, settings, pairCpu(1), pairCpu(0)));
-            case memif, af_xdp -> TwoProcessPerf.run(link, size, childArgs(p), pairCpu(1), pairCpu(0), timeLimitSeconds * 1000L);
+            // The largest frame: an RDMA message longer than a packet goes in packets of the SRD MTU.
+            case memif, af_xdp -> TwoProcessPerf.run(link, Math.min(size, PerfParams.MAX_SEND_SIZE), childArgs(p), pairCpu(1), pairCpu(0),
+                timeLimitSeconds * 1000L);
         };
     }
 
@@ -176,9 +208,19 @@ public final class PerfCommand implements Callable<Integer> {
         }
     }
 
-    private PerfParams params() {
-        if (size < 1 || size > 4096) {
-            throw new IllegalArgumentException("--size must be 1..4096 bytes (one message is one packet), was " + size);
+    /** The run's parameters, checked; what --op makes wrong is a usage error. */
+    PerfParams params() {
+        if (op.rdma() && !transport.rdma) {
+            throw new ParameterException(spec.commandLine(), "--op " + op + " needs RDMA, which " + transport
+                + " queue pairs do not have: use --transport srd");
+        }
+        if (op.rdma() && (size < 1 || size > PerfParams.MAX_RDMA_SIZE)) {
+            throw new ParameterException(spec.commandLine(), "--size must be 1.." + PerfParams.MAX_RDMA_SIZE + " bytes with --op " + op
+                + " (the transport's largest RDMA transfer), was " + size);
+        }
+        if (!op.rdma() && (size < 1 || size > PerfParams.MAX_SEND_SIZE)) {
+            throw new IllegalArgumentException("--size must be 1.." + PerfParams.MAX_SEND_SIZE + " bytes (one message is one packet), was "
+                + size + (size > PerfParams.MAX_SEND_SIZE && transport.rdma ? "; --op write and read go up to 1 GiB" : ""));
         }
         if (iters < 1 || iters > 1_000_000_000L) {
             throw new IllegalArgumentException("--iters must be 1..1000000000, was " + iters);
@@ -216,8 +258,8 @@ public final class PerfCommand implements Callable<Integer> {
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
         boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt();
-        return new PerfParams(mode, transport, size, iters, w, warmupFloor * 1_000_000L, qps, window, timeoutMs * 1_000_000L, raw,
-            stats, id, timeLimitSeconds * 1_000_000_000L);
+        return new PerfParams(mode, op, transport, size, iters, w, warmupFloor * 1_000_000L, qps, window, timeoutMs * 1_000_000L, raw,
+            stats, id, timeLimitSeconds * 1_000_000_000L, corruptPayload);
     }
 
     private int report(PerfResult r) {
@@ -237,7 +279,7 @@ public final class PerfCommand implements Callable<Integer> {
 
     /** The arguments of both children: the run's parameters, fixed (warm-up and run id included), and this side's link. */
     private List<String> childArgs(PerfParams p) {
-        List<String> a = new ArrayList<>(List.of("perf", "--mode", p.mode().name(), "--transport", p.transport().name(),
+        List<String> a = new ArrayList<>(List.of("perf", "--mode", p.mode().name(), "--op", p.op().name(), "--transport", p.transport().name(),
             "--size", Integer.toString(p.size()), "--iters", Long.toString(p.iters()), "--warmup", Long.toString(p.warmup()),
             "--warmup-ms", Long.toString(p.warmupNanos() / 1_000_000),
             "--qps", Integer.toString(p.qps()), "--window", Integer.toString(p.window()), "--timeout-ms", Long.toString(timeoutMs),
@@ -251,6 +293,9 @@ public final class PerfCommand implements Callable<Integer> {
         }
         if (noRaw) {
             a.add("--no-raw");
+        }
+        if (corruptPayload) {
+            a.add("--corrupt-payload");
         }
         settings.forEach((k, v) -> a.addAll(List.of("--set", k + "=" + v)));
         return a;

@@ -1,5 +1,7 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.cli.perf.PerfParams.Op;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
@@ -13,6 +15,8 @@ import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * One side's verbs resources, as ib_send_lat/ib_send_bw set them up: a PD, one CQ for sends and
@@ -20,6 +24,18 @@ import java.lang.foreign.Arena;
  * one registered region of receive slots and one of send buffers, and — once the peer's
  * {@link PeerInfo} is known — an address handle and a reusable send work request per QP
  * (QP i sends to the peer's QP i, SEND_WITH_IMM, the immediate carrying the sequence number).
+ * <p>
+ * With {@code --op write} or {@code read}, as ib_write_* and ib_read_* do, the messages are RDMA
+ * requests naming one region of {@code size} bytes that the other side registered and told about
+ * in its {@link PeerInfo} (all QPs share it, and every message carries the same {@link Pattern}):
+ * <ul>
+ * <li>write: the client WRITEs from a region holding the pattern into the server's, zeroed at the
+ *   start, REMOTE_WRITE; in latency mode WRITE WITH_IMM, and the server WRITEs WITH_IMM what arrived
+ *   back into a zeroed REMOTE_WRITE region of the client's.</li>
+ * <li>read: the server's region holds the pattern, REMOTE_READ; the client READs it into a zeroed
+ *   region of its own.</li>
+ * </ul>
+ * The side the bytes land on checks its region against the pattern at the end ({@link #checkPayload}).
  * Closing it closes the context.
  */
 final class PerfEndpoint implements AutoCloseable {
@@ -33,6 +49,13 @@ final class PerfEndpoint implements AutoCloseable {
     private final ProtectionDomain pd;
     private final MemoryRegion sendMr;
     private final MemoryRegion recvMr;
+    /** RDMA: the region the other side's requests name (told in {@link #info()}), or null. */
+    private MemoryRegion exposed;
+    /** RDMA: the region this side's own requests take their bytes from or land them in, or null. */
+    private MemoryRegion local;
+    /** RDMA: the region the other side's bytes land in here, checked at the end, or null. */
+    private MemoryRegion landing;
+    private final boolean client;
     private final RecvWr recv = new RecvWr();
     private final int slot;
     private final int recvDepth;
@@ -44,21 +67,29 @@ final class PerfEndpoint implements AutoCloseable {
         this.context = context;
         this.params = params;
         this.qkey = qkey;
-        if (params.size() > context.mtu()) {
+        this.client = client;
+        if (!params.op().rdma() && params.size() > context.mtu()) {
             context.close();
             throw new IllegalArgumentException("--size " + params.size() + " is over this link's SRD MTU " + context.mtu()
                 + " (one message is one packet: no segmentation on SRD and UD)");
+        }
+        if (params.op().rdma() && params.size() > context.queryDevice().maxRdmaSize()) {
+            context.close();
+            throw new IllegalArgumentException("--size " + params.size() + " is over this transport's largest RDMA transfer "
+                + context.queryDevice().maxRdmaSize());
         }
         try {
             this.pd = context.allocPd();
             this.cq = context.createCq(params.cqDepth());
             this.recvDepth = params.recvDepth();
-            this.slot = Math.max(64, (params.size() + 63) & ~63);
-            QpType type = params.transport() == PerfParams.Transport.srd ? QpType.SRD : QpType.UD;
+            // RDMA payloads are in regions of their own: the send and receive slots carry none (a WRITE WITH_IMM takes a receive, no bytes).
+            this.slot = params.op().rdma() ? 64 : Math.max(64, (params.size() + 63) & ~63);
+            QpType type = params.transport().qpType;
             this.qps = new QueuePair[params.qps()];
             this.sends = new SendWr[params.qps()];
             this.sendMr = pd.registerMemory(arena.allocate((long) params.qps() * slot, 64), Access.LOCAL_WRITE);
             this.recvMr = pd.registerMemory(arena.allocate((long) params.qps() * recvDepth * slot, 64), Access.LOCAL_WRITE);
+            registerRdmaRegions();
             int maxQpn = 0;
             for (int i = 0; i < qps.length; i++) {
                 QueuePair qp = pd.createQueuePair(type, cq, cq, params.sendDepth(), recvDepth, 1, 0);
@@ -84,12 +115,45 @@ final class PerfEndpoint implements AutoCloseable {
         }
     }
 
+    /** The regions of {@code --op write|read} (none for send), each of {@code size} bytes. */
+    private void registerRdmaRegions() {
+        Op op = params.op();
+        if (op == Op.write && client) {
+            local = region(true, Access.LOCAL_WRITE);
+            landing = params.latency() ? region(false, Access.LOCAL_WRITE | Access.REMOTE_WRITE) : null;
+            exposed = landing;
+        } else if (op == Op.write) {
+            landing = region(false, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
+            exposed = landing;
+            local = landing; // latency mode: the reply is what arrived
+        } else if (op == Op.read && client) {
+            local = region(false, Access.LOCAL_WRITE);
+            landing = local;
+        } else if (op == Op.read) {
+            exposed = region(true, Access.REMOTE_READ);
+        }
+    }
+
+    /** A region of {@code size} bytes, zeroed or holding the pattern (one byte of it flipped with --corrupt-payload). */
+    private MemoryRegion region(boolean pattern, int access) {
+        MemorySegment s = arena.allocate(params.size(), 64);
+        if (pattern) {
+            Pattern.fill(s, params.size(), params.runId());
+            if (params.corruptPayload()) {
+                long at = params.size() / 2;
+                s.set(ValueLayout.JAVA_BYTE, at, (byte) ~s.get(ValueLayout.JAVA_BYTE, at));
+            }
+        }
+        return pd.registerMemory(s, access);
+    }
+
     PeerInfo info() {
         int[] qpns = new int[qps.length];
         for (int i = 0; i < qps.length; i++) {
             qpns[i] = qps[i].qpNum();
         }
-        return new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns);
+        return exposed == null ? new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns)
+            : new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns, exposed.segment().address(), exposed.rkey());
     }
 
     /** Makes the address handle and the send work requests for the peer. */
@@ -98,15 +162,50 @@ final class PerfEndpoint implements AutoCloseable {
             throw new IllegalStateException("the other side has " + peer.qpns().length + " QPs, this side " + qps.length);
         }
         toPeer = pd.createAddressHandle(peer.mac(), peer.ip(), peer.udpPort());
+        if (params.op().rdma() && !client && !params.serverReplies()) {
+            return; // this side posts nothing: the client's requests are answered by the transport
+        }
+        if (params.op().rdma() && !peer.hasRegion()) {
+            throw new IllegalStateException("the other side told of no memory region for --op " + params.op());
+        }
         // Latency mode waits for the reply, never for its own send: the sends go unsignaled (a failed
         // one still completes, with its error), so no send completion costs either side a CQ entry
-        // and a poll per round trip. Bandwidth mode counts its sends by their completions.
-        int flags = params.latency() ? 0 : SendWr.SIGNALED;
+        // and a poll per round trip. Bandwidth mode counts its sends by their completions, and a READ
+        // is its own reply.
+        int flags = params.latency() && params.op() != Op.read ? 0 : SendWr.SIGNALED;
+        int opcode = switch (params.op()) {
+            case send -> SendWr.OP_SEND_WITH_IMM;
+            // Latency mode: WITH_IMM, so the peer's receive queue says when all of it is there (SRD lands a
+            // WRITE's packets in any order: its last byte says nothing). Bandwidth mode: plain WRITEs.
+            case write -> params.latency() ? SendWr.OP_RDMA_WRITE_WITH_IMM : SendWr.OP_RDMA_WRITE;
+            case read -> SendWr.OP_RDMA_READ;
+        };
         for (int i = 0; i < qps.length; i++) {
-            SendWr wr = new SendWr().opcode(SendWr.OP_SEND_WITH_IMM).flags(flags).destination(toPeer, peer.qpns()[i], peer.qkey());
-            wr.sge(0).set(sendMr, (long) i * slot, params.size());
+            SendWr wr = new SendWr().opcode(opcode).flags(flags).destination(toPeer, peer.qpns()[i], peer.qkey());
+            if (params.op().rdma()) {
+                wr.sge(0).set(local, 0, params.size());
+                wr.rdma(peer.rdmaAddress(), peer.rkey());
+            } else {
+                wr.sge(0).set(sendMr, (long) i * slot, params.size());
+            }
             sends[i] = wr.numSge(1);
         }
+    }
+
+    /** Whether a completion is of a receive (a SEND's, or a WRITE WITH_IMM's), not of this side's own request. */
+    static boolean isReceive(int opcode) {
+        return opcode == WcOpcode.RECV || opcode == WcOpcode.RECV_WITH_IMM || opcode == WcOpcode.RECV_RDMA_WITH_IMM;
+    }
+
+    /**
+     * RDMA: whether the region the other side's bytes land in here holds the pattern, every byte
+     * ({@link PayloadCheck#NONE} where none land here). Call it once no more are coming.
+     */
+    PayloadCheck checkPayload() {
+        if (landing == null) {
+            return PayloadCheck.NONE;
+        }
+        return new PayloadCheck(params.size(), Pattern.firstMismatch(landing.segment(), params.size(), params.runId()));
     }
 
     /** Posts the receive a completion used again (its slot is in the work request id). */

@@ -1,5 +1,6 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -8,17 +9,76 @@ import java.util.Map;
  * What one perf run does, as the client sends it to the server in its first side-channel line
  * ({@code PARAMS key=value ...}): the server takes the client's parameters, as perftest's does.
  */
-record PerfParams(Mode mode, Transport transport, int size, long iters, long warmup, long warmupNanos, int qps, int window,
-                  long timeoutNanos, boolean raw, boolean stats, int runId, long timeLimitNanos) {
+record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, long warmup, long warmupNanos, int qps, int window,
+                  long timeoutNanos, boolean raw, boolean stats, int runId, long timeLimitNanos, boolean corruptPayload) {
+
+    /** The largest SEND: one message is one packet, at most the SRD MTU (less on some links). */
+    static final int MAX_SEND_SIZE = 4096;
+    /** The largest RDMA WRITE or READ the transport takes (SrdTransport.maxRdmaSize(); each side checks its own). */
+    static final int MAX_RDMA_SIZE = 1 << 30;
 
     enum Mode { lat, bw }
 
-    enum Transport { srd, ud }
+    /**
+     * What one message is: a SEND into a receive the peer posted (ib_send_*), an RDMA WRITE into the
+     * server's memory (ib_write_*), or an RDMA READ of it (ib_read_*).
+     */
+    enum Op {
+        send, write, read;
+
+        boolean rdma() {
+            return this != send;
+        }
+    }
+
+    /**
+     * The queue-pair types perf runs over: what each side creates, whether the transport loses
+     * messages, and whether it carries RDMA. Another type is one more value here and its connect step
+     * in {@link PerfEndpoint}.
+     */
+    enum Transport {
+        srd(QpType.SRD, true, true),
+        ud(QpType.UD, false, false);
+
+        final QpType qpType;
+        /** Acknowledged and retransmitted: a message is never lost, so a slow one is waited for. */
+        final boolean reliable;
+        final boolean rdma;
+
+        Transport(QpType qpType, boolean reliable, boolean rdma) {
+            this.qpType = qpType;
+            this.reliable = reliable;
+            this.rdma = rdma;
+        }
+    }
 
     /** The same run as it went: latency mode warms up for at least {@code warmupNanos}, so maybe longer than asked. */
     PerfParams withWarmup(long done) {
-        return new PerfParams(mode, transport, size, iters, done, warmupNanos, qps, window, timeoutNanos, raw, stats, runId,
-            timeLimitNanos);
+        return new PerfParams(mode, op, transport, size, iters, done, warmupNanos, qps, window, timeoutNanos, raw, stats, runId,
+            timeLimitNanos, corruptPayload);
+    }
+
+    /**
+     * Whether each message takes a receive at the server: a SEND, and in latency mode an RDMA WRITE
+     * WITH_IMM (bandwidth mode writes without one, and a READ never tells the server).
+     */
+    boolean serverReceives() {
+        return op == Op.send || op == Op.write && latency();
+    }
+
+    /** Whether the server answers each message (latency mode, send and write). */
+    boolean serverReplies() {
+        return latency() && serverReceives();
+    }
+
+    /** Whether RDMA bytes land at the server (write), to be checked there at the end. */
+    boolean serverChecks() {
+        return op == Op.write;
+    }
+
+    /** Whether RDMA bytes land at the client (read, and the server's replies in write latency mode), to be checked there. */
+    boolean clientChecks() {
+        return op == Op.read || op == Op.write && latency();
     }
 
     /** Round trips or messages including the least warm-up. */
@@ -46,9 +106,9 @@ record PerfParams(Mode mode, Transport transport, int size, long iters, long war
     }
 
     String line() {
-        return "mode=" + mode + " transport=" + transport + " size=" + size + " iters=" + iters + " warmup=" + warmup + " warmup_ns=" + warmupNanos + " qps=" + qps
+        return "mode=" + mode + " op=" + op + " transport=" + transport + " size=" + size + " iters=" + iters + " warmup=" + warmup + " warmup_ns=" + warmupNanos + " qps=" + qps
             + " window=" + window + " timeout_ns=" + timeoutNanos + " raw=" + raw + " stats=" + stats + " run_id=" + runId
-            + " time_limit_ns=" + timeLimitNanos;
+            + " time_limit_ns=" + timeLimitNanos + " corrupt_payload=" + corruptPayload;
     }
 
     static PerfParams parse(String line) {
@@ -61,10 +121,11 @@ record PerfParams(Mode mode, Transport transport, int size, long iters, long war
             f.put(p[0], p[1]);
         }
         try {
-            return new PerfParams(Mode.valueOf(f.get("mode")), Transport.valueOf(f.get("transport")), Integer.parseInt(f.get("size")),
+            return new PerfParams(Mode.valueOf(f.get("mode")), Op.valueOf(f.getOrDefault("op", "send")), Transport.valueOf(f.get("transport")), Integer.parseInt(f.get("size")),
                 Long.parseLong(f.get("iters")), Long.parseLong(f.get("warmup")), Long.parseLong(f.get("warmup_ns")), Integer.parseInt(f.get("qps")),
                 Integer.parseInt(f.get("window")), Long.parseLong(f.get("timeout_ns")), Boolean.parseBoolean(f.get("raw")),
-                Boolean.parseBoolean(f.get("stats")), Integer.parseInt(f.get("run_id")), Long.parseLong(f.get("time_limit_ns")));
+                Boolean.parseBoolean(f.get("stats")), Integer.parseInt(f.get("run_id")), Long.parseLong(f.get("time_limit_ns")),
+                Boolean.parseBoolean(f.get("corrupt_payload")));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("bad PARAMS line '" + line + "': " + e.getMessage(), e);
         }

@@ -16,9 +16,15 @@ import java.util.Map;
  * @param latency round trips (latency mode), else null
  * @param raw     the raw frame ping-pong run just before (latency mode on a DPDK link), else null
  * @param msgsPerSec latency mode: round trips per second; bandwidth mode: messages per second where they arrived
+ *                   (for RDMA WRITE and READ, where the client's completions say they did)
+ * @param server     what arrived where the server counts it, or for RDMA the client's completions do
+ * @param clientCheck the client's check of the RDMA bytes that land there ({@link PayloadCheck#NONE} for none)
  */
 record PerfResult(PerfParams params, String link, String threading, String clientCpus, boolean virtualTime, LatencySummary latency, LatencySummary raw,
-                  double msgsPerSec, long sent, ServerCounts server, long errors, String firstError, List<String> stats) {
+                  double msgsPerSec, long sent, ServerCounts server, long errors, String firstError, PayloadCheck clientCheck,
+                  List<String> stats) {
+    private static final String SERVER_REGION = "the server's region";
+    private static final String CLIENT_REGION = "the client's region";
 
     /** Frame length of a message of {@code size} bytes: Ethernet, IPv4, UDP and SRD headers (90 bytes) in front. */
     static int frameLength(int size) {
@@ -42,7 +48,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
         if (server.errors() > 0) {
             return "the server had " + server.errors() + " completion(s) with an error status, the first " + server.firstError();
         }
-        boolean reliable = params.transport() == PerfParams.Transport.srd;
+        boolean reliable = params.transport().reliable;
         if (params.latency()) {
             if (latency.count() == 0) {
                 return "no round trip completed";
@@ -58,22 +64,24 @@ record PerfResult(PerfParams params, String link, String threading, String clien
                 return "SRD delivered " + server.received() + " of " + sent + " messages";
             }
         }
-        return null;
+        String payload = params.serverChecks() ? server.check().failure(SERVER_REGION) : null;
+        return payload == null && params.clientChecks() ? clientCheck.failure(CLIENT_REGION) : payload;
     }
+
 
     List<String> text() {
         List<String> lines = new ArrayList<>();
         String unit = virtualTime ? "virtual us" : "us";
         String warm = params.latency() ? String.format(Locale.ROOT, " in %.1f s", latency.warmupNs() / 1e9) : "";
-        String what = String.format(Locale.ROOT, "perf %s %s over %s: %d B messages, %d iterations (+%d warm-up%s), %d QP%s, %s%s",
-            params.mode(), params.transport(), link, params.size(), params.iters(), params.warmup(), warm, params.qps(),
+        String what = String.format(Locale.ROOT, "perf %s %s%s over %s: %d B messages, %d iterations (+%d warm-up%s), %d QP%s, %s%s",
+            params.mode(), params.transport(), params.op().rdma() ? " rdma " + params.op() : "", link, params.size(), params.iters(), params.warmup(), warm, params.qps(),
             params.qps() == 1 ? "" : "s", threading.toLowerCase(Locale.ROOT), virtualTime ? ", simulated network in virtual time" : "");
         lines.add(what);
         if (params.latency()) {
             lines.add(String.format(Locale.ROOT, "  round trip %s: min %.2f  p50 %.2f  p99 %.2f  p99.9 %.2f  max %.2f", unit,
                 us(latency.minNs()), us(latency.p50Ns()), us(latency.p99Ns()), us(latency.p999Ns()), us(latency.maxNs())));
             lines.add(String.format(Locale.ROOT, "  %.0f round trips/s%s", msgsPerSec,
-                params.transport() == PerfParams.Transport.ud ? ", " + latency.lost() + " timed out" : ""));
+                !params.transport().reliable ? ", " + latency.lost() + " timed out" : ""));
             if (raw != null) {
                 lines.add(String.format(Locale.ROOT, "  raw ping-pong, %d-byte frames, same ports: min %.2f  p50 %.2f  p99 %.2f us; %s p50 / raw p50 = %.2f",
                     frameLength(params.size()), us(raw.minNs()), us(raw.p50Ns()), us(raw.p99Ns()), params.transport(),
@@ -83,8 +91,22 @@ record PerfResult(PerfParams params, String link, String threading, String clien
             lines.add(String.format(Locale.ROOT, "  %.0f messages/s, %.3f Gbit/s of payload (window %d per QP); sent %d, arrived %d, lost %d",
                 msgsPerSec, gbps(), params.window(), sent, server.received(), lost()));
         }
+        if (params.op().rdma()) {
+            lines.add("  payload checked at the end: " + String.join("; ", payloadChecks()));
+        }
         lines.addAll(stats);
         return lines;
+    }
+
+    private List<String> payloadChecks() {
+        List<String> checks = new ArrayList<>();
+        if (params.serverChecks()) {
+            checks.add(server.check().text(SERVER_REGION));
+        }
+        if (params.clientChecks()) {
+            checks.add(clientCheck.text(CLIENT_REGION));
+        }
+        return checks;
     }
 
     String json() {

@@ -56,22 +56,23 @@ final class PerfSession {
         ch.send("PARAMS " + p.line());
         ch.expect("READY", limitMs);
         try (PerfPort port = side.opener().get()) {
-            if (p.size() > port.srdMtu()) {
+            if (!p.op().rdma() && p.size() > port.srdMtu()) {
                 throw new IllegalArgumentException("--size " + p.size() + " is over this link's SRD MTU " + port.srdMtu());
             }
             PingPongRun.awaitLink(port.port, side.eal(), deadline);
-            LatencySummary raw = p.raw() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
+            // An RDMA message longer than a packet has no raw frame of its length to compare with.
+            LatencySummary raw = p.raw() && p.size() <= port.srdMtu() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
             Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 2));
             PerfResult result;
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4443, true)) {
                 ch.send("INFO " + ep.info().line());
                 ep.connect(PeerInfo.parse(ch.expect("INFO", limitMs)));
-                PerfClient client = p.latency() ? new LatencyClient(ep, System::nanoTime) : new BandwidthClient(ep);
+                PerfClient client = p.latency() ? new LatencyClient(ep, System::nanoTime) : new BandwidthClient(ep, System::nanoTime);
                 runClient(client, p, side, deadline);
                 ch.send("END " + client.sent());
                 ServerCounts server = ServerCounts.parse(ch.expect("RESULT", limitMs));
                 result = result(p, side.link(), side.threading().name(), SideConfig.cpusOfThisThread(), false, client, raw,
-                    server, p.stats() ? statsLines("client", ctx) : List.of());
+                    server, ep.checkPayload(), p.stats() ? statsLines("client", ctx) : List.of());
                 ch.send("SUMMARY " + result.json());
             }
             quiesce(ch, limitMs);
@@ -125,7 +126,7 @@ final class PerfSession {
                     progress.update(client.progress(), client.total());
                     if (client.errors() > 0) {
                         throw new IllegalStateException("a completion failed with " + client.firstError() + " after " + client.progress()
-                            + " of " + p.total() + (p.transport() == PerfParams.Transport.srd
+                            + " of " + p.total() + (p.transport().reliable
                                 ? ": the server is unreachable or refused it (is --size over what the link carries?)" : ""));
                     }
                     if (System.nanoTime() - deadline > 0 || (dpdk && side.eal().quitRequested())) {
@@ -141,13 +142,18 @@ final class PerfSession {
         }
     }
 
+    /**
+     * The run's result from the client's side and the server's counts; where the server sees no
+     * message arrive (RDMA but a latency-mode WRITE WITH_IMM), the client's completions count them.
+     */
     static PerfResult result(PerfParams p, String link, String threading, String clientCpus, boolean virtualTime, PerfClient client,
-                             LatencySummary raw, ServerCounts server, List<String> stats) {
+                             LatencySummary raw, ServerCounts server, PayloadCheck clientCheck, List<String> stats) {
         LatencySummary latency = client instanceof LatencyClient lc ? lc.summary() : null;
-        double rate = latency != null ? latency.perSecond() : server.arrivalRate();
+        ServerCounts arrived = p.serverReceives() ? server : client.landed(server);
+        double rate = latency != null ? latency.perSecond() : arrived.arrivalRate();
         PerfParams asRun = client instanceof LatencyClient lc ? p.withWarmup(lc.warmup()) : p;
-        return new PerfResult(asRun, link, threading, clientCpus, virtualTime, latency, raw, rate, client.sent(), server,
-            client.errors(), client.firstError(), stats);
+        return new PerfResult(asRun, link, threading, clientCpus, virtualTime, latency, raw, rate, client.sent(), arrived,
+            client.errors(), client.firstError(), clientCheck, stats);
     }
 
     static List<String> statsLines(String side, Context ctx) {
@@ -194,7 +200,7 @@ final class PerfSession {
             throw e;
         }
         try (port) {
-            if (p.size() > port.srdMtu()) {
+            if (!p.op().rdma() && p.size() > port.srdMtu()) {
                 String msg = "--size " + p.size() + " is over the server's SRD MTU " + port.srdMtu();
                 ch.send("ERROR " + msg);
                 throw new IllegalArgumentException(msg);
@@ -249,7 +255,10 @@ final class PerfSession {
         }
     }
 
-    /** Runs the responder until the client's END (the number it sent); then until that many arrived or 200 ms pass quietly. */
+    /**
+     * Runs the responder until the client's END (the number it sent); then, if they take a receive
+     * here, until that many arrived or 200 ms pass quietly.
+     */
     private static long respond(Channel ch, Responder responder, SideConfig side, long deadline) {
         side.eal().enterLoop();
         try {
@@ -275,7 +284,7 @@ final class PerfSession {
                 }
             }
             long quietSince = System.nanoTime();
-            while (responder.received() < sent) {
+            while (responder.awaiting(sent)) {
                 long now = System.nanoTime();
                 if (responder.doWork() > 0) {
                     quietSince = now;

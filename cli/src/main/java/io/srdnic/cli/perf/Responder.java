@@ -6,23 +6,22 @@ import java.util.function.LongSupplier;
 
 /**
  * The server side's agent. Keeps every receive posted; in latency mode answers each message at
- * once on the QP it came in on, with the same immediate; in bandwidth mode counts what arrives and
+ * once on the QP it came in on, with the same immediate (a SEND, or with --op write an RDMA WRITE
+ * WITH_IMM of what arrived into the client's region); in bandwidth mode counts what arrives and
  * times the measured part, from the first message after the warm-up to the last message.
+ * With --op read nothing arrives here: the transport answers the client's READs by itself.
  * A reply the send queue cannot take yet waits in a small ring and goes on the next cycle.
  */
 final class Responder {
     private final PerfEndpoint ep;
     private final LongSupplier clock;
     private final boolean reply;
-    private final long warmup;
+    private final boolean receives;
     private final int[] pendingQp = new int[1024];
     private final int[] pendingImm = new int[1024];
     private int pendingHead;
     private int pendingTail;
-    private long received;
-    private long measured;
-    private long firstAt;
-    private long lastAt;
+    private final Arrivals arrivals;
     private long lastWorkAt;
     private long errors;
     private String firstError;
@@ -30,8 +29,9 @@ final class Responder {
     Responder(PerfEndpoint ep, LongSupplier clock) {
         this.ep = ep;
         this.clock = clock;
-        this.reply = ep.params.latency();
-        this.warmup = ep.params.warmup();
+        this.reply = ep.params.serverReplies();
+        this.receives = ep.params.serverReceives();
+        this.arrivals = new Arrivals(ep.params.warmup());
     }
 
     int doWork() {
@@ -49,7 +49,6 @@ final class Responder {
         if (n == 0) {
             return work;
         }
-        long measuredBefore = measured;
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
             if (!wc.ok()) {
@@ -58,8 +57,8 @@ final class Responder {
                 }
                 continue;
             }
-            if (wc.opcode() == WcOpcode.SEND) {
-                continue;
+            if (!PerfEndpoint.isReceive(wc.opcode())) {
+                continue; // a reply's own completion: replies go unsignaled, so only a failed one comes, counted above
             }
             int imm = wc.immediate();
             int qp = ep.qpIndex(wc.qpNum());
@@ -73,20 +72,12 @@ final class Responder {
                 pendingImm[slot] = imm;
             }
             ep.repost(wc);
-            received++;
-            if (Integer.toUnsignedLong(imm) >= warmup) {
-                measured++;
-            }
+            arrivals.arrived(Integer.toUnsignedLong(imm));
         }
         // One clock read per poll, after the replies: the arrival time of this poll's messages.
         long t = clock.getAsLong();
         lastWorkAt = t;
-        if (measured > measuredBefore) {
-            if (measuredBefore == 0) {
-                firstAt = t;
-            }
-            lastAt = t;
-        }
+        arrivals.polled(t);
         return work + n;
     }
 
@@ -95,7 +86,12 @@ final class Responder {
     }
 
     long received() {
-        return received;
+        return arrivals.count();
+    }
+
+    /** Whether messages the client sent ({@code sent} of them) are still to arrive here; never for those that take no receive. */
+    boolean awaiting(long sent) {
+        return receives && arrivals.count() < sent;
     }
 
     /** When the last completion came (the clock's time), to tell when a stream has dried up. */
@@ -103,9 +99,13 @@ final class Responder {
         return lastWorkAt;
     }
 
-    /** What arrived, as the {@code RESULT} line's fields: received, measured and their first and last arrival times. */
+    /**
+     * What arrived, as the {@code RESULT} line's fields: received, measured and their first and last
+     * arrival times, errors; and where RDMA bytes land here, the check of them (made now: call it once
+     * the client is done).
+     */
     String resultLine() {
-        return "received=" + received + " measured=" + measured + " first_ns=" + firstAt + " last_ns=" + lastAt + " errors=" + errors
-            + (firstError == null ? "" : " first_error=" + firstError.replace(' ', '_'));
+        return arrivals.fields() + " errors=" + errors + (firstError == null ? "" : " first_error=" + firstError.replace(' ', '_'))
+            + (ep.params.serverChecks() ? " " + ep.checkPayload().fields() : "");
     }
 }

@@ -31,7 +31,7 @@ final class SimPerf {
                 client.connect(server.info());
                 LongSupplier clock = world.network().clock()::now;
                 Responder responder = new Responder(server, clock);
-                PerfClient agent = p.latency() ? new LatencyClient(client, clock) : new BandwidthClient(client);
+                PerfClient agent = p.latency() ? new LatencyClient(client, clock) : new BandwidthClient(client, clock);
                 Progress progress = new Progress("perf " + p.mode() + " " + p.transport() + " (sim)", p.total());
                 long deadline = System.nanoTime() + p.timeLimitNanos();
                 int spins = 0;
@@ -52,13 +52,13 @@ final class SimPerf {
                 }
                 // Stragglers: until everything sent has arrived, or a virtual millisecond passes with nothing.
                 long quietSince = clock.getAsLong();
-                while (responder.received() < agent.sent() && clock.getAsLong() - quietSince < 1_000_000L) {
+                while (responder.awaiting(agent.sent()) && clock.getAsLong() - quietSince < 1_000_000L) {
                     if (responder.doWork() > 0) {
                         quietSince = clock.getAsLong();
                     }
                 }
                 ServerCounts counts = ServerCounts.parse(responder.resultLine());
-                return PerfSession.result(p, "sim", "INVOKER", null, true, agent, null, counts,
+                return PerfSession.result(p, "sim", "INVOKER", null, true, agent, null, counts, client.checkPayload(),
                     p.stats() ? PerfSession.statsLines("client", clientCtx) : List.of());
             }
         }
