@@ -70,11 +70,6 @@ public final class ProtectionDomain {
     private QueuePair newQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
                                    int maxRecvWr, int maxSendSge, int maxInlineData) {
         checkAlive();
-        // RC's state machine is in place, its data path not yet: this guard goes when it lands (issue 9).
-        if (type == QpType.RC) {
-            throw new VerbsException("RC queue pairs cannot be created yet: their data path (segmentation, in-order delivery, "
-                + "ACK/NAK) is still being built; use QpType.SRD for reliable messages meanwhile");
-        }
         DeviceAttributes caps = context.queryDevice();
         if (maxSendWr < 1 || maxRecvWr < 1 || maxSendWr > caps.maxQpWr() || maxRecvWr > caps.maxQpWr()) {
             throw new VerbsException("queue depths must be 1.." + caps.maxQpWr() + ", asked " + maxSendWr + "/" + maxRecvWr);

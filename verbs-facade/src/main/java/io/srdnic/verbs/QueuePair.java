@@ -144,10 +144,11 @@ public final class QueuePair {
             throw new VerbsException("QP " + qpNum() + " is in " + state + ": sends need RTS");
         }
         AddressHandle ah = wr.ah;
-        if (ah == null || ah.destroyed) {
+        boolean connected = type == QpType.RC; // its path was fixed at RTR: the WR names no destination
+        if (!connected && (ah == null || ah.destroyed)) {
             throw new VerbsException("the work request's address handle is " + (ah == null ? "not set" : "destroyed"));
         }
-        if (ah.pd != pd) {
+        if (!connected && ah.pd != pd) {
             throw new VerbsException("the address handle belongs to another protection domain than the QP");
         }
         if (sendsOutstanding.get() >= maxSendWr) {
@@ -156,7 +157,7 @@ public final class QueuePair {
         boolean signaled = (wr.flags & SendWr.SIGNALED) != 0;
         int total = wr.totalLength();
         boolean rdma = SendOpcode.isRdma(wr.opcode);
-        if (!SendOpcode.isValid(wr.opcode) || (rdma && type != QpType.SRD)) {
+        if (!SendOpcode.isValid(wr.opcode) || (rdma && type == QpType.UD)) {
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
         }
@@ -198,14 +199,19 @@ public final class QueuePair {
             }
         }
         sendsOutstanding.incrementAndGet();
-        int rc = context.dataplane.postSend(qp, ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, wr.opcode, buffer, offset, total,
-            wr.immediate, wr.remoteAddress, wr.rkey, signaled);
+        int rc = context.dataplane.postSend(qp, connected ? 0 : ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, wr.opcode, buffer, offset,
+            total, wr.immediate, wr.remoteAddress, wr.rkey, signaled);
         if (rc == SrdTransport.POST_OK) {
             return 0;
         }
         released(buffer, offset);
         if (rc == SrdTransport.POST_SQ_FULL || rc == SrdTransport.POST_NO_RESOURCES) {
             return ENOMEM;
+        }
+        if (rc == SrdTransport.POST_BAD_QP_STATE) {
+            state = qp.state();
+            throw new VerbsException("QP " + qpNum() + " is in " + state + " (an RC QP goes there when its connection fails; its"
+                + " completions say why): sends need RTS");
         }
         throw new VerbsException("post refused by the transport (code " + rc + ")");
     }

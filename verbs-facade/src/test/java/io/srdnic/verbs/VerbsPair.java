@@ -1,5 +1,6 @@
 package io.srdnic.verbs;
 
+import io.srdnic.srd.transport.QpAttributes;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import java.lang.foreign.Arena;
@@ -32,6 +33,22 @@ final class VerbsPair implements AutoCloseable {
         this.sb = side(b, type, receives, size);
         sa.toPeer = sa.pd.createAddressHandle(b.mac(), b.ip(), b.udpPort());
         sb.toPeer = sb.pd.createAddressHandle(a.mac(), a.ip(), a.udpPort());
+        if (type == QpType.RC) {
+            connect(sa, sb, 100, 900);
+            connect(sb, sa, 900, 100);
+        } else {
+            for (Side s : new Side[] {sa, sb}) {
+                s.qp.modify(QpState.RTR, 0);
+                s.qp.modify(QpState.RTS, 0);
+            }
+        }
+    }
+
+    /** RC: RTR then RTS with what verbs requires, {@code s} pointing at {@code peer}'s QP. */
+    private static void connect(Side s, Side peer, int rqPsn, int sqPsn) {
+        s.qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(s.toPeer.handle()).pathMtu(4096).destQpn(peer.qp.qpNum())
+            .rqPsn(rqPsn).maxDestRdAtomic(4).minRnrTimer(1));
+        s.qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(4));
     }
 
     private Side side(Context c, QpType type, int receives, int size) {
@@ -41,7 +58,12 @@ final class VerbsPair implements AutoCloseable {
         s.qp = s.pd.createQueuePair(type, s.cq, s.cq, 1024, Math.max(1, receives), 4, 128);
         MemorySegment mem = arena.allocate((long) Math.max(1, receives + 16) * Math.max(1, size), 64);
         s.mr = s.pd.registerMemory(mem, Access.LOCAL_WRITE);
-        s.qp.modify(QpState.INIT, QKEY);
+        if (type == QpType.RC) {
+            s.qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
+                .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ));
+        } else {
+            s.qp.modify(QpState.INIT, QKEY);
+        }
         RecvWr r = new RecvWr();
         for (int i = 0; i < receives; i++) {
             r.wrId(1000 + i).sge().set(s.mr, (long) (16 + i) * size, size);
@@ -49,8 +71,6 @@ final class VerbsPair implements AutoCloseable {
                 throw new IllegalStateException("could not post receive " + i);
             }
         }
-        s.qp.modify(QpState.RTR, 0);
-        s.qp.modify(QpState.RTS, 0);
         return s;
     }
 

@@ -76,14 +76,17 @@ class VerbsQpStateTest {
     }
 
     @Test
-    void shouldRefuseRcQueuePairsUntilTheirDataPathExists() {
+    void shouldCreateAnRcQueuePairWhoseSendsWaitForRts() {
         try (SimWorld w = new SimWorld(13); Context a = Context.open(Device.sim(w))) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
-            VerbsException e = assertThrows(VerbsException.class, () -> pd.createQueuePair(QpType.RC, cq, cq, 4, 4, 1, 0));
-            assertTrue(e.getMessage().contains("RC queue pairs cannot be created yet"), e.getMessage());
-            assertTrue(e.getMessage().contains("QpType.SRD"), "says what to use meanwhile: " + e.getMessage());
-            pd.destroy(); // nothing was left half-made
+            QueuePair qp = pd.createQueuePair(QpType.RC, cq, cq, 4, 4, 1, 0);
+            assertEquals(QpType.RC, qp.type());
+            SendWr wr = new SendWr().wrId(1).opcode(SendWr.OP_SEND);
+            VerbsException e = assertThrows(VerbsException.class, () -> qp.postSend(wr));
+            assertTrue(e.getMessage().contains("sends need RTS"), e.getMessage());
+            qp.destroy();
+            pd.destroy();
         }
     }
 }

@@ -45,12 +45,59 @@ class VerbsRingTest {
     }
 
     static VerbsPair pair(ThreadingMode mode) {
+        return pair(mode, QpType.SRD, 512, 1024);
+    }
+
+    static VerbsPair pair(ThreadingMode mode, QpType type, int receives, int size) {
         // DEDICATED: A's dataplane thread pinned to the last CPU, as a dataplane process would be.
         int cpu = mode == ThreadingMode.DEDICATED ? Runtime.getRuntime().availableProcessors() - 1 : -1;
         Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(mode).cpu(cpu).ip(0x0A000001));
         // DEDICATED: B's dataplane thread busy-spins instead of backing off.
         Context b = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().mode(mode).busySpin(true).ip(0x0A000002));
-        return new VerbsPair(a, b, QpType.SRD, 512, 1024);
+        return new VerbsPair(a, b, type, receives, size);
+    }
+
+    @Test
+    void shouldCarryRcSendWriteAndReadOfOneMebibyteOverRealDpdkInBothThreadingModes() {
+        for (ThreadingMode mode : ThreadingMode.values()) {
+            int size = 1 << 20;
+            try (VerbsPair p = pair(mode, QpType.RC, 1, size)) {
+                java.lang.foreign.MemorySegment src = p.arena.allocate(size, 64);
+                java.lang.foreign.MemorySegment back = p.arena.allocate(size, 64);
+                java.lang.foreign.MemorySegment target = p.arena.allocate(size, 64);
+                for (int i = 0; i < size; i += 8) {
+                    src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E37_79B9_7F4A_7C15L + mode.ordinal());
+                }
+                MemoryRegion srcMr = p.sa.pd.registerMemory(src, Access.LOCAL_WRITE);
+                MemoryRegion backMr = p.sa.pd.registerMemory(back, Access.LOCAL_WRITE);
+                MemoryRegion remote = p.sb.pd.registerMemory(target, Access.REMOTE_WRITE | Access.REMOTE_READ);
+                WorkCompletion[] wcs = CompletionQueue.array(1);
+                SendWr send = new SendWr().wrId(1).opcode(SendWr.OP_SEND_WITH_IMM).immediate(7).numSge(1);
+                send.sge(0).set(srcMr, 0, size);
+                assertEquals(0, p.sa.qp.postSend(send), "an RC send names no destination: the QP is connected");
+                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the 1 MiB send completed");
+                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+                WorkCompletion[] rx = CompletionQueue.array(1);
+                assertEquals(1, p.sb.cq.await(rx, 1, TimeUnit.SECONDS), mode + ": one receive");
+                assertEquals(WcOpcode.RECV_WITH_IMM, rx[0].opcode());
+                assertEquals(size, rx[0].byteLength());
+                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, p.sb.mr.segment(), 16L * size, 17L * size),
+                    mode + ": the message arrived whole");
+                SendWr wr = new SendWr().wrId(2).opcode(SendWr.OP_RDMA_WRITE).rdma(target.address(), remote.rkey()).numSge(1);
+                wr.sge(0).set(srcMr, 0, size);
+                assertEquals(0, p.sa.qp.postSend(wr));
+                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the write completed");
+                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, target, 0, size), mode + ": landed whole");
+                wr.wrId(3).opcode(SendWr.OP_RDMA_READ).sge(0).set(backMr, 0, size);
+                assertEquals(0, p.sa.qp.postSend(wr));
+                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the read completed");
+                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+                assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
+                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
+            }
+            drainLink();
+        }
     }
 
     @Test
