@@ -37,6 +37,8 @@ final class RcConnections {
             qp.rcResponder.start();
         } else if (qp.state == QpState.RTS && from == QpState.RTR) {
             qp.rcRequester.start(now);
+        } else if (qp.state == QpState.RTS || qp.state == QpState.SQD) {
+            qp.rcRequester.takeRetryLimits(); // RTS -> RTS and SQD -> RTS may change timeout and retry_cnt
         }
     }
 

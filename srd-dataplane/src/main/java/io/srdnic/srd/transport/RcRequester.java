@@ -137,13 +137,21 @@ final class RcRequester implements ReliableSender.Listener {
     void start(long now) {
         sender.ensureWindow();
         sender.reset(qp.sqPsn, now);
-        long ackTimeout = LocalAckTimeout.nanos(qp.timeout);
-        long minAge = ackTimeout == LocalAckTimeout.INFINITE ? Long.MAX_VALUE : ackTimeout * (qp.retryCnt + 1);
-        sender.giveUpAfter(qp.retryCnt, Long.MAX_VALUE, minAge);
+        takeRetryLimits();
         rnrLeft = qp.rnrRetry;
         rnrHolding = false;
         nextOrdinal = 0; // the responder's count starts at RTR too
         readsInFlight = 0;
+    }
+
+    /**
+     * The QP's retry_cnt and local ACK timeout, at RTS and whenever a modify changes them: a packet
+     * is given up after retry_cnt retransmissions, and not before (retry_cnt + 1) timeouts have passed.
+     */
+    void takeRetryLimits() {
+        long ackTimeout = LocalAckTimeout.nanos(qp.timeout);
+        long minAge = ackTimeout == LocalAckTimeout.INFINITE ? Long.MAX_VALUE : ackTimeout * (qp.retryCnt + 1);
+        sender.giveUpAfter(qp.retryCnt, Long.MAX_VALUE, minAge);
     }
 
     /**
@@ -420,7 +428,9 @@ final class RcRequester implements ReliableSender.Listener {
             rnrUntil = now + RnrTimer.nanos(timerCode & RnrTimer.MAX_CODE);
             t.rc.activate(this);
         }
-        sender.hold(psn);
+        // As verbs goes back to the NAKed PSN: everything from it on not yet acknowledged waits out the timer too
+        // (later segments of the message met no receive either; those the responder holds are acknowledged already).
+        sender.holdFrom(psn);
         return true;
     }
 

@@ -314,12 +314,19 @@ final class RcResponder {
 
     // ---------------------------------------------------------------- acknowledgement
 
+    /**
+     * Notes a NAK for the ACK owed; one ACK carries one, so within a cycle a fatal NAK outranks an
+     * RNR NAK, and of two RNR NAKs the lower PSN is kept: the requester goes back to it.
+     */
     private void nak(int psn, int reason, int detail) {
+        t.counters.dropsSent[reason]++;
+        if (nakOwed && (nakReason != DropReason.RNR || (reason == DropReason.RNR && psn - nakPsn > 0))) {
+            return;
+        }
         nakOwed = true;
         nakPsn = psn;
         nakReason = reason;
         nakDetail = detail;
-        t.counters.dropsSent[reason]++;
     }
 
     /** Notes the ACK owed for packet {@code psn} (timed by its timestamp, back on the path it came by); one per QP per cycle. */

@@ -377,6 +377,13 @@ final class ReliableSender {
         }
     }
 
+    /** Holds back every outstanding packet from {@code psn} on (an RC RNR NAK: the responder took none of them). */
+    void holdFrom(int psn) {
+        for (int q = psn; q != nextPsn; q++) {
+            hold(q);
+        }
+    }
+
     /**
      * Sends every held packet again, on a fresh clock: the wait was the responder's asking, not
      * silence, so it neither counts as a retry nor ages the packet. Returns how many went.

@@ -44,6 +44,25 @@ class RcFailureTest {
     }
 
     @Test
+    void shouldHoldEveryPacketOfAnRnrNakedMessageSoTheRnrWaitIsNoTransportTimeout() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 37)) {
+            p.rnrRetry = 7;
+            p.minRnrTimer = 14; // 1.28 ms: far longer than retry_cnt local ACK timeouts
+            p.retryCnt = 1;
+            p.timeout = 1; // 8.2 us
+            p.connect();
+            MemorySegment tx = p.random(3000, 37); // three packets at path MTU 1024, all refused for want of a receive
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
+            p.f.runFor(10 * MS);
+            assertEquals(List.of(), p.qa.sends(), "waiting out RNR NAKs is not silence: no RETRY_EXCEEDED");
+            assertEquals(QpState.RTS, p.qa.qp().state());
+            MemorySegment rx = p.receives(1, 4096);
+            assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 10 * MS).get(0).status());
+            assertArrayEquals(bytes(tx, 0, 3000), bytes(rx, 0, 3000));
+        }
+    }
+
+    @Test
     void shouldFailWithRnrRetryExceededAfterRnrRetryNaksAndFlushTheRest() {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 32)) {
             p.rnrRetry = 2;
