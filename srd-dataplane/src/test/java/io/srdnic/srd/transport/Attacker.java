@@ -41,8 +41,41 @@ final class Attacker {
         packet(type, SrdHeader.FLAG_UNRELIABLE, victim, srcIp, MAC, 0, 0, 0, 0, 0, dstQpn, qkey, payloadLength);
     }
 
+    /** An RC SEND (ONLY) from {@code srcIp}, QP {@code srcQpn}, to RC QP {@code dstQpn} of host {@code victim}. */
+    void rcSend(int victim, int srcIp, int srcQpn, int dstQpn, int psn, int ordinal, int payloadLength) {
+        packet(PacketType.SEND, SrdHeader.FLAG_RC | SrdHeader.FLAG_FIRST | SrdHeader.FLAG_LAST, victim, srcIp, MAC, 0, 0, 0, psn, psn,
+            srcQpn, dstQpn, ordinal, payloadLength);
+    }
+
+    /** An RC ACK from {@code srcIp}, QP {@code srcQpn}, to RC QP {@code dstQpn} of host {@code victim}; {@code naks}: (psn, reason) pairs. */
+    void rcAck(int victim, int srcIp, int srcQpn, int dstQpn, int cumulative, int... naks) {
+        Mbuf m = take();
+        SrdHeader.versionAndType(m, PacketType.ACK);
+        SrdHeader.flags(m, SrdHeader.FLAG_RC);
+        SrdAck.dropCount(m, naks.length / 2);
+        SrdAck.sourceContext(m, srcQpn);
+        SrdAck.destinationContext(m, dstQpn);
+        SrdAck.epoch(m, 0);
+        SrdAck.cumulativePsn(m, cumulative);
+        SrdAck.echoedEpoch(m, 0);
+        SrdAck.triggerPsn(m, cumulative);
+        SrdAck.echoedTimestamp(m, 0);
+        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
+            SrdAck.sackWord(m, w, 0);
+        }
+        for (int i = 0; i < naks.length / 2; i++) {
+            SrdAck.drop(m, i, naks[2 * i], naks[2 * i + 1]);
+        }
+        send(m, victim, srcIp, MAC, SrdAck.length(naks.length / 2));
+    }
+
     private void packet(int type, int flags, int victim, int srcIp, long srcMac, int srcContext, int dstContext, int epoch, int psn,
                         int sendBase, int dstQpn, int qkey, int payloadLength) {
+        packet(type, flags, victim, srcIp, srcMac, srcContext, dstContext, epoch, psn, sendBase, 1, dstQpn, qkey, payloadLength);
+    }
+
+    private void packet(int type, int flags, int victim, int srcIp, long srcMac, int srcContext, int dstContext, int epoch, int psn,
+                        int sendBase, int srcQpn, int dstQpn, int qkey, int payloadLength) {
         Mbuf m = take();
         SrdHeader.versionAndType(m, type);
         SrdHeader.flags(m, flags);
@@ -52,7 +85,7 @@ final class Attacker {
         SrdHeader.epoch(m, epoch);
         SrdHeader.psn(m, psn);
         SrdHeader.sendBase(m, sendBase);
-        SrdHeader.sourceQpn(m, 1);
+        SrdHeader.sourceQpn(m, srcQpn);
         SrdHeader.destinationQpn(m, dstQpn);
         SrdHeader.qkey(m, qkey);
         SrdHeader.immediate(m, 0);
