@@ -107,6 +107,25 @@ class RcFailureTest {
         }
     }
 
+    @Test
+    void shouldFailBothEndsWhenAMessageDoesNotFitItsReceive() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 38).connect()) {
+            p.receives(2, 1000);
+            MemorySegment tx = p.random(3000, 38);
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 10, 0, 0, 0));
+            List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
+            assertEquals(WcStatus.REMOTE_INVALID_REQUEST_ERROR, wcs.get(0).status(), "as verbs: the requester hears INVALID_REQUEST");
+            assertEquals(WcStatus.WR_FLUSH_ERROR, wcs.get(1).status());
+            assertTrue(p.f.runUntil(() -> p.qb.recvCq().size() >= 2, 10 * MS));
+            List<TestQp.Wc> rx = p.qb.receives();
+            assertEquals(WcStatus.LOCAL_LENGTH_ERROR, rx.get(0).status(), "the receive it overran says why");
+            assertEquals(WcStatus.WR_FLUSH_ERROR, rx.get(1).status(), "the other receive is flushed");
+            assertEquals(QpState.ERROR, p.qa.qp().state());
+            assertEquals(QpState.ERROR, p.qb.qp().state());
+        }
+    }
+
     /** One remote access violation against b's region: the requester's completion, and b's memory after. */
     private static void refusedWithRemoteAccessError(String what, BiFunction<RcPair, MemorySegment, long[]> setUp, int opcode) {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 34).connect()) {
