@@ -171,7 +171,8 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
      *     so a QP can run out of them;
      * <li>REMOTE_UNRESPONSIVE: the retry budget does not cover the loss ({@link #retryBudgetSuffices}),
      *     or a peer is down for a while (a restart), or a host's thread stalls (a sender's packets
-     *     outlive their retransmission lifetime, a peer's go unanswered).
+     *     outlive their retransmission lifetime, a peer's go unanswered), or an RDMA READ's
+     *     responder QP goes away mid-answer (its data stops coming).
      * </ul>
      * Not in the list, because they cause no error in a correct transport: context reclaim and idle
      * gaps, duplication, reordering, jitter, one blackholed path of several within the budget, hostile
@@ -188,7 +189,9 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
         if (events.recvCqPressure()) {
             s.add(WcStatus.RNR_ERROR);
         }
-        if (!retryBudgetSuffices(retryBudget) || events.restarts() > 0 || events.stalls() > 0) {
+        // A READ whose responder's QP goes away mid-answer hears nothing more: its data stops coming, and it times out.
+        boolean readLosesItsResponder = destinationQpsCanVanish() && ops.contains(SimOp.RDMA_READ);
+        if (!retryBudgetSuffices(retryBudget) || events.restarts() > 0 || events.stalls() > 0 || readLosesItsResponder) {
             s.add(WcStatus.REMOTE_UNRESPONSIVE);
         }
         return s;

@@ -59,6 +59,8 @@ public final class SrdCounters {
     public long readsDeferred;
     /** READ_RESPONSE packets naming no read waiting here (one that failed or was flushed meanwhile), or out of its bounds. */
     public long readResponsesRefused;
+    /** SRD READs acknowledged whose data stopped coming: completed REMOTE_UNRESPONSIVE. */
+    public long readsTimedOut;
     /** RC packets dropped: no such RC QP, or the QP not ready to receive (before RTR, in ERROR). */
     public long rcRefused;
     /** RC packets from anyone but the QP's connected peer QP. */
@@ -121,6 +123,7 @@ public final class SrdCounters {
         m.put("read_responses_placed", readResponsesPlaced);
         m.put("reads_deferred", readsDeferred);
         m.put("read_responses_refused", readResponsesRefused);
+        m.put("reads_timed_out", readsTimedOut);
         m.put("rc_refused", rcRefused);
         m.put("rc_foreign", rcForeign);
         m.put("rc_held_early", rcHeldEarly);

@@ -30,6 +30,8 @@ final class SrdMessages implements ReliableSender.Listener {
     private final SrdTransport t;
     private final SendRequests requests;
     private final int dataPerSegment;
+    /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
+    private int readsOutstanding;
 
     SrdMessages(SrdTransport transport, SendRequests requests, int mtu) {
         this.t = transport;
@@ -48,6 +50,10 @@ final class SrdMessages implements ReliableSender.Listener {
         requests.segments[r] = op == SendOpcode.RDMA_WRITE || op == SendOpcode.RDMA_WRITE_WITH_IMM
             || op == SendRequests.OP_READ_RESPONSE ? segmentsFor(requests.length[r]) : 1;
         requests.readLeft[r] = op == SendOpcode.RDMA_READ ? requests.length[r] : 0;
+        if (op == SendOpcode.RDMA_READ) {
+            readsOutstanding++;
+            requests.readyAt[r] = t.now(); // the time of its last progress, for expireSilentReads
+        }
         requests.state[r] = SendRequests.PENDING;
         ctx.appendPending(r, requests.next);
         t.activate(ctx);
@@ -157,6 +163,8 @@ final class SrdMessages implements ReliableSender.Listener {
         if (requests.nextSegment[r] == segments) {
             if (requests.readLeft[r] == 0) {
                 finish(r, WcStatus.SUCCESS);
+            } else {
+                requests.readyAt[r] = t.now(); // acknowledged: its data is on the way from now
             }
         } else if (requests.state[r] == SendRequests.OUTSTANDING) {
             // A WRITE with immediate whose other segments have all landed: its last may go now.
@@ -213,6 +221,9 @@ final class SrdMessages implements ReliableSender.Listener {
             t.stopRnrWait(ctx, r);
         }
         SrdQp qp = requests.qp[r];
+        if (requests.opcode[r] == SendOpcode.RDMA_READ) {
+            readsOutstanding--;
+        }
         if (requests.opcode[r] == SendRequests.OP_READ_RESPONSE) {
             // Ours, not the application's: nothing to complete.
         } else if (status >= 0) {
@@ -230,6 +241,29 @@ final class SrdMessages implements ReliableSender.Listener {
     }
 
     // ---------------------------------------------------------------- RDMA READ, both ends
+
+    boolean hasReadsOutstanding() {
+        return readsOutstanding > 0;
+    }
+
+    /**
+     * Requester: a READ whose request was acknowledged waits for data the responder sends in its
+     * own packets; if none has come for {@code timeout} (the responder's QP was destroyed, or it
+     * restarted, mid-answer), the READ completes REMOTE_UNRESPONSIVE rather than wait for ever.
+     * Returns how many did.
+     */
+    int expireSilentReads(long now, long timeout) {
+        int expired = 0;
+        for (int r = 0; r < requests.capacity && readsOutstanding > 0; r++) {
+            if (requests.opcode[r] == SendOpcode.RDMA_READ && requests.state[r] == SendRequests.OUTSTANDING && requests.inFlight[r] == 0
+                && requests.nextSegment[r] == requests.segments[r] && now - requests.readyAt[r] >= timeout) {
+                t.counters.readsTimedOut++;
+                finish(r, WcStatus.REMOTE_UNRESPONSIVE);
+                expired++;
+            }
+        }
+        return expired;
+    }
 
     /**
      * Responder: answers a checked READ of {@code length} bytes of region {@code rkey} (at
@@ -296,6 +330,7 @@ final class SrdMessages implements ReliableSender.Listener {
         }
         t.counters.readResponsesPlaced++;
         requests.readLeft[r] -= data;
+        requests.readyAt[r] = t.now();
         if (requests.readLeft[r] == 0 && requests.inFlight[r] == 0 && requests.nextSegment[r] == requests.segments[r]) {
             finish(r, WcStatus.SUCCESS);
         }

@@ -594,6 +594,9 @@ public final class SrdTransport implements AutoCloseable {
             }
         }
         next = Math.min(next, rnrBackoffs.earliest());
+        if (messages.hasReadsOutstanding()) {
+            next = Math.min(next, lastHousekeeping + HOUSEKEEPING_INTERVAL); // a READ's data may stop coming
+        }
         for (int i = 0; i < contexts.liveCount(); i++) {
             SrdContext ctx = contexts.live(i);
             if (!ctx.active) {
@@ -667,6 +670,9 @@ public final class SrdTransport implements AutoCloseable {
         if (now - lastHousekeeping >= HOUSEKEEPING_INTERVAL) {
             lastHousekeeping = now;
             reclaimIdleContexts(now);
+            if (messages.hasReadsOutstanding()) {
+                work += messages.expireSilentReads(now, config.transportTimeoutNanos);
+            }
         }
         return work;
     }

@@ -18,10 +18,8 @@ import org.junit.jupiter.api.Test;
  * read waiting forever (it holds a send-queue entry, and the application its buffer).
  * <p>
  * Found by {@code srdnic sim --ops rdma-read} under QP destroys, restarts and address-handle
- * destroys (SimOpsTest's seeded disruptions). The address-handle case is fixed; the other two are
- * not: the requester has no deadline for the data of an acknowledged READ, so such a read never
- * completes. Their tests are disabled until the transport gets one (and, better still, a
- * READ_RESPONSE with a status when the responder abandons an answer it can still report on).
+ * destroys (SimOpsTest's seeded disruptions). An acknowledged READ whose data stops coming for the
+ * transport timeout completes REMOTE_UNRESPONSIVE.
  */
 class SrdReadLivenessTest {
     static final long MS = 1_000_000;
@@ -78,6 +76,39 @@ class SrdReadLivenessTest {
             r.b.destroyAddressHandle(ahB);
             assertTrue(r.f.runUntil(() -> r.qa.sendCq().size() > 0, 1_000 * MS), "the READ completed");
             assertEquals(WcStatus.SUCCESS, r.qa.sends().get(0).status(), "an address handle of the responder's has nothing to do with it");
+        }
+    }
+
+    @Test
+    void shouldCompleteAReadWhoseResponderQpIsDestroyedMidAnswer() {
+        try (Read r = new Read()) {
+            r.startRead();
+            r.qb.qp().destroy();
+            long start = r.f.network.clock().now();
+            r.assertFailsInTime();
+            assertTrue(r.f.network.clock().now() - start <= r.a.config().transportTimeoutNanos() + 2 * MS, "within the transport timeout");
+            assertEquals(1, r.a.counters().readsTimedOut);
+            assertEquals(0, r.a.requestsInUse());
+        }
+    }
+
+    @Test
+    void shouldCompleteAReadWhoseResponderRestartsMidAnswer() {
+        try (Read r = new Read()) {
+            r.startRead();
+            r.f.restart(1, new SrdConfig().paths(8), 0x7777);
+            r.assertFailsInTime();
+            assertEquals(0, r.a.requestsInUse());
+        }
+    }
+
+    @Test
+    void shouldNotTimeOutAReadWhoseDataKeepsComing() {
+        try (Read r = new Read()) {
+            r.startRead();
+            assertTrue(r.f.runUntil(() -> r.qa.sendCq().size() > 0, 1_000 * MS));
+            assertEquals(WcStatus.SUCCESS, r.qa.sends().get(0).status());
+            assertEquals(0, r.a.counters().readsTimedOut);
         }
     }
 }
