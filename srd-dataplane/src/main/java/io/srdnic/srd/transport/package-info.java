@@ -1,0 +1,33 @@
+/**
+ * The transports of one device, in layers (one package, so the layers share package-private state
+ * without making it public API; the class names carry the layer):
+ * <ol>
+ * <li><b>Duty cycle and tables</b> — {@link io.srdnic.srd.transport.SrdTransport} (posting,
+ *     receive demultiplexing, timers), {@code QpTable}, {@code AddressHandles}, {@code ContextTable},
+ *     {@link io.srdnic.srd.transport.MemoryRegions}, {@code TxBurst}.</li>
+ * <li><b>Reliability engine</b>, one per flow whatever the QP type — {@code ReliableSender} (PSN
+ *     space, per-packet descriptors with an owner token, selective ACK, RACK and RTO, retry limits,
+ *     holding for RNR) with {@code RttEstimator}, {@code DelayWindow} (congestion control) and
+ *     {@code PathSet} (spraying); {@code AckChecks}; {@code ReceiveWindow} (SRD's responder
+ *     dedup).</li>
+ * <li><b>Message layers</b> above it:
+ *     <ul>
+ *     <li>SRD: the flow is an {@code SrdContext} per remote device, shared by its QPs;
+ *         {@code SrdMessages} (a SEND in one packet, RDMA segmented, completions in any order),
+ *         {@code SendRequests}; responder: {@code Responder} (transport checks) then a delivery
+ *         policy per packet type, {@code SendDelivery} and {@code RdmaDelivery}.</li>
+ *     <li>RC: the flow is the QP itself; {@code RcRequester} (segmentation, in-order completion,
+ *         READ answers), {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},
+ *         NAKs, coalesced ACKs), {@code RcConnections} (which RC QPs the duty cycle visits).</li>
+ *     <li>UD: one datagram, no flow ({@code SrdTransport#postSend}, {@code SendDelivery}).</li>
+ *     </ul></li>
+ * <li><b>Queue pairs and their objects</b> — {@link io.srdnic.srd.transport.SrdQp} and its state
+ *     machine ({@code QpTransitions}, {@code QpAttributes}, {@code QpAttributeChecks}),
+ *     {@code ReceiveQueue}, {@link io.srdnic.srd.transport.SharedReceiveQueue}, the IBTA timer
+ *     encodings {@code LocalAckTimeout} and {@code RnrTimer}.</li>
+ * </ol>
+ * Everything here runs on the transport's one thread; the wire codecs are in
+ * {@code io.srdnic.srd.wire}, the completion and event queues the application reads in
+ * {@code io.srdnic.srd.api}.
+ */
+package io.srdnic.srd.transport;
