@@ -3,6 +3,7 @@ package io.srdnic.bench;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpAttributes;
 import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
@@ -63,6 +64,10 @@ public class RdmaWriteBench {
     @Param({"64", "4096", "65536"})
     int size;
 
+    /** SRD (the write's packets land in any order) or RC (a connected QP, in order). */
+    @Param({"srd", "rc"})
+    String transport;
+
     Arena arena;
     ContextPair contexts;
     Context a;
@@ -89,8 +94,9 @@ public class RdmaWriteBench {
         ProtectionDomain pdb = b.allocPd();
         cqa = a.createCq(64);
         CompletionQueue cqb = b.createCq(64);
-        qa = pda.createQueuePair(QpType.SRD, cqa, cqa, 16, 16, 1, 0);
-        qb = pdb.createQueuePair(QpType.SRD, cqb, cqb, 16, 16, 1, 0);
+        QpType type = transport.equals("rc") ? QpType.RC : QpType.SRD;
+        qa = pda.createQueuePair(type, cqa, cqa, 16, 16, 1, 0);
+        qb = pdb.createQueuePair(type, cqb, cqb, 16, 16, 1, 0);
         source = arena.allocate(size, 64);
         target = arena.allocate(size, 64);
         for (long i = 0; i < size; i += 8) {
@@ -98,14 +104,28 @@ public class RdmaWriteBench {
         }
         MemoryRegion local = pda.registerMemory(source, Access.LOCAL_WRITE);
         MemoryRegion remote = pdb.registerMemory(target, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
-        for (QueuePair qp : new QueuePair[] {qa, qb}) {
-            qp.modify(QpState.INIT, QKEY);
-            qp.modify(QpState.RTR, 0);
-            qp.modify(QpState.RTS, 0);
-        }
         AddressHandle toB = pda.createAddressHandle(b.mac(), b.ip(), b.udpPort());
+        if (type == QpType.RC) {
+            AddressHandle toA = pdb.createAddressHandle(a.mac(), a.ip(), a.udpPort());
+            connect(qa, toB, qb.qpNum());
+            connect(qb, toA, qa.qpNum());
+        } else {
+            for (QueuePair qp : new QueuePair[] {qa, qb}) {
+                qp.modify(QpState.INIT, QKEY);
+                qp.modify(QpState.RTR, 0);
+                qp.modify(QpState.RTS, 0);
+            }
+        }
         write.wrId(3).opcode(SendWr.OP_RDMA_WRITE).destination(toB, qb.qpNum(), QKEY).rdma(target.address(), remote.rkey())
             .numSge(1).sge(0).set(local, 0, size);
+    }
+
+    /** RC: INIT, RTR and RTS with what verbs requires, {@code qp} pointing at QP {@code peerQpn} behind {@code path}. */
+    private static void connect(QueuePair qp, AddressHandle path, int peerQpn) {
+        qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(QpAttributes.ACCESS_REMOTE_WRITE));
+        qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(path.handle()).pathMtu(4096).destQpn(peerQpn).rqPsn(0)
+            .maxDestRdAtomic(1).minRnrTimer(1));
+        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(0).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
     }
 
     /** Iteration hooks run inside the gc profiler's window: these two allocate nothing. */
