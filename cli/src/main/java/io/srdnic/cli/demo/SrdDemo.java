@@ -20,7 +20,8 @@ import org.HdrHistogram.Histogram;
 /**
  * The README's main job: two SRD hosts on a net_ring pair in this process, driven by one thread
  * (INVOKER contexts): a ping-pong, a bandwidth run, then a run with 10% of frames dropped in each
- * direction, showing that every message arrives exactly once and what repaired the losses.
+ * direction, showing that every message arrives exactly once and what repaired the losses; then,
+ * on the same contexts, {@link RcRdmaDemo}: an RC transfer and RDMA WRITE and READ, verified.
  */
 public final class SrdDemo {
     private final DemoEndpoint a;
@@ -48,7 +49,8 @@ public final class SrdDemo {
                 System.out.printf("srdnic demo: two SRD hosts 10.0.0.1 and 10.0.0.2 on a net_ring pair, SRD MTU %d bytes%n", a.context.mtu());
                 SrdDemo demo = new SrdDemo(a, b);
                 boolean ok = demo.pingPong(pingPongs, 64) & demo.bandwidth(bandwidthMessages, 4096) & demo.lossy(lossyMessages, 1024, 0.1);
-                System.out.println(ok ? "demo: every message arrived exactly once" : "demo: FAILED (see above)");
+                ok &= new RcRdmaDemo(a, b, arena).run();
+                System.out.println(ok ? "demo: every message arrived exactly once, RC in order, every RDMA byte verified" : "demo: FAILED (see above)");
                 return ok ? 0 : 1;
             }
         }
