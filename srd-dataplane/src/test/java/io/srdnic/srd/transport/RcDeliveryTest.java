@@ -136,4 +136,28 @@ class RcDeliveryTest {
             assertEquals(0, p.a.counters().txRetransmits);
         }
     }
+
+    @Test
+    void shouldTakeReceivesFromAnSrqInOrderUnderFaults() {
+        SharedReceiveQueue[] srq = new SharedReceiveQueue[1];
+        try (RcPair p = new RcPair(HOSTILE, 27, new SrdConfig(), t -> srq[0] = t.createSrq(16, 0)).connect()) {
+            MemorySegment rx = p.f.arena.allocate(8L * 8192, 64);
+            for (int i = 0; i < 8; i++) {
+                assertTrue(srq[0].postReceive(200 + i, rx, i * 8192L, 8192));
+            }
+            MemorySegment tx = p.random(8L * 8192, 27);
+            for (int i = 0; i < 8; i++) {
+                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, i, tx, i * 8192L, 5000 + i, 0, 0, 0));
+            }
+            List<TestQp.Wc> sends = p.sendCompletions(8, 2_000 * MS);
+            assertTrue(sends.stream().allMatch(w -> w.status() == WcStatus.SUCCESS), sends.toString());
+            assertTrue(p.f.runUntil(() -> p.qb.recvCq().size() >= 8, 100 * MS));
+            List<TestQp.Wc> recvs = p.qb.receives();
+            for (int i = 0; i < 8; i++) {
+                assertEquals(200 + i, recvs.get(i).wrId(), "the SRQ's receives taken in order");
+                assertEquals(5000 + i, recvs.get(i).byteLength());
+                assertArrayEquals(bytes(tx, i * 8192L, 5000 + i), bytes(rx, i * 8192L, 5000 + i));
+            }
+        }
+    }
 }

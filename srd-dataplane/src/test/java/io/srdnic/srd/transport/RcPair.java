@@ -36,11 +36,22 @@ final class RcPair implements AutoCloseable {
     int maxRdAtomic = 4;
 
     RcPair(LinkConfig link, long seed, SrdConfig config) {
+        this(link, seed, config, null);
+    }
+
+    /** With {@code srq} non-null, b's QP takes its receives from an SRQ of b that the function makes. */
+    RcPair(LinkConfig link, long seed, SrdConfig config, java.util.function.Function<SrdTransport, SharedReceiveQueue> srq) {
         f = new SimFabric(16, link, seed);
         a = f.addHost(config.copy());
         b = f.addHost(config.copy());
         qa = create(a);
-        qb = create(b);
+        qb = srq == null ? create(b) : createOn(b, srq.apply(b));
+    }
+
+    private static TestQp createOn(SrdTransport t, SharedReceiveQueue srq) {
+        CompletionQueue scq = new CompletionQueue(1 << 14);
+        CompletionQueue rcq = new CompletionQueue(1 << 14);
+        return new TestQp(t.createQp(QpType.RC, 0, 256, srq, scq, rcq), scq, rcq, null);
     }
 
     RcPair(LinkConfig link, long seed) {
