@@ -371,7 +371,7 @@ public final class SrdTransport implements AutoCloseable {
      * posted). Errors found after posting complete the request with their status, as verbs does:
      * a SEND over the MTU or an RDMA request over {@link #maxRdmaSize()} is LOCAL_LENGTH_ERROR, a
      * buffer out of bounds LOCAL_PROTECTION_ERROR, an opcode the QP type cannot carry (RDMA on UD)
-     * LOCAL_QP_OPERATION_ERROR.
+     * LOCAL_QP_OPERATION_ERROR, as is an atomic opcode (atomics go through {@code postAtomic}, which carries their operands).
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
@@ -388,8 +388,9 @@ public final class SrdTransport implements AutoCloseable {
             return POST_SQ_FULL;
         }
         boolean rdma = SendOpcode.isRdma(opcode);
-        if (refusedAtPosting(qp, wrId, opcode, rdma && qp.type == QpType.UD, rdma ? SrdMessages.MAX_RDMA_SIZE : mtu, buffer, offset,
-            length, signaled)) {
+        // Atomics never reach SRD or UD (see postAtomic); here they would also lack their operands.
+        boolean refused = (rdma && qp.type == QpType.UD) || SendOpcode.isAtomic(opcode);
+        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? SrdMessages.MAX_RDMA_SIZE : mtu, buffer, offset, length, signaled)) {
             return POST_OK;
         }
         if (qp.type == QpType.UD) {
@@ -460,7 +461,8 @@ public final class SrdTransport implements AutoCloseable {
         if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
             return POST_SQ_FULL;
         }
-        if (refusedAtPosting(qp, wrId, opcode, false, SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
+        // An atomic's two operands come with postAtomic: this entry has no room for them.
+        if (refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
             return POST_OK;
         }
         qp.sqOutstanding++;
