@@ -62,19 +62,8 @@ final class RcRequester implements ReliableSender.Listener {
     private int nextOrdinal;
     private int readsInFlight;
 
-    // Answers to the peer's READs, a ring too: owner tokens depth + slot.
-    private final int answerSlots;
-    private final MemorySegment[] answerMemory;
-    private final long[] answerOffset;
-    private final int[] answerLength;
-    private final int[] answerToken;
-    private final int[] answerRkey;
-    private final int[] answerSegments;
-    private final int[] answerNext;
-    private final int[] answerInFlight;
-    private long answerHead;
-    private long answerTail;
-    private long answerToSend;
+    /** Answers to the peer's READs: their packets' owners are depth + slot. */
+    private final RcAnswers answers = new RcAnswers(16);
 
     // The connection, fixed at RTR: the peer's address (copied from the address handle, as verbs copies it) and segment sizes.
     long remoteMac;
@@ -110,15 +99,6 @@ final class RcRequester implements ReliableSender.Listener {
         ordinal = new int[sqDepth];
         generation = new int[sqDepth];
         done = new boolean[sqDepth];
-        answerSlots = 16;
-        answerMemory = new MemorySegment[answerSlots];
-        answerOffset = new long[answerSlots];
-        answerLength = new int[answerSlots];
-        answerToken = new int[answerSlots];
-        answerRkey = new int[answerSlots];
-        answerSegments = new int[answerSlots];
-        answerNext = new int[answerSlots];
-        answerInFlight = new int[answerSlots];
     }
 
     // ---------------------------------------------------------------- the QP's life
@@ -155,7 +135,7 @@ final class RcRequester implements ReliableSender.Listener {
             complete(slot(head++), status);
         }
         nextToSend = tail;
-        answerHead = answerTail = answerToSend = 0;
+        answers.clear();
         readsInFlight = 0;
         rnrHolding = false;
         if (sender.hasWindow()) {
@@ -198,7 +178,7 @@ final class RcRequester implements ReliableSender.Listener {
     }
 
     boolean hasWork() {
-        return answerToSend != answerTail || (nextToSend != tail && !readBlocked());
+        return answers.hasUnsent() || (nextToSend != tail && !readBlocked());
     }
 
     private boolean readBlocked() {
@@ -210,14 +190,8 @@ final class RcRequester implements ReliableSender.Listener {
     int schedule(int allowance, long now) {
         int sent = 0;
         while (allowance > 0 && sender.canSendNextPsn()) {
-            if (answerToSend != answerTail) {
-                int a = answerSlot(answerToSend);
-                int seg = answerNext[a]++;
-                if (answerNext[a] == answerSegments[a]) {
-                    answerToSend++;
-                }
-                answerInFlight[a]++;
-                sender.send(depth + a, seg, now, this);
+            if (answers.hasUnsent()) {
+                answers.sendNext(sender, depth, now, this);
             } else if (nextToSend != tail && !readBlocked()) {
                 int s = slot(nextToSend);
                 if (opcode[s] == SendOpcode.RDMA_READ && nextSegment[s] == 0) {
@@ -253,23 +227,16 @@ final class RcRequester implements ReliableSender.Listener {
         int data = 0;
         int imm = 0;
         int seq = 0;
-        long at = 0;
-        MemorySegment from;
-        long fromOffset;
         if (owner >= depth) {
             int a = owner - depth;
             type = PacketType.READ_RESPONSE;
             header = ReadResponseHeader.LENGTH;
-            at = (long) seg * rdmaData;
-            boolean live = t.regions.isLive(answerRkey[a]);
-            data = live ? (int) Math.min(rdmaData, answerLength[a] - at) : 0; // deregistered meanwhile: refused, not sent
-            ReadResponseHeader.write(m, answerToken[a], (int) at, answerLength[a], live ? 0 : DropReason.REMOTE_ACCESS);
-            from = answerMemory[a];
-            fromOffset = answerOffset[a];
-            flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (seg == answerSegments[a] - 1 ? SrdHeader.FLAG_LAST : 0);
+            data = answers.write(m, a, seg, rdmaData, t.regions);
+            flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (answers.isLast(a, seg) ? SrdHeader.FLAG_LAST : 0);
         } else {
             int s = owner;
             int op = opcode[s];
+            long at = 0;
             seq = ordinal[s];
             imm = immediate[s];
             boolean last = seg == segments[s] - 1;
@@ -290,17 +257,12 @@ final class RcRequester implements ReliableSender.Listener {
                 data = (int) Math.min(rdmaData, length[s] - at);
                 RdmaHeader.write(m, remoteAddress[s], rkey[s], length[s], (int) at);
             }
-            from = buffer[s];
-            fromOffset = offset[s];
+            data = copyData(m, s, at, header, data);
         }
-        if (data > 0) {
-            try {
-                m.copyFrom(from, fromOffset + at, SrdHeader.PAYLOAD_OFFSET + header, data);
-            } catch (IllegalStateException closedBuffer) {
-                t.tx.giveBack(address);
-                failOwner(owner, WcStatus.LOCAL_PROTECTION_ERROR, now);
-                return;
-            }
+        if (data < 0) { // the memory to send from was freed under it
+            t.tx.giveBack(address);
+            failOwner(owner, WcStatus.LOCAL_PROTECTION_ERROR, now);
+            return;
         }
         SrdHeader.write(m, type, flags, header + data, 0, 0, t.epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
         Ipv4UdpFrame.write(m, t.localMac, remoteMac, t.localIp, remoteIp, SrdPort.ENTROPY_BASE + path, remotePort,
@@ -308,13 +270,22 @@ final class RcRequester implements ReliableSender.Listener {
         t.tx.emit(address);
     }
 
+    /** Copies {@code data} bytes at {@code at} of request {@code s}'s buffer after its headers; returns {@code data}, or -1 if the buffer was freed. */
+    private int copyData(Mbuf m, int s, long at, int header, int data) {
+        if (data > 0) {
+            try {
+                m.copyFrom(buffer[s], offset[s] + at, SrdHeader.PAYLOAD_OFFSET + header, data);
+            } catch (IllegalStateException closedBuffer) {
+                return -1;
+            }
+        }
+        return data;
+    }
+
     @Override
     public void acked(ReliableSender flow, int psn, int owner, int seg) {
         if (owner >= depth) {
-            answerInFlight[owner - depth]--;
-            while (answerHead != answerToSend && answerInFlight[answerSlot(answerHead)] == 0) {
-                answerMemory[answerSlot(answerHead++)] = null; // every packet of the answer acknowledged: its slot is free
-            }
+            answers.acked(owner - depth);
             return;
         }
         inFlight[owner]--;
@@ -465,19 +436,11 @@ final class RcRequester implements ReliableSender.Listener {
             t.counters.rdmaReadsAnswered++;
             return true;
         }
-        if (answerTail - answerHead >= answerSlots) {
+        if (answers.isFull()) {
             t.counters.readsDeferred++;
             return false;
         }
-        int a = answerSlot(answerTail++);
-        answerToken[a] = token;
-        answerRkey[a] = key;
-        answerMemory[a] = memory;
-        answerOffset[a] = off;
-        answerLength[a] = len;
-        answerSegments[a] = Math.max(1, (int) ((len + (long) rdmaData - 1) / rdmaData));
-        answerNext[a] = 0;
-        answerInFlight[a] = 0;
+        answers.addRead(token, key, memory, off, len, rdmaData);
         t.counters.rdmaReadsAnswered++;
         t.rc.activate(this);
         return true;
@@ -527,10 +490,6 @@ final class RcRequester implements ReliableSender.Listener {
 
     private int slot(long sequence) {
         return (int) (sequence % depth);
-    }
-
-    private int answerSlot(long sequence) {
-        return (int) (sequence % answerSlots);
     }
 
     /** Whether nothing is queued, in flight or held: the transport may stop visiting this QP. */
