@@ -6,10 +6,12 @@ import io.srdnic.srd.wire.ReadResponseHeader;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The answers an RC QP owes its peer's READs, a ring in the order the requests were executed: each
- * answer is one or more READ_RESPONSE packets the QP's {@link RcRequester} sends from its own PSN
- * space, ahead of its own requests, and its slot is free once all of them are acknowledged. A
- * full ring makes the responder leave the next READ unexecuted (the requester sends it again).
+ * The answers an RC QP owes its peer's READs and atomics, a ring in the order the requests were
+ * executed: each answer is one or more READ_RESPONSE packets the QP's {@link RcRequester} sends from
+ * its own PSN space, ahead of its own requests, and its slot is free once all of them are
+ * acknowledged. A full ring makes the responder leave the next READ or atomic unexecuted (the
+ * requester sends it again). An atomic's answer is the value it found, taken when it ran: a lost
+ * answer is sent again from here, never read from memory again, where the word may have moved on.
  * Its packets' owners, in the requester's engine, are {@code base + slot}.
  */
 final class RcAnswers {
@@ -22,6 +24,8 @@ final class RcAnswers {
     private final int[] segments;
     private final int[] next;
     private final int[] inFlight;
+    /** An atomic's answer: the word's original value (its slot has no memory). */
+    private final long[] value;
     // [head, tail) owed; [toSend, tail) not all sent.
     private long head;
     private long tail;
@@ -37,6 +41,7 @@ final class RcAnswers {
         segments = new int[slots];
         next = new int[slots];
         inFlight = new int[slots];
+        value = new long[slots];
     }
 
     boolean isFull() {
@@ -68,6 +73,18 @@ final class RcAnswers {
         inFlight[a] = 0;
     }
 
+    /** Owes the atomic {@code atomicToken} names {@code original}, the value it found: one packet of 8 bytes. */
+    void addAtomic(int atomicToken, long original) {
+        int a = slot(tail++);
+        token[a] = atomicToken;
+        memory[a] = null;
+        value[a] = original;
+        length[a] = Long.BYTES;
+        segments[a] = 1;
+        next[a] = 0;
+        inFlight[a] = 0;
+    }
+
     /** Gives the next answer packet not yet sent its PSN in {@code sender}. */
     void sendNext(ReliableSender sender, int base, long now, ReliableSender.Listener listener) {
         int a = slot(toSend);
@@ -86,9 +103,15 @@ final class RcAnswers {
     /**
      * Writes packet {@code seg} of answer {@code a} into {@code m} after the SRD header: the
      * READ_RESPONSE header, then its data; returns the data's length, or -1 if the memory was
-     * freed under it. A region deregistered meanwhile is refused (status REMOTE_ACCESS), not sent.
+     * freed under it. A region deregistered meanwhile is refused (status REMOTE_ACCESS), not sent;
+     * an atomic's answer is sent whatever became of its region: the atomic has run.
      */
     int write(Mbuf m, int a, int seg, int perPacket, MemoryRegions regions) {
+        if (memory[a] == null) {
+            ReadResponseHeader.write(m, token[a], 0, Long.BYTES, 0);
+            m.putLongBE(ReadResponseHeader.DATA_OFFSET, value[a]); // a number on the wire; the requester stores it in host order
+            return Long.BYTES;
+        }
         long at = (long) seg * perPacket;
         boolean live = regions.isLive(rkey[a]);
         int data = live ? (int) Math.min(perPacket, length[a] - at) : 0;
