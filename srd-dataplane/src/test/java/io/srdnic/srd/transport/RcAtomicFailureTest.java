@@ -7,6 +7,9 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -65,6 +68,29 @@ class RcAtomicFailureTest {
 
     private static int key(RcPair p, MemorySegment region, int pd, int access) {
         return p.b.regions().register(region, pd, access);
+    }
+
+    /** From a requester that is not srdnic's: a well-formed atomic runs, one with data after its header is an invalid request. */
+    @Test
+    void shouldNakAnAtomicCarryingDataAfterItsHeaderAsAnInvalidRequest() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 48).connect()) {
+            MemorySegment w = p.f.arena.allocate(8, 8);
+            int rkey = key(p, w, 0, MemoryRegions.REMOTE_ATOMIC);
+            Attacker peer = new Attacker(p.f); // speaks as a's QP: its address, its QPN, the next PSN b expects
+            int psn = p.qb.qp().rcResponder.expectedPsn;
+            int flags = SrdHeader.FLAG_RC | SrdHeader.FLAG_FIRST | SrdHeader.FLAG_LAST;
+            peer.atomic(1, flags, SimFabric.ip(0), SimFabric.mac(0), p.qa.qpn(), p.qb.qpn(), psn, PacketType.ATOMIC_FETCH_ADD, w.address(),
+                rkey, 5, 0, 0);
+            peer.settle();
+            assertEquals(5, w.get(ValueLayout.JAVA_LONG, 0), "the forged frames are well made: this one ran");
+            peer.atomic(1, flags, SimFabric.ip(0), SimFabric.mac(0), p.qa.qpn(), p.qb.qpn(), psn + 1, PacketType.ATOMIC_FETCH_ADD,
+                w.address(), rkey, 5, 0, 8);
+            peer.settle();
+            assertEquals(5, w.get(ValueLayout.JAVA_LONG, 0), "data after the header: not run");
+            assertEquals(1, p.b.counters().dropsSent[DropReason.REMOTE_INVALID_REQUEST]);
+            assertEquals(1, p.b.counters().atomicsExecuted);
+            assertEquals(QpState.ERROR, p.qb.qp().state(), "a class C error: the responder's QP fails");
+        }
     }
 
     @Test
