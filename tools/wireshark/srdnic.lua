@@ -5,9 +5,10 @@
 --
 -- Ethernet / IPv4 / UDP are Wireshark's; this dissects the UDP payload: the 48-byte SRD header of
 -- data and probe packets (SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_READ, RDMA_WRITE_WITH_IMM,
--- READ_RESPONSE, PROBE, PROBE_REPLY), the extended header of the RDMA types (24 bytes: remote
--- address, rkey, the request's length, this packet's offset in it) and of READ_RESPONSE (16 bytes:
--- read token, offset, the read's length, status), then the data; UD datagrams (the same header with
+-- READ_RESPONSE, ATOMIC_CMP_SWAP, ATOMIC_FETCH_ADD, PROBE, PROBE_REPLY), the extended header of the
+-- RDMA types (24 bytes: remote address, rkey, the request's length, this packet's offset in it), of
+-- READ_RESPONSE (16 bytes: read token, offset, the read's length, status) and of the atomics (32
+-- bytes: remote address, rkey, reserved, swap or add, compare), then the data; UD datagrams (the same header with
 -- the unreliable flag); and the SRD ACK (72 bytes: the cumulative PSN, echoed epoch and timestamp,
 -- trigger PSN, four 64-bit SACK words, then 0..16 drop entries of PSN and reason).
 --
@@ -21,7 +22,7 @@
 --
 -- Field names: srdnic.<field> for the header every SRD packet starts with and for the data/probe
 -- header, srdnic.rdma.<field> for the RDMA header, srdnic.read_response.<field> for READ_RESPONSE's,
--- srdnic.ack.<field> for the ACK, srdnic.ack.drop.<field> for a drop entry.
+-- srdnic.atomic.<field> for the atomics', srdnic.ack.<field> for the ACK, srdnic.ack.drop.<field> for a drop entry.
 --
 -- NOT COVERED YET: RC and SRC (and any other QP type's headers) do not exist on the wire yet; a
 -- later issue adds them to docs/wire-format.md and here. To add a packet type: give it a row in
@@ -47,7 +48,8 @@ local FLAG_UNRELIABLE = 0x02        -- SrdHeader.FLAG_UNRELIABLE
 
 -- PacketType: the low four bits of byte 0. layout names an entry of LAYOUTS, extended one of
 -- EXTENDED (the header between the data header and the data, counted in the payload length);
--- data = isData(t). An RDMA_READ carries the requester's read token in the immediate field.
+-- data = isData(t). An RDMA_READ and an atomic request carry the requester's read token in the
+-- immediate field (an atomic's answer is a READ_RESPONSE of 8 bytes: the word's original value).
 local PACKET_TYPES = {
     [1] = { name = "SEND",                layout = "data", data = true },
     [2] = { name = "SEND_WITH_IMM",       layout = "data", data = true, immediate = true },
@@ -58,6 +60,8 @@ local PACKET_TYPES = {
     [7] = { name = "PROBE_REPLY",         layout = "data", probe = true },
     [8] = { name = "RDMA_WRITE_WITH_IMM", layout = "data", data = true, extended = "rdma", immediate = true },
     [9] = { name = "READ_RESPONSE",       layout = "data", data = true, extended = "read_response" },
+    [10] = { name = "ATOMIC_CMP_SWAP",    layout = "data", data = true, extended = "atomic", read_token = true },
+    [11] = { name = "ATOMIC_FETCH_ADD",   layout = "data", data = true, extended = "atomic", read_token = true },
 }
 
 -- DropReason, carried in ACK drop entries (and, non-zero, in a READ_RESPONSE's status).
@@ -123,7 +127,7 @@ field("rdma_rkey", ProtoField.uint32("srdnic.rdma.rkey", "rkey", base.HEX))
 field("rdma_length", ProtoField.uint32("srdnic.rdma.length", "Length of the whole request", base.DEC))
 field("rdma_offset", ProtoField.uint32("srdnic.rdma.offset", "Offset of this packet's data in the request", base.DEC))
 field("rdma_reserved", ProtoField.uint32("srdnic.rdma.reserved", "Reserved", base.HEX))
-field("rdma_read_token", ProtoField.uint32("srdnic.rdma.read_token", "Read token (the immediate field of an RDMA_READ)", base.HEX))
+field("rdma_read_token", ProtoField.uint32("srdnic.rdma.read_token", "Read token (the immediate field of an RDMA_READ or an atomic)", base.HEX))
 -- READ_RESPONSE extended header: bytes 48..63
 field("read_response", ProtoField.none("srdnic.read_response", "READ_RESPONSE header"))
 field("rr_token", ProtoField.uint32("srdnic.read_response.token", "Read token", base.HEX))
@@ -131,6 +135,13 @@ field("rr_offset", ProtoField.uint32("srdnic.read_response.offset", "Offset of t
 field("rr_length", ProtoField.uint32("srdnic.read_response.length", "Length of the whole read", base.DEC))
 field("rr_status", ProtoField.uint8("srdnic.read_response.status", "Status", base.DEC, READ_STATUS))
 field("rr_reserved", ProtoField.uint24("srdnic.read_response.reserved", "Reserved", base.HEX))
+-- atomic extended header (ATOMIC_CMP_SWAP, ATOMIC_FETCH_ADD): bytes 48..79
+field("atomic", ProtoField.none("srdnic.atomic", "Atomic header"))
+field("atomic_address", ProtoField.uint64("srdnic.atomic.address", "Remote address of the 64-bit word", base.HEX))
+field("atomic_rkey", ProtoField.uint32("srdnic.atomic.rkey", "rkey", base.HEX))
+field("atomic_reserved", ProtoField.uint32("srdnic.atomic.reserved", "Reserved", base.HEX))
+field("atomic_swap_add", ProtoField.uint64("srdnic.atomic.swap_add", "Swap (CMP_SWAP) or add (FETCH_ADD)", base.HEX))
+field("atomic_compare", ProtoField.uint64("srdnic.atomic.compare", "Compare (CMP_SWAP)", base.HEX))
 -- generated from the UDP source port
 field("entropy", ProtoField.uint16("srdnic.entropy", "Path entropy (UDP source port - 49152)", base.DEC))
 -- ACK: bytes 2..3 and 16..71, then the drop entries
@@ -378,10 +389,25 @@ local function dissect_read_response(tvb, tree)
     return info
 end
 
+-- The atomic header (AtomicHeader, 32 bytes at SRD offset 48).
+local function dissect_atomic(tvb, tree)
+    local item = tree:add(f.atomic, tvb())
+    item:add(f.atomic_address, tvb(0, 8))
+    item:add(f.atomic_rkey, tvb(8, 4))
+    item:add(f.atomic_reserved, tvb(12, 4))
+    item:add(f.atomic_swap_add, tvb(16, 8))
+    item:add(f.atomic_compare, tvb(24, 8))
+    item:set_text(string.format("Atomic header: address 0x%s, rkey %s, swap/add 0x%s, compare 0x%s", tvb(0, 8):uint64():tohex(),
+        hex32(tvb(8, 4):uint()), tvb(16, 8):uint64():tohex(), tvb(24, 8):uint64():tohex()))
+    return string.format(" rkey=%s addr=0x%s swap_add=0x%s compare=0x%s", hex32(tvb(8, 4):uint()), tvb(0, 8):uint64():tohex(),
+        tvb(16, 8):uint64():tohex(), tvb(24, 8):uint64():tohex())
+end
+
 -- Extended headers: what follows the data header of some types, counted in the payload length.
 EXTENDED = {
     rdma          = { name = "RDMA",          length = 24, dissect = dissect_rdma },
     read_response = { name = "READ_RESPONSE", length = 16, dissect = dissect_read_response },
+    atomic        = { name = "atomic",        length = 32, dissect = dissect_atomic },
 }
 
 -- Header layouts: the fixed part's length, the field in bytes 2..3, what SrdParser checks beyond

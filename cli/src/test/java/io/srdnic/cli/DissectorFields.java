@@ -1,6 +1,7 @@
 package io.srdnic.cli;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -18,7 +19,7 @@ import java.util.Map;
 
 /**
  * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link RdmaHeader},
- * {@link ReadResponseHeader}, {@link SrdAck}) read them from a frame, and tshark's printing of them brought to the same form: every number
+ * {@link ReadResponseHeader}, {@link AtomicHeader}, {@link SrdAck}) read them from a frame, and tshark's printing of them brought to the same form: every number
  * as an unsigned decimal string, booleans as 0/1, bytes as lowercase hex, repeated fields as a
  * list in wire order, a field a packet does not have as an empty list.
  */
@@ -35,12 +36,14 @@ final class DissectorFields {
         "srdnic.rdma.reserved", "srdnic.rdma.read_token");
     static final List<String> READ_RESPONSE = List.of("srdnic.read_response.token", "srdnic.read_response.offset",
         "srdnic.read_response.length", "srdnic.read_response.status", "srdnic.read_response.reserved");
+    static final List<String> ATOMIC = List.of("srdnic.atomic.address", "srdnic.atomic.rkey", "srdnic.atomic.reserved",
+        "srdnic.atomic.swap_add", "srdnic.atomic.compare");
     static final List<String> ACK = List.of("srdnic.ack.drop_count", "srdnic.ack.cumulative_psn", "srdnic.ack.echoed_epoch",
         "srdnic.ack.trigger_psn", "srdnic.ack.reserved", "srdnic.ack.echoed_timestamp", "srdnic.ack.sack",
         "srdnic.ack.sacked_psn", "srdnic.ack.sack_count", "srdnic.ack.drop.psn", "srdnic.ack.drop.reason",
         "srdnic.ack.drop.reserved");
     /** Every field of the dissector that carries a value, in the order the test asks tshark for them. */
-    static final List<String> ALL = concat(COMMON, DATA, RDMA, READ_RESPONSE, ACK);
+    static final List<String> ALL = concat(COMMON, DATA, RDMA, READ_RESPONSE, ATOMIC, ACK);
 
     private DissectorFields() {
     }
@@ -109,7 +112,14 @@ final class DissectorFields {
                 put(f, "srdnic.rdma.offset", RdmaHeader.segmentOffset(m));
                 put(f, "srdnic.rdma.reserved", m.getIntBE(FrameLayout.SRD_OFFSET + RdmaHeader.RESERVED_OFFSET));
             }
-            if (type == PacketType.RDMA_READ) {
+            if (extended == AtomicHeader.LENGTH) {
+                f.get("srdnic.atomic.address").add(Long.toUnsignedString(AtomicHeader.address(m)));
+                put(f, "srdnic.atomic.rkey", AtomicHeader.rkey(m));
+                put(f, "srdnic.atomic.reserved", m.getIntBE(FrameLayout.SRD_OFFSET + AtomicHeader.RESERVED_OFFSET));
+                f.get("srdnic.atomic.swap_add").add(Long.toUnsignedString(AtomicHeader.swapOrAdd(m)));
+                f.get("srdnic.atomic.compare").add(Long.toUnsignedString(AtomicHeader.compare(m)));
+            }
+            if (type == PacketType.RDMA_READ || extended == AtomicHeader.LENGTH) {
                 put(f, "srdnic.rdma.read_token", SrdHeader.immediate(m));
             }
             if (type == PacketType.READ_RESPONSE) {

@@ -8,6 +8,7 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.pcap.PcapWriter;
 import io.srdnic.pmd.sim.SimBufferPool;
+import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
@@ -283,7 +284,8 @@ class WiresharkDissectorIT {
 
     /** Every data and probe type, for frames written by the codecs. */
     static final int[] VALID_DATA_TYPES = {PacketType.SEND, PacketType.SEND_WITH_IMM, PacketType.RDMA_WRITE, PacketType.RDMA_READ,
-        PacketType.PROBE, PacketType.PROBE_REPLY, PacketType.RDMA_WRITE_WITH_IMM, PacketType.READ_RESPONSE};
+        PacketType.PROBE, PacketType.PROBE_REPLY, PacketType.RDMA_WRITE_WITH_IMM, PacketType.READ_RESPONSE, PacketType.ATOMIC_CMP_SWAP,
+        PacketType.ATOMIC_FETCH_ADD};
 
     /** A data or probe type two times in three, else an ACK. */
     private static int anyType(SplittableRandom r) {
@@ -327,6 +329,8 @@ class WiresharkDissectorIT {
             RdmaHeader.write(m, r.nextLong(), r.nextInt(), r.nextInt(), r.nextInt());
         } else if (type == PacketType.READ_RESPONSE) {
             ReadResponseHeader.write(m, r.nextInt(), r.nextInt(), r.nextInt(), r.nextBoolean() ? 0 : r.nextInt(256));
+        } else if (extended == AtomicHeader.LENGTH) {
+            AtomicHeader.write(m, r.nextLong(), r.nextInt(), r.nextLong(), r.nextLong());
         }
         return SrdHeader.LENGTH + payload;
     }
@@ -350,15 +354,20 @@ class WiresharkDissectorIT {
                 yield srdLength;
             }
             case 5 -> {
-                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (r.nextBoolean() ? 0 : 10 + r.nextInt(6))));
+                int undefined = PacketType.MAX + 1 + r.nextInt(PacketType.MAX_TYPE_CODE - PacketType.MAX);
+                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (r.nextBoolean() ? 0 : undefined)));
                 yield srdLength;                                              // an undefined type
             }
             case 12 -> {
-                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (PacketType.SEND + r.nextInt(PacketType.READ_RESPONSE))));
+                m.putByte(at, (byte) ((SrdHeader.VERSION << 4) | (PacketType.SEND + r.nextInt(PacketType.MAX))));
                 yield srdLength;                                              // another defined type: a probe with a payload, ...
             }
             case 13 -> {
-                int type = r.nextBoolean() ? PacketType.READ_RESPONSE : VALID_DATA_TYPES[2 + r.nextInt(2)];
+                int type = switch (r.nextInt(3)) {
+                    case 0 -> PacketType.READ_RESPONSE;
+                    case 1 -> PacketType.ATOMIC_CMP_SWAP + r.nextInt(2);
+                    default -> VALID_DATA_TYPES[2 + r.nextInt(2)];
+                };
                 int payload = r.nextInt(PacketType.extendedHeaderLength(type));
                 SrdHeader.versionAndType(m, type);                            // an RDMA packet cut inside its extended
                 SrdHeader.payloadLength(m, payload);                          // header, lengths consistent

@@ -64,7 +64,8 @@ public final class Context implements AutoCloseable {
     /** The device's capabilities, honestly. */
     public DeviceAttributes queryDevice() {
         return new DeviceAttributes(device.name, MAX_QP, MAX_CQ, MAX_MR, MAX_AH, MAX_QP_WR, MAX_SGE, MAX_INLINE, mtu, mtu,
-            dataplane.transport.maxRdmaSize(), true, true, true, MAX_SRQ, MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE);
+            dataplane.transport.maxRdmaSize(), true, true, true, MAX_SRQ, MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE,
+            DeviceAttributes.ATOMIC_GLOB, io.srdnic.srd.transport.QpAttributes.RD_ATOMIC_LIMIT);
     }
 
     public int mtu() {

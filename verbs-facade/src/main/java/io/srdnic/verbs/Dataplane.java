@@ -1,6 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.SharedReceiveQueue;
 import io.srdnic.srd.transport.SrdQp;
@@ -190,9 +191,19 @@ final class Dataplane implements AutoCloseable {
         if (posts == null) {
             return transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
         }
+        if (claimSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled) < 0) {
+            return SrdTransport.POST_SQ_FULL;
+        }
+        posts.publish();
+        return SrdTransport.POST_OK;
+    }
+
+    /** DEDICATED: a ring slot filled with a SEND record, not yet published (an atomic adds its operands); -1 when the ring is full. */
+    private int claimSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
+                          int imm, long remoteAddress, int rkey, boolean signaled) {
         int i = posts.claim();
         if (i < 0) {
-            return SrdTransport.POST_SQ_FULL;
+            return -1;
         }
         posts.op[i] = PostRing.SEND;
         posts.qp[i] = qp;
@@ -208,6 +219,21 @@ final class Dataplane implements AutoCloseable {
         posts.remoteAddress[i] = remoteAddress;
         posts.rkey[i] = rkey;
         posts.signaled[i] = signaled;
+        return i;
+    }
+
+    /** Posts an RC atomic; INVOKER straight into the transport, DEDICATED through the ring (a SEND record with its operands). */
+    int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey, long compareAdd,
+                   long swap, boolean signaled) {
+        if (posts == null) {
+            return transport.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled);
+        }
+        int i = claimSend(qp, 0, 0, 0, wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, 0, remoteAddress, rkey, signaled);
+        if (i < 0) {
+            return SrdTransport.POST_SQ_FULL;
+        }
+        posts.compareAdd[i] = compareAdd;
+        posts.swap[i] = swap;
         posts.publish();
         return SrdTransport.POST_OK;
     }
@@ -267,8 +293,11 @@ final class Dataplane implements AutoCloseable {
     private void consume(PostRing ring, int i) {
         switch (ring.op[i]) {
             case PostRing.SEND -> {
-                int rc = transport.postSend(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.opcode[i],
-                    ring.buffer[i], ring.offset[i], ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
+                int rc = SendOpcode.isAtomic(ring.opcode[i])
+                    ? transport.postAtomic(ring.qp[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.remoteAddress[i],
+                        ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i])
+                    : transport.postSend(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.opcode[i],
+                        ring.buffer[i], ring.offset[i], ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
                 if (rc != SrdTransport.POST_OK) {
                     // Checked on the application side already; only a race with destroy/modify ends here.
                     transport.completeLocally(ring.qp[i], ring.wrId[i], WcStatus.WR_FLUSH_ERROR, ring.length[i]);

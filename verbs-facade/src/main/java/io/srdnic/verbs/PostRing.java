@@ -48,6 +48,9 @@ final class PostRing {
     final int[] imm;
     final long[] remoteAddress;
     final int[] rkey;
+    /** SEND records of an atomic: its operands. */
+    final long[] compareAdd;
+    final long[] swap;
     final boolean[] signaled;
     final int[] status;
     private long head;
@@ -70,6 +73,8 @@ final class PostRing {
         imm = new int[size];
         remoteAddress = new long[size];
         rkey = new int[size];
+        compareAdd = new long[size];
+        swap = new long[size];
         signaled = new boolean[size];
         status = new int[size];
     }

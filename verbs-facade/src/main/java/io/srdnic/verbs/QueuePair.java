@@ -12,14 +12,17 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A queue pair (ibv_qp) of type SRD or UD. States and transitions are the verbs state machine's
+ * A queue pair (ibv_qp) of type SRD, UD or RC. States and transitions are the verbs state machine's
  * (RESET → INIT → RTR → RTS ⇄ SQD, any → ERROR or RESET), with the attributes each move takes as
  * {@link io.srdnic.srd.transport.QpTransitions} has them; SRD and UD follow UD's. {@link #postSend} and {@link #postRecv} return 0 or
  * {@link #ENOMEM} when the queue is full, throw {@link VerbsException} on misuse (wrong state, a
  * destroyed QP or AH), and report what the seed names as completion statuses: SGEs outside their
  * region or a wrong lkey complete with LOCAL_PROTECTION_ERROR, a message over the MTU with
- * LOCAL_LENGTH_ERROR. A single-SGE send goes from the application's memory; several SGEs or INLINE
- * are gathered into a staging slot of the QP, recycled when the transport is done with it.
+ * LOCAL_LENGTH_ERROR. Atomics (RC only; LOCAL_QP_OPERATION_ERROR elsewhere) take one SGE of 8 bytes
+ * (else LOCAL_LENGTH_ERROR) in a region with LOCAL_WRITE (else LOCAL_PROTECTION_ERROR); a remote
+ * address not 8-byte aligned or the INLINE flag throws, as rxe's post returns EINVAL. A single-SGE
+ * send goes from the application's memory; several SGEs or INLINE are gathered into a staging slot
+ * of the QP, recycled when the transport is done with it.
  */
 public final class QueuePair {
     /** Returned by a post when the queue is full (ENOMEM in verbs). */
@@ -157,23 +160,39 @@ public final class QueuePair {
         boolean signaled = (wr.flags & SendWr.SIGNALED) != 0;
         int total = wr.totalLength();
         boolean rdma = SendOpcode.isRdma(wr.opcode);
-        if (!SendOpcode.isValid(wr.opcode) || (rdma && type == QpType.UD)) {
+        boolean atomic = SendOpcode.isAtomic(wr.opcode);
+        // Atomics are RC's alone: SRD delivers in any order and keeps no answer per request.
+        if (!SendOpcode.isValid(wr.opcode) || (rdma && type == QpType.UD) || (atomic && !connected)) {
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
         }
-        if (wr.numSge > maxSendSge || (rdma && wr.numSge != 1)) {
-            // RDMA goes straight from (or into) one registered buffer: no gather or scatter here.
+        if (wr.numSge > maxSendSge || ((rdma || atomic) && wr.numSge != 1)) {
+            // RDMA and atomics go straight from (or into) one registered buffer: no gather or scatter here.
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
         }
+        if (atomic) {
+            checkAtomic(wr);
+            if (total != SendOpcode.ATOMIC_SIZE) {
+                context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, total);
+                return 0;
+            }
+        }
+        boolean landsLocally = wr.opcode == SendWr.OP_RDMA_READ || atomic; // the response is written into the SGE
         for (int i = 0; i < wr.numSge; i++) {
             Sge s = wr.sges[i];
             MemoryRegion mr = context.region(s.lkey);
             if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)
-                || (wr.opcode == SendWr.OP_RDMA_READ && (mr.access & Access.LOCAL_WRITE) == 0)) {
+                || (landsLocally && (mr.access & Access.LOCAL_WRITE) == 0)) {
                 context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
                 return 0;
             }
+        }
+        if (atomic) {
+            Sge s = wr.sges[0];
+            sendsOutstanding.incrementAndGet();
+            return post(context.dataplane.postAtomic(qp, wr.wrId, wr.opcode, s.segment, s.offset, wr.remoteAddress, wr.rkey, wr.compareAdd,
+                wr.swap, signaled), s.segment, s.offset);
         }
         MemorySegment buffer;
         long offset;
@@ -199,8 +218,25 @@ public final class QueuePair {
             }
         }
         sendsOutstanding.incrementAndGet();
-        int rc = context.dataplane.postSend(qp, connected ? 0 : ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, wr.opcode, buffer, offset,
-            total, wr.immediate, wr.remoteAddress, wr.rkey, signaled);
+        return post(context.dataplane.postSend(qp, connected ? 0 : ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, wr.opcode, buffer,
+            offset, total, wr.immediate, wr.remoteAddress, wr.rkey, signaled), buffer, offset);
+    }
+
+    /**
+     * What rxe refuses an atomic with at posting (EINVAL, nothing posted): inline data, or a remote
+     * word that is not 8-byte aligned.
+     */
+    private void checkAtomic(SendWr wr) {
+        if ((wr.flags & SendWr.INLINE) != 0) {
+            throw new VerbsException("an atomic takes no inline data: its SGE is where the original value lands");
+        }
+        if ((wr.remoteAddress & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {
+            throw new VerbsException("an atomic's remote address must be 8-byte aligned, was 0x" + Long.toHexString(wr.remoteAddress));
+        }
+    }
+
+    /** The transport's answer {@code rc} to a post counted in sendsOutstanding: 0, ENOMEM, or the misuse it names. */
+    private int post(int rc, MemorySegment buffer, long offset) {
         if (rc == SrdTransport.POST_OK) {
             return 0;
         }

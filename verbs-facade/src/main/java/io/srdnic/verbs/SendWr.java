@@ -1,14 +1,14 @@
 package io.srdnic.verbs;
 
 /**
- * A send work request (ibv_send_wr for SRD/UD), made once and reused: set its fields, post it,
+ * A send work request (ibv_send_wr), made once and reused: set its fields, post it,
  * set them again. Posting copies what it needs, so the object may change as soon as post returns.
  */
 public final class SendWr {
     public static final int SIGNALED = 1;
     public static final int INLINE = 2;
 
-    /** The opcodes (io.srdnic.srd.api.SendOpcode's values). UD takes the sends only; SRD all five. */
+    /** The opcodes (io.srdnic.srd.api.SendOpcode's values). UD takes the sends only; SRD those and RDMA; RC all seven. */
     public static final int OP_SEND = 0;
     public static final int OP_SEND_WITH_IMM = 1;
     /** Writes the SGE's bytes to {@link #rdma remote memory}; up to queryDevice().maxRdmaSize(). */
@@ -17,6 +17,15 @@ public final class SendWr {
     public static final int OP_RDMA_WRITE_WITH_IMM = 3;
     /** Reads remote memory into the SGE's buffer, whose region needs Access.LOCAL_WRITE. */
     public static final int OP_RDMA_READ = 4;
+    /**
+     * RC only: compares the remote 64-bit word {@link #atomic} names with its compare operand and,
+     * if equal, writes its swap operand there, atomically; the word's original value lands in the
+     * SGE, which must be 8 bytes of a region with Access.LOCAL_WRITE (in host byte order, as the
+     * word is at the peer). The remote address must be 8-byte aligned.
+     */
+    public static final int OP_ATOMIC_CMP_SWAP = 5;
+    /** RC only: adds {@link #atomic}'s operand to the remote 64-bit word atomically; the original value lands in the SGE, as for CMP_SWAP. */
+    public static final int OP_ATOMIC_FETCH_ADD = 6;
 
     final Sge[] sges;
     int numSge;
@@ -29,6 +38,8 @@ public final class SendWr {
     int remoteQkey;
     long remoteAddress;
     int rkey;
+    long compareAdd;
+    long swap;
 
     public SendWr(int maxSge) {
         if (maxSge < 1) {
@@ -89,6 +100,20 @@ public final class SendWr {
     public SendWr rdma(long address, int key) {
         this.remoteAddress = address;
         this.rkey = key;
+        return this;
+    }
+
+    /**
+     * Atomics: the remote word (its address in the peer's region, 8-byte aligned, and the region's
+     * rkey, which needs Access.REMOTE_ATOMIC) and the operands, as ibv_send_wr.wr.atomic has them:
+     * CMP_SWAP compares with {@code compareAdd} and writes {@code swap}; FETCH_ADD adds
+     * {@code compareAdd} ({@code swap} unused).
+     */
+    public SendWr atomic(long address, int key, long compareAdd, long swap) {
+        this.remoteAddress = address;
+        this.rkey = key;
+        this.compareAdd = compareAdd;
+        this.swap = swap;
         return this;
     }
 

@@ -5,6 +5,7 @@ import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
 
 /** Test fixture: two contexts with a QP each, ready to talk (RTS, receives posted). */
 final class VerbsPair implements AutoCloseable {
@@ -60,7 +61,7 @@ final class VerbsPair implements AutoCloseable {
         s.mr = s.pd.registerMemory(mem, Access.LOCAL_WRITE);
         if (type == QpType.RC) {
             s.qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
-                .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ));
+                .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ | QpAttributes.ACCESS_REMOTE_ATOMIC));
         } else {
             s.qp.modify(QpState.INIT, QKEY);
         }
@@ -72,6 +73,18 @@ final class VerbsPair implements AutoCloseable {
             }
         }
         return s;
+    }
+
+    /** Waits (up to about 4 s) for {@code n} completions of {@code cq} into {@code wcs}; returns how many came. */
+    static int await(CompletionQueue cq, WorkCompletion[] wcs, int n) {
+        int got = 0;
+        for (int i = 0; i < 4000 && got < n; i++) {
+            WorkCompletion[] some = CompletionQueue.array(n - got);
+            int k = cq.await(some, n - got, TimeUnit.MILLISECONDS);
+            System.arraycopy(some, 0, wcs, got, k);
+            got += k;
+        }
+        return got;
     }
 
     @Override

@@ -10,24 +10,12 @@ import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** RC queue pairs through the verbs API on the simulated network: connected sends, RDMA, completions in order, a failed connection. */
 class VerbsRcSimTest {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
-    }
-
-    private static int await(CompletionQueue cq, WorkCompletion[] wcs, int n) {
-        int got = 0;
-        for (int i = 0; i < 4000 && got < n; i++) {
-            WorkCompletion[] one = CompletionQueue.array(n - got);
-            int k = cq.await(one, n - got, TimeUnit.MILLISECONDS);
-            System.arraycopy(one, 0, wcs, got, k);
-            got += k;
-        }
-        return got;
     }
 
     @Test
@@ -49,13 +37,13 @@ class VerbsRcSimTest {
             assertEquals(0, p.sa.qp.postSend(write));
             assertEquals(0, p.sa.qp.postSend(send));
             WorkCompletion[] wcs = CompletionQueue.array(2);
-            assertEquals(2, await(p.sa.cq, wcs, 2));
+            assertEquals(2, VerbsPair.await(p.sa.cq, wcs, 2));
             assertEquals(1, wcs[0].wrId(), "the write first, as posted");
             assertEquals(WcOpcode.RDMA_WRITE, wcs[0].opcode());
             assertEquals(2, wcs[1].wrId());
             assertEquals(WcStatus.SUCCESS, wcs[1].status());
             WorkCompletion[] rx = CompletionQueue.array(1);
-            assertEquals(1, await(p.sb.cq, rx, 1));
+            assertEquals(1, VerbsPair.await(p.sb.cq, rx, 1));
             assertEquals(100, rx[0].byteLength());
             assertEquals(-1, MemorySegment.mismatch(src, 0, size, target, 0, size), "RC is ordered: the write landed before the send's receive");
         }
@@ -72,7 +60,7 @@ class VerbsRcSimTest {
             write.sge(0).set(srcMr, 0, 4096);
             assertEquals(0, p.sa.qp.postSend(write));
             WorkCompletion[] wcs = CompletionQueue.array(1);
-            assertEquals(1, await(p.sa.cq, wcs, 1));
+            assertEquals(1, VerbsPair.await(p.sa.cq, wcs, 1));
             assertEquals(WcStatus.REMOTE_ACCESS_ERROR, wcs[0].status());
             assertEquals(QpState.ERROR, p.sa.qp.query().state());
             VerbsException e = assertThrows(VerbsException.class, () -> p.sa.qp.postSend(write));

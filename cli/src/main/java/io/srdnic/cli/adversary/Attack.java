@@ -17,7 +17,7 @@ public enum Attack {
     OVERSIZED("oversized", "a payload length over the MTU, an ACK with over 16 drop entries, a frame as long as the link takes"),
     BAD_CHECKSUM("bad-checksum", "a wrong IPv4 header or UDP checksum"),
     BAD_VERSION("bad-version", "SRD version 0 or 2..15"),
-    BAD_TYPE("bad-type", "SRD type 0 or 10..15, or well-formed RDMA from other addresses: WRITE, WRITE with immediate, READ naming"
+    BAD_TYPE("bad-type", "SRD type 0 or 12..15, or well-formed RDMA from other addresses: WRITE, WRITE with immediate, READ naming"
         + " an rkey of the attacker's making, READ_RESPONSE to a read never made"),
     FAR_PSN("far-psn", "data with the real context ids and epoch, PSN far out of the window"),
     FAR_SEND_BASE("far-send-base", "data with the real context ids and epoch, send base far ahead of the real one"),

@@ -198,8 +198,8 @@ public final class AttackFrames {
             type = RDMA_TYPES[r.nextInt(RDMA_TYPES.length)];
             return finish(r, writeData(r));
         }
-        int k = r.nextInt(7);
-        type = k == 0 ? 0 : 9 + k; // 0 or 10..15
+        int k = r.nextInt(PacketType.MAX_TYPE_CODE - PacketType.MAX + 1);
+        type = k == 0 ? 0 : PacketType.MAX + k; // 0, or a type above the last defined one
         return finish(r, writeData(r));
     }
 

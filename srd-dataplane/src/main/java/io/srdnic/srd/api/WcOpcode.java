@@ -9,6 +9,10 @@ public final class WcOpcode {
     public static final int RDMA_READ = 4;
     /** A receive consumed by an RDMA WRITE with immediate: the length is the write's, the data is in the responder's region. */
     public static final int RECV_RDMA_WITH_IMM = 5;
+    /** An atomic compare-and-swap completed: the original remote value is in its local buffer (IBV_WC_COMP_SWAP). */
+    public static final int COMP_SWAP = 6;
+    /** An atomic fetch-and-add completed: the original remote value is in its local buffer (IBV_WC_FETCH_ADD). */
+    public static final int FETCH_ADD = 7;
 
     private WcOpcode() {
     }
@@ -21,6 +25,8 @@ public final class WcOpcode {
             case RDMA_WRITE -> "RDMA_WRITE";
             case RDMA_READ -> "RDMA_READ";
             case RECV_RDMA_WITH_IMM -> "RECV_RDMA_WITH_IMM";
+            case COMP_SWAP -> "COMP_SWAP";
+            case FETCH_ADD -> "FETCH_ADD";
             default -> "opcode" + opcode;
         };
     }

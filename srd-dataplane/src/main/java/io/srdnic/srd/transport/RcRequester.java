@@ -3,6 +3,7 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -12,14 +13,19 @@ import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * RC's message layer, sending half, for one QP: its send queue on the QP's own reliability engine
  * (the PSN space starts at the QP's SQ PSN). A message is cut into packets of the path MTU
  * (FIRST/MIDDLE/LAST/ONLY by flags); the engine sprays them over the QP's paths or pins them to
  * one. Work requests complete strictly in post order: one whose packets are all acknowledged (a
- * READ: and all its data placed) waits for those before it. Also sends this QP's answers to the
- * peer's READs, from the same PSN space, ahead of its own work.
+ * READ or an atomic: and all its response placed) waits for those before it. Also sends this QP's
+ * answers to the peer's READs and atomics, from the same PSN space, ahead of its own work.
+ * <p>
+ * An atomic is one packet with an {@link AtomicHeader}, answered like a READ of 8 bytes (the
+ * remote word's original value, which lands in the local buffer in host byte order); READs and
+ * atomics together are at most max_rd_atomic outstanding.
  * <p>
  * Failure is the QP's, as in verbs: a fatal NAK (the responder's REMOTE_ACCESS, INVALID_REQUEST or
  * REMOTE_OPERATION), retry_cnt retransmissions of a packet past the local ACK timeout
@@ -28,7 +34,7 @@ import java.lang.foreign.MemorySegment;
  * SUCCESS, every later one with WR_FLUSH_ERROR, and put the QP in ERROR.
  */
 final class RcRequester implements ReliableSender.Listener {
-    /** Token bits naming the send-queue slot of a READ; the rest carry the slot's generation. */
+    /** Token bits naming the send-queue slot of a READ or atomic; the rest carry the slot's generation. */
     private static final int TOKEN_SLOT_BITS = 20;
     /** rnr_retry 7: retry for ever. */
     private static final int RNR_RETRY_INFINITE = 7;
@@ -47,6 +53,9 @@ final class RcRequester implements ReliableSender.Listener {
     private final int[] immediate;
     private final long[] remoteAddress;
     private final int[] rkey;
+    /** Atomics: CMP_SWAP's compare and swap, FETCH_ADD's add (in compareAdd), as ibv_send_wr.wr.atomic names them. */
+    private final long[] compareAdd;
+    private final long[] swap;
     private final boolean[] signaled;
     private final int[] segments;
     private final int[] nextSegment;
@@ -62,19 +71,8 @@ final class RcRequester implements ReliableSender.Listener {
     private int nextOrdinal;
     private int readsInFlight;
 
-    // Answers to the peer's READs, a ring too: owner tokens depth + slot.
-    private final int answerSlots;
-    private final MemorySegment[] answerMemory;
-    private final long[] answerOffset;
-    private final int[] answerLength;
-    private final int[] answerToken;
-    private final int[] answerRkey;
-    private final int[] answerSegments;
-    private final int[] answerNext;
-    private final int[] answerInFlight;
-    private long answerHead;
-    private long answerTail;
-    private long answerToSend;
+    /** Answers to the peer's READs: their packets' owners are depth + slot. */
+    private final RcAnswers answers = new RcAnswers(16);
 
     // The connection, fixed at RTR: the peer's address (copied from the address handle, as verbs copies it) and segment sizes.
     long remoteMac;
@@ -102,6 +100,8 @@ final class RcRequester implements ReliableSender.Listener {
         immediate = new int[sqDepth];
         remoteAddress = new long[sqDepth];
         rkey = new int[sqDepth];
+        compareAdd = new long[sqDepth];
+        swap = new long[sqDepth];
         signaled = new boolean[sqDepth];
         segments = new int[sqDepth];
         nextSegment = new int[sqDepth];
@@ -110,15 +110,6 @@ final class RcRequester implements ReliableSender.Listener {
         ordinal = new int[sqDepth];
         generation = new int[sqDepth];
         done = new boolean[sqDepth];
-        answerSlots = 16;
-        answerMemory = new MemorySegment[answerSlots];
-        answerOffset = new long[answerSlots];
-        answerLength = new int[answerSlots];
-        answerToken = new int[answerSlots];
-        answerRkey = new int[answerSlots];
-        answerSegments = new int[answerSlots];
-        answerNext = new int[answerSlots];
-        answerInFlight = new int[answerSlots];
     }
 
     // ---------------------------------------------------------------- the QP's life
@@ -163,7 +154,7 @@ final class RcRequester implements ReliableSender.Listener {
             complete(slot(head++), status);
         }
         nextToSend = tail;
-        answerHead = answerTail = answerToSend = 0;
+        answers.clear();
         readsInFlight = 0;
         rnrHolding = false;
         if (sender.hasWindow()) {
@@ -193,42 +184,45 @@ final class RcRequester implements ReliableSender.Listener {
         nextSegment[s] = 0;
         inFlight[s] = 0;
         done[s] = false;
-        readLeft[s] = op == SendOpcode.RDMA_READ ? len : 0;
+        boolean awaitsResponse = SendOpcode.awaitsResponse(op);
+        readLeft[s] = awaitsResponse ? len : 0;
         int per = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM ? sendData : rdmaData;
-        segments[s] = op == SendOpcode.RDMA_READ ? 1 : Math.max(1, (int) ((len + (long) per - 1) / per));
+        segments[s] = awaitsResponse ? 1 : Math.max(1, (int) ((len + (long) per - 1) / per));
         boolean consumesReceive = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM || op == SendOpcode.RDMA_WRITE_WITH_IMM;
         ordinal[s] = consumesReceive ? nextOrdinal++ : 0;
-        if (op == SendOpcode.RDMA_READ && qp.maxRdAtomic == 0) {
-            // No READ may be outstanding on this QP (max_rd_atomic 0): it would wait for ever.
+        if (awaitsResponse && qp.maxRdAtomic == 0) {
+            // No READ or atomic may be outstanding on this QP (max_rd_atomic 0): it would wait for ever.
             nextSegment[s] = segments[s];
             failAt(s, WcStatus.LOCAL_QP_OPERATION_ERROR, t.now());
         }
     }
 
+    /** Queues an atomic (checked as {@link #post} says) on 8 bytes at {@code off} of {@code buf}, with its operands. */
+    void postAtomic(long id, int op, MemorySegment buf, long off, long raddr, int key, long compareOrAdd, long swapValue, boolean sig) {
+        int s = slot(tail);
+        compareAdd[s] = compareOrAdd;
+        swap[s] = swapValue;
+        post(id, op, buf, off, SendOpcode.ATOMIC_SIZE, 0, raddr, key, sig);
+    }
+
     boolean hasWork() {
-        return answerToSend != answerTail || (nextToSend != tail && !readBlocked());
+        return answers.hasUnsent() || (nextToSend != tail && !readBlocked());
     }
 
     private boolean readBlocked() {
         int s = slot(nextToSend);
-        return opcode[s] == SendOpcode.RDMA_READ && nextSegment[s] == 0 && readsInFlight >= qp.maxRdAtomic;
+        return SendOpcode.awaitsResponse(opcode[s]) && nextSegment[s] == 0 && readsInFlight >= qp.maxRdAtomic;
     }
 
     /** Gives packets PSNs while the window allows, answers first; returns the packets sent. */
     int schedule(int allowance, long now) {
         int sent = 0;
         while (allowance > 0 && sender.canSendNextPsn()) {
-            if (answerToSend != answerTail) {
-                int a = answerSlot(answerToSend);
-                int seg = answerNext[a]++;
-                if (answerNext[a] == answerSegments[a]) {
-                    answerToSend++;
-                }
-                answerInFlight[a]++;
-                sender.send(depth + a, seg, now, this);
+            if (answers.hasUnsent()) {
+                answers.sendNext(sender, depth, now, this);
             } else if (nextToSend != tail && !readBlocked()) {
                 int s = slot(nextToSend);
-                if (opcode[s] == SendOpcode.RDMA_READ && nextSegment[s] == 0) {
+                if (SendOpcode.awaitsResponse(opcode[s]) && nextSegment[s] == 0) {
                     readsInFlight++;
                 }
                 int seg = nextSegment[s]++;
@@ -261,23 +255,16 @@ final class RcRequester implements ReliableSender.Listener {
         int data = 0;
         int imm = 0;
         int seq = 0;
-        long at = 0;
-        MemorySegment from;
-        long fromOffset;
         if (owner >= depth) {
             int a = owner - depth;
             type = PacketType.READ_RESPONSE;
             header = ReadResponseHeader.LENGTH;
-            at = (long) seg * rdmaData;
-            boolean live = t.regions.isLive(answerRkey[a]);
-            data = live ? (int) Math.min(rdmaData, answerLength[a] - at) : 0; // deregistered meanwhile: refused, not sent
-            ReadResponseHeader.write(m, answerToken[a], (int) at, answerLength[a], live ? 0 : DropReason.REMOTE_ACCESS);
-            from = answerMemory[a];
-            fromOffset = answerOffset[a];
-            flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (seg == answerSegments[a] - 1 ? SrdHeader.FLAG_LAST : 0);
+            data = answers.write(m, a, seg, rdmaData, t.regions);
+            flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (answers.isLast(a, seg) ? SrdHeader.FLAG_LAST : 0);
         } else {
             int s = owner;
             int op = opcode[s];
+            long at = 0;
             seq = ordinal[s];
             imm = immediate[s];
             boolean last = seg == segments[s] - 1;
@@ -291,6 +278,12 @@ final class RcRequester implements ReliableSender.Listener {
                 header = RdmaHeader.LENGTH;
                 imm = token(s);
                 RdmaHeader.write(m, remoteAddress[s], rkey[s], length[s], 0);
+            } else if (SendOpcode.isAtomic(op)) {
+                boolean cmpSwap = op == SendOpcode.ATOMIC_CMP_SWAP;
+                type = cmpSwap ? PacketType.ATOMIC_CMP_SWAP : PacketType.ATOMIC_FETCH_ADD;
+                header = AtomicHeader.LENGTH;
+                imm = token(s);
+                AtomicHeader.write(m, remoteAddress[s], rkey[s], cmpSwap ? swap[s] : compareAdd[s], cmpSwap ? compareAdd[s] : 0);
             } else {
                 type = op == SendOpcode.RDMA_WRITE_WITH_IMM && last ? PacketType.RDMA_WRITE_WITH_IMM : PacketType.RDMA_WRITE;
                 header = RdmaHeader.LENGTH;
@@ -298,17 +291,12 @@ final class RcRequester implements ReliableSender.Listener {
                 data = (int) Math.min(rdmaData, length[s] - at);
                 RdmaHeader.write(m, remoteAddress[s], rkey[s], length[s], (int) at);
             }
-            from = buffer[s];
-            fromOffset = offset[s];
+            data = copyData(m, s, at, header, data);
         }
-        if (data > 0) {
-            try {
-                m.copyFrom(from, fromOffset + at, SrdHeader.PAYLOAD_OFFSET + header, data);
-            } catch (IllegalStateException closedBuffer) {
-                t.tx.giveBack(address);
-                failOwner(owner, WcStatus.LOCAL_PROTECTION_ERROR, now);
-                return;
-            }
+        if (data < 0) { // the memory to send from was freed under it
+            t.tx.giveBack(address);
+            failOwner(owner, WcStatus.LOCAL_PROTECTION_ERROR, now);
+            return;
         }
         SrdHeader.write(m, type, flags, header + data, 0, 0, t.epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
         Ipv4UdpFrame.write(m, t.localMac, remoteMac, t.localIp, remoteIp, SrdPort.ENTROPY_BASE + path, remotePort,
@@ -316,13 +304,22 @@ final class RcRequester implements ReliableSender.Listener {
         t.tx.emit(address);
     }
 
+    /** Copies {@code data} bytes at {@code at} of request {@code s}'s buffer after its headers; returns {@code data}, or -1 if the buffer was freed. */
+    private int copyData(Mbuf m, int s, long at, int header, int data) {
+        if (data > 0) {
+            try {
+                m.copyFrom(buffer[s], offset[s] + at, SrdHeader.PAYLOAD_OFFSET + header, data);
+            } catch (IllegalStateException closedBuffer) {
+                return -1;
+            }
+        }
+        return data;
+    }
+
     @Override
     public void acked(ReliableSender flow, int psn, int owner, int seg) {
         if (owner >= depth) {
-            answerInFlight[owner - depth]--;
-            while (answerHead != answerToSend && answerInFlight[answerSlot(answerHead)] == 0) {
-                answerMemory[answerSlot(answerHead++)] = null; // every packet of the answer acknowledged: its slot is free
-            }
+            answers.acked(owner - depth);
             return;
         }
         inFlight[owner]--;
@@ -340,13 +337,13 @@ final class RcRequester implements ReliableSender.Listener {
         failAt(oldest, WcStatus.RETRY_EXCEEDED_ERROR, now);
     }
 
-    /** Request {@code s} is done once every packet is sent and acknowledged and a READ's data has all arrived; completions follow in order. */
+    /** Request {@code s} is done once every packet is sent and acknowledged and a READ's data (an atomic's answer) has all arrived; completions follow in order. */
     private void settle(int s) {
         if (!done[s] && inFlight[s] == 0 && nextSegment[s] == segments[s] && readLeft[s] == 0) {
             done[s] = true;
-            if (opcode[s] == SendOpcode.RDMA_READ) {
+            if (SendOpcode.awaitsResponse(opcode[s])) {
                 readsInFlight--;
-                t.rc.activate(this); // a READ waiting for max_rd_atomic may go now
+                t.rc.activate(this); // a READ or atomic waiting for max_rd_atomic may go now
             }
             while (head != tail && done[slot(head)]) {
                 complete(slot(head++), WcStatus.SUCCESS);
@@ -467,7 +464,7 @@ final class RcRequester implements ReliableSender.Listener {
         t.rc.enterError(qp, now);
     }
 
-    // ---------------------------------------------------------------- RDMA READ, both ends
+    // ---------------------------------------------------------------- RDMA READ and atomics, both ends
 
     /** Responder: answers a checked READ from this QP's own sending half; false when every answer slot is busy (the READ waits). */
     boolean answerRead(int token, int key, MemorySegment memory, long off, int len) {
@@ -475,36 +472,43 @@ final class RcRequester implements ReliableSender.Listener {
             t.counters.rdmaReadsAnswered++;
             return true;
         }
-        if (answerTail - answerHead >= answerSlots) {
+        if (answers.isFull()) {
             t.counters.readsDeferred++;
             return false;
         }
-        int a = answerSlot(answerTail++);
-        answerToken[a] = token;
-        answerRkey[a] = key;
-        answerMemory[a] = memory;
-        answerOffset[a] = off;
-        answerLength[a] = len;
-        answerSegments[a] = Math.max(1, (int) ((len + (long) rdmaData - 1) / rdmaData));
-        answerNext[a] = 0;
-        answerInFlight[a] = 0;
+        answers.addRead(token, key, memory, off, len, rdmaData);
         t.counters.rdmaReadsAnswered++;
         t.rc.activate(this);
         return true;
     }
 
+    /** Responder: whether an answer slot is free, so that an atomic may run now (it must not run before its answer has a place). */
+    boolean canAnswer() {
+        return !answers.isFull();
+    }
+
+    /** Responder: owes the atomic {@code token} names {@code original}, the value it found (a slot is free: {@link #canAnswer}). */
+    void answerAtomic(int token, long original) {
+        answers.addAtomic(token, original);
+        t.counters.atomicsExecuted++;
+        t.rc.activate(this);
+    }
+
     /**
-     * Requester: places a READ_RESPONSE (executed in PSN order) in the READ it names, which must be
-     * one of this QP's, waiting, and hold it. A response naming none is a ghost and is ignored, as
-     * verbs ignores one; a response that says the READ was refused fails the QP.
+     * Requester: places a READ_RESPONSE (executed in PSN order) in the READ or atomic it names,
+     * which must be one of this QP's, waiting, and hold it (an atomic's: all of its 8 bytes at
+     * once). A response naming none is a ghost and is ignored, as verbs ignores one; a response
+     * that says the request was refused fails the QP.
      */
     void placeReadResponse(Mbuf m, long now) {
         int token = ReadResponseHeader.token(m);
         int s = token & ((1 << TOKEN_SLOT_BITS) - 1);
         int data = SrdHeader.payloadLength(m) - ReadResponseHeader.LENGTH;
         int at = ReadResponseHeader.readOffset(m);
-        if (s >= depth || !isWaiting(s) || opcode[s] != SendOpcode.RDMA_READ || token(s) != token
-            || ReadResponseHeader.readLength(m) != length[s] || at < 0 || data > readLeft[s] || (long) at + data > length[s]) {
+        boolean atomic = s < depth && SendOpcode.isAtomic(opcode[s]);
+        if (s >= depth || !isWaiting(s) || !SendOpcode.awaitsResponse(opcode[s]) || token(s) != token
+            || ReadResponseHeader.readLength(m) != length[s] || at < 0 || data > readLeft[s] || (long) at + data > length[s]
+            || (atomic && ReadResponseHeader.status(m) == 0 && data != SendOpcode.ATOMIC_SIZE)) {
             t.counters.readResponsesRefused++;
             return;
         }
@@ -514,7 +518,12 @@ final class RcRequester implements ReliableSender.Listener {
             return;
         }
         try {
-            m.copyTo(ReadResponseHeader.DATA_OFFSET, buffer[s], offset[s] + at, data);
+            if (atomic) {
+                // A number on the wire, a word in host byte order in the local buffer, as verbs returns it.
+                buffer[s].set(ValueLayout.JAVA_LONG_UNALIGNED, offset[s], m.getLongBE(ReadResponseHeader.DATA_OFFSET));
+            } else {
+                m.copyTo(ReadResponseHeader.DATA_OFFSET, buffer[s], offset[s] + at, data);
+            }
         } catch (IllegalStateException closedBuffer) {
             failAt(s, WcStatus.LOCAL_PROTECTION_ERROR, now);
             return;
@@ -537,10 +546,6 @@ final class RcRequester implements ReliableSender.Listener {
 
     private int slot(long sequence) {
         return (int) (sequence % depth);
-    }
-
-    private int answerSlot(long sequence) {
-        return (int) (sequence % answerSlots);
     }
 
     /** Whether nothing is queued, in flight or held: the transport may stop visiting this QP. */

@@ -21,7 +21,9 @@ import java.lang.foreign.MemorySegment;
  * A SEND takes the next receive at its FIRST packet, fills it segment by segment, and completes
  * it at its LAST; an RDMA WRITE lands where its header says, after the same memory checks as on
  * SRD (plus the QP's own remote-access flags); a WRITE with immediate consumes a receive at its
- * last packet; a READ is answered from this QP's sending half. A message whose receive is not yet
+ * last packet; a READ is answered from this QP's sending half, and so is an atomic, which runs when
+ * its PSN is reached ({@link RcAtomics}) and answers with the value it found: strict PSN order is
+ * what makes it run exactly once, however often it is sent. A message whose receive is not yet
  * posted is refused with an RNR NAK carrying the QP's min_rnr_timer and is not held, so the
  * requester sends it again after the timer. Any other violation is a fatal NAK (REMOTE_ACCESS,
  * INVALID_REQUEST or REMOTE_OPERATION) and puts this QP in ERROR too, as rxe does.
@@ -32,7 +34,7 @@ import java.lang.foreign.MemorySegment;
 final class RcResponder {
     /** The packet executed; the expected PSN moves past it. */
     private static final int DONE = 0;
-    /** Not executed for now (no READ answer slot): left unacknowledged, the requester sends it again. */
+    /** Not executed for now (no READ or atomic answer slot): left unacknowledged, the requester sends it again. */
     private static final int LATER = -1;
     /** The QP went to ERROR while executing it (its CQ overran): nothing more to say. */
     private static final int QP_FAILED = -2;
@@ -197,6 +199,7 @@ final class RcResponder {
         return switch (type) {
             case PacketType.SEND, PacketType.SEND_WITH_IMM -> send(m, type);
             case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ -> rdma(m, type);
+            case PacketType.ATOMIC_CMP_SWAP, PacketType.ATOMIC_FETCH_ADD -> atomic(m);
             case PacketType.READ_RESPONSE -> {
                 if (inMessage) {
                     yield DropReason.REMOTE_INVALID_REQUEST;
@@ -309,6 +312,29 @@ final class RcResponder {
             return refused;
         }
         completedOrdinal += withImmediate ? 1 : 0;
+        return DONE;
+    }
+
+    /** An atomic at the expected PSN: checked, then run once, its original value owed to the requester. */
+    private int atomic(Mbuf m) {
+        if (inMessage) {
+            return DropReason.REMOTE_INVALID_REQUEST; // inside a SEND: the message sequence is broken
+        }
+        int region = RcAtomics.check(t, qp, m);
+        if (region < 0) {
+            return -region;
+        }
+        if (!requester.canAnswer()) {
+            t.counters.atomicsDeferred++;
+            return LATER; // not run yet: once run, its answer must have a place to wait in
+        }
+        long original;
+        try {
+            original = RcAtomics.execute(m, t.regions.segment(region));
+        } catch (IllegalStateException freedMemory) {
+            return DropReason.REMOTE_ACCESS;
+        }
+        requester.answerAtomic(SrdHeader.immediate(m), original);
         return DONE;
     }
 

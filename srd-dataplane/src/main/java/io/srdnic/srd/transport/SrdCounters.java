@@ -57,6 +57,10 @@ public final class SrdCounters {
     public long readResponsesPlaced;
     /** READ requests left unacknowledged (so they come again) for want of a request slot to answer them from. */
     public long readsDeferred;
+    /** RC atomics this responder executed (each exactly once: a duplicate is acknowledged, never run again). */
+    public long atomicsExecuted;
+    /** RC atomics left unexecuted and unacknowledged (so they come again) for want of an answer slot. */
+    public long atomicsDeferred;
     /** READ_RESPONSE packets naming no read waiting here (one that failed or was flushed meanwhile), or out of its bounds. */
     public long readResponsesRefused;
     /** SRD READs acknowledged whose data stopped coming: completed REMOTE_UNRESPONSIVE. */
@@ -122,6 +126,8 @@ public final class SrdCounters {
         m.put("rdma_reads_answered", rdmaReadsAnswered);
         m.put("read_responses_placed", readResponsesPlaced);
         m.put("reads_deferred", readsDeferred);
+        m.put("atomics_executed", atomicsExecuted);
+        m.put("atomics_deferred", atomicsDeferred);
         m.put("read_responses_refused", readResponsesRefused);
         m.put("reads_timed_out", readsTimedOut);
         m.put("rc_refused", rcRefused);

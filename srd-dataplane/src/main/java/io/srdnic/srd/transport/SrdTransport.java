@@ -45,6 +45,8 @@ public final class SrdTransport implements AutoCloseable {
     public static final int POST_BAD_ADDRESS_HANDLE = -3;
     /** The transport's request or context table is full. */
     public static final int POST_NO_RESOURCES = -4;
+    /** The work request is malformed and nothing was posted (EINVAL in verbs): an atomic whose remote address is not 8-byte aligned. */
+    public static final int POST_INVALID = -5;
 
     private static final long HOUSEKEEPING_INTERVAL = 1_000_000;
 
@@ -371,7 +373,7 @@ public final class SrdTransport implements AutoCloseable {
      * posted). Errors found after posting complete the request with their status, as verbs does:
      * a SEND over the MTU or an RDMA request over {@link #maxRdmaSize()} is LOCAL_LENGTH_ERROR, a
      * buffer out of bounds LOCAL_PROTECTION_ERROR, an opcode the QP type cannot carry (RDMA on UD)
-     * LOCAL_QP_OPERATION_ERROR.
+     * LOCAL_QP_OPERATION_ERROR, as is an atomic opcode (atomics go through {@link #postAtomic}, which carries their operands).
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
@@ -388,8 +390,9 @@ public final class SrdTransport implements AutoCloseable {
             return POST_SQ_FULL;
         }
         boolean rdma = SendOpcode.isRdma(opcode);
-        if (refusedAtPosting(qp, wrId, opcode, rdma && qp.type == QpType.UD, rdma ? SrdMessages.MAX_RDMA_SIZE : mtu, buffer, offset,
-            length, signaled)) {
+        // Atomics never reach SRD or UD (see postAtomic); here they would also lack their operands.
+        boolean refused = (rdma && qp.type == QpType.UD) || SendOpcode.isAtomic(opcode);
+        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? SrdMessages.MAX_RDMA_SIZE : mtu, buffer, offset, length, signaled)) {
             return POST_OK;
         }
         if (qp.type == QpType.UD) {
@@ -432,7 +435,8 @@ public final class SrdTransport implements AutoCloseable {
 
     /**
      * The errors a post is checked for before anything is queued: an opcode the QP cannot carry, a
-     * length over {@code maxLength}, a buffer range outside the buffer. One found completes the
+     * length over {@code maxLength}, a buffer range outside the buffer, a read-only buffer for a
+     * READ's or an atomic's response. One found completes the
      * request with its status at once, as verbs does; returns whether one was.
      */
     private boolean refusedAtPosting(SrdQp qp, long wrId, int opcode, boolean opcodeRefused, int maxLength, MemorySegment buffer,
@@ -440,6 +444,7 @@ public final class SrdTransport implements AutoCloseable {
         int refused = !SendOpcode.isValid(opcode) || opcodeRefused ? WcStatus.LOCAL_QP_OPERATION_ERROR
             : length < 0 || length > maxLength ? WcStatus.LOCAL_LENGTH_ERROR
             : offset < 0 || offset + length > buffer.byteSize() ? WcStatus.LOCAL_PROTECTION_ERROR
+            : SendOpcode.awaitsResponse(opcode) && buffer.isReadOnly() ? WcStatus.LOCAL_PROTECTION_ERROR // the response lands there
             : -1;
         if (refused < 0) {
             return false;
@@ -460,14 +465,58 @@ public final class SrdTransport implements AutoCloseable {
         if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
             return POST_SQ_FULL;
         }
-        if (refusedAtPosting(qp, wrId, opcode, false, SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
+        // An atomic's two operands come with postAtomic: this entry has no room for them.
+        if (refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
             return POST_OK;
         }
         qp.sqOutstanding++;
         qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        return queuedOnRc(qp);
+    }
+
+    /** An RC QP's requester has a new request: it is visited from the next cycle on. */
+    private int queuedOnRc(SrdQp qp) {
         rc.activate(qp.rcRequester);
         postedSinceSchedule = true;
         return POST_OK;
+    }
+
+    /**
+     * Posts an atomic ({@link SendOpcode#ATOMIC_CMP_SWAP} or {@link SendOpcode#ATOMIC_FETCH_ADD}) on the
+     * 64-bit word at {@code remoteAddress} in the peer's region {@code rkey}: CMP_SWAP writes
+     * {@code swap} there if the word equals {@code compareOrAdd}, FETCH_ADD adds {@code compareOrAdd}
+     * to it (ibv_send_wr.wr.atomic's compare_add and swap). It runs exactly once at the responder,
+     * and the word's original value lands in the 8 bytes at {@code offset} in {@code buffer}, in host
+     * byte order, before the request completes (COMP_SWAP or FETCH_ADD). Returns POST_OK or a
+     * negative POST_* code (nothing posted): POST_INVALID for a remote address not 8-byte aligned,
+     * as rxe refuses it at posting.
+     * <p>
+     * RC only: SRD delivers in any order and keeps no answer per request, so an atomic there could
+     * not be made to run once in order with the QP's other requests; SRD and UD QPs complete one
+     * with LOCAL_QP_OPERATION_ERROR, as they do an opcode they cannot carry. A buffer without 8
+     * bytes at {@code offset} completes with LOCAL_PROTECTION_ERROR. The responder refuses what its
+     * QP's or the region's access flags (REMOTE_ATOMIC) do not allow, or a word outside the region,
+     * with REMOTE_ACCESS_ERROR, a misaligned word with REMOTE_INVALID_REQUEST_ERROR.
+     */
+    public int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+                          long compareOrAdd, long swap, boolean signaled) {
+        if (qp.destroyed || !qp.acceptsSends()) {
+            return POST_BAD_QP_STATE;
+        }
+        boolean connected = qp.type == QpType.RC;
+        if (qp.sqOutstanding >= qp.sqDepth || (connected && qp.rcRequester.isFull())) {
+            return POST_SQ_FULL;
+        }
+        if (connected && SendOpcode.isAtomic(opcode) && (remoteAddress & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {
+            return POST_INVALID;
+        }
+        if (refusedAtPosting(qp, wrId, opcode, !connected || !SendOpcode.isAtomic(opcode), SendOpcode.ATOMIC_SIZE, buffer, offset,
+            SendOpcode.ATOMIC_SIZE, signaled)) {
+            return POST_OK;
+        }
+        qp.sqOutstanding++;
+        qp.rcRequester.postAtomic(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        return queuedOnRc(qp);
     }
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */

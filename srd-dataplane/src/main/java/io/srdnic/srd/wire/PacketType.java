@@ -19,13 +19,25 @@ public final class PacketType {
     public static final int RDMA_WRITE_WITH_IMM = 8;
     /** One segment of the data an RDMA READ asked for: a {@link ReadResponseHeader} says which read and where in it. */
     public static final int READ_RESPONSE = 9;
+    /**
+     * RC only: an atomic compare-and-swap request; an {@link AtomicHeader} names the word and the
+     * operands, the immediate field carries the requester's token, and a READ_RESPONSE of 8 bytes
+     * answers with the word's original value.
+     */
+    public static final int ATOMIC_CMP_SWAP = 10;
+    /** RC only: an atomic fetch-and-add request, carried and answered as {@link #ATOMIC_CMP_SWAP}. */
+    public static final int ATOMIC_FETCH_ADD = 11;
+    /** The highest type defined: those above it (up to {@link #MAX_TYPE_CODE}) are UNKNOWN_TYPE. */
+    public static final int MAX = ATOMIC_FETCH_ADD;
+    /** The largest value the four type bits hold. */
+    public static final int MAX_TYPE_CODE = 15;
 
     private PacketType() {
     }
 
     /** Whether packets of this type carry a PSN, are acknowledged and may carry a payload. */
     public static boolean isData(int type) {
-        return (type >= SEND && type <= RDMA_READ) || type == RDMA_WRITE_WITH_IMM || type == READ_RESPONSE;
+        return (type >= SEND && type <= RDMA_READ) || (type >= RDMA_WRITE_WITH_IMM && type <= ATOMIC_FETCH_ADD);
     }
 
     /** The bytes of extended header between the SRD header and the data of a packet of this type (counted in its payload length). */
@@ -33,6 +45,7 @@ public final class PacketType {
         return switch (type) {
             case RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ -> RdmaHeader.LENGTH;
             case READ_RESPONSE -> ReadResponseHeader.LENGTH;
+            case ATOMIC_CMP_SWAP, ATOMIC_FETCH_ADD -> AtomicHeader.LENGTH;
             default -> 0;
         };
     }
@@ -48,6 +61,8 @@ public final class PacketType {
             case PROBE_REPLY -> "PROBE_REPLY";
             case RDMA_WRITE_WITH_IMM -> "RDMA_WRITE_WITH_IMM";
             case READ_RESPONSE -> "READ_RESPONSE";
+            case ATOMIC_CMP_SWAP -> "ATOMIC_CMP_SWAP";
+            case ATOMIC_FETCH_ADD -> "ATOMIC_FETCH_ADD";
             default -> "type" + type;
         };
     }

@@ -55,6 +55,8 @@ final class FuzzFrames {
     /** The RDMA extended header of RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ, and READ_RESPONSE's: after the 48 bytes, counted in the payload length. */
     static final int RDMA_HEADER = 24;
     static final int READ_RESPONSE_HEADER = 16;
+    /** The atomic requests' extended header (ATOMIC_CMP_SWAP, ATOMIC_FETCH_ADD): address, rkey, reserved, swap or add, compare. */
+    static final int ATOMIC_HEADER = 32;
     static final int MAX_DROPS = 16;
     static final int MAX_DROP_REASON = 5;
     static final int MAX_QPN = 0xFF_FFFF;
@@ -291,7 +293,9 @@ final class FuzzFrames {
             case 6 -> "PROBE";
             case 7 -> "PROBE_REPLY";
             case 8 -> "RDMA_WRITE_WITH_IMM";
-            default -> "READ_RESPONSE";
+            case 9 -> "READ_RESPONSE";
+            case 10 -> "ATOMIC_CMP_SWAP";
+            default -> "ATOMIC_FETCH_ADD";
         });
         sb.append(String.format(" %s -> %s (mac %012x, udp %d) srcCtx %08x dstCtx %08x epoch %08x", ipv4(s32(f, IP_SRC)), ipv4(s32(f, IP_DST)),
             mac(f, 6), u16(f, UDP_SRC_PORT), s32(f, SRD + 4), s32(f, SRD + 8), s32(f, SRD + 12)));
@@ -312,6 +316,9 @@ final class FuzzFrames {
             } else if (type == 9) {
                 sb.append(String.format(" token %08x offset %d length %d status %d", s32(f, at), s32(f, at + 4), s32(f, at + 8),
                     u8(f, at + 12)));
+            } else if (type == 10 || type == 11) {
+                sb.append(String.format(" atomic address %016x rkey %08x swapOrAdd %016x compare %016x", s64(f, at), s32(f, at + 8),
+                    s64(f, at + 16), s64(f, at + 24)));
             }
         }
         return sb.toString();
@@ -323,11 +330,12 @@ final class FuzzFrames {
         return -(e.ordinal() + 1);
     }
 
-    /** The extended header a data packet of {@code type} carries after the 48 bytes: the RDMA types' and READ_RESPONSE's. */
+    /** The extended header a data packet of {@code type} carries after the 48 bytes: the RDMA types', READ_RESPONSE's and the atomics'. */
     static int extendedHeaderLength(int type) {
         return switch (type) {
             case 3, 4, 8 -> RDMA_HEADER;
             case 9 -> READ_RESPONSE_HEADER;
+            case 10, 11 -> ATOMIC_HEADER;
             default -> 0;
         };
     }
@@ -376,7 +384,7 @@ final class FuzzFrames {
             return code(ParseError.WRONG_VERSION);
         }
         int type = u8(f, SRD) & 0xF;
-        if ((type >= 1 && type <= 4) || (type >= 6 && type <= 9)) {
+        if ((type >= 1 && type <= 4) || (type >= 6 && type <= 11)) {
             if (srdLength < SRD_HEADER) {
                 return code(ParseError.TRUNCATED);
             }

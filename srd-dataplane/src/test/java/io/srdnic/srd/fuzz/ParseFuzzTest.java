@@ -18,6 +18,7 @@ import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.AfterAll;
 
 /**
  * {@link SrdParser#parse} on arbitrary frames: it never throws, never reads past the end of the
- * frame (the mbuf's data room is cut to the frame, so such a read throws), answers a type 1..9 or a
+ * frame (the mbuf's data room is cut to the frame, so such a read throws), answers a type 1..11 or a
  * ParseError code — exactly the answer of a reference parser written from the validation table of
  * docs/wire-format.md — and for an accepted frame every codec accessor reads what the documented
  * offset holds, within the frame: lengths agree with the frame, at most 16 drops with valid
@@ -115,7 +116,7 @@ class ParseFuzzTest {
 
     /** A frame the codecs would send, with up to four bytes overwritten, checksums then repaired or not. */
     private static int mutatedValid(FuzzedDataProvider data, byte[] f) {
-        int type = data.pickValue(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9});
+        int type = data.pickValue(new int[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
         int srdLength;
         if (type == PacketType.ACK) {
             int drops = data.consumeInt(0, 16);
@@ -161,8 +162,8 @@ class ParseFuzzTest {
         FuzzFrames.segments(M, segments);
         try {
             int result = SrdParser.parse(M, PORT, MTU);
-            assertTrue(result >= -ParseError.VALUES.length && result != 0 && result <= PacketType.READ_RESPONSE,
-                "a type 1..9 or a ParseError code, was " + result);
+            assertTrue(result >= -ParseError.VALUES.length && result != 0 && result <= PacketType.MAX,
+                "a type 1..11 or a ParseError code, was " + result);
             assertEquals(describe(expected), describe(result), "the answer of the spec's validation order");
             assertEquals(result, SrdParser.parse(M, PORT, MTU), "parsing again gives the same answer");
             if (result > 0) {
@@ -254,6 +255,12 @@ class ParseFuzzTest {
             assertEquals(s32(f, at + 4), ReadResponseHeader.readOffset(M));
             assertEquals(s32(f, at + 8), ReadResponseHeader.readLength(M));
             assertEquals(u8(f, at + 12), ReadResponseHeader.status(M));
+        } else if (type == PacketType.ATOMIC_CMP_SWAP || type == PacketType.ATOMIC_FETCH_ADD) {
+            assertTrue(payload >= FuzzFrames.ATOMIC_HEADER, "an atomic request holds its 32-byte header");
+            assertEquals(s64(f, at), AtomicHeader.address(M));
+            assertEquals(s32(f, at + 8), AtomicHeader.rkey(M));
+            assertEquals(s64(f, at + 16), AtomicHeader.swapOrAdd(M));
+            assertEquals(s64(f, at + 24), AtomicHeader.compare(M));
         }
     }
 }

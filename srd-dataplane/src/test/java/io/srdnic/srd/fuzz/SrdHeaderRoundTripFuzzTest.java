@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 /**
  * Write, then parse: an SRD data or probe packet written with {@link SrdHeader}'s setters, the
  * extended header of its type ({@link RdmaHeader} for RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ,
- * {@link ReadResponseHeader} for READ_RESPONSE) and {@link Ipv4UdpFrame#write} from fuzzed field
+ * {@link ReadResponseHeader} for READ_RESPONSE, {@link AtomicHeader} for the two atomics) and {@link Ipv4UdpFrame#write} from fuzzed field
  * values (into an mbuf whose room holds fuzzed garbage first, so the writers must define every byte
  * they claim, reserved ones included) parses back as its type with every field as written, at the
  * offsets docs/wire-format.md gives, inside a frame of the documented length with valid checksums.
@@ -38,7 +39,8 @@ class SrdHeaderRoundTripFuzzTest {
     private static final FuzzRun RUN = new FuzzRun("SrdHeaderRoundTripFuzzTest");
     private static final Mbuf M = FuzzFrames.oneMbuf();
     private static final int[] TYPES = {PacketType.SEND, PacketType.SEND_WITH_IMM, PacketType.RDMA_WRITE, PacketType.RDMA_READ,
-        PacketType.PROBE, PacketType.PROBE_REPLY, PacketType.RDMA_WRITE_WITH_IMM, PacketType.READ_RESPONSE};
+        PacketType.PROBE, PacketType.PROBE_REPLY, PacketType.RDMA_WRITE_WITH_IMM, PacketType.READ_RESPONSE, PacketType.ATOMIC_CMP_SWAP,
+        PacketType.ATOMIC_FETCH_ADD};
 
     @AfterAll
     static void report() {
@@ -78,7 +80,8 @@ class SrdHeaderRoundTripFuzzTest {
         int srcPort = data.consumeInt(0, 0xFFFF);
         boolean udpChecksum = data.consumeBoolean();
         byte garbage = data.consumeByte();
-        Extended x = new Extended(data.consumeLong(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(0, 255));
+        Extended x = new Extended(data.consumeLong(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(0, 255),
+            data.consumeLong(), data.consumeLong());
         byte[] payloadBytes = new byte[dataLength];
         byte[] given = data.consumeRemainingAsBytes();
         for (int i = 0; i < dataLength; i++) {
@@ -168,14 +171,17 @@ class SrdHeaderRoundTripFuzzTest {
 
     /**
      * The fuzzed fields of an extended header, whichever the type has: an RDMA header's address,
-     * rkey, length and segment offset, or a READ_RESPONSE's token, offset, length and status.
+     * rkey, length and segment offset, a READ_RESPONSE's token, offset, length and status, or an
+     * atomic's address, rkey and its two operands.
      */
-    private record Extended(long address, int first, int second, int third, int status) {
+    private record Extended(long address, int first, int second, int third, int status, long swapOrAdd, long compare) {
         void write(Mbuf m, int type) {
             if (PacketType.extendedHeaderLength(type) == RdmaHeader.LENGTH) {
                 RdmaHeader.write(m, address, first, second, third);
             } else if (type == PacketType.READ_RESPONSE) {
                 ReadResponseHeader.write(m, first, second, third, status);
+            } else if (PacketType.extendedHeaderLength(type) == AtomicHeader.LENGTH) {
+                AtomicHeader.write(m, address, first, swapOrAdd, compare);
             }
         }
 
@@ -202,6 +208,16 @@ class SrdHeaderRoundTripFuzzTest {
                 assertEquals(status, ReadResponseHeader.status(m));
                 assertEquals(status, u8(f, at + 12));
                 assertTrue(u8(f, at + 13) == 0 && u16(f, at + 14) == 0, "the READ_RESPONSE header's reserved 24 bits");
+            } else if (PacketType.extendedHeaderLength(type) == AtomicHeader.LENGTH) {
+                assertEquals(address, AtomicHeader.address(m));
+                assertEquals(address, s64(f, at));
+                assertEquals(first, AtomicHeader.rkey(m));
+                assertEquals(first, s32(f, at + 8));
+                assertEquals(0, s32(f, at + 12), "the atomic header's reserved word");
+                assertEquals(swapOrAdd, AtomicHeader.swapOrAdd(m));
+                assertEquals(swapOrAdd, s64(f, at + 16));
+                assertEquals(compare, AtomicHeader.compare(m));
+                assertEquals(compare, s64(f, at + 24));
             }
         }
     }

@@ -3,6 +3,7 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimPort;
+import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
@@ -43,8 +44,10 @@ final class Attacker {
 
     /** An RC SEND (ONLY) from {@code srcIp}, QP {@code srcQpn}, to RC QP {@code dstQpn} of host {@code victim}. */
     void rcSend(int victim, int srcIp, int srcQpn, int dstQpn, int psn, int ordinal, int payloadLength) {
-        packet(PacketType.SEND, SrdHeader.FLAG_RC | SrdHeader.FLAG_FIRST | SrdHeader.FLAG_LAST, victim, srcIp, MAC, 0, 0, 0, psn, psn,
-            srcQpn, dstQpn, ordinal, payloadLength);
+        Mbuf m = build(PacketType.SEND, SrdHeader.FLAG_RC | SrdHeader.FLAG_FIRST | SrdHeader.FLAG_LAST, 0, 0, 0, psn, psn, dstQpn,
+            ordinal, payloadLength);
+        SrdHeader.sourceQpn(m, srcQpn);
+        send(m, victim, srcIp, MAC, SrdHeader.LENGTH + payloadLength);
     }
 
     /** An RC ACK from {@code srcIp}, QP {@code srcQpn}, to RC QP {@code dstQpn} of host {@code victim}; {@code naks}: (psn, reason) pairs. */
@@ -69,13 +72,29 @@ final class Attacker {
         send(m, victim, srcIp, MAC, SrdAck.length(naks.length / 2));
     }
 
-    private void packet(int type, int flags, int victim, int srcIp, long srcMac, int srcContext, int dstContext, int epoch, int psn,
-                        int sendBase, int dstQpn, int qkey, int payloadLength) {
-        packet(type, flags, victim, srcIp, srcMac, srcContext, dstContext, epoch, psn, sendBase, 1, dstQpn, qkey, payloadLength);
+    /**
+     * An atomic request of {@code type} with {@code flags} (FLAG_RC for RC, where {@code srcQpn} must
+     * be the victim QP's peer) from {@code srcIp}/{@code srcMac} to QP {@code dstQpn} of host
+     * {@code victim}, at {@code psn} (also its send base), followed by {@code extra} bytes of data.
+     */
+    void atomic(int victim, int flags, int srcIp, long srcMac, int srcQpn, int dstQpn, int psn, int type, long address, int rkey,
+                long swapOrAdd, long compare, int extra) {
+        // SRD: a first contact of a context of its own (id 0xA7, epoch 0x5EED); RC reads neither.
+        Mbuf m = build(type, flags, 0xA7, 0, 0x5EED, psn, psn, dstQpn, 0, AtomicHeader.LENGTH + extra);
+        SrdHeader.sourceQpn(m, srcQpn);
+        AtomicHeader.write(m, address, rkey, swapOrAdd, compare);
+        send(m, victim, srcIp, srcMac, SrdHeader.LENGTH + AtomicHeader.LENGTH + extra);
     }
 
     private void packet(int type, int flags, int victim, int srcIp, long srcMac, int srcContext, int dstContext, int epoch, int psn,
-                        int sendBase, int srcQpn, int dstQpn, int qkey, int payloadLength) {
+                        int sendBase, int dstQpn, int qkey, int payloadLength) {
+        Mbuf m = build(type, flags, srcContext, dstContext, epoch, psn, sendBase, dstQpn, qkey, payloadLength);
+        send(m, victim, srcIp, srcMac, SrdHeader.LENGTH + payloadLength);
+    }
+
+    /** A frame's SRD header and a payload of 0xEE bytes, not yet sent. */
+    private Mbuf build(int type, int flags, int srcContext, int dstContext, int epoch, int psn, int sendBase, int dstQpn, int qkey,
+                       int payloadLength) {
         Mbuf m = take();
         SrdHeader.versionAndType(m, type);
         SrdHeader.flags(m, flags);
@@ -85,7 +104,7 @@ final class Attacker {
         SrdHeader.epoch(m, epoch);
         SrdHeader.psn(m, psn);
         SrdHeader.sendBase(m, sendBase);
-        SrdHeader.sourceQpn(m, srcQpn);
+        SrdHeader.sourceQpn(m, 1);
         SrdHeader.destinationQpn(m, dstQpn);
         SrdHeader.qkey(m, qkey);
         SrdHeader.immediate(m, 0);
@@ -93,7 +112,7 @@ final class Attacker {
         for (int i = 0; i < payloadLength; i++) {
             m.putByte(SrdHeader.PAYLOAD_OFFSET + i, (byte) 0xEE);
         }
-        send(m, victim, srcIp, srcMac, SrdHeader.LENGTH + payloadLength);
+        return m;
     }
 
     /** An ACK from {@code srcIp} to host {@code victim}; {@code drops} is pairs of (psn, reason). */

@@ -26,7 +26,7 @@ final class RcPair implements AutoCloseable {
     final SrdTransport b;
     final TestQp qa;
     final TestQp qb;
-    final int access = QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ;
+    final int access = QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ | QpAttributes.ACCESS_REMOTE_ATOMIC;
 
     /** Knobs of the connection, set before {@link #connect}. */
     int retryCnt = 7;
@@ -91,6 +91,11 @@ final class RcPair implements AutoCloseable {
 
     int post(int opcode, long wrId, MemorySegment buffer, long offset, int length, long remoteAddress, int rkey, int imm) {
         return a.postSend(qa.qp(), 0, 0, 0, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, true);
+    }
+
+    /** Posts an atomic from a into the 8 bytes at {@code offset} of {@code buffer}: CMP_SWAP's compare and swap, FETCH_ADD's add. */
+    int atomic(int opcode, long wrId, MemorySegment buffer, long offset, long remoteAddress, int rkey, long compareOrAdd, long swap) {
+        return a.postAtomic(qa.qp(), wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, true);
     }
 
     /** Runs until host a has {@code n} send completions; returns them in completion order. */

@@ -7,6 +7,8 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -236,6 +238,22 @@ class SrdRdmaTest {
             assertEquals(42, r.get(0).wrId());
             assertEquals(77, r.get(0).imm());
             assertTrue(java.util.Arrays.equals(bytes(p.local), 0, 3 * 4096, bytes(p.remote), 0, 3 * 4096));
+        }
+    }
+
+    /** Atomics are RC's alone: one that reaches an SRD QP anyway (from a requester that is not srdnic's) is dropped, nothing changed. */
+    @Test
+    void shouldDropAnAtomicReachingAnSrdQpAsAnInvalidRequest() {
+        try (Pair p = new Pair(LinkConfig.DEFAULT, 20, 64, 1)) {
+            int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_ATOMIC | MemoryRegions.REMOTE_WRITE);
+            byte[] before = bytes(p.remote);
+            Attacker x = new Attacker(p.f);
+            for (int type : new int[] {PacketType.ATOMIC_CMP_SWAP, PacketType.ATOMIC_FETCH_ADD}) {
+                x.atomic(1, 0, SimFabric.ip(0) + 100 + type, Attacker.MAC, 1, p.qb.qpn(), 7, type, p.remote.address() + 64, rkey, 1, 0, 0);
+            }
+            x.settle();
+            assertEquals(2, p.b.counters().dropsSent[DropReason.REMOTE_INVALID_REQUEST]);
+            assertTrue(java.util.Arrays.equals(before, bytes(p.remote)), "nothing changed");
         }
     }
 

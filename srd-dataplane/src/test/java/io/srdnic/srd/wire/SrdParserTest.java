@@ -83,11 +83,16 @@ class SrdParserTest {
         assertEquals(PacketType.RDMA_READ, parse());
         WireFrames.writeData(m, PacketType.READ_RESPONSE, ReadResponseHeader.LENGTH + 100, true, 4);
         assertEquals(PacketType.READ_RESPONSE, parse());
+        WireFrames.writeData(m, PacketType.ATOMIC_CMP_SWAP, AtomicHeader.LENGTH, true, 4);
+        assertEquals(PacketType.ATOMIC_CMP_SWAP, parse());
+        WireFrames.writeData(m, PacketType.ATOMIC_FETCH_ADD, AtomicHeader.LENGTH, false, 4);
+        assertEquals(PacketType.ATOMIC_FETCH_ADD, parse());
     }
 
     @Test
     void shouldRejectAnRdmaPacketTooShortForItsExtendedHeader() {
-        for (int type : new int[] {PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ, PacketType.READ_RESPONSE}) {
+        for (int type : new int[] {PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ, PacketType.READ_RESPONSE,
+            PacketType.ATOMIC_CMP_SWAP, PacketType.ATOMIC_FETCH_ADD}) {
             WireFrames.writeData(m, type, PacketType.extendedHeaderLength(type) - 1, true, 5);
             assertRejected(ParseError.BAD_LENGTH, PacketType.name(type) + " one byte short of its extended header");
         }
@@ -361,7 +366,7 @@ class SrdParserTest {
 
     @Test
     void shouldRejectUnknownTypes() {
-        for (int type : new int[] {0, 10, 11, 12, 13, 14, 15}) {
+        for (int type : new int[] {0, 12, 13, 14, 15}) {
             for (int payload : new int[] {0, 24}) {
                 WireFrames.writeData(m, PacketType.SEND, payload, true, 25);
                 SrdHeader.versionAndType(m, type);
