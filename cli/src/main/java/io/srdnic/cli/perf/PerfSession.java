@@ -56,11 +56,11 @@ final class PerfSession {
         ch.send("PARAMS " + p.line());
         ch.expect("READY", limitMs);
         try (PerfPort port = side.opener().get()) {
-            if (!p.op().rdma() && p.size() > port.srdMtu()) {
+            if (!p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
                 throw new IllegalArgumentException("--size " + p.size() + " is over this link's SRD MTU " + port.srdMtu());
             }
             PingPongRun.awaitLink(port.port, side.eal(), deadline);
-            // An RDMA message longer than a packet has no raw frame of its length to compare with.
+            // An RDMA or RC message longer than a packet has no raw frame of its length to compare with.
             LatencySummary raw = p.raw() && p.size() <= port.srdMtu() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
             Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 2));
             PerfResult result;
@@ -200,7 +200,7 @@ final class PerfSession {
             throw e;
         }
         try (port) {
-            if (!p.op().rdma() && p.size() > port.srdMtu()) {
+            if (!p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
                 String msg = "--size " + p.size() + " is over the server's SRD MTU " + port.srdMtu();
                 ch.send("ERROR " + msg);
                 throw new IllegalArgumentException(msg);
