@@ -14,6 +14,7 @@ import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
+import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -305,6 +306,31 @@ final class PerfEndpoint implements AutoCloseable {
             return PayloadCheck.NONE;
         }
         return new PayloadCheck(params.size(), Pattern.firstMismatch(landing.segment(), params.size(), params.runId()));
+    }
+
+    /**
+     * Posts a send: 0, or ENOMEM when its queue is full. A QP the transport put in ERROR (an RC
+     * connection that failed) refuses the post; the completions that say why are then in the CQ,
+     * and the exception thrown names the first failed one.
+     */
+    int postSend(QueuePair qp, SendWr wr) {
+        try {
+            return qp.postSend(wr);
+        } catch (VerbsException e) {
+            throw new IllegalStateException(e.getMessage() + firstFailure(), e);
+        }
+    }
+
+    /** The first completion with an error status in the CQ, as "; first failed completion: STATUS (OPCODE)", or "". */
+    private String firstFailure() {
+        for (int n = cq.poll(wcs); n > 0; n = cq.poll(wcs)) {
+            for (int i = 0; i < n; i++) {
+                if (!wcs[i].ok()) {
+                    return "; first failed completion: " + wcs[i].statusName() + " (" + WcOpcode.name(wcs[i].opcode()) + ")";
+                }
+            }
+        }
+        return "";
     }
 
     /** Posts the receive a completion used again (its slot is in the work request id). */

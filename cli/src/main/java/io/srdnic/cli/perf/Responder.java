@@ -82,7 +82,7 @@ final class Responder {
     }
 
     private boolean sendReply(int qp, int imm) {
-        return ep.qps[qp].postSend(ep.sends[qp].wrId(imm).immediate(imm)) == 0;
+        return ep.postSend(ep.qps[qp], ep.sends[qp].wrId(imm).immediate(imm)) == 0;
     }
 
     long received() {
