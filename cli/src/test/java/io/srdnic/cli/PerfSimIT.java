@@ -151,6 +151,21 @@ class PerfSimIT {
         assertTrue(run.stdout().contains("the server's region 20000 B, the pattern in every byte"), run.stdout());
     }
 
+    /**
+     * 70% loss each way: an RC QP spends its 7 retries and goes to ERROR, on whichever side a packet
+     * ran out first. The run fails at once, naming RETRY_EXCEEDED — also when it is the server's
+     * reply that failed, which the client would otherwise wait for until the time limit.
+     */
+    @ParameterizedTest
+    @CsvSource({"lat,0.7", "bw,0.9"})
+    void shouldFailAtOnceWhenAnRcConnectionFails(String mode, String loss) {
+        long start = System.nanoTime();
+        Result r = errorRun("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--loss", loss, "--iters", "100");
+        assertEquals(1, r.status, r.stderr);
+        assertTrue(r.stderr.contains("RETRY_EXCEEDED_ERROR (SEND)"), r.stderr);
+        assertTrue(System.nanoTime() - start < 60_000_000_000L, "long before the 300 s time limit");
+    }
+
     @Test
     void shouldTimeOutLostUdRoundTripsButRepairEverySrdLoss() {
         CliRun ud = CliRun.of("perf", "--link", "sim", "--transport", "ud", "--loss", "0.05", "--iters", "2000", "--timeout-ms", "1", "--json");

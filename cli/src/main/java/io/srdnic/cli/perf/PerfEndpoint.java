@@ -310,14 +310,15 @@ final class PerfEndpoint implements AutoCloseable {
 
     /**
      * Posts a send: 0, or ENOMEM when its queue is full. A QP the transport put in ERROR (an RC
-     * connection that failed) refuses the post; the completions that say why are then in the CQ,
-     * and the exception thrown names the first failed one.
+     * connection that failed) refuses the post; the exception thrown names the first failed
+     * completion: {@code seen}, the one the caller already polled (null: none), or else the first
+     * in the CQ.
      */
-    int postSend(QueuePair qp, SendWr wr) {
+    int postSend(QueuePair qp, SendWr wr, String seen) {
         try {
             return qp.postSend(wr);
         } catch (VerbsException e) {
-            throw new IllegalStateException(e.getMessage() + firstFailure(), e);
+            throw new IllegalStateException(e.getMessage() + (seen != null ? "; first failed completion: " + seen : firstFailure()), e);
         }
     }
 
