@@ -320,7 +320,7 @@ public final class PerfCommand implements Callable<Integer> {
     /**
      * memif's packet buffers: one holds a whole frame of the largest SRD packet (4096 B and 90 B of
      * headers). With memif's default of 2048 B a frame that long spans several descriptors, and
-     * under a stream of them (this DPDK, 22.11) the receiving end gets duplicated, spliced and
+     * under a stream of them (this DPDK, 22.11) the receiving end gets duplicated, garbled and
      * chained frames: SRD 4 KiB sends arrived ~60 times each and an RC connection failed.
      */
     static final int MEMIF_BUFFER_SIZE = 8192;
