@@ -193,9 +193,10 @@ public final class PerfCommand implements Callable<Integer> {
                 yield report(SimPerf.run(p, seed, loss, settings));
             }
             case ring -> report(RingPerf.run(p, mode, memoryMb, settings, pairCpu(1), pairCpu(0)));
-            // The largest frame: an RDMA message longer than a packet goes in packets of the SRD MTU.
-            case memif, af_xdp -> TwoProcessPerf.run(link, Math.min(size, PerfParams.MAX_SEND_SIZE), childArgs(p), pairCpu(1), pairCpu(0),
-                timeLimitSeconds * 1000L);
+            // The largest payload in one frame (af_xdp sizes its veth pair's MTU by it): an SRD or UD SEND's. An RDMA message or an
+            // RC SEND is cut into packets of at most af_xdp's SRD MTU: a larger veth MTU is one its 2 KiB umem frames cannot take.
+            case memif, af_xdp -> TwoProcessPerf.run(link, op.rdma() || transport.connected ? Math.min(size, PerfPort.AF_XDP_SRD_MTU) : size,
+                childArgs(p), pairCpu(1), pairCpu(0), timeLimitSeconds * 1000L);
         };
     }
 
