@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * srdnic perf over a net_ring pair in this JVM (one thread per side; EAL starts once here and every
- * run reuses it), latency and bandwidth, SRD and UD: exit status 0 and the JSON contract's keys.
+ * run reuses it), latency and bandwidth, SRD, UD and RC: exit status 0 and the JSON contract's keys.
  */
 class PerfRingIT {
 
@@ -63,11 +63,17 @@ class PerfRingIT {
         }
         assertEquals("ring", json.get("link"));
         long iters = mode.equals("lat") ? 2000 : 5000;
-        assertEquals(iters + Long.parseLong(json.get("warmup")), run.number("sent"));
-        assertEquals(json.get("sent"), json.get("received"), "every WRITE and READ landed");
+        assertEveryMessageLandedAndChecked(run, iters + Long.parseLong(json.get("warmup")), "perf " + mode + " srd rdma " + op,
+            op.equals("write") ? "the server's region " : "the client's region ", size);
+    }
+
+    /** Every message sent landed without error, the header names the run, and {@code region} held the pattern in every byte. */
+    private static void assertEveryMessageLandedAndChecked(CliRun run, long sent, String header, String region, int size) {
+        Map<String, String> json = run.json();
+        assertEquals(sent, run.number("sent"));
+        assertEquals(json.get("sent"), json.get("received"), "every message landed");
         assertEquals("0", json.get("errors"));
-        assertTrue(run.stdout().startsWith("perf " + mode + " srd rdma " + op + " over ring: " + size + " B messages"), run.stdout());
-        String region = op.equals("write") ? "the server's region " : "the client's region ";
+        assertTrue(run.stdout().startsWith(header + " over ring: " + size + " B messages"), run.stdout());
         assertTrue(run.stdout().contains(region + size + " B, the pattern in every byte"), run.stdout());
     }
 
@@ -78,6 +84,34 @@ class PerfRingIT {
         assertEquals(1, run.status(), run.stdout());
         assertTrue(run.stdout().contains("byte 5000 of the 10000 B in the server's region is not what was sent"), run.stdout());
         assertEquals(run.json().get("sent"), run.json().get("received"), "every WRITE landed: the bytes are what is wrong");
+    }
+
+    /**
+     * RC over the ring pair: connected QPs (QPNs and PSNs swapped on the in-memory side channel),
+     * every op and mode, one packet (lat send: the raw ping-pong runs too) and many; every message
+     * lands and its bytes are checked where they land.
+     */
+    @ParameterizedTest
+    @CsvSource({"lat,send,64", "bw,send,20000", "lat,write,65536", "bw,write,20000", "lat,read,2048", "bw,read,65536"})
+    void shouldConnectRcQueuePairsOverARingPair(String mode, String op, int size) {
+        long iters = mode.equals("lat") ? 500 : 1000;
+        CliRun run = CliRun.of("perf", "--link", "ring", "--transport", "rc", "--mode", mode, "--op", op, "--size", Integer.toString(size),
+            "--iters", Long.toString(iters), "--warmup", "500", "--warmup-ms", "0", "--window", "16", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        PerfSimIT.assertContract(json, mode, size <= 4096);
+        assertEquals("rc", json.get("transport"));
+        assertEveryMessageLandedAndChecked(run, iters + 500, "perf " + mode + " rc" + (op.equals("send") ? "" : " rdma " + op),
+            op.equals("read") ? "the client's region " : "the server's region ", size);
+    }
+
+    @Test
+    void shouldFailAnRcSendWhoseBytesDoNotLandAsSent() {
+        CliRun run = CliRun.of("perf", "--link", "ring", "--transport", "rc", "--mode", "bw", "--size", "10000", "--iters", "500",
+            "--warmup", "100", "--window", "16", "--corrupt-payload", "--json");
+        assertEquals(1, run.status(), run.stdout());
+        assertTrue(run.stdout().contains("byte 5000 of the 10000 B in the server's region is not what was sent"), run.stdout());
+        assertEquals(run.json().get("sent"), run.json().get("received"), "every SEND arrived: the bytes are what is wrong");
     }
 
     @Test

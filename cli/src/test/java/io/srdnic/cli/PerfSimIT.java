@@ -105,6 +105,67 @@ class PerfSimIT {
         assertTrue(r.stderr.contains("perf: FAILED: byte 1500 of the 3000 B in the " + where + "'s region is not what was sent"), r.stderr);
     }
 
+    /**
+     * RC, every op and mode, messages of many packets (16 at 64 KiB, 5 at 20000 B) over 2 connected
+     * QP pairs: every message lands, and the bytes are checked where they land — an RC SEND's too.
+     */
+    @ParameterizedTest
+    @CsvSource({"lat,send,65536", "bw,send,20000", "lat,write,65536", "bw,write,20000", "lat,read,65536", "bw,read,20000"})
+    void shouldConnectRcQueuePairsAndCarryEveryOpInVirtualTime(String mode, String op, int size) {
+        CliRun run = CliRun.of("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--op", op, "--size", Integer.toString(size),
+            "--iters", "1000", "--qps", "2", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        assertContract(json, mode, false);
+        assertEquals("rc", json.get("transport"));
+        assertEquals(1000 + Long.parseLong(json.get("warmup")), run.number("sent"));
+        assertEquals(json.get("sent"), json.get("received"), "RC delivers every message");
+        assertEquals("0", json.get("errors"));
+        String rdma = op.equals("send") ? "" : " rdma " + op;
+        assertTrue(run.stdout().startsWith("perf " + mode + " rc" + rdma + " over sim: " + size + " B messages"), run.stdout());
+        boolean serverRegion = !op.equals("read");
+        boolean clientRegion = op.equals("read") || mode.equals("lat");
+        assertEquals(serverRegion, run.stdout().contains("the server's region " + size + " B, the pattern in every byte"), run.stdout());
+        assertEquals(clientRegion, run.stdout().contains("the client's region " + size + " B, the pattern in every byte"), run.stdout());
+    }
+
+    /** A byte flipped where the pattern is made: an RC SEND's, WRITE's or READ's bytes are not what was sent, and the run fails. */
+    @ParameterizedTest
+    @CsvSource({"lat,send,server", "bw,send,server", "bw,write,server", "lat,read,client"})
+    void shouldFailAnRcRunWhoseBytesDoNotLandAsSent(String mode, String op, String where) {
+        Result r = errorRun("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--op", op, "--size", "9000", "--iters", "300",
+            "--corrupt-payload");
+        assertEquals(1, r.status, r.stderr);
+        assertTrue(r.stderr.contains("perf: FAILED: byte 4500 of the 9000 B in the " + where + "'s region is not what was sent"), r.stderr);
+    }
+
+    /** 2% loss each way: RC repairs it on one path (rc-paths=1) and sprayed over 16 alike; every message and byte lands. */
+    @ParameterizedTest
+    @CsvSource({"1,lat,send", "16,lat,send", "1,bw,write", "16,bw,write"})
+    void shouldRepairLostRcPacketsOnOnePathAndSprayed(int paths, String mode, String op) {
+        CliRun run = CliRun.of("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--op", op, "--size", "20000", "--loss", "0.02",
+            "--iters", "500", "--set", "rc-paths=" + paths, "--json");
+        assertEquals(0, run.status(), run.stdout());
+        assertEquals(run.json().get("sent"), run.json().get("received"));
+        assertEquals("0", run.json().get("lost"));
+        assertTrue(run.stdout().contains("the server's region 20000 B, the pattern in every byte"), run.stdout());
+    }
+
+    /**
+     * 70% loss each way: an RC QP spends its 7 retries and goes to ERROR, on whichever side a packet
+     * ran out first. The run fails at once, naming RETRY_EXCEEDED — also when it is the server's
+     * reply that failed, which the client would otherwise wait for until the time limit.
+     */
+    @ParameterizedTest
+    @CsvSource({"lat,0.7", "bw,0.9"})
+    void shouldFailAtOnceWhenAnRcConnectionFails(String mode, String loss) {
+        long start = System.nanoTime();
+        Result r = errorRun("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--loss", loss, "--iters", "100");
+        assertEquals(1, r.status, r.stderr);
+        assertTrue(r.stderr.contains("RETRY_EXCEEDED_ERROR (SEND)"), r.stderr);
+        assertTrue(System.nanoTime() - start < 60_000_000_000L, "long before the 300 s time limit");
+    }
+
     @Test
     void shouldTimeOutLostUdRoundTripsButRepairEverySrdLoss() {
         CliRun ud = CliRun.of("perf", "--link", "sim", "--transport", "ud", "--loss", "0.05", "--iters", "2000", "--timeout-ms", "1", "--json");
@@ -142,7 +203,7 @@ class PerfSimIT {
     @Test
     void shouldRejectBadArgumentsWithAClearError() {
         assertEquals(2, errorRun("perf", "--mode", "sideways").status, "picocli: not a mode");
-        assertEquals(2, errorRun("perf", "--transport", "rc").status);
+        assertEquals(2, errorRun("perf", "--transport", "iwarp").status, "picocli: not a transport");
         assertEquals(2, errorRun("perf", "--link", "carrier-pigeon").status);
         assertRefused("--size must be 1..4096", "perf", "--size", "0");
         assertRefused("--size must be 1..4096", "perf", "--size", "5000", "--link", "sim");
@@ -160,12 +221,19 @@ class PerfSimIT {
         assertEquals(2, errorRun("perf", "--op", "atomic").status, "picocli: not an op");
         Result udWrite = errorRun("perf", "--link", "sim", "--transport", "ud", "--op", "write");
         assertEquals(2, udWrite.status, "a usage error: UD has no RDMA");
-        assertTrue(udWrite.stderr.contains("--op write needs RDMA, which ud queue pairs do not have: use --transport srd"), udWrite.stderr);
+        assertTrue(udWrite.stderr.contains("--op write needs RDMA, which ud queue pairs do not have: use --transport srd or rc"), udWrite.stderr);
         assertTrue(udWrite.stderr.contains("Usage: srdnic perf"), udWrite.stderr);
         assertEquals(2, errorRun("perf", "--link", "sim", "--transport", "ud", "--op", "read", "--mode", "bw").status);
         assertRefused("--size must be 1..1073741824 bytes with --op read", "perf", "--link", "sim", "--op", "read", "--size", "0");
         assertRefused("--size must be 1..1073741824 bytes with --op write", "perf", "--link", "sim", "--op", "write", "--size", "1073741825");
         assertRefused("--op write and read go up to 1 GiB", "perf", "--link", "sim", "--size", "5000");
+        Result rcSize = errorRun("perf", "--link", "sim", "--transport", "rc", "--size", "1073741825");
+        assertEquals(2, rcSize.status, "a usage error");
+        assertTrue(rcSize.stderr.contains("--size must be 1..1073741824 bytes with --transport rc --op send"), rcSize.stderr);
+        Result rcPaths = errorRun("perf", "--link", "sim", "--transport", "srd", "--set", "rc-paths=1");
+        assertEquals(2, rcPaths.status, "a usage error");
+        assertTrue(rcPaths.stderr.contains("--set rc-paths is the path count of RC queue pairs: it needs --transport rc"), rcPaths.stderr);
+        assertRefused("rc-paths must be 1..64", "perf", "--link", "sim", "--transport", "rc", "--set", "rc-paths=65", "--iters", "10");
     }
 
     private static void assertRefused(String message, String... args) {

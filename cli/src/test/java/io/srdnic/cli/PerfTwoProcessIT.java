@@ -49,6 +49,32 @@ class PerfTwoProcessIT {
         assertEquals(Set.of(), leftBehind, "EAL runtime directories left behind");
     }
 
+    /**
+     * RC between two processes over memif: each child takes its QPs to RTR and RTS with the other's
+     * QPNs and first PSNs, which cross through this parent; 12000 B SENDs (3 packets of the 4096 B
+     * path MTU, reassembled in order) both ways on 2 QP pairs. The server checks every byte that
+     * arrived and sends it back, the client checks every byte of what came back; a byte flipped at
+     * the source fails the run on the server's side, in the other process.
+     */
+    @Test
+    void shouldConnectRcQueuePairsBetweenTwoProcessesAndLandEveryByte() {
+        CliRun run = CliRun.of("perf", "--link", "memif", "--transport", "rc", "--mode", "lat", "--size", "12000", "--iters", "1000",
+            "--qps", "2", "--warmup-ms", "0", "--no-raw", "--json");
+        assertEquals(0, run.status(), run.stdout());
+        Map<String, String> json = run.json();
+        PerfSimIT.assertContract(json, "lat", false);
+        assertEquals("rc", json.get("transport"));
+        assertEquals("memif", json.get("link"));
+        assertEquals(json.get("sent"), json.get("received"));
+        assertEquals("0", json.get("errors"));
+        assertTrue(run.stdout().contains("the server's region 12000 B, the pattern in every byte; the client's region 12000 B, the"
+            + " pattern in every byte"), run.stdout());
+        CliRun corrupt = CliRun.of("perf", "--link", "memif", "--transport", "rc", "--mode", "lat", "--size", "12000", "--iters", "50",
+            "--warmup", "50", "--warmup-ms", "0", "--no-raw", "--corrupt-payload", "--json");
+        assertEquals(1, corrupt.status(), corrupt.stdout());
+        assertTrue(corrupt.stdout().contains("byte 6000 of the 12000 B in the server's region is not what was sent"), corrupt.stdout());
+    }
+
     @Test
     void shouldHandTheSrdSettingsToBothChildren() {
         CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--cpu", "1", "--set", "delayed-ack=false",

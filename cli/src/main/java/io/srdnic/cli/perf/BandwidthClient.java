@@ -41,7 +41,7 @@ final class BandwidthClient implements PerfClient {
         while (posted < total && posted - completed < maxInFlight) {
             int i = (int) (posted % q);
             SendWr wr = ep.sends[i].wrId(posted).immediate((int) posted);
-            if (ep.qps[i].postSend(wr) != 0) {
+            if (ep.postSend(ep.qps[i], wr, firstError) != 0) {
                 break; // this QP's SQ is full: completions first
             }
             posted++;

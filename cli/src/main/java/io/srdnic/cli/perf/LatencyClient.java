@@ -48,7 +48,7 @@ final class LatencyClient implements PerfClient {
             SendWr wr = ep.sends[(int) (next % ep.qps.length)].wrId(next).immediate((int) next);
             long t = clock.getAsLong();
             rounds.starting(next, t);
-            if (qp.postSend(wr) == 0) {
+            if (ep.postSend(qp, wr, firstError) == 0) {
                 rounds.sent(next, t);
                 waiting = true;
                 work++;

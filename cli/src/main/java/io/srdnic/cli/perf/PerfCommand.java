@@ -18,16 +18,22 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code srdnic perf}: perftest's ib_send_lat and ib_send_bw for SRD and UD queue pairs over the
- * verbs API, and with {@code --op write|read} ib_write_lat, ib_write_bw, ib_read_lat and ib_read_bw
- * for SRD. Without {@code --server}/{@code --client} it starts both sides itself: ring in this
+ * {@code srdnic perf}: perftest's ib_send_lat and ib_send_bw for SRD, UD and RC queue pairs over
+ * the verbs API, and with {@code --op write|read} ib_write_lat, ib_write_bw, ib_read_lat and
+ * ib_read_bw for SRD and RC. Without {@code --server}/{@code --client} it starts both sides itself: ring in this
  * JVM (one thread per side), sim in this thread in virtual time, memif and af_xdp in two child
  * JVMs (af_xdp in two network namespaces joined by a veth pair). With them, each side is started
- * by hand and they meet over a TCP side channel that carries MAC, IP, QPNs and Q_Key.
+ * by hand and they meet over a TCP side channel that carries MAC, IP, QPNs and Q_Key (and for RC
+ * the first PSN of each QP, which the peer's QP takes as its RQ PSN when it connects).
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Latency (ib_send_lat) and bandwidth (ib_send_bw) of SRD and UD queue pairs;",
-        "  --op write and read: RDMA WRITE (ib_write_*) and READ (ib_read_*) on SRD.",
+    description = {"Latency (ib_send_lat) and bandwidth (ib_send_bw) of SRD, UD and RC queue pairs;",
+        "  --op write and read: RDMA WRITE (ib_write_*) and READ (ib_read_*) on SRD and RC.",
+        "--transport rc: connected QPs; the sides swap QPNs and first PSNs on the side",
+        "  channel, then each takes its QPs to RTR and RTS (path MTU: the largest of",
+        "  256..4096 within the link's). A SEND is cut into packets of the path MTU, up",
+        "  to 1 GiB; it carries the pattern and lands in one region per side, checked",
+        "  at the end like write's (lat: the server sends back what arrived).",
         "lat: the client sends, the server sends back; round-trip times (not half",
         "  round trips) and round trips/s. On a DPDK link a raw frame ping-pong with",
         "  the same frame length (size + 90 B of headers) runs first on the same ports",
@@ -62,14 +68,14 @@ public final class PerfCommand implements Callable<Integer> {
     PerfParams.Mode mode;
 
     @Option(names = "--op", defaultValue = "send",
-        description = "send | write | read: SEND_WITH_IMM, RDMA WRITE or RDMA READ; write and read need srd (default ${DEFAULT-VALUE}).")
+        description = "send | write | read: SEND_WITH_IMM, RDMA WRITE or RDMA READ; write and read need srd or rc (default ${DEFAULT-VALUE}).")
     PerfParams.Op op;
 
-    @Option(names = "--transport", defaultValue = "srd", description = "srd | ud (default ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", defaultValue = "srd", description = "srd | ud | rc (default ${DEFAULT-VALUE}).")
     PerfParams.Transport transport;
 
-    @Option(names = "--size", defaultValue = "64", description = "Message size in bytes: send 1..the SRD MTU (4096; less on af_xdp);"
-        + " write and read 1..the transport's largest RDMA transfer (1 GiB) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--size", defaultValue = "64", description = "Message size in bytes: send on srd and ud 1..the SRD MTU (4096; less on"
+        + " af_xdp); write and read, and every op on rc, 1..the transport's largest transfer (1 GiB) (default ${DEFAULT-VALUE}).")
     int size;
 
     @Option(names = "--iters", defaultValue = "10000", description = "Measured round trips (lat) or messages (bw) (default ${DEFAULT-VALUE}).")
@@ -187,9 +193,10 @@ public final class PerfCommand implements Callable<Integer> {
                 yield report(SimPerf.run(p, seed, loss, settings));
             }
             case ring -> report(RingPerf.run(p, mode, memoryMb, settings, pairCpu(1), pairCpu(0)));
-            // The largest frame: an RDMA message longer than a packet goes in packets of the SRD MTU.
-            case memif, af_xdp -> TwoProcessPerf.run(link, Math.min(size, PerfParams.MAX_SEND_SIZE), childArgs(p), pairCpu(1), pairCpu(0),
-                timeLimitSeconds * 1000L);
+            // The largest payload in one frame (af_xdp sizes its veth pair's MTU by it): an SRD or UD SEND's. An RDMA message or an
+            // RC SEND is cut into packets of at most af_xdp's SRD MTU: a larger veth MTU is one its 2 KiB umem frames cannot take.
+            case memif, af_xdp -> TwoProcessPerf.run(link, op.rdma() || transport.connected ? Math.min(size, PerfPort.AF_XDP_SRD_MTU) : size,
+                childArgs(p), pairCpu(1), pairCpu(0), timeLimitSeconds * 1000L);
         };
     }
 
@@ -212,15 +219,25 @@ public final class PerfCommand implements Callable<Integer> {
     PerfParams params() {
         if (op.rdma() && !transport.rdma) {
             throw new ParameterException(spec.commandLine(), "--op " + op + " needs RDMA, which " + transport
-                + " queue pairs do not have: use --transport srd");
+                + " queue pairs do not have: use --transport srd or rc");
         }
         if (op.rdma() && (size < 1 || size > PerfParams.MAX_RDMA_SIZE)) {
             throw new ParameterException(spec.commandLine(), "--size must be 1.." + PerfParams.MAX_RDMA_SIZE + " bytes with --op " + op
                 + " (the transport's largest RDMA transfer), was " + size);
         }
-        if (!op.rdma() && (size < 1 || size > PerfParams.MAX_SEND_SIZE)) {
+        if (!op.rdma() && transport.connected && (size < 1 || size > PerfParams.MAX_RDMA_SIZE)) {
+            throw new ParameterException(spec.commandLine(), "--size must be 1.." + PerfParams.MAX_RDMA_SIZE + " bytes with --transport "
+                + transport + " --op send (RC cuts a SEND into packets of the path MTU, up to the transport's largest transfer), was " + size);
+        }
+        if (!op.rdma() && !transport.connected && (size < 1 || size > PerfParams.MAX_SEND_SIZE)) {
             throw new IllegalArgumentException("--size must be 1.." + PerfParams.MAX_SEND_SIZE + " bytes (one message is one packet), was "
-                + size + (size > PerfParams.MAX_SEND_SIZE && transport.rdma ? "; --op write and read go up to 1 GiB" : ""));
+                + size + (size > PerfParams.MAX_SEND_SIZE && transport.rdma ? "; --op write and read go up to 1 GiB, and so does"
+                + " --transport rc" : ""));
+        }
+        // A --server takes the transport from its client's PARAMS: its own --transport says nothing yet.
+        if (!server && !transport.connected && settings.containsKey("rc-paths")) {
+            throw new ParameterException(spec.commandLine(), "--set rc-paths is the path count of RC queue pairs: it needs --transport rc,"
+                + " was --transport " + transport + " (its paths are --set paths=N)");
         }
         if (iters < 1 || iters > 1_000_000_000L) {
             throw new IllegalArgumentException("--iters must be 1..1000000000, was " + iters);
@@ -301,8 +318,16 @@ public final class PerfCommand implements Callable<Integer> {
         return a;
     }
 
+    /**
+     * memif's packet buffers: one holds a whole frame of the largest SRD packet (4096 B and 90 B of
+     * headers). With memif's default of 2048 B a frame that long spans several descriptors, and
+     * under a stream of them (this DPDK, 22.11) the receiving end gets duplicated, garbled and
+     * chained frames: SRD 4 KiB sends arrived ~60 times each and an RC connection failed.
+     */
+    static final int MEMIF_BUFFER_SIZE = 8192;
+
     static String memifSpec(String role, String socket) {
-        return "net_memif0,role=" + role + ",id=0,socket=" + socket;
+        return "net_memif0,role=" + role + ",id=0,socket=" + socket + ",bsize=" + MEMIF_BUFFER_SIZE;
     }
 
     static String afXdpSpec(String iface) {

@@ -2,6 +2,7 @@ package io.srdnic.cli.perf;
 
 import io.srdnic.cli.perf.PerfParams.Op;
 import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.transport.QpAttributes;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
@@ -13,10 +14,12 @@ import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
+import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
 
 /**
  * One side's verbs resources, as ib_send_lat/ib_send_bw set them up: a PD, one CQ for sends and
@@ -36,6 +39,15 @@ import java.lang.foreign.ValueLayout;
  *   region of its own.</li>
  * </ul>
  * The side the bytes land on checks its region against the pattern at the end ({@link #checkPayload}).
+ * <p>
+ * RC ({@code --transport rc}) QPs are connected: each is taken to INIT here, with its receives
+ * posted, and to RTR and RTS only in {@link #connect}, naming the peer's QP i, its first PSN (the
+ * {@link PeerInfo} carries both) and the largest path MTU the link allows; this side's first PSNs
+ * are drawn per run and told in {@link #info()}. An RC SEND may be up to 1 GiB (the transport cuts
+ * it at the path MTU), so its bytes are handled as WRITE's are: the client sends from a region holding
+ * the pattern, every receive of a side lands in one zeroed region of {@code size} bytes (the server's
+ * checked at the end; in latency mode the server sends back from it what arrived, into the client's,
+ * checked too), and no receive slot needs the message's size.
  * Closing it closes the context.
  */
 final class PerfEndpoint implements AutoCloseable {
@@ -61,6 +73,12 @@ final class PerfEndpoint implements AutoCloseable {
     private final int recvDepth;
     private final int qkey;
     private final int[] indexByQpn;
+    /** RC: the first PSN each QP sends with (told in {@link #info()}); empty for other types. */
+    private final int[] firstPsns;
+    /** Where receives land: their region, the stride between two, and the length of each. */
+    private MemoryRegion recvRegion;
+    private long recvStride;
+    private int recvLength;
     private AddressHandle toPeer;
 
     PerfEndpoint(Context context, PerfParams params, int qkey, boolean client) {
@@ -68,38 +86,61 @@ final class PerfEndpoint implements AutoCloseable {
         this.params = params;
         this.qkey = qkey;
         this.client = client;
-        if (!params.op().rdma() && params.size() > context.mtu()) {
+        boolean connected = params.transport().connected;
+        if (!params.op().rdma() && !connected && params.size() > context.mtu()) {
             context.close();
             throw new IllegalArgumentException("--size " + params.size() + " is over this link's SRD MTU " + context.mtu()
                 + " (one message is one packet: no segmentation on SRD and UD)");
         }
-        if (params.op().rdma() && params.size() > context.queryDevice().maxRdmaSize()) {
+        if ((params.op().rdma() || connected) && params.size() > context.queryDevice().maxRdmaSize()) {
             context.close();
-            throw new IllegalArgumentException("--size " + params.size() + " is over this transport's largest RDMA transfer "
-                + context.queryDevice().maxRdmaSize());
+            throw new IllegalArgumentException("--size " + params.size() + " is over this transport's largest "
+                + (params.op().rdma() ? "RDMA transfer " : "RC message ") + context.queryDevice().maxRdmaSize());
+        }
+        if (connected && pathMtu(context.mtu()) == 0) {
+            context.close();
+            throw new IllegalArgumentException("this link's MTU " + context.mtu() + " is below RC's smallest path MTU, 256 B");
         }
         try {
             this.pd = context.allocPd();
             this.cq = context.createCq(params.cqDepth());
             this.recvDepth = params.recvDepth();
-            // RDMA payloads are in regions of their own: the send and receive slots carry none (a WRITE WITH_IMM takes a receive, no bytes).
-            this.slot = params.op().rdma() ? 64 : Math.max(64, (params.size() + 63) & ~63);
+            // RDMA payloads and RC SENDs are in regions of their own: the send and receive slots carry none (a WRITE WITH_IMM takes a
+            // receive, no bytes).
+            this.slot = params.op().rdma() || params.checkedSends() ? 64 : Math.max(64, (params.size() + 63) & ~63);
             QpType type = params.transport().qpType;
             this.qps = new QueuePair[params.qps()];
             this.sends = new SendWr[params.qps()];
             this.sendMr = pd.registerMemory(arena.allocate((long) params.qps() * slot, 64), Access.LOCAL_WRITE);
             this.recvMr = pd.registerMemory(arena.allocate((long) params.qps() * recvDepth * slot, 64), Access.LOCAL_WRITE);
-            registerRdmaRegions();
+            registerPayloadRegions();
+            if (params.checkedSends() && landing != null) {
+                recvRegion = landing; // every receive lands in the one region (a SEND takes one receive, whatever its length)
+                recvStride = 0;
+                recvLength = params.size();
+            } else {
+                recvRegion = recvMr;
+                recvStride = slot;
+                recvLength = slot;
+            }
+            this.firstPsns = connected ? firstPsns(params, client) : new int[0];
             int maxQpn = 0;
             for (int i = 0; i < qps.length; i++) {
                 QueuePair qp = pd.createQueuePair(type, cq, cq, params.sendDepth(), recvDepth, 1, 0);
                 qps[i] = qp;
-                qp.modify(QpState.INIT, qkey);
+                if (connected) {
+                    qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
+                        .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ));
+                } else {
+                    qp.modify(QpState.INIT, qkey);
+                }
                 for (int s = 0; s < recvDepth; s++) {
                     post(i * recvDepth + s);
                 }
-                qp.modify(QpState.RTR, 0);
-                qp.modify(QpState.RTS, 0);
+                if (!connected) { // RC goes to RTR and RTS once the peer's QPN and PSN are known (connect)
+                    qp.modify(QpState.RTR, 0);
+                    qp.modify(QpState.RTS, 0);
+                }
                 if (client && type == QpType.SRD && !params.latency()) {
                     qp.rnrRetry(7); // a receiver slow to repost backs the sender off instead of failing the run
                 }
@@ -115,10 +156,16 @@ final class PerfEndpoint implements AutoCloseable {
         }
     }
 
-    /** The regions of {@code --op write|read} (none for send), each of {@code size} bytes. */
-    private void registerRdmaRegions() {
+    /** The regions of {@code --op write|read} and of RC SENDs (none for SRD and UD sends), each of {@code size} bytes. */
+    private void registerPayloadRegions() {
         Op op = params.op();
-        if (op == Op.write && client) {
+        if (params.checkedSends() && client) {
+            local = region(true, Access.LOCAL_WRITE);
+            landing = params.latency() ? region(false, Access.LOCAL_WRITE) : null;
+        } else if (params.checkedSends()) {
+            landing = region(false, Access.LOCAL_WRITE);
+            local = landing; // latency mode: the reply is what arrived
+        } else if (op == Op.write && client) {
             local = region(true, Access.LOCAL_WRITE);
             landing = params.latency() ? region(false, Access.LOCAL_WRITE | Access.REMOTE_WRITE) : null;
             exposed = landing;
@@ -147,21 +194,51 @@ final class PerfEndpoint implements AutoCloseable {
         return pd.registerMemory(s, access);
     }
 
+    /**
+     * RC: the first PSN of each QP, drawn from the run id and the side, so a run's are the same on
+     * every link and two sides' differ. Anywhere in the 24-bit space: a long run wraps some.
+     */
+    static int[] firstPsns(PerfParams params, boolean client) {
+        SplittableRandom random = new SplittableRandom(params.runId() * 2L + (client ? 1 : 0));
+        int[] psns = new int[params.qps()];
+        for (int i = 0; i < psns.length; i++) {
+            psns[i] = random.nextInt(1 << 24);
+        }
+        return psns;
+    }
+
+    /** RC: the largest path MTU (256, 512, 1024, 2048 or 4096 B) within the link's {@code mtu}; 0 if none is. */
+    static int pathMtu(int mtu) {
+        for (int p = 4096; p >= 256; p >>= 1) {
+            if (p <= mtu) {
+                return p;
+            }
+        }
+        return 0;
+    }
+
     PeerInfo info() {
         int[] qpns = new int[qps.length];
         for (int i = 0; i < qps.length; i++) {
             qpns[i] = qps[i].qpNum();
         }
-        return exposed == null ? new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns)
-            : new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns, exposed.segment().address(), exposed.rkey());
+        return new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns, firstPsns.clone(),
+            exposed == null ? 0 : exposed.segment().address(), exposed == null ? 0 : exposed.rkey());
     }
 
-    /** Makes the address handle and the send work requests for the peer. */
+    /**
+     * Makes the address handle and the send work requests for the peer; RC: first takes every QP to
+     * RTR and RTS, connected to the peer's QP of the same index.
+     */
     void connect(PeerInfo peer) {
         if (peer.qpns().length != qps.length) {
             throw new IllegalStateException("the other side has " + peer.qpns().length + " QPs, this side " + qps.length);
         }
         toPeer = pd.createAddressHandle(peer.mac(), peer.ip(), peer.udpPort());
+        boolean connected = params.transport().connected;
+        if (connected) {
+            connectRc(peer);
+        }
         if (params.op().rdma() && !client && !params.serverReplies()) {
             return; // this side posts nothing: the client's requests are answered by the transport
         }
@@ -181,14 +258,37 @@ final class PerfEndpoint implements AutoCloseable {
             case read -> SendWr.OP_RDMA_READ;
         };
         for (int i = 0; i < qps.length; i++) {
-            SendWr wr = new SendWr().opcode(opcode).flags(flags).destination(toPeer, peer.qpns()[i], peer.qkey());
+            SendWr wr = new SendWr().opcode(opcode).flags(flags);
+            if (!connected) { // an RC QP's destination was fixed at RTR: its work requests name none
+                wr.destination(toPeer, peer.qpns()[i], peer.qkey());
+            }
             if (params.op().rdma()) {
                 wr.sge(0).set(local, 0, params.size());
                 wr.rdma(peer.rdmaAddress(), peer.rkey());
+            } else if (params.checkedSends()) {
+                wr.sge(0).set(local, 0, params.size());
             } else {
                 wr.sge(0).set(sendMr, (long) i * slot, params.size());
             }
             sends[i] = wr.numSge(1);
+        }
+    }
+
+    /**
+     * RC: QP i to RTR (the peer's QP i, whose first PSN is the one expected first here; READs and
+     * atomics up to the most the transport takes) and to RTS (this side's first PSN; retries as
+     * perftest sets them: timeout 14, 7 retries, RNR retried for ever).
+     */
+    private void connectRc(PeerInfo peer) {
+        if (!peer.hasPsns()) {
+            throw new IllegalStateException("the other side told no PSNs for its RC QPs: is it running --transport rc?");
+        }
+        int mtu = pathMtu(context.mtu());
+        for (int i = 0; i < qps.length; i++) {
+            qps[i].modify(new QpAttributes().state(QpState.RTR).addressHandle(toPeer.handle()).pathMtu(mtu).destQpn(peer.qpns()[i])
+                .rqPsn(peer.psns()[i]).maxDestRdAtomic(QpAttributes.RD_ATOMIC_LIMIT).minRnrTimer(1));
+            qps[i].modify(new QpAttributes().state(QpState.RTS).sqPsn(firstPsns[i]).timeout(14).retryCnt(7).rnrRetry(7)
+                .maxRdAtomic(QpAttributes.RD_ATOMIC_LIMIT));
         }
     }
 
@@ -208,13 +308,39 @@ final class PerfEndpoint implements AutoCloseable {
         return new PayloadCheck(params.size(), Pattern.firstMismatch(landing.segment(), params.size(), params.runId()));
     }
 
+    /**
+     * Posts a send: 0, or ENOMEM when its queue is full. A QP the transport put in ERROR (an RC
+     * connection that failed) refuses the post; the exception thrown names the first failed
+     * completion: {@code seen}, the one the caller already polled (null: none), or else the first
+     * in the CQ.
+     */
+    int postSend(QueuePair qp, SendWr wr, String seen) {
+        try {
+            return qp.postSend(wr);
+        } catch (VerbsException e) {
+            throw new IllegalStateException(e.getMessage() + (seen != null ? "; first failed completion: " + seen : firstFailure()), e);
+        }
+    }
+
+    /** The first completion with an error status in the CQ, as "; first failed completion: STATUS (OPCODE)", or "". */
+    private String firstFailure() {
+        for (int n = cq.poll(wcs); n > 0; n = cq.poll(wcs)) {
+            for (int i = 0; i < n; i++) {
+                if (!wcs[i].ok()) {
+                    return "; first failed completion: " + wcs[i].statusName() + " (" + WcOpcode.name(wcs[i].opcode()) + ")";
+                }
+            }
+        }
+        return "";
+    }
+
     /** Posts the receive a completion used again (its slot is in the work request id). */
     void repost(WorkCompletion wc) {
         post((int) wc.wrId());
     }
 
     private void post(int slotIndex) {
-        recv.wrId(slotIndex).sge().set(recvMr, (long) slotIndex * slot, slot);
+        recv.wrId(slotIndex).sge().set(recvRegion, slotIndex * recvStride, recvLength);
         int rc = qps[slotIndex / recvDepth].postRecv(recv);
         if (rc != 0) {
             throw new IllegalStateException("receive queue refused a repost (" + rc + "): more receives than its depth?");

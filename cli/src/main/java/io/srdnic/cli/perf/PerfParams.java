@@ -12,9 +12,12 @@ import java.util.Map;
 record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, long warmup, long warmupNanos, int qps, int window,
                   long timeoutNanos, boolean raw, boolean stats, int runId, long timeLimitNanos, boolean corruptPayload) {
 
-    /** The largest SEND: one message is one packet, at most the SRD MTU (less on some links). */
+    /** The largest SEND on SRD and UD: one message is one packet, at most the SRD MTU (less on some links). */
     static final int MAX_SEND_SIZE = 4096;
-    /** The largest RDMA WRITE or READ the transport takes (SrdTransport.maxRdmaSize(); each side checks its own). */
+    /**
+     * The largest RDMA WRITE or READ the transport takes, and the largest RC SEND (segmented at the
+     * path MTU): SrdTransport.maxRdmaSize(); each side checks its own.
+     */
     static final int MAX_RDMA_SIZE = 1 << 30;
 
     enum Mode { lat, bw }
@@ -33,22 +36,32 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
 
     /**
      * The queue-pair types perf runs over: what each side creates, whether the transport loses
-     * messages, and whether it carries RDMA. Another type is one more value here and its connect step
-     * in {@link PerfEndpoint}.
+     * messages, whether it carries RDMA, and whether it is connected (RC: each QP is taken to RTR and
+     * RTS naming the peer's QP and PSN, and segments a SEND at the path MTU, so a SEND may be as long
+     * as an RDMA transfer). Another type is one more value here and its connect step in {@link PerfEndpoint}.
      */
     enum Transport {
-        srd(QpType.SRD, true, true),
-        ud(QpType.UD, false, false);
+        srd(QpType.SRD, true, true, false),
+        ud(QpType.UD, false, false, false),
+        rc(QpType.RC, true, true, true);
 
         final QpType qpType;
         /** Acknowledged and retransmitted: a message is never lost, so a slow one is waited for. */
         final boolean reliable;
         final boolean rdma;
+        /** Connected: a QP talks to one peer QP, set at RTR; a SEND is segmented, up to {@link #MAX_RDMA_SIZE}. */
+        final boolean connected;
 
-        Transport(QpType qpType, boolean reliable, boolean rdma) {
+        Transport(QpType qpType, boolean reliable, boolean rdma, boolean connected) {
             this.qpType = qpType;
             this.reliable = reliable;
             this.rdma = rdma;
+            this.connected = connected;
+        }
+
+        /** The largest message of {@code op}: one packet for an SRD or UD SEND, else the largest RDMA transfer. */
+        int maxSize(Op op) {
+            return op.rdma() || connected ? MAX_RDMA_SIZE : MAX_SEND_SIZE;
         }
     }
 
@@ -71,14 +84,30 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
         return latency() && serverReceives();
     }
 
-    /** Whether RDMA bytes land at the server (write), to be checked there at the end. */
+    /**
+     * Whether payload bytes land at the server, to be checked there at the end: RDMA WRITEs, and RC
+     * SENDs (their receives all land in one region; SRD and UD SENDs carry no pattern).
+     */
     boolean serverChecks() {
-        return op == Op.write;
+        return op == Op.write || checkedSends();
     }
 
-    /** Whether RDMA bytes land at the client (read, and the server's replies in write latency mode), to be checked there. */
+    /**
+     * Whether payload bytes land at the client, to be checked there: READs, and in latency mode the
+     * server's replies to WRITEs and RC SENDs (each the bytes that arrived there, sent back).
+     */
     boolean clientChecks() {
-        return op == Op.read || op == Op.write && latency();
+        return op == Op.read || (op == Op.write || checkedSends()) && latency();
+    }
+
+    /** Whether the run checks payload bytes anywhere: RDMA, and RC SENDs. */
+    boolean checksPayload() {
+        return serverChecks() || clientChecks();
+    }
+
+    /** RC SENDs carry the pattern and land in one region per side: a SEND of up to 1 GiB needs no receive slots of its size. */
+    boolean checkedSends() {
+        return op == Op.send && transport.connected;
     }
 
     /** Round trips or messages including the least warm-up. */

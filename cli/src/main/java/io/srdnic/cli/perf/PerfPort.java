@@ -21,6 +21,8 @@ final class PerfPort implements AutoCloseable {
      * 4096 + 256 B room cannot (rx queue setup fails "Failed to create umem"); 2048 B, as pktgen uses, can.
      */
     static final int AF_XDP_FRAME_ROOM = 2048;
+    /** The SRD MTU ({@link #srdMtu()}) of an af_xdp port: 2048 B of frame room less 256 B of headroom and 90 B of headers. */
+    static final int AF_XDP_SRD_MTU = AF_XDP_FRAME_ROOM - 256 - SrdConfig.FRAME_OVERHEAD;
 
     final EthPort port;
     final MbufPool pool;

@@ -18,7 +18,7 @@ import java.util.Map;
  * @param msgsPerSec latency mode: round trips per second; bandwidth mode: messages per second where they arrived
  *                   (for RDMA WRITE and READ, where the client's completions say they did)
  * @param server     what arrived where the server counts it, or for RDMA the client's completions do
- * @param clientCheck the client's check of the RDMA bytes that land there ({@link PayloadCheck#NONE} for none)
+ * @param clientCheck the client's check of the RDMA (or RC SEND) bytes that land there ({@link PayloadCheck#NONE} for none)
  */
 record PerfResult(PerfParams params, String link, String threading, String clientCpus, boolean virtualTime, LatencySummary latency, LatencySummary raw,
                   double msgsPerSec, long sent, ServerCounts server, long errors, String firstError, PayloadCheck clientCheck,
@@ -54,14 +54,15 @@ record PerfResult(PerfParams params, String link, String threading, String clien
                 return "no round trip completed";
             }
             if (reliable && latency.lost() > 0) {
-                return latency.lost() + " SRD round trips timed out: SRD must not lose a message";
+                String t = params.transport().name().toUpperCase(Locale.ROOT);
+                return latency.lost() + " " + t + " round trips timed out: " + t + " must not lose a message";
             }
         } else {
             if (server.received() == 0) {
                 return "nothing arrived";
             }
             if (reliable && server.received() != sent) {
-                return "SRD delivered " + server.received() + " of " + sent + " messages";
+                return params.transport().name().toUpperCase(Locale.ROOT) + " delivered " + server.received() + " of " + sent + " messages";
             }
         }
         String payload = params.serverChecks() ? server.check().failure(SERVER_REGION) : null;
@@ -91,7 +92,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
             lines.add(String.format(Locale.ROOT, "  %.0f messages/s, %.3f Gbit/s of payload (window %d per QP); sent %d, arrived %d, lost %d",
                 msgsPerSec, gbps(), params.window(), sent, server.received(), lost()));
         }
-        if (params.op().rdma()) {
+        if (params.checksPayload()) {
             lines.add("  payload checked at the end: " + String.join("; ", payloadChecks()));
         }
         lines.addAll(stats);

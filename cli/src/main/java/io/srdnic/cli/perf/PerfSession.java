@@ -56,11 +56,11 @@ final class PerfSession {
         ch.send("PARAMS " + p.line());
         ch.expect("READY", limitMs);
         try (PerfPort port = side.opener().get()) {
-            if (!p.op().rdma() && p.size() > port.srdMtu()) {
+            if (!p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
                 throw new IllegalArgumentException("--size " + p.size() + " is over this link's SRD MTU " + port.srdMtu());
             }
             PingPongRun.awaitLink(port.port, side.eal(), deadline);
-            // An RDMA message longer than a packet has no raw frame of its length to compare with.
+            // An RDMA or RC message longer than a packet has no raw frame of its length to compare with.
             LatencySummary raw = p.raw() && p.size() <= port.srdMtu() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
             Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 2));
             PerfResult result;
@@ -68,7 +68,7 @@ final class PerfSession {
                 ch.send("INFO " + ep.info().line());
                 ep.connect(PeerInfo.parse(ch.expect("INFO", limitMs)));
                 PerfClient client = p.latency() ? new LatencyClient(ep, System::nanoTime) : new BandwidthClient(ep, System::nanoTime);
-                runClient(client, p, side, deadline);
+                runClient(client, p, side, deadline, ch);
                 ch.send("END " + client.sent());
                 ServerCounts server = ServerCounts.parse(ch.expect("RESULT", limitMs));
                 result = result(p, side.link(), side.threading().name(), SideConfig.cpusOfThisThread(), false, client, raw,
@@ -107,7 +107,12 @@ final class PerfSession {
         }
     }
 
-    static void runClient(PerfClient client, PerfParams p, SideConfig side, long deadline) {
+    /**
+     * Runs the client until it is done; fails on its first error completion, at the time limit, or
+     * when the server says on the side channel that it failed (a reply that failed there, say an
+     * RC QP gone to ERROR, would otherwise leave this side waiting for it until the time limit).
+     */
+    static void runClient(PerfClient client, PerfParams p, SideConfig side, long deadline, Channel ch) {
         Progress progress = new Progress("perf " + p.mode() + " " + p.transport(), p.total());
         boolean dpdk = side.eal() != null;
         if (dpdk) {
@@ -132,6 +137,11 @@ final class PerfSession {
                     if (System.nanoTime() - deadline > 0 || (dpdk && side.eal().quitRequested())) {
                         throw new IllegalStateException("perf did not finish within its time limit: " + client.progress() + " of " + client.total()
                             + " done" + (client.errors() > 0 ? ", first error " + client.firstError() : ""));
+                    }
+                    String line = ch.poll();
+                    if (line != null) {
+                        throw new IllegalStateException(line.startsWith("ERROR ") ? "the server failed after " + client.progress() + " of "
+                            + p.total() + ": " + line.substring(6) : "side channel: nothing expected during the run, got '" + line + "'");
                     }
                 }
             }
@@ -200,7 +210,7 @@ final class PerfSession {
             throw e;
         }
         try (port) {
-            if (!p.op().rdma() && p.size() > port.srdMtu()) {
+            if (!p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
                 String msg = "--size " + p.size() + " is over the server's SRD MTU " + port.srdMtu();
                 ch.send("ERROR " + msg);
                 throw new IllegalArgumentException(msg);
@@ -280,6 +290,8 @@ final class PerfSession {
                         sent = Long.parseLong(l.substring(4).trim());
                     } else if (System.nanoTime() - deadline > 0 || side.eal().quitRequested()) {
                         throw new IllegalStateException("the client did not finish within the time limit");
+                    } else if (responder.errors() > 0) {
+                        throw new IllegalStateException("a completion failed at the server with " + responder.firstError());
                     }
                 }
             }

@@ -82,7 +82,16 @@ final class Responder {
     }
 
     private boolean sendReply(int qp, int imm) {
-        return ep.qps[qp].postSend(ep.sends[qp].wrId(imm).immediate(imm)) == 0;
+        return ep.postSend(ep.qps[qp], ep.sends[qp].wrId(imm).immediate(imm), firstError) == 0;
+    }
+
+    /** Completions with an error status here, and the first one's status and opcode (or null). */
+    long errors() {
+        return errors;
+    }
+
+    String firstError() {
+        return firstError;
     }
 
     long received() {

@@ -44,6 +44,10 @@ final class SimPerf {
                             throw new IllegalStateException("a completion failed with " + agent.firstError() + " after " + agent.progress()
                                 + " of " + p.total());
                         }
+                        if (responder.errors() > 0) { // a reply that failed (an RC QP gone to ERROR) would leave the client waiting
+                            throw new IllegalStateException("a completion failed at the server with " + responder.firstError() + " after "
+                                + agent.progress() + " of " + p.total());
+                        }
                         if (System.nanoTime() - deadline > 0) {
                             throw new IllegalStateException("perf did not finish within its time limit: " + agent.progress() + " of "
                                 + agent.total() + " done" + (agent.errors() > 0 ? ", first error " + agent.firstError() : ""));

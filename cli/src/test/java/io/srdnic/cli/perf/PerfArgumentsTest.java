@@ -1,5 +1,6 @@
 package io.srdnic.cli.perf;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -45,7 +46,7 @@ class PerfArgumentsTest {
     void shouldRefuseRdmaOnUdAsAUsageError() {
         for (String op : new String[] {"write", "read"}) {
             String message = refused(ParameterException.class, "--link", "sim", "--transport", "ud", "--op", op);
-            assertEquals("--op " + op + " needs RDMA, which ud queue pairs do not have: use --transport srd", message);
+            assertEquals("--op " + op + " needs RDMA, which ud queue pairs do not have: use --transport srd or rc", message);
         }
     }
 
@@ -64,7 +65,7 @@ class PerfArgumentsTest {
     void shouldKeepSendWithinOnePacket() {
         String message = refused(IllegalArgumentException.class, "--link", "sim", "--size", "4097");
         assertTrue(message.startsWith("--size must be 1..4096 bytes (one message is one packet), was 4097"), message);
-        assertTrue(message.contains("--op write and read go up to 1 GiB"), "says where larger messages go: " + message);
+        assertTrue(message.contains("--op write and read go up to 1 GiB, and so does --transport rc"), "says where larger messages go: " + message);
         assertFalse(refused(IllegalArgumentException.class, "--link", "sim", "--transport", "ud", "--size", "4097").contains("--op"),
             "UD has no RDMA to point to");
         assertEquals(4096, params("--link", "sim", "--size", "4096").size());
@@ -140,5 +141,84 @@ class PerfArgumentsTest {
         PayloadCheck c = new PayloadCheck(65536, 7);
         assertEquals(c, PayloadCheck.of(LineFields.parse("received=0 errors=0 " + c.fields())));
         assertEquals(PayloadCheck.NONE, PayloadCheck.of(Map.of()), "a RESULT line of a send run has no check");
+    }
+
+    @Test
+    void shouldTakeEveryOpOnRcAndSendsUpTo1GiB() {
+        for (String op : new String[] {"send", "write", "read"}) {
+            for (String mode : new String[] {"lat", "bw"}) {
+                PerfParams p = params("--link", "sim", "--transport", "rc", "--op", op, "--mode", mode, "--size", Integer.toString(1 << 30));
+                assertEquals(PerfParams.Transport.rc, p.transport());
+                assertEquals(1 << 30, p.size(), "RC cuts every message at the path MTU: " + op);
+                assertEquals(p, PerfParams.parse(p.line()), "the server takes it from the PARAMS line");
+            }
+        }
+        for (String size : new String[] {"0", Integer.toString((1 << 30) + 1)}) {
+            String message = refused(ParameterException.class, "--link", "sim", "--transport", "rc", "--size", size);
+            assertTrue(message.startsWith("--size must be 1..1073741824 bytes with --transport rc --op send"), message);
+            assertTrue(message.endsWith("was " + size), message);
+        }
+    }
+
+    @Test
+    void shouldRefuseRcPathsOnAnotherTransportAsAUsageError() {
+        for (String transport : new String[] {"srd", "ud"}) {
+            String message = refused(ParameterException.class, "--link", "sim", "--transport", transport, "--set", "rc-paths=1");
+            assertTrue(message.startsWith("--set rc-paths is the path count of RC queue pairs: it needs --transport rc"), message);
+        }
+        assertEquals(PerfParams.Transport.rc, params("--link", "sim", "--transport", "rc", "--set", "rc-paths=1").transport());
+        assertEquals(PerfParams.Transport.srd, params("--link", "memif", "--server", "--set", "rc-paths=1").transport(),
+            "a --server learns the transport from its client: it may be rc");
+    }
+
+    @Test
+    void shouldCheckRcSendsLikeWrites() {
+        PerfParams lat = params("--link", "sim", "--transport", "rc");
+        assertTrue(lat.serverReceives() && lat.serverReplies() && lat.serverChecks() && lat.clientChecks() && lat.checksPayload(),
+            "the server checks what arrived and sends it back; the client checks what came back");
+        PerfParams bw = params("--link", "sim", "--transport", "rc", "--mode", "bw");
+        assertTrue(bw.serverReceives() && !bw.serverReplies() && bw.serverChecks() && !bw.clientChecks());
+        PerfParams srd = params("--link", "sim", "--transport", "srd");
+        assertFalse(srd.checksPayload() || srd.checkedSends(), "SRD and UD SENDs carry no pattern");
+    }
+
+    @Test
+    void shouldTellRcPsnsOnTheSideChannel() {
+        PeerInfo rc = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3, 4}, new int[] {0xFF_FFFF, 0},
+            0x7F12_3456_7000L, 0x42);
+        PeerInfo back = PeerInfo.parse(rc.line());
+        assertTrue(back.hasPsns() && back.hasRegion(), rc.line());
+        assertArrayEquals(new int[] {0xFF_FFFF, 0}, back.psns());
+        assertArrayEquals(new int[] {3, 4}, back.qpns());
+        PeerInfo plain = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3});
+        assertFalse(plain.line().contains("psns"), "an SRD or UD side tells none: " + plain.line());
+        assertFalse(PeerInfo.parse(plain.line()).hasPsns());
+        String line = plain.line();
+        assertThrows(IllegalArgumentException.class, () -> PeerInfo.parse(line + " psns=0x1,0x2"), "two PSNs for one QP");
+        assertThrows(IllegalArgumentException.class, () -> PeerInfo.parse(line + " psns=0x1000000"), "over 24 bits");
+    }
+
+    @Test
+    void shouldDrawDifferentFirstPsnsPerSideAndRun() {
+        PerfParams p = params("--link", "sim", "--transport", "rc", "--qps", "8", "--run-id", "11");
+        int[] server = PerfEndpoint.firstPsns(p, false);
+        int[] client = PerfEndpoint.firstPsns(p, true);
+        assertEquals(8, server.length);
+        assertArrayEquals(server, PerfEndpoint.firstPsns(p, false), "the same run draws the same");
+        assertFalse(java.util.Arrays.equals(server, client), "the two sides differ");
+        for (int psn : server) {
+            assertTrue(psn >= 0 && psn <= 0xFF_FFFF, "24 bits: " + psn);
+        }
+        assertFalse(java.util.Arrays.equals(server,
+            PerfEndpoint.firstPsns(params("--link", "sim", "--transport", "rc", "--qps", "8", "--run-id", "12"), false)));
+    }
+
+    @Test
+    void shouldPickTheLargestPathMtuWithinTheLink() {
+        assertEquals(4096, PerfEndpoint.pathMtu(4096));
+        assertEquals(2048, PerfEndpoint.pathMtu(4095));
+        assertEquals(1024, PerfEndpoint.pathMtu(1958), "af_xdp's 2 KiB frames");
+        assertEquals(256, PerfEndpoint.pathMtu(256));
+        assertEquals(0, PerfEndpoint.pathMtu(255));
     }
 }

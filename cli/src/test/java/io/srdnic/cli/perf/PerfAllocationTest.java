@@ -1,0 +1,64 @@
+package io.srdnic.cli.perf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.verbs.Context;
+import io.srdnic.verbs.ContextConfig;
+import io.srdnic.verbs.Device;
+import io.srdnic.verbs.SimWorld;
+import java.lang.management.ManagementFactory;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The hot-path rule for perf's agents over RC (and SRD alike): once warm, a message — posting it,
+ * its packets through the transport and the simulated network, its completion, the reply or the
+ * repost — allocates nothing (under a byte a message: a one-off growth is let pass). Both sides run in this thread, in virtual time, as on --link sim.
+ */
+class PerfAllocationTest {
+
+    @ParameterizedTest
+    @CsvSource({"lat,rc,send,12000", "bw,rc,send,12000", "lat,rc,write,12000", "bw,rc,write,12000", "lat,rc,read,12000",
+        "bw,rc,read,12000", "lat,srd,send,64"})
+    void shouldNotAllocatePerMessageOnceWarm(String mode, String transport, String op, String size) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
+            Integer.parseInt(size), 6000, 0, 0, 2, 32, Long.MAX_VALUE, false, false, 5, Long.MAX_VALUE, false);
+        try (SimWorld world = new SimWorld(3, 16, LinkConfig.builder().build())) {
+            Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(31), Map.of()));
+            Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(32), Map.of()));
+            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false); PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
+                server.connect(client.info());
+                client.connect(server.info());
+                LongSupplier clock = world.network().clock()::now;
+                Responder responder = new Responder(server, clock);
+                PerfClient agent = p.latency() ? new LatencyClient(client, clock) : new BandwidthClient(client, clock);
+                runUntil(agent, responder, 3000);
+                long tid = Thread.currentThread().threadId();
+                long before = threads.getThreadAllocatedBytes(tid);
+                long from = agent.progress();
+                runUntil(agent, responder, 5500);
+                long allocated = threads.getThreadAllocatedBytes(tid) - before;
+                long messages = agent.progress() - from;
+                assertTrue(messages >= 2500, "traffic flowed: " + messages);
+                assertEquals(0, agent.errors(), agent.firstError());
+                assertTrue(allocated < messages, allocated + " bytes allocated for " + messages + " messages");
+            }
+        }
+    }
+
+    private static void runUntil(PerfClient agent, Responder responder, long progress) {
+        long spins = 0;
+        while (agent.progress() < progress && !agent.done()) {
+            agent.doWork();
+            responder.doWork();
+            if (++spins > 50_000_000L) {
+                throw new IllegalStateException("stuck at " + agent.progress());
+            }
+        }
+    }
+}
