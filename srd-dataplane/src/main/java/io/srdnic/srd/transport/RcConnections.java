@@ -3,6 +3,7 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 
@@ -71,6 +72,11 @@ final class RcConnections {
 
     boolean owesAcks() {
         return owingCount > 0;
+    }
+
+    /** No RC QP to visit: the duty cycle skips RC altogether (SRD's hot path pays one test). */
+    boolean idle() {
+        return activeCount == 0;
     }
 
     int sendOwedAcks() {
@@ -151,6 +157,17 @@ final class RcConnections {
     }
 
     // ---------------------------------------------------------------- receive
+
+    /** A packet with FLAG_RC: an ACK to the requester, data to the responder, of the QP it names. */
+    void onPacket(Mbuf m, int type, long now) {
+        if (type == PacketType.ACK) {
+            onAck(m, now);
+        } else if (PacketType.isData(type)) {
+            onData(m, type, now);
+        } else {
+            t.counters.rcRefused++;
+        }
+    }
 
     /** An RC data packet: to the responder of the QP it names, if that is an RC QP. */
     void onData(Mbuf m, int type, long now) {

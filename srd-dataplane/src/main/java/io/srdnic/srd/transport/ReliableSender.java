@@ -356,7 +356,7 @@ final class ReliableSender {
     }
 
     private boolean isCurrentTransmission(int psn, int st) {
-        return owner(psn) != EMPTY && stamp[psn & mask] == st && !held[psn & mask];
+        return owner(psn) != EMPTY && stamp[psn & mask] == st;
     }
 
     /** Records a transmission of {@code psn} (stamped {@code st}) in send order. */
@@ -374,6 +374,7 @@ final class ReliableSender {
     void hold(int psn) {
         if (owner(psn) != EMPTY) {
             held[psn & mask] = true;
+            stamp[psn & mask] = nextStamp++; // a stamp no send-order entry carries: its transmissions are no longer current
         }
     }
 

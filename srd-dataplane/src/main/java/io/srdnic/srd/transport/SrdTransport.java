@@ -606,7 +606,7 @@ public final class SrdTransport implements AutoCloseable {
         int work = schedule(now);
         tx.flush();
         if (responder.owesAcks() || rc.owesAcks()) {
-            work += responder.sendOwedAcks() + rc.sendOwedAcks();
+            work += responder.sendOwedAcks() + (rc.owesAcks() ? rc.sendOwedAcks() : 0);
             tx.flush();
         }
         return work;
@@ -626,7 +626,7 @@ public final class SrdTransport implements AutoCloseable {
         if (responder.owesAcks() || rc.owesAcks()) {
             return lastNow; // they leave with the next cycle
         }
-        long next = rc.nextDeadline(lastNow);
+        long next = rc.idle() ? Long.MAX_VALUE : rc.nextDeadline(lastNow);
         if (next == lastNow) {
             return next;
         }
@@ -684,7 +684,7 @@ public final class SrdTransport implements AutoCloseable {
             }
             work += messages.schedule(ctx, allowance, now);
         }
-        return work + rc.schedule(now);
+        return rc.idle() ? work : work + rc.schedule(now);
     }
 
     private int timers(long now) {
@@ -715,7 +715,9 @@ public final class SrdTransport implements AutoCloseable {
         if (rnrBackoffs.earliest() - now <= 0) {
             work += rnrBackoffs.takeDue(now, afterRnrBackoff);
         }
-        work += rc.timers(now);
+        if (!rc.idle()) { // a small test here, not a call, on a path every duty cycle takes
+            work += rc.timers(now);
+        }
         if (now - lastHousekeeping >= HOUSEKEEPING_INTERVAL) {
             lastHousekeeping = now;
             reclaimIdleContexts(now);
@@ -814,13 +816,7 @@ public final class SrdTransport implements AutoCloseable {
                 continue;
             }
             if ((SrdHeader.flags(m) & SrdHeader.FLAG_RC) != 0) {
-                if (type == PacketType.ACK) {
-                    rc.onAck(m, now);
-                } else if (PacketType.isData(type)) {
-                    rc.onData(m, type, now);
-                } else {
-                    counters.rcRefused++;
-                }
+                rc.onPacket(m, type, now);
                 continue;
             }
             switch (type) {
