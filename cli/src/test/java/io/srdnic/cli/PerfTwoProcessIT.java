@@ -21,9 +21,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class PerfTwoProcessIT {
 
-    /** With --op write the region's address and rkey cross from one process to the other, both ways. */
+    /**
+     * With --op write the region's address and rkey cross from one process to the other, both ways;
+     * RC's QPNs and first PSNs cross too before its QPs go to RTR and RTS.
+     */
     @ParameterizedTest
-    @CsvSource({"memif,srd,lat,send", "memif,ud,bw,send", "af_xdp,srd,lat,send", "memif,srd,lat,write"})
+    @CsvSource({"memif,srd,lat,send", "memif,ud,bw,send", "af_xdp,srd,lat,send", "memif,srd,lat,write", "memif,rc,lat,write",
+        "memif,rc,bw,read"})
     void shouldRunBetweenTwoProcesses(String link, String transport, String mode, String op) {
         assumeTrue(link.equals("memif") || CliRun.root(), "namespaces, veth and AF_XDP need root");
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
@@ -39,6 +43,9 @@ class PerfTwoProcessIT {
         if (op.equals("write")) {
             assertTrue(run.stdout().contains("the server's region 64 B, the pattern in every byte; the client's region 64 B, the pattern"
                 + " in every byte"), run.stdout());
+        }
+        if (op.equals("read")) {
+            assertTrue(run.stdout().contains("the client's region 64 B, the pattern in every byte"), run.stdout());
         }
         if (link.equals("af_xdp")) {
             String namespaces = Shell.run("ip", "netns", "list");
