@@ -12,6 +12,7 @@ import io.srdnic.pmd.PortConfig;
 import io.srdnic.pmd.RingLink;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import java.lang.foreign.Arena;
 import java.util.BitSet;
@@ -129,6 +130,42 @@ class VerbsRingTest {
                 assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
                 assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
             }
+        }
+    }
+
+    @Test
+    void shouldRetryRcRnrUntilAReceiveIsPostedThenFailOnARemoteAccessViolationOverRealDpdk() {
+        for (ThreadingMode mode : ThreadingMode.values()) {
+            try (VerbsPair p = pair(mode, QpType.RC, 0, 4096)) {
+                java.lang.foreign.MemorySegment src = p.arena.allocate(8192, 64);
+                src.fill((byte) 0x5A);
+                MemoryRegion srcMr = p.sa.pd.registerMemory(src, Access.LOCAL_WRITE);
+                WorkCompletion[] wcs = CompletionQueue.array(1);
+                SendWr send = new SendWr().wrId(1).opcode(SendWr.OP_SEND).numSge(1);
+                send.sge(0).set(srcMr, 0, 3000);
+                assertEquals(0, p.sa.qp.postSend(send), "no receive posted at the responder yet");
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+                while (System.nanoTime() - until < 0) {
+                    p.b.progress();
+                    assertEquals(0, p.sa.cq.poll(wcs), mode + ": an RNR NAK is waited out (rnr_retry 7), not a completion");
+                }
+                RecvWr recv = new RecvWr().wrId(77);
+                recv.sge().set(p.sb.mr, 0, 4096);
+                assertEquals(0, p.sb.qp.postRecv(recv));
+                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": delivered once the receive is there");
+                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+                java.lang.foreign.MemorySegment target = p.arena.allocate(4096, 64);
+                MemoryRegion readOnly = p.sb.pd.registerMemory(target, Access.REMOTE_READ);
+                SendWr write = new SendWr().wrId(2).opcode(SendWr.OP_RDMA_WRITE).rdma(target.address(), readOnly.rkey()).numSge(1);
+                write.sge(0).set(srcMr, 0, 4096);
+                assertEquals(0, p.sa.qp.postSend(write));
+                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the violation completes");
+                assertEquals(WcStatus.REMOTE_ACCESS_ERROR, wcs[0].status(), mode.toString());
+                java.lang.foreign.MemorySegment zeros = p.arena.allocate(4096, 64);
+                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, 4096, zeros, 0, 4096), mode + ": nothing written");
+                assertEquals(QpState.ERROR, p.sa.qp.query().state(), mode.toString());
+            }
+            drainLink();
         }
     }
 
