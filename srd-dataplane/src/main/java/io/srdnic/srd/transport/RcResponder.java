@@ -107,13 +107,13 @@ final class RcResponder {
         }
         int psn = SrdHeader.psn(m);
         int ahead = psn - expectedPsn;
-        if (ahead < 0 || (ahead > 0 && held.holds(psn))) {
-            t.counters.duplicates++;
-            oweAck(m, psn);
+        if (ahead >= window) {
+            t.counters.outOfWindow++; // no honest requester sends a window past what we acknowledged
             return;
         }
-        if (ahead >= window) {
-            t.counters.outOfWindow++;
+        if (ahead < 0 || (ahead > 0 && held.holds(psn))) {
+            t.counters.duplicates++; // executed already, or held: acknowledged again, never executed twice
+            oweAck(m, psn);
             return;
         }
         if (consumesReceive(type) && !receiveAvailable(SrdHeader.qkey(m))) {
