@@ -38,6 +38,7 @@ final class RcConnections {
             qp.rcResponder.start();
         } else if (qp.state == QpState.RTS && from == QpState.RTR) {
             qp.rcRequester.start(now);
+            activate(qp.rcRequester); // answers to READs executed while in RTR wait to be sent
         } else if (qp.state == QpState.RTS || qp.state == QpState.SQD) {
             qp.rcRequester.takeRetryLimits(); // RTS -> RTS and SQD -> RTS may change timeout and retry_cnt
         }

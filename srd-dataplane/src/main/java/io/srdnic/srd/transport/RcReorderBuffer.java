@@ -65,6 +65,9 @@ final class RcReorderBuffer {
 
     void remove(int psn) {
         int i = psn & mask;
+        if (address[i] == 0) {
+            return;
+        }
         pool.free(address[i]);
         address[i] = 0;
         count--;

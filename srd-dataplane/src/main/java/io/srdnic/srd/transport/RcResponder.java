@@ -81,6 +81,7 @@ final class RcResponder {
     void start() {
         expectedPsn = qp.rqPsn;
         completedOrdinal = 0;
+        nakOwed = false; // a NAK of the connection before a RESET must not reach this one (a fatal NAK's ERROR keeps it: it must go)
         inMessage = false;
         held.clear();
     }
@@ -149,6 +150,9 @@ final class RcResponder {
         while (held.count() > 0 && held.holds(expectedPsn)) {
             Mbuf m = held.get(expectedPsn);
             int result = execute(m, SrdHeader.type(m), now);
+            if (qp.state == QpState.ERROR) {
+                return n; // executing it failed the QP (a refused READ's answer, a CQ overrun): the flush emptied the buffer
+            }
             if (result == LATER || result == DropReason.RNR) {
                 return n; // its receive went to another QP of the SRQ meanwhile, or no answer slot: tried again next cycle
             }
