@@ -85,17 +85,7 @@ class VerbsRingTest {
                 assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, p.sb.mr.segment(), 16L * size, 17L * size),
                     mode + ": the message arrived whole");
                 SendWr wr = new SendWr().wrId(2).opcode(SendWr.OP_RDMA_WRITE).rdma(target.address(), remote.rkey()).numSge(1);
-                wr.sge(0).set(srcMr, 0, size);
-                assertEquals(0, p.sa.qp.postSend(wr));
-                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the write completed");
-                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
-                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, target, 0, size), mode + ": landed whole");
-                wr.wrId(3).opcode(SendWr.OP_RDMA_READ).sge(0).set(backMr, 0, size);
-                assertEquals(0, p.sa.qp.postSend(wr));
-                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the read completed");
-                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
-                assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
-                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
+                writeThenReadBack(p, mode, wr, 3, srcMr, backMr, target);
             }
             drainLink();
         }
@@ -117,20 +107,32 @@ class VerbsRingTest {
                 MemoryRegion remote = p.sb.pd.registerMemory(target, Access.REMOTE_WRITE | Access.REMOTE_READ);
                 SendWr wr = new SendWr().wrId(1).opcode(SendWr.OP_RDMA_WRITE)
                     .destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).rdma(target.address(), remote.rkey()).numSge(1);
-                wr.sge(0).set(srcMr, 0, size);
-                assertEquals(0, p.sa.qp.postSend(wr));
-                WorkCompletion[] wcs = CompletionQueue.array(1);
-                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the write completed");
-                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
-                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, target, 0, size), mode + ": landed whole");
-                wr.wrId(2).opcode(SendWr.OP_RDMA_READ).sge(0).set(backMr, 0, size);
-                assertEquals(0, p.sa.qp.postSend(wr));
-                assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the read completed");
-                assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
-                assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
-                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
+                writeThenReadBack(p, mode, wr, 2, srcMr, backMr, target);
             }
         }
+    }
+
+    /**
+     * Posts {@code write} (an RDMA WRITE of all of {@code srcMr} to {@code target}), checks it landed
+     * whole, then READs {@code target} back into {@code backMr} with the same work request ({@code readWrId}) and checks that.
+     */
+    private static void writeThenReadBack(VerbsPair p, ThreadingMode mode, SendWr write, long readWrId, MemoryRegion srcMr,
+                                          MemoryRegion backMr, java.lang.foreign.MemorySegment target) {
+        java.lang.foreign.MemorySegment src = srcMr.segment();
+        java.lang.foreign.MemorySegment back = backMr.segment();
+        int size = (int) src.byteSize();
+        write.sge(0).set(srcMr, 0, size);
+        assertEquals(0, p.sa.qp.postSend(write));
+        WorkCompletion[] wcs = CompletionQueue.array(1);
+        assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the write completed");
+        assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+        assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, target, 0, size), mode + ": landed whole");
+        write.wrId(readWrId).opcode(SendWr.OP_RDMA_READ).sge(0).set(backMr, 0, size);
+        assertEquals(0, p.sa.qp.postSend(write));
+        assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the read completed");
+        assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+        assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
+        assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
     }
 
     @Test
