@@ -179,6 +179,12 @@ public final class Mbuf {
         return this;
     }
 
+    /** Copies {@code length} bytes of {@code src}'s data from {@code srcOffset} into this segment's data room at {@code offset}: native to native, no segment view made. */
+    public Mbuf copyFrom(Mbuf src, int srcOffset, int offset, int length) {
+        MemorySegment.copy(NATIVE, src.at(srcOffset, length), NATIVE, at(offset, length), length);
+        return this;
+    }
+
     /** Copies {@code length} bytes of this segment's data into {@code dst} at {@code dstOffset}. */
     public void copyTo(int offset, MemorySegment dst, long dstOffset, int length) {
         MemorySegment.copy(NATIVE, at(offset, length), dst, dstOffset, length);

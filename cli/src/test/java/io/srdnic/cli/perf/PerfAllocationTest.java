@@ -27,7 +27,7 @@ class PerfAllocationTest {
     void shouldNotAllocatePerMessageOnceWarm(String mode, String transport, String op, String size) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
-            Integer.parseInt(size), 6000, 0, 0, 2, 32, Long.MAX_VALUE, false, false, 5, Long.MAX_VALUE, false);
+            Integer.parseInt(size), 11000, 0, 0, 2, 32, Long.MAX_VALUE, false, false, 5, Long.MAX_VALUE, false);
         try (SimWorld world = new SimWorld(3, 16, LinkConfig.builder().build())) {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(31), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(32), Map.of()));
@@ -39,14 +39,22 @@ class PerfAllocationTest {
                 PerfClient agent = p.latency() ? new LatencyClient(client, clock) : new BandwidthClient(client, clock);
                 runUntil(agent, responder, 3000);
                 long tid = Thread.currentThread().threadId();
-                long before = threads.getThreadAllocatedBytes(tid);
-                long from = agent.progress();
-                runUntil(agent, responder, 5500);
-                long allocated = threads.getThreadAllocatedBytes(tid) - before;
-                long messages = agent.progress() - from;
-                assertTrue(messages >= 2500, "traffic flowed: " + messages);
+                // Three windows of ~2,500 messages: a one-off growth (the reorder buffer's pool, made at an RC QP's first
+                // out-of-order packet) lands in one of them; an allocation per message shows in every one.
+                long[] perWindow = new long[3];
+                long messages = Long.MAX_VALUE;
+                for (int w = 0; w < perWindow.length; w++) {
+                    long before = threads.getThreadAllocatedBytes(tid);
+                    long from = agent.progress();
+                    runUntil(agent, responder, 5500 + 2500L * w);
+                    perWindow[w] = threads.getThreadAllocatedBytes(tid) - before;
+                    messages = Math.min(messages, agent.progress() - from);
+                }
+                java.util.Arrays.sort(perWindow);
+                long allocated = perWindow[1];
+                assertTrue(messages >= 2000, "traffic flowed: " + messages); // progress moves in bursts of completions
                 assertEquals(0, agent.errors(), agent.firstError());
-                assertTrue(allocated < messages, allocated + " bytes allocated for " + messages + " messages");
+                assertTrue(allocated < messages, "median window: " + allocated + " bytes allocated for " + messages + " messages");
             }
         }
     }

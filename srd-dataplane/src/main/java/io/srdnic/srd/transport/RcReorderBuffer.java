@@ -52,7 +52,7 @@ final class RcReorderBuffer {
             return false; // cannot happen: one buffer per slot
         }
         long a = one.address(0);
-        view.wrap(a).copyFrom(m.data(), 0, 0, length).frameLength(length);
+        view.wrap(a).copyFrom(m, 0, 0, length).frameLength(length);
         address[i] = a;
         count++;
         return true;

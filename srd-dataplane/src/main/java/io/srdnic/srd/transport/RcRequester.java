@@ -63,6 +63,9 @@ final class RcRequester implements ReliableSender.Listener {
     private final int[] readLeft;
     /** SEND and WRITE_WITH_IMM: the message's receive sequence number (the responder's check that it takes the right receive). */
     private final int[] ordinal;
+    /** The PSNs of a request's first and last packet: it is done only once the cumulative ACK passes its last. */
+    private final int[] firstPsn;
+    private final int[] lastPsn;
     private final int[] generation;
     private final boolean[] done;
     private long head;
@@ -108,6 +111,8 @@ final class RcRequester implements ReliableSender.Listener {
         inFlight = new int[sqDepth];
         readLeft = new int[sqDepth];
         ordinal = new int[sqDepth];
+        firstPsn = new int[sqDepth];
+        lastPsn = new int[sqDepth];
         generation = new int[sqDepth];
         done = new boolean[sqDepth];
     }
@@ -226,11 +231,14 @@ final class RcRequester implements ReliableSender.Listener {
                     readsInFlight++;
                 }
                 int seg = nextSegment[s]++;
-                if (nextSegment[s] == segments[s]) {
+                boolean last = nextSegment[s] == segments[s];
+                if (last) {
                     nextToSend++;
                 }
                 inFlight[s]++;
-                sender.send(s, seg, now, this);
+                int psn = sender.send(s, seg, now, this);
+                firstPsn[s] = seg == 0 ? psn : firstPsn[s];
+                lastPsn[s] = last ? psn : lastPsn[s];
             } else {
                 break;
             }
@@ -323,7 +331,7 @@ final class RcRequester implements ReliableSender.Listener {
             return;
         }
         inFlight[owner]--;
-        settle(owner);
+        completeReady();
     }
 
     @Override
@@ -337,18 +345,39 @@ final class RcRequester implements ReliableSender.Listener {
         failAt(oldest, WcStatus.RETRY_EXCEEDED_ERROR, now);
     }
 
-    /** Request {@code s} is done once every packet is sent and acknowledged and a READ's data (an atomic's answer) has all arrived; completions follow in order. */
-    private void settle(int s) {
-        if (!done[s] && inFlight[s] == 0 && nextSegment[s] == segments[s] && readLeft[s] == 0) {
-            done[s] = true;
-            if (SendOpcode.awaitsResponse(opcode[s])) {
-                readsInFlight--;
-                t.rc.activate(this); // a READ or atomic waiting for max_rd_atomic may go now
+    /**
+     * Completes, in post order, every request at the head that is done: all its packets sent and
+     * executed — the cumulative ACK past its last PSN; a selective ACK only says a packet is held,
+     * and a held packet can still be refused when its turn comes — and a READ's data (an atomic's
+     * answer) all placed.
+     */
+    private void completeReady() {
+        while (head != tail) {
+            int h = slot(head);
+            if (!done[h]) {
+                if (nextSegment[h] != segments[h] || inFlight[h] != 0 || readLeft[h] != 0 || sender.peerCumulative - lastPsn[h] <= 0) {
+                    return;
+                }
+                done[h] = true;
+                if (SendOpcode.awaitsResponse(opcode[h])) {
+                    readsInFlight--;
+                    t.rc.activate(this); // a READ or atomic waiting for max_rd_atomic may go now
+                }
             }
-            while (head != tail && done[slot(head)]) {
-                complete(slot(head++), WcStatus.SUCCESS);
+            head++;
+            complete(h, WcStatus.SUCCESS);
+        }
+    }
+
+    /** The request whose packets include {@code psn}, already acknowledged selectively; {@code depth} (an answer of ours) if none. */
+    private int ownerOfAcknowledged(int psn) {
+        for (long q = head; q != tail && nextSegment[slot(q)] > 0; q++) { // sent in post order: the unsent come last
+            int s = slot(q);
+            if (psn - firstPsn[s] >= 0 && (nextSegment[s] < segments[s] || lastPsn[s] - psn >= 0)) {
+                return s;
             }
         }
+        return depth;
     }
 
     private void complete(int s, int status) {
@@ -377,14 +406,19 @@ final class RcRequester implements ReliableSender.Listener {
         // What the responder executed first: a NAK names a packet every one before which was executed (it runs them in order).
         boolean progress = sender.onAcknowledged(cumulative, sack, this);
         sender.advanceSendBase();
+        completeReady(); // requests whose packets were all acknowledged selectively complete once the cumulative ACK passes them
         boolean rnr = false;
         for (int i = 0; i < naks; i++) {
             int psn = SrdAck.dropPsn(m, i);
             int owner = sender.owner(psn);
-            if (owner == ReliableSender.EMPTY) {
-                continue; // a NAK repeated, for a packet already settled
-            }
             int reason = SrdAck.dropReason(m, i);
+            if (owner == ReliableSender.EMPTY) {
+                if (reason == DropReason.RNR || psn - sender.peerCumulative < 0) {
+                    continue; // a NAK repeated, for a packet already settled
+                }
+                // Acknowledged selectively while held, then refused when its turn came: its request fails all the same.
+                owner = ownerOfAcknowledged(psn);
+            }
             t.counters.dropsReceived[reason]++;
             if (reason == DropReason.RNR) {
                 rnr = true;
@@ -530,7 +564,7 @@ final class RcRequester implements ReliableSender.Listener {
         }
         t.counters.readResponsesPlaced++;
         readLeft[s] -= data;
-        settle(s);
+        completeReady();
     }
 
     /** Whether slot {@code s} holds a request posted and not yet done. */

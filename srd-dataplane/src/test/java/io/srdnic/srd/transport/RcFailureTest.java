@@ -126,6 +126,28 @@ class RcFailureTest {
         }
     }
 
+    @Test
+    void shouldFailARequestRefusedAfterItsPacketWasHeldAndAcknowledgedSelectively() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 39, new SrdConfig().rcPaths(1)).connect()) { // one path, which the blackhole takes
+            p.receives(1, 100);
+            MemorySegment remote = p.f.arena.allocate(64, 64);
+            int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
+            MemorySegment tx = p.random(3000, 39);
+            p.f.network.blackhole(0, true); // the WRITE's one packet is lost
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, 8, remote.address(), rkey, 0));
+            p.f.runFor(5_000);
+            p.f.network.blackhole(0, false);
+            // Arrives first, is held (its receive is posted: no RNR) and acknowledged selectively; when its turn
+            // comes it does not fit the 100-byte receive.
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 900, 0, 0, 0));
+            List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status(), "the WRITE, retransmitted, executed");
+            assertEquals(WcStatus.REMOTE_INVALID_REQUEST_ERROR, wcs.get(1).status(), "a selective ACK is no completion");
+            assertEquals(QpState.ERROR, p.qa.qp().state());
+            assertTrue(p.b.counters().rcHeldEarly > 0, "the SEND waited in the reorder buffer");
+        }
+    }
+
     /** One remote access violation against b's region: the requester's completion, and b's memory after. */
     private static void refusedWithRemoteAccessError(String what, BiFunction<RcPair, MemorySegment, long[]> setUp, int opcode) {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 34).connect()) {
