@@ -722,7 +722,9 @@ public final class SrdTransport implements AutoCloseable {
             lastHousekeeping = now;
             reclaimIdleContexts(now);
             if (messages.hasReadsOutstanding()) {
-                work += messages.expireSilentReads(now, config.transportTimeoutNanos);
+                // Silent up to the last time the RX ring was emptied, as for idle contexts: after a stall
+                // of this thread the answers that kept coming are still in the ring, unread.
+                work += messages.expireSilentReads(lastDrained, config.transportTimeoutNanos);
             }
         }
         return work;

@@ -102,6 +102,24 @@ class SrdReadLivenessTest {
         }
     }
 
+    /**
+     * The requester's thread stalls (descheduled, a GC pause) for longer than the transport
+     * timeout while the responder goes on answering: when it runs again the answers are in its RX
+     * ring, unread. Silence is measured up to the last time the ring was emptied, not up to now.
+     */
+    @Test
+    void shouldNotTimeOutAReadWhoseRequesterThreadStalledWhileTheDataCame() {
+        try (Read r = new Read()) {
+            r.startRead();
+            assertTrue(r.f.runUntil(() -> r.a.counters().readResponsesPlaced >= 32, 100 * MS), "the READ's own ACK is in by now");
+            r.f.runOnly(r.b, 2 * r.a.config().transportTimeoutNanos());
+            assertTrue(r.f.runUntil(() -> r.qa.sendCq().size() > 0, 1_000 * MS));
+            assertEquals(WcStatus.SUCCESS, r.qa.sends().get(0).status(), "its data had all come; it was only not read yet");
+            assertEquals(0, r.a.counters().readsTimedOut);
+            assertEquals(-1, r.local.mismatch(r.remote));
+        }
+    }
+
     @Test
     void shouldNotTimeOutAReadWhoseDataKeepsComing() {
         try (Read r = new Read()) {
