@@ -405,6 +405,9 @@ final class RcRequester implements ReliableSender.Listener {
         sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, t.config().rtoMaxNanos * 4);
         // What the responder executed first: a NAK names a packet every one before which was executed (it runs them in order).
         boolean progress = sender.onAcknowledged(cumulative, sack, this);
+        if ((SrdHeader.flags(m) & SrdHeader.FLAG_HELD) != 0) {
+            progress |= sender.acknowledgeOne(cumulative, this); // waits at the responder for it to run: not to be sent again
+        }
         sender.advanceSendBase();
         completeReady(); // requests whose packets were all acknowledged selectively complete once the cumulative ACK passes them
         boolean rnr = false;
@@ -441,6 +444,9 @@ final class RcRequester implements ReliableSender.Listener {
             }
         }
         if (qp.state != QpState.ERROR) {
+            if (qp.rcResponder.stalled() && canAnswer()) {
+                qp.rcResponder.executeHeld(now); // an answer slot freed: the READ or atomic waiting for one runs now
+            }
             sender.detectLosses(now, this);
         }
     }

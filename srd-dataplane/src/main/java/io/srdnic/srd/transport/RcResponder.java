@@ -112,7 +112,7 @@ final class RcResponder {
             t.counters.outOfWindow++; // no honest requester sends a window past what we acknowledged
             return;
         }
-        if (ahead < 0 || (ahead > 0 && held.holds(psn))) {
+        if (ahead < 0 || held.holds(psn)) {
             t.counters.duplicates++; // executed already, or held: acknowledged again, never executed twice
             oweAck(m, psn);
             return;
@@ -135,6 +135,13 @@ final class RcResponder {
             expectedPsn++;
             executeHeld(now);
             oweAck(m, psn);
+        } else if (result == LATER) {
+            // A READ or atomic with no answer slot free yet: it waits here (the ACK says so, FLAG_HELD)
+            // and runs once one frees, rather than be dropped, resent, and spend the requester's retries.
+            if (held.put(m, psn)) {
+                oweAck(m, psn);
+                t.rc.activate(requester);
+            }
         } else if (result > 0) {
             nak(psn, result, result == DropReason.RNR ? qp.minRnrTimer : 0);
             oweAck(m, psn);
@@ -144,7 +151,11 @@ final class RcResponder {
         }
     }
 
-    /** Executes the held packets the expected PSN has reached, until a gap or one that must wait. */
+    /**
+     * Executes the held packets the expected PSN has reached, until a gap or one that must wait.
+     * When some ran and no packet arrival owes the ACK already (a slot freed, a timer), one is owed
+     * here: the requester completes a request only once the cumulative ACK passes it.
+     */
     int executeHeld(long now) {
         int n = 0;
         while (held.count() > 0 && held.holds(expectedPsn)) {
@@ -154,18 +165,22 @@ final class RcResponder {
                 return n; // executing it failed the QP (a refused READ's answer, a CQ overrun): the flush emptied the buffer
             }
             if (result == LATER || result == DropReason.RNR) {
-                return n; // its receive went to another QP of the SRQ meanwhile, or no answer slot: tried again next cycle
+                break; // its receive went to another QP of the SRQ meanwhile, or no answer slot: tried again later
             }
             held.remove(expectedPsn);
             if (result != DONE) {
                 if (result > 0) {
                     nak(expectedPsn, result, 0);
+                    reoweAck();
                     t.rc.enterError(qp, now);
                 }
                 return n;
             }
             expectedPsn++;
             n++;
+        }
+        if (n > 0) {
+            reoweAck();
         }
         return n;
     }
@@ -372,6 +387,14 @@ final class RcResponder {
         }
     }
 
+    /** Owes an ACK to the peer of the last packet that owed one (its address and echo fields stand). */
+    private void reoweAck() {
+        if (!ackOwed && ackIp != 0) {
+            ackOwed = true;
+            t.rc.oweAck(this);
+        }
+    }
+
     /** Sends the ACK owed: cumulative up to the expected PSN, the held packets as selective bits, the NAK if any. */
     void sendAck() {
         ackOwed = false;
@@ -382,7 +405,7 @@ final class RcResponder {
         Mbuf a = t.tx.view.wrap(address);
         int naks = nakOwed ? 1 : 0;
         SrdHeader.versionAndType(a, PacketType.ACK);
-        SrdHeader.flags(a, SrdHeader.FLAG_RC);
+        SrdHeader.flags(a, held.holds(expectedPsn) ? SrdHeader.FLAG_RC | SrdHeader.FLAG_HELD : SrdHeader.FLAG_RC);
         SrdAck.dropCount(a, naks);
         SrdAck.sourceContext(a, qp.qpn);
         SrdAck.destinationContext(a, qp.destQpn);

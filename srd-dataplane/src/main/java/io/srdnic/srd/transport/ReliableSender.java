@@ -275,6 +275,15 @@ final class ReliableSender {
         return progress;
     }
 
+    /** The packet {@code psn} is acknowledged alone (held at the responder): false if it was already. */
+    boolean acknowledgeOne(int psn, Listener listener) {
+        if (owner(psn) == EMPTY) {
+            return false;
+        }
+        acknowledge(psn, listener);
+        return true;
+    }
+
     private void acknowledge(int psn, Listener listener) {
         int i = psn & mask;
         int own = owner[i];

@@ -65,6 +65,12 @@ public final class SrdHeader {
     public static final int FLAG_FIRST = 8;
     /** RC: the last packet of its message (LAST, or ONLY with {@link #FLAG_FIRST}). */
     public static final int FLAG_LAST = 16;
+    /**
+     * RC ACK: the packet at the cumulative PSN is held at the responder too (a READ or atomic
+     * waiting for an answer slot, a SEND whose SRQ receive went to another QP): the requester must
+     * not resend it; it runs once the responder can.
+     */
+    public static final int FLAG_HELD = 32;
 
     /** Where the payload starts in the frame. */
     public static final int PAYLOAD_OFFSET = SRD_OFFSET + LENGTH;

@@ -137,6 +137,36 @@ class RcDeliveryTest {
         }
     }
 
+    /**
+     * A READ the responder cannot answer yet (every answer slot holds an answer not yet
+     * acknowledged: the requester may issue its next READ as soon as the data is in, before its ACK
+     * of the answer has come back) waits at the responder, held and acknowledged selectively, and
+     * runs when a slot frees: never dropped, so never resent, never a retry spent.
+     */
+    @Test
+    void shouldHoldAReadWithNoFreeAnswerSlotRatherThanDropIt() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 27)) {
+            p.maxRdAtomic = 16;
+            p.connect();
+            int reads = 200;
+            int size = 4096;
+            MemorySegment remote = p.random((long) reads * size, 270);
+            int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
+            MemorySegment into = p.f.arena.allocate((long) reads * size, 64);
+            for (int i = 0; i < reads; i++) {
+                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, i, into, (long) i * size, size, remote.address() + (long) i * size, rkey, 0));
+            }
+            List<TestQp.Wc> wcs = p.sendCompletions(reads, 5_000 * MS);
+            for (int i = 0; i < reads; i++) {
+                assertEquals(i, wcs.get(i).wrId());
+                assertEquals(WcStatus.SUCCESS, wcs.get(i).status());
+            }
+            assertArrayEquals(bytes(remote, 0, (long) reads * size), bytes(into, 0, (long) reads * size));
+            assertTrue(p.b.counters().readsDeferred > 0, "READs found every answer slot busy");
+            assertEquals(0, p.a.counters().txRetransmits, "and waited at the responder instead of being dropped and resent");
+        }
+    }
+
     @Test
     void shouldTakeReceivesFromAnSrqInOrderUnderFaults() {
         SharedReceiveQueue[] srq = new SharedReceiveQueue[1];
