@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * A transport's contexts, one per remote peer address: bounded by {@code maxContexts}, keyed by the
- * peer's IPv4 address, with the ids that order a peer's view of our incarnations. A full table makes
+ * A transport's contexts, one per remote device: bounded by {@code maxContexts}, keyed by the
+ * device's {@link FlowKey} (its IPv4 address and UDP port, so two devices behind one address are two
+ * flows), with the ids that order a peer's view of our incarnations. A full table makes
  * room only by evicting contexts still on probation (never delivered a message nor carried one of
  * ours) and idle, oldest first, so a flood of new sources cannot push out established peers; idle
  * contexts are reclaimed after {@code idleContextNanos}. Which contexts are busy (the duty cycle's
@@ -19,7 +20,7 @@ final class ContextTable {
     /** Shared with the transport: first PSNs are drawn from it in the order contexts open. */
     private final SplittableRandom random;
     private final SrdContext[] contexts;
-    private final IntIntMap byIp = new IntIntMap(64);
+    private final LongIntMap byFlow = new LongIntMap(64);
     /** Context ids come from one counter (random start): ids order a peer's incarnations of its contexts. */
     private int nextContextId;
     /** Contexts not yet established, oldest first (index << 32 | id): what a full table evicts. */
@@ -47,13 +48,13 @@ final class ContextTable {
     }
 
     /**
-     * The context for remote {@code ip}, opened if there is none ({@code mac} is where a new one
-     * answers; an existing one keeps its MAC), or null when the table is full of contexts that may
-     * not be evicted (counted).
+     * The context for the remote device {@code flow}, opened if there is none ({@code mac} is where a
+     * new one answers; an existing one keeps its MAC), or null when the table is full of contexts
+     * that may not be evicted (counted).
      */
-    SrdContext openFor(int ip, long mac, int udpPort, long now) {
-        int index = byIp.get(ip);
-        if (index != IntIntMap.MISSING) {
+    SrdContext openFor(long flow, long mac, long now) {
+        int index = byFlow.get(flow);
+        if (index != LongIntMap.MISSING) {
             return contexts[index];
         }
         int free = liveCount < contexts.length ? freeSlot() : evictOnProbation();
@@ -65,8 +66,8 @@ final class ContextTable {
             contexts[free] = new SrdContext(free, config, counters);
         }
         SrdContext ctx = contexts[free];
-        ctx.open(newContextId(), ip, mac, udpPort, random.nextInt(), now);
-        byIp.put(ip, free);
+        ctx.open(newContextId(), flow, mac, random.nextInt(), now);
+        byFlow.put(flow, free);
         inUse.set(free);
         livePosition[free] = liveCount;
         live[liveCount++] = free;
@@ -79,10 +80,10 @@ final class ContextTable {
         return ctx;
     }
 
-    /** The context for remote {@code ip}, or null. */
-    SrdContext existing(int ip) {
-        int index = byIp.get(ip);
-        return index == IntIntMap.MISSING ? null : contexts[index];
+    /** The context for the remote device {@code flow}, or null. */
+    SrdContext existing(long flow) {
+        int index = byFlow.get(flow);
+        return index == LongIntMap.MISSING ? null : contexts[index];
     }
 
     SrdContext at(int index) {
@@ -97,7 +98,7 @@ final class ContextTable {
 
     /** Contexts alive now (created and not reclaimed). */
     int size() {
-        return byIp.size();
+        return byFlow.size();
     }
 
     /** The number of live contexts; {@link #live(int)} is the i-th (in no particular order). */
@@ -160,7 +161,7 @@ final class ContextTable {
 
     /** Takes a context out of the table; its slot (and arrays) wait for the next {@link SrdContext#open}. */
     private void release(SrdContext ctx) {
-        byIp.remove(ctx.remoteIp);
+        byFlow.remove(ctx.flow);
         ctx.id = 0;
         inUse.clear(ctx.index);
         int at = livePosition[ctx.index];

@@ -67,7 +67,7 @@ final class Responder {
     void onData(Mbuf m, int type, long now) {
         t.counters.rxData++;
         int srcIp = Ipv4UdpFrame.sourceIp(m);
-        SrdContext ctx = t.contextFor(srcIp, Ipv4UdpFrame.sourceMac(m), now);
+        SrdContext ctx = t.contextFor(t.flowFrom(srcIp), Ipv4UdpFrame.sourceMac(m), now);
         if (ctx == null) {
             return; // no context to hold its state: unacknowledged, the sender retries
         }
@@ -210,7 +210,7 @@ final class Responder {
         if (address == 0) {
             return;
         }
-        SrdContext ctx = t.existingContext(Ipv4UdpFrame.sourceIp(m));
+        SrdContext ctx = t.existingContext(t.flowFrom(Ipv4UdpFrame.sourceIp(m)));
         Mbuf reply = t.tx.view.wrap(address);
         t.writeControlHeader(reply, PacketType.PROBE_REPLY, ctx == null ? 0 : ctx.id, SrdHeader.sourceContext(m),
             SrdHeader.psn(m), 0, SrdHeader.timestamp(m));

@@ -19,8 +19,11 @@ final class SrdContext {
     final int index;
     private final int window;
     int id;
+    /** The remote device's {@link FlowKey}: what the context table knows this context by. */
+    long flow;
     int remoteIp;
     long remoteMac;
+    /** The UDP port the remote device listens on: where our packets, ACKs and probe replies go. */
     int remotePort;
     int remoteContextId;
     int peerEpoch;
@@ -57,12 +60,13 @@ final class SrdContext {
         this.sender = new ReliableSender(index, config, counters);
     }
 
-    /** Prepares a fresh incarnation for {@code remote}, starting its PSNs at {@code firstPsn}: nothing of a previous remote remains. */
-    void open(int newId, int ip, long mac, int port, int firstPsn, long now) {
+    /** Prepares a fresh incarnation for the device {@code remote}, starting its PSNs at {@code firstPsn}: nothing of a previous remote remains. */
+    void open(int newId, long remote, long mac, int firstPsn, long now) {
         id = newId;
-        remoteIp = ip;
+        flow = remote;
+        remoteIp = FlowKey.ip(remote);
         remoteMac = mac;
-        remotePort = port;
+        remotePort = FlowKey.port(remote);
         remoteContextId = 0;
         peerEpoch = 0;
         established = false;

@@ -245,7 +245,7 @@ public final class SrdTransport implements AutoCloseable {
         return regions;
     }
 
-    /** An address handle for a remote device; contexts are created on first use, one per remote. */
+    /** An address handle for a remote device; contexts are created on first use, one per remote device (its {@link FlowKey}). */
     public int createAddressHandle(long mac, int ip, int port) {
         if (!isUsableSource(ip) || port <= 0 || port > 65535) {
             throw new IllegalArgumentException("an address handle needs a unicast IPv4 address of another host (not 0.0.0.0, broadcast, "
@@ -399,7 +399,7 @@ public final class SrdTransport implements AutoCloseable {
             sendDatagram(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM, immediate, signaled);
             return POST_OK;
         }
-        SrdContext ctx = contextFor(addressHandles.ip(ah), addressHandles.mac(ah), lastNow);
+        SrdContext ctx = contextFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), lastNow);
         if (ctx == null) {
             return POST_NO_RESOURCES;
         }
@@ -537,9 +537,18 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- contexts
 
-    /** The context for remote {@code ip}, opened if there is none (see {@link ContextTable#openFor}). */
-    SrdContext contextFor(int ip, long mac, long now) {
-        return contexts.openFor(ip, mac, udpPort, now);
+    /** The context for the remote device {@code flow} ({@link FlowKey}), opened if there is none (see {@link ContextTable#openFor}). */
+    SrdContext contextFor(long flow, long mac, long now) {
+        return contexts.openFor(flow, mac, now);
+    }
+
+    /**
+     * The flow a received packet from {@code ip} belongs to. The wire does not say which UDP port
+     * its sender listens on (the source port carries path entropy), so it is this fabric's one SRD
+     * port, which every address handle names (see {@link #createAddressHandle}).
+     */
+    long flowFrom(int ip) {
+        return FlowKey.pack(ip, udpPort);
     }
 
     /**
@@ -560,8 +569,9 @@ public final class SrdTransport implements AutoCloseable {
         return contexts.at(index);
     }
 
-    SrdContext existingContext(int ip) {
-        return contexts.existing(ip);
+    /** The context for the remote device {@code flow} ({@link FlowKey}), or null. */
+    SrdContext existingContext(long flow) {
+        return contexts.existing(flow);
     }
 
     void activate(SrdContext ctx) {
@@ -839,7 +849,7 @@ public final class SrdTransport implements AutoCloseable {
 
     private void onAck(Mbuf m, long now) {
         counters.rxAcks++;
-        SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
+        SrdContext ctx = existingContext(flowFrom(Ipv4UdpFrame.sourceIp(m)));
         if (ctx == null || !ctx.hasRequesterState() || SrdAck.destinationContext(m) != ctx.id || SrdAck.echoedEpoch(m) != epoch) {
             counters.staleAcks++;
             return;
@@ -915,7 +925,7 @@ public final class SrdTransport implements AutoCloseable {
 
     private void onProbeReply(Mbuf m) {
         counters.rxProbes++;
-        SrdContext ctx = existingContext(Ipv4UdpFrame.sourceIp(m));
+        SrdContext ctx = existingContext(flowFrom(Ipv4UdpFrame.sourceIp(m)));
         if (ctx != null && SrdHeader.destinationContext(m) == ctx.id) {
             ctx.sender.paths.onProbeReply(SrdHeader.psn(m));
         }

@@ -12,7 +12,8 @@
  *     dedup).</li>
  * <li><b>Message layers</b> above it:
  *     <ul>
- *     <li>SRD: the flow is an {@code SrdContext} per remote device, shared by its QPs;
+ *     <li>SRD: the flow is an {@code SrdContext} per remote device (its {@code FlowKey}: IPv4
+         address and UDP port, in {@code ContextTable}), shared by its QPs;
  *         {@code SrdMessages} (a SEND in one packet, RDMA segmented, completions in any order),
  *         {@code SendRequests}; responder: {@code Responder} (transport checks) then a delivery
  *         policy per packet type, {@code SendDelivery} and {@code RdmaDelivery}.</li>

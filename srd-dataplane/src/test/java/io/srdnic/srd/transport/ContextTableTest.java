@@ -105,7 +105,7 @@ class ContextTableTest {
             f.network.blackhole(0, true);
             assertEquals(0, a.contextCount());
             a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
-            SrdContext reused = a.existingContext(SimFabric.ip(2));
+            SrdContext reused = a.existingContext(SimFabric.flow(2));
             assertNotNull(reused);
             assertEquals(0, reused.sender.rtt.srtt(), "no RTT carried over from B");
             assertEquals(0, reused.sender.timeouts);

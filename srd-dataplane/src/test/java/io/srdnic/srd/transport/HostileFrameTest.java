@@ -48,12 +48,12 @@ class HostileFrameTest {
     @Test
     void shouldNotLetAStaleIncarnationResetTheWindowOfTheCurrentOne() {
         assertEquals(4, exchange(a, qa, 4, 0));
-        SrdContext old = a.existingContext(SimFabric.ip(1));
+        SrdContext old = a.existingContext(SimFabric.flow(1));
         int oldEpoch = a.epoch(), oldContext = old.id, oldPsn = old.sender.nextPsn - 1, bContext = old.remoteContextId;
         // A restarts (a newer incarnation) and sends again.
         SrdTransport a2 = f.restart(0, new SrdConfig(), a.epoch() + 1000);
         assertEquals(4, exchange(a2, f.qp(a2, 0, 0), 4, 10));
-        SrdContext now = a2.existingContext(SimFabric.ip(1));
+        SrdContext now = a2.existingContext(SimFabric.flow(1));
         int newPsn = now.sender.nextPsn - 1;
         Attacker x = new Attacker(f);
         // A late packet of the old incarnation, then a late duplicate of a delivered one of the new.
@@ -67,7 +67,7 @@ class HostileFrameTest {
     @Test
     void shouldNotResetTheWindowForAPacketAddressedToAnotherContextOfOurs() {
         assertEquals(4, exchange(a, qa, 4, 0));
-        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
         int delivered = ctx.sender.nextPsn - 1;
         Attacker x = new Attacker(f);
         // A newer-looking incarnation, but addressed to a context id B never gave out.
@@ -83,7 +83,7 @@ class HostileFrameTest {
     @Test
     void shouldRefuseASendBaseBeyondTheWindowSoLaterSendsAreNotAcknowledgedUndelivered() {
         assertEquals(2, exchange(a, qa, 2, 0));
-        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
         Attacker x = new Attacker(f);
         int far = ctx.sender.nextPsn + 100_000;
         x.data(1, SimFabric.ip(0), SimFabric.mac(0), ctx.id, ctx.remoteContextId, a.epoch(), far, far, 0x7FFF, SimFabric.QKEY, 0);
@@ -103,8 +103,8 @@ class HostileFrameTest {
             a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 100 + i, msg, 0, 8, false, 0, true);
         }
         f.runFor(20_000);
-        SrdContext ctx = a.existingContext(SimFabric.ip(1));
-        SrdContext bSide = b.existingContext(SimFabric.ip(0));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
+        SrdContext bSide = b.existingContext(SimFabric.flow(0));
         f.network.blackhole(0, false);
         Attacker x = new Attacker(f);
         x.ack(0, SimFabric.ip(1), bSide.id, ctx.id, b.epoch(), ctx.sender.nextPsn + 1000, a.epoch(), 0);
@@ -119,7 +119,7 @@ class HostileFrameTest {
     @Test
     void shouldDropFramesFromUnusableSourceAddressesWithoutTouchingAnyContext() {
         assertEquals(2, exchange(a, qa, 2, 0));
-        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
         int delivered = ctx.sender.nextPsn - 1;
         Attacker x = new Attacker(f);
         for (int ip : new int[] {0, 0xFFFF_FFFF, 0xE000_0001, SimFabric.ip(1), 0x7F00_0001}) {
@@ -131,18 +131,18 @@ class HostileFrameTest {
         x.settle();
         assertEquals(0, qb.receives().size(), "no frame from 0.0.0.0, broadcast, multicast, ourselves or loopback is delivered");
         assertEquals(5, b.counters().badSource);
-        assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac, "A's context keeps A's MAC");
+        assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.flow(0)).remoteMac, "A's context keeps A's MAC");
         assertEquals(0, b.counters().peerResets);
     }
 
     @Test
     void shouldNotLetASpoofedMacRedirectAnExistingContext() {
         assertEquals(1, exchange(a, qa, 1, 0));
-        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
         new Attacker(f).data(1, SimFabric.ip(0), Attacker.MAC, ctx.id, ctx.remoteContextId, a.epoch(), ctx.sender.nextPsn, ctx.sender.sendBase,
             qb.qpn(), SimFabric.QKEY, 8);
         f.runFor(200_000);
-        assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.ip(0)).remoteMac,
+        assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.flow(0)).remoteMac,
             "B's requests to A keep going to the MAC A's address handle or first packet gave");
     }
 
@@ -167,12 +167,12 @@ class HostileFrameTest {
         };
         assertTrue(bSendsAndWaits.test(2));
         assertTrue(bSends.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
-        SrdContext aToB = a.existingContext(SimFabric.ip(1));
-        SrdContext bToA = b.existingContext(SimFabric.ip(0));
+        SrdContext aToB = a.existingContext(SimFabric.flow(1));
+        SrdContext bToA = b.existingContext(SimFabric.flow(0));
         int realAContext = bToA.remoteContextId;
         new Attacker(f).data(1, SimFabric.ip(0), SimFabric.mac(0), aToB.id + 7, bToA.id, a.epoch(), 1, 1, 0x7FFF, SimFabric.QKEY, 8);
         f.runFor(200_000);
-        assertEquals(realAContext, b.existingContext(SimFabric.ip(0)).remoteContextId, "B still names A's real context");
+        assertEquals(realAContext, b.existingContext(SimFabric.flow(0)).remoteContextId, "B still names A's real context");
         assertTrue(bSendsAndWaits.test(2));
         assertTrue(bSends.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS), "B's later sends reach A");
     }
@@ -187,7 +187,7 @@ class HostileFrameTest {
     @ValueSource(booleans = {true, false})
     void shouldNeverReturnToAnIncarnationItLeft(boolean byEpoch) {
         assertEquals(4, exchange(a, qa, 4, 0));
-        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
         int delivered = ctx.sender.nextPsn - 1;
         int epoch = a.epoch();
         Attacker x = new Attacker(f);
@@ -206,7 +206,7 @@ class HostileFrameTest {
     @Test
     void shouldNotAcknowledgeAReplacedIncarnationWithTheWindowOfItsSuccessor() {
         assertEquals(1, exchange(a, qa, 1, 0));
-        SrdContext ctx = a.existingContext(SimFabric.ip(1));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
         int next = ctx.sender.nextPsn;
         // Into one receive burst at B, in this order: a packet of A's live incarnation (B owes it an
         // ACK, built at B's next cycle), one of a later incarnation of A starting at A's next PSN, then

@@ -26,6 +26,8 @@ final class SimFabric implements AutoCloseable {
     final Arena arena = Arena.ofConfined();
     final List<SrdTransport> hosts = new ArrayList<>();
     final List<SimPort> ports = new ArrayList<>();
+    /** Each host's IPv4 address: its own 10.0.0.n, or another host's when it shares that one. */
+    final List<Integer> ips = new ArrayList<>();
 
     SimFabric(int paths, LinkConfig fabric, long seed) {
         network = new SimNetwork(seed, SimNetwork.Config.builder().pathCount(paths).fabricPath(fabric)
@@ -48,17 +50,26 @@ final class SimFabric implements AutoCloseable {
     }
 
     SrdTransport addHost(SrdConfig config) {
+        return addHostAt(ports.size(), config);
+    }
+
+    /**
+     * A host with its own MAC but the IPv4 address of host {@code ipOf} (itself, or one added
+     * before): two devices behind one address, told apart by their UDP ports.
+     */
+    SrdTransport addHostAt(int ipOf, SrdConfig config) {
         int index = ports.size();
         SimPort port = network.addHost(mac(index));
         ports.add(port);
-        SrdTransport t = new SrdTransport(port, config.copy().localIp(ip(index)), 0x100 + index, index);
+        ips.add(ip(ipOf));
+        SrdTransport t = new SrdTransport(port, config.copy().localIp(ip(ipOf)), 0x100 + index, index);
         hosts.add(t);
         return t;
     }
 
     /** Replaces host {@code index}'s transport by a new incarnation (a restart: new epoch, empty state). */
     SrdTransport restart(int index, SrdConfig config, int epoch) {
-        SrdTransport t = new SrdTransport(ports.get(index), config.copy().localIp(ip(index)), epoch, 99);
+        SrdTransport t = new SrdTransport(ports.get(index), config.copy().localIp(ips.get(index)), epoch, 99);
         hosts.set(index, t);
         return t;
     }
@@ -82,8 +93,19 @@ final class SimFabric implements AutoCloseable {
         return new TestQp(qp, scq, rcq, buffer);
     }
 
+    /** An address handle on {@code from} for host {@code toHost}: its MAC, IPv4 address and UDP port. */
     int ah(SrdTransport from, int toHost) {
-        return from.createAddressHandle(mac(toHost), ip(toHost), from.config().udpPort());
+        return from.createAddressHandle(mac(toHost), ips.get(toHost), hosts.get(toHost).config().udpPort());
+    }
+
+    /** The flow key other hosts give host {@code host} (its address and UDP port). */
+    long flowOf(int host) {
+        return FlowKey.pack(ips.get(host), hosts.get(host).config().udpPort());
+    }
+
+    /** The flow key of host {@code host} added by {@link #addHost} on the default UDP port. */
+    static long flow(int host) {
+        return FlowKey.pack(ip(host), SrdPort.DEFAULT);
     }
 
     /** Runs every host until {@code done} or {@code maxNanos} of virtual time pass; returns whether done. */

@@ -122,7 +122,7 @@ class SrdContextLifecycleTest {
             Set<Integer> live = b.liveContexts().stream().map(c -> c.remoteIp).collect(Collectors.toSet());
             assertEquals(Set.of(SimFabric.ip(2), SimFabric.ip(4)), live);
             for (int ip : live) {
-                assertEquals(ip, b.existingContext(ip).remoteIp);
+                assertEquals(ip, b.existingContext(FlowKey.pack(ip, b.config().udpPort())).remoteIp);
             }
             send.accept(0);
             send.accept(2);

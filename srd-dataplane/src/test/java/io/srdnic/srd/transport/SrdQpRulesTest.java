@@ -130,7 +130,7 @@ class SrdQpRulesTest {
             }
             int[] mostInFlight = {0};
             assertTrue(f.runUntil(() -> {
-                SrdContext ctx = a.existingContext(SimFabric.ip(1));
+                SrdContext ctx = a.existingContext(SimFabric.flow(1));
                 mostInFlight[0] = Math.max(mostInFlight[0], ctx == null ? 0 : ctx.sender.inflight);
                 return qa.sendCq().size() == 200;
             }, 10 * MS));

@@ -3,28 +3,29 @@ package io.srdnic.srd.transport;
 import java.util.Arrays;
 
 /**
- * Open-addressing map from int keys to non-negative int values, linear probing, no boxing: lookups
- * on the receive path allocate nothing. Key 0 is reserved (never a valid IPv4 peer or QPN here).
+ * Open-addressing map from long keys to non-negative int values, linear probing, no boxing: lookups
+ * on the receive path allocate nothing. Key 0 is reserved (no {@link FlowKey} of a usable peer is 0:
+ * its address is not 0.0.0.0).
  */
-final class IntIntMap {
+final class LongIntMap {
     static final int MISSING = -1;
-    private int[] keys;
+    private long[] keys;
     private int[] values;
     private int size;
 
-    IntIntMap(int expected) {
+    LongIntMap(int expected) {
         int capacity = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
-        keys = new int[capacity];
+        keys = new long[capacity];
         values = new int[capacity];
     }
 
-    int get(int key) {
+    int get(long key) {
         if (key == 0) {
             return MISSING; // empty slots hold key 0: never let them answer
         }
         int mask = keys.length - 1;
         for (int i = mix(key) & mask; ; i = (i + 1) & mask) {
-            int k = keys[i];
+            long k = keys[i];
             if (k == key) {
                 return values[i];
             }
@@ -34,7 +35,7 @@ final class IntIntMap {
         }
     }
 
-    void put(int key, int value) {
+    void put(long key, int value) {
         if (key == 0) {
             throw new IllegalArgumentException("key 0 is reserved");
         }
@@ -56,7 +57,10 @@ final class IntIntMap {
         }
     }
 
-    void remove(int key) {
+    void remove(long key) {
+        if (key == 0) {
+            return; // never put: an empty slot would match it
+        }
         int mask = keys.length - 1;
         int i = mix(key) & mask;
         while (keys[i] != key) {
@@ -69,7 +73,7 @@ final class IntIntMap {
         size--;
         // Re-insert the rest of the probe run so lookups still find them.
         for (int j = (i + 1) & mask; keys[j] != 0; j = (j + 1) & mask) {
-            int k = keys[j];
+            long k = keys[j];
             int v = values[j];
             keys[j] = 0;
             size--;
@@ -82,9 +86,9 @@ final class IntIntMap {
     }
 
     private void grow() {
-        int[] oldKeys = keys;
+        long[] oldKeys = keys;
         int[] oldValues = values;
-        keys = new int[oldKeys.length * 2];
+        keys = new long[oldKeys.length * 2];
         values = new int[oldKeys.length * 2];
         size = 0;
         for (int i = 0; i < oldKeys.length; i++) {
@@ -94,9 +98,10 @@ final class IntIntMap {
         }
     }
 
-    private static int mix(int key) {
-        int h = key * 0x9E3779B9;
-        return h ^ (h >>> 16);
+    /** Spreads every bit of the key over the index bits (a flow key's port is its low 16, its address above). */
+    private static int mix(long key) {
+        long h = key * 0x9E37_79B9_7F4A_7C15L;
+        return (int) (h ^ (h >>> 32));
     }
 
     void clear() {
