@@ -118,6 +118,7 @@ final class RcConnections {
                 if (r.rnrHolding && now - r.rnrUntil >= 0) {
                     work += r.resumeAfterRnr(now);
                 }
+                work += r.expireSilentAnswers(now);
                 int path = r.sender.paths.probeDue(now);
                 if (path != PathSet.NONE) {
                     r.sender.paths.onProbeReply(path); // RC sends no probes: a path's avoidance simply ends, a loss there renews it
@@ -153,6 +154,7 @@ final class RcConnections {
             if (r.rnrHolding) {
                 next = Math.min(next, r.rnrUntil);
             }
+            next = Math.min(next, r.answerDeadline());
         }
         return next;
     }

@@ -73,6 +73,10 @@ final class RcRequester implements ReliableSender.Listener {
     private long nextToSend;
     private int nextOrdinal;
     private int readsInFlight;
+    /** How long READs and atomics may wait on answers with none arriving: twice the retry budget (Long.MAX_VALUE: for ever). */
+    private long answerSilenceLimit = Long.MAX_VALUE;
+    /** When an answer last arrived (or the QP started): silence is measured from it or from the sender's last progress. */
+    private long lastAnswerAt;
 
     /** Answers to the peer's READs: their packets' owners are depth + slot. */
     private final RcAnswers answers = new RcAnswers(16);
@@ -138,6 +142,7 @@ final class RcRequester implements ReliableSender.Listener {
         rnrHolding = false;
         nextOrdinal = 0; // the responder's count starts at RTR too
         readsInFlight = 0;
+        lastAnswerAt = now;
     }
 
     /**
@@ -148,6 +153,36 @@ final class RcRequester implements ReliableSender.Listener {
         long ackTimeout = LocalAckTimeout.nanos(qp.timeout);
         long minAge = ackTimeout == LocalAckTimeout.INFINITE ? Long.MAX_VALUE : ackTimeout * (qp.retryCnt + 1);
         sender.giveUpAfter(qp.retryCnt, Long.MAX_VALUE, minAge);
+        answerSilenceLimit = minAge == Long.MAX_VALUE ? Long.MAX_VALUE : 2 * minAge;
+    }
+
+    /**
+     * A READ or atomic the peer executed waits on answers from the peer's own PSN space, and with
+     * nothing of ours outstanding no retransmission timer watches it: a peer that died mid-answer
+     * would leave it waiting for ever. Once no answer (nor ACK) has come for twice the retry budget
+     * — twice, so that a live peer resending its answers within its own budget is not given up on
+     * first — the oldest request not done fails RETRY_EXCEEDED_ERROR and the QP goes to ERROR.
+     * Silence is measured up to the last time the RX ring was emptied: after a stall of this thread
+     * the answers that kept coming are still in the ring. Returns 1 if it failed the QP.
+     */
+    int expireSilentAnswers(long now) {
+        if (readsInFlight == 0 || sender.inflight > 0 || answerSilenceLimit == Long.MAX_VALUE) {
+            return 0;
+        }
+        if (t.lastDrained() - Math.max(lastAnswerAt, sender.lastProgress) < answerSilenceLimit) {
+            return 0;
+        }
+        t.counters.rcRetryExceeded++;
+        failAt(oldestNotDone(), WcStatus.RETRY_EXCEEDED_ERROR, now);
+        return 1;
+    }
+
+    /** When {@link #expireSilentAnswers} is next due, or Long.MAX_VALUE. */
+    long answerDeadline() {
+        if (readsInFlight == 0 || sender.inflight > 0 || answerSilenceLimit == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(lastAnswerAt, sender.lastProgress) + answerSilenceLimit;
     }
 
     /**
@@ -338,11 +373,7 @@ final class RcRequester implements ReliableSender.Listener {
     public void exhausted(ReliableSender flow, int psn, int owner, long now) {
         t.counters.rcRetryExceeded++;
         // Blamed on the oldest request not done, as verbs reports it: the one the requester was waiting on.
-        int oldest = -1;
-        for (long q = head; q != tail && oldest < 0; q++) {
-            oldest = done[slot(q)] ? -1 : slot(q);
-        }
-        failAt(oldest, WcStatus.RETRY_EXCEEDED_ERROR, now);
+        failAt(oldestNotDone(), WcStatus.RETRY_EXCEEDED_ERROR, now);
     }
 
     /**
@@ -487,6 +518,16 @@ final class RcRequester implements ReliableSender.Listener {
      * The QP fails at request {@code s} (-1: at none of the application's, an answer of ours):
      * what succeeded before it completes successfully, it with {@code status}, the rest flushed.
      */
+    /** The slot of the oldest request not done (what verbs blames a transport failure on), or -1. */
+    private int oldestNotDone() {
+        for (long q = head; q != tail; q++) {
+            if (!done[slot(q)]) {
+                return slot(q);
+            }
+        }
+        return -1;
+    }
+
     private void failAt(int s, int status, long now) {
         boolean reached = false;
         while (head != tail) {
@@ -570,6 +611,7 @@ final class RcRequester implements ReliableSender.Listener {
         }
         t.counters.readResponsesPlaced++;
         readLeft[s] -= data;
+        lastAnswerAt = now;
         completeReady();
     }
 
@@ -590,6 +632,6 @@ final class RcRequester implements ReliableSender.Listener {
 
     /** Whether nothing is queued, in flight or held: the transport may stop visiting this QP. */
     boolean idle() {
-        return sender.inflight == 0 && !hasWork() && !rnrHolding;
+        return sender.inflight == 0 && !hasWork() && !rnrHolding && readsInFlight == 0;
     }
 }

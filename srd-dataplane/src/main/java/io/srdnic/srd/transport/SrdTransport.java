@@ -224,6 +224,11 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     /** The time of the current duty cycle, for the events of objects the transport drives (an SRQ's limit). */
+    /** The last time the RX ring was found empty: what timers that judge a peer's silence measure up to. */
+    long lastDrained() {
+        return lastDrained;
+    }
+
     long now() {
         return lastNow;
     }

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import static io.srdnic.srd.transport.RcPair.MIB;
 import static io.srdnic.srd.transport.RcPair.MS;
 import static io.srdnic.srd.transport.RcPair.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -104,6 +105,35 @@ class RcFailureTest {
             assertTrue(took >= 4 * LocalAckTimeout.nanos(8), "not before (retry_cnt + 1) local ACK timeouts: " + took);
             assertTrue(took < 100 * MS, "but soon after: " + took);
             assertEquals(1, p.a.counters().rcRetryExceeded);
+        }
+    }
+
+    /**
+     * A READ whose request was executed (the cumulative ACK passed it) waits on answers the peer
+     * sends from its own PSN space; a peer that dies mid-answer leaves nothing outstanding for the
+     * requester's retransmission timer. It fails all the same: RETRY_EXCEEDED_ERROR once no answer
+     * has come for twice (retry_cnt + 1) local ACK timeouts (twice, so that a live peer still resending
+     * its answers within its own budget is not given up on first), the QP in ERROR.
+     */
+    @Test
+    void shouldFailAReadWhosePeerDiesMidAnswerWithRetryExceeded() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 39)) {
+            p.retryCnt = 3;
+            p.timeout = 8; // 1.05 ms
+            p.connect();
+            MemorySegment remote = p.random(MIB, 390);
+            int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
+            MemorySegment into = p.f.arena.allocate(MIB, 64);
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, into, 0, MIB, remote.address(), rkey, 0));
+            assertTrue(p.f.runUntil(() -> p.a.counters().readResponsesPlaced >= 8, 100 * MS), "the answer began");
+            p.qb.qp().destroy(); // the peer stops answering without a word
+            long start = p.f.network.clock().now();
+            List<TestQp.Wc> wcs = p.sendCompletions(1, 1_000 * MS); // nothing else outstanding: no retransmission timer would see it
+            long took = p.f.network.clock().now() - start;
+            assertEquals(WcStatus.RETRY_EXCEEDED_ERROR, wcs.get(0).status());
+            assertEquals(QpState.ERROR, p.qa.qp().state());
+            assertTrue(took >= 2 * 4 * LocalAckTimeout.nanos(8) - 2 * MS, "not before twice (retry_cnt + 1) local ACK timeouts: " + took);
+            assertTrue(took < 100 * MS, "but soon after: " + took);
         }
     }
 
