@@ -91,6 +91,8 @@ final class RcRequester implements ReliableSender.Listener {
     private int rnrLeft;
     boolean rnrHolding;
     long rnrUntil;
+    /** When the last RNR wait ended: an RNR NAK answering a transmission sent before it is a late copy, already obeyed. */
+    private long rnrResumedAt;
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
 
@@ -140,6 +142,7 @@ final class RcRequester implements ReliableSender.Listener {
         takeRetryLimits();
         rnrLeft = qp.rnrRetry;
         rnrHolding = false;
+        rnrResumedAt = now; // nothing of this connection was sent before
         nextOrdinal = 0; // the responder's count starts at RTR too
         readsInFlight = 0;
         lastAnswerAt = now;
@@ -455,6 +458,9 @@ final class RcRequester implements ReliableSender.Listener {
             }
             t.counters.dropsReceived[reason]++;
             if (reason == DropReason.RNR) {
+                if (!rnrHolding && SrdAck.echoedTimestamp(m) - rnrResumedAt < 0) {
+                    continue; // a late copy of a NAK whose wait is over: what it answered went again since
+                }
                 rnr = true;
                 if (!onRnrNak(psn, owner, SrdAck.dropDetail(m, i), now)) {
                     return;
@@ -505,6 +511,7 @@ final class RcRequester implements ReliableSender.Listener {
     /** The RNR timer ran out: what was held goes again. */
     int resumeAfterRnr(long now) {
         rnrHolding = false;
+        rnrResumedAt = now;
         return sender.resumeHeld(now, this);
     }
 

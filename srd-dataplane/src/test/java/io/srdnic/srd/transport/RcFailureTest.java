@@ -81,6 +81,30 @@ class RcFailureTest {
         }
     }
 
+    /**
+     * An RNR NAK that arrives after the wait it caused is over (a copy of it delayed or duplicated
+     * by the network) answers a transmission already repeated: it must not spend rnr_retry again.
+     */
+    @Test
+    void shouldNotSpendRnrRetryOnALateCopyOfAnRnrNak() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 34)) {
+            p.rnrRetry = 1;
+            p.minRnrTimer = 1; // 10 us
+            p.connect();
+            MemorySegment tx = p.random(64, 34);
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
+            RcRequester r = p.qa.qp().rcRequester;
+            assertTrue(p.f.runUntil(() -> r.rnrHolding, 10 * MS), "no receive: RNR NAKed, the one RNR retry taken");
+            int psn = r.sender.sendBase;
+            p.receives(1, 256);
+            assertTrue(p.f.runUntil(() -> !r.rnrHolding, 10 * MS), "the wait is over: the SEND goes again");
+            new Attacker(p.f).rcAck(0, SimFabric.ip(1), p.qb.qpn(), p.qa.qpn(), psn, psn, DropReason.RNR); // the first NAK, late
+            List<TestQp.Wc> wcs = p.sendCompletions(1, 10 * MS);
+            assertEquals(WcStatus.SUCCESS, wcs.get(0).status(), "the repeated SEND met the receive");
+            assertEquals(QpState.RTS, p.qa.qp().state());
+        }
+    }
+
     @Test
     void shouldFailWithRetryExceededWhenThePeerFallsSilentAndFlushTheRest() {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 33)) {
