@@ -10,7 +10,17 @@
 -- READ_RESPONSE (16 bytes: read token, offset, the read's length, status) and of the atomics (32
 -- bytes: remote address, rkey, reserved, swap or add, compare), then the data; UD datagrams (the same header with
 -- the unreliable flag); and the SRD ACK (72 bytes: the cumulative PSN, echoed epoch and timestamp,
--- trigger PSN, four 64-bit SACK words, then 0..16 drop entries of PSN and reason).
+-- trigger PSN, four 64-bit SACK words, then 0..16 drop entries of PSN, reason and detail).
+--
+-- RC packets are these with FLAG_RC (docs/wire-format.md, "RC on this wire"): a data packet's
+-- FLAG_FIRST / FLAG_LAST say where it sits in its message (srdnic.rc.segment: FIRST, MIDDLE, LAST,
+-- ONLY) and its Q_Key field is the message's receive sequence number (srdnic.rc.recv_seq); an RC
+-- ACK names the responder's and the requester's QPNs where SRD names contexts (srdnic.src_qpn,
+-- srdnic.dst_qpn), its cumulative PSN is the next PSN the responder executes, FLAG_HELD says the
+-- packet there waits at the responder, and its one drop entry is a NAK whose detail byte, for RNR,
+-- is the RNR timer code (srdnic.ack.drop.rnr_timer). A READ_RESPONSE that answers an atomic (the
+-- last READ or atomic with its token, from the QP it is addressed to, was an atomic) shows the
+-- word's original value (srdnic.atomic.original) and the request's frame.
 --
 -- Registered on UDP port 21330 (SrdPort.DEFAULT; the preference srdnic.udp_port moves it) and as
 -- a heuristic dissector on UDP ("srdnic_udp") that claims a payload only if it passes the checks
@@ -24,8 +34,8 @@
 -- header, srdnic.rdma.<field> for the RDMA header, srdnic.read_response.<field> for READ_RESPONSE's,
 -- srdnic.atomic.<field> for the atomics', srdnic.ack.<field> for the ACK, srdnic.ack.drop.<field> for a drop entry.
 --
--- NOT COVERED YET: RC and SRC (and any other QP type's headers) do not exist on the wire yet; a
--- later issue adds them to docs/wire-format.md and here. To add a packet type: give it a row in
+-- NOT COVERED YET: SRC does not exist on the wire yet; the issue that adds it extends
+-- docs/wire-format.md and this file. To add a packet type: give it a row in
 -- PACKET_TYPES naming its header layout (and its extended header, if it has one); a new layout is
 -- one entry in LAYOUTS with its length, the field in bytes 2..3, its check (what the Java parser
 -- refuses past the length) and its dissect function, a new extended header one entry in EXTENDED;
@@ -45,6 +55,12 @@ local SACK_WORDS = 4                -- SrdAck.SACK_WORDS
 local MAX_QPN = 0xFFFFFF            -- SrdParser.MAX_QPN
 local FLAG_RETRANSMISSION = 0x01    -- SrdHeader.FLAG_RETRANSMISSION
 local FLAG_UNRELIABLE = 0x02        -- SrdHeader.FLAG_UNRELIABLE
+local FLAG_RC = 0x04                -- SrdHeader.FLAG_RC: an RC packet
+local FLAG_FIRST = 0x08             -- SrdHeader.FLAG_FIRST: an RC data packet that starts its message
+local FLAG_LAST = 0x10              -- SrdHeader.FLAG_LAST: an RC data packet that ends its message
+local FLAG_HELD = 0x20              -- SrdHeader.FLAG_HELD: on an RC ACK, the packet at the cumulative PSN waits at the responder
+local ATOMIC_ANSWER_LENGTH = 8      -- an atomic's answer: READ_RESPONSE data of the word's original value
+local RNR = 2                       -- DropReason.RNR: an RC RNR NAK carries the RNR timer code in the detail byte
 
 -- PacketType: the low four bits of byte 0. layout names an entry of LAYOUTS, extended one of
 -- EXTENDED (the header between the data header and the data, counted in the payload length);
@@ -73,6 +89,14 @@ local DROP_REASONS = {
     [5] = "REMOTE_ACCESS",
 }
 local MAX_DROP_REASON = 5
+
+-- RnrTimer: IBTA's five-bit RNR NAK timer codes and the waits they name (code 0 is the longest).
+local RNR_TIMER_US = { [0] = 655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120,
+    7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520 }
+local RNR_TIMERS = {}
+for code, us in pairs(RNR_TIMER_US) do
+    RNR_TIMERS[code] = string.format("%g ms", us / 1000)
+end
 
 -- READ_RESPONSE status: 0 is data, anything else the DropReason that failed the read.
 local READ_STATUS = { [0] = "DATA" }
@@ -105,7 +129,11 @@ field("type", ProtoField.uint8("srdnic.type", "Type", base.DEC, type_names, 0x0F
 field("flags", ProtoField.uint8("srdnic.flags", "Flags", base.HEX))
 field("flag_retransmission", ProtoField.bool("srdnic.flags.retransmission", "Retransmission", 8, nil, FLAG_RETRANSMISSION))
 field("flag_unreliable", ProtoField.bool("srdnic.flags.unreliable", "Unreliable (UD datagram)", 8, nil, FLAG_UNRELIABLE))
-field("flag_reserved", ProtoField.uint8("srdnic.flags.reserved", "Reserved flags", base.HEX, nil, 0xFC))
+field("flag_rc", ProtoField.bool("srdnic.flags.rc", "RC", 8, nil, FLAG_RC))
+field("flag_first", ProtoField.bool("srdnic.flags.first", "First packet of its message (RC)", 8, nil, FLAG_FIRST))
+field("flag_last", ProtoField.bool("srdnic.flags.last", "Last packet of its message (RC)", 8, nil, FLAG_LAST))
+field("flag_held", ProtoField.bool("srdnic.flags.held", "Held: the packet at the cumulative PSN waits at the responder (RC ACK)", 8, nil, FLAG_HELD))
+field("flag_reserved", ProtoField.uint8("srdnic.flags.reserved", "Reserved flags", base.HEX, nil, 0xC0))
 field("src_context", ProtoField.uint32("srdnic.src_context", "Source context id", base.HEX))
 field("dst_context", ProtoField.uint32("srdnic.dst_context", "Destination context id", base.HEX))
 field("epoch", ProtoField.uint32("srdnic.epoch", "Sender epoch", base.HEX))
@@ -120,6 +148,10 @@ field("immediate", ProtoField.uint32("srdnic.immediate", "Immediate data", base.
 field("timestamp", ProtoField.uint64("srdnic.timestamp", "Timestamp (ns)", base.DEC))
 field("payload", ProtoField.bytes("srdnic.payload", "Payload"))
 field("probe_path", ProtoField.uint32("srdnic.probe.path", "Probed path (the PSN field of a probe)", base.DEC))
+-- RC data packets: FLAG_FIRST / FLAG_LAST by name, and what the Q_Key field carries on RC
+field("rc_segment", ProtoField.string("srdnic.rc.segment", "Place in its message (RC)"))
+field("rc_recv_seq", ProtoField.uint32("srdnic.rc.recv_seq",
+    "Receive sequence number (RC: receive-consuming messages the QP sent before this one)", base.DEC))
 -- RDMA extended header (RDMA_WRITE, RDMA_WRITE_WITH_IMM, RDMA_READ): bytes 48..71
 field("rdma", ProtoField.none("srdnic.rdma", "RDMA header"))
 field("rdma_address", ProtoField.uint64("srdnic.rdma.address", "Remote address", base.HEX))
@@ -142,6 +174,9 @@ field("atomic_rkey", ProtoField.uint32("srdnic.atomic.rkey", "rkey", base.HEX))
 field("atomic_reserved", ProtoField.uint32("srdnic.atomic.reserved", "Reserved", base.HEX))
 field("atomic_swap_add", ProtoField.uint64("srdnic.atomic.swap_add", "Swap (CMP_SWAP) or add (FETCH_ADD)", base.HEX))
 field("atomic_compare", ProtoField.uint64("srdnic.atomic.compare", "Compare (CMP_SWAP)", base.HEX))
+-- an atomic's answer: a READ_RESPONSE of 8 bytes
+field("atomic_original", ProtoField.uint64("srdnic.atomic.original", "Atomic's answer: the word's original value", base.HEX))
+field("atomic_request_in", ProtoField.framenum("srdnic.atomic.request_in", "Answers the atomic in frame"))
 -- generated from the UDP source port
 field("entropy", ProtoField.uint16("srdnic.entropy", "Path entropy (UDP source port - 49152)", base.DEC))
 -- ACK: bytes 2..3 and 16..71, then the drop entries
@@ -157,7 +192,9 @@ field("sack_count", ProtoField.uint16("srdnic.ack.sack_count", "PSNs selectively
 field("drop", ProtoField.none("srdnic.ack.drop", "Drop entry"))
 field("drop_psn", ProtoField.uint32("srdnic.ack.drop.psn", "PSN", base.DEC))
 field("drop_reason", ProtoField.uint8("srdnic.ack.drop.reason", "Reason", base.DEC, DROP_REASONS))
-field("drop_reserved", ProtoField.uint24("srdnic.ack.drop.reserved", "Reserved", base.HEX))
+field("drop_detail", ProtoField.uint8("srdnic.ack.drop.detail", "Detail", base.DEC))
+field("drop_rnr_timer", ProtoField.uint8("srdnic.ack.drop.rnr_timer", "RNR timer (RC RNR NAK: how long the requester waits)", base.DEC, RNR_TIMERS))
+field("drop_reserved", ProtoField.uint16("srdnic.ack.drop.reserved", "Reserved", base.HEX))
 srdnic.fields = field_list
 
 -- Expert infos: one per ParseError the SRD part can fail with (SrdParser checks 9-13).
@@ -229,22 +266,82 @@ local function hex32(v)
     return string.format("0x%08x", v)
 end
 
--- The header every SRD packet starts with (bytes 0..15, both layouts); bytes 2..3 differ.
+-- Whether a packet is RC's: FLAG_RC, and not a UD datagram (FLAG_UNRELIABLE decides first).
+local function is_rc(flags)
+    return bit32.band(flags, FLAG_RC) ~= 0 and bit32.band(flags, FLAG_UNRELIABLE) == 0
+end
+
+-- An RC data packet's place in its message, from FLAG_FIRST and FLAG_LAST.
+local function rc_segment(flags)
+    local first = bit32.band(flags, FLAG_FIRST) ~= 0
+    local last = bit32.band(flags, FLAG_LAST) ~= 0
+    if first then
+        return last and "ONLY" or "FIRST"
+    end
+    return last and "LAST" or "MIDDLE"
+end
+
+-- The READs and atomics seen so far, by requester, responder, requester's QPN and token: the last
+-- request per key, {frame, atomic}. A READ_RESPONSE answers an atomic when the last request with its
+-- token, from the QP it is addressed to, was an atomic; found on the first pass, in frame order, and
+-- kept per frame for later passes (Wireshark's GUI dissects a frame again when it is clicked).
+local requests = {}
+local atomic_answers = {}
+
+function srdnic.init()
+    requests = {}
+    atomic_answers = {}
+end
+
+local function request_key(requester, responder, qpn, token)
+    return string.format("%s>%s:%d:%d", tostring(requester), tostring(responder), qpn, token)
+end
+
+-- The frame of the atomic the READ_RESPONSE in tvb answers, or nil; notes a READ or atomic request.
+local function track_atomics(tvb, pinfo, ptype_value)
+    if pinfo.visited then
+        return atomic_answers[pinfo.number]
+    end
+    if ptype_value == 9 and tvb:len() >= DATA_LENGTH + 4 then
+        local request = requests[request_key(pinfo.dst, pinfo.src, tvb(28, 4):uint(), tvb(DATA_LENGTH, 4):uint())]
+        if request ~= nil and request.atomic then
+            atomic_answers[pinfo.number] = request.frame
+        end
+    elseif ptype_value == 4 or ptype_value == 10 or ptype_value == 11 then
+        requests[request_key(pinfo.src, pinfo.dst, tvb(24, 4):uint(), tvb(36, 4):uint())] = {
+            frame = pinfo.number, atomic = ptype_value ~= 4 }
+    end
+    return atomic_answers[pinfo.number]
+end
+
+-- The header every SRD packet starts with (bytes 0..15, both layouts); bytes 2..3 differ, and an RC
+-- ACK names QPNs in bytes 4..11 where everything else names contexts.
 local function dissect_common(tvb, tree, ptype)
+    local flags = tvb(1, 1):uint()
     tree:add(f.version, tvb(0, 1))
     tree:add(f.type, tvb(0, 1))
     local flags_item = tree:add(f.flags, tvb(1, 1))
     flags_item:add(f.flag_retransmission, tvb(1, 1))
     flags_item:add(f.flag_unreliable, tvb(1, 1))
+    flags_item:add(f.flag_rc, tvb(1, 1))
+    flags_item:add(f.flag_first, tvb(1, 1))
+    flags_item:add(f.flag_last, tvb(1, 1))
+    flags_item:add(f.flag_held, tvb(1, 1))
     flags_item:add(f.flag_reserved, tvb(1, 1))
     tree:add(LAYOUTS[ptype.layout].length_field, tvb(2, 2))
-    tree:add(f.src_context, tvb(4, 4))
-    tree:add(f.dst_context, tvb(8, 4))
+    if ptype.layout == "ack" and is_rc(flags) then
+        tree:add(f.src_qpn, tvb(4, 4)):set_text(string.format("Source QPN (the responder's): 0x%x", tvb(4, 4):uint()))
+        tree:add(f.dst_qpn, tvb(8, 4)):set_text(string.format("Destination QPN (the requester's): 0x%x", tvb(8, 4):uint()))
+    else
+        tree:add(f.src_context, tvb(4, 4))
+        tree:add(f.dst_context, tvb(8, 4))
+    end
     tree:add(f.epoch, tvb(12, 4))
 end
 
 local function dissect_data(tvb, pinfo, tree, ptype)
     local flags = tvb(1, 1):uint()
+    local rc = is_rc(flags) and ptype.data
     local psn = tvb(16, 4):uint()
     local psn_item = tree:add(f.psn, tvb(16, 4))
     if ptype.probe then
@@ -253,7 +350,12 @@ local function dissect_data(tvb, pinfo, tree, ptype)
     tree:add(f.send_base, tvb(20, 4))
     tree:add(f.src_qpn, tvb(24, 4))
     tree:add(f.dst_qpn, tvb(28, 4))
-    tree:add(f.qkey, tvb(32, 4))
+    if rc then
+        tree:add(f.rc_segment, tvb(1, 1), rc_segment(flags))
+        tree:add(f.rc_recv_seq, tvb(32, 4))
+    else
+        tree:add(f.qkey, tvb(32, 4))
+    end
     tree:add(f.immediate, tvb(36, 4))
     if ptype.read_token then
         tree:add(f.rdma_read_token, tvb(36, 4)):set_generated()
@@ -272,6 +374,13 @@ local function dissect_data(tvb, pinfo, tree, ptype)
     if data_length > 0 and tvb:len() > data_at then
         tree:add(f.payload, tvb(data_at))
     end
+    -- An atomic's answer: the 8 bytes of data are the word's value before the atomic ran.
+    local atomic_frame = track_atomics(tvb, pinfo, bit32.band(tvb(0, 1):uint(), 0x0F))
+    if atomic_frame ~= nil and data_length == ATOMIC_ANSWER_LENGTH and tvb:len() >= data_at + ATOMIC_ANSWER_LENGTH then
+        tree:add(f.atomic_original, tvb(data_at, ATOMIC_ANSWER_LENGTH))
+        tree:add(f.atomic_request_in, atomic_frame):set_generated()
+        extended_info = extended_info .. string.format(" original=0x%s (atomic in %d)", tvb(data_at, 8):uint64():tohex(), atomic_frame)
+    end
 
     local info
     local qpns = string.format("qpn 0x%x→0x%x", tvb(24, 4):uint(), tvb(28, 4):uint())
@@ -279,6 +388,9 @@ local function dissect_data(tvb, pinfo, tree, ptype)
         info = string.format("UD %s %s qkey=%s len=%d", ptype.name, qpns, hex32(tvb(32, 4):uint()), payload_length)
     elseif ptype.probe then
         info = string.format("%s path=%d ctx %s→%s", ptype.name, psn, hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
+    elseif rc then
+        info = string.format("RC %s %s psn=%d %s rseq=%d len=%d", ptype.name, rc_segment(flags), psn, qpns, tvb(32, 4):uint(),
+            payload_length)
     else
         info = string.format("%s psn=%d ctx %s→%s %s len=%d", ptype.name, psn, hex32(tvb(4, 4):uint()),
             hex32(tvb(8, 4):uint()), qpns, payload_length)
@@ -298,13 +410,19 @@ local function dissect_data(tvb, pinfo, tree, ptype)
 end
 
 local function dissect_ack(tvb, pinfo, tree, ptype)
+    local flags = tvb(1, 1):uint()
+    local rc = is_rc(flags)
     local cumulative = tvb(16, 4):uint()
-    tree:add(f.cumulative_psn, tvb(16, 4))
+    local cumulative_item = tree:add(f.cumulative_psn, tvb(16, 4))
+    if rc then
+        cumulative_item:set_text(string.format("Next PSN to execute (RC: every PSN before it was executed, in order): %d%s",
+            cumulative, bit32.band(flags, FLAG_HELD) ~= 0 and ", held at the responder" or ""))
+    end
     tree:add(f.echoed_epoch, tvb(20, 4))
     tree:add(f.trigger_psn, tvb(24, 4))
     tree:add(f.ack_reserved, tvb(28, 4))
     tree:add(f.echoed_timestamp, tvb(32, 8))
-    -- Bit i of word w: PSN cumulative + 1 + 64w + i was received (bit 0 = least significant).
+    -- Bit i of word w: PSN cumulative + 1 + 64w + i was received (bit 0 = least significant); on RC, is held ahead of it.
     local sacked = 0
     for w = 0, SACK_WORDS - 1 do
         local at = 40 + 8 * w
@@ -340,16 +458,34 @@ local function dissect_ack(tvb, pinfo, tree, ptype)
         end
         local reason = tvb(at + 4, 1):uint()
         local name = DROP_REASONS[reason] or ("reason " .. reason)
+        local rnr_timer = rc and reason == RNR
+        if rnr_timer then
+            local code = tvb(at + 5, 1):uint()
+            name = string.format("%s timer=%d (%s)", name, code, RNR_TIMERS[code] or "not a timer code")
+        end
         local entry = tree:add(f.drop, tvb(at, DROP_ENTRY_LENGTH))
-        entry:set_text(string.format("Drop entry %d: PSN %d, %s", i, tvb(at, 4):uint(), name))
+        entry:set_text(string.format("%s %d: PSN %d, %s", rc and "NAK" or "Drop entry", i, tvb(at, 4):uint(), name))
         entry:add(f.drop_psn, tvb(at, 4))
         entry:add(f.drop_reason, tvb(at + 4, 1))
-        entry:add(f.drop_reserved, tvb(at + 5, 3))
+        entry:add(f.drop_detail, tvb(at + 5, 1))
+        if rnr_timer then
+            entry:add(f.drop_rnr_timer, tvb(at + 5, 1))
+        end
+        entry:add(f.drop_reserved, tvb(at + 6, 2))
         reasons[#reasons + 1] = string.format("%d %s", tvb(at, 4):uint(), name)
     end
 
-    local info = string.format("ACK cum=%d trigger=%d sack=%d drops=%d ctx %s→%s", cumulative, tvb(24, 4):uint(),
-        sacked, drops, hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
+    local info
+    if rc then
+        info = string.format("RC ACK next=%d trigger=%d sack=%d naks=%d qpn 0x%x→0x%x", cumulative, tvb(24, 4):uint(), sacked, drops,
+            tvb(4, 4):uint(), tvb(8, 4):uint())
+        if bit32.band(flags, FLAG_HELD) ~= 0 then
+            info = info .. " [held]"
+        end
+    else
+        info = string.format("ACK cum=%d trigger=%d sack=%d drops=%d ctx %s→%s", cumulative, tvb(24, 4):uint(),
+            sacked, drops, hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
+    end
     if #reasons > 0 then
         info = info .. " [" .. table.concat(reasons, ", ") .. "]"
     end
@@ -474,7 +610,8 @@ local function dissect(tvb, pinfo, tree)
         info = info .. " [malformed " .. text .. "]"
     end
     pinfo.cols.info:set(info)
-    root:append_text(", " .. (ptype and ptype.name or ("type " .. type_value)))
+    local rc = err == nil and ptype ~= nil and not ptype.probe and is_rc(tvb(1, 1):uint())
+    root:append_text(", " .. (rc and "RC " or "") .. (ptype and ptype.name or ("type " .. type_value)))
     return srd_length
 end
 

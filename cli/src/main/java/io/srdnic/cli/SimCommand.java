@@ -1,14 +1,11 @@
 package io.srdnic.cli;
 
-import io.srdnic.pmd.pcap.CapturingPacketIo;
-import io.srdnic.pmd.pcap.PcapWriter;
+import io.srdnic.srd.sim.RcOp;
 import io.srdnic.srd.sim.Scenario;
 import io.srdnic.srd.sim.SimOp;
 import io.srdnic.srd.sim.SimReport;
 import io.srdnic.srd.sim.SrdSimulation;
 import io.srdnic.srd.transport.SrdConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -71,6 +68,13 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of every random choice (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--transport", paramLabel = "srd|rc", defaultValue = "srd",
+        description = "srd (default): every host's SRD QP sends; rc: one RC connection between two hosts, host 0 posting the "
+            + "messages (up to 32 outstanding, several packets each past the 1024-byte path MTU) and host 1 answering, "
+            + "with --ops from send, send-imm, rdma-write, rdma-write-imm, rdma-read, cmp-swap, fetch-add, "
+            + "rnr (a send whose receive is posted only after the RNR NAK), each checked.")
+    String transport;
+
     @Option(names = "--ops", paramLabel = "OP,OP", defaultValue = "send-imm",
         description = "What the messages do, each sender cycling through the list (default ${DEFAULT-VALUE}): send, send-imm (SRD), "
             + "ud (a UD datagram, may be lost), and sends the responder drops with an indication, completing with its error status: "
@@ -95,25 +99,22 @@ final class SimCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Set<Integer> dead = Arrays.stream(blackholes).boxed().collect(Collectors.toSet());
-        Scenario scenario = new Scenario(hosts, messages, size, loss, dup, reorder, Math.round(delayUs * 1000),
-            Math.round(jitterUs * 1000), paths, dead, incast, linkGbps, Math.round(timeLimitMs * 1_000_000), seed).withOps(SimOp.list(ops));
+        Scenario links = new Scenario(hosts, messages, size, loss, dup, reorder, Math.round(delayUs * 1000),
+            Math.round(jitterUs * 1000), paths, dead, incast, linkGbps, Math.round(timeLimitMs * 1_000_000), seed);
+        if (transport.equalsIgnoreCase("rc")) {
+            return new SimRc(links, RcOp.list(ops), settings, pcap).call();
+        }
+        if (!transport.equalsIgnoreCase("srd")) {
+            throw new IllegalArgumentException("--transport is srd or rc, was " + transport);
+        }
+        Scenario scenario = links.withOps(SimOp.list(ops));
         System.err.printf(Locale.ROOT, "sim: %d hosts%s, %d messages of %d B (%s), loss %.3f dup %.3f reorder %.3f, %d paths%s, seed %d%n",
             hosts, incast ? " (incast)" : "", messages, size, ops, loss, dup, reorder, paths,
             dead.isEmpty() ? "" : " (blackholed " + dead + ")", seed);
         SrdConfig srd = new SrdConfig();
         settings.forEach(srd::set);
         long start = System.nanoTime();
-        SimReport r;
-        if (pcap == null) {
-            r = SrdSimulation.run(scenario, port -> port, srd);
-        } else {
-            try (PcapWriter writer = new PcapWriter(pcap)) {
-                r = SrdSimulation.run(scenario, port -> new CapturingPacketIo(port, writer, port.network().clock()::now), srd);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot write " + pcap + ": " + e.getMessage(), e);
-            }
-            System.err.println("sim: frames written to " + pcap);
-        }
+        SimReport r = SimCapture.run(pcap, wrap -> SrdSimulation.run(scenario, wrap, srd));
         System.err.printf(Locale.ROOT, "sim: done in %.1f s of wall time%n", (System.nanoTime() - start) / 1e9);
         print(r);
         return r.passed() ? 0 : 1;

@@ -2,6 +2,7 @@ package io.srdnic.cli;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.wire.AtomicHeader;
+import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -19,7 +20,7 @@ import java.util.Map;
 
 /**
  * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link RdmaHeader},
- * {@link ReadResponseHeader}, {@link AtomicHeader}, {@link SrdAck}) read them from a frame, and tshark's printing of them brought to the same form: every number
+ * {@link ReadResponseHeader}, {@link AtomicHeader}, {@link SrdAck}) read them from a frame, RC's meanings where FLAG_RC is set, and tshark's printing of them brought to the same form: text as is, every number
  * as an unsigned decimal string, booleans as 0/1, bytes as lowercase hex, repeated fields as a
  * list in wire order, a field a packet does not have as an empty list.
  */
@@ -28,28 +29,77 @@ final class DissectorFields {
     static final String AGGREGATOR = "|";
 
     static final List<String> COMMON = List.of("srdnic.version", "srdnic.type", "srdnic.flags", "srdnic.flags.retransmission",
-        "srdnic.flags.unreliable", "srdnic.flags.reserved", "srdnic.src_context", "srdnic.dst_context", "srdnic.epoch",
-        "srdnic.entropy");
+        "srdnic.flags.unreliable", "srdnic.flags.rc", "srdnic.flags.first", "srdnic.flags.last", "srdnic.flags.held",
+        "srdnic.flags.reserved", "srdnic.src_context", "srdnic.dst_context", "srdnic.epoch", "srdnic.entropy");
     static final List<String> DATA = List.of("srdnic.payload_length", "srdnic.psn", "srdnic.send_base", "srdnic.src_qpn",
         "srdnic.dst_qpn", "srdnic.qkey", "srdnic.immediate", "srdnic.timestamp", "srdnic.payload", "srdnic.probe.path");
     static final List<String> RDMA = List.of("srdnic.rdma.address", "srdnic.rdma.rkey", "srdnic.rdma.length", "srdnic.rdma.offset",
         "srdnic.rdma.reserved", "srdnic.rdma.read_token");
     static final List<String> READ_RESPONSE = List.of("srdnic.read_response.token", "srdnic.read_response.offset",
         "srdnic.read_response.length", "srdnic.read_response.status", "srdnic.read_response.reserved");
+    /** RC data packets: the FLAG_FIRST/FLAG_LAST pair by name, and the Q_Key field's RC meaning. */
+    static final List<String> RC = List.of("srdnic.rc.segment", "srdnic.rc.recv_seq");
     static final List<String> ATOMIC = List.of("srdnic.atomic.address", "srdnic.atomic.rkey", "srdnic.atomic.reserved",
-        "srdnic.atomic.swap_add", "srdnic.atomic.compare");
+        "srdnic.atomic.swap_add", "srdnic.atomic.compare", "srdnic.atomic.original", "srdnic.atomic.request_in");
     static final List<String> ACK = List.of("srdnic.ack.drop_count", "srdnic.ack.cumulative_psn", "srdnic.ack.echoed_epoch",
         "srdnic.ack.trigger_psn", "srdnic.ack.reserved", "srdnic.ack.echoed_timestamp", "srdnic.ack.sack",
         "srdnic.ack.sacked_psn", "srdnic.ack.sack_count", "srdnic.ack.drop.psn", "srdnic.ack.drop.reason",
-        "srdnic.ack.drop.reserved");
+        "srdnic.ack.drop.detail", "srdnic.ack.drop.rnr_timer", "srdnic.ack.drop.reserved");
     /** Every field of the dissector that carries a value, in the order the test asks tshark for them. */
-    static final List<String> ALL = concat(COMMON, DATA, RDMA, READ_RESPONSE, ATOMIC, ACK);
+    static final List<String> ALL = concat(COMMON, DATA, RC, RDMA, READ_RESPONSE, ATOMIC, ACK);
+    /** The fields tshark prints as text. */
+    static final List<String> TEXT = List.of("srdnic.rc.segment");
 
     private DissectorFields() {
     }
 
-    /** What the dissector must show for the SRD frame in {@code m}, which SrdParser accepted as {@code type}. */
-    static Map<String, List<String>> expected(Mbuf m, int type) {
+    /** Whether the packet is RC's: FLAG_RC set, and not a UD datagram (FLAG_UNRELIABLE wins, as in the dissector). */
+    static boolean isRc(Mbuf m) {
+        int flags = SrdHeader.flags(m);
+        return (flags & SrdHeader.FLAG_RC) != 0 && (flags & SrdHeader.FLAG_UNRELIABLE) == 0;
+    }
+
+    /** An RC data packet's place in its message, from FLAG_FIRST and FLAG_LAST. */
+    static String segment(Mbuf m) {
+        int flags = SrdHeader.flags(m);
+        boolean first = (flags & SrdHeader.FLAG_FIRST) != 0;
+        boolean last = (flags & SrdHeader.FLAG_LAST) != 0;
+        return first ? (last ? "ONLY" : "FIRST") : (last ? "LAST" : "MIDDLE");
+    }
+
+    /**
+     * The READs and atomics seen so far, by who sent them and their token, so that a READ_RESPONSE
+     * can be told to answer an atomic (its 8 bytes then are the word's original value): the
+     * dissector does the same, frame by frame.
+     */
+    static final class Requests {
+        private final Map<String, long[]> last = new java.util.HashMap<>(); // key -> {frame, atomic ? 1 : 0}
+
+        private static String key(int requesterIp, int responderIp, int requesterQpn, int token) {
+            return requesterIp + ">" + responderIp + ":" + requesterQpn + ":" + token;
+        }
+
+        /** The frame of the atomic this READ_RESPONSE answers, or -1 (no request seen, or the token's last request was a READ). */
+        long atomicAnswered(Mbuf m) {
+            long[] request = last.get(key(Ipv4UdpFrame.destinationIp(m), Ipv4UdpFrame.sourceIp(m), SrdHeader.destinationQpn(m),
+                ReadResponseHeader.token(m)));
+            return request != null && request[1] == 1 ? request[0] : -1;
+        }
+
+        void note(Mbuf m, int type, long frame) {
+            if (type == PacketType.RDMA_READ || type == PacketType.ATOMIC_CMP_SWAP || type == PacketType.ATOMIC_FETCH_ADD) {
+                last.put(key(Ipv4UdpFrame.sourceIp(m), Ipv4UdpFrame.destinationIp(m), SrdHeader.sourceQpn(m), SrdHeader.immediate(m)),
+                    new long[] {frame, type == PacketType.RDMA_READ ? 0 : 1});
+            }
+        }
+    }
+
+    /**
+     * What the dissector must show for the SRD frame in {@code m}, frame number {@code frame},
+     * which SrdParser accepted as {@code type}; {@code requests} holds the READs and atomics of
+     * the frames before it and learns this one's.
+     */
+    static Map<String, List<String>> expected(Mbuf m, int type, Requests requests, long frame) {
         Map<String, List<String>> f = new LinkedHashMap<>();
         for (String name : ALL) {
             f.put(name, new ArrayList<>());
@@ -60,9 +110,20 @@ final class DissectorFields {
         put(f, "srdnic.flags", flags);
         put(f, "srdnic.flags.retransmission", flags & SrdHeader.FLAG_RETRANSMISSION);
         put(f, "srdnic.flags.unreliable", (flags & SrdHeader.FLAG_UNRELIABLE) >>> 1);
-        put(f, "srdnic.flags.reserved", flags >>> 2);
-        put(f, "srdnic.src_context", SrdHeader.sourceContext(m));
-        put(f, "srdnic.dst_context", SrdHeader.destinationContext(m));
+        put(f, "srdnic.flags.rc", (flags & SrdHeader.FLAG_RC) >>> 2);
+        put(f, "srdnic.flags.first", (flags & SrdHeader.FLAG_FIRST) >>> 3);
+        put(f, "srdnic.flags.last", (flags & SrdHeader.FLAG_LAST) >>> 4);
+        put(f, "srdnic.flags.held", (flags & SrdHeader.FLAG_HELD) >>> 5);
+        put(f, "srdnic.flags.reserved", flags >>> 6);
+        boolean rc = isRc(m);
+        if (rc && type == PacketType.ACK) {
+            // An RC ACK names QPs where SRD's names contexts: the responder's, then the requester's.
+            put(f, "srdnic.src_qpn", SrdAck.sourceContext(m));
+            put(f, "srdnic.dst_qpn", SrdAck.destinationContext(m));
+        } else {
+            put(f, "srdnic.src_context", SrdHeader.sourceContext(m));
+            put(f, "srdnic.dst_context", SrdHeader.destinationContext(m));
+        }
         put(f, "srdnic.epoch", SrdHeader.epoch(m));
         int entropy = SrdPort.entropy(Ipv4UdpFrame.sourcePort(m));
         if (entropy >= 0) {
@@ -91,8 +152,12 @@ final class DissectorFields {
             for (int i = 0; i < SrdAck.dropCount(m); i++) {
                 put(f, "srdnic.ack.drop.psn", SrdAck.dropPsn(m, i));
                 put(f, "srdnic.ack.drop.reason", SrdAck.dropReason(m, i));
+                put(f, "srdnic.ack.drop.detail", SrdAck.dropDetail(m, i));
+                if (rc && SrdAck.dropReason(m, i) == DropReason.RNR) {
+                    put(f, "srdnic.ack.drop.rnr_timer", SrdAck.dropDetail(m, i));
+                }
                 put(f, "srdnic.ack.drop.reserved",
-                    m.getIntBE(FrameLayout.SRD_OFFSET + SrdAck.DROPS_OFFSET + i * SrdAck.DROP_ENTRY_LENGTH + 4) & 0xFF_FFFF);
+                    m.getShortBE(FrameLayout.SRD_OFFSET + SrdAck.DROPS_OFFSET + i * SrdAck.DROP_ENTRY_LENGTH + 6) & 0xFFFF);
             }
         } else {
             int payload = SrdHeader.payloadLength(m);
@@ -101,7 +166,12 @@ final class DissectorFields {
             put(f, "srdnic.send_base", SrdHeader.sendBase(m));
             put(f, "srdnic.src_qpn", SrdHeader.sourceQpn(m));
             put(f, "srdnic.dst_qpn", SrdHeader.destinationQpn(m));
-            put(f, "srdnic.qkey", SrdHeader.qkey(m));
+            if (rc && PacketType.isData(type)) {
+                f.get("srdnic.rc.segment").add(segment(m));
+                put(f, "srdnic.rc.recv_seq", SrdHeader.qkey(m));
+            } else {
+                put(f, "srdnic.qkey", SrdHeader.qkey(m));
+            }
             put(f, "srdnic.immediate", SrdHeader.immediate(m));
             f.get("srdnic.timestamp").add(Long.toUnsignedString(SrdHeader.timestamp(m)));
             int extended = PacketType.extendedHeaderLength(type);
@@ -128,7 +198,13 @@ final class DissectorFields {
                 put(f, "srdnic.read_response.length", ReadResponseHeader.readLength(m));
                 put(f, "srdnic.read_response.status", ReadResponseHeader.status(m));
                 put(f, "srdnic.read_response.reserved", m.getIntBE(FrameLayout.SRD_OFFSET + ReadResponseHeader.STATUS_OFFSET) & 0xFF_FFFF);
+                long atomic = requests.atomicAnswered(m);
+                if (atomic > 0 && payload == ReadResponseHeader.LENGTH + 8) {
+                    f.get("srdnic.atomic.original").add(Long.toUnsignedString(m.getLongBE(ReadResponseHeader.DATA_OFFSET)));
+                    f.get("srdnic.atomic.request_in").add(Long.toString(atomic));
+                }
             }
+            requests.note(m, type, frame);
             // The data: what follows the extended header, if the type has one.
             if (payload > extended) {
                 byte[] bytes = new byte[payload - extended];
@@ -151,7 +227,9 @@ final class DissectorFields {
             return values;
         }
         for (String v : printed.split(java.util.regex.Pattern.quote(AGGREGATOR), -1)) {
-            if (field.equals("srdnic.payload")) {
+            if (TEXT.contains(field)) {
+                values.add(v);
+            } else if (field.equals("srdnic.payload")) {
                 values.add(v.replace(":", "").toLowerCase(Locale.ROOT));
             } else if (v.equals("True") || v.equals("False")) {
                 values.add(v.equals("True") ? "1" : "0");

@@ -8,6 +8,7 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.pcap.PcapWriter;
 import io.srdnic.pmd.sim.SimBufferPool;
+import io.srdnic.srd.sim.RcSimulation;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;
@@ -38,9 +39,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Wireshark dissector (tools/wireshark/srdnic.lua) against the project's own codecs: every
- * frame of an {@code srdnic sim --pcap} run that carries every packet type the wire has today, and
- * frames of every type the codecs write with random fields, decode in tshark with exactly the
- * field values SrdHeader, RdmaHeader, ReadResponseHeader and SrdAck read; on the SRD port and
+ * frame of an {@code srdnic sim --pcap} run that carries every SRD and UD packet type, every frame
+ * of an {@code srdnic sim --transport rc --pcap} run that carries every RC operation (segments,
+ * READ and atomic answers, an RNR NAK, held ACKs), and frames of every type the codecs write with
+ * random fields and flags, decode in tshark with exactly the field values SrdHeader, RdmaHeader,
+ * ReadResponseHeader, AtomicHeader and SrdAck read, with RC's meanings where FLAG_RC is set; on the SRD port and
  * by heuristic elsewhere it claims exactly the frames SrdParser accepts, and flags the others with
  * the expert named after SrdParser's ParseError. Fails, never skips, when tshark is missing.
  */
@@ -104,6 +107,39 @@ class WiresharkDissectorIT {
     }
 
     /**
+     * RC on the wire, from the real transport: an RC connection carrying every RC operation under
+     * loss and reordering, so that the capture holds FIRST, MIDDLE, LAST and ONLY packets, READ
+     * and atomic answers, an RNR NAK with the responder's RNR timer, ACKs that hold a READ or
+     * atomic waiting for an answer slot (FLAG_HELD), and retransmissions.
+     */
+    @Test
+    void shouldDecodeEveryFrameOfASimulatedRcRunWithTheFieldValuesTheCodecsRead() throws Exception {
+        Path capture = dir.resolve("rc.pcap");
+        List<String> ops = List.of("send", "send-imm", "rdma-write", "rdma-write-imm", "rdma-read", "cmp-swap", "fetch-add", "rnr",
+            "fetch-add", "cmp-swap", "rdma-read", "fetch-add");
+        int messages = 400;
+        CliRun run = CliRun.of("sim", "--transport", "rc", "--messages", Integer.toString(messages), "--size", "3000",
+            "--ops", String.join(",", ops), "--loss", "0.05", "--reorder", "0.2", "--paths", "4", "--seed", "3",
+            "--pcap", capture.toString());
+        assertEquals(0, run.status(), run.stdout());
+
+        Map<String, Integer> kinds = decodeLikeTheCodecs(capture, "srdnic sim --transport rc");
+        for (String k : List.of("RC SEND", "RC SEND_WITH_IMM", "RC RDMA_WRITE", "RC RDMA_WRITE_WITH_IMM", "RC RDMA_READ",
+            "RC READ_RESPONSE", "RC ATOMIC_CMP_SWAP", "RC ATOMIC_FETCH_ADD", "RC ACK", "segment FIRST", "segment MIDDLE", "segment LAST",
+            "segment ONLY", "ACK held", "RNR NAK timer " + RcSimulation.MIN_RNR_TIMER, "atomic answer", "retransmission")) {
+            assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
+        }
+        long atomics = java.util.stream.IntStream.range(0, messages).mapToObj(i -> ops.get(i % ops.size()))
+            .filter(op -> op.equals("cmp-swap") || op.equals("fetch-add")).count();
+        assertTrue(kinds.get("atomic answer") >= atomics, "every atomic's answer is told from a READ's: " + kinds.get("atomic answer")
+            + " frames answer the " + atomics + " atomics");
+        for (int type = 1; type <= PacketType.MAX; type++) {
+            assertFalse(kinds.containsKey(PacketType.name(type)) || kinds.containsKey("UD " + PacketType.name(type)),
+                "every packet of an RC run is RC's: " + kinds);
+        }
+    }
+
+    /**
      * What a run cannot show: READ_RESPONSE with a failing status, a REMOTE_ACCESS drop, RDMA
      * packets whose fields take any value (an address over 2^63, a length over 2^31), every type
      * with and without data. Valid frames of every type, written by the codecs with random fields.
@@ -124,7 +160,8 @@ class WiresharkDissectorIT {
         for (int type : VALID_DATA_TYPES) {
             assertTrue(kinds.getOrDefault(PacketType.name(type), 0) > 0, "no " + PacketType.name(type) + ": " + kinds);
         }
-        for (String k : List.of("drop REMOTE_ACCESS", "READ_RESPONSE with status", "RDMA data")) {
+        for (String k : List.of("drop REMOTE_ACCESS", "READ_RESPONSE with status", "RDMA data", "RC ACK", "RC SEND", "segment MIDDLE",
+            "segment ONLY", "ACK held")) {
             assertTrue(kinds.getOrDefault(k, 0) > 0, "no " + k + ": " + kinds);
         }
     }
@@ -148,6 +185,7 @@ class WiresharkDissectorIT {
 
         Map<String, Integer> kinds = new TreeMap<>();
         Map<String, String> samples = new TreeMap<>();
+        DissectorFields.Requests requests = new DissectorFields.Requests();
         for (int i = 0; i < frames.size(); i++) {
             load(frames.get(i));
             int type = SrdParser.parse(m, SrdPort.DEFAULT, MTU);
@@ -161,15 +199,15 @@ class WiresharkDissectorIT {
             for (String severity : row[2].isEmpty() ? new String[0] : row[2].split("[|,]")) {
                 assertTrue(Long.decode(severity) < PI_WARN, where + " has an expert warning or error: " + row[2]);
             }
-            Map<String, List<String>> expected = DissectorFields.expected(m, type);
+            boolean answersAtomic = type == PacketType.READ_RESPONSE && requests.atomicAnswered(m) > 0;
+            Map<String, List<String>> expected = DissectorFields.expected(m, type, requests, frame);
             for (int f = 0; f < DissectorFields.ALL.size(); f++) {
                 String name = DissectorFields.ALL.get(f);
                 assertEquals(expected.get(name), DissectorFields.normalize(name, row[4 + f]), where + ": " + name);
             }
             String kind = kind(type);
-            assertTrue(row[3].startsWith(kind.startsWith("UD") ? "UD " + PacketType.name(type) : PacketType.name(type)),
-                where + ": the Info column starts with the type");
-            for (String k : kindsOf(type, kind)) {
+            assertTrue(row[3].startsWith(kind), where + ": the Info column starts with the type, UD or RC before it");
+            for (String k : kindsOf(type, kind, answersAtomic)) {
                 kinds.merge(k, 1, Integer::sum);
                 samples.putIfAbsent(k, "frame " + row[0] + ": " + row[3]);
             }
@@ -303,19 +341,21 @@ class WiresharkDissectorIT {
         if (type == PacketType.ACK) {
             int drops = r.nextInt(SrdAck.MAX_DROPS + 1);
             SrdHeader.versionAndType(m, PacketType.ACK);
+            SrdHeader.flags(m, r.nextInt(256));
             SrdAck.dropCount(m, drops);
             for (int off = SrdAck.SOURCE_CONTEXT_OFFSET; off < SrdAck.LENGTH; off += 4) {
                 m.putIntBE(at + off, r.nextInt());
             }
             for (int i = 0; i < drops; i++) {
-                SrdAck.drop(m, i, r.nextInt(), DropReason.BAD_DEST_QP + r.nextInt(DropReason.REMOTE_ACCESS));
+                SrdAck.drop(m, i, r.nextInt(), DropReason.BAD_DEST_QP + r.nextInt(DropReason.REMOTE_ACCESS), r.nextInt(256));
+                m.putShortBE(at + SrdAck.DROPS_OFFSET + i * SrdAck.DROP_ENTRY_LENGTH + 6, (short) (r.nextInt(8) == 0 ? r.nextInt() : 0));
             }
             return SrdAck.length(drops);
         }
         int extended = PacketType.extendedHeaderLength(type);
         int payload = !PacketType.isData(type) ? 0 : Math.max(extended, r.nextInt(8) == 0 ? r.nextInt(MTU + 1) : r.nextInt(200));
         SrdHeader.versionAndType(m, type);
-        SrdHeader.flags(m, r.nextInt(4));
+        SrdHeader.flags(m, r.nextInt(256)); // every flag, RC's included, and the reserved bits
         SrdHeader.payloadLength(m, payload);
         for (int off = SrdHeader.SOURCE_CONTEXT_OFFSET; off < SrdHeader.LENGTH; off += 4) {
             m.putIntBE(at + off, r.nextInt());
@@ -422,12 +462,30 @@ class WiresharkDissectorIT {
     // ---------------------------------------------------------------- kinds
 
     private String kind(int type) {
-        return ((SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0 ? "UD " : "") + PacketType.name(type);
+        // UD is a datagram's: an ACK with FLAG_UNRELIABLE is no UD packet (and, that flag winning, no RC one either).
+        boolean unreliable = (SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0;
+        // Probes are SRD's whatever their flags.
+        boolean rc = DissectorFields.isRc(m) && (PacketType.isData(type) || type == PacketType.ACK);
+        String transport = unreliable && type != PacketType.ACK ? "UD " : rc ? "RC " : "";
+        return transport + PacketType.name(type);
     }
 
-    /** The kinds a frame counts for: its type (UD marked), and for ACKs the SACK and drop reasons it carries. */
-    private List<String> kindsOf(int type, String kind) {
+    /**
+     * The kinds a frame counts for: its type (UD or RC marked), an RC data packet's segment, an
+     * atomic's answer, and for ACKs the SACK bits, FLAG_HELD and drop reasons (an RC RNR NAK's timer) it carries.
+     */
+    private List<String> kindsOf(int type, String kind, boolean answersAtomic) {
         List<String> k = new ArrayList<>(List.of(kind));
+        boolean rc = DissectorFields.isRc(m);
+        if (rc && PacketType.isData(type)) {
+            k.add("segment " + DissectorFields.segment(m));
+        }
+        if (answersAtomic) {
+            k.add("atomic answer");
+        }
+        if (rc && type == PacketType.ACK && (SrdHeader.flags(m) & SrdHeader.FLAG_HELD) != 0) {
+            k.add("ACK held");
+        }
         if ((SrdHeader.flags(m) & SrdHeader.FLAG_RETRANSMISSION) != 0) {
             k.add("retransmission");
         }
@@ -450,6 +508,9 @@ class WiresharkDissectorIT {
             }
             for (int i = 0; i < SrdAck.dropCount(m); i++) {
                 k.add("drop " + DropReason.name(SrdAck.dropReason(m, i)));
+                if (rc && SrdAck.dropReason(m, i) == DropReason.RNR) {
+                    k.add("RNR NAK timer " + SrdAck.dropDetail(m, i));
+                }
             }
         }
         return k;

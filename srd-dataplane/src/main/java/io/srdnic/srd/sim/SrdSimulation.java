@@ -45,10 +45,8 @@ public final class SrdSimulation {
      * @param config transport configuration shared by all hosts (copied per host by conclude)
      */
     public static SimReport run(Scenario s, Function<SimPort, PacketIo> wrap, SrdConfig config) {
-        long linkBps = Math.round(s.linkGbps() * 1e9);
-        LinkConfig access = LinkConfig.builder().bitsPerSecond(linkBps).delayNanos(s.delayNanos()).build();
-        LinkConfig fabric = LinkConfig.builder().bitsPerSecond(linkBps).delayNanos(s.delayNanos()).jitterNanos(s.jitterNanos())
-            .lossProbability(s.loss()).duplicateProbability(s.duplicate()).reorderProbability(s.reorder()).build();
+        LinkConfig access = accessLink(s);
+        LinkConfig fabric = fabricPath(s);
         long lifetime = packetLifetimeNanos(access, fabric);
         SrdConfig hostConfig = config.copy().paths(s.paths()).maxPacketLifetimeNanos(lifetime);
         long idle = s.events().idleContextNanos();
@@ -61,10 +59,6 @@ public final class SrdSimulation {
             // Slow links hold frames long: the idle time stays above the retransmission lifetime plus what they add.
             hostConfig.idleContextNanos(Math.max(config.idleContextNanos(), config.retransmitLifetimeNanos() + lifetime));
         }
-        PathSelector entropyToPath = (frame, k) -> {
-            int port = UdpSourcePortSelector.udpSourcePort(frame);
-            return port < SrdPort.ENTROPY_BASE ? 0 : (port - SrdPort.ENTROPY_BASE) % k;
-        };
         long perSender = s.messages() / s.senders();
         long remainder = s.messages() % s.senders();
         SplittableRandom seeds = new SplittableRandom(s.seed());
@@ -72,13 +66,7 @@ public final class SrdSimulation {
         try (Arena arena = Arena.ofConfined()) {
             SimWorld world = new SimWorld(s, hostConfig, arena, outcome);
             int frameRoom = Math.max(256, Math.max(s.size(), world.tooLongLength) + SrdConfig.FRAME_OVERHEAD);
-            SimNetwork.Config netConfig = SimNetwork.Config.builder().accessLink(access).fabricPath(fabric).pathCount(s.paths())
-                .poolSize(Math.min(1 << 16, 8192 + 4096 * s.hosts())).dataRoom(frameRoom).rxRingCapacity(8192)
-                .pathSelector(entropyToPath).build();
-            try (SimNetwork network = new SimNetwork(s.seed(), netConfig)) {
-                for (int p : s.blackholePaths()) {
-                    network.blackhole(p, true);
-                }
+            try (SimNetwork network = network(s, access, fabric, frameRoom)) {
                 SimHost[] hosts = new SimHost[s.hosts()];
                 for (int h = 0; h < hosts.length; h++) {
                     SimPort port = network.addHost(SimHost.mac(h));
@@ -96,6 +84,32 @@ public final class SrdSimulation {
                 return drive(s, network, hosts, world, forger, access.queueLimitBytes());
             }
         }
+    }
+
+    /** A host's link to the fabric, as the scenario has it. */
+    static LinkConfig accessLink(Scenario s) {
+        return LinkConfig.builder().bitsPerSecond(Math.round(s.linkGbps() * 1e9)).delayNanos(s.delayNanos()).build();
+    }
+
+    /** A fabric path, with the scenario's faults. */
+    static LinkConfig fabricPath(Scenario s) {
+        return LinkConfig.builder().bitsPerSecond(Math.round(s.linkGbps() * 1e9)).delayNanos(s.delayNanos()).jitterNanos(s.jitterNanos())
+            .lossProbability(s.loss()).duplicateProbability(s.duplicate()).reorderProbability(s.reorder()).build();
+    }
+
+    /** The scenario's network: entropy i rides fabric path i, the blackholed paths drop everything. */
+    static SimNetwork network(Scenario s, LinkConfig access, LinkConfig fabric, int frameRoom) {
+        PathSelector entropyToPath = (frame, k) -> {
+            int port = UdpSourcePortSelector.udpSourcePort(frame);
+            return port < SrdPort.ENTROPY_BASE ? 0 : (port - SrdPort.ENTROPY_BASE) % k;
+        };
+        SimNetwork network = new SimNetwork(s.seed(), SimNetwork.Config.builder().accessLink(access).fabricPath(fabric)
+            .pathCount(s.paths()).poolSize(Math.min(1 << 16, 8192 + 4096 * s.hosts())).dataRoom(frameRoom).rxRingCapacity(8192)
+            .pathSelector(entropyToPath).build());
+        for (int p : s.blackholePaths()) {
+            network.blackhole(p, true);
+        }
+        return network;
     }
 
     /**
