@@ -130,7 +130,7 @@ class VerbsRingTest {
         write.wrId(readWrId).opcode(SendWr.OP_RDMA_READ).sge(0).set(backMr, 0, size);
         assertEquals(0, p.sa.qp.postSend(write));
         assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the read completed");
-        assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+        assertEquals(WcStatus.SUCCESS, wcs[0].status(), () -> mode + ": requester " + p.a.counters() + " responder " + p.b.counters());
         assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
         assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
     }

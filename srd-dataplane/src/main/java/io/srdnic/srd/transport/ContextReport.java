@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.engine.PathSet;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.Ipv4UdpFrame;

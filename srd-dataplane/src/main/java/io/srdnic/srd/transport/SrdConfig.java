@@ -338,6 +338,35 @@ public final class SrdConfig {
         return rtoInitialNanos;
     }
 
+    public long rtoMinNanos() {
+        return rtoMinNanos;
+    }
+
+    /** Congestion control (the reliability engine's DelayWindow): initial window in packets. */
+    public int ccInitialWindow() {
+        return ccInitialWindow;
+    }
+
+    public double ccAdditiveIncrease() {
+        return ccAdditiveIncrease;
+    }
+
+    public double ccBeta() {
+        return ccBeta;
+    }
+
+    public double ccMaxDecrease() {
+        return ccMaxDecrease;
+    }
+
+    public long ccTargetQueueingNanos() {
+        return ccTargetQueueingNanos;
+    }
+
+    public long pathAvoidNanos() {
+        return pathAvoidNanos;
+    }
+
     public long rtoMaxNanos() {
         return rtoMaxNanos;
     }

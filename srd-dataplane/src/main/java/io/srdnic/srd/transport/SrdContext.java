@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.engine.ReliableSender;
+
 /**
  * The SRD context for one remote device: created implicitly by the first message to or from it and
  * shared by every QP that talks to it (so contexts grow with remote devices, not with QP pairs).

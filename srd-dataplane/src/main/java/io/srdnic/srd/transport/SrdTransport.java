@@ -1,5 +1,8 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.engine.AckChecks;
+import io.srdnic.srd.transport.engine.PathSet;
+import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;

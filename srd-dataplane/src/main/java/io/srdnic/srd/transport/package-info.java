@@ -1,15 +1,19 @@
 /**
- * The transports of one device, in layers (one package, so the layers share package-private state
- * without making it public API; the class names carry the layer):
+ * The transports of one device, in layers. The reliability engine is a package of its own (it
+ * shares nothing with the layers above but its interface); the duty cycle, the message layers and
+ * the QP objects stay in this one package because they share package-private state (the
+ * transport's tables, TX burst, counters, a QP's fields) that splitting them would make public
+ * API; the class names carry the layer ({@code Rc*} for RC, {@code Srd*}/{@code Send*} for SRD):
  * <ol>
  * <li><b>Duty cycle and tables</b> — {@link io.srdnic.srd.transport.SrdTransport} (posting,
  *     receive demultiplexing, timers), {@code QpTable}, {@code AddressHandles}, {@code ContextTable},
  *     {@link io.srdnic.srd.transport.MemoryRegions}, {@code TxBurst}.</li>
- * <li><b>Reliability engine</b>, one per flow whatever the QP type — {@code ReliableSender} (PSN
- *     space, per-packet descriptors with an owner token, selective ACK, RACK and RTO, retry limits,
- *     holding for RNR) with {@code RttEstimator}, {@code DelayWindow} (congestion control) and
- *     {@code PathSet} (spraying); {@code AckChecks}; {@code ReceiveWindow} (SRD's responder
- *     dedup).</li>
+ * <li><b>Reliability engine</b>, one per flow whatever the QP type — its own package,
+ *     {@link io.srdnic.srd.transport.engine} ({@code ReliableSender}: PSN space, per-packet
+ *     descriptors with an owner token, selective ACK, RACK and RTO, retry limits, holding for RNR;
+ *     with {@code RttEstimator}, {@code DelayWindow} and {@code PathSet}), with a narrow public
+ *     interface the message layers above use; {@code ReceiveWindow} (SRD's responder dedup) stays
+ *     here with SRD.</li>
  * <li><b>Message layers</b> above it:
  *     <ul>
  *     <li>SRD: the flow is an {@code SrdContext} per remote device (its {@code FlowKey}: IPv4

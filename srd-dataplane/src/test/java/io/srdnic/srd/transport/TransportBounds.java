@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.engine.ReliableSender;
+
 /**
  * The bounds a transport's state keeps whatever it receives, checked from outside its package (the
  * receive-path fuzz target checks them after every duty cycle). Each is a promise of
@@ -50,7 +52,7 @@ public final class TransportBounds {
         }
         int outstanding = 0;
         for (int psn = ctx.sender.sendBase; psn != ctx.sender.nextPsn; psn++) {
-            if (ctx.sender.owner[psn & ctx.sender.mask] != ReliableSender.EMPTY) {
+            if (ctx.sender.owner(psn) != ReliableSender.EMPTY) {
                 outstanding++;
             }
         }

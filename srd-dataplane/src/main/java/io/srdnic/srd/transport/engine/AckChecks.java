@@ -1,10 +1,10 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.engine;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.wire.SrdAck;
 
 /** What every requester checks of an ACK before acting on any of it, whatever the QP type. */
-final class AckChecks {
+public final class AckChecks {
     private AckChecks() {
     }
 
@@ -13,7 +13,7 @@ final class AckChecks {
      * cumulative PSN, selective bits or drop entries reach past it is forged or corrupt, and is
      * refused whole rather than trusted in part.
      */
-    static boolean namesOnlySentPsns(ReliableSender sender, Mbuf m, int cumulative, long[] sack, int drops) {
+    public static boolean namesOnlySentPsns(ReliableSender sender, Mbuf m, int cumulative, long[] sack, int drops) {
         if (cumulative - sender.nextPsn > 0) {
             return false;
         }

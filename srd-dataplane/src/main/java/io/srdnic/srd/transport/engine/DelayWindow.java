@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.engine;
 
 /**
  * Delay-based congestion window of one context, in the spirit of Swift: the target is the base RTT
@@ -6,7 +6,7 @@ package io.srdnic.srd.transport;
  * RTT); above it, it shrinks at most once per RTT, multiplicatively by how far the delay exceeds
  * the target. So an incast of many contexts keeps the bottleneck queue near the budget.
  */
-final class DelayWindow {
+public final class DelayWindow {
     private final double maxWindow;
     private final double additiveIncrease;
     private final double beta;
@@ -16,7 +16,7 @@ final class DelayWindow {
     private double window;
     private long lastDecrease;
 
-    DelayWindow(double initial, double maxWindow, double additiveIncrease, double beta, double maxDecrease, long targetQueueing) {
+    public DelayWindow(double initial, double maxWindow, double additiveIncrease, double beta, double maxDecrease, long targetQueueing) {
         this.initial = initial;
         this.window = initial;
         this.maxWindow = maxWindow;
@@ -28,13 +28,13 @@ final class DelayWindow {
     }
 
     /** Back to the initial window: a new remote. */
-    void reset() {
+    public void reset() {
         window = initial;
         lastDecrease = Long.MIN_VALUE / 2;
     }
 
     /** One acknowledged packet with its RTT sample, given the base RTT. */
-    void onAck(long rtt, long baseRtt, long now) {
+    public void onAck(long rtt, long baseRtt, long now) {
         long target = baseRtt + targetQueueing;
         if (rtt <= target) {
             window = Math.min(maxWindow, window + additiveIncrease / Math.max(1.0, window));
@@ -46,17 +46,17 @@ final class DelayWindow {
     }
 
     /** A retransmission timeout: the path or the receiver is in trouble, halve at once. */
-    void onTimeout(long now) {
+    public void onTimeout(long now) {
         window = Math.max(1.0, window * (1 - maxDecrease));
         lastDecrease = now;
     }
 
     /** Packets that may be in flight. */
-    int packets() {
+    public int packets() {
         return (int) window;
     }
 
-    double window() {
+    public double window() {
         return window;
     }
 }

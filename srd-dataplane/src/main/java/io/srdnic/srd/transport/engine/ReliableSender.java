@@ -1,5 +1,7 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.engine;
 
+import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.transport.SrdCounters;
 import java.util.Arrays;
 
 /**
@@ -17,12 +19,12 @@ import java.util.Arrays;
  * The descriptor arrays are allocated on first use ({@link #ensureWindow}) and kept when the flow
  * is reused, so a flow that only ever received costs none. Owned by the transport's thread.
  */
-final class ReliableSender {
-    static final int EMPTY = -1;
+public final class ReliableSender {
+    public static final int EMPTY = -1;
     private static final long MIN_REORDER_WINDOW = 5_000;
 
     /** What the layer above does with the packets of its owners. */
-    interface Listener {
+    public interface Listener {
         /** Builds and sends packet {@code psn} (segment {@code segment} of {@code owner}), its {@code xmit}-th transmission, on {@code path}. */
         void emit(ReliableSender flow, int psn, int owner, int segment, int path, int xmit, long now);
 
@@ -34,7 +36,7 @@ final class ReliableSender {
     }
 
     /** Which flow this is, for the listener (an SRD context's index). */
-    final int flow;
+    public final int flow;
     private final int window;
     private int retryBudget;
     private long retransmitLifetime;
@@ -55,57 +57,57 @@ final class ReliableSender {
     /** Held back by the layer above (RC: RNR-NAKed until the responder's timer runs out): neither lost nor timed out meanwhile. */
     private boolean[] held;
     int mask;
-    int nextPsn;
-    int sendBase;
+    public int nextPsn;
+    public int sendBase;
     /** The highest cumulative PSN the responder has acknowledged: no PSN goes out a window or more past it. */
-    int peerCumulative;
-    int inflight;
+    public int peerCumulative;
+    public int inflight;
     private long[] order;
     private int orderMask;
     private long orderHead;
     private long orderTail;
-    final RttEstimator rtt;
-    final DelayWindow cwnd;
-    final PathSet paths;
+    public final RttEstimator rtt;
+    public final DelayWindow cwnd;
+    public final PathSet paths;
     long rackSendTime;
-    long lastProgress;
+    public long lastProgress;
     long lastBackoff;
-    boolean unresponsive;
+    public boolean unresponsive;
 
-    long txPackets;
-    long retransmits;
-    long timeouts;
-    long rackLosses;
+    public long txPackets;
+    public long retransmits;
+    public long timeouts;
+    public long rackLosses;
 
-    ReliableSender(int flow, SrdConfig config, SrdCounters counters) {
-        this(flow, config, counters, config.paths);
+    public ReliableSender(int flow, SrdConfig config, SrdCounters counters) {
+        this(flow, config, counters, config.paths());
     }
 
     /** A flow that sprays over {@code pathCount} paths (1: every packet on one path). */
-    ReliableSender(int flow, SrdConfig config, SrdCounters counters, int pathCount) {
+    public ReliableSender(int flow, SrdConfig config, SrdCounters counters, int pathCount) {
         this.flow = flow;
         this.window = config.window();
-        this.retryBudget = config.retryBudget;
+        this.retryBudget = config.retryBudget();
         this.retransmitLifetime = config.retransmitLifetimeNanos();
         this.counters = counters;
-        this.rtt = new RttEstimator(config.rtoInitialNanos, config.rtoMinNanos, config.rtoMaxNanos);
-        this.cwnd = new DelayWindow(config.ccInitialWindow, window, config.ccAdditiveIncrease, config.ccBeta, config.ccMaxDecrease,
-            config.ccTargetQueueingNanos);
-        this.paths = new PathSet(pathCount, config.pathAvoidNanos, flow);
+        this.rtt = new RttEstimator(config.rtoInitialNanos(), config.rtoMinNanos(), config.rtoMaxNanos());
+        this.cwnd = new DelayWindow(config.ccInitialWindow(), window, config.ccAdditiveIncrease(), config.ccBeta(), config.ccMaxDecrease(),
+            config.ccTargetQueueingNanos());
+        this.paths = new PathSet(pathCount, config.pathAvoidNanos(), flow);
     }
 
     /**
      * When a lost packet is given up: after {@code retries} retransmissions or {@code lifetime} since
      * its first transmission, whichever comes first, but never before it is {@code minAge} old.
      */
-    void giveUpAfter(int retries, long lifetime, long minAge) {
+    public void giveUpAfter(int retries, long lifetime, long minAge) {
         this.retryBudget = retries;
         this.retransmitLifetime = lifetime;
         this.minAgeToGiveUp = minAge;
     }
 
     /** Starts afresh at {@code firstPsn}: nothing of a previous use remains. */
-    void reset(int firstPsn, long now) {
+    public void reset(int firstPsn, long now) {
         nextPsn = firstPsn;
         sendBase = firstPsn;
         peerCumulative = firstPsn;
@@ -125,12 +127,12 @@ final class ReliableSender {
         txPackets = retransmits = timeouts = rackLosses = 0;
     }
 
-    boolean hasWindow() {
+    public boolean hasWindow() {
         return owner != null;
     }
 
     /** Allocates the descriptors the first time this flow sends. */
-    void ensureWindow() {
+    public void ensureWindow() {
         if (owner == null) {
             owner = new int[window];
             segment = new int[window];
@@ -148,29 +150,29 @@ final class ReliableSender {
     }
 
     /** The owner of outstanding packet {@code psn}, or EMPTY (not sent, already acknowledged, or outside the window). */
-    int owner(int psn) {
+    public int owner(int psn) {
         if (psn - sendBase < 0 || psn - nextPsn >= 0) {
             return EMPTY;
         }
         return owner[psn & mask];
     }
 
-    int segmentOf(int psn) {
+    public int segmentOf(int psn) {
         return segment[psn & mask];
     }
 
     /** Whether the next PSN may go out: inside the send window, and less than a window past what the responder acknowledged. */
-    boolean canSendNextPsn() {
+    public boolean canSendNextPsn() {
         return nextPsn - sendBase < window && nextPsn - peerCumulative < window;
     }
 
     /** The packets congestion control lets into flight now. */
-    int sendAllowance() {
+    public int sendAllowance() {
         return Math.min(cwnd.packets(), window) - inflight;
     }
 
     /** Gives segment {@code seg} of {@code own} the next PSN and sends it; returns the PSN. */
-    int send(int own, int seg, long now, Listener listener) {
+    public int send(int own, int seg, long now, Listener listener) {
         int psn = nextPsn++;
         int i = psn & mask;
         owner[i] = own;
@@ -199,13 +201,13 @@ final class ReliableSender {
     }
 
     /** Takes outstanding packet {@code psn} out of the window without an acknowledgement (a drop indication, an abort). */
-    void forget(int psn) {
+    public void forget(int psn) {
         owner[psn & mask] = EMPTY;
         inflight--;
     }
 
     /** Takes every outstanding packet of {@code own} out of the window (its message ended early). */
-    void forgetAll(int own) {
+    public void forgetAll(int own) {
         for (int psn = sendBase; psn != nextPsn; psn++) {
             if (owner[psn & mask] == own) {
                 forget(psn);
@@ -215,7 +217,7 @@ final class ReliableSender {
     }
 
     /** The first outstanding packet's owner, or EMPTY. */
-    int oldestOwner() {
+    public int oldestOwner() {
         for (int psn = sendBase; psn != nextPsn; psn++) {
             int o = owner[psn & mask];
             if (o != EMPTY) {
@@ -230,7 +232,7 @@ final class ReliableSender {
      * echoes (per path too, if that is the packet's latest transmission), the congestion window,
      * and the send time RACK measures losses against.
      */
-    void onAckTiming(int triggerPsn, long echoed, long now, long maxSample) {
+    public void onAckTiming(int triggerPsn, long echoed, long now, long maxSample) {
         long sample = now - echoed;
         if (sample < 0 || sample >= maxSample) {
             return;
@@ -249,7 +251,7 @@ final class ReliableSender {
      * Every outstanding packet below {@code cumulative}, and every one the selective bits name
      * (bit i of word w: PSN cumulative + 1 + 64w + i), is acknowledged; returns whether any was.
      */
-    boolean onAcknowledged(int cumulative, long[] sack, Listener listener) {
+    public boolean onAcknowledged(int cumulative, long[] sack, Listener listener) {
         if (cumulative - peerCumulative > 0) {
             peerCumulative = cumulative;
         }
@@ -276,7 +278,7 @@ final class ReliableSender {
     }
 
     /** The packet {@code psn} is acknowledged alone (held at the responder): false if it was already. */
-    boolean acknowledgeOne(int psn, Listener listener) {
+    public boolean acknowledgeOne(int psn, Listener listener) {
         if (owner(psn) == EMPTY) {
             return false;
         }
@@ -297,7 +299,7 @@ final class ReliableSender {
      * when it has waited an RTO. A lost packet goes again on another path, unless it is out of
      * retries or time ({@link Listener#exhausted}). Returns the retransmissions.
      */
-    int detectLosses(long now, Listener listener) {
+    public int detectLosses(long now, Listener listener) {
         int work = 0;
         long reorderWindow = Math.max(rtt.srtt() / 4, MIN_REORDER_WINDOW);
         while (hasOrder()) {
@@ -348,7 +350,7 @@ final class ReliableSender {
     }
 
     /** When the oldest transmission in flight times out, or Long.MAX_VALUE. */
-    long nextTimeout() {
+    public long nextTimeout() {
         while (hasOrder()) {
             long e = order[(int) (orderHead & orderMask)];
             int psn = (int) (e >>> 32);
@@ -380,7 +382,7 @@ final class ReliableSender {
      * Holds outstanding packet {@code psn} back: the responder refused it for now (an RNR NAK), so
      * it is neither lost nor timed out until {@link #resumeHeld} sends it again.
      */
-    void hold(int psn) {
+    public void hold(int psn) {
         if (owner(psn) != EMPTY) {
             held[psn & mask] = true;
             stamp[psn & mask] = nextStamp++; // a stamp no send-order entry carries: its transmissions are no longer current
@@ -388,7 +390,7 @@ final class ReliableSender {
     }
 
     /** Holds back every outstanding packet from {@code psn} on (an RC RNR NAK: the responder took none of them). */
-    void holdFrom(int psn) {
+    public void holdFrom(int psn) {
         for (int q = psn; q != nextPsn; q++) {
             hold(q);
         }
@@ -398,7 +400,7 @@ final class ReliableSender {
      * Sends every held packet again, on a fresh clock: the wait was the responder's asking, not
      * silence, so it neither counts as a retry nor ages the packet. Returns how many went.
      */
-    int resumeHeld(long now, Listener listener) {
+    public int resumeHeld(long now, Listener listener) {
         int n = 0;
         for (int psn = sendBase; psn != nextPsn; psn++) {
             int i = psn & mask;
@@ -429,7 +431,7 @@ final class ReliableSender {
     }
 
     /** Moves the send base past every PSN that is no longer outstanding. */
-    void advanceSendBase() {
+    public void advanceSendBase() {
         while (sendBase != nextPsn && owner[sendBase & mask] == EMPTY) {
             sendBase++;
         }

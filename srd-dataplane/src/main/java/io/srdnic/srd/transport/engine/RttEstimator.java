@@ -1,11 +1,11 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.engine;
 
 /**
  * Smoothed RTT and variance (RFC 6298) in nanoseconds, and the retransmission timeout derived from
  * them with exponential backoff. Samples come from echoed timestamps, so retransmissions give
  * unambiguous samples too (no Karn's rule needed).
  */
-final class RttEstimator {
+public final class RttEstimator {
     private final long rtoInitial;
     private final long rtoMin;
     private final long rtoMax;
@@ -15,7 +15,7 @@ final class RttEstimator {
     private long rto;
     private int backoff;
 
-    RttEstimator(long rtoInitial, long rtoMin, long rtoMax) {
+    public RttEstimator(long rtoInitial, long rtoMin, long rtoMax) {
         this.rtoInitial = rtoInitial;
         this.rtoMin = rtoMin;
         this.rtoMax = rtoMax;
@@ -23,7 +23,7 @@ final class RttEstimator {
     }
 
     /** Forgets every sample: a new remote starts from the initial RTO. */
-    void reset() {
+    public void reset() {
         srtt = 0;
         rttvar = 0;
         minRtt = Long.MAX_VALUE;
@@ -31,7 +31,7 @@ final class RttEstimator {
         backoff = 0;
     }
 
-    void sample(long rtt) {
+    public void sample(long rtt) {
         if (rtt <= 0) {
             rtt = 1;
         }
@@ -49,26 +49,26 @@ final class RttEstimator {
     }
 
     /** The timeout for the next expiry, backoff included. */
-    long rto() {
+    public long rto() {
         return Math.min(rtoMax, rto << Math.min(backoff, 20));
     }
 
-    void backOff() {
+    public void backOff() {
         if (rto() < rtoMax) {
             backoff++;
         }
     }
 
-    long srtt() {
+    public long srtt() {
         return srtt;
     }
 
-    long rttvar() {
+    public long rttvar() {
         return rttvar;
     }
 
     /** The smallest RTT seen: the base RTT, without queueing. 0 before the first sample. */
-    long minRtt() {
+    public long minRtt() {
         return minRtt == Long.MAX_VALUE ? 0 : minRtt;
     }
 }

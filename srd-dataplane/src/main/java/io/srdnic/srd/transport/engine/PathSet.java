@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.engine;
 
 /**
  * The K paths (entropy values) one context sprays over, with per-path RTT, transmit and loss
@@ -6,17 +6,17 @@ package io.srdnic.srd.transport;
  * probed, and used again only after the probe is answered — a dead path costs one probe per
  * (doubling) avoidance period, never stalled data.
  */
-final class PathSet {
-    static final int NONE = -1;
+public final class PathSet {
+    public static final int NONE = -1;
     /** Consecutive losses that condemn a path: at 10% random loss a healthy path does this once in a thousand. */
-    static final int LOSS_RUN_TO_AVOID = 3;
+    public static final int LOSS_RUN_TO_AVOID = 3;
 
     private final int count;
     private final long baseAvoid;
-    final long[] srtt;
-    final long[] transmits;
-    final long[] losses;
-    final long[] timeouts;
+    public final long[] srtt;
+    public final long[] transmits;
+    public final long[] losses;
+    public final long[] timeouts;
     /** Losses on a path since it last delivered: a run of them means the path, not chance, is at fault. */
     private final int[] lossRun;
     private final boolean[] healthy;
@@ -27,7 +27,7 @@ final class PathSet {
     private int avoided;
     private int cursor;
 
-    PathSet(int count, long baseAvoid, int start) {
+    public PathSet(int count, long baseAvoid, int start) {
         this.count = count;
         this.baseAvoid = baseAvoid;
         srtt = new long[count];
@@ -43,7 +43,7 @@ final class PathSet {
     }
 
     /** Every path healthy again, counters and RTTs forgotten: a new remote. */
-    void reset(int start) {
+    public void reset(int start) {
         java.util.Arrays.fill(srtt, 0);
         java.util.Arrays.fill(transmits, 0);
         java.util.Arrays.fill(losses, 0);
@@ -57,12 +57,12 @@ final class PathSet {
         cursor = Math.floorMod(start, count);
     }
 
-    int count() {
+    public int count() {
         return count;
     }
 
     /** The next path in rotation that is healthy and not {@code exclude}; degrades gracefully when none is. */
-    int choose(int exclude) {
+    public int choose(int exclude) {
         int fallback = NONE;
         for (int i = 0; i < count; i++) {
             int p = cursor;
@@ -83,17 +83,17 @@ final class PathSet {
         return p == exclude && count > 1 ? choose(NONE) : p;
     }
 
-    void onTransmit(int path) {
+    public void onTransmit(int path) {
         transmits[path]++;
     }
 
-    void onRtt(int path, long rtt) {
+    public void onRtt(int path, long rtt) {
         srtt[path] = srtt[path] == 0 ? rtt : srtt[path] + (rtt - srtt[path]) / 8;
         lossRun[path] = 0;
     }
 
     /** A loss found by RACK; {@link #LOSS_RUN_TO_AVOID} in a row with nothing delivered avoids the path like a timeout. */
-    void onLoss(int path, long now) {
+    public void onLoss(int path, long now) {
         losses[path]++;
         if (++lossRun[path] >= LOSS_RUN_TO_AVOID) {
             lossRun[path] = 0;
@@ -102,7 +102,7 @@ final class PathSet {
     }
 
     /** A retransmission timeout on {@code path}: avoid it for a while (doubling while it stays dead). */
-    void onTimeout(int path, long now) {
+    public void onTimeout(int path, long now) {
         timeouts[path]++;
         avoid(path, now);
     }
@@ -117,7 +117,7 @@ final class PathSet {
     }
 
     /** Paths whose avoidance has ended and that need a probe now; returns one or NONE. */
-    int probeDue(long now) {
+    public int probeDue(long now) {
         if (avoided == 0) {
             return NONE;
         }
@@ -129,12 +129,12 @@ final class PathSet {
         return NONE;
     }
 
-    void onProbeSent(int path, long now, long timeout) {
+    public void onProbeSent(int path, long now, long timeout) {
         probeDeadline[path] = now + timeout;
     }
 
     /** Unanswered probes: avoid those paths again, twice as long. */
-    void expireProbes(long now) {
+    public void expireProbes(long now) {
         if (avoided == 0) {
             return;
         }
@@ -147,7 +147,7 @@ final class PathSet {
         }
     }
 
-    void onProbeReply(int path) {
+    public void onProbeReply(int path) {
         if (path >= 0 && path < count) {
             if (!healthy[path]) {
                 avoided--;
@@ -158,12 +158,12 @@ final class PathSet {
         }
     }
 
-    boolean isHealthy(int path) {
+    public boolean isHealthy(int path) {
         return healthy[path];
     }
 
     /** The earliest time a probe is due or expires, or Long.MAX_VALUE. */
-    long nextDeadline() {
+    public long nextDeadline() {
         long next = Long.MAX_VALUE;
         if (avoided == 0) {
             return next;
@@ -176,7 +176,7 @@ final class PathSet {
         return next;
     }
 
-    int healthyCount() {
+    public int healthyCount() {
         return count - avoided;
     }
 }
