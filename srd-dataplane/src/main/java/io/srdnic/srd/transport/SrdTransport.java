@@ -53,6 +53,15 @@ public final class SrdTransport implements AutoCloseable {
 
     private static final long HOUSEKEEPING_INTERVAL = 1_000_000;
 
+    /**
+     * How long an acknowledged SRD READ may go without data before it completes REMOTE_UNRESPONSIVE:
+     * the answers come from the responder's own reliable sending half, which may go on resending one
+     * for its retransmit lifetime (retry budget x rto-max) before giving up, so only silence longer
+     * than that proves the answer will never come; a shorter limit failed READs whose responder
+     * thread was merely descheduled on a busy host. At least the transport timeout.
+     */
+    private final long readSilenceLimit;
+
     private final PacketIo io;
     private final SrdConfig config;
     final int epoch;
@@ -102,6 +111,7 @@ public final class SrdTransport implements AutoCloseable {
         }
         this.io = io;
         this.config = config.conclude(io.maxFrameLength());
+        this.readSilenceLimit = Math.max(this.config.transportTimeoutNanos, this.config.retransmitLifetimeNanos());
         this.epoch = epoch;
         this.localMac = io.macAddress();
         this.localIp = config.localIp;
@@ -742,7 +752,7 @@ public final class SrdTransport implements AutoCloseable {
             if (messages.hasReadsOutstanding()) {
                 // Silent up to the last time the RX ring was emptied, as for idle contexts: after a stall
                 // of this thread the answers that kept coming are still in the ring, unread.
-                work += messages.expireSilentReads(lastDrained, config.transportTimeoutNanos);
+                work += messages.expireSilentReads(lastDrained, readSilenceLimit);
             }
         }
         return work;
