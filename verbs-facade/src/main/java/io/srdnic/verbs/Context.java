@@ -134,8 +134,19 @@ public final class Context implements AutoCloseable {
         return dataplane.call(dataplane.transport::contextReport);
     }
 
-    long now() {
+    /** The context's clock in nanoseconds: virtual on a simulator, where waiting means letting the world run. */
+    public long now() {
         return device.clock.getAsLong();
+    }
+
+    /** How the dataplane runs: INVOKER when the application's calls drive it (always on a simulator). */
+    public ThreadingMode threadingMode() {
+        return dataplane.mode;
+    }
+
+    /** Whether the context was closed (its device is gone for everything made on it). */
+    public synchronized boolean isClosed() {
+        return closed;
     }
 
     synchronized MemoryRegion register(ProtectionDomain pd, MemorySegment segment, int access) {
