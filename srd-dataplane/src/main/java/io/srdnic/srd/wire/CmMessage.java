@@ -46,9 +46,11 @@ public final class CmMessage {
     public static final int REJ = 4;
     public static final int DREQ = 5;
     public static final int DREP = 6;
+    /** Message receipt acknowledgement: "your REQ arrived, the application has not answered yet; wait longer". */
+    public static final int MRA = 7;
 
-    /** IBTA's private data sizes for the CM messages (REQ 92, REP 196, RTU 224, REJ 148, DREQ 220, DREP 224). */
-    private static final int[] PRIVATE_DATA_LIMIT = {0, 92, 196, 224, 148, 220, 224};
+    /** IBTA's private data sizes for the CM messages (REQ 92, REP 196, RTU 224, REJ 148, DREQ 220, DREP 224, MRA 222). */
+    private static final int[] PRIVATE_DATA_LIMIT = {0, 92, 196, 224, 148, 220, 224, 222};
     /** The largest message: an RTU or DREP with all its private data. */
     public static final int MAX_LENGTH = HEADER_LENGTH + 224;
 
@@ -96,7 +98,7 @@ public final class CmMessage {
 
     /** The most private data a message of {@code type} carries, or -1 for no such type. */
     public static int privateDataLimit(int type) {
-        return type >= REQ && type <= DREP ? PRIVATE_DATA_LIMIT[type] : -1;
+        return type >= REQ && type <= MRA ? PRIVATE_DATA_LIMIT[type] : -1;
     }
 
     public static String typeName(int type) {
@@ -107,6 +109,7 @@ public final class CmMessage {
             case REJ -> "REJ";
             case DREQ -> "DREQ";
             case DREP -> "DREP";
+            case MRA -> "MRA";
             default -> "type " + type;
         };
     }
@@ -119,7 +122,7 @@ public final class CmMessage {
     /**
      * Checks the {@code length} bytes received at the wrapped offset against the table in
      * docs/wire-format.md and answers the message type, or a negative error: shorter than the header
-     * or than its private data says (TRUNCATED), another version, a type not REQ..DREP, private
+     * or than its private data says (TRUNCATED), another version, a type not REQ..MRA, private
      * data over the type's limit or bytes past it (BAD_LENGTH), a reserved byte not zero, a zero
      * sender's communication id, a receiver's id in a REQ or none in another type, a retry count
      * over 7, a path MTU code outside 1..5 in REQ/REP (OUT_OF_RANGE). Reads nothing past {@code length}.

@@ -50,7 +50,7 @@ class CmMessageFuzzTest {
             System.arraycopy(header, 0, bytes, 0, Math.min(header.length, bytes.length));
             if (bytes.length >= 4) {
                 bytes[0] = (byte) (data.consumeInt(0, 9) == 0 ? data.consumeInt() : CmMessage.VERSION);
-                bytes[1] = (byte) data.consumeInt(0, 7);
+                bytes[1] = (byte) data.consumeInt(0, 8);
                 bytes[2] = (byte) (privateLength >>> 8);
                 bytes[3] = (byte) privateLength;
             }
@@ -76,8 +76,8 @@ class CmMessageFuzzTest {
             return CmMessage.WRONG_VERSION;
         }
         int type = b[1] & 0xFF;
-        int[] limits = {92, 196, 224, 148, 220, 224};
-        if (type < 1 || type > 6) {
+        int[] limits = {92, 196, 224, 148, 220, 224, 222};
+        if (type < 1 || type > 7) {
             return CmMessage.UNKNOWN_TYPE;
         }
         int privateLength = (b[2] & 0xFF) << 8 | (b[3] & 0xFF);
@@ -120,7 +120,7 @@ class CmMessageFuzzTest {
     }
 
     private static void writeThenParse(FuzzedDataProvider data) {
-        int type = data.consumeInt(CmMessage.REQ, CmMessage.DREP);
+        int type = data.consumeInt(CmMessage.REQ, CmMessage.MRA);
         int privateLength = data.consumeInt(0, CmMessage.privateDataLimit(type));
         int local = data.consumeInt() | 1;
         int remote = type == CmMessage.REQ ? 0 : data.consumeInt() | 2;

@@ -48,7 +48,7 @@ class CmMessageTest {
         segment.set(ValueLayout.JAVA_BYTE, 0, (byte) 2);
         assertEquals(CmMessage.WRONG_VERSION, m.parse(length));
         req(0);
-        segment.set(ValueLayout.JAVA_BYTE, 1, (byte) 7);
+        segment.set(ValueLayout.JAVA_BYTE, 1, (byte) 8);
         assertEquals(CmMessage.UNKNOWN_TYPE, m.parse(length));
         req(0);
         segment.set(ValueLayout.JAVA_BYTE, 20, (byte) 1);

@@ -7,12 +7,15 @@ import io.srdnic.verbs.VerbsException;
  * how long it waits for an answer before sending again, how many times it sends again before the
  * peer is UNREACHABLE, and how long a closed connection stays in TIMEWAIT. InfiniBand's CM waits
  * seconds (its peers may be a subnet manager away); srdnic's peers answer from a poll loop, so its
- * defaults are 50 ms, 5 retries (the peer is unreachable after 300 ms) and 50 ms of TIMEWAIT.
+ * defaults are 50 ms, 5 retries (the peer is unreachable after 300 ms) and 50 ms of TIMEWAIT. A
+ * responder whose application has not yet answered a request says so (MRA) when the request comes
+ * again; the requester then waits {@link #mraTimeoutNanos} per retry instead (1 s by default).
  */
 public final class CmConfig {
     long responseTimeoutNanos = 50_000_000L;
     int maxRetries = 5;
     long timewaitNanos = 50_000_000L;
+    long mraTimeoutNanos = 1_000_000_000L;
 
     public CmConfig responseTimeoutNanos(long nanos) {
         if (nanos <= 0) {
@@ -27,6 +30,14 @@ public final class CmConfig {
             throw new VerbsException("max retries must be 0..100, was " + n);
         }
         this.maxRetries = n;
+        return this;
+    }
+
+    public CmConfig mraTimeoutNanos(long nanos) {
+        if (nanos <= 0) {
+            throw new VerbsException("the MRA timeout must be positive");
+        }
+        this.mraTimeoutNanos = nanos;
         return this;
     }
 

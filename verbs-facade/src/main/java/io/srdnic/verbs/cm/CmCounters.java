@@ -6,9 +6,9 @@ import java.util.Map;
 
 /** What a context's connection manager has done and refused, under its lock. */
 final class CmCounters {
-    /** By message type (REQ..DREP). */
-    final long[] sent = new long[CmMessage.DREP + 1];
-    final long[] received = new long[CmMessage.DREP + 1];
+    /** By message type (REQ..MRA). */
+    final long[] sent = new long[CmMessage.MRA + 1];
+    final long[] received = new long[CmMessage.MRA + 1];
     /** By {@link CmMessage#parse} error (its negation). */
     final long[] malformed = new long[7];
     long wrongSender;
@@ -23,7 +23,7 @@ final class CmCounters {
 
     Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
-        for (int t = CmMessage.REQ; t <= CmMessage.DREP; t++) {
+        for (int t = CmMessage.REQ; t <= CmMessage.MRA; t++) {
             m.put("sent_" + CmMessage.typeName(t), sent[t]);
             m.put("received_" + CmMessage.typeName(t), received[t]);
         }

@@ -377,6 +377,11 @@ public final class CmId {
                     send(CmMessage.DREP); // our DREP was lost
                 }
             }
+            case CmMessage.MRA -> {
+                if (state == CmState.REQ_SENT) {
+                    deadline = nonZero(now + cm.config.mraTimeoutNanos); // the application over there is slow, not gone
+                }
+            }
             case CmMessage.DREP -> {
                 if (state == CmState.DREQ_SENT) {
                     enterTimewait(now);
@@ -435,7 +440,9 @@ public final class CmId {
 
     void onDuplicateRequest() {
         cm.counters.duplicateRequests++;
-        if (state == CmState.REP_SENT) {
+        if (state == CmState.REQ_RCVD) {
+            send(CmMessage.MRA); // received, waiting for the application: the requester should wait longer
+        } else if (state == CmState.REP_SENT) {
             send(CmMessage.REP); // our REP was lost, or is slow: the requester asks again
         } else if (state == CmState.TIMEWAIT) {
             sendReject(RejectReason.STALE_CONNECTION);

@@ -252,7 +252,9 @@ public final class ConnectionManager {
         long mac = rx.mac();
         int ip = rx.ip();
         int port = rx.udpPort();
-        int length = tx.write(type, newCommId(), rx.localCommId(), rx.serviceId(), 0);
+        // As the id that is gone, when the message named one: the peer matches the answer to its own id by both numbers.
+        int as = rx.remoteCommId() != 0 ? rx.remoteCommId() : newCommId();
+        int length = tx.write(type, as, rx.localCommId(), rx.serviceId(), 0);
         tx.sender(context.mac(), context.ip(), context.udpPort()).rejectReason(reason);
         finish(slot, type, length, mac, ip, port);
     }

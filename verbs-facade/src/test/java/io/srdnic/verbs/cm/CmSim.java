@@ -97,7 +97,10 @@ final class CmSim implements AutoCloseable {
         }
     }
 
-    /** The next event on {@code h}'s channel, which must be of {@code type} (acked: its fields stay readable until the next poll). */
+    /**
+     * The next event on {@code h}'s channel, which must be of {@code type}. Acked already: read its
+     * fields before the next event is awaited, which may reuse it.
+     */
     CmEvent expect(Host h, CmEventType type) {
         CmEvent e = next(h, 2_000 * MS);
         assertNotNull(e, "no event; expected " + type);
