@@ -44,6 +44,14 @@ class CmConnectSimTest {
         return id;
     }
 
+    /** The server takes the next CONNECT_REQUEST, makes the id's QP and accepts; returns the id. */
+    static CmId acceptNext(CmSim sim, CmSim.Host server) {
+        CmId id = sim.expect(server, CmEventType.CONNECT_REQUEST).id();
+        CmSim.qp(server, id);
+        id.accept(new ConnParam());
+        return id;
+    }
+
     static Pair connect(CmSim sim, CmSim.Host client, CmSim.Host server) {
         CmId listener = listen(server, PORT, 4);
         CmId c = request(sim, client, server, PORT, CmSim.bytes(56, 1));

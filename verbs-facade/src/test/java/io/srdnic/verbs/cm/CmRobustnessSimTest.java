@@ -37,9 +37,7 @@ class CmRobustnessSimTest {
             int n = 12;
             for (int i = 0; i < n; i++) {
                 CmId c = CmConnectSimTest.request(sim, client, server, PORT, CmSim.bytes(8, i));
-                CmEvent req = sim.expect(server, CmEventType.CONNECT_REQUEST);
-                CmSim.qp(server, req.id());
-                req.id().accept(new ConnParam());
+                CmConnectSimTest.acceptNext(sim, server);
                 sim.expect(client, CmEventType.ESTABLISHED);
                 sim.expect(server, CmEventType.ESTABLISHED);
                 assertEquals(QpState.RTS, c.qp().state());
@@ -231,9 +229,7 @@ class CmRobustnessSimTest {
             assertEquals(2, server.cm.counters().get("malformed"));
             assertEquals(1, server.cm.counters().get("wrong_sender"));
             CmConnectSimTest.request(sim, client, server, PORT, new byte[0]);
-            CmEvent req = sim.expect(server, CmEventType.CONNECT_REQUEST);
-            CmSim.qp(server, req.id());
-            req.id().accept(new ConnParam());
+            CmConnectSimTest.acceptNext(sim, server);
             sim.expect(client, CmEventType.ESTABLISHED);
         }
     }
