@@ -177,7 +177,9 @@ public final class CmMessage {
      * every reserved byte zero; answers the message's length. Fields a type does not use must be 0.
      */
     public int write(int type, int localCommId, int remoteCommId, long serviceId, int privateLength) {
-        buffer.asSlice(base, HEADER_LENGTH).fill((byte) 0);
+        for (int i = 0; i < HEADER_LENGTH; i += Long.BYTES) { // no slice: nothing allocated per message
+            buffer.set(LONG, base + i, 0L);
+        }
         buffer.set(ValueLayout.JAVA_BYTE, base + VERSION_OFFSET, (byte) VERSION);
         buffer.set(ValueLayout.JAVA_BYTE, base + TYPE_OFFSET, (byte) type);
         buffer.set(SHORT, base + PRIVATE_LENGTH_OFFSET, (short) privateLength);
