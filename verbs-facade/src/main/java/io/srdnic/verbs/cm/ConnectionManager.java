@@ -18,11 +18,10 @@ import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The connection manager of one context: its management QP (UD at QPN 1, Q_Key
@@ -34,7 +33,8 @@ import java.util.WeakHashMap;
  * the answers to strangers go out on at most {@link #MAX_REPLY_HANDLES} address handles.
  */
 public final class ConnectionManager {
-    private static final Map<Context, ConnectionManager> MANAGERS = Collections.synchronizedMap(new WeakHashMap<>());
+    /** Each open context's manager; a context's close hook takes its entry out. */
+    private static final Map<Context, ConnectionManager> MANAGERS = new ConcurrentHashMap<>();
     static final int SLOT = 512;
     static final int RECV_SLOTS = 128;
     static final int SEND_SLOTS = 64;
@@ -45,7 +45,8 @@ public final class ConnectionManager {
     final CmCounters counters = new CmCounters();
     final CmMessage tx = new CmMessage();
     private final CmMessage rx = new CmMessage();
-    private final Arena arena = Arena.ofShared();
+    /** Freed with the manager: once its context is closed nothing refers to it (the hook below lets go of it). */
+    private final Arena arena = Arena.ofAuto();
     private final ProtectionDomain pd;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
@@ -95,12 +96,27 @@ public final class ConnectionManager {
 
     /** As {@link #of(Context)}; {@code config} counts only if this call makes the manager. */
     public static ConnectionManager of(Context context, CmConfig config) {
-        synchronized (MANAGERS) {
+        ConnectionManager cm = MANAGERS.get(context);
+        if (cm != null) {
+            return cm;
+        }
+        synchronized (context) { // the lock Context.close takes: no close runs between the check and the hook
             if (context.isClosed()) {
                 throw new VerbsException("context is closed");
             }
-            return MANAGERS.computeIfAbsent(context, c -> new ConnectionManager(c, config));
+            cm = MANAGERS.get(context);
+            if (cm == null) {
+                cm = new ConnectionManager(context, config);
+                MANAGERS.put(context, cm);
+                context.onClose(() -> MANAGERS.remove(context));
+            }
+            return cm;
         }
+    }
+
+    /** Whether {@code context} has a manager in the table (not once it is closed). */
+    static boolean isManaged(Context context) {
+        return MANAGERS.containsKey(context);
     }
 
     /** Messages sent and received by type, retransmissions, duplicates, malformed messages dropped (by reason), ... */
@@ -330,6 +346,5 @@ public final class ConnectionManager {
         for (int i = 0; i < ids.size(); i++) {
             ids.get(i).onDeviceRemoval();
         }
-        arena.close();
     }
 }

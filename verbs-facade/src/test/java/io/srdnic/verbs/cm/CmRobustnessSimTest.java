@@ -240,7 +240,9 @@ class CmRobustnessSimTest {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();
             CmConnectSimTest.Pair p = CmConnectSimTest.connect(sim, client, server);
+            assertTrue(ConnectionManager.isManaged(server.context));
             server.context.close();
+            assertTrue(!ConnectionManager.isManaged(server.context), "a closed context's manager is let go of (it would hold the context)");
             CmId first = sim.expect(server, CmEventType.DEVICE_REMOVAL).id();
             CmId second = sim.expect(server, CmEventType.DEVICE_REMOVAL).id();
             assertTrue(first != second, "the listener and the connection's id each hear it");
