@@ -52,6 +52,8 @@ public final class CmId {
     int initiatorDepth;
     int retryCount;
     int rnrRetryCount;
+    int minRnrTimer = QpBringUp.MIN_RNR_TIMER;
+    int ackTimeout = QpBringUp.LOCAL_ACK_TIMEOUT;
     int peerQpn;
     int peerPsn;
     int peerResponderResources;
@@ -239,8 +241,8 @@ public final class CmId {
             initiatorDepth = Math.min(p.initiatorDepth, peerResponderResources);
             rnrRetryCount = p.rnrRetryCount;
             path = qpPath();
-            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, responderResources, startingPsn, peerRetryCount,
-                peerRnrRetryCount, initiatorDepth);
+            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, responderResources, minRnrTimer, startingPsn, ackTimeout,
+                peerRetryCount, peerRnrRetryCount, initiatorDepth);
             answered();
             state = CmState.REP_SENT;
             send(CmMessage.REP);
@@ -311,6 +313,29 @@ public final class CmId {
             }
             state = CmState.DESTROYED;
             cm.remove(this);
+        }
+    }
+
+    /**
+     * The RNR timer this side's QP asks its peer to wait when it has no receive posted
+     * (rdma_set_min_rnr_timer): IBTA's 5-bit code, 12 (0.64 ms) unless set. Before connect/accept.
+     */
+    public void setMinRnrTimer(int code) {
+        synchronized (cm) {
+            if (code < 0 || code > 31) {
+                throw new VerbsException("the RNR timer is IBTA's 5-bit code 0..31, was " + code);
+            }
+            minRnrTimer = code;
+        }
+    }
+
+    /** The QP's local ACK timeout (rdma_set_ack_timeout): 4.096 µs × 2^code, 14 (67 ms) unless set. Before connect/accept. */
+    public void setAckTimeout(int code) {
+        synchronized (cm) {
+            if (code < 0 || code > 31) {
+                throw new VerbsException("the ACK timeout is a 5-bit code 0..31, was " + code);
+            }
+            ackTimeout = code;
         }
     }
 
@@ -416,8 +441,8 @@ public final class CmId {
         int maxDestRdAtomic = Math.max(peerInitiatorDepth, 0);
         try {
             path = qpPath();
-            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, maxDestRdAtomic, startingPsn, retryCount, m.rnrRetryCount(),
-                maxRdAtomic);
+            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, maxDestRdAtomic, minRnrTimer, startingPsn, ackTimeout, retryCount,
+                m.rnrRetryCount(), maxRdAtomic);
         } catch (VerbsException e) {
             // the application destroyed or moved the QP meanwhile: refuse, so the responder does not wait for an RTU
             privateLength = 0;

@@ -12,7 +12,7 @@ import io.srdnic.verbs.QueuePair;
 final class QpBringUp {
     /** perftest's local ACK timeout (4.096 µs × 2^14, about 67 ms). */
     static final int LOCAL_ACK_TIMEOUT = 14;
-    /** IBTA code 12: 0.64 ms. InfiniBand's CM leaves 0, which means 655 ms — a classic stall. */
+    /** The default: IBTA code 12, 0.64 ms. InfiniBand's CM leaves 0, which means 655 ms — a classic stall. */
     static final int MIN_RNR_TIMER = 12;
 
     private QpBringUp() {
@@ -27,11 +27,11 @@ final class QpBringUp {
     }
 
     /** INIT → RTR → RTS towards the peer's QP on the path {@code addressHandle}. */
-    static void connect(QueuePair qp, int addressHandle, int pathMtu, int destQpn, int rqPsn, int maxDestRdAtomic, int sqPsn, int retryCnt,
-                        int rnrRetry, int maxRdAtomic) {
+    static void connect(QueuePair qp, int addressHandle, int pathMtu, int destQpn, int rqPsn, int maxDestRdAtomic, int minRnrTimer,
+                        int sqPsn, int ackTimeout, int retryCnt, int rnrRetry, int maxRdAtomic) {
         qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(addressHandle).pathMtu(pathMtu).destQpn(destQpn).rqPsn(rqPsn)
-            .maxDestRdAtomic(maxDestRdAtomic).minRnrTimer(MIN_RNR_TIMER));
-        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(LOCAL_ACK_TIMEOUT).retryCnt(retryCnt).rnrRetry(rnrRetry)
+            .maxDestRdAtomic(maxDestRdAtomic).minRnrTimer(minRnrTimer));
+        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(ackTimeout).retryCnt(retryCnt).rnrRetry(rnrRetry)
             .maxRdAtomic(maxRdAtomic));
     }
 

@@ -80,13 +80,17 @@ class CmConnectSimTest {
             assertEquals(client.context.ip(), req.id().remoteIp());
             CmId s = req.id();
             QueuePair sqp = CmSim.qp(server, s);
+            s.setMinRnrTimer(3);
             s.accept(new ConnParam().privateData(CmSim.bytes(196, 2)).responderResources(8).initiatorDepth(8));
+            assertEquals(3, sqp.query().minRnrTimer(), "rdma_set_min_rnr_timer's value");
+            assertEquals(14, sqp.query().timeout());
             assertEquals(QpState.RTS, sqp.state(), "rdma_accept takes the QP to RTS before the REP leaves");
             CmEvent up = sim.expect(client, CmEventType.ESTABLISHED);
             assertEquals(196, up.privateDataLength());
             assertArrayEquals(CmSim.bytes(196, 2), Arrays.copyOf(up.privateData(), 196));
             sim.expect(server, CmEventType.ESTABLISHED);
             assertEquals(QpState.RTS, c.qp().state());
+            assertEquals(12, c.qp().query().minRnrTimer(), "0.64 ms unless set, not IB's 655 ms");
             assertEquals(2, s.responderResources(), "no more than the requester issues (its initiator depth)");
             assertEquals(4, s.initiatorDepth(), "no more than the requester serves (its responder resources)");
             assertEquals(2, c.initiatorDepth(), "the requester's own depth, which the responder serves in full");
