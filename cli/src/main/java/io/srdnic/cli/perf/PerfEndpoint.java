@@ -223,6 +223,28 @@ final class PerfEndpoint implements AutoCloseable {
             exposed == null ? 0 : exposed.segment().address(), exposed == null ? 0 : exposed.rkey());
     }
 
+    /**
+     * Connects two endpoints driven by one thread (a simulator's): RC QPs through both CMs, stepped
+     * in turn until every pair is up, then each side's address handle and work requests.
+     */
+    static void connectInOneThread(PerfEndpoint server, PerfEndpoint client, long deadlineNanos) {
+        if (server.params.transport().connected) {
+            RcCmConnector listening = server.listenCm();
+            RcCmConnector connecting = client.connectCm(server.context.ip());
+            boolean serverDone = false;
+            boolean clientDone = false;
+            while (!(serverDone && clientDone)) {
+                serverDone = listening.step();
+                clientDone = connecting.step();
+                if (System.nanoTime() - deadlineNanos > 0) {
+                    throw new IllegalStateException("the CM did not connect the RC QPs within the time limit");
+                }
+            }
+        }
+        server.connect(client.info());
+        client.connect(server.info());
+    }
+
     /** Makes the address handle and the send work requests for the peer (RC: its QPs connected through the CM already). */
     void connect(PeerInfo peer) {
         if (peer.qpns().length != qps.length) {

@@ -27,11 +27,7 @@ final class SimPerf {
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(seed * 31 + 2), settings));
             try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 0x5352_4453, false);
                  PerfEndpoint client = new PerfEndpoint(clientCtx, p, 0x5352_4443, true)) {
-                if (p.transport().connected) {
-                    connectThroughCm(server, client, serverCtx.ip(), System.nanoTime() + p.timeLimitNanos());
-                }
-                server.connect(client.info());
-                client.connect(server.info());
+                PerfEndpoint.connectInOneThread(server, client, System.nanoTime() + p.timeLimitNanos());
                 LongSupplier clock = world.network().clock()::now;
                 Responder responder = new Responder(server, clock);
                 PerfClient agent = p.latency() ? new LatencyClient(client, clock) : new BandwidthClient(client, clock);
@@ -67,21 +63,6 @@ final class SimPerf {
                 ServerCounts counts = ServerCounts.parse(responder.resultLine());
                 return PerfSession.result(p, "sim", "INVOKER", null, true, agent, null, counts, client.checkPayload(),
                     p.stats() ? PerfSession.statsLines("client", clientCtx) : List.of());
-            }
-        }
-    }
-
-    /** RC: both sides' CMs in this one thread until every QP pair is connected. */
-    private static void connectThroughCm(PerfEndpoint server, PerfEndpoint client, int serverIp, long deadlineNanos) {
-        RcCmConnector listening = server.listenCm();
-        RcCmConnector connecting = client.connectCm(serverIp);
-        boolean serverDone = false;
-        boolean clientDone = false;
-        while (!(serverDone && clientDone)) {
-            serverDone = listening.step();
-            clientDone = connecting.step();
-            if (System.nanoTime() - deadlineNanos > 0) {
-                throw new IllegalStateException("the CM did not connect the RC QPs within the time limit");
             }
         }
     }
