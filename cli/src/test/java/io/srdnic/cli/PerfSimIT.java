@@ -154,7 +154,9 @@ class PerfSimIT {
     /**
      * 70% loss each way: an RC QP spends its 7 retries and goes to ERROR, on whichever side a packet
      * ran out first. The run fails at once, naming RETRY_EXCEEDED — also when it is the server's
-     * reply that failed, which the client would otherwise wait for until the time limit.
+     * reply that failed, which the client would otherwise wait for until the time limit. The CM's
+     * handshake crosses the same lossy link: at 90% it may never complete, and the run fails at
+     * once saying so (UNREACHABLE after the CM's retries).
      */
     @ParameterizedTest
     @CsvSource({"lat,0.7", "bw,0.9"})
@@ -162,7 +164,8 @@ class PerfSimIT {
         long start = System.nanoTime();
         Result r = errorRun("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--loss", loss, "--iters", "100");
         assertEquals(1, r.status, r.stderr);
-        assertTrue(r.stderr.contains("RETRY_EXCEEDED_ERROR (SEND)"), r.stderr);
+        assertTrue(r.stderr.contains("RETRY_EXCEEDED_ERROR (SEND)")
+            || (loss.equals("0.9") && r.stderr.contains("connecting RC QPs through the CM: UNREACHABLE")), r.stderr);
         assertTrue(System.nanoTime() - start < 60_000_000_000L, "long before the 300 s time limit");
     }
 

@@ -21,6 +21,18 @@ public final class AddressHandle {
         return ip;
     }
 
+    public long mac() {
+        return mac;
+    }
+
+    public int udpPort() {
+        return port;
+    }
+
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
     /** The transport's number for this handle: what {@code QpAttributes.addressHandle} takes as an RC QP's path. */
     public int handle() {
         return id;

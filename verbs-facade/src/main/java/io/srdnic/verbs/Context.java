@@ -37,6 +37,7 @@ public final class Context implements AutoCloseable {
     private int pdCount;
     private int srqs;
     private boolean closed;
+    private final java.util.List<Runnable> closeHooks = new java.util.ArrayList<>();
 
     private Context(Device device, ContextConfig config) {
         this.device = device;
@@ -134,8 +135,19 @@ public final class Context implements AutoCloseable {
         return dataplane.call(dataplane.transport::contextReport);
     }
 
-    long now() {
+    /** The context's clock in nanoseconds: virtual on a simulator, where waiting means letting the world run. */
+    public long now() {
         return device.clock.getAsLong();
+    }
+
+    /** How the dataplane runs: INVOKER when the application's calls drive it (always on a simulator). */
+    public ThreadingMode threadingMode() {
+        return dataplane.mode;
+    }
+
+    /** Whether the context was closed (its device is gone for everything made on it). */
+    public synchronized boolean isClosed() {
+        return closed;
     }
 
     synchronized MemoryRegion register(ProtectionDomain pd, MemorySegment segment, int access) {
@@ -222,11 +234,23 @@ public final class Context implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code hook} when the context is closed, before its dataplane stops: for what is layered
+     * on a context (its connection manager) to let go of it.
+     */
+    public synchronized void onClose(Runnable hook) {
+        checkOpen();
+        closeHooks.add(hook);
+    }
+
     /** Stops the dataplane, closes the port and pool the device owns. */
     @Override
     public synchronized void close() {
         if (!closed) {
             closed = true;
+            for (Runnable hook : closeHooks) {
+                hook.run();
+            }
             dataplane.close();
             device.closeOwned();
         }

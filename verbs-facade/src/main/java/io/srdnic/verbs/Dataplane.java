@@ -191,6 +191,10 @@ final class Dataplane implements AutoCloseable {
         if (posts == null) {
             return transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
         }
+        if (managedElsewhere(qp)) {
+            return call(() -> transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey,
+                signaled));
+        }
         if (claimSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled) < 0) {
             return SrdTransport.POST_SQ_FULL;
         }
@@ -243,6 +247,9 @@ final class Dataplane implements AutoCloseable {
         if (posts == null) {
             return qp.postReceive(wrId, buffer, offset, length);
         }
+        if (managedElsewhere(qp)) {
+            return call(() -> qp.postReceive(wrId, buffer, offset, length));
+        }
         return publishReceive(PostRing.RECV, qp, null, wrId, buffer, offset, length);
     }
 
@@ -277,6 +284,13 @@ final class Dataplane implements AutoCloseable {
             transport.completeLocally(qp, wrId, status, length);
             return;
         }
+        if (managedElsewhere(qp)) {
+            call(() -> {
+                transport.completeLocally(qp, wrId, status, length);
+                return null;
+            });
+            return;
+        }
         int i;
         while ((i = posts.claim()) < 0) {
             Thread.onSpinWait();
@@ -288,6 +302,16 @@ final class Dataplane implements AutoCloseable {
         posts.length[i] = length;
         posts.buffer[i] = null;
         posts.publish();
+    }
+
+    /**
+     * The management QP is posted to by the connection manager, from whichever application thread
+     * polls its event channel: its posts go in as commands (any thread may queue one, at the cost of
+     * a task each on this control path), never through the ring, which has one producer — the
+     * thread that posts to the application's own QPs.
+     */
+    private static boolean managedElsewhere(SrdQp qp) {
+        return qp.qpn() == SrdTransport.MANAGEMENT_QPN;
     }
 
     private void consume(PostRing ring, int i) {

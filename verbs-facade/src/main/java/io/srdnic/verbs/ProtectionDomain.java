@@ -67,6 +67,24 @@ public final class ProtectionDomain {
         return newQueuePair(type, sendCq, recvCq, srq, maxSendWr, 1, maxSendSge, maxInlineData);
     }
 
+    /**
+     * Creates the device's management QP in RESET: UD at the well-known number
+     * {@link io.srdnic.srd.transport.SrdTransport#MANAGEMENT_QPN} (InfiniBand's QP1), which a peer
+     * addresses without being told it. The connection manager ({@code io.srdnic.verbs.cm}) makes it;
+     * one per context, a second is refused while the first lives.
+     */
+    public QueuePair createManagementQueuePair(CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr) {
+        checkAlive();
+        QueuePair qp;
+        try {
+            qp = new QueuePair(this, QpType.UD, sendCq, recvCq, null, maxSendWr, maxRecvWr, 1, 0, true);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw new VerbsException(e.getMessage());
+        }
+        qps.incrementAndGet();
+        return qp;
+    }
+
     private QueuePair newQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
                                    int maxRecvWr, int maxSendSge, int maxInlineData) {
         checkAlive();

@@ -55,6 +55,12 @@ public final class QueuePair {
 
     QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
               int maxRecvWr, int maxSendSge, int maxInlineData) {
+        this(pd, type, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData, false);
+    }
+
+    /** {@code management}: the device's management QP (UD at {@link SrdTransport#MANAGEMENT_QPN}), else a QP of a drawn number. */
+    QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
+              int maxRecvWr, int maxSendSge, int maxInlineData, boolean management) {
         this.pd = pd;
         this.context = pd.context;
         this.type = type;
@@ -67,7 +73,9 @@ public final class QueuePair {
         this.maxInlineData = maxInlineData;
         this.freeStaging = new int[maxSendWr];
         this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
-        this.qp = context.dataplane.call(() -> srq == null
+        this.qp = context.dataplane.call(() -> management
+            ? context.dataplane.transport.createManagementQp(pd.id, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
+            : srq == null
             ? context.dataplane.transport.createQp(type, pd.id, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
             : context.dataplane.transport.createQp(type, pd.id, maxSendWr, srq.srq, sendCq.ring, recvCq.ring));
         qp.onSendRelease(this::released);
@@ -80,6 +88,10 @@ public final class QueuePair {
 
     public QpType type() {
         return type;
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
     }
 
     public QpState state() {

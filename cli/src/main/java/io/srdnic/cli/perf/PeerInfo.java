@@ -7,37 +7,26 @@ import java.util.stream.Collectors;
 /**
  * What a side tells the other so it can send to it: its MAC, IPv4 address and SRD UDP port (for the
  * address handle), the Q_Key its QPs take and their numbers, in order (QP i talks to the peer's QP i),
- * for RC the first PSN each of those QPs sends with (the peer's QP i takes it as its RQ PSN at RTR),
  * and for RDMA the address and rkey of the region the other side's requests name (address 0: none).
+ * RC QPs learn each other's numbers and first PSNs from the connection manager instead
+ * ({@link RcCmConnector}); the client takes the server's IPv4 address from here to reach its CM.
  * On the side channel: {@code INFO mac=02:00:00:00:00:01 ip=10.0.0.1 port=21330 qkey=0x... qpns=1,2},
- * then {@code psns=0x1a2b3c,0x4d5e6f} for RC and {@code raddr=0x... rkey=0x...} when there is a region.
+ * then {@code raddr=0x... rkey=0x...} when there is a region.
  */
-record PeerInfo(long mac, int ip, int udpPort, int qkey, int[] qpns, int[] psns, long rdmaAddress, int rkey) {
-    private static final int[] NONE = new int[0];
+record PeerInfo(long mac, int ip, int udpPort, int qkey, int[] qpns, long rdmaAddress, int rkey) {
 
-    /** A side with no region for RDMA and no PSNs (not RC). */
+    /** A side with no region for RDMA. */
     PeerInfo(long mac, int ip, int udpPort, int qkey, int[] qpns) {
-        this(mac, ip, udpPort, qkey, qpns, NONE, 0, 0);
-    }
-
-    /** A side with a region for RDMA and no PSNs (not RC). */
-    PeerInfo(long mac, int ip, int udpPort, int qkey, int[] qpns, long rdmaAddress, int rkey) {
-        this(mac, ip, udpPort, qkey, qpns, NONE, rdmaAddress, rkey);
+        this(mac, ip, udpPort, qkey, qpns, 0, 0);
     }
 
     boolean hasRegion() {
         return rdmaAddress != 0;
     }
 
-    /** Whether it tells a first PSN for every QP (an RC side does). */
-    boolean hasPsns() {
-        return psns.length == qpns.length && psns.length > 0;
-    }
-
     String line() {
         return "mac=" + MacAddress.format(mac) + " ip=" + ipv4(ip) + " port=" + udpPort + " qkey=0x" + Integer.toHexString(qkey)
             + " qpns=" + Arrays.stream(qpns).mapToObj(Integer::toString).collect(Collectors.joining(","))
-            + (psns.length > 0 ? " psns=" + Arrays.stream(psns).mapToObj(v -> "0x" + Integer.toHexString(v)).collect(Collectors.joining(",")) : "")
             + (hasRegion() ? " raddr=0x" + Long.toHexString(rdmaAddress) + " rkey=0x" + Integer.toHexString(rkey) : "");
     }
 
@@ -47,7 +36,6 @@ record PeerInfo(long mac, int ip, int udpPort, int qkey, int[] qpns, int[] psns,
         int port = 0;
         int qkey = 0;
         int[] qpns = null;
-        int[] psns = NONE;
         long raddr = 0;
         int rkey = 0;
         try {
@@ -59,7 +47,6 @@ record PeerInfo(long mac, int ip, int udpPort, int qkey, int[] qpns, int[] psns,
                     case "port" -> port = Integer.parseInt(p[1]);
                     case "qkey" -> qkey = Integer.parseUnsignedInt(p[1].substring(2), 16);
                     case "qpns" -> qpns = Arrays.stream(p[1].split(",")).mapToInt(Integer::parseInt).toArray();
-                    case "psns" -> psns = Arrays.stream(p[1].split(",")).mapToInt(PeerInfo::parsePsn).toArray();
                     case "raddr" -> raddr = Long.parseUnsignedLong(p[1].substring(2), 16);
                     case "rkey" -> rkey = Integer.parseUnsignedInt(p[1].substring(2), 16);
                     default -> throw new IllegalArgumentException("unknown field " + p[0]);
@@ -71,22 +58,7 @@ record PeerInfo(long mac, int ip, int udpPort, int qkey, int[] qpns, int[] psns,
         if (qpns == null || ip == 0 || port == 0) {
             throw new IllegalArgumentException("INFO line lacks ip, port or qpns: '" + line + "'");
         }
-        if (psns.length != 0 && psns.length != qpns.length) {
-            throw new IllegalArgumentException("INFO line has " + psns.length + " PSNs for " + qpns.length + " QPs: '" + line + "'");
-        }
-        return new PeerInfo(mac, ip, port, qkey, qpns, psns, raddr, rkey);
-    }
-
-    /** A PSN, 0x-hex, within the 24 bits a PSN has. */
-    private static int parsePsn(String text) {
-        if (!text.startsWith("0x")) {
-            throw new IllegalArgumentException("a PSN is 0x-hex, was " + text);
-        }
-        int psn = Integer.parseInt(text.substring(2), 16);
-        if (psn < 0 || psn > 0xFF_FFFF) {
-            throw new IllegalArgumentException("a PSN has 24 bits, was " + text);
-        }
-        return psn;
+        return new PeerInfo(mac, ip, port, qkey, qpns, raddr, rkey);
     }
 
     static String ipv4(int ip) {

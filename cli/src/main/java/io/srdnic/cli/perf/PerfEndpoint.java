@@ -19,7 +19,6 @@ import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.SplittableRandom;
 
 /**
  * One side's verbs resources, as ib_send_lat/ib_send_bw set them up: a PD, one CQ for sends and
@@ -41,9 +40,9 @@ import java.util.SplittableRandom;
  * The side the bytes land on checks its region against the pattern at the end ({@link #checkPayload}).
  * <p>
  * RC ({@code --transport rc}) QPs are connected: each is taken to INIT here, with its receives
- * posted, and to RTR and RTS only in {@link #connect}, naming the peer's QP i, its first PSN (the
- * {@link PeerInfo} carries both) and the largest path MTU the link allows; this side's first PSNs
- * are drawn per run and told in {@link #info()}. An RC SEND may be up to 1 GiB (the transport cuts
+ * posted, and to RTR and RTS by the connection manager ({@link #listenCm} on the server,
+ * {@link #connectCm} on the client: {@link RcCmConnector}), which tells each side the other's QP
+ * numbers and first PSNs over the link itself. An RC SEND may be up to 1 GiB (the transport cuts
  * it at the path MTU), so its bytes are handled as WRITE's are: the client sends from a region holding
  * the pattern, every receive of a side lands in one zeroed region of {@code size} bytes (the server's
  * checked at the end; in latency mode the server sends back from it what arrived, into the client's,
@@ -73,8 +72,8 @@ final class PerfEndpoint implements AutoCloseable {
     private final int recvDepth;
     private final int qkey;
     private final int[] indexByQpn;
-    /** RC: the first PSN each QP sends with (told in {@link #info()}); empty for other types. */
-    private final int[] firstPsns;
+    /** RC: what connects the QPs through the CM, until the endpoint closes; else null. */
+    private RcCmConnector connector;
     /** Where receives land: their region, the stride between two, and the length of each. */
     private MemoryRegion recvRegion;
     private long recvStride;
@@ -123,7 +122,6 @@ final class PerfEndpoint implements AutoCloseable {
                 recvStride = slot;
                 recvLength = slot;
             }
-            this.firstPsns = connected ? firstPsns(params, client) : new int[0];
             int maxQpn = 0;
             for (int i = 0; i < qps.length; i++) {
                 QueuePair qp = pd.createQueuePair(type, cq, cq, params.sendDepth(), recvDepth, 1, 0);
@@ -194,17 +192,16 @@ final class PerfEndpoint implements AutoCloseable {
         return pd.registerMemory(s, access);
     }
 
-    /**
-     * RC: the first PSN of each QP, drawn from the run id and the side, so a run's are the same on
-     * every link and two sides' differ. Anywhere in the 24-bit space: a long run wraps some.
-     */
-    static int[] firstPsns(PerfParams params, boolean client) {
-        SplittableRandom random = new SplittableRandom(params.runId() * 2L + (client ? 1 : 0));
-        int[] psns = new int[params.qps()];
-        for (int i = 0; i < psns.length; i++) {
-            psns[i] = random.nextInt(1 << 24);
-        }
-        return psns;
+    /** RC, the server: listens for the client's CM requests, one per QP; call before telling the client {@link #info()}. */
+    RcCmConnector listenCm() {
+        connector = RcCmConnector.listen(context, qps);
+        return connector;
+    }
+
+    /** RC, the client: asks the server's CM at {@code serverIp} to connect each QP to its QP of the same index. */
+    RcCmConnector connectCm(int serverIp) {
+        connector = RcCmConnector.connect(context, qps, serverIp);
+        return connector;
     }
 
     /** RC: the largest path MTU (256, 512, 1024, 2048 or 4096 B) within the link's {@code mtu}; 0 if none is. */
@@ -222,23 +219,39 @@ final class PerfEndpoint implements AutoCloseable {
         for (int i = 0; i < qps.length; i++) {
             qpns[i] = qps[i].qpNum();
         }
-        return new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns, firstPsns.clone(),
+        return new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns,
             exposed == null ? 0 : exposed.segment().address(), exposed == null ? 0 : exposed.rkey());
     }
 
     /**
-     * Makes the address handle and the send work requests for the peer; RC: first takes every QP to
-     * RTR and RTS, connected to the peer's QP of the same index.
+     * Connects two endpoints driven by one thread (a simulator's): RC QPs through both CMs, stepped
+     * in turn until every pair is up, then each side's address handle and work requests.
      */
+    static void connectInOneThread(PerfEndpoint server, PerfEndpoint client, long deadlineNanos) {
+        if (server.params.transport().connected) {
+            RcCmConnector listening = server.listenCm();
+            RcCmConnector connecting = client.connectCm(server.context.ip());
+            boolean serverDone = false;
+            boolean clientDone = false;
+            while (!(serverDone && clientDone)) {
+                serverDone = listening.step();
+                clientDone = connecting.step();
+                if (System.nanoTime() - deadlineNanos > 0) {
+                    throw new IllegalStateException("the CM did not connect the RC QPs within the time limit");
+                }
+            }
+        }
+        server.connect(client.info());
+        client.connect(server.info());
+    }
+
+    /** Makes the address handle and the send work requests for the peer (RC: its QPs connected through the CM already). */
     void connect(PeerInfo peer) {
         if (peer.qpns().length != qps.length) {
             throw new IllegalStateException("the other side has " + peer.qpns().length + " QPs, this side " + qps.length);
         }
         toPeer = pd.createAddressHandle(peer.mac(), peer.ip(), peer.udpPort());
         boolean connected = params.transport().connected;
-        if (connected) {
-            connectRc(peer);
-        }
         if (params.op().rdma() && !client && !params.serverReplies()) {
             return; // this side posts nothing: the client's requests are answered by the transport
         }
@@ -271,24 +284,6 @@ final class PerfEndpoint implements AutoCloseable {
                 wr.sge(0).set(sendMr, (long) i * slot, params.size());
             }
             sends[i] = wr.numSge(1);
-        }
-    }
-
-    /**
-     * RC: QP i to RTR (the peer's QP i, whose first PSN is the one expected first here; READs and
-     * atomics up to the most the transport takes) and to RTS (this side's first PSN; retries as
-     * perftest sets them: timeout 14, 7 retries, RNR retried for ever).
-     */
-    private void connectRc(PeerInfo peer) {
-        if (!peer.hasPsns()) {
-            throw new IllegalStateException("the other side told no PSNs for its RC QPs: is it running --transport rc?");
-        }
-        int mtu = pathMtu(context.mtu());
-        for (int i = 0; i < qps.length; i++) {
-            qps[i].modify(new QpAttributes().state(QpState.RTR).addressHandle(toPeer.handle()).pathMtu(mtu).destQpn(peer.qpns()[i])
-                .rqPsn(peer.psns()[i]).maxDestRdAtomic(QpAttributes.RD_ATOMIC_LIMIT).minRnrTimer(1));
-            qps[i].modify(new QpAttributes().state(QpState.RTS).sqPsn(firstPsns[i]).timeout(14).retryCnt(7).rnrRetry(7)
-                .maxRdAtomic(QpAttributes.RD_ATOMIC_LIMIT));
         }
     }
 
@@ -354,6 +349,9 @@ final class PerfEndpoint implements AutoCloseable {
 
     @Override
     public void close() {
+        if (connector != null) {
+            connector.close();
+        }
         context.close();
         arena.close();
     }

@@ -66,7 +66,11 @@ final class PerfSession {
             PerfResult result;
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4443, true)) {
                 ch.send("INFO " + ep.info().line());
-                ep.connect(PeerInfo.parse(ch.expect("INFO", limitMs)));
+                PeerInfo peer = PeerInfo.parse(ch.expect("INFO", limitMs));
+                if (p.transport().connected) { // the server listens before it tells its INFO
+                    ep.connectCm(peer.ip()).await(deadline);
+                }
+                ep.connect(peer);
                 PerfClient client = p.latency() ? new LatencyClient(ep, System::nanoTime) : new BandwidthClient(ep, System::nanoTime);
                 runClient(client, p, side, deadline, ch);
                 ch.send("END " + client.sent());
@@ -227,8 +231,12 @@ final class PerfSession {
             PeerInfo peer = PeerInfo.parse(line.substring(5));
             Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 1));
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4453, false)) {
+                RcCmConnector cm = p.transport().connected ? ep.listenCm() : null;
                 ep.connect(peer);
                 ch.send("INFO " + ep.info().line());
+                if (cm != null) {
+                    cm.await(deadline);
+                }
                 Responder responder = new Responder(ep, System::nanoTime);
                 long sent = respond(ch, responder, side, deadline);
                 ch.send("RESULT " + responder.resultLine());

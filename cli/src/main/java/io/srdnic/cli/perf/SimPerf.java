@@ -27,8 +27,7 @@ final class SimPerf {
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(seed * 31 + 2), settings));
             try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 0x5352_4453, false);
                  PerfEndpoint client = new PerfEndpoint(clientCtx, p, 0x5352_4443, true)) {
-                server.connect(client.info());
-                client.connect(server.info());
+                PerfEndpoint.connectInOneThread(server, client, System.nanoTime() + p.timeLimitNanos());
                 LongSupplier clock = world.network().clock()::now;
                 Responder responder = new Responder(server, clock);
                 PerfClient agent = p.latency() ? new LatencyClient(client, clock) : new BandwidthClient(client, clock);

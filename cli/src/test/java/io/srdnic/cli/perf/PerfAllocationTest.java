@@ -32,8 +32,7 @@ class PerfAllocationTest {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(31), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(32), Map.of()));
             try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false); PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
-                server.connect(client.info());
-                client.connect(server.info());
+                PerfEndpoint.connectInOneThread(server, client, System.nanoTime() + 60_000_000_000L);
                 LongSupplier clock = world.network().clock()::now;
                 Responder responder = new Responder(server, clock);
                 PerfClient agent = p.latency() ? new LatencyClient(client, clock) : new BandwidthClient(client, clock);

@@ -183,34 +183,14 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldTellRcPsnsOnTheSideChannel() {
-        PeerInfo rc = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3, 4}, new int[] {0xFF_FFFF, 0},
-            0x7F12_3456_7000L, 0x42);
-        PeerInfo back = PeerInfo.parse(rc.line());
-        assertTrue(back.hasPsns() && back.hasRegion(), rc.line());
-        assertArrayEquals(new int[] {0xFF_FFFF, 0}, back.psns());
+    void shouldTellQpnsAndTheRegionOnTheSideChannelButNoPsns() {
+        PeerInfo rdma = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3, 4}, 0x7F12_3456_7000L, 0x42);
+        PeerInfo back = PeerInfo.parse(rdma.line());
+        assertTrue(back.hasRegion(), rdma.line());
         assertArrayEquals(new int[] {3, 4}, back.qpns());
-        PeerInfo plain = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3});
-        assertFalse(plain.line().contains("psns"), "an SRD or UD side tells none: " + plain.line());
-        assertFalse(PeerInfo.parse(plain.line()).hasPsns());
-        String line = plain.line();
-        assertThrows(IllegalArgumentException.class, () -> PeerInfo.parse(line + " psns=0x1,0x2"), "two PSNs for one QP");
-        assertThrows(IllegalArgumentException.class, () -> PeerInfo.parse(line + " psns=0x1000000"), "over 24 bits");
-    }
-
-    @Test
-    void shouldDrawDifferentFirstPsnsPerSideAndRun() {
-        PerfParams p = params("--link", "sim", "--transport", "rc", "--qps", "8", "--run-id", "11");
-        int[] server = PerfEndpoint.firstPsns(p, false);
-        int[] client = PerfEndpoint.firstPsns(p, true);
-        assertEquals(8, server.length);
-        assertArrayEquals(server, PerfEndpoint.firstPsns(p, false), "the same run draws the same");
-        assertFalse(java.util.Arrays.equals(server, client), "the two sides differ");
-        for (int psn : server) {
-            assertTrue(psn >= 0 && psn <= 0xFF_FFFF, "24 bits: " + psn);
-        }
-        assertFalse(java.util.Arrays.equals(server,
-            PerfEndpoint.firstPsns(params("--link", "sim", "--transport", "rc", "--qps", "8", "--run-id", "12"), false)));
+        assertFalse(rdma.line().contains("psns"), "RC's first PSNs go through the CM: " + rdma.line());
+        String line = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3}).line();
+        assertThrows(IllegalArgumentException.class, () -> PeerInfo.parse(line + " psns=0x1"), "no such field any more");
     }
 
     @Test

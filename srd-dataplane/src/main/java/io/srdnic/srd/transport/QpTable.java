@@ -20,21 +20,25 @@ final class QpTable {
     private final int[] generation;
     private int lastIndex;
 
+    /** The well-known number of each device's management QP (the connection manager's), as InfiniBand's GSI is QP1. */
+    static final int MANAGEMENT_QPN = 1;
+    private static final int FIRST_DRAWN_INDEX = 2;
+
     QpTable(int maxQps, SplittableRandom random) {
         this.maxQps = maxQps;
-        this.indexBits = 32 - Integer.numberOfLeadingZeros(maxQps);
+        this.indexBits = 32 - Integer.numberOfLeadingZeros(maxQps + 1);
         this.qps = new SrdQp[1 << indexBits];
         this.generation = new int[1 << indexBits];
         for (int i = 0; i < generation.length; i++) {
             generation[i] = random.nextInt();
         }
-        this.lastIndex = random.nextInt(maxQps);
+        this.lastIndex = FIRST_DRAWN_INDEX + random.nextInt(maxQps);
     }
 
     /** The number the next QP gets (its slot stays free until {@link #put}), or -1 when all maxQps are in use. */
     int nextQpn() {
         for (int step = 1; step <= maxQps; step++) {
-            int index = (lastIndex + step - 1) % maxQps + 1;
+            int index = (lastIndex + step - FIRST_DRAWN_INDEX) % maxQps + FIRST_DRAWN_INDEX;
             if (qps[index] == null) {
                 lastIndex = index;
                 int g = ++generation[index] & ((1 << (24 - indexBits)) - 1);
@@ -42,6 +46,11 @@ final class QpTable {
             }
         }
         return -1;
+    }
+
+    /** Whether the management QP's number is free (it has none yet). */
+    boolean managementFree() {
+        return qps[MANAGEMENT_QPN] == null;
     }
 
     void put(SrdQp qp) {

@@ -211,6 +211,25 @@ public final class SrdTransport implements AutoCloseable {
         return qp;
     }
 
+    /** The number of every device's management QP: a peer addresses it without being told (InfiniBand's QP1). */
+    public static final int MANAGEMENT_QPN = QpTable.MANAGEMENT_QPN;
+
+    /**
+     * Creates the device's management QP: UD, in RESET, at {@link #MANAGEMENT_QPN}, for the
+     * connection manager's messages. One per transport; a second is refused until the first is destroyed.
+     */
+    public SrdQp createManagementQp(int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        if (sqDepth < 1 || rqDepth < 1) {
+            throw new IllegalArgumentException("queue depths must be positive");
+        }
+        if (!qps.managementFree()) {
+            throw new IllegalStateException("this device already has its management QP (QPN " + MANAGEMENT_QPN + ")");
+        }
+        SrdQp qp = new SrdQp(this, QpType.UD, MANAGEMENT_QPN, pd, sqDepth, rqDepth, sendCq, recvCq);
+        qps.put(qp);
+        return qp;
+    }
+
     // ---------------------------------------------------------------- shared receive queues (SharedReceiveQueue)
 
     private int lastSrqn;

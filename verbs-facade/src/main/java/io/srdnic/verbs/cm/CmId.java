@@ -1,0 +1,636 @@
+package io.srdnic.verbs.cm;
+
+import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.wire.CmMessage;
+import io.srdnic.pmd.MacAddress;
+import io.srdnic.verbs.AddressHandle;
+import io.srdnic.verbs.CompletionQueue;
+import io.srdnic.verbs.Context;
+import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.VerbsException;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A CM id (rdma_cm_id): one end of a connection, or a listener. Active side: {@link #create},
+ * {@link #resolveAddr}, {@link #resolveRoute}, {@link #createQp}, {@link #connect}; ESTABLISHED,
+ * REJECTED or UNREACHABLE follows. Passive side: {@link #bind}, {@link #listen}; each request comes
+ * as CONNECT_REQUEST with a new id to {@link #accept} or {@link #reject}. Either side
+ * {@link #disconnect}s (DISCONNECTED, then TIMEWAIT_EXIT) and {@link #destroy}s. The CM drives the
+ * id's RC QP: INIT when it is attached, RTR and RTS on accept or when the REP comes, ERROR at the
+ * end. Misuse (a call in the wrong state, private data over its limit) throws a VerbsException that
+ * says what to do; what the network does is reported as events.
+ */
+public final class CmId {
+    /** rdma_cm's port space for RC (RDMA_PS_TCP): service id = port space << 16 | port. */
+    public static final int PS_TCP = 0x0106;
+
+    final EventChannel channel;
+    final ConnectionManager cm;
+    final int portSpace;
+    CmState state = CmState.IDLE;
+    int localPort;
+    long serviceId;
+    /** A listener: how many requests it may hold unanswered, and how many it holds. */
+    int backlog;
+    int pendingRequests;
+    /** A passive id: the listener whose request it is (null once answered). */
+    CmId listener;
+    final boolean passive;
+    int localCommId;
+    int remoteCommId;
+    int remoteIp;
+    int remotePort;
+    long remoteMac = MacAddress.BROADCAST;
+    int remoteUdpPort;
+    QueuePair qp;
+    AddressHandle path;
+    final int startingPsn;
+    int pathMtu;
+    int responderResources;
+    int initiatorDepth;
+    int retryCount;
+    int rnrRetryCount;
+    int minRnrTimer = QpBringUp.MIN_RNR_TIMER;
+    int ackTimeout = QpBringUp.LOCAL_ACK_TIMEOUT;
+    int peerQpn;
+    int peerPsn;
+    int peerResponderResources;
+    int peerInitiatorDepth;
+    int peerRetryCount;
+    int peerRnrRetryCount;
+    /** The private data of this side's last REQ, REP or REJ: sent again as it was. */
+    private final byte[] privateData = new byte[CmMessage.MAX_LENGTH - CmMessage.HEADER_LENGTH];
+    private final MemorySegment privateSegment = MemorySegment.ofArray(privateData);
+    private int privateLength;
+    private long deadline;
+    private int retriesLeft;
+
+    private CmId(EventChannel channel, ConnectionManager cm, int portSpace, boolean passive) {
+        this.channel = channel;
+        this.cm = cm;
+        this.portSpace = portSpace;
+        this.passive = passive;
+        this.startingPsn = cm.newPsn();
+    }
+
+    /** A new id on {@code context} reporting to {@code channel} (rdma_create_id), in port space {@link #PS_TCP}. */
+    public static CmId create(EventChannel channel, Context context, int portSpace) {
+        if (portSpace != PS_TCP) {
+            throw new VerbsException("only RDMA_PS_TCP (0x0106, RC) is supported, was 0x" + Integer.toHexString(portSpace));
+        }
+        ConnectionManager cm = ConnectionManager.of(context);
+        channel.use(cm);
+        CmId id = new CmId(channel, cm, portSpace, false);
+        synchronized (cm) {
+            cm.add(id);
+        }
+        return id;
+    }
+
+    public static CmId create(EventChannel channel, Context context) {
+        return create(channel, context, PS_TCP);
+    }
+
+    /** The id of a request that came to {@code listener}: holds what the REQ in {@code m} says. */
+    static CmId requested(CmId listener, CmMessage m, int commId, long now) {
+        CmId id = new CmId(listener.channel, listener.cm, listener.portSpace, true);
+        id.state = CmState.REQ_RCVD;
+        id.listener = listener;
+        listener.pendingRequests++;
+        id.localPort = listener.localPort;
+        id.serviceId = listener.serviceId;
+        id.localCommId = commId;
+        id.remoteCommId = m.localCommId();
+        id.remoteIp = m.ip();
+        id.remoteMac = m.mac();
+        id.remoteUdpPort = m.udpPort();
+        id.peerQpn = m.qpn();
+        id.peerPsn = m.startingPsn();
+        id.peerResponderResources = m.responderResources();
+        id.peerInitiatorDepth = m.initiatorDepth();
+        id.peerRetryCount = m.retryCount();
+        id.peerRnrRetryCount = m.rnrRetryCount();
+        id.pathMtu = Math.min(listener.cm.pathMtu(), CmMessage.mtuBytes(m.pathMtuCode()));
+        return id;
+    }
+
+    /** Binds the id to a port of the context's address (rdma_bind_addr); 0 picks a free one. */
+    public void bind(int port) {
+        synchronized (cm) {
+            expect(CmState.IDLE, "bind");
+            if (port < 0 || port > 0xFFFF) {
+                throw new VerbsException("a port is 0..65535, was " + port);
+            }
+            int p = port == 0 ? cm.ephemeralPort() : port;
+            for (CmId other : cm.ids()) {
+                if (other != this && !other.passive && other.localPort == p && other.state != CmState.DESTROYED) {
+                    throw new VerbsException("port " + p + " is in use by another id on this context (EADDRINUSE)");
+                }
+            }
+            localPort = p;
+            serviceId = serviceId(portSpace, p);
+            state = CmState.BOUND;
+        }
+    }
+
+    /** Listens for connection requests (rdma_listen): at most {@code backlog} unanswered at once; more are rejected (NO_RESOURCES). */
+    public void listen(int backlog) {
+        synchronized (cm) {
+            expect(CmState.BOUND, "listen (bind first)");
+            if (backlog < 1) {
+                throw new VerbsException("the backlog must be at least 1, was " + backlog);
+            }
+            this.backlog = backlog;
+            state = CmState.LISTEN;
+        }
+    }
+
+    /**
+     * Sets the destination (rdma_resolve_addr): the peer's IPv4 address and port. Reported at once
+     * as ADDR_RESOLVED; the peer's MAC is learnt from its answer (the REQ goes to the broadcast MAC,
+     * as an ARP request would, and only the device with that IPv4 address takes it).
+     */
+    public void resolveAddr(int ip, int port) {
+        synchronized (cm) {
+            if (state == CmState.IDLE) {
+                bind(0);
+            }
+            expect(CmState.BOUND, "resolveAddr");
+            if (ip == cm.context.ip()) {
+                throw new VerbsException("cannot connect to this device's own address");
+            }
+            if (port < 1 || port > 0xFFFF) {
+                throw new VerbsException("a destination port is 1..65535, was " + port);
+            }
+            remoteIp = ip;
+            remotePort = port;
+            remoteUdpPort = cm.context.udpPort(); // one SRD port per fabric
+            state = CmState.ADDR_RESOLVED;
+            report(CmEventType.ADDR_RESOLVED);
+        }
+    }
+
+    /** rdma_resolve_route: one hop on a srdnic fabric, so reported at once as ROUTE_RESOLVED. */
+    public void resolveRoute() {
+        synchronized (cm) {
+            expect(CmState.ADDR_RESOLVED, "resolveRoute (resolveAddr first)");
+            state = CmState.ROUTE_RESOLVED;
+            report(CmEventType.ROUTE_RESOLVED);
+        }
+    }
+
+    /** Creates the id's RC QP (rdma_create_qp) in {@code pd}, in INIT so receives can be posted before the connection is up. */
+    public QueuePair createQp(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
+                              int maxSendSge, int maxInlineData) {
+        QueuePair made = pd.createQueuePair(QpType.RC, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
+        attachQp(made);
+        return made;
+    }
+
+    /** Attaches an RC QP the application made (in RESET or INIT): the CM drives it from now on. */
+    public void attachQp(QueuePair queuePair) {
+        synchronized (cm) {
+            if (qp != null) {
+                throw new VerbsException("the id has a QP already");
+            }
+            if (queuePair.type() != QpType.RC) {
+                throw new VerbsException("the CM connects RC QPs, this one is " + queuePair.type());
+            }
+            if (queuePair.state() != QpState.RESET && queuePair.state() != QpState.INIT) {
+                throw new VerbsException("attach a QP in RESET or INIT, this one is in " + queuePair.state());
+            }
+            QpBringUp.init(queuePair);
+            qp = queuePair;
+        }
+    }
+
+    /** Connects (rdma_connect): sends the REQ with {@code p}'s private data (at most 56 bytes) and parameters. */
+    public void connect(ConnParam p) {
+        synchronized (cm) {
+            expect(CmState.ROUTE_RESOLVED, "connect (resolveAddr and resolveRoute first)");
+            checkQp();
+            p.checkPrivateData(ConnParam.CONNECT_PRIVATE_DATA, "a connect request");
+            keepPrivateData(p.privateData, p.privateDataLength);
+            responderResources = p.responderResources;
+            initiatorDepth = p.initiatorDepth;
+            retryCount = p.retryCount;
+            rnrRetryCount = p.rnrRetryCount;
+            pathMtu = cm.pathMtu();
+            serviceId = serviceId(portSpace, remotePort);
+            localCommId = cm.newCommId();
+            state = CmState.REQ_SENT;
+            send(CmMessage.REQ);
+            arm(cm.now());
+        }
+    }
+
+    /**
+     * Accepts a request (rdma_accept): takes the QP to RTR and RTS with what the requester offered
+     * (reads and atomics no more than it can issue or serve) and sends the REP with {@code p}'s
+     * private data (at most 196 bytes). ESTABLISHED follows when the RTU arrives.
+     */
+    public void accept(ConnParam p) {
+        synchronized (cm) {
+            expect(CmState.REQ_RCVD, "accept (only a CONNECT_REQUEST's id)");
+            checkQp();
+            p.checkPrivateData(ConnParam.ACCEPT_PRIVATE_DATA, "an accept");
+            keepPrivateData(p.privateData, p.privateDataLength);
+            responderResources = Math.min(p.responderResources, peerInitiatorDepth);
+            initiatorDepth = Math.min(p.initiatorDepth, peerResponderResources);
+            rnrRetryCount = p.rnrRetryCount;
+            path = qpPath();
+            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, responderResources, minRnrTimer, startingPsn, ackTimeout,
+                peerRetryCount, peerRnrRetryCount, initiatorDepth);
+            answered();
+            state = CmState.REP_SENT;
+            send(CmMessage.REP);
+            arm(cm.now());
+        }
+    }
+
+    /** Rejects a request (rdma_reject) with up to 148 bytes of private data: the requester hears REJECTED (CONSUMER_DEFINED). */
+    public void reject(byte[] data, int offset, int length) {
+        synchronized (cm) {
+            expect(CmState.REQ_RCVD, "reject (only a CONNECT_REQUEST's id)");
+            if (length < 0 || length > ConnParam.REJECT_PRIVATE_DATA) {
+                throw new VerbsException("a reject carries at most " + ConnParam.REJECT_PRIVATE_DATA + " bytes of private data, was "
+                    + length);
+            }
+            keepPrivateData(data, offset, length);
+            answered();
+            sendReject(RejectReason.CONSUMER_DEFINED);
+            state = CmState.DONE;
+        }
+    }
+
+    public void reject() {
+        reject(new byte[0], 0, 0);
+    }
+
+    /**
+     * Disconnects (rdma_disconnect): the QP goes to ERROR and a DREQ to the peer; DISCONNECTED
+     * follows with its DREP (or when the retries run out), TIMEWAIT_EXIT after TIMEWAIT. Once the
+     * connection is already going down (either side began), it does nothing.
+     */
+    public void disconnect() {
+        synchronized (cm) {
+            if (state == CmState.DREQ_SENT || state == CmState.TIMEWAIT || state == CmState.DONE) {
+                return;
+            }
+            if (state != CmState.ESTABLISHED && state != CmState.REP_SENT) {
+                throw new VerbsException("disconnect needs a connection, the id is in " + state);
+            }
+            QpBringUp.error(qp);
+            privateLength = 0;
+            state = CmState.DREQ_SENT;
+            send(CmMessage.DREQ);
+            arm(cm.now());
+        }
+    }
+
+    /**
+     * Destroys the id (rdma_destroy_id): a request not yet answered is rejected, a live connection
+     * gets one DREQ (not waited for); the path address handle the CM made goes too. The QP is the
+     * application's to destroy (before or after).
+     */
+    public void destroy() {
+        synchronized (cm) {
+            if (state == CmState.DESTROYED) {
+                throw new VerbsException("CM id already destroyed");
+            }
+            boolean deviceGone = cm.context.isClosed();
+            if (!deviceGone && state == CmState.REQ_RCVD) {
+                answered();
+                sendReject(RejectReason.CONSUMER_DEFINED);
+            } else if (!deviceGone && (state == CmState.ESTABLISHED || state == CmState.REP_SENT)) {
+                QpBringUp.error(qp);
+                send(CmMessage.DREQ);
+            }
+            if (path != null && !deviceGone && !path.isDestroyed()) {
+                path.destroy();
+            }
+            state = CmState.DESTROYED;
+            cm.remove(this);
+        }
+    }
+
+    /**
+     * The RNR timer this side's QP asks its peer to wait when it has no receive posted
+     * (rdma_set_min_rnr_timer): IBTA's 5-bit code, 12 (0.64 ms) unless set. Before connect/accept.
+     */
+    public void setMinRnrTimer(int code) {
+        synchronized (cm) {
+            if (code < 0 || code > 31) {
+                throw new VerbsException("the RNR timer is IBTA's 5-bit code 0..31, was " + code);
+            }
+            minRnrTimer = code;
+        }
+    }
+
+    /** The QP's local ACK timeout (rdma_set_ack_timeout): 4.096 µs × 2^code, 14 (67 ms) unless set. Before connect/accept. */
+    public void setAckTimeout(int code) {
+        synchronized (cm) {
+            if (code < 0 || code > 31) {
+                throw new VerbsException("the ACK timeout is a 5-bit code 0..31, was " + code);
+            }
+            ackTimeout = code;
+        }
+    }
+
+    public QueuePair qp() {
+        return qp;
+    }
+
+    public int localPort() {
+        return localPort;
+    }
+
+    /** The peer's IPv4 address (once resolved, or from its request). */
+    public int remoteIp() {
+        return remoteIp;
+    }
+
+    public Context context() {
+        return cm.context;
+    }
+
+    /** The responder resources and initiator depth this side's QP got (max_dest_rd_atomic, max_rd_atomic). */
+    public int responderResources() {
+        return responderResources;
+    }
+
+    public int initiatorDepth() {
+        return initiatorDepth;
+    }
+
+    String stateName() {
+        return state.name();
+    }
+
+    // ---------------------------------------------------------------- from the connection manager (under its lock)
+
+    void onMessage(int type, CmMessage m, long now) {
+        switch (type) {
+            case CmMessage.REP -> onReply(m);
+            case CmMessage.RTU -> {
+                if (state == CmState.REP_SENT) {
+                    state = CmState.ESTABLISHED;
+                    deadline = 0;
+                    report(CmEventType.ESTABLISHED, m);
+                }
+            }
+            case CmMessage.REJ -> {
+                if (state == CmState.REQ_SENT || state == CmState.REP_SENT) {
+                    QpBringUp.error(qp);
+                    state = CmState.DONE;
+                    deadline = 0;
+                    CmEvent e = eventFrom(CmEventType.REJECTED, m);
+                    e.status = m.rejectReason();
+                    channel.publish(e);
+                }
+            }
+            case CmMessage.DREQ -> {
+                if (state == CmState.ESTABLISHED || state == CmState.REP_SENT || state == CmState.DREQ_SENT) {
+                    QpBringUp.error(qp);
+                    send(CmMessage.DREP);
+                    enterTimewait(now);
+                    report(CmEventType.DISCONNECTED, m);
+                } else if (state == CmState.TIMEWAIT) {
+                    cm.counters.duplicateRequests++;
+                    send(CmMessage.DREP); // our DREP was lost
+                }
+            }
+            case CmMessage.MRA -> {
+                if (state == CmState.REQ_SENT) {
+                    deadline = nonZero(now + cm.config.mraTimeoutNanos); // the application over there is slow, not gone
+                }
+            }
+            case CmMessage.DREP -> {
+                if (state == CmState.DREQ_SENT) {
+                    enterTimewait(now);
+                    report(CmEventType.DISCONNECTED, m);
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void onReply(CmMessage m) {
+        if (state == CmState.ESTABLISHED && m.localCommId() == remoteCommId) {
+            cm.counters.duplicateReplies++;
+            send(CmMessage.RTU); // our RTU was lost: the responder sent its REP again
+            return;
+        }
+        if (state != CmState.REQ_SENT) {
+            return;
+        }
+        remoteCommId = m.localCommId();
+        remoteMac = m.mac();
+        remoteUdpPort = m.udpPort();
+        peerQpn = m.qpn();
+        peerPsn = m.startingPsn();
+        peerResponderResources = m.responderResources();
+        peerInitiatorDepth = m.initiatorDepth();
+        pathMtu = Math.min(pathMtu, CmMessage.mtuBytes(m.pathMtuCode()));
+        // The responder's grant, as IB's CM takes it: it serves peerResponderResources of our reads,
+        // and issues at most peerInitiatorDepth at us.
+        int maxRdAtomic = Math.min(initiatorDepth, peerResponderResources);
+        int maxDestRdAtomic = Math.max(peerInitiatorDepth, 0);
+        try {
+            path = qpPath();
+            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, maxDestRdAtomic, minRnrTimer, startingPsn, ackTimeout, retryCount,
+                m.rnrRetryCount(), maxRdAtomic);
+        } catch (VerbsException e) {
+            // the application destroyed or moved the QP meanwhile: refuse, so the responder does not wait for an RTU
+            privateLength = 0;
+            sendReject(RejectReason.NO_QP);
+            QpBringUp.error(qp);
+            state = CmState.DONE;
+            deadline = 0;
+            CmEvent rejected = channel.obtain(CmEventType.REJECTED, this);
+            rejected.status = RejectReason.NO_QP;
+            channel.publish(rejected);
+            return;
+        }
+        initiatorDepth = maxRdAtomic;
+        responderResources = maxDestRdAtomic;
+        state = CmState.ESTABLISHED;
+        deadline = 0;
+        send(CmMessage.RTU);
+        report(CmEventType.ESTABLISHED, m);
+    }
+
+    void onDuplicateRequest() {
+        cm.counters.duplicateRequests++;
+        if (state == CmState.REQ_RCVD) {
+            send(CmMessage.MRA); // received, waiting for the application: the requester should wait longer
+        } else if (state == CmState.REP_SENT) {
+            send(CmMessage.REP); // our REP was lost, or is slow: the requester asks again
+        } else if (state == CmState.TIMEWAIT) {
+            sendReject(RejectReason.STALE_CONNECTION);
+        }
+    }
+
+    void onTimer(long now) {
+        if (deadline == 0 || now - deadline < 0) {
+            return;
+        }
+        if (state == CmState.TIMEWAIT) {
+            state = CmState.DONE;
+            deadline = 0;
+            report(CmEventType.TIMEWAIT_EXIT);
+            return;
+        }
+        if (retriesLeft > 0) {
+            retriesLeft--;
+            cm.counters.retransmits++;
+            deadline = now + cm.config.responseTimeoutNanos;
+            send(state == CmState.REQ_SENT ? CmMessage.REQ : state == CmState.REP_SENT ? CmMessage.REP : CmMessage.DREQ);
+            return;
+        }
+        deadline = 0;
+        if (state == CmState.DREQ_SENT) {
+            enterTimewait(now); // the peer is gone: down all the same
+            report(CmEventType.DISCONNECTED);
+            return;
+        }
+        if (state == CmState.REP_SENT) {
+            privateLength = 0;
+            sendReject(RejectReason.TIMEOUT);
+        }
+        QpBringUp.error(qp);
+        state = CmState.DONE;
+        report(CmEventType.UNREACHABLE);
+    }
+
+    void onDeviceRemoval() {
+        if (state != CmState.DESTROYED) {
+            if (state == CmState.REQ_RCVD) {
+                answered();
+            }
+            state = CmState.DONE;
+            deadline = 0;
+            report(CmEventType.DEVICE_REMOVAL);
+        }
+    }
+
+    void reportRequest(CmMessage m) {
+        CmEvent e = eventFrom(CmEventType.CONNECT_REQUEST, m);
+        e.listenId = listener;
+        e.retryCount = m.retryCount();
+        e.rnrRetryCount = m.rnrRetryCount();
+        channel.publish(e);
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private void send(int type) {
+        int slot = cm.begin();
+        if (slot < 0) {
+            return; // counted; the timer sends it again (or the peer asks again)
+        }
+        int length = cm.tx.write(type, localCommId, type == CmMessage.REQ ? 0 : remoteCommId, serviceId,
+            carriesPrivateData(type) ? privateLength : 0);
+        cm.tx.sender(cm.context.mac(), cm.context.ip(), cm.context.udpPort());
+        if (carriesPrivateData(type)) {
+            cm.tx.privateData(privateSegment, 0, privateLength);
+        }
+        if (type == CmMessage.REQ) {
+            cm.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, retryCount, rnrRetryCount,
+                CmMessage.mtuCode(pathMtu));
+        } else if (type == CmMessage.REP) {
+            cm.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, 0, rnrRetryCount, CmMessage.mtuCode(pathMtu));
+        }
+        cm.finish(slot, type, length, remoteMac, remoteIp, remoteUdpPort);
+    }
+
+    private void sendReject(int reason) {
+        int slot = cm.begin();
+        if (slot < 0) {
+            return;
+        }
+        int length = cm.tx.write(CmMessage.REJ, localCommId, remoteCommId, serviceId, privateLength);
+        cm.tx.sender(cm.context.mac(), cm.context.ip(), cm.context.udpPort()).rejectReason(reason).privateData(privateSegment, 0,
+            privateLength);
+        cm.finish(slot, CmMessage.REJ, length, remoteMac, remoteIp, remoteUdpPort);
+    }
+
+    private static boolean carriesPrivateData(int type) {
+        return type == CmMessage.REQ || type == CmMessage.REP;
+    }
+
+    private void arm(long now) {
+        retriesLeft = cm.config.maxRetries;
+        deadline = nonZero(now + cm.config.responseTimeoutNanos);
+    }
+
+    private void enterTimewait(long now) {
+        state = CmState.TIMEWAIT;
+        deadline = nonZero(now + cm.config.timewaitNanos);
+    }
+
+    private static long nonZero(long t) {
+        return t == 0 ? 1 : t;
+    }
+
+    /** The request is answered (accepted, rejected, or gone): it no longer counts against the listener's backlog. */
+    private void answered() {
+        if (listener != null) {
+            listener.pendingRequests--;
+            listener = null;
+        }
+    }
+
+    private AddressHandle qpPath() {
+        if (path != null) {
+            return path;
+        }
+        return qp.protectionDomain().createAddressHandle(remoteMac, remoteIp, remoteUdpPort);
+    }
+
+    private void keepPrivateData(byte[] data, int length) {
+        keepPrivateData(data, 0, length);
+    }
+
+    private void keepPrivateData(byte[] data, int offset, int length) {
+        System.arraycopy(data, offset, privateData, 0, length);
+        privateLength = length;
+    }
+
+    private void report(CmEventType type) {
+        channel.publish(channel.obtain(type, this));
+    }
+
+    private void report(CmEventType type, CmMessage m) {
+        channel.publish(eventFrom(type, m));
+    }
+
+    private CmEvent eventFrom(CmEventType type, CmMessage m) {
+        CmEvent e = channel.obtain(type, this);
+        int n = m.privateDataLength();
+        MemorySegment.copy(m.buffer(), java.lang.foreign.ValueLayout.JAVA_BYTE, m.privateDataOffset(), e.privateData, 0, n);
+        e.privateDataLength = n;
+        e.responderResources = m.responderResources();
+        e.initiatorDepth = m.initiatorDepth();
+        return e;
+    }
+
+    private void checkQp() {
+        if (qp == null) {
+            throw new VerbsException("the id has no QP: createQp or attachQp first");
+        }
+    }
+
+    private void expect(CmState wanted, String what) {
+        if (state != wanted) {
+            throw new VerbsException(what + ": the id is in " + state + ", needs " + wanted);
+        }
+    }
+
+    static long serviceId(int portSpace, int port) {
+        return (long) portSpace << 16 | port;
+    }
+}
