@@ -125,7 +125,7 @@ class VerbsRingTest {
         assertEquals(0, p.sa.qp.postSend(write));
         WorkCompletion[] wcs = CompletionQueue.array(1);
         assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the write completed");
-        assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
+        assertEquals(WcStatus.SUCCESS, wcs[0].status(), () -> mode + ": requester " + p.a.counters() + " responder " + p.b.counters());
         assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, target, 0, size), mode + ": landed whole");
         write.wrId(readWrId).opcode(SendWr.OP_RDMA_READ).sge(0).set(backMr, 0, size);
         assertEquals(0, p.sa.qp.postSend(write));
