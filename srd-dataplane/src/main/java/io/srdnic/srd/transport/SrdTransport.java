@@ -90,13 +90,14 @@ public final class SrdTransport implements AutoCloseable {
     final MemoryRegions regions;
     private final SrdMessages messages;
     private final Responder responder;
+    private final UdDatagrams datagrams;
+    private final SendPosting posting;
     final RcConnections rc;
     private long lastNow;
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
     /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
     private long lastDrained;
-    private int datagramEntropy;
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
@@ -129,6 +130,8 @@ public final class SrdTransport implements AutoCloseable {
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.responder = new Responder(this, config, messages);
+        this.datagrams = new UdDatagrams(this, this.config.paths);
+        this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
     }
 
@@ -407,153 +410,27 @@ public final class SrdTransport implements AutoCloseable {
      * an RDMA READ into {@code length} bytes at {@code offset} in {@code buffer}, to QP
      * {@code destQpn} behind address handle {@code ah}; RDMA names the remote memory by
      * {@code remoteAddress} and {@code rkey}. Returns POST_OK or a negative POST_* code (nothing
-     * posted). Errors found after posting complete the request with their status, as verbs does:
-     * a SEND over the MTU or an RDMA request over {@link #maxRdmaSize()} is LOCAL_LENGTH_ERROR, a
-     * buffer out of bounds LOCAL_PROTECTION_ERROR, an opcode the QP type cannot carry (RDMA on UD)
-     * LOCAL_QP_OPERATION_ERROR, as is an atomic opcode (atomics go through {@link #postAtomic}, which carries their operands).
+     * posted); {@link SendPosting} has the checks and what a refused request completes with.
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
-        if (qp.destroyed || !qp.acceptsSends()) {
-            return POST_BAD_QP_STATE;
-        }
-        if (qp.type == QpType.RC) {
-            return postConnected(qp, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
-        }
-        if (!addressHandles.isLive(ah)) {
-            return POST_BAD_ADDRESS_HANDLE;
-        }
-        if (qp.sqOutstanding >= qp.sqDepth) {
-            return POST_SQ_FULL;
-        }
-        boolean rdma = SendOpcode.isRdma(opcode);
-        // Atomics never reach SRD or UD (see postAtomic); here they would also lack their operands.
-        boolean refused = (rdma && qp.type == QpType.UD) || SendOpcode.isAtomic(opcode);
-        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? SrdMessages.MAX_RDMA_SIZE : mtu, buffer, offset, length, signaled)) {
-            return POST_OK;
-        }
-        if (qp.type == QpType.UD) {
-            sendDatagram(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM, immediate, signaled);
-            return POST_OK;
-        }
-        SrdContext ctx = contextFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), lastNow);
-        if (ctx == null) {
-            return POST_NO_RESOURCES;
-        }
-        ctx.remoteMac = addressHandles.mac(ah); // the handle, not a received frame, says where the peer is
-        ctx.established = true;
-        ctx.ensureRequester();
-        int r = requests.take();
-        if (r < 0) {
-            counters.requestTableFull++;
-            return POST_NO_RESOURCES;
-        }
-        requests.opcode[r] = opcode;
-        requests.wrId[r] = wrId;
-        requests.qp[r] = qp;
-        requests.addressHandle[r] = ah;
-        requests.context[r] = ctx.index;
-        requests.destQpn[r] = destQpn;
-        requests.qkey[r] = qkey;
-        requests.buffer[r] = buffer;
-        requests.offset[r] = offset;
-        requests.length[r] = length;
-        requests.immediate[r] = immediate;
-        requests.remoteAddress[r] = remoteAddress;
-        requests.rkey[r] = rkey;
-        requests.signaled[r] = signaled;
-        requests.postTime[r] = lastNow;
-        requests.rnrLeft[r] = qp.rnrRetry;
-        qp.sqOutstanding++;
-        messages.queue(ctx, r);
-        postedSinceSchedule = true;
-        return POST_OK;
-    }
-
-    /**
-     * The errors a post is checked for before anything is queued: an opcode the QP cannot carry, a
-     * length over {@code maxLength}, a buffer range outside the buffer, a read-only buffer for a
-     * READ's or an atomic's response. One found completes the
-     * request with its status at once, as verbs does; returns whether one was.
-     */
-    private boolean refusedAtPosting(SrdQp qp, long wrId, int opcode, boolean opcodeRefused, int maxLength, MemorySegment buffer,
-                                     long offset, int length, boolean signaled) {
-        int refused = !SendOpcode.isValid(opcode) || opcodeRefused ? WcStatus.LOCAL_QP_OPERATION_ERROR
-            : length < 0 || length > maxLength ? WcStatus.LOCAL_LENGTH_ERROR
-            : offset < 0 || offset + length > buffer.byteSize() ? WcStatus.LOCAL_PROTECTION_ERROR
-            : SendOpcode.awaitsResponse(opcode) && buffer.isReadOnly() ? WcStatus.LOCAL_PROTECTION_ERROR // the response lands there
-            : -1;
-        if (refused < 0) {
-            return false;
-        }
-        qp.sqOutstanding++;
-        counters.sendCompletions[refused]++;
-        qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), refused, length, signaled);
-        qp.released(buffer, offset);
-        return true;
-    }
-
-    /**
-     * RC: the QP's connection says where the request goes. A message of any opcode may be up to
-     * {@link #maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
-     */
-    private int postConnected(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
-                              long remoteAddress, int rkey, boolean signaled) {
-        if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
-            return POST_SQ_FULL;
-        }
-        // An atomic's two operands come with postAtomic: this entry has no room for them.
-        if (refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
-            return POST_OK;
-        }
-        qp.sqOutstanding++;
-        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
-        return queuedOnRc(qp);
-    }
-
-    /** An RC QP's requester has a new request: it is visited from the next cycle on. */
-    private int queuedOnRc(SrdQp qp) {
-        rc.activate(qp.rcRequester);
-        postedSinceSchedule = true;
-        return POST_OK;
+        return posting.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, lastNow);
     }
 
     /**
      * Posts an atomic ({@link SendOpcode#ATOMIC_CMP_SWAP} or {@link SendOpcode#ATOMIC_FETCH_ADD}) on the
-     * 64-bit word at {@code remoteAddress} in the peer's region {@code rkey}: CMP_SWAP writes
-     * {@code swap} there if the word equals {@code compareOrAdd}, FETCH_ADD adds {@code compareOrAdd}
-     * to it (ibv_send_wr.wr.atomic's compare_add and swap). It runs exactly once at the responder,
-     * and the word's original value lands in the 8 bytes at {@code offset} in {@code buffer}, in host
-     * byte order, before the request completes (COMP_SWAP or FETCH_ADD). Returns POST_OK or a
-     * negative POST_* code (nothing posted): POST_INVALID for a remote address not 8-byte aligned,
-     * as rxe refuses it at posting.
-     * <p>
-     * RC only: SRD delivers in any order and keeps no answer per request, so an atomic there could
-     * not be made to run once in order with the QP's other requests; SRD and UD QPs complete one
-     * with LOCAL_QP_OPERATION_ERROR, as they do an opcode they cannot carry. A buffer without 8
-     * bytes at {@code offset} completes with LOCAL_PROTECTION_ERROR. The responder refuses what its
-     * QP's or the region's access flags (REMOTE_ATOMIC) do not allow, or a word outside the region,
-     * with REMOTE_ACCESS_ERROR, a misaligned word with REMOTE_INVALID_REQUEST_ERROR.
+     * 64-bit word at {@code remoteAddress} in the peer's region {@code rkey}, its original value to
+     * land in the 8 bytes at {@code offset} in {@code buffer}; RC only. Returns POST_OK or a negative
+     * POST_* code; {@link SendPosting#postAtomic} has the rules.
      */
     public int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
                           long compareOrAdd, long swap, boolean signaled) {
-        if (qp.destroyed || !qp.acceptsSends()) {
-            return POST_BAD_QP_STATE;
-        }
-        boolean connected = qp.type == QpType.RC;
-        if (qp.sqOutstanding >= qp.sqDepth || (connected && qp.rcRequester.isFull())) {
-            return POST_SQ_FULL;
-        }
-        if (connected && SendOpcode.isAtomic(opcode) && (remoteAddress & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {
-            return POST_INVALID;
-        }
-        if (refusedAtPosting(qp, wrId, opcode, !connected || !SendOpcode.isAtomic(opcode), SendOpcode.ATOMIC_SIZE, buffer, offset,
-            SendOpcode.ATOMIC_SIZE, signaled)) {
-            return POST_OK;
-        }
-        qp.sqOutstanding++;
-        qp.rcRequester.postAtomic(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
-        return queuedOnRc(qp);
+        return posting.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+    }
+
+    /** The posting half of a cycle: work was posted since the last schedule. */
+    void markPosted() {
+        postedSinceSchedule = true;
     }
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */
@@ -784,40 +661,6 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- transmit
-
-    /** UD: one packet, now, on the next entropy value; the send completes as it leaves. */
-    private void sendDatagram(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
-                              boolean withImmediate, int immediate, boolean signaled) {
-        qp.sqOutstanding++;
-        long address = tx.take();
-        if (address == 0) {
-            counters.sendCompletions[WcStatus.SUCCESS]++;
-            qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
-            qp.released(buffer, offset);
-            return;
-        }
-        Mbuf m = tx.view.wrap(address);
-        try {
-            m.copyFrom(buffer, offset, SrdHeader.PAYLOAD_OFFSET, length);
-        } catch (IllegalStateException closedBuffer) {
-            tx.giveBack(address);
-            counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
-            qp.completeSend(wrId, WcOpcode.SEND, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
-            qp.released(buffer, offset);
-            return;
-        }
-        SrdHeader.write(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, SrdHeader.FLAG_UNRELIABLE, length, 0, 0, epoch,
-            0, 0, qp.qpn, destQpn, qkey, immediate, lastNow);
-        int entropy = datagramEntropy;
-        datagramEntropy = datagramEntropy + 1 == config.paths ? 0 : datagramEntropy + 1;
-        Ipv4UdpFrame.write(m, localMac, addressHandles.mac(ah), localIp, addressHandles.ip(ah), SrdPort.ENTROPY_BASE + entropy,
-            addressHandles.port(ah), SrdHeader.LENGTH + length, udpChecksum);
-        counters.txDatagrams++;
-        tx.emit(address);
-        counters.sendCompletions[WcStatus.SUCCESS]++;
-        qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled);
-        qp.released(buffer, offset);
-    }
 
     private void sendProbe(SrdContext ctx, int path, long now) {
         long address = tx.take();

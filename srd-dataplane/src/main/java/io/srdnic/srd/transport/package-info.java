@@ -5,7 +5,7 @@
  * transport's tables, TX burst, counters, a QP's fields) that splitting them would make public
  * API; the class names carry the layer ({@code Rc*} for RC, {@code Srd*}/{@code Send*} for SRD):
  * <ol>
- * <li><b>Duty cycle and tables</b> — {@link io.srdnic.srd.transport.SrdTransport} (posting,
+ * <li><b>Duty cycle and tables</b> — {@link io.srdnic.srd.transport.SrdTransport} ({@code SendPosting}: the checks of a post and the hand-off to a message layer;
  *     receive demultiplexing, timers), {@code QpTable}, {@code AddressHandles}, {@code ContextTable},
  *     {@link io.srdnic.srd.transport.MemoryRegions}, {@code TxBurst}.</li>
  * <li><b>Reliability engine</b>, one per flow whatever the QP type — its own package,
@@ -24,7 +24,7 @@
  *     <li>RC: the flow is the QP itself; {@code RcRequester} (segmentation, in-order completion,
  *         READ answers), {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},
  *         NAKs, coalesced ACKs), {@code RcConnections} (which RC QPs the duty cycle visits).</li>
- *     <li>UD: one datagram, no flow ({@code SrdTransport#postSend}, {@code SendDelivery}).</li>
+ *     <li>UD: one datagram, no flow ({@code UdDatagrams}, {@code SendDelivery}).</li>
  *     </ul></li>
  * <li><b>Queue pairs and their objects</b> — {@link io.srdnic.srd.transport.SrdQp} and its state
  *     machine ({@code QpTransitions}, {@code QpAttributes}, {@code QpAttributeChecks}),

@@ -1,0 +1,182 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.WcStatus;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Posting a work request: the checks verbs makes before anything is queued (QP state, send queue
+ * room, address handle, opcode for the QP type, length, buffer bounds), what a request refused
+ * after posting completes with, and the hand-off to the message layer of its QP type — SRD's
+ * request table and its context's queue, RC's requester, or a UD datagram sent at once. Runs on
+ * the posting thread's cycle (the transport's thread), allocates nothing.
+ */
+final class SendPosting {
+    private final SrdTransport t;
+    private final SendRequests requests;
+    private final SrdMessages messages;
+    private final UdDatagrams datagrams;
+    private final AddressHandles addressHandles;
+
+    SendPosting(SrdTransport t, SendRequests requests, SrdMessages messages, UdDatagrams datagrams, AddressHandles addressHandles) {
+        this.t = t;
+        this.requests = requests;
+        this.messages = messages;
+        this.datagrams = datagrams;
+        this.addressHandles = addressHandles;
+    }
+
+    /**
+     * Posts a work request of {@code opcode} ({@link SendOpcode}): a send of, an RDMA WRITE from or
+     * an RDMA READ into {@code length} bytes at {@code offset} in {@code buffer}, to QP
+     * {@code destQpn} behind address handle {@code ah}; RDMA names the remote memory by
+     * {@code remoteAddress} and {@code rkey}. Returns POST_OK or a negative POST_* code (nothing
+     * posted). Errors found after posting complete the request with their status, as verbs does:
+     * a SEND over the MTU or an RDMA request over {@link SrdTransport#maxRdmaSize()} is LOCAL_LENGTH_ERROR, a
+     * buffer out of bounds LOCAL_PROTECTION_ERROR, an opcode the QP type cannot carry (RDMA on UD)
+     * LOCAL_QP_OPERATION_ERROR, as is an atomic opcode (atomics go through {@link #postAtomic}, which carries their operands).
+     */
+    int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
+                 int immediate, long remoteAddress, int rkey, boolean signaled, long now) {
+        if (qp.destroyed || !qp.acceptsSends()) {
+            return SrdTransport.POST_BAD_QP_STATE;
+        }
+        if (qp.type == QpType.RC) {
+            return postConnected(qp, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        }
+        if (!addressHandles.isLive(ah)) {
+            return SrdTransport.POST_BAD_ADDRESS_HANDLE;
+        }
+        if (qp.sqOutstanding >= qp.sqDepth) {
+            return SrdTransport.POST_SQ_FULL;
+        }
+        boolean rdma = SendOpcode.isRdma(opcode);
+        // Atomics never reach SRD or UD (see postAtomic); here they would also lack their operands.
+        boolean refused = (rdma && qp.type == QpType.UD) || SendOpcode.isAtomic(opcode);
+        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? SrdMessages.MAX_RDMA_SIZE : t.mtu(), buffer, offset, length, signaled)) {
+            return SrdTransport.POST_OK;
+        }
+        if (qp.type == QpType.UD) {
+            datagrams.send(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM, immediate, signaled, now);
+            return SrdTransport.POST_OK;
+        }
+        SrdContext ctx = t.contextFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), now);
+        if (ctx == null) {
+            return SrdTransport.POST_NO_RESOURCES;
+        }
+        ctx.remoteMac = addressHandles.mac(ah); // the handle, not a received frame, says where the peer is
+        ctx.established = true;
+        ctx.ensureRequester();
+        int r = requests.take();
+        if (r < 0) {
+            t.counters.requestTableFull++;
+            return SrdTransport.POST_NO_RESOURCES;
+        }
+        requests.opcode[r] = opcode;
+        requests.wrId[r] = wrId;
+        requests.qp[r] = qp;
+        requests.addressHandle[r] = ah;
+        requests.context[r] = ctx.index;
+        requests.destQpn[r] = destQpn;
+        requests.qkey[r] = qkey;
+        requests.buffer[r] = buffer;
+        requests.offset[r] = offset;
+        requests.length[r] = length;
+        requests.immediate[r] = immediate;
+        requests.remoteAddress[r] = remoteAddress;
+        requests.rkey[r] = rkey;
+        requests.signaled[r] = signaled;
+        requests.postTime[r] = now;
+        requests.rnrLeft[r] = qp.rnrRetry;
+        qp.sqOutstanding++;
+        messages.queue(ctx, r);
+        t.markPosted();
+        return SrdTransport.POST_OK;
+    }
+
+    /**
+     * The errors a post is checked for before anything is queued: an opcode the QP cannot carry, a
+     * length over {@code maxLength}, a buffer range outside the buffer, a read-only buffer for a
+     * READ's or an atomic's response. One found completes the
+     * request with its status at once, as verbs does; returns whether one was.
+     */
+    private boolean refusedAtPosting(SrdQp qp, long wrId, int opcode, boolean opcodeRefused, int maxLength, MemorySegment buffer,
+                                     long offset, int length, boolean signaled) {
+        int refused = !SendOpcode.isValid(opcode) || opcodeRefused ? WcStatus.LOCAL_QP_OPERATION_ERROR
+            : length < 0 || length > maxLength ? WcStatus.LOCAL_LENGTH_ERROR
+            : offset < 0 || offset + length > buffer.byteSize() ? WcStatus.LOCAL_PROTECTION_ERROR
+            : SendOpcode.awaitsResponse(opcode) && buffer.isReadOnly() ? WcStatus.LOCAL_PROTECTION_ERROR // the response lands there
+            : -1;
+        if (refused < 0) {
+            return false;
+        }
+        qp.sqOutstanding++;
+        t.counters.sendCompletions[refused]++;
+        qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), refused, length, signaled);
+        qp.released(buffer, offset);
+        return true;
+    }
+
+    /**
+     * RC: the QP's connection says where the request goes. A message of any opcode may be up to
+     * {@link SrdTransport#maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
+     */
+    private int postConnected(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
+                              long remoteAddress, int rkey, boolean signaled) {
+        if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
+            return SrdTransport.POST_SQ_FULL;
+        }
+        // An atomic's two operands come with postAtomic: this entry has no room for them.
+        if (refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
+            return SrdTransport.POST_OK;
+        }
+        qp.sqOutstanding++;
+        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        return queuedOnRc(qp);
+    }
+
+    /** An RC QP's requester has a new request: it is visited from the next cycle on. */
+    private int queuedOnRc(SrdQp qp) {
+        t.rc.activate(qp.rcRequester);
+        t.markPosted();
+        return SrdTransport.POST_OK;
+    }
+
+    /**
+     * Posts an atomic ({@link SendOpcode#ATOMIC_CMP_SWAP} or {@link SendOpcode#ATOMIC_FETCH_ADD}) on the
+     * 64-bit word at {@code remoteAddress} in the peer's region {@code rkey}: CMP_SWAP writes
+     * {@code swap} there if the word equals {@code compareOrAdd}, FETCH_ADD adds {@code compareOrAdd}
+     * to it (ibv_send_wr.wr.atomic's compare_add and swap). It runs exactly once at the responder,
+     * and the word's original value lands in the 8 bytes at {@code offset} in {@code buffer}, in host
+     * byte order, before the request completes (COMP_SWAP or FETCH_ADD). Returns SrdTransport.POST_OK or a
+     * negative POST_* code (nothing posted): SrdTransport.POST_INVALID for a remote address not 8-byte aligned,
+     * as rxe refuses it at posting.
+     * <p>
+     * RC only: SRD delivers in any order and keeps no answer per request, so an atomic there could
+     * not be made to run once in order with the QP's other requests; SRD and UD QPs complete one
+     * with LOCAL_QP_OPERATION_ERROR, as they do an opcode they cannot carry. A buffer without 8
+     * bytes at {@code offset} completes with LOCAL_PROTECTION_ERROR. The responder refuses what its
+     * QP's or the region's access flags (REMOTE_ATOMIC) do not allow, or a word outside the region,
+     * with REMOTE_ACCESS_ERROR, a misaligned word with REMOTE_INVALID_REQUEST_ERROR.
+     */
+    int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+                   long compareOrAdd, long swap, boolean signaled) {
+        if (qp.destroyed || !qp.acceptsSends()) {
+            return SrdTransport.POST_BAD_QP_STATE;
+        }
+        boolean connected = qp.type == QpType.RC;
+        if (qp.sqOutstanding >= qp.sqDepth || (connected && qp.rcRequester.isFull())) {
+            return SrdTransport.POST_SQ_FULL;
+        }
+        if (connected && SendOpcode.isAtomic(opcode) && (remoteAddress & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {
+            return SrdTransport.POST_INVALID;
+        }
+        if (refusedAtPosting(qp, wrId, opcode, !connected || !SendOpcode.isAtomic(opcode), SendOpcode.ATOMIC_SIZE, buffer, offset,
+            SendOpcode.ATOMIC_SIZE, signaled)) {
+            return SrdTransport.POST_OK;
+        }
+        qp.sqOutstanding++;
+        qp.rcRequester.postAtomic(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        return queuedOnRc(qp);
+    }
+}

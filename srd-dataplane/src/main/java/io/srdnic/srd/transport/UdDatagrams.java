@@ -1,0 +1,64 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.PacketType;
+import io.srdnic.srd.wire.SrdHeader;
+import io.srdnic.srd.wire.SrdPort;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * UD's message layer, all of it: a datagram is one packet with {@code FLAG_UNRELIABLE}, no flow,
+ * context, PSN or ACK, sent when posted. Its UDP source ports rotate over the paths, as SRD's
+ * packets spray, so that datagrams spread over the fabric's ECMP paths too.
+ */
+final class UdDatagrams {
+    private final SrdTransport t;
+    private final int paths;
+    private int datagramEntropy;
+
+    UdDatagrams(SrdTransport t, int paths) {
+        this.t = t;
+        this.paths = paths;
+    }
+
+    /**
+     * Sends a UD datagram now, from the posting thread's cycle: one packet, no flow, no PSN or ACK;
+     * it completes SUCCESS once handed to the TX burst (or lost locally for want of an mbuf: UD is
+     * unreliable), LOCAL_PROTECTION_ERROR if its buffer was closed.
+     */
+    void send(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
+              boolean withImmediate, int immediate, boolean signaled, long now) {
+        qp.sqOutstanding++;
+        long address = t.tx.take();
+        if (address == 0) {
+            t.counters.sendCompletions[WcStatus.SUCCESS]++;
+            qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
+            qp.released(buffer, offset);
+            return;
+        }
+        Mbuf m = t.tx.view.wrap(address);
+        try {
+            m.copyFrom(buffer, offset, SrdHeader.PAYLOAD_OFFSET, length);
+        } catch (IllegalStateException closedBuffer) {
+            t.tx.giveBack(address);
+            t.counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
+            qp.completeSend(wrId, WcOpcode.SEND, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
+            qp.released(buffer, offset);
+            return;
+        }
+        SrdHeader.write(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, SrdHeader.FLAG_UNRELIABLE, length, 0, 0, t.epoch,
+            0, 0, qp.qpn, destQpn, qkey, immediate, now);
+        int entropy = datagramEntropy;
+        datagramEntropy = datagramEntropy + 1 == paths ? 0 : datagramEntropy + 1;
+        Ipv4UdpFrame.write(m, t.localMac, t.addressHandleMac(ah), t.localIp, t.addressHandleIp(ah), SrdPort.ENTROPY_BASE + entropy,
+            t.addressHandlePort(ah), SrdHeader.LENGTH + length, t.udpChecksum);
+        t.counters.txDatagrams++;
+        t.tx.emit(address);
+        t.counters.sendCompletions[WcStatus.SUCCESS]++;
+        qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled);
+        qp.released(buffer, offset);
+    }
+}
