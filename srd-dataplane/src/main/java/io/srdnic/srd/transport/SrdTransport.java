@@ -529,16 +529,24 @@ public final class SrdTransport implements AutoCloseable {
         lastNow = now;
         int work = schedule(now);
         tx.flush();
-        if (responder.owesAcks() || rc.owesAcks()) {
-            work += responder.sendOwedAcks() + (rc.owesAcks() ? rc.sendOwedAcks() : 0);
-            tx.flush();
-        }
-        return work;
+        return owesAcks() ? work + sendOwedAcks() : work;
+    }
+
+    /** Whether an SRD context or an RC QP owes its peer an ACK (they leave with the next cycle). */
+    private boolean owesAcks() {
+        return responder.owesAcks() || rc.owesAcks();
+    }
+
+    /** Sends the ACKs owed, SRD's and RC's; returns how many. */
+    private int sendOwedAcks() {
+        int n = responder.sendOwedAcks() + (rc.owesAcks() ? rc.sendOwedAcks() : 0);
+        tx.flush();
+        return n;
     }
 
     /** Whether {@link #transmitPosted} has anything to do: frames built or owed, or a post since the last send. */
     public boolean hasPostedWork() {
-        return postedSinceSchedule || !tx.isEmpty() || responder.owesAcks() || rc.owesAcks();
+        return postedSinceSchedule || !tx.isEmpty() || owesAcks();
     }
 
     /**
@@ -547,7 +555,7 @@ public final class SrdTransport implements AutoCloseable {
      * that finds every host idle jumps its clock to the minimum of this and the network's next event.
      */
     public long nextDeadline() {
-        if (responder.owesAcks() || rc.owesAcks()) {
+        if (owesAcks()) {
             return lastNow; // they leave with the next cycle
         }
         long next = rc.idle() ? Long.MAX_VALUE : rc.nextDeadline(lastNow);
@@ -619,15 +627,12 @@ public final class SrdTransport implements AutoCloseable {
             work += sender.hasWindow() ? sender.detectLosses(now, messages) : 0;
             int path = sender.paths.probeDue(now);
             if (path != PathSet.NONE) {
-                sendProbe(ctx, path, now);
-                sender.paths.onProbeSent(path, now, Math.max(sender.rtt.rto(), 4 * sender.rtt.srtt()));
+                probe(ctx, path, now);
                 work++;
             }
             sender.paths.expireProbes(now);
             if (sender.inflight > 0 && !sender.unresponsive && now - sender.lastProgress >= config.transportTimeoutNanos) {
-                sender.unresponsive = true;
-                counters.unresponsiveEvents++;
-                events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, stalledAddressHandle(ctx), ctx.remoteIp, now);
+                becameUnresponsive(ctx, now);
             }
             if (ctx.idle() && sender.paths.healthyCount() == sender.paths.count()) {
                 ctx.active = false;
@@ -643,15 +648,22 @@ public final class SrdTransport implements AutoCloseable {
             work += rc.timers(now);
         }
         if (now - lastHousekeeping >= HOUSEKEEPING_INTERVAL) {
-            lastHousekeeping = now;
-            reclaimIdleContexts(now);
-            if (messages.hasReadsOutstanding()) {
-                // Silent up to the last time the RX ring was emptied, as for idle contexts: after a stall
-                // of this thread the answers that kept coming are still in the ring, unread.
-                work += messages.expireSilentReads(lastDrained, readSilenceLimit);
-            }
+            work += housekeeping(now);
         }
         return work;
+    }
+
+    /**
+     * What runs once per HOUSEKEEPING_INTERVAL: idle contexts reclaimed, READs whose data stopped
+     * coming expired; returns the completions made. Out of {@link #timers}, which every duty cycle
+     * runs, so that one stays small enough to compile well.
+     */
+    private int housekeeping(long now) {
+        lastHousekeeping = now;
+        reclaimIdleContexts(now);
+        // READs silent up to the last time the RX ring was emptied, as for idle contexts: after a stall
+        // of this thread the answers that kept coming are still in the ring, unread.
+        return messages.hasReadsOutstanding() ? messages.expireSilentReads(lastDrained, readSilenceLimit) : 0;
     }
 
     private void reclaimIdleContexts(long now) {
@@ -661,6 +673,20 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- transmit
+
+    /** Probes {@code path} of {@code ctx}, which has been avoided long enough, and waits for the reply. */
+    private void probe(SrdContext ctx, int path, long now) {
+        ReliableSender sender = ctx.sender;
+        sendProbe(ctx, path, now);
+        sender.paths.onProbeSent(path, now, Math.max(sender.rtt.rto(), 4 * sender.rtt.srtt()));
+    }
+
+    /** {@code ctx} made no progress for the transport timeout: the application hears of it once, until progress resumes. */
+    private void becameUnresponsive(SrdContext ctx, long now) {
+        ctx.sender.unresponsive = true;
+        counters.unresponsiveEvents++;
+        events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, stalledAddressHandle(ctx), ctx.remoteIp, now);
+    }
 
     private void sendProbe(SrdContext ctx, int path, long now) {
         long address = tx.take();
@@ -707,7 +733,8 @@ public final class SrdTransport implements AutoCloseable {
                 counters.badSource++;
                 continue;
             }
-            if ((SrdHeader.flags(m) & SrdHeader.FLAG_RC) != 0) {
+            int flags = SrdHeader.flags(m); // read once: RC's flag, then the unreliable one
+            if ((flags & SrdHeader.FLAG_RC) != 0) {
                 rc.onPacket(m, type, now);
                 continue;
             }
@@ -716,7 +743,7 @@ public final class SrdTransport implements AutoCloseable {
                 case PacketType.PROBE -> responder.onProbe(m);
                 case PacketType.PROBE_REPLY -> onProbeReply(m);
                 default -> {
-                    if ((SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0) {
+                    if ((flags & SrdHeader.FLAG_UNRELIABLE) != 0) {
                         responder.onDatagram(m, type);
                     } else {
                         responder.onData(m, type, now);
