@@ -184,27 +184,10 @@ public final class QueuePair {
             return 0;
         }
         if (atomic) {
-            checkAtomic(wr);
-            if (total != SendOpcode.ATOMIC_SIZE) {
-                context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, total);
-                return 0;
-            }
+            return postAtomic(wr, total, signaled);
         }
-        boolean landsLocally = wr.opcode == SendWr.OP_RDMA_READ || atomic; // the response is written into the SGE
-        for (int i = 0; i < wr.numSge; i++) {
-            Sge s = wr.sges[i];
-            MemoryRegion mr = context.region(s.lkey);
-            if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)
-                || (landsLocally && (mr.access & Access.LOCAL_WRITE) == 0)) {
-                context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
-                return 0;
-            }
-        }
-        if (atomic) {
-            Sge s = wr.sges[0];
-            sendsOutstanding.incrementAndGet();
-            return post(context.dataplane.postAtomic(qp, wr.wrId, wr.opcode, s.segment, s.offset, wr.remoteAddress, wr.rkey, wr.compareAdd,
-                wr.swap, signaled), s.segment, s.offset);
+        if (sgeRefused(wr, wr.opcode == SendWr.OP_RDMA_READ, total)) { // a READ's response is written into its SGE
+            return 0;
         }
         MemorySegment buffer;
         long offset;
@@ -232,6 +215,43 @@ public final class QueuePair {
         sendsOutstanding.incrementAndGet();
         return post(context.dataplane.postSend(qp, connected ? 0 : ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, wr.opcode, buffer,
             offset, total, wr.immediate, wr.remoteAddress, wr.rkey, signaled), buffer, offset);
+    }
+
+    /**
+     * An atomic checked as far as its opcode and SGE count: the rest of its checks, then the post.
+     * Apart from {@link #postSend}, whose SEND path every round trip takes.
+     */
+    private int postAtomic(SendWr wr, int total, boolean signaled) {
+        checkAtomic(wr);
+        if (total != SendOpcode.ATOMIC_SIZE) {
+            context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, total);
+            return 0;
+        }
+        if (sgeRefused(wr, true, total)) { // the original value is written into the SGE
+            return 0;
+        }
+        Sge s = wr.sges[0];
+        sendsOutstanding.incrementAndGet();
+        return post(context.dataplane.postAtomic(qp, wr.wrId, wr.opcode, s.segment, s.offset, wr.remoteAddress, wr.rkey, wr.compareAdd,
+            wr.swap, signaled), s.segment, s.offset);
+    }
+
+    /**
+     * Whether an SGE of {@code wr} lies outside a region of this QP's PD, or, where the response
+     * {@code landsLocally}, in one without LOCAL_WRITE: then the request completes at once with
+     * LOCAL_PROTECTION_ERROR.
+     */
+    private boolean sgeRefused(SendWr wr, boolean landsLocally, int total) {
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sges[i];
+            MemoryRegion mr = context.region(s.lkey);
+            if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)
+                || (landsLocally && (mr.access & Access.LOCAL_WRITE) == 0)) {
+                context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
