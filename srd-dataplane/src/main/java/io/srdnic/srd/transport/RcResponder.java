@@ -221,9 +221,10 @@ final class RcResponder {
     /**
      * Whether the receive message {@code ordinal} will take is posted: the one being filled, or
      * the ring's entry as far down as the messages before it. Receives are taken in order, so one
-     * available stays available (on the QP's own ring). On SRC the messages before it may be for
-     * other SRQs, so only whether the named SRQ has a receive at all is known here; an SRQ number
-     * that names none of the domain's is refused at execution.
+     * available stays available (on the QP's own ring). On SRC the same count is asked of the SRQ
+     * the packet names: the messages before it may be for other SRQs, so this may ask for more
+     * receives than it needs (an RNR NAK too many, never a message held that will find none of
+     * this QP's taking). An SRQ number that names none of the domain's is refused at execution.
      */
     private boolean receiveAvailable(Mbuf m, int ordinal) {
         int before = ordinal - completedOrdinal;
@@ -238,7 +239,7 @@ final class RcResponder {
         }
         if (src) {
             SharedReceiveQueue s = (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) == 0 ? null : t.srcSrq(SrdHeader.srqNumber(m));
-            return s == null || s.srcDomain != qp.srcDomain || !s.receives.isEmpty();
+            return s == null || s.srcDomain != qp.srcDomain || before < s.receives.size();
         }
         return before < qp.receives.size();
     }

@@ -110,6 +110,18 @@ class SrcDeliveryTest {
             assertArrayEquals(bytes(tx, 0, 40_000), bytes(remote, 0, 40_000));
             assertArrayEquals(bytes(tx, 0, 40_000), bytes(into, 0, 40_000));
             assertEquals(5, remote.get(ValueLayout.JAVA_LONG_UNALIGNED, 48_000));
+            // A WRITE with immediate consumes a receive of the SRQ it names, and completes on that SRQ's CQ.
+            p.receives(0, 1, 16);
+            assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE_WITH_IMM, 6, tx, 0, 3000, remote.address() + 52_000, rkey,
+                0xFEED));
+            assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 20_000 * MS).get(0).status());
+            p.f.runFor(MS);
+            List<TestQp.Wc> imm = p.srqCompletions(0);
+            assertEquals(1, imm.size());
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, imm.get(0).opcode());
+            assertEquals(0xFEED, imm.get(0).imm());
+            assertEquals(3000, imm.get(0).byteLength());
+            assertEquals(List.of(), p.srqCompletions(1));
             // The same rkey through SRQ 1 (PD 2): another job's protection domain, refused, nothing written.
             assertEquals(SrdTransport.POST_OK, p.post(srq0 + 1, SendOpcode.RDMA_WRITE, 4, tx, 0, 8, remote.address() + 50_000, rkey, 0));
             assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 5, tx, 0, 8, remote.address() + 50_000, rkey, 0));

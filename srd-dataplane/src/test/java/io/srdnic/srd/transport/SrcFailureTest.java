@@ -9,6 +9,7 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
+import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -106,6 +107,27 @@ class SrcFailureTest {
             assertEquals(qb2.qpn(), delivered.get(0).qpn());
             assertEquals(3, p.srqs[0].receivesPosted());
             assertTrue(rx.byteSize() > 0);
+        }
+    }
+
+    /** A message's packets all name its SRQ: a LAST naming another SRQ than its FIRST is a broken message sequence. */
+    @Test
+    void shouldNakAPacketThatNamesAnotherSrqThanItsMessagesFirst() {
+        try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 57, 2).connect()) {
+            p.receives(0, 2, 4096);
+            p.receives(1, 2, 4096);
+            Attacker x = new Attacker(p.f);
+            int peerIp = SimFabric.ip(0);
+            x.srcSend(1, peerIp, p.qa.qpn(), p.qb.qpn(), 5000, 0, SrdHeader.FLAG_FIRST, SrcPair.SRQN, 100);
+            x.srcSend(1, peerIp, p.qa.qpn(), p.qb.qpn(), 5001, 0, SrdHeader.FLAG_LAST, SrcPair.SRQN + 1, 100);
+            p.f.runFor(MS);
+            assertEquals(1, p.b.counters().dropsSent[DropReason.REMOTE_INVALID_REQUEST]);
+            assertEquals(QpState.ERROR, p.qb.qp().state());
+            List<TestQp.Wc> flushed = p.srqCompletions(0);
+            assertEquals(1, flushed.size(), "the receive its FIRST took ends, flushed, on its SRQ's CQ");
+            assertEquals(WcStatus.WR_FLUSH_ERROR, flushed.get(0).status());
+            assertEquals(List.of(), p.srqCompletions(1));
+            assertEquals(2, p.srqs[1].receivesPosted());
         }
     }
 

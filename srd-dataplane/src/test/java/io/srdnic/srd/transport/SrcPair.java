@@ -2,10 +2,12 @@ package io.srdnic.srd.transport;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * Two simulated hosts for SRC tests: host a sends from one SRC QP (in SRC domain {@code da}) to one
@@ -30,9 +32,14 @@ final class SrcPair implements AutoCloseable {
     int retryCnt = 7;
 
     SrcPair(LinkConfig link, long seed, int jobs) {
+        this(link, seed, jobs, io -> io, io -> io);
+    }
+
+    /** With each host's port seen through a wrapper (to record what it sends). */
+    SrcPair(LinkConfig link, long seed, int jobs, UnaryOperator<PacketIo> wrapA, UnaryOperator<PacketIo> wrapB) {
         f = new SimFabric(16, link, seed);
-        a = f.addHost(new SrdConfig());
-        b = f.addHost(new SrdConfig());
+        a = f.addHost(new SrdConfig(), wrapA);
+        b = f.addHost(new SrdConfig(), wrapB);
         da = a.createSrcDomain();
         db = b.createSrcDomain();
         qa = srcQp(a, da);
