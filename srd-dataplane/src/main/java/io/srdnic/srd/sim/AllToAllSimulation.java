@@ -25,9 +25,10 @@ import java.util.SplittableRandom;
  * {@code srdnic sim --all-to-all}: N simulated nodes with J jobs each, every job connected to every
  * job of every other node, the seeds' scaling claims on running code. Per node it reports the QPs,
  * the transport contexts (reliability engines: one per RC or SRC QP, one per remote node for SRD),
- * the transport state (the live Java heap after a full collection once every message has arrived,
- * less the live heap before the first QP was made, over N: QPs, their engines, SRQs and receive
- * rings, address handles, and the SRD contexts made on first use), and the set-up time; then every
+ * the transport state (the live Java heap after a full collection, plus direct native memory, once
+ * every message has arrived, less the same before the first QP was made, over N: QPs, their engines
+ * and reorder buffers, SRQs and receive rings, address handles, and the SRD contexts made on first
+ * use), and the set-up time; then every
  * job sends one message to every job of every other node, each checked on arrival.
  * <ul>
  * <li>RC: one QP per pair of jobs: J × J × (N − 1) per node, (N·J)² in the cluster as N grows.</li>
@@ -89,12 +90,20 @@ public final class AllToAllSimulation {
         }
     }
 
-    /** The live Java heap: used after full collections, so only what is still referenced counts. */
+    /**
+     * The live memory: the Java heap used after full collections (only what is still referenced
+     * counts) plus the native memory reserved through the JVM's direct-memory accounting, where
+     * an RC or SRC QP's reorder buffer keeps the packets it holds early.
+     */
     static long liveHeap() {
         for (int i = 0; i < 2; i++) {
             System.gc();
         }
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        long direct = 0;
+        for (java.lang.management.BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+            direct += pool.getName().equals("direct") ? pool.getMemoryUsed() : 0;
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() + direct;
     }
 
     /** One run: the nodes, their QPs and queues, and what every job has received. */
