@@ -1,5 +1,6 @@
 package io.srdnic.cli;
 
+import io.srdnic.srd.sim.AllToAllSimulation;
 import io.srdnic.srd.sim.RcOp;
 import io.srdnic.srd.sim.Scenario;
 import io.srdnic.srd.sim.SimOp;
@@ -26,8 +27,16 @@ import picocli.CommandLine.Option;
         "Without --incast host i sends to host (i+1) mod H; with it, hosts 1..H-1 send to host 0.",
         "Links: --link-gbps each, 2 us per link unless --delay-us, 1 MiB queue; a frame crosses 3 links each way."})
 final class SimCommand implements Callable<Integer> {
-    @Option(names = "--hosts", defaultValue = "2", description = "Hosts (default ${DEFAULT-VALUE}).")
+    @Option(names = {"--hosts", "--nodes"}, defaultValue = "2", description = "Hosts (nodes) (default ${DEFAULT-VALUE}).")
     int hosts;
+
+    @Option(names = "--all-to-all", description = "Every job of every node connected to every job of every other node over --transport "
+        + "rc, src or srd; prints per node the QPs, transport contexts, bytes of transport state and set-up time, then sends one "
+        + "message (--size, at most 1024 B) from every job to every remote job, each checked.")
+    boolean allToAll;
+
+    @Option(names = "--jobs", defaultValue = "1", description = "With --all-to-all: jobs per node (default ${DEFAULT-VALUE}).")
+    int jobs;
 
     @Option(names = "--messages", defaultValue = "100000", description = "Messages in total, split evenly over the senders (default ${DEFAULT-VALUE}).")
     long messages;
@@ -68,11 +77,11 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of every random choice (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--transport", paramLabel = "srd|rc", defaultValue = "srd",
+    @Option(names = "--transport", paramLabel = "srd|rc|src", defaultValue = "srd",
         description = "srd (default): every host's SRD QP sends; rc: one RC connection between two hosts, host 0 posting the "
             + "messages (up to 32 outstanding, several packets each past the 1024-byte path MTU) and host 1 answering, "
             + "with --ops from send, send-imm, rdma-write, rdma-write-imm, rdma-read, cmp-swap, fetch-add, "
-            + "rnr (a send whose receive is posted only after the RNR NAK), each checked.")
+            + "rnr (a send whose receive is posted only after the RNR NAK), each checked; src: with --all-to-all only.")
     String transport;
 
     @Option(names = "--ops", paramLabel = "OP,OP", defaultValue = "send-imm",
@@ -101,6 +110,15 @@ final class SimCommand implements Callable<Integer> {
         Set<Integer> dead = Arrays.stream(blackholes).boxed().collect(Collectors.toSet());
         Scenario links = new Scenario(hosts, messages, size, loss, dup, reorder, Math.round(delayUs * 1000),
             Math.round(jitterUs * 1000), paths, dead, incast, linkGbps, Math.round(timeLimitMs * 1_000_000), seed);
+        if (allToAll) {
+            AllToAllSimulation.Transport t;
+            try {
+                t = AllToAllSimulation.Transport.valueOf(transport.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--all-to-all takes --transport rc, src or srd, was " + transport);
+            }
+            return new SimAllToAll(links, t, jobs, Math.min(size, AllToAllSimulation.PATH_MTU), settings, json).call();
+        }
         if (transport.equalsIgnoreCase("rc")) {
             return new SimRc(links, RcOp.list(ops), settings, pcap).call();
         }

@@ -92,6 +92,15 @@ public final class Context implements AutoCloseable {
         return new ProtectionDomain(this, ++pdCount);
     }
 
+    /**
+     * Opens an XRC domain (ibv_open_xrcd): the transport's SRC domain (seed 001), in which XRC SRQs
+     * and XRC_RECV QPs reach each other.
+     */
+    public XrcDomain openXrcDomain() {
+        checkOpen();
+        return new XrcDomain(this);
+    }
+
     public synchronized CompletionQueue createCq(int depth) {
         checkOpen();
         if (depth < 1 || depth > (1 << 20)) {
@@ -223,7 +232,7 @@ public final class Context implements AutoCloseable {
     /** A receive completion was polled: its QP may post one more (an SRQ counts what its receives are taken by itself). */
     void receiveConsumed(int qpn) {
         QueuePair qp = qpsByNumber[qpn & qpIndexMask];
-        if (qp != null && qp.qpNum() == qpn && qp.srq == null) {
+        if (qp != null && qp.qpNum() == qpn && qp.srq == null && qp.xrcType == null) {
             qp.receivesPosted.decrementAndGet();
         }
     }

@@ -3,6 +3,7 @@ package io.srdnic.verbs;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpType;
 import io.srdnic.srd.transport.SharedReceiveQueue;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
@@ -186,20 +187,37 @@ final class Dataplane implements AutoCloseable {
     }
 
     /** Posts a send; INVOKER straight into the transport, DEDICATED through the ring. Returns a POST_* code. */
-    int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
-                 int imm, long remoteAddress, int rkey, boolean signaled) {
+    int postSend(SrdQp qp, int ah, int destQpn, int qkey, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset,
+                 int length, int imm, long remoteAddress, int rkey, boolean signaled) {
         if (posts == null) {
-            return transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
+            return send(qp, ah, destQpn, qkey, remoteSrqn, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
         }
         if (managedElsewhere(qp)) {
-            return call(() -> transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey,
+            return call(() -> send(qp, ah, destQpn, qkey, remoteSrqn, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey,
                 signaled));
         }
-        if (claimSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled) < 0) {
+        int i = claimSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
+        if (i < 0) {
             return SrdTransport.POST_SQ_FULL;
         }
+        posts.remoteSrqn[i] = remoteSrqn;
         posts.publish();
         return SrdTransport.POST_OK;
+    }
+
+    /** Into the transport: an SRC QP's post names the remote SRQ ({@code remoteSrqn}), the others' their destination. */
+    private int send(SrdQp qp, int ah, int destQpn, int qkey, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset,
+                     int length, int imm, long remoteAddress, int rkey, boolean signaled) {
+        return qp.type() == QpType.SRC
+            ? transport.postSrc(qp, remoteSrqn, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled)
+            : transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
+    }
+
+    private int atomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+                       long compareAdd, long swap, boolean signaled) {
+        return qp.type() == QpType.SRC
+            ? transport.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled)
+            : transport.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled);
     }
 
     /** DEDICATED: a ring slot filled with a SEND record, not yet published (an atomic adds its operands); -1 when the ring is full. */
@@ -227,10 +245,10 @@ final class Dataplane implements AutoCloseable {
     }
 
     /** Posts an RC atomic; INVOKER straight into the transport, DEDICATED through the ring (a SEND record with its operands). */
-    int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey, long compareAdd,
-                   long swap, boolean signaled) {
+    int postAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+                   long compareAdd, long swap, boolean signaled) {
         if (posts == null) {
-            return transport.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled);
+            return atomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled);
         }
         int i = claimSend(qp, 0, 0, 0, wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, 0, remoteAddress, rkey, signaled);
         if (i < 0) {
@@ -238,6 +256,7 @@ final class Dataplane implements AutoCloseable {
         }
         posts.compareAdd[i] = compareAdd;
         posts.swap[i] = swap;
+        posts.remoteSrqn[i] = remoteSrqn;
         posts.publish();
         return SrdTransport.POST_OK;
     }
@@ -318,9 +337,9 @@ final class Dataplane implements AutoCloseable {
         switch (ring.op[i]) {
             case PostRing.SEND -> {
                 int rc = SendOpcode.isAtomic(ring.opcode[i])
-                    ? transport.postAtomic(ring.qp[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.remoteAddress[i],
-                        ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i])
-                    : transport.postSend(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.opcode[i],
+                    ? atomic(ring.qp[i], ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i],
+                        ring.remoteAddress[i], ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i])
+                    : send(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i],
                         ring.buffer[i], ring.offset[i], ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
                 if (rc != SrdTransport.POST_OK) {
                     // Checked on the application side already; only a race with destroy/modify ends here.

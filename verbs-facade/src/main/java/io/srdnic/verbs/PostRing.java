@@ -40,6 +40,8 @@ final class PostRing {
     final int[] ah;
     final int[] destQpn;
     final int[] qkey;
+    /** SEND records of an SRC (XRC_SEND) QP: the remote SRQ number. */
+    final int[] remoteSrqn;
     final MemorySegment[] buffer;
     final long[] offset;
     final int[] length;
@@ -66,6 +68,7 @@ final class PostRing {
         ah = new int[size];
         destQpn = new int[size];
         qkey = new int[size];
+        remoteSrqn = new int[size];
         buffer = new MemorySegment[size];
         offset = new long[size];
         length = new int[size];

@@ -85,8 +85,32 @@ public final class ProtectionDomain {
         return qp;
     }
 
+    /**
+     * An XRC_SEND QP in RESET (ibv_create_qp_ex with IBV_QPT_XRC_SEND): a send queue only, whose
+     * work requests each name the remote XRC SRQ ({@link SendWr#remoteSrqn}); one reaches every
+     * job's SRQ behind the XRC_RECV QP it is connected to. Its moves take what XRC INI's do
+     * (INIT → RTR without maxDestRdAtomic and minRnrTimer: the facade fills the receive-side
+     * attributes it never uses).
+     */
+    public QueuePair createXrcSendQueuePair(CompletionQueue sendCq, int maxSendWr, int maxSendSge, int maxInlineData) {
+        checkQueuePair(maxSendWr, 1, maxSendSge, maxInlineData);
+        QueuePair qp = new QueuePair(this, XrcQpType.XRC_SEND, null, sendCq, maxSendWr, maxSendSge, maxInlineData);
+        qps.incrementAndGet();
+        return qp;
+    }
+
     private QueuePair newQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
                                    int maxRecvWr, int maxSendSge, int maxInlineData) {
+        if (type == QpType.SRC) {
+            throw new VerbsException("SRC QPs come in their XRC shape: createXrcSendQueuePair, XrcDomain.createRecvQueuePair");
+        }
+        checkQueuePair(maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
+        QueuePair qp = new QueuePair(this, type, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
+        qps.incrementAndGet();
+        return qp;
+    }
+
+    private void checkQueuePair(int maxSendWr, int maxRecvWr, int maxSendSge, int maxInlineData) {
         checkAlive();
         DeviceAttributes caps = context.queryDevice();
         if (maxSendWr < 1 || maxRecvWr < 1 || maxSendWr > caps.maxQpWr() || maxRecvWr > caps.maxQpWr()) {
@@ -98,9 +122,6 @@ public final class ProtectionDomain {
         if (maxInlineData < 0 || maxInlineData > caps.maxInlineData()) {
             throw new VerbsException("max_inline_data must be 0.." + caps.maxInlineData());
         }
-        QueuePair qp = new QueuePair(this, type, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
-        qps.incrementAndGet();
-        return qp;
     }
 
     /**
@@ -109,6 +130,28 @@ public final class ProtectionDomain {
      * once, as a later {@link SharedReceiveQueue#modify} would.
      */
     public SharedReceiveQueue createSrq(int maxWr, int maxSge, int limit) {
+        return newSrq(maxWr, maxSge, limit, () -> new SharedReceiveQueue(this, maxWr, maxSge, limit));
+    }
+
+    /**
+     * An XRC SRQ (ibv_create_srq_ex with IBV_SRQT_XRC, this PD, {@code xrcd} and {@code cq}): the
+     * transport's SRC SRQ. XRC_RECV QPs of {@code xrcd} deliver into it the messages that name its
+     * {@link SharedReceiveQueue#srqNumber()}, complete them on {@code cq}, and check their RDMA and
+     * atomics against this PD's regions.
+     */
+    public SharedReceiveQueue createXrcSrq(XrcDomain xrcd, CompletionQueue cq, int maxWr, int maxSge, int limit) {
+        xrcd.checkOpen();
+        if (xrcd.context != context || cq.context != context) {
+            throw new VerbsException("the XRC domain and the CQ must belong to this protection domain's context");
+        }
+        try {
+            return newSrq(maxWr, maxSge, limit, () -> new SharedReceiveQueue(this, xrcd, cq, maxWr, maxSge, limit));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new VerbsException(e.getMessage());
+        }
+    }
+
+    private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, java.util.function.Supplier<SharedReceiveQueue> create) {
         checkAlive();
         DeviceAttributes caps = context.queryDevice();
         if (maxWr < 1 || maxWr > caps.maxSrqWr()) {
@@ -122,7 +165,7 @@ public final class ProtectionDomain {
         }
         context.srqCreated();
         try {
-            SharedReceiveQueue srq = new SharedReceiveQueue(this, maxWr, maxSge, limit);
+            SharedReceiveQueue srq = create.get();
             srqs.incrementAndGet();
             return srq;
         } catch (RuntimeException e) {

@@ -12,7 +12,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A queue pair (ibv_qp) of type SRD, UD or RC. States and transitions are the verbs state machine's
+ * A queue pair (ibv_qp) of type SRD, UD or RC, or XRC_SEND / XRC_RECV ({@link XrcQpType}, the
+ * transport's SRC QPs: {@link #type()} is SRC, {@link #xrcType()} says which half). States and transitions are the verbs state machine's
  * (RESET → INIT → RTR → RTS ⇄ SQD, any → ERROR or RESET), with the attributes each move takes as
  * {@link io.srdnic.srd.transport.QpTransitions} has them; SRD and UD follow UD's. {@link #postSend} and {@link #postRecv} return 0 or
  * {@link #ENOMEM} when the queue is full, throw {@link VerbsException} on misuse (wrong state, a
@@ -36,6 +37,10 @@ public final class QueuePair {
     final CompletionQueue recvCq;
     /** Where this QP's receives come from when it has no receive queue of its own; else null. */
     final SharedReceiveQueue srq;
+    /** XRC_SEND or XRC_RECV (an SRC QP), else null. */
+    final XrcQpType xrcType;
+    /** XRC_SEND: the SRC domain the transport requires of an SRC QP, its own (no SRQ ever names it). */
+    private io.srdnic.srd.transport.SrcDomain ownDomain;
     final int maxSendWr;
     final int maxRecvWr;
     final int maxSendSge;
@@ -55,13 +60,25 @@ public final class QueuePair {
 
     QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
               int maxRecvWr, int maxSendSge, int maxInlineData) {
-        this(pd, type, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData, false);
+        this(pd, type, null, null, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData, false);
     }
 
     /** {@code management}: the device's management QP (UD at {@link SrdTransport#MANAGEMENT_QPN}), else a QP of a drawn number. */
     QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
               int maxRecvWr, int maxSendSge, int maxInlineData, boolean management) {
+        this(pd, type, null, null, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData, management);
+    }
+
+    /** An XRC QP: XRC_SEND with {@code sendCq}, or XRC_RECV in {@code xrcd}. */
+    QueuePair(ProtectionDomain pd, XrcQpType xrcType, XrcDomain xrcd, CompletionQueue sendCq, int maxSendWr, int maxSendSge,
+              int maxInlineData) {
+        this(pd, QpType.SRC, xrcType, xrcd, sendCq, null, null, maxSendWr, 1, maxSendSge, maxInlineData, false);
+    }
+
+    private QueuePair(ProtectionDomain pd, QpType type, XrcQpType xrcType, XrcDomain xrcd, CompletionQueue sendCq, CompletionQueue recvCq,
+                      SharedReceiveQueue srq, int maxSendWr, int maxRecvWr, int maxSendSge, int maxInlineData, boolean management) {
         this.pd = pd;
+        this.xrcType = xrcType;
         this.context = pd.context;
         this.type = type;
         this.sendCq = sendCq;
@@ -75,11 +92,29 @@ public final class QueuePair {
         this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
         this.qp = context.dataplane.call(() -> management
             ? context.dataplane.transport.createManagementQp(pd.id, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
-            : srq == null
-            ? context.dataplane.transport.createQp(type, pd.id, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
-            : context.dataplane.transport.createQp(type, pd.id, maxSendWr, srq.srq, sendCq.ring, recvCq.ring));
+            : create(xrcd));
         qp.onSendRelease(this::released);
         context.registerQp(this);
+    }
+
+    /** On the dataplane thread: the transport's QP for this one. */
+    private SrdQp create(XrcDomain xrcd) {
+        SrdTransport t = context.dataplane.transport;
+        if (xrcType == XrcQpType.XRC_SEND) {
+            ownDomain = t.createSrcDomain();
+            return t.createQp(QpType.SRC, pd.id, maxSendWr, ownDomain, sendCq.ring);
+        }
+        if (xrcType == XrcQpType.XRC_RECV) {
+            // No send queue: its CQ would only ever see completions of work nobody can post.
+            return t.createQp(QpType.SRC, pd.id, 1, xrcd.domain, new io.srdnic.srd.api.CompletionQueue(1));
+        }
+        return srq == null ? t.createQp(type, pd.id, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
+            : t.createQp(type, pd.id, maxSendWr, srq.srq, sendCq.ring, recvCq.ring);
+    }
+
+    /** XRC_SEND or XRC_RECV for the XRC shape of an SRC QP, else null. */
+    public XrcQpType xrcType() {
+        return xrcType;
     }
 
     public int qpNum() {
@@ -111,7 +146,8 @@ public final class QueuePair {
      * taken or out of range) throws a VerbsException that names it.
      */
     public void modify(QpAttributes attributes) {
-        apply(() -> qp.modify(attributes));
+        QpAttributes complete = xrcType == null ? attributes : XrcTransitions.complete(xrcType, state, attributes);
+        apply(() -> qp.modify(complete));
     }
 
     private void apply(Runnable modify) {
@@ -158,8 +194,15 @@ public final class QueuePair {
         if (state != QpState.RTS) {
             throw new VerbsException("QP " + qpNum() + " is in " + state + ": sends need RTS");
         }
+        if (xrcType == XrcQpType.XRC_RECV) {
+            throw new VerbsException("QP " + qpNum() + " is XRC_RECV: it has no send queue; post on the peer's XRC_SEND QP");
+        }
+        if (xrcType == XrcQpType.XRC_SEND && (wr.remoteSrqn <= 0 || wr.remoteSrqn > 0xFF_FFFF)) {
+            throw new VerbsException("an XRC_SEND work request names the remote XRC SRQ: set SendWr.remoteSrqn to its srqNumber(), was "
+                + wr.remoteSrqn);
+        }
         AddressHandle ah = wr.ah;
-        boolean connected = type == QpType.RC; // its path was fixed at RTR: the WR names no destination
+        boolean connected = type.connected(); // its path was fixed at RTR: the WR names no destination
         if (!connected && (ah == null || ah.destroyed)) {
             throw new VerbsException("the work request's address handle is " + (ah == null ? "not set" : "destroyed"));
         }
@@ -213,8 +256,8 @@ public final class QueuePair {
             }
         }
         sendsOutstanding.incrementAndGet();
-        return post(context.dataplane.postSend(qp, connected ? 0 : ah.id, wr.remoteQpn, wr.remoteQkey, wr.wrId, wr.opcode, buffer,
-            offset, total, wr.immediate, wr.remoteAddress, wr.rkey, signaled), buffer, offset);
+        return post(context.dataplane.postSend(qp, connected ? 0 : ah.id, wr.remoteQpn, wr.remoteQkey, wr.remoteSrqn, wr.wrId, wr.opcode,
+            buffer, offset, total, wr.immediate, wr.remoteAddress, wr.rkey, signaled), buffer, offset);
     }
 
     /**
@@ -232,8 +275,8 @@ public final class QueuePair {
         }
         Sge s = wr.sges[0];
         sendsOutstanding.incrementAndGet();
-        return post(context.dataplane.postAtomic(qp, wr.wrId, wr.opcode, s.segment, s.offset, wr.remoteAddress, wr.rkey, wr.compareAdd,
-            wr.swap, signaled), s.segment, s.offset);
+        return post(context.dataplane.postAtomic(qp, wr.remoteSrqn, wr.wrId, wr.opcode, s.segment, s.offset, wr.remoteAddress, wr.rkey,
+            wr.compareAdd, wr.swap, signaled), s.segment, s.offset);
     }
 
     /**
@@ -290,6 +333,10 @@ public final class QueuePair {
      */
     public int postRecv(RecvWr wr) {
         checkAlive();
+        if (xrcType != null) {
+            throw new VerbsException("QP " + qpNum() + " is " + xrcType + ": it has no receive queue; XRC messages take their receives"
+                + " from the XRC SRQ they name (post them with SharedReceiveQueue.postSrqRecv)");
+        }
         if (srq != null) {
             throw new VerbsException("QP " + qpNum() + " takes its receives from SRQ " + srq.srqNum()
                 + ": post them with SharedReceiveQueue.postSrqRecv");
@@ -321,6 +368,9 @@ public final class QueuePair {
         destroyed = true;
         context.dataplane.call(() -> {
             qp.destroy();
+            if (ownDomain != null) {
+                ownDomain.destroy();
+            }
             return null;
         });
         context.unregisterQp(this);

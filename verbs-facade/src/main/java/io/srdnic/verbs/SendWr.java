@@ -40,6 +40,7 @@ public final class SendWr {
     int rkey;
     long compareAdd;
     long swap;
+    int remoteSrqn;
 
     public SendWr(int maxSge) {
         if (maxSge < 1) {
@@ -114,6 +115,15 @@ public final class SendWr {
         this.rkey = key;
         this.compareAdd = compareAdd;
         this.swap = swap;
+        return this;
+    }
+
+    /**
+     * XRC_SEND: the remote XRC SRQ the message is for (ibv_send_wr.qp_type.xrc.remote_srqn): the
+     * {@link SharedReceiveQueue#srqNumber()} its owner told us. Every packet of the message carries it.
+     */
+    public SendWr remoteSrqn(int srqn) {
+        this.remoteSrqn = srqn;
         return this;
     }
 

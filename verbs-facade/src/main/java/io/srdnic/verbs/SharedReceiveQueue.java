@@ -26,6 +26,7 @@ public final class SharedReceiveQueue {
     final io.srdnic.srd.transport.SharedReceiveQueue srq;
     private final int maxWr;
     private final int maxSge;
+    private final SrqType srqType;
     private final AtomicLong posted = new AtomicLong();
     private volatile boolean destroyed;
 
@@ -34,7 +35,35 @@ public final class SharedReceiveQueue {
         this.context = pd.context;
         this.maxWr = maxWr;
         this.maxSge = maxSge;
+        this.srqType = SrqType.BASIC;
         this.srq = context.dataplane.call(() -> context.dataplane.transport.createSrq(maxWr, limit));
+    }
+
+    /** An XRC SRQ of {@code pd} in {@code xrcd}, completing on {@code cq}: the transport's SRC SRQ, with a number of its choosing. */
+    SharedReceiveQueue(ProtectionDomain pd, XrcDomain xrcd, CompletionQueue cq, int maxWr, int maxSge, int limit) {
+        this.pd = pd;
+        this.context = pd.context;
+        this.maxWr = maxWr;
+        this.maxSge = maxSge;
+        this.srqType = SrqType.XRC;
+        io.srdnic.srd.transport.SrdTransport t = context.dataplane.transport;
+        this.srq = context.dataplane.call(() -> t.createSrq(new io.srdnic.srd.transport.SrqAttributes().maxWr(maxWr).limit(limit)
+            .pd(pd.id).srcDomain(xrcd.domain).srcSrqNumber(t.freeSrcSrqNumber()).srcCq(cq.ring)));
+    }
+
+    public SrqType srqType() {
+        return srqType;
+    }
+
+    /**
+     * An XRC SRQ's number (ibv_get_srq_num): what a peer's XRC_SEND work requests name it by
+     * ({@link SendWr#remoteSrqn}); tell it to them out of band, as QP numbers are.
+     */
+    public int srqNumber() {
+        if (srqType != SrqType.XRC) {
+            throw new VerbsException("only an XRC SRQ has an SRQ number for remote senders (ibv_get_srq_num); this one is " + srqType);
+        }
+        return srq.srcSrqNumber();
     }
 
     /** The SRQ's number: SRQ_LIMIT_REACHED events carry it. */

@@ -172,6 +172,20 @@ class VerbsRingTest {
     }
 
     /** Polls A's CQ for up to ten seconds (a shared 2-core machine); in INVOKER mode B's dataplane runs only when its application calls in, so this does. */
+    /** XRC (SRC) over a real link: one XRC_SEND QP reaches three jobs' XRC SRQs behind one XRC_RECV QP, each byte checked. */
+    @Test
+    void shouldCarryXrcSendsToEachJobsSrqOverRealDpdkInBothThreadingModes() {
+        for (ThreadingMode mode : ThreadingMode.values()) {
+            int cpu = mode == ThreadingMode.DEDICATED ? Runtime.getRuntime().availableProcessors() - 1 : -1;
+            Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(mode).cpu(cpu).ip(0x0A000001));
+            Context b = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().mode(mode).busySpin(true).ip(0x0A000002));
+            try (XrcPair p = new XrcPair(a, b, 3, 4, 20_000)) {
+                VerbsXrcSimTest.sendsReachEachJobsSrqOnItsOwnCq(p, 4);
+            }
+            drainLink();
+        }
+    }
+
     private static int awaitWhileTheResponderRuns(VerbsPair p, WorkCompletion[] wcs) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int n = 0;

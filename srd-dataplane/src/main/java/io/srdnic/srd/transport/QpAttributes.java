@@ -91,6 +91,32 @@ public final class QpAttributes {
     private int destQpn;
     private boolean sqDraining;
 
+    /** A copy with the same mask and values: for a layer above that completes a caller's attributes without changing them. */
+    public QpAttributes copy() {
+        QpAttributes c = new QpAttributes();
+        c.mask = mask;
+        c.state = state;
+        c.curState = curState;
+        c.sqDrainedNotify = sqDrainedNotify;
+        c.accessFlags = accessFlags;
+        c.pkeyIndex = pkeyIndex;
+        c.port = port;
+        c.qkey = qkey;
+        c.addressHandle = addressHandle;
+        c.pathMtu = pathMtu;
+        c.timeout = timeout;
+        c.retryCnt = retryCnt;
+        c.rnrRetry = rnrRetry;
+        c.rqPsn = rqPsn;
+        c.maxRdAtomic = maxRdAtomic;
+        c.minRnrTimer = minRnrTimer;
+        c.sqPsn = sqPsn;
+        c.maxDestRdAtomic = maxDestRdAtomic;
+        c.destQpn = destQpn;
+        c.sqDraining = sqDraining;
+        return c;
+    }
+
     /** Empties the mask (the values stay, unread): the instance is ready for the next modify. */
     public QpAttributes clear() {
         mask = 0;

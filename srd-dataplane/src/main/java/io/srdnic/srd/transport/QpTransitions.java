@@ -32,7 +32,7 @@ import java.util.List;
 /**
  * The verbs QP state machine: which moves are legal and, for each QP type, which attributes a move
  * requires and which it accepts, as the kernel's {@code qp_state_table} (drivers/infiniband/core/verbs.c)
- * has them for IB_QPT_UD (our UD and SRD, seed §3.1.1.1) and IB_QPT_RC (our RC). SRD also takes
+ * has them for IB_QPT_UD (our UD and SRD, seed §3.1.1.1) and IB_QPT_RC (our RC, and SRC, whose attributes are RC's: seed 001). SRD also takes
  * {@code rnrRetry} on RTR → RTS, as EFA's SRD table does. Alternate paths (APM) are not offered, so
  * ALT_PATH and PATH_MIG_STATE, optional in the kernel's RC rows, have no bit here.
  * <p>
@@ -96,7 +96,7 @@ public final class QpTransitions {
 
     /** The attributes a {@code type} QP must be given to move from {@code from} to {@code to} (0 if the move is illegal). */
     public static int required(QpType type, QpState from, QpState to) {
-        return REQUIRED[type == QpType.RC ? 1 : 0][from.ordinal()][to.ordinal()];
+        return REQUIRED[type.connected() ? 1 : 0][from.ordinal()][to.ordinal()];
     }
 
     /**
@@ -105,7 +105,7 @@ public final class QpTransitions {
      */
     public static int optional(QpType type, QpState from, QpState to) {
         int extra = type == QpType.SRD ? SRD_OPTIONAL[from.ordinal()][to.ordinal()] : 0;
-        return OPTIONAL[type == QpType.RC ? 1 : 0][from.ordinal()][to.ordinal()] | extra;
+        return OPTIONAL[type.connected() ? 1 : 0][from.ordinal()][to.ordinal()] | extra;
     }
 
     /**

@@ -6,9 +6,18 @@ public enum QpType {
     SRD,
     /** Unreliable Datagram: sent once, never acknowledged; the send completes when it leaves. */
     UD,
+    /** Reliable Connection: connected to one remote QP, in order, segmented by the path MTU. */
+    RC,
     /**
-     * Reliable Connection: connected to one remote QP, in order, segmented by the path MTU. Its
-     * state machine and attributes are here; its data path is not yet (posts are refused).
+     * Scalable Reliable Connection (seed 001, the precursor of XRC): an RC connection whose
+     * messages each name the responder's SRQ they are for, so that one send queue reaches every
+     * job of a remote node. RC's attributes, state machine and wire rules, plus a required
+     * {@link SrcDomain}; no SRQ and no receive queue of its own.
      */
-    RC
+    SRC;
+
+    /** Whether QPs of this type are connected to one remote QP and run RC's message layer (RC and SRC). */
+    public boolean connected() {
+        return this == RC || this == SRC;
+    }
 }

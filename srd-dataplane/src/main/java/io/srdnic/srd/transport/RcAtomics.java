@@ -26,14 +26,18 @@ final class RcAtomics {
     private RcAtomics() {
     }
 
-    /** The region an atomic request in {@code m} for {@code qp} may run on (its index, >= 0), or the DropReason of its NAK, negated. */
-    static int check(SrdTransport t, SrdQp qp, Mbuf m) {
+    /**
+     * The region an atomic request in {@code m} for {@code qp} may run on (its index, >= 0), or the
+     * DropReason of its NAK, negated; {@code pd}: the protection domain it is checked against (the
+     * QP's on RC, the named SRQ's on SRC).
+     */
+    static int check(SrdTransport t, SrdQp qp, int pd, Mbuf m) {
         if (SrdHeader.payloadLength(m) != AtomicHeader.LENGTH) {
             return -DropReason.REMOTE_INVALID_REQUEST; // data after the header: not an atomic anyone sent
         }
         long address = AtomicHeader.address(m);
         int region = (qp.accessFlags & QpAttributes.ACCESS_REMOTE_ATOMIC) == 0 ? -1
-            : t.regions.find(AtomicHeader.rkey(m), qp.pd, address, SendOpcode.ATOMIC_SIZE, MemoryRegions.REMOTE_ATOMIC);
+            : t.regions.find(AtomicHeader.rkey(m), pd, address, SendOpcode.ATOMIC_SIZE, MemoryRegions.REMOTE_ATOMIC);
         if (region < 0 || t.regions.segment(region).isReadOnly()) {
             return -DropReason.REMOTE_ACCESS; // read-only memory: registered so, whatever its flags say
         }

@@ -173,11 +173,11 @@ final class RcConnections {
         }
     }
 
-    /** An RC data packet: to the responder of the QP it names, if that is an RC QP. */
+    /** An RC data packet: to the responder of the QP it names, if that is an RC or SRC QP. */
     void onData(Mbuf m, int type, long now) {
         t.counters.rxData++;
         SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
-        if (qp == null || qp.type != QpType.RC) {
+        if (qp == null || !qp.type.connected()) {
             t.counters.rcRefused++; // no such RC QP: as verbs, silently dropped (the requester's retries run out)
             return;
         }
@@ -188,7 +188,7 @@ final class RcConnections {
     void onAck(Mbuf m, long now) {
         t.counters.rxAcks++;
         SrdQp qp = t.qp(SrdAck.destinationContext(m));
-        if (qp == null || qp.type != QpType.RC || !sends(qp) || Ipv4UdpFrame.sourceIp(m) != qp.rcRequester.remoteIp
+        if (qp == null || !qp.type.connected() || !sends(qp) || Ipv4UdpFrame.sourceIp(m) != qp.rcRequester.remoteIp
             || SrdAck.sourceContext(m) != qp.destQpn) {
             t.counters.staleAcks++;
             return;

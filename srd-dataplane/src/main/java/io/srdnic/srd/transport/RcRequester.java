@@ -65,6 +65,10 @@ final class RcRequester implements ReliableSender.Listener {
     private final int[] readLeft;
     /** SEND and WRITE_WITH_IMM: the message's receive sequence number (the responder's check that it takes the right receive). */
     private final int[] ordinal;
+    /** SRC: the responder's SRQ the request is for, carried by every packet of it (0 on RC). */
+    private final int[] remoteSrqn;
+    /** SRC QPs mark their request packets so (FLAG_SRC); 0 on RC. */
+    private final int srcFlag;
     /** The PSNs of a request's first and last packet: it is done only once the cumulative ACK passes its last. */
     private final int[] firstPsn;
     private final int[] lastPsn;
@@ -119,6 +123,8 @@ final class RcRequester implements ReliableSender.Listener {
         inFlight = new int[sqDepth];
         readLeft = new int[sqDepth];
         ordinal = new int[sqDepth];
+        remoteSrqn = new int[sqDepth];
+        srcFlag = qp.type == QpType.SRC ? SrdHeader.FLAG_SRC : 0;
         firstPsn = new int[sqDepth];
         lastPsn = new int[sqDepth];
         generation = new int[sqDepth];
@@ -213,9 +219,10 @@ final class RcRequester implements ReliableSender.Listener {
         return tail - head >= depth;
     }
 
-    /** Queues a work request (the transport checked the QP state, depth, length and buffer). */
-    void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig) {
+    /** Queues a work request (the transport checked the QP state, depth, length and buffer); {@code srqn}: SRC's remote SRQ, else 0. */
+    void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig, int srqn) {
         int s = slot(tail++);
+        remoteSrqn[s] = srqn;
         opcode[s] = op;
         wrId[s] = id;
         buffer[s] = buf;
@@ -243,11 +250,12 @@ final class RcRequester implements ReliableSender.Listener {
     }
 
     /** Queues an atomic (checked as {@link #post} says) on 8 bytes at {@code off} of {@code buf}, with its operands. */
-    void postAtomic(long id, int op, MemorySegment buf, long off, long raddr, int key, long compareOrAdd, long swapValue, boolean sig) {
+    void postAtomic(long id, int op, MemorySegment buf, long off, long raddr, int key, long compareOrAdd, long swapValue, boolean sig,
+                    int srqn) {
         int s = slot(tail);
         compareAdd[s] = compareOrAdd;
         swap[s] = swapValue;
-        post(id, op, buf, off, SendOpcode.ATOMIC_SIZE, 0, raddr, key, sig);
+        post(id, op, buf, off, SendOpcode.ATOMIC_SIZE, 0, raddr, key, sig, srqn);
     }
 
     boolean hasWork() {
@@ -303,6 +311,7 @@ final class RcRequester implements ReliableSender.Listener {
         int data = 0;
         int imm = 0;
         int seq = 0;
+        int srqn = 0;
         if (owner >= depth) {
             int a = owner - depth;
             type = PacketType.READ_RESPONSE;
@@ -315,6 +324,8 @@ final class RcRequester implements ReliableSender.Listener {
             long at = 0;
             seq = ordinal[s];
             imm = immediate[s];
+            srqn = remoteSrqn[s];
+            flags |= srcFlag;
             boolean last = seg == segments[s] - 1;
             flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (last ? SrdHeader.FLAG_LAST : 0);
             if (op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM) {
@@ -346,7 +357,8 @@ final class RcRequester implements ReliableSender.Listener {
             failOwner(owner, WcStatus.LOCAL_PROTECTION_ERROR, now);
             return;
         }
-        SrdHeader.write(m, type, flags, header + data, 0, 0, t.epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
+        // SRC: the remote SRQ number rides in the destination context id field, 0 in RC packets (see SrdHeader.FLAG_SRC).
+        SrdHeader.write(m, type, flags, header + data, 0, srqn, t.epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
         Ipv4UdpFrame.write(m, t.localMac, remoteMac, t.localIp, remoteIp, SrdPort.ENTROPY_BASE + path, remotePort,
             SrdHeader.LENGTH + header + data, t.udpChecksum);
         t.tx.emit(address);

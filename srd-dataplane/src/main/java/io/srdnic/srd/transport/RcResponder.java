@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
@@ -28,6 +29,11 @@ import java.lang.foreign.MemorySegment;
  * requester sends it again after the timer. Any other violation is a fatal NAK (REMOTE_ACCESS,
  * INVALID_REQUEST or REMOTE_OPERATION) and puts this QP in ERROR too, as rxe does.
  * <p>
+ * An SRC QP (seed 001) runs exactly these rules; then each request packet's SRQ number names the
+ * SRQ it is for, which must exist and be in the QP's SRC domain (else a NAK, INVALID_REQUEST, and
+ * the QP to ERROR): a SEND takes its receive from that SRQ and completes on that SRQ's CQ, and
+ * RDMA and atomics are checked against that SRQ's protection domain instead of the QP's.
+ * <p>
  * ACKs are coalesced: one per QP per duty cycle, acknowledging everything executed (cumulative:
  * the expected PSN) and held (selective bits), and carrying the NAK if there is one.
  */
@@ -44,6 +50,15 @@ final class RcResponder {
     private final RcRequester requester;
     private final int window;
     private final RcReorderBuffer held;
+    /** An SRC QP: request packets name their SRQ, which says where receives, completions and protection come from. */
+    private final boolean src;
+
+    // Where the packet being executed takes its receive, completes it, and is checked for RDMA: the QP's
+    // receive queue, receive CQ and protection domain on RC; on SRC those of the SRQ the packet names.
+    private ReceiveQueue rq;
+    private CompletionQueue cq;
+    private int pd;
+    private SharedReceiveQueue named;
 
     /** The PSN executed next: every one before it is done. */
     int expectedPsn;
@@ -56,6 +71,9 @@ final class RcResponder {
     private long receiveOffset;
     private int receiveCapacity;
     private int receivedLength;
+    /** The CQ the receive being filled completes on, and (SRC) the SRQ it came from, which every packet of its message must name. */
+    private CompletionQueue receiveCq;
+    private SharedReceiveQueue receiveSrq;
 
     // The ACK owed this cycle, for the last packet heard.
     boolean ackOwed;
@@ -75,6 +93,7 @@ final class RcResponder {
         this.requester = requester;
         this.window = config.window();
         this.held = new RcReorderBuffer(window, config.mtu() + SrdConfig.FRAME_OVERHEAD);
+        this.src = qp.type == QpType.SRC;
     }
 
     /** RTR: the peer's first PSN is the QP's RQ PSN. */
@@ -84,15 +103,20 @@ final class RcResponder {
         nakOwed = false; // a NAK of the connection before a RESET must not reach this one (a fatal NAK's ERROR keeps it: it must go)
         inMessage = false;
         held.clear();
+        rq = qp.receives; // on RC for good (an SRQ's ring if it has one); on SRC set per packet
+        cq = qp.recvCq;
+        pd = qp.pd;
     }
 
     /** The QP leaves service: a receive being filled completes with {@code status} (silently when -1); nothing held stays. */
     void flush(int status) {
-        if (inMessage && status >= 0 && !qp.recvCq.push(receiveWrId, status, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
-            t.onCqOverrun(qp.recvCq);
+        if (inMessage && status >= 0 && !receiveCq.push(receiveWrId, status, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
+            t.onCqOverrun(receiveCq);
         }
         inMessage = false;
         receiveBuffer = null;
+        receiveSrq = null;
+        named = null;
         held.clear();
     }
 
@@ -117,7 +141,7 @@ final class RcResponder {
             oweAck(m, psn);
             return;
         }
-        if (consumesReceive(type) && !receiveAvailable(SrdHeader.qkey(m))) {
+        if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.qkey(m))) {
             qp.rnrDrops++;
             nak(psn, DropReason.RNR, qp.minRnrTimer);
             oweAck(m, psn);
@@ -197,9 +221,12 @@ final class RcResponder {
     /**
      * Whether the receive message {@code ordinal} will take is posted: the one being filled, or
      * the ring's entry as far down as the messages before it. Receives are taken in order, so one
-     * available stays available (on the QP's own ring).
+     * available stays available (on the QP's own ring). On SRC the same count is asked of the SRQ
+     * the packet names: the messages before it may be for other SRQs, so this may ask for more
+     * receives than it needs (an RNR NAK too many, never a message held that will find none of
+     * this QP's taking). An SRQ number that names none of the domain's is refused at execution.
      */
-    private boolean receiveAvailable(int ordinal) {
+    private boolean receiveAvailable(Mbuf m, int ordinal) {
         int before = ordinal - completedOrdinal;
         if (before < 0) {
             return true; // a stale sequence number: execution refuses it
@@ -210,11 +237,50 @@ final class RcResponder {
             }
             before--;
         }
+        if (src) {
+            SharedReceiveQueue s = (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) == 0 ? null : t.srcSrq(SrdHeader.srqNumber(m));
+            return s == null || s.srcDomain != qp.srcDomain || before < s.receives.size();
+        }
         return before < qp.receives.size();
+    }
+
+    /**
+     * SRC: after RC's transport checks, the SRQ the request packet names becomes the one it takes
+     * its receive from, completes on and is protection-checked against; DONE, or the NAK's
+     * DropReason: no SRQ number (an RC requester), a number naming no SRQ, an SRQ of another SRC
+     * domain, or a packet of a SEND naming another SRQ than its first packet did.
+     */
+    private int target(Mbuf m) {
+        if ((SrdHeader.flags(m) & SrdHeader.FLAG_SRC) == 0) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        SharedReceiveQueue s = t.srcSrq(SrdHeader.srqNumber(m));
+        if (s == null) {
+            t.counters.srcUnknownSrq++;
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (s.srcDomain != qp.srcDomain) {
+            t.counters.srcDomainMismatch++;
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        if (inMessage && s != receiveSrq) {
+            return DropReason.REMOTE_INVALID_REQUEST;
+        }
+        named = s;
+        rq = s.receives;
+        cq = s.srcCq;
+        pd = s.pd;
+        return DONE;
     }
 
     /** Executes one packet at the expected PSN: DONE, LATER, QP_FAILED, or the DropReason of a NAK. */
     private int execute(Mbuf m, int type, long now) {
+        if (type != PacketType.READ_RESPONSE) {
+            int refused = src ? target(m) : (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) != 0 ? DropReason.REMOTE_INVALID_REQUEST : DONE;
+            if (refused != DONE) {
+                return refused; // an SRC request on an RC QP names an SRQ nobody here offers
+            }
+        }
         return switch (type) {
             case PacketType.SEND, PacketType.SEND_WITH_IMM -> send(m, type);
             case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ -> rdma(m, type);
@@ -239,11 +305,13 @@ final class RcResponder {
             if (inMessage) {
                 return DropReason.REMOTE_INVALID_REQUEST; // a FIRST inside another message
             }
-            if (qp.receives.isEmpty()) {
+            if (rq.isEmpty()) {
                 qp.rnrDrops++;
                 return DropReason.RNR;
             }
-            ReceiveQueue r = qp.receives;
+            ReceiveQueue r = rq;
+            receiveCq = cq;
+            receiveSrq = named;
             receiveWrId = r.headWrId();
             receiveBuffer = r.headBuffer();
             receiveOffset = r.headOffset();
@@ -271,10 +339,9 @@ final class RcResponder {
             inMessage = false;
             receiveBuffer = null;
             completedOrdinal++;
-            if (!qp.recvCq.push(receiveWrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, receivedLength, imm,
+            if (!receiveCq.push(receiveWrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, receivedLength, imm,
                 SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), Ipv4UdpFrame.sourceIp(m))) {
-                t.onCqOverrun(qp.recvCq);
-                return QP_FAILED;
+                return overrun(receiveCq);
             }
             t.counters.delivered++;
         }
@@ -285,9 +352,19 @@ final class RcResponder {
     private void failReceive(int status) {
         inMessage = false;
         receiveBuffer = null;
-        if (!qp.recvCq.push(receiveWrId, status, WcOpcode.RECV, receivedLength, false, 0, qp.qpn, 0, 0)) {
-            t.onCqOverrun(qp.recvCq);
+        if (!receiveCq.push(receiveWrId, status, WcOpcode.RECV, receivedLength, false, 0, qp.qpn, 0, 0)) {
+            t.onCqOverrun(receiveCq);
         }
+    }
+
+    /**
+     * A receive completion did not fit {@code full}: the CQ is in error and its QPs in ERROR (an
+     * SRC SRQ's CQ has no QP of its own, so this one goes to ERROR here).
+     */
+    private int overrun(CompletionQueue full) {
+        t.onCqOverrun(full);
+        t.rc.enterError(qp, t.now());
+        return QP_FAILED;
     }
 
     private int rdma(Mbuf m, int type) {
@@ -305,7 +382,7 @@ final class RcResponder {
         long address = RdmaHeader.address(m);
         int rkey = RdmaHeader.rkey(m);
         // The QP's own access flags first (ibv_modify_qp's qp_access_flags), then the region's, over the whole request's range.
-        int region = (qp.accessFlags & access) == 0 ? -1 : t.regions.find(rkey, qp.pd, address, length, access);
+        int region = (qp.accessFlags & access) == 0 ? -1 : t.regions.find(rkey, pd, address, length, access);
         if (region < 0) {
             return DropReason.REMOTE_ACCESS;
         }
@@ -319,18 +396,26 @@ final class RcResponder {
             if (SrdHeader.qkey(m) != completedOrdinal) {
                 return DropReason.REMOTE_INVALID_REQUEST;
             }
-            if (qp.lacksReceive()) {
+            if (rq.isEmpty()) {
+                qp.rnrDrops++;
                 return DropReason.RNR;
             }
-            if (qp.receiveCompletionWouldOverrun()) {
-                return QP_FAILED;
+            if (cq.isFull()) {
+                return overrun(cq);
             }
         }
-        int refused = RdmaDelivery.land(t, qp, m, memory, offset + at, data, withImmediate, length, Ipv4UdpFrame.sourceIp(m));
+        int refused = RdmaDelivery.land(t, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
         if (refused != 0) {
             return refused;
         }
-        completedOrdinal += withImmediate ? 1 : 0;
+        if (withImmediate) {
+            long wr = rq.headWrId();
+            rq.removeHead();
+            cq.push(wr, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m),
+                Ipv4UdpFrame.sourceIp(m));
+            t.counters.delivered++;
+            completedOrdinal++;
+        }
         return DONE;
     }
 
@@ -339,7 +424,7 @@ final class RcResponder {
         if (inMessage) {
             return DropReason.REMOTE_INVALID_REQUEST; // inside a SEND: the message sequence is broken
         }
-        int region = RcAtomics.check(t, qp, m);
+        int region = RcAtomics.check(t, qp, pd, m);
         if (region < 0) {
             return -region;
         }

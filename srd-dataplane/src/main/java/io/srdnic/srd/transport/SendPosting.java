@@ -42,7 +42,10 @@ final class SendPosting {
             return SrdTransport.POST_BAD_QP_STATE;
         }
         if (qp.type == QpType.RC) {
-            return postConnected(qp, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+            return postConnected(qp, 0, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        }
+        if (qp.type == QpType.SRC) {
+            return SrdTransport.POST_INVALID; // its sends name the remote SRQ: postSrc
         }
         if (!addressHandles.isLive(ah)) {
             return SrdTransport.POST_BAD_ADDRESS_HANDLE;
@@ -121,8 +124,8 @@ final class SendPosting {
      * RC: the QP's connection says where the request goes. A message of any opcode may be up to
      * {@link SrdTransport#maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
      */
-    private int postConnected(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
-                              long remoteAddress, int rkey, boolean signaled) {
+    private int postConnected(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length,
+                              int immediate, long remoteAddress, int rkey, boolean signaled) {
         if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
             return SrdTransport.POST_SQ_FULL;
         }
@@ -131,7 +134,7 @@ final class SendPosting {
             return SrdTransport.POST_OK;
         }
         qp.sqOutstanding++;
-        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, remoteSrqn);
         return queuedOnRc(qp);
     }
 
@@ -161,10 +164,43 @@ final class SendPosting {
      */
     int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
                    long compareOrAdd, long swap, boolean signaled) {
+        if (qp.type == QpType.SRC) {
+            return SrdTransport.POST_INVALID; // its atomics name the remote SRQ: postSrcAtomic
+        }
+        return atomic(qp, 0, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+    }
+
+    /** SRC: a work request for the responder's SRQ numbered {@code remoteSrqn}, posted as on RC. */
+    int postSrc(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
+                long remoteAddress, int rkey, boolean signaled) {
+        if (qp.type != QpType.SRC || !isSrqNumber(remoteSrqn)) {
+            return SrdTransport.POST_INVALID;
+        }
         if (qp.destroyed || !qp.acceptsSends()) {
             return SrdTransport.POST_BAD_QP_STATE;
         }
-        boolean connected = qp.type == QpType.RC;
+        return postConnected(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+    }
+
+    /** SRC: an atomic as on RC, checked at the responder against the protection domain of its SRQ {@code remoteSrqn}. */
+    int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
+                      int rkey, long compareOrAdd, long swap, boolean signaled) {
+        if (qp.type != QpType.SRC || !isSrqNumber(remoteSrqn)) {
+            return SrdTransport.POST_INVALID;
+        }
+        return atomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+    }
+
+    private static boolean isSrqNumber(int n) {
+        return n > 0 && n <= 0xFF_FFFF;
+    }
+
+    private int atomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+                       long compareOrAdd, long swap, boolean signaled) {
+        if (qp.destroyed || !qp.acceptsSends()) {
+            return SrdTransport.POST_BAD_QP_STATE;
+        }
+        boolean connected = qp.type.connected();
         if (qp.sqOutstanding >= qp.sqDepth || (connected && qp.rcRequester.isFull())) {
             return SrdTransport.POST_SQ_FULL;
         }
@@ -176,7 +212,7 @@ final class SendPosting {
             return SrdTransport.POST_OK;
         }
         qp.sqOutstanding++;
-        qp.rcRequester.postAtomic(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        qp.rcRequester.postAtomic(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled, remoteSrqn);
         return queuedOnRc(qp);
     }
 }

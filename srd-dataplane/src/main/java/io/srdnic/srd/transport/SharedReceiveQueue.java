@@ -19,6 +19,10 @@ import java.lang.invoke.VarHandle;
  * A limit given at creation arms it too (rdma-core leaves that to the provider; rxe arms it so).
  * An SRQ armed while already below its limit raises the event at the next receive taken.
  * <p>
+ * With seed 001's SRC attributes ({@link SrqAttributes}: an SRC domain, an SRC SRQ number and an
+ * SRC CQ) no QP is created on it: SRC QPs of its domain deliver into it the messages that name its
+ * number, complete them on its CQ and check their RDMA against its protection domain.
+ * <p>
  * Owned by the transport's thread, like the QPs; only {@link #receivesTaken()} may be read from
  * another (a posting thread counting what it may still post).
  */
@@ -40,6 +44,12 @@ public final class SharedReceiveQueue {
     private final int srqn;
     private final int maxWr;
     final ReceiveQueue receives;
+    /** The protection domain: SRC messages' RDMA and atomics are checked against it. */
+    final int pd;
+    /** SRC: the domain, the number packets name it by, and the CQ its receives complete on; null, 0, null without. */
+    final SrcDomain srcDomain;
+    final int srcSrqNumber;
+    final io.srdnic.srd.api.CompletionQueue srcCq;
     private int limit;
     private int qpsUsing;
     private boolean destroyed;
@@ -47,6 +57,13 @@ public final class SharedReceiveQueue {
     private long taken;
 
     SharedReceiveQueue(SrdTransport transport, int srqn, int maxWr, int limit) {
+        this(transport, srqn, new SrqAttributes().maxWr(maxWr).limit(limit), false);
+    }
+
+    /** {@code src}: the attributes carry the three SRC attributes (checked by {@link SrqAttributes#checkSrc}). */
+    SharedReceiveQueue(SrdTransport transport, int srqn, SrqAttributes attributes, boolean src) {
+        int maxWr = attributes.maxWr();
+        int limit = attributes.limit();
         if (maxWr < 1) {
             throw new IllegalArgumentException("an SRQ holds at least one receive, asked max_wr " + maxWr);
         }
@@ -56,6 +73,29 @@ public final class SharedReceiveQueue {
         this.maxWr = maxWr;
         this.limit = limit;
         this.receives = new ReceiveQueue(maxWr, this);
+        this.pd = attributes.pd();
+        this.srcDomain = src ? attributes.srcDomain() : null;
+        this.srcSrqNumber = src ? attributes.srcSrqNumber() : 0;
+        this.srcCq = src ? attributes.srcCq() : null;
+    }
+
+    public int pd() {
+        return pd;
+    }
+
+    /** The SRC domain, or null for an SRQ without SRC attributes. */
+    public SrcDomain srcDomain() {
+        return srcDomain;
+    }
+
+    /** The number SRC packets name this SRQ by, or 0 for an SRQ without SRC attributes. */
+    public int srcSrqNumber() {
+        return srcSrqNumber;
+    }
+
+    /** The CQ where SRC messages delivered here complete, or null for an SRQ without SRC attributes. */
+    public io.srdnic.srd.api.CompletionQueue srcCq() {
+        return srcCq;
     }
 
     /** The SRQ's number, which SRQ_LIMIT_REACHED events carry. */
@@ -113,10 +153,17 @@ public final class SharedReceiveQueue {
         return destroyed;
     }
 
-    /** Destroys the SRQ; its posted receives go without completions (no QP owns them). Refused while a QP uses it. */
+    /**
+     * Destroys the SRQ; its posted receives go without completions (no QP owns them). Refused while a
+     * QP uses it. An SRC SRQ's number names nothing from now on: an SRC message naming it is refused.
+     */
     public void destroy() {
         if (qpsUsing > 0) {
             throw new IllegalStateException("SRQ " + srqn + " is still used by " + qpsUsing + " QP(s): destroy them first");
+        }
+        if (!destroyed && srcDomain != null) {
+            transport.forgetSrcSrq(this);
+            srcDomain.detachSrq();
         }
         destroyed = true;
     }
@@ -128,6 +175,10 @@ public final class SharedReceiveQueue {
         }
         if (destroyed) {
             throw new IllegalStateException("SRQ " + srqn + " was destroyed: a QP cannot take its receives from it");
+        }
+        if (srcDomain != null) {
+            throw new IllegalArgumentException("SRQ " + srqn + " has SRC attributes: no QP is created on it; SRC QPs of its domain reach it"
+                + " by its SRC SRQ number " + srcSrqNumber);
         }
     }
 

@@ -73,6 +73,10 @@ public final class SrdCounters {
     public long rcHeldEarly;
     /** RC QPs failed with RETRY_EXCEEDED. */
     public long rcRetryExceeded;
+    /** SRC request packets naming an SRQ number no SRQ of this device has (NAKed, the QP to ERROR). */
+    public long srcUnknownSrq;
+    /** SRC request packets naming an SRQ of another SRC domain than the QP's (NAKed, the QP to ERROR). */
+    public long srcDomainMismatch;
     public final long[] parseErrors = new long[ParseError.VALUES.length];
     /** Drop indications this responder sent, by DropReason. */
     public final long[] dropsSent = new long[DropReason.REMOTE_ACCESS + 1];
@@ -134,6 +138,8 @@ public final class SrdCounters {
         m.put("rc_foreign", rcForeign);
         m.put("rc_held_early", rcHeldEarly);
         m.put("rc_retry_exceeded", rcRetryExceeded);
+        m.put("src_unknown_srq", srcUnknownSrq);
+        m.put("src_domain_mismatch", srcDomainMismatch);
         for (ParseError e : ParseError.VALUES) {
             m.put("parse_" + e.name().toLowerCase(), parseErrors[e.ordinal()]);
         }

@@ -26,6 +26,8 @@ public final class SrdQp {
     /** Where messages find their receives: the QP's own ring, or its SRQ's. */
     ReceiveQueue receives;
     SharedReceiveQueue srq;
+    /** SRC only: the domain whose SRQs the messages arriving here may name (null on other types). */
+    SrcDomain srcDomain;
     final int sqDepth;
     // What modify set (see QpAttributes): UD and SRD read qkey and rnrRetry; the rest is what RC's data path reads.
     int qkey;
@@ -86,9 +88,9 @@ public final class SrdQp {
      */
     public void modify(QpState next, int newQkey) {
         QpAttributes attributes = new QpAttributes().state(next);
-        if (type != QpType.RC && next == QpState.INIT && (state == QpState.RESET || state == QpState.INIT)) {
+        if (!type.connected() && next == QpState.INIT && (state == QpState.RESET || state == QpState.INIT)) {
             attributes.qkey(newQkey).port(1).pkeyIndex(0);
-        } else if (type != QpType.RC && next == QpState.RTS && state == QpState.RTR) {
+        } else if (!type.connected() && next == QpState.RTS && state == QpState.RTR) {
             attributes.sqPsn(0);
         }
         modify(attributes);
@@ -116,7 +118,7 @@ public final class SrdQp {
         take(attributes);
         QpState from = state;
         state = next;
-        if (type == QpType.RC) {
+        if (type.connected()) {
             transport.rc.onModify(this, from, transport.now());
         }
         drainedEventOwed = next == QpState.SQD && attributes.has(QpAttributes.SQ_DRAINED_NOTIFY) && attributes.sqDrainedNotify();
@@ -188,6 +190,10 @@ public final class SrdQp {
         if (srq != null) {
             throw new IllegalStateException("QP " + qpn + " takes its receives from SRQ " + srq.srqn() + ": post them to the SRQ");
         }
+        if (type == QpType.SRC) {
+            throw new IllegalStateException("SRC QP " + qpn + " has no receive queue: each message takes its receive from the SRC SRQ it"
+                + " names; post receives to that SRQ");
+        }
         if (destroyed || !state.canPostReceive()) {
             throw new IllegalStateException("QP " + qpn + " is " + (destroyed ? "destroyed" : state) + ": receives need INIT, RTR or RTS");
         }
@@ -210,9 +216,14 @@ public final class SrdQp {
         this.receives = shared.receives;
     }
 
-    /** Whether flushing this QP may complete its receives: not an SRQ's, which stay for the other QPs. */
+    /** Whether flushing this QP may complete its receives: not an SRQ's, which stay for the other QPs (an SRC QP has none). */
     boolean ownsReceives() {
-        return srq == null;
+        return srq == null && type != QpType.SRC;
+    }
+
+    /** SRC: the QP's SRC domain; null for other types. */
+    public SrcDomain srcDomain() {
+        return srcDomain;
     }
 
     /** Receives posted and not yet consumed (on an SRQ: the SRQ's, for every QP that uses it). */
@@ -231,6 +242,9 @@ public final class SrdQp {
             transport.destroyQp(this);
             if (srq != null) {
                 srq.detach();
+            }
+            if (srcDomain != null) {
+                srcDomain.detachQp();
             }
         }
     }

@@ -93,6 +93,9 @@ public final class SrdTransport implements AutoCloseable {
     private final UdDatagrams datagrams;
     private final SendPosting posting;
     final RcConnections rc;
+    /** SRC SRQs by the number SRC packets name them with. */
+    private final SrcSrqTable srcSrqs = new SrcSrqTable();
+    private int lastSrcDomain;
     private long lastNow;
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
@@ -196,8 +199,41 @@ public final class SrdTransport implements AutoCloseable {
         return createQp(type, 0, sqDepth, rqDepth, sendCq, recvCq);
     }
 
-    /** Creates a QP of {@code type} in RESET, in protection domain {@code pd}: RDMA requests to it may name only that domain's regions. */
+    /**
+     * Creates a QP of {@code type} in RESET, in protection domain {@code pd}: RDMA requests to it may
+     * name only that domain's regions. Not for SRC, whose QPs take an SRC domain instead of a receive
+     * queue: {@link #createQp(QpType, int, int, SrcDomain, CompletionQueue)}.
+     */
     public SrdQp createQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        if (type == QpType.SRC) {
+            throw new IllegalArgumentException("an SRC QP has a required SRC domain attribute and no receive queue: create it with "
+                + "createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
+        }
+        return newQp(type, pd, sqDepth, rqDepth, sendCq, recvCq);
+    }
+
+    /**
+     * Creates an SRC QP in RESET (seed 001): an RC QP in all but two things — it belongs to the SRC
+     * domain {@code domain} (required), and it has no SRQ nor receive queue: each message that
+     * arrives names the SRQ of {@code domain} it is for, and completes on that SRQ's CQ. It is
+     * connected and moved through its states exactly as an RC QP; its sends are posted with
+     * {@link #postSrc} and {@link #postSrcAtomic}, which name the remote SRQ.
+     */
+    public SrdQp createQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
+        if (type != QpType.SRC) {
+            throw new IllegalArgumentException("only SRC QPs take an SRC domain; a " + type + " QP is created without one");
+        }
+        if (domain == null) {
+            throw new IllegalArgumentException("the SRC domain attribute of an SRC QP is required: createSrcDomain() makes one");
+        }
+        domain.checkUsableBy(this);
+        SrdQp qp = newQp(type, pd, sqDepth, 1, sendCq, null);
+        qp.srcDomain = domain;
+        domain.attachQp();
+        return qp;
+    }
+
+    private SrdQp newQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (sqDepth < 1 || rqDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive");
         }
@@ -206,7 +242,7 @@ public final class SrdTransport implements AutoCloseable {
             throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
         }
         SrdQp qp = new SrdQp(this, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
-        if (type == QpType.RC) {
+        if (type.connected()) {
             qp.rcRequester = new RcRequester(this, qp, config, sqDepth);
             qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config);
         }
@@ -239,10 +275,47 @@ public final class SrdTransport implements AutoCloseable {
 
     /** Creates a shared receive queue of {@code maxWr} receives; {@code limit} > 0 arms its limit event. */
     public SharedReceiveQueue createSrq(int maxWr, int limit) {
-        int srqn = lastSrqn % 0xFF_FFFF + 1; // 24 bits, as QPNs; not on the wire yet, so no table looks them up
-        SharedReceiveQueue srq = new SharedReceiveQueue(this, srqn, maxWr, limit);
+        return createSrq(new SrqAttributes().maxWr(maxWr).limit(limit));
+    }
+
+    /**
+     * Creates a shared receive queue as {@code attributes} say; with its three SRC attributes (all
+     * three or none, else IllegalArgumentException naming those missing) SRC messages naming its
+     * SRC SRQ number are delivered into it.
+     */
+    public SharedReceiveQueue createSrq(SrqAttributes attributes) {
+        boolean src = attributes.checkSrc();
+        if (src) {
+            attributes.srcDomain().checkUsableBy(this);
+        }
+        int srqn = lastSrqn % 0xFF_FFFF + 1; // 24 bits, as QPNs: the SRQ's own name, in events (SRC packets carry the SRC SRQ number)
+        SharedReceiveQueue srq = new SharedReceiveQueue(this, srqn, attributes, src);
+        if (src) {
+            srcSrqs.put(srq); // throws if the number is taken: before anything else changed
+            attributes.srcDomain().attachSrq();
+        }
         lastSrqn = srqn;
         return srq;
+    }
+
+    /** Creates an SRC domain (seed 001): SRC QPs deliver only into SRC SRQs of their own domain. */
+    public SrcDomain createSrcDomain() {
+        return new SrcDomain(this, ++lastSrcDomain);
+    }
+
+    /** The SRC SRQ that SRC packets naming {@code number} are for, or null. */
+    public SharedReceiveQueue srcSrq(int number) {
+        return srcSrqs.get(number);
+    }
+
+    /** An SRC SRQ number no SRQ of this device has: for an application that does not choose its own. */
+    public int freeSrcSrqNumber() {
+        return srcSrqs.freeNumber();
+    }
+
+    /** An SRC SRQ was destroyed: its number names nothing any more. */
+    void forgetSrcSrq(SharedReceiveQueue srq) {
+        srcSrqs.remove(srq);
     }
 
     /** Creates a QP of {@code type} in RESET that takes its receives from {@code srq} (it has no receive queue of its own). */
@@ -252,6 +325,10 @@ public final class SrdTransport implements AutoCloseable {
 
     /** As {@link #createQp(QpType, int, SharedReceiveQueue, CompletionQueue, CompletionQueue)}, in protection domain {@code pd}. */
     public SrdQp createQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
+        if (type == QpType.SRC) {
+            throw new IllegalArgumentException("an SRC QP has no SRQ attribute: each message names the SRQ it is for by its SRC SRQ number;"
+                + " create it with createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
+        }
         srq.checkUsableBy(this);
         SrdQp qp = createQp(type, pd, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
         qp.takeReceivesFrom(srq);
@@ -337,7 +414,7 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     void destroyQp(SrdQp qp) {
-        if (qp.type == QpType.RC) {
+        if (qp.type.connected()) {
             rc.flush(qp, false, lastNow);
         }
         for (int r = 0; r < requests.capacity; r++) {
@@ -377,7 +454,7 @@ public final class SrdTransport implements AutoCloseable {
 
     /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
     void flushQp(SrdQp qp, boolean withCompletions) {
-        if (qp.type == QpType.RC) {
+        if (qp.type.connected()) {
             rc.flush(qp, withCompletions, lastNow);
         }
         for (int r = 0; r < requests.capacity; r++) {
@@ -426,6 +503,23 @@ public final class SrdTransport implements AutoCloseable {
     public int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
                           long compareOrAdd, long swap, boolean signaled) {
         return posting.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+    }
+
+    /**
+     * SRC: posts a work request as {@link #postSend(SrdQp, int, int, int, long, int, MemorySegment, long, int, int, long, int, boolean)}
+     * does on RC, for the responder's SRQ numbered {@code remoteSrqn} (its SRC SRQ number): every
+     * packet of the message carries it. Returns POST_OK or a negative POST_* code: POST_INVALID for
+     * a QP that is not SRC or a number outside 1..0xFFFFFF.
+     */
+    public int postSrc(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
+                       long remoteAddress, int rkey, boolean signaled) {
+        return posting.postSrc(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+    }
+
+    /** SRC: an atomic as {@link #postAtomic} posts it on RC, checked against the protection domain of the responder's SRQ {@code remoteSrqn}. */
+    public int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
+                             int rkey, long compareOrAdd, long swap, boolean signaled) {
+        return posting.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
     }
 
     /** The posting half of a cycle: work was posted since the last schedule. */

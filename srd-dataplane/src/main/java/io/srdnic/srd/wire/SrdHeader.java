@@ -71,6 +71,12 @@ public final class SrdHeader {
      * not resend it; it runs once the responder can.
      */
     public static final int FLAG_HELD = 32;
+    /**
+     * SRC: a request packet (SEND, WRITE, READ, atomic) of an SRC QP. Every packet of the message
+     * carries, in the destination context id field (0 in an RC packet otherwise), the number of the
+     * responder's SRQ the message is for ({@link #srqNumber}); the rest is RC's, exactly.
+     */
+    public static final int FLAG_SRC = 64;
 
     /** Where the payload starts in the frame. */
     public static final int PAYLOAD_OFFSET = SRD_OFFSET + LENGTH;
@@ -120,6 +126,11 @@ public final class SrdHeader {
 
     public static void destinationContext(Mbuf m, int id) {
         m.putIntBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET, id);
+    }
+
+    /** SRC request packets ({@link #FLAG_SRC}): the remote SRQ number, 24 bits, in the destination context id field. */
+    public static int srqNumber(Mbuf m) {
+        return destinationContext(m);
     }
 
     public static int epoch(Mbuf m) {

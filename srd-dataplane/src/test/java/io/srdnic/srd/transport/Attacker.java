@@ -50,6 +50,14 @@ final class Attacker {
         send(m, victim, srcIp, MAC, SrdHeader.LENGTH + payloadLength);
     }
 
+    /** An SRC SEND packet ({@code flags}: its place in the message) naming SRQ {@code srqn}, otherwise as {@link #rcSend}. */
+    void srcSend(int victim, int srcIp, int srcQpn, int dstQpn, int psn, int ordinal, int flags, int srqn, int payloadLength) {
+        Mbuf m = build(PacketType.SEND, SrdHeader.FLAG_RC | SrdHeader.FLAG_SRC | flags, 0, srqn, 0, psn, psn, dstQpn, ordinal,
+            payloadLength);
+        SrdHeader.sourceQpn(m, srcQpn);
+        send(m, victim, srcIp, MAC, SrdHeader.LENGTH + payloadLength);
+    }
+
     /** An RC ACK from {@code srcIp}, QP {@code srcQpn}, to RC QP {@code dstQpn} of host {@code victim}; {@code naks}: (psn, reason) pairs. */
     void rcAck(int victim, int srcIp, int srcQpn, int dstQpn, int cumulative, int... naks) {
         Mbuf m = take();

@@ -91,6 +91,7 @@ class QpTransitionsTest {
             int srdExtra = from == QpState.RTR && to == QpState.RTS ? bits(String.join(" ", SRD_EXTRA_OPTIONAL_RTR_TO_RTS)) : 0;
             EXPECTED.put(key(QpType.SRD, from, to), new Expected(ud.required(), ud.optional() | srdExtra));
             EXPECTED.put(key(QpType.RC, from, to), new Expected(bits(row[4]), bits(row[5])));
+            EXPECTED.put(key(QpType.SRC, from, to), new Expected(bits(row[4]), bits(row[5]))); // seed 001: RC's attributes
         }
     }
 
@@ -176,7 +177,7 @@ class QpTransitionsTest {
                 }
             }
         }
-        assertEquals(3 * 7 * 7, pairs, "UD, SRD and RC over the seven verbs states");
+        assertEquals(4 * 7 * 7, pairs, "UD, SRD, RC and SRC over the seven verbs states");
         if (!wrong.isEmpty()) {
             fail(wrong.size() + " (type, from, to) cases differ from the kernel's table:\n" + String.join("\n", wrong));
         }

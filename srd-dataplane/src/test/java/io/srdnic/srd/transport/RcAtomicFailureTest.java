@@ -62,7 +62,7 @@ class RcAtomicFailureTest {
     private static void postAroundTheAlignmentCheck(RcPair p, long wrId, MemorySegment out, long address, int rkey) {
         SrdQp qp = p.qa.qp();
         qp.sqOutstanding++;
-        qp.rcRequester.postAtomic(wrId, SendOpcode.ATOMIC_FETCH_ADD, out, 0, address, rkey, 1, 0, true);
+        qp.rcRequester.postAtomic(wrId, SendOpcode.ATOMIC_FETCH_ADD, out, 0, address, rkey, 1, 0, true, 0);
         p.a.rc.activate(qp.rcRequester);
     }
 

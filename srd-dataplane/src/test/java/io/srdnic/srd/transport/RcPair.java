@@ -100,9 +100,14 @@ final class RcPair implements AutoCloseable {
 
     /** Runs until host a has {@code n} send completions; returns them in completion order. */
     List<TestQp.Wc> sendCompletions(int n, long maxNanos) {
+        return sendCompletions(f, qa, n, maxNanos);
+    }
+
+    /** Runs {@code f} until {@code q} has {@code n} send completions; returns them in completion order. */
+    static List<TestQp.Wc> sendCompletions(SimFabric f, TestQp q, int n, long maxNanos) {
         List<TestQp.Wc> out = new ArrayList<>();
         assertTrue(f.runUntil(() -> {
-            out.addAll(qa.sends());
+            out.addAll(q.sends());
             return out.size() >= n;
         }, maxNanos), () -> "expected " + n + " send completions, got " + out);
         assertEquals(n, out.size());
@@ -110,7 +115,12 @@ final class RcPair implements AutoCloseable {
     }
 
     MemorySegment random(long size, long seed) {
-        MemorySegment s = f.arena.allocate(size, 64);
+        return random(f.arena, size, seed);
+    }
+
+    /** {@code size} seeded random bytes in {@code arena}. */
+    static MemorySegment random(java.lang.foreign.Arena arena, long size, long seed) {
+        MemorySegment s = arena.allocate(size, 64);
         SplittableRandom r = new SplittableRandom(seed);
         for (long i = 0; i < size; i++) {
             s.set(ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());

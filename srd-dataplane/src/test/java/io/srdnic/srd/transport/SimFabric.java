@@ -58,11 +58,20 @@ final class SimFabric implements AutoCloseable {
      * before): two devices behind one address, told apart by their UDP ports.
      */
     SrdTransport addHostAt(int ipOf, SrdConfig config) {
+        return addHostAt(ipOf, config, io -> io);
+    }
+
+    /** A host whose transport sees its port through {@code wrap} (a recorder of the frames it sends, say). */
+    SrdTransport addHost(SrdConfig config, java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrap) {
+        return addHostAt(ports.size(), config, wrap);
+    }
+
+    private SrdTransport addHostAt(int ipOf, SrdConfig config, java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrap) {
         int index = ports.size();
         SimPort port = network.addHost(mac(index));
         ports.add(port);
         ips.add(ip(ipOf));
-        SrdTransport t = new SrdTransport(port, config.copy().localIp(ip(ipOf)), 0x100 + index, index);
+        SrdTransport t = new SrdTransport(wrap.apply(port), config.copy().localIp(ip(ipOf)), 0x100 + index, index);
         hosts.add(t);
         return t;
     }
