@@ -29,7 +29,7 @@ class EalMemifTeardownTest {
         try {
             Process child = new ProcessBuilder(List.of(System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED",
                 "-XX:ErrorFile=" + errors + "/hs_err_%p.log", "-XX:-CreateCoredumpOnCrash", "-Xmx256m",
-                "-cp", System.getProperty("java.class.path"), MemifPairCloser.class.getName(), "600", "8000"))
+                "-cp", System.getProperty("java.class.path"), MemifPairCloser.class.getName(), "1200", "10000"))
                 .redirectErrorStream(true).start();
             boolean ended = child.waitFor(60, TimeUnit.SECONDS);
             if (!ended) {
