@@ -12,6 +12,6 @@ fi
 # resolves all DPDK symbols the Java bindings look up (see Dpdk.java).
 gcc -O3 -fPIC -shared -Wall -Werror \
   $(pkg-config --cflags libdpdk) \
-  -o "$out/libsrdnic_shim.so" "$src/srdnic_shim.c" \
+  -o "$out/libsrdnic_shim.so" "$src/srdnic_shim.c" "$src/srdnic_intr_thread.c" \
   -Wl,--no-as-needed -lrte_eal -lrte_mempool -lrte_mbuf -lrte_ring -lrte_ethdev -lrte_net_ring \
   $(pkg-config --libs libdpdk)

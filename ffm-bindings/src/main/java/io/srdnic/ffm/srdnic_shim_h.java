@@ -12,6 +12,7 @@ import java.lang.invoke.MethodHandle;
 /**
  * The C shim over DPDK's static-inline fast paths. One downcall per burst.
  * <p>Bindings to srdnic_shim.c, in the shape jextract generates: handles are created on first use.
+ * Also the calls of srdnic_intr_thread.c, run on EAL's interrupt thread: they block, so are bound without {@code critical}.
  */
 public final class srdnic_shim_h {
     private srdnic_shim_h() {
@@ -124,5 +125,44 @@ public final class srdnic_shim_h {
     /** The downcall handle of srdnic_lcore_id, for callers that hold it in a static final. */
     public static MethodHandle srdnic_lcore_id$handle() {
         return srdnic_lcore_id$.HANDLE;
+    }
+    private static final class srdnic_eth_dev_stop_on_intr_thread$ {
+        // Not critical: it waits for EAL's interrupt thread.
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_eth_dev_stop_on_intr_thread", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_INT));
+    }
+    /**
+     * rte_eth_dev_stop run on EAL's interrupt thread, where PMDs run their control callbacks (net_memif's
+     * disconnect when the peer closes); its result, or -ETIMEDOUT if that thread did not start it within
+     * {@code timeout_ms} (the port is then not stopped).
+     */
+    public static int srdnic_eth_dev_stop_on_intr_thread(short port_id, int timeout_ms) {
+        try {
+            return (int) srdnic_eth_dev_stop_on_intr_thread$.HANDLE.invokeExact(port_id, timeout_ms);
+        } catch (Throwable t) {
+            throw Dpdk.unexpected("srdnic_eth_dev_stop_on_intr_thread", t);
+        }
+    }
+    /** The downcall handle of srdnic_eth_dev_stop_on_intr_thread, for callers that hold it in a static final. */
+    public static MethodHandle srdnic_eth_dev_stop_on_intr_thread$handle() {
+        return srdnic_eth_dev_stop_on_intr_thread$.HANDLE;
+    }
+    private static final class srdnic_intr_thread_barrier$ {
+        // Not critical: it waits for EAL's interrupt thread.
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_intr_thread_barrier", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+    /**
+     * Returns once EAL's interrupt thread has done everything asked of it before the call (callbacks,
+     * the wait-list rebuild a callback's unregistration asks for): 0, or -ETIMEDOUT after {@code timeout_ms}.
+     */
+    public static int srdnic_intr_thread_barrier(int timeout_ms) {
+        try {
+            return (int) srdnic_intr_thread_barrier$.HANDLE.invokeExact(timeout_ms);
+        } catch (Throwable t) {
+            throw Dpdk.unexpected("srdnic_intr_thread_barrier", t);
+        }
+    }
+    /** The downcall handle of srdnic_intr_thread_barrier, for callers that hold it in a static final. */
+    public static MethodHandle srdnic_intr_thread_barrier$handle() {
+        return srdnic_intr_thread_barrier$.HANDLE;
     }
 }

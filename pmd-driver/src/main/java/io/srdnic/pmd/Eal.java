@@ -29,6 +29,8 @@ import java.util.stream.Stream;
  */
 public final class Eal implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Eal.class.getName());
+    /** How long cleanup waits for EAL's interrupt thread, which runs only short driver callbacks. */
+    private static final int INTERRUPT_THREAD_WAIT_MILLIS = 5_000;
     private static Eal instance;
     private static boolean everStarted;
 
@@ -177,10 +179,24 @@ public final class Eal implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "closing " + resource + " failed: " + e.getMessage());
             }
         }
+        awaitInterruptThreadIdle();
         rte_eal_h.rte_eal_cleanup();
         deleteRecursively(runtimeDir);
         synchronized (Eal.class) {
             instance = null;
+        }
+    }
+
+    /**
+     * Lets EAL's interrupt thread finish what closing the ports gave it before rte_eal_cleanup unmaps
+     * DPDK memory: that thread lives on, and reads the handles of every callback still registered
+     * whenever it wakes, some of them in that memory (net_memif's listening socket is never
+     * unregistered). Reading them after the unmap was a SIGSEGV in rte_intr_fd_get.
+     */
+    private static void awaitInterruptThreadIdle() {
+        if (srdnic_shim_h.srdnic_intr_thread_barrier(INTERRUPT_THREAD_WAIT_MILLIS) < 0) {
+            LOG.log(System.Logger.Level.WARNING, "EAL's interrupt thread did not come round within " + INTERRUPT_THREAD_WAIT_MILLIS
+                + " ms: cleaning EAL up anyway");
         }
     }
 

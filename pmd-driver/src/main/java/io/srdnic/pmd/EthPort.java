@@ -13,6 +13,7 @@ import io.srdnic.ffm.rte_eth_link;
 import io.srdnic.ffm.rte_eth_stats;
 import io.srdnic.ffm.rte_eth_xstat;
 import io.srdnic.ffm.rte_ethdev_h;
+import io.srdnic.ffm.srdnic_shim_h;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -28,7 +29,11 @@ import java.util.Map;
  * Control path only: every method here may throw {@link DpdkException}; the queues never do.
  */
 public final class EthPort implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(EthPort.class.getName());
     private static final int ENOTSUP = 95;
+    private static final int ETIMEDOUT = 110;
+    /** How long a stop waits for EAL's interrupt thread, which runs only short driver callbacks. */
+    private static final int STOP_WAIT_MILLIS = 5_000;
     private final int id;
     private final String name;
     private final boolean hotplugged;
@@ -206,7 +211,11 @@ public final class EthPort implements AutoCloseable {
         return this;
     }
 
-    /** Stops the port; its queues drop their PMD pointers first (a burst on a stopped port does nothing). */
+    /**
+     * Stops the port; its queues drop their PMD pointers first (a burst on a stopped port does nothing).
+     * The driver's stop runs on EAL's interrupt thread: net_memif disconnects there when its peer
+     * closes, unlocked against its own stop, and the two at once free its regions twice (SIGSEGV).
+     */
     public void stop() {
         if (started) {
             started = false;
@@ -216,7 +225,11 @@ public final class EthPort implements AutoCloseable {
             for (TxQueue q : txQueues) {
                 q.unbind();
             }
-            rte_ethdev_h.rte_eth_dev_stop((short) id);
+            if (srdnic_shim_h.srdnic_eth_dev_stop_on_intr_thread((short) id, STOP_WAIT_MILLIS) == -ETIMEDOUT) {
+                LOG.log(System.Logger.Level.WARNING, "EAL's interrupt thread did not stop " + name + " within " + STOP_WAIT_MILLIS
+                    + " ms: stopping it on this thread");
+                rte_ethdev_h.rte_eth_dev_stop((short) id);
+            }
         }
     }
 
