@@ -177,14 +177,11 @@ final class RcRequester implements ReliableSender.Listener {
      * the answers that kept coming are still in the ring. Returns 1 if it failed the QP.
      */
     int expireSilentAnswers(long now) {
-        if (readsInFlight == 0 || sender.inflight > 0 || answerSilenceLimit == Long.MAX_VALUE) {
+        long deadline = answerDeadline();
+        if (deadline == Long.MAX_VALUE || t.lastDrained() - deadline < 0) {
             return 0;
         }
-        if (t.lastDrained() - Math.max(lastAnswerAt, sender.lastProgress) < answerSilenceLimit) {
-            return 0;
-        }
-        t.counters.rcRetryExceeded++;
-        failAt(oldestNotDone(), WcStatus.RETRY_EXCEEDED_ERROR, now);
+        retryExceeded(now);
         return 1;
     }
 
@@ -194,6 +191,12 @@ final class RcRequester implements ReliableSender.Listener {
             return Long.MAX_VALUE;
         }
         return Math.max(lastAnswerAt, sender.lastProgress) + answerSilenceLimit;
+    }
+
+    /** The peer is given up on: RETRY_EXCEEDED_ERROR on the oldest request not done, as verbs blames the one it was waiting on. */
+    private void retryExceeded(long now) {
+        t.counters.rcRetryExceeded++;
+        failAt(oldestNotDone(), WcStatus.RETRY_EXCEEDED_ERROR, now);
     }
 
     /**
@@ -388,9 +391,7 @@ final class RcRequester implements ReliableSender.Listener {
 
     @Override
     public void exhausted(ReliableSender flow, int psn, int owner, long now) {
-        t.counters.rcRetryExceeded++;
-        // Blamed on the oldest request not done, as verbs reports it: the one the requester was waiting on.
-        failAt(oldestNotDone(), WcStatus.RETRY_EXCEEDED_ERROR, now);
+        retryExceeded(now);
     }
 
     /**
