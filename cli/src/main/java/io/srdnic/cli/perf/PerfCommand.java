@@ -1,6 +1,7 @@
 package io.srdnic.cli.perf;
 
 import io.srdnic.cli.pktgen.PktgenCommand;
+import io.srdnic.cli.pktgen.PktgenPingPong;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
 import io.srdnic.srd.transport.SrdConfig;
@@ -261,7 +262,7 @@ public final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--time-limit-s must be at least 1, was " + timeLimitSeconds);
         }
         long w = warmup != null ? warmup
-            : mode == PerfParams.Mode.lat ? PktgenCommand.defaultWarmup(iters) : Math.max(1000, Math.min(50_000, iters / 10));
+            : mode == PerfParams.Mode.lat ? PktgenPingPong.defaultWarmup(iters) : Math.max(1000, Math.min(50_000, iters / 10));
         if (w < 0 || w > 1_000_000_000L) {
             throw new IllegalArgumentException("--warmup must be 0..1000000000, was " + w);
         }
