@@ -1,7 +1,6 @@
 package io.srdnic.cli.pktgen;
 
 import io.srdnic.cli.net.TapBridge;
-import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
 import io.srdnic.pmd.EthPacketIo;
@@ -209,33 +208,14 @@ public final class PktgenCommand implements Callable<Integer> {
     }
 
     private PktgenResult runTwoProcesses() {
-        String tag = Long.toString(ProcessHandle.current().pid());
-        VethNamespaces veth = null;
-        String rxSpec;
-        String txSpec;
-        switch (link) {
-            case memif -> {
-                // Abstract socket (memif's default in 22.11): nothing is left in the file system.
-                String socket = "/run/srdnic-memif-" + tag + ".sock";
-                rxSpec = "net_memif0,role=server,id=0,socket=" + socket;
-                txSpec = "net_memif0,role=client,id=0,socket=" + socket;
-            }
-            case af_xdp, af_packet -> {
-                veth = VethNamespaces.create(Math.max(1500, size - 14));
-                String pmd = link == Link.af_xdp ? "net_af_xdp0,start_queue=0,queue_count=1,iface=" : "net_af_packet0,qpairs=1,iface=";
-                rxSpec = pmd + veth.interfaceB();
-                txSpec = pmd + veth.interfaceA();
-            }
-            default -> throw new IllegalStateException("not a two-process link: " + link);
-        }
-        try (VethNamespaces ignored = veth) {
+        try (TwoProcessLink ends = TwoProcessLink.open(link, size)) {
             List<String> common = List.of("pktgen", "--count", Long.toString(count), "--size", Integer.toString(size),
                 "--window", Integer.toString(window), "--run-id", Integer.toString(runId), "--memory-mb", Integer.toString(memoryMb),
                 "--time-limit-s", Integer.toString(timeLimitSeconds));
-            try (PeerProcess rx = PeerProcess.start("rx", veth == null ? null : veth.namespaceB(), with(common, "--role", "rx", "--vdev", rxSpec))) {
+            try (PeerProcess rx = PeerProcess.start("rx", ends.serverNamespace(), with(common, "--role", "rx", "--vdev", ends.serverSpec()))) {
                 String mac = rx.await("READY ", 60_000).substring("READY ".length()).trim();
-                try (PeerProcess tx = PeerProcess.start("tx", veth == null ? null : veth.namespaceA(),
-                    with(common, "--role", "tx", "--vdev", txSpec, "--peer-mac", mac))) {
+                try (PeerProcess tx = PeerProcess.start("tx", ends.clientNamespace(),
+                    with(common, "--role", "tx", "--vdev", ends.clientSpec(), "--peer-mac", mac))) {
                     PktgenResult sent = PktgenResult.parse(tx.await("{", (timeLimitSeconds + 30) * 1000L));
                     rx.send("DONE " + sent.sent());
                     PktgenResult got = PktgenResult.parse(rx.await("{", 30_000));

@@ -1,7 +1,6 @@
 package io.srdnic.cli.pktgen;
 
 import io.srdnic.cli.Json;
-import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EthPacketIo;
 import io.srdnic.pmd.MacAddress;
@@ -144,29 +143,15 @@ public final class PktgenPingPong {
     }
 
     private LatencySummary runPingPongTwoProcesses() {
-        String tag = Long.toString(ProcessHandle.current().pid());
-        VethNamespaces veth = null;
-        String reflectSpec;
-        String pingSpec;
-        if (link == PktgenCommand.Link.memif) {
-            String socket = "/run/srdnic-memif-" + tag + ".sock";
-            reflectSpec = "net_memif0,role=server,id=0,socket=" + socket;
-            pingSpec = "net_memif0,role=client,id=0,socket=" + socket;
-        } else {
-            veth = VethNamespaces.create(Math.max(1500, size - 14));
-            String pmd = link == PktgenCommand.Link.af_xdp ? "net_af_xdp0,start_queue=0,queue_count=1,iface=" : "net_af_packet0,qpairs=1,iface=";
-            reflectSpec = pmd + veth.interfaceB();
-            pingSpec = pmd + veth.interfaceA();
-        }
-        try (VethNamespaces ignored = veth) {
+        try (TwoProcessLink ends = TwoProcessLink.open(link, size)) {
             List<String> common = List.of("pktgen", "--mode", "pingpong", "--iters", Long.toString(iters), "--warmup", Long.toString(warmup),
                 "--size", Integer.toString(size), "--timeout-ms", Integer.toString(timeoutMs), "--run-id", Integer.toString(runId),
                 "--memory-mb", Integer.toString(memoryMb), "--time-limit-s", Integer.toString(timeLimitSeconds), "--link", link.name());
-            try (PeerProcess reflector = PeerProcess.start("reflector", veth == null ? null : veth.namespaceB(),
-                PktgenCommand.with(common, "--role", "reflect", "--vdev", reflectSpec))) {
+            try (PeerProcess reflector = PeerProcess.start("reflector", ends.serverNamespace(),
+                PktgenCommand.with(common, "--role", "reflect", "--vdev", ends.serverSpec()))) {
                 String mac = reflector.await("READY ", 60_000).substring("READY ".length()).trim();
-                try (PeerProcess initiator = PeerProcess.start("initiator", veth == null ? null : veth.namespaceA(),
-                    PktgenCommand.with(common, "--role", "ping", "--vdev", pingSpec, "--peer-mac", mac))) {
+                try (PeerProcess initiator = PeerProcess.start("initiator", ends.clientNamespace(),
+                    PktgenCommand.with(common, "--role", "ping", "--vdev", ends.clientSpec(), "--peer-mac", mac))) {
                     Map<String, String> result = FlatJson.parse(initiator.await("{", (timeLimitSeconds + 30) * 1000L));
                     reflector.send("DONE 0");
                     reflector.await("{", 30_000);
