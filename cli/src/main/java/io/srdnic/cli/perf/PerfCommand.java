@@ -1,5 +1,6 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.pktgen.PktgenCommand;
 import io.srdnic.cli.pktgen.PktgenPingPong;
 import io.srdnic.pmd.Eal;
@@ -319,18 +320,6 @@ public final class PerfCommand implements Callable<Integer> {
         return a;
     }
 
-    /**
-     * memif's packet buffers: one holds a whole frame of the largest SRD packet (4096 B and 90 B of
-     * headers). With memif's default of 2048 B a frame that long spans several descriptors, and
-     * under a stream of them (this DPDK, 22.11) the receiving end gets duplicated, garbled and
-     * chained frames: SRD 4 KiB sends arrived ~60 times each and an RC connection failed.
-     */
-    static final int MEMIF_BUFFER_SIZE = 8192;
-
-    static String memifSpec(String role, String socket) {
-        return "net_memif0,role=" + role + ",id=0,socket=" + socket + ",bsize=" + MEMIF_BUFFER_SIZE;
-    }
-
     static String afXdpSpec(String iface) {
         return "net_af_xdp0,start_queue=0,queue_count=1,iface=" + iface;
     }
@@ -354,7 +343,7 @@ public final class PerfCommand implements Callable<Integer> {
         String spec = vdev;
         if (spec == null) {
             if (link == Link.memif) {
-                spec = memifSpec(r.name(), memifSocket);
+                spec = MemifSpec.of(r.name(), memifSocket);
             } else if (iface == null) {
                 throw new IllegalArgumentException("--link af_xdp with --server/--client needs --iface (or --vdev)");
             } else {

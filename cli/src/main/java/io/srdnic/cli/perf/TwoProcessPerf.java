@@ -1,5 +1,6 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.cli.pktgen.PeerProcess;
 import java.util.ArrayList;
@@ -37,8 +38,8 @@ final class TwoProcessPerf {
         String clientSpec;
         if (link == PerfCommand.Link.memif) {
             String socket = "/run/" + prefix + "-perf-" + tag + ".sock";
-            serverSpec = PerfCommand.memifSpec("server", socket);
-            clientSpec = PerfCommand.memifSpec("client", socket);
+            serverSpec = MemifSpec.of("server", socket);
+            clientSpec = MemifSpec.of("client", socket);
         } else {
             // Room for the largest frame the run sends; the SRD MTU on af_xdp comes from the port.
             int mtu = Math.max(1500, PerfResult.frameLength(size) - 14);

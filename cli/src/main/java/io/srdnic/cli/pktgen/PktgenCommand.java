@@ -9,7 +9,6 @@ import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.PortConfig;
-import io.srdnic.pmd.RingLink;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,21 +24,24 @@ import picocli.CommandLine.Option;
  * (af_xdp and af_packet in two network namespaces joined by a veth pair this command creates).
  * {@code --mode pingpong} ({@link PktgenPingPong}) instead bounces one frame between the two sides N times (a reflector swaps
  * its MACs and sends it back) and reports the round-trip times: the raw link's latency, the
- * baseline {@code srdnic perf} compares SRD with.
+ * baseline {@code srdnic perf} compares SRD with. {@code --mode blast} ({@link PktgenBlast}) sends
+ * without checking for S seconds: the link's one-way ceiling.
  */
 @Command(name = "pktgen", mixinStandardHelpOptions = true,
     description = {"stream: send N frames of B bytes over a DPDK link, verify every payload.",
-        "pingpong: bounce one frame back and forth N times, report round-trip times."})
+        "pingpong: bounce one frame back and forth N times, report round-trip times.",
+        "blast: send full bursts one way for S seconds, report the received Mpps and Gbit/s (the raw ceiling)."})
 public final class PktgenCommand implements Callable<Integer> {
     enum Link { ring, memif, af_xdp, af_packet, tap }
 
-    enum Mode { stream, pingpong }
+    enum Mode { stream, pingpong, blast }
 
     enum Role { tx, rx, ping, reflect }
 
     @Option(names = "--mode", defaultValue = "stream",
         description = "stream: N frames one way, every byte checked; pingpong: one frame bounced back and forth --iters times,"
-            + " round-trip times measured (default ${DEFAULT-VALUE}).")
+            + " round-trip times measured; blast: full bursts one way for --seconds, no per-byte work, the link's ceiling"
+            + " in Mpps and Gbit/s (default ${DEFAULT-VALUE}).")
     Mode mode;
 
     @Option(names = "--iters", defaultValue = "10000", description = "pingpong: measured round trips (default ${DEFAULT-VALUE}).")
@@ -47,6 +49,10 @@ public final class PktgenCommand implements Callable<Integer> {
 
     @Option(names = "--warmup", description = "pingpong: round trips before measuring (default as many as --iters, 1000..20000).")
     Long warmup;
+
+    @Option(names = "--seconds", defaultValue = "5", description = "blast: how long to send, the first fifth (at most 1 s) unmeasured"
+        + " (default ${DEFAULT-VALUE}).")
+    int seconds;
 
     @Option(names = "--timeout-ms", defaultValue = "100", description = "pingpong: a frame not back within this is lost (default ${DEFAULT-VALUE}).")
     int timeoutMs;
@@ -89,6 +95,9 @@ public final class PktgenCommand implements Callable<Integer> {
     public Integer call() {
         if (mode == Mode.pingpong) {
             return new PktgenPingPong(this).call();
+        }
+        if (mode == Mode.blast) {
+            return new PktgenBlast(this).call();
         }
         if (count < 1 || count > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("--count must be 1.." + Integer.MAX_VALUE + ", was " + count);
@@ -138,15 +147,12 @@ public final class PktgenCommand implements Callable<Integer> {
     }
 
     private PktgenResult runRing() {
-        try (Eal eal = Eal.start(ealConfig());
-             Arena arena = Arena.ofConfined();
-             RingLink ring = RingLink.create(1024);
-             MbufPool pool = MbufPool.create("pktgen", 8191, frameRoom())) {
-            ring.a().configure(PortConfig.DEFAULT, pool).start();
-            ring.b().configure(PortConfig.DEFAULT, pool).start();
-            PacketIo b = new EthPacketIo(ring.b(), 0, pool);
-            return runInProcess(eal, arena, new EthPacketIo(ring.a(), 0, pool), b, b.macAddress(), new LinkDrops(ring.a(), null),
-                new LinkDrops(ring.b(), null));
+        // The process's EAL (started if none is, cleaned up at exit): a run may follow other runs in one JVM.
+        Eal eal = Eal.startOrGet(ealConfig());
+        try (Arena arena = Arena.ofConfined();
+             RingPair ring = new RingPair(frameRoom())) {
+            return runInProcess(eal, arena, ring.a, ring.b, ring.b.macAddress(), new LinkDrops(ring.link().a(), null),
+                new LinkDrops(ring.link().b(), null));
         }
     }
 
@@ -154,9 +160,9 @@ public final class PktgenCommand implements Callable<Integer> {
         String tag = Long.toString(ProcessHandle.current().pid() % 100_000);
         String tapA = "srdtap" + tag + "a";
         String tapB = "srdtap" + tag + "b";
-        try (Eal eal = Eal.start(ealConfig());
-             Arena arena = Arena.ofConfined();
-             MbufPool pool = MbufPool.create("pktgen", 8191, frameRoom());
+        Eal eal = Eal.startOrGet(ealConfig());
+        try (Arena arena = Arena.ofConfined();
+             MbufPool pool = MbufPool.create("pktgen" + tag, 8191, frameRoom());
              EthPort a = EthPort.attach("net_tap0,iface=" + tapA);
              EthPort b = EthPort.attach("net_tap1,iface=" + tapB)) {
             TapBridge.disableIpv6(tapA);

@@ -13,11 +13,14 @@ import io.srdnic.pmd.Mbuf;
  * The pattern is a function of (sequence, offset, run id), so the receiver checks every byte
  * without keeping copies. A credit frame (EtherType 88B6) carries the receiver's count of data
  * frames back to the sender, which keeps a bounded window in flight so no queue overflows.
- * Frames from another run or another program are "foreign".
+ * Frames from another run or another program are "foreign". A blast frame (EtherType 88B7) has
+ * the header alone: the rate test checks whose frame it is, not its bytes.
  */
 final class PktgenFrame {
     static final short ETHERTYPE_DATA = (short) 0x88B5;
     static final short ETHERTYPE_CREDIT = (short) 0x88B6;
+    /** A blast frame: the data frame's header with no pattern behind it and no sequence checked. */
+    static final short ETHERTYPE_BLAST = (short) 0x88B7;
     static final int MAGIC = 0x53524447; // "SRDG"
     static final int ETHERTYPE_OFFSET = 12;
     static final int MAGIC_OFFSET = 14;
@@ -46,6 +49,18 @@ final class PktgenFrame {
         writeHeader(m, dst, src, ETHERTYPE_CREDIT, runId);
         m.putLongBE(SEQUENCE_OFFSET, received);
         m.frameLength(MIN_LENGTH);
+    }
+
+    /** A blast frame: header only, the rest of the mbuf's bytes left as they are (nobody reads them). */
+    static void writeBlast(Mbuf m, long dst, long src, int runId, int length) {
+        writeHeader(m, dst, src, ETHERTYPE_BLAST, runId);
+        m.frameLength(length);
+    }
+
+    /** Whether {@code m} is one of this run's blast frames (three reads: cheap enough for the receive loop). */
+    static boolean isBlast(Mbuf m, int runId) {
+        return m.dataLength() >= HEADER_LENGTH && m.getShortBE(ETHERTYPE_OFFSET) == ETHERTYPE_BLAST
+            && m.getIntBE(MAGIC_OFFSET) == MAGIC && m.getIntBE(RUN_ID_OFFSET) == runId;
     }
 
     private static void writeHeader(Mbuf m, long dst, long src, short etherType, int runId) {

@@ -2,12 +2,8 @@ package io.srdnic.cli.pktgen;
 
 import io.srdnic.cli.Json;
 import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EthPacketIo;
 import io.srdnic.pmd.MacAddress;
-import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PacketIo;
-import io.srdnic.pmd.PortConfig;
-import io.srdnic.pmd.RingLink;
 import java.lang.foreign.Arena;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -110,12 +106,9 @@ public final class PktgenPingPong {
         // The process's EAL (started if none is, cleaned up at exit): a ping-pong may follow other runs in one JVM.
         Eal eal = Eal.startOrGet(cmd.ealConfig());
         try (Arena arena = Arena.ofConfined();
-             RingLink ring = RingLink.create(1024);
-             MbufPool pool = MbufPool.create("pingpong" + ThreadLocalRandom.current().nextInt(1 << 30), 8191, cmd.frameRoom())) {
-            ring.a().configure(PortConfig.DEFAULT, pool).start();
-            ring.b().configure(PortConfig.DEFAULT, pool).start();
-            PacketIo a = new EthPacketIo(ring.a(), 0, pool);
-            PacketIo b = new EthPacketIo(ring.b(), 0, pool);
+             RingPair ring = new RingPair(cmd.frameRoom())) {
+            PacketIo a = ring.a;
+            PacketIo b = ring.b;
             cmd.checkFits(a);
             // One thread plays both sides in turn: the reflector answers in the same loop that pings.
             PingPongInitiator ping = new PingPongInitiator(a, arena, b.macAddress(), size, runId, iters, warmup, 0, timeoutMs * 1_000_000L);

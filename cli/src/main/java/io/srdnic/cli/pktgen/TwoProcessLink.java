@@ -1,12 +1,13 @@
 package io.srdnic.cli.pktgen;
 
+import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.net.VethNamespaces;
 
 /**
  * The two ends of a link between two pktgen processes: the device spec each side attaches, and for
  * af_xdp and af_packet the veth pair in two network namespaces that carries it (made here, removed
  * on close). memif uses an abstract socket (memif's default in 22.11): nothing is left in the file
- * system. The "server" end is the one started first (receiver, reflector).
+ * system; its buffers are {@link MemifSpec}'s, as srdnic perf's. The "server" end is the one started first (receiver, reflector).
  */
 record TwoProcessLink(String serverSpec, String clientSpec, VethNamespaces veth) implements AutoCloseable {
 
@@ -15,7 +16,7 @@ record TwoProcessLink(String serverSpec, String clientSpec, VethNamespaces veth)
         return switch (link) {
             case memif -> {
                 String socket = "/run/srdnic-memif-" + tag + ".sock";
-                yield new TwoProcessLink("net_memif0,role=server,id=0,socket=" + socket, "net_memif0,role=client,id=0,socket=" + socket, null);
+                yield new TwoProcessLink(MemifSpec.of("server", socket), MemifSpec.of("client", socket), null);
             }
             case af_xdp, af_packet -> {
                 VethNamespaces veth = VethNamespaces.create(Math.max(1500, frameSize - 14));
