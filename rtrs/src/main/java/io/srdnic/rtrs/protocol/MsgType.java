@@ -9,6 +9,11 @@ public final class MsgType {
     /** Linux's refreshed-rkey message (always_invalidate); not sent here. */
     public static final int RKEY_RSP = 4;
 
+    /** The le16 type at {@code at}. */
+    public static int of(java.lang.foreign.MemorySegment s, long at) {
+        return Wire.u16(s, at);
+    }
+
     private MsgType() {
     }
 }
