@@ -1,0 +1,94 @@
+package io.srdnic.rtrs.session;
+
+import static io.srdnic.rtrs.session.RtrsSim.MS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.rtrs.client.MpPolicy;
+import io.srdnic.rtrs.client.PathState;
+import io.srdnic.rtrs.client.RtrsClient;
+import io.srdnic.rtrs.protocol.Errno;
+import org.junit.jupiter.api.Test;
+
+/** Faults on the simulator: a path's link cut mid-IO, then both; IO is never lost or completed twice. */
+class RtrsFailoverSimTest {
+
+    @Test
+    void shouldFailOverInFlightIoWhenOnePathIsCutAndReconnectItWhenTheLinkReturns() {
+        try (RtrsSim sim = new RtrsSim(2, 2, RtrsSim.smallServer(), 64 << 20)) {
+            RtrsClient c = sim.connect(RtrsSim.smallClient().policy(MpPolicy.ROUND_ROBIN));
+            IoDriver io = new IoDriver(c, 100_000);
+            long writesAtRestore = 0;
+            long lastSubmit = 0;
+            boolean cut = false;
+            boolean restored = false;
+            long end = sim.now() + 20_000 * MS;
+            while (!io.finished() && sim.now() - end < 0) {
+                if (sim.now() - lastSubmit >= 100_000) { // a write per 100 us of virtual time: the run spans the fault
+                    io.submit(1);
+                    lastSubmit = sim.now();
+                }
+                c.poll();
+                sim.server.poll();
+                if (!cut && io.completed >= 100) {
+                    sim.cut(0, true); // with IO in flight on both paths
+                    cut = true;
+                }
+                if (cut && !restored && c.stats(0).reconnectsFailed() >= 1) { // down, and a reconnect attempt has failed
+                    sim.cut(0, false);
+                    restored = true;
+                    writesAtRestore = c.stats(0).writes();
+                }
+                if (restored && io.total == 100_000 && c.stats(0).writes() > writesAtRestore + 100) {
+                    io.stop(); // path 0 carries IO again: let what is in flight finish
+                }
+            }
+            assertTrue(io.finished(), "all " + io.submitted + " writes ended: " + io.completed);
+            assertTrue(restored, "the link came back while IO ran: " + c.state(0) + " " + c.statsSnapshot(0) + " " + c.statsSnapshot(1)
+                + " completed " + io.completed + " submitted " + io.submitted + " server " + sim.server.counters());
+            io.assertAllWrittenOnce(sim.disk);
+            assertEquals(0, io.refused, "a path was always left");
+            assertTrue(c.stats(1).failovers() > 0, "path 0's in-flight IO went over to path 1: " + c.statsSnapshot(1));
+            assertTrue(sim.run(() -> c.state(0) == PathState.CONNECTED, 5000 * MS), "path 0 reconnects once its link is back");
+            assertTrue(c.stats(0).reconnectsOk() >= 1, c.statsSnapshot(0).toString());
+            assertTrue(c.stats(0).reconnectsFailed() >= 1, "attempts while the link was cut failed: " + c.statsSnapshot(0));
+            IoDriver after = new IoDriver(c, 64);
+            assertTrue(sim.run(() -> {
+                after.submit();
+                return after.finished();
+            }, 5000 * MS));
+            assertEquals(0, after.failed);
+            assertTrue(c.stats(0).writes() > 0 && c.stats(1).writes() > 0, "both paths carry IO again");
+        }
+    }
+
+    @Test
+    void shouldFailIoWithAnErrnoOnlyWhenNoPathIsLeftAndRecoverWhenOneReturns() {
+        try (RtrsSim sim = new RtrsSim(3, 2, RtrsSim.smallServer(), 1 << 20)) {
+            RtrsClient c = sim.connect(RtrsSim.smallClient());
+            IoDriver io = new IoDriver(c, 16);
+            sim.cut(0, true);
+            sim.cut(1, true);
+            io.submit(); // on paths that do not know yet
+            assertTrue(sim.run(io::finished, 5000 * MS), "every IO ended");
+            for (int k = 0; k < io.total; k++) {
+                assertEquals(1, io.completions[k], "once");
+                assertEquals(Errno.ECONNABORTED, io.errnos[k], "failed: no path left");
+            }
+            assertTrue(sim.run(() -> c.state(0) != PathState.CONNECTED && c.state(1) != PathState.CONNECTED, 100 * MS));
+            IoDriver refused = new IoDriver(c, 1);
+            refused.submit();
+            assertEquals(1, refused.refused, "no path: submit says ECONNABORTED at once");
+            sim.cut(1, false);
+            assertTrue(sim.run(() -> c.state(1) == PathState.CONNECTED, 5000 * MS), "the session recovers on the path that returned");
+            IoDriver again = new IoDriver(c, 32);
+            assertTrue(sim.run(() -> {
+                again.submit();
+                return again.finished();
+            }, 5000 * MS));
+            again.assertAllWrittenOnce(sim.disk);
+            sim.cut(0, false);
+            assertTrue(sim.run(c::connected, 5000 * MS), "and both paths are back");
+        }
+    }
+}
