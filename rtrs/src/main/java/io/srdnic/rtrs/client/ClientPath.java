@@ -108,6 +108,9 @@ final class ClientPath {
 
     /** Runs the path: its CM events, completions, heartbeat and timers. */
     int poll() {
+        if (state == PathState.CLOSED) {
+            return 0;
+        }
         int work = 0;
         CmEvent e;
         while ((e = channel.poll()) != null) {
@@ -124,13 +127,13 @@ final class ClientPath {
         }
         long now = now();
         if (state == PathState.CONNECTING && now - deadline >= 0) {
-            failed(Errno.ECONNRESET);
+            failed();
         } else if (state == PathState.CONNECTED) {
             int hb = heartbeat.poll(now);
             if (hb == Heartbeat.SEND) {
                 verbs.sendEmpty(qps[0], Imm.heartbeat(), 0);
             } else if (hb == Heartbeat.DEAD) {
-                failed(Errno.ECONNRESET);
+                failed();
             }
         } else if (state == PathState.RECONNECTING && now - reconnectAt >= 0) {
             connect();
@@ -157,22 +160,22 @@ final class ClientPath {
             case REJECTED -> {
                 MemorySegment m = MemorySegment.ofArray(e.privateData());
                 lastRejectErrno = ConRsp.check(m, 0, e.privateDataLength()) == ConRsp.OK ? ConRsp.errno(m, 0) : Errno.ECONNRESET;
-                failed(lastRejectErrno);
+                failed();
             }
-            default -> failed(Errno.ECONNRESET); // UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL...
+            default -> failed(); // UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL...
         }
     }
 
     private void established(int cid, CmEvent e) {
         MemorySegment m = MemorySegment.ofArray(e.privateData());
         if (ConRsp.check(m, 0, e.privateDataLength()) != ConRsp.OK || ConRsp.errno(m, 0) != 0) {
-            failed(Errno.ECONNRESET);
+            failed();
             return;
         }
         if (cid == 0) {
             int depth = ConRsp.queueDepth(m, 0);
             if (!client.geometry(depth, ConRsp.maxIoSize(m, 0), ConRsp.maxHdrSize(m, 0))) {
-                failed(Errno.ECONNRESET);
+                failed();
                 state = PathState.DEAD; // Linux too stops reconnecting when the queue depth changed
                 return;
             }
@@ -208,7 +211,7 @@ final class ClientPath {
         }
         if (!wc.ok()) {
             if (wc.status() != WcStatus.WR_FLUSH_ERROR) {
-                failed(Errno.ECONNRESET);
+                failed();
             }
             return;
         }
@@ -242,7 +245,7 @@ final class ClientPath {
         int depth = client.queueDepth;
         int chunk = client.chunkSize;
         if (InfoRsp.check(r, at, wc.byteLength(), depth, chunk) != InfoRsp.OK) {
-            failed(Errno.EINVAL);
+            failed();
             return;
         }
         int i = 0;
@@ -262,7 +265,6 @@ final class ClientPath {
         }
         wasConnected = true;
         heartbeat.start(now());
-        client.pathUp(this);
     }
 
     /** Posts {@code p}'s request on this path; false when the send queue refused it. */
@@ -293,7 +295,7 @@ final class ClientPath {
     }
 
     /** The attempt or the connected path failed: tear down, fail over its IO, and wait to reconnect. */
-    void failed(int errno) {
+    void failed() {
         if (state != PathState.CONNECTING && state != PathState.CONNECTED) {
             return;
         }
@@ -312,7 +314,7 @@ final class ClientPath {
             long delay = client.config.reconnectDelayNanos << Math.min(3, Math.max(0, attempts - 1));
             reconnectAt = now() + delay + client.config.random.nextLong(Math.max(1, delay / 8));
         }
-        client.pathDown(this, errno);
+        client.pathDown(this);
     }
 
     private void teardown() {

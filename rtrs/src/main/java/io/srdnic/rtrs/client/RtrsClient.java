@@ -79,7 +79,7 @@ public final class RtrsClient implements AutoCloseable {
     /** Removes path {@code i} (Linux's remove_path): its IO fails over first. The index stays, CLOSED. */
     public void removePath(int i) {
         ClientPath p = paths.get(i);
-        p.failed(Errno.ECONNRESET);
+        p.failed();
         p.close();
     }
 
@@ -271,12 +271,8 @@ public final class RtrsClient implements AutoCloseable {
         return true;
     }
 
-    void pathUp(ClientPath p) {
-        // nothing waits for a path: IO goes to connected paths as it comes
-    }
-
     /** {@code failed}'s IO goes to another connected path, the same permit; with none left, it fails with ECONNABORTED. */
-    void pathDown(ClientPath failed, int errno) {
+    void pathDown(ClientPath failed) {
         for (Permit p : permits) {
             if (!p.inflight || p.path != failed) {
                 continue;

@@ -34,13 +34,13 @@ public final class IoRequestCheck {
         if (off > chunkSize - 2) {
             return BAD_OFFSET;
         }
-        MemorySegment chunk = chunks.asSlice((long) id * chunkSize, chunkSize);
-        int type = Wire.u16(chunk, off);
+        long at = (long) id * chunkSize + off; // the message, in the pool: no slice made per request
+        int type = Wire.u16(chunks, at);
         if (type == MsgType.WRITE) {
             if (off > chunkSize - WriteMsg.LENGTH) {
                 return BAD_OFFSET;
             }
-            return WriteMsg.userHeaderLength(chunk, off) > off ? BAD_HEADER_LENGTH : OK;
+            return WriteMsg.userHeaderLength(chunks, at) > off ? BAD_HEADER_LENGTH : OK;
         }
         if (type != MsgType.READ) {
             return BAD_TYPE;
@@ -48,10 +48,10 @@ public final class IoRequestCheck {
         if (off > chunkSize - ReadMsg.HEADER) {
             return BAD_OFFSET;
         }
-        if (ReadMsg.userHeaderLength(chunk, off) > off) {
+        if (ReadMsg.userHeaderLength(chunks, at) > off) {
             return BAD_HEADER_LENGTH;
         }
-        int descs = ReadMsg.descs(chunk, off);
+        int descs = ReadMsg.descs(chunks, at);
         if (descs > 1) {
             return BAD_DESC_COUNT;
         }
@@ -59,7 +59,7 @@ public final class IoRequestCheck {
             if (off > chunkSize - ReadMsg.length(1)) {
                 return BAD_OFFSET;
             }
-            int len = ReadMsg.length(chunk, off);
+            int len = ReadMsg.length(chunks, at);
             if (len <= 0 || len > chunkSize) {
                 return BAD_READ_LENGTH;
             }

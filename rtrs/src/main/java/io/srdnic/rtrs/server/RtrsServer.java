@@ -59,7 +59,8 @@ public final class RtrsServer implements AutoCloseable {
     /** Runs the connection manager, every path's completions and heartbeats; returns the work done. */
     public int poll() {
         int work = 0;
-        for (EventChannel ch : channels) {
+        for (int i = 0; i < channels.size(); i++) { // indexed: an iterator per poll would be garbage per IO
+            EventChannel ch = channels.get(i);
             CmEvent e;
             while ((e = ch.poll()) != null) {
                 work++;

@@ -34,6 +34,11 @@ final class RtrsSim implements AutoCloseable {
     RtrsClient client;
 
     RtrsSim(long seed, int links, ServerConfig serverConfig, int diskBytes) {
+        this(seed, links, serverConfig, diskBytes, null);
+    }
+
+    /** As above, with {@code handler} answering instead of the memory disk (which stays, unused). */
+    RtrsSim(long seed, int links, ServerConfig serverConfig, int diskBytes, io.srdnic.rtrs.server.RtrsServerHandler handler) {
         world = new SimWorld(seed, 4, LinkConfig.DEFAULT);
         for (int i = 0; i < links; i++) {
             clientLinks.add(Context.open(Device.sim(world)));
@@ -42,7 +47,7 @@ final class RtrsSim implements AutoCloseable {
             serverLinks.add(Context.open(Device.sim(world)));
         }
         disk = new MemoryDisk(diskBytes);
-        server = RtrsServer.open(serverConfig, serverLinks, disk);
+        server = RtrsServer.open(serverConfig, serverLinks, handler != null ? handler : disk);
     }
 
     /** Server config for tests: 16 chunks of 16 KiB, heartbeats every 50 ms. */
