@@ -26,6 +26,9 @@ final class IoDriver implements IoCallback {
     int completed;
     int failed;
     int refused;
+    /** Read back what the writes wrote, instead of writing; a read whose bytes differ is counted. */
+    boolean reading;
+    int mismatches;
 
     IoDriver(RtrsClient client, int total) {
         this.client = client;
@@ -50,12 +53,13 @@ final class IoDriver implements IoCallback {
         for (int n = 0; n < max && submitted < total && (p = client.permit()) != null; n++) {
             int k = submitted;
             for (int i = 0; i < SIZE; i++) {
-                p.data().set(ValueLayout.JAVA_BYTE, i, pattern(k, i));
+                p.data().set(ValueLayout.JAVA_BYTE, i, reading ? 0 : pattern(k, i));
             }
             header.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, (long) k * SIZE);
             header.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, k);
             tagOf[p.id()] = k;
-            int rc = client.write(p, header, 0, MemoryDisk.HEADER, SIZE, this);
+            int rc = reading ? client.read(p, header, 0, MemoryDisk.HEADER, SIZE, this)
+                : client.write(p, header, 0, MemoryDisk.HEADER, SIZE, this);
             if (rc != 0) {
                 refused++;
                 client.release(p);
@@ -73,6 +77,13 @@ final class IoDriver implements IoCallback {
         completed++;
         if (errno != 0) {
             failed++;
+        } else if (reading) {
+            for (int i = 0; i < SIZE; i++) {
+                if (permit.data().get(ValueLayout.JAVA_BYTE, i) != pattern(k, i)) {
+                    mismatches++;
+                    break;
+                }
+            }
         }
         client.release(permit);
     }

@@ -91,4 +91,63 @@ class RtrsFailoverSimTest {
             assertTrue(sim.run(c::connected, 5000 * MS), "and both paths are back");
         }
     }
+
+    @Test
+    void shouldFailOverReadsAndDeliverEachOnceWithTheRightBytes() {
+        try (RtrsSim sim = new RtrsSim(10, 2, RtrsSim.smallServer(), 1 << 20)) {
+            RtrsClient c = sim.connect(RtrsSim.smallClient().policy(MpPolicy.ROUND_ROBIN));
+            IoDriver writes = new IoDriver(c, 1024);
+            assertTrue(sim.run(() -> {
+                writes.submit();
+                return writes.finished();
+            }, 5000 * MS));
+            IoDriver reads = new IoDriver(c, 1024);
+            reads.reading = true;
+            long lastSubmit = 0;
+            boolean cut = false;
+            long end = sim.now() + 10_000 * MS;
+            while (!reads.finished() && sim.now() - end < 0) {
+                if (sim.now() - lastSubmit >= 1_000_000) { // a read per virtual ms: the fault lands mid-run
+                    reads.submit(1);
+                    lastSubmit = sim.now();
+                }
+                c.poll();
+                sim.server.poll();
+                if (!cut && reads.completed >= 100) {
+                    sim.cut(1, true);
+                    cut = true;
+                }
+            }
+            assertTrue(reads.finished(), reads.completed + " of " + reads.total);
+            for (int k = 0; k < reads.total; k++) {
+                assertEquals(1, reads.completions[k], "read " + k + " completed once");
+                assertEquals(0, reads.errnos[k], "read " + k);
+            }
+            assertEquals(0, reads.mismatches, "every read brought the bytes written");
+            assertTrue(c.stats(0).failovers() > 0, c.statsSnapshot(0).toString());
+            assertTrue(c.stats(0).reads() > c.stats(1).reads(), "path 0 carried the rest");
+        }
+    }
+
+    @Test
+    void shouldNoticeAnIdlePathsLossByHeartbeatsOnBothSides() {
+        try (RtrsSim sim = new RtrsSim(11, 1, RtrsSim.smallServer(), 1 << 16)) {
+            RtrsClient c = sim.connect(RtrsSim.smallClient());
+            assertTrue(sim.run(() -> c.stats(0).latencyNanos() > 0, 200 * MS), "heartbeats flow and measure the path");
+            long cutAt = sim.now();
+            sim.cut(0, true);
+            assertTrue(sim.run(() -> c.state(0) != PathState.CONNECTED, 1000 * MS));
+            long noticed = sim.now() - cutAt;
+            // 3 misses allowed at 50 ms: dead at the 4th tick after the last answer, 150..200 ms after the cut; the
+            // simulator's clock jumps from one transport event to the next (the heartbeat's timer is not one), so
+            // the tick is seen at the first poll after it: up to one RC retransmission timeout (67 ms) later, or two.
+            assertTrue(noticed >= 140 * MS && noticed <= 350 * MS, "noticed after " + noticed / MS + " ms");
+            assertTrue(sim.run(() -> sim.server.connectedPaths() == 0, 1000 * MS), "the server's heartbeat closes its side too");
+            assertEquals(1, sim.server.counters().get("paths_closed"));
+            assertEquals(0, sim.server.sessions(), "its last path gone, the session is forgotten");
+            sim.cut(0, false);
+            assertTrue(sim.run(c::connected, 5000 * MS), "first_conn again: the server makes the session anew");
+            assertEquals(1, sim.server.sessions());
+        }
+    }
 }

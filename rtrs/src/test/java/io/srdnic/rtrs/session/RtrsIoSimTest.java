@@ -76,4 +76,39 @@ class RtrsIoSimTest {
             assertEquals(0, c.stats(0).inflight() + c.stats(1).inflight());
         }
     }
+
+    @Test
+    void shouldLetTheServersUserAnswerLaterAndHandOutNoMorePermitsThanChunks() {
+        java.util.ArrayDeque<io.srdnic.rtrs.server.ServerIo> held = new java.util.ArrayDeque<>();
+        try (RtrsSim sim = new RtrsSim(12, 1, RtrsSim.smallServer(), 1 << 16, held::add)) {
+            RtrsClient c = sim.connect(RtrsSim.smallClient());
+            Permit[] all = new Permit[16];
+            for (int i = 0; i < 16; i++) {
+                all[i] = c.permit();
+                assertNotNull(all[i]);
+            }
+            assertEquals(null, c.permit(), "queue depth 16: the 17th waits");
+            for (int i = 0; i < 16; i++) {
+                header(i * 8, i);
+                all[i].data().set(ValueLayout.JAVA_LONG_UNALIGNED, 0, 1000 + i);
+                assertEquals(0, c.write(all[i], header, 0, MemoryDisk.HEADER, 8, (permit, errno) -> {
+                    done++;
+                    lastErrno = errno;
+                    c.release(permit);
+                }));
+            }
+            assertTrue(sim.run(() -> held.size() == 16, 500 * MS), "every request reached the user");
+            sim.run(() -> false, 100 * MS);
+            assertEquals(0, done, "nothing completes before the user answers");
+            for (var io : held) {
+                assertEquals(8, io.dataLength());
+                assertEquals(1000 + io.chunk().get(ValueLayout.JAVA_LONG_UNALIGNED, io.headerOffset() + 8),
+                    io.chunk().get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "each chunk holds its own request's data");
+                io.respond(Errno.EIO);
+            }
+            assertTrue(sim.run(() -> done == 16, 500 * MS));
+            assertEquals(Errno.EIO, lastErrno, "the user's errno, through the immediate");
+            assertNotNull(c.permit(), "permits back once answered");
+        }
+    }
 }
