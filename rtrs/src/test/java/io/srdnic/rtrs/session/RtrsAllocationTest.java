@@ -80,6 +80,7 @@ class RtrsAllocationTest {
                 ios = loop.completed - ios;
             }
             long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+            System.out.println("RTRS-ALLOCATION " + allocated + " B over " + ios + " IOs");
             assertEquals(0, loop.errors);
             // an object per IO would be 16 B x 20,000 = 320 KB at least; what is left is the JIT's noise
             assertTrue(allocated < 16 * 1024, "allocated " + allocated + " B over " + ios + " IOs");

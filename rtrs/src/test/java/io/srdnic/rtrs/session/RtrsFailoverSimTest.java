@@ -150,4 +150,18 @@ class RtrsFailoverSimTest {
             assertEquals(1, sim.server.sessions());
         }
     }
+
+    @Test
+    void shouldGiveAPathUpAsDeadOnceItsReconnectAttemptsAreSpent() {
+        try (RtrsSim sim = new RtrsSim(13, 2, RtrsSim.smallServer(), 1 << 16)) {
+            RtrsClient c = sim.connect(RtrsSim.smallClient().reconnect(100 * MS, 2));
+            sim.cut(0, true);
+            assertTrue(sim.run(() -> c.state(0) == PathState.DEAD, 10_000 * MS), "DEAD after its attempts: " + c.statsSnapshot(0));
+            assertEquals(2, c.stats(0).reconnectsFailed(), "the two attempts allowed, each failed");
+            sim.cut(0, false);
+            sim.run(() -> false, 2000 * MS);
+            assertEquals(PathState.DEAD, c.state(0), "a dead path stays down");
+            assertEquals(PathState.CONNECTED, c.state(1));
+        }
+    }
 }
