@@ -115,9 +115,11 @@ final class ServerPath {
         QueuePair qp = qps[cid];
         if (op == WcOpcode.RECV) {
             if (cid == 0 && !connected) {
-                infoRequest(wc);
+                infoRequest(wc); // read before the slot is posted again
             }
-            verbs.repost(qp, wc.wrId());
+            if (!closed) { // a refused INFO_REQ closed the path, its QPs and slots with it
+                verbs.repost(qp, wc.wrId());
+            }
             return;
         }
         verbs.repost(qp, wc.wrId());

@@ -196,4 +196,22 @@ class RtrsEstablishmentSimTest {
                 "nothing written to the forger's buffer");
         }
     }
+
+    @Test
+    void shouldCloseAPathWhoseInfoRequestNamesAPathWithADot() {
+        try (RtrsSim sim = new RtrsSim(14, 1, RtrsSim.smallServer(), 1 << 16)) {
+            byte[] rsp = new byte[ConRsp.LENGTH];
+            Raw service = raw(sim, request(0, 1, 9, true), rsp, null);
+            assertEquals(CmEventType.ESTABLISHED, service.end());
+            MemorySegment mem = java.lang.foreign.Arena.ofAuto().allocate(4096, 64);
+            MemoryRegion mr = service.pd().registerMemory(mem, Access.LOCAL_WRITE);
+            InfoReq.write(mem, 0, "../etc".getBytes());
+            SendWr send = new SendWr().opcode(SendWr.OP_SEND).flags(0).numSge(1);
+            send.sge(0).set(mr, 0, InfoReq.LENGTH);
+            service.id().qp().postSend(send);
+            assertTrue(sim.run(() -> sim.server.counters().get("bad_info_requests") == 1, 500 * MS));
+            assertEquals(1, sim.server.counters().get("paths_closed"), "Linux closes the path too");
+            assertEquals(0, sim.server.sessions(), "and its session, which had no other path");
+        }
+    }
 }
