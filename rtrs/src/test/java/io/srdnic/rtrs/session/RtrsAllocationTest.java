@@ -24,6 +24,12 @@ class RtrsAllocationTest {
         final MemorySegment header = Arena.ofAuto().allocate(MemoryDisk.HEADER);
         long completed;
         int errors;
+        int size = 4096;
+        boolean writesOnly;
+        /** Submit nothing more; what is in flight finishes. */
+        boolean stop;
+        int started;
+        int finished;
 
         Loop(RtrsClient client) {
             this.client = client;
@@ -32,15 +38,25 @@ class RtrsAllocationTest {
         void start() {
             Permit p;
             while ((p = client.permit()) != null) {
+                started++;
                 next(p);
             }
         }
 
+        int outstanding() {
+            return started - finished;
+        }
+
         void next(Permit p) {
-            header.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, (long) p.id() * 4096);
+            if (stop) {
+                finished++;
+                client.release(p);
+                return;
+            }
+            header.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, (long) p.id() * size);
             header.set(ValueLayout.JAVA_LONG_UNALIGNED, 8, completed);
-            int rc = (completed & 1) == 0 ? client.write(p, header, 0, MemoryDisk.HEADER, 4096, this)
-                : client.read(p, header, 0, MemoryDisk.HEADER, 4096, this);
+            int rc = writesOnly || (completed & 1) == 0 ? client.write(p, header, 0, MemoryDisk.HEADER, size, this)
+                : client.read(p, header, 0, MemoryDisk.HEADER, size, this);
             if (rc != 0) {
                 errors++;
             }
