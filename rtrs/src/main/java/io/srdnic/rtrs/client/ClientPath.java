@@ -335,6 +335,7 @@ final class ClientPath {
             }
             up[c] = false;
         }
+        verbs.drain();
         stats.inflight = 0;
     }
 

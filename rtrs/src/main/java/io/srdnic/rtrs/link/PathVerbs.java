@@ -14,7 +14,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The verbs resources of one path on its context, made once and kept across reconnects (a CQ
- * cannot be destroyed): a PD, one CQ for all the path's QPs, receive slots, and a buffer for the
+ * cannot be destroyed; a server keeps those of closed paths for the next ones): a PD, one CQ for all the path's QPs, receive slots, and a buffer for the
  * control messages (INFO_REQ/INFO_RSP). The service connection's receives are slots of
  * {@link #SLOT} bytes (work request id: the slot's number); an IO connection only ever receives
  * immediates, so its receives are dataless ({@link #DATALESS}). Empty RTRS messages (heartbeats, IO responses without data)
@@ -38,6 +38,7 @@ public final class PathVerbs {
     private final int slots;
     private final RecvWr recv = new RecvWr();
     private final SendWr send = new SendWr();
+    private final io.srdnic.verbs.WorkCompletion[] drained = CompletionQueue.array(64);
 
     public PathVerbs(Context context) {
         this.context = context;
@@ -109,6 +110,17 @@ public final class PathVerbs {
         send.numSge(1).opcode(SendWr.OP_RDMA_WRITE_WITH_IMM).flags(signaled ? SendWr.SIGNALED : 0).immediate(imm).wrId(wrId)
             .rdma(address, rkey).sge(0).set(region, offset, length);
         return qp.postSend(send);
+    }
+
+    /**
+     * Discards what the CQ still holds, once the path's QPs are destroyed (no completion comes from
+     * them after): the next incarnation's QPs may draw the same numbers and must not see their
+     * predecessors' completions.
+     */
+    public void drain() {
+        while (cq.poll(drained) > 0) {
+            // discarded
+        }
     }
 
     /** Lets the memory go (its QPs destroyed first); the CQ stays with the context, which cannot destroy one. */

@@ -32,6 +32,9 @@ public final class RtrsServer implements AutoCloseable {
     private final List<CmId> listeners = new ArrayList<>();
     private final List<ServerSession> sessions = new ArrayList<>();
     private final Map<CmId, ServerPath> owners = new IdentityHashMap<>();
+    /** Closed paths' verbs resources by context, for the next path there: a context cannot destroy a CQ. */
+    private final Map<Context, java.util.ArrayDeque<PathVerbs>> spare = new IdentityHashMap<>();
+    private long verbsMade;
     private final byte[] response = new byte[ConRsp.LENGTH];
     private final MemorySegment responseSegment = MemorySegment.ofArray(response);
     private long generations;
@@ -132,7 +135,8 @@ public final class RtrsServer implements AutoCloseable {
                 dropIfEmpty(s);
                 return;
             }
-            PathVerbs verbs = new PathVerbs(id.context());
+            java.util.ArrayDeque<PathVerbs> free = spare.get(id.context());
+            PathVerbs verbs = free != null && !free.isEmpty() ? free.pop() : made(new PathVerbs(id.context()));
             p = new ServerPath(s, verbs, ConReq.pathUuidHi(m, 0), ConReq.pathUuidLo(m, 0), cidNum, recon, ++generations);
             s.paths.add(p);
         }
@@ -140,6 +144,16 @@ public final class RtrsServer implements AutoCloseable {
         owners.put(id, p);
         ConRsp.writeAccept(responseSegment, 0, s.queueDepth, s.chunkSize - Rtrs.MAX_HDR_SIZE, Rtrs.MAX_HDR_SIZE, 0);
         id.accept(new ConnParam().privateData(response));
+    }
+
+    private PathVerbs made(PathVerbs v) {
+        verbsMade++;
+        return v;
+    }
+
+    /** Per-path verbs resources (PD, CQ, receive slots) made so far: reused, they stay as many as paths live at once. */
+    public long pathResourcesMade() {
+        return verbsMade;
     }
 
     private void reject(CmId id, int errno) {
@@ -167,6 +181,7 @@ public final class RtrsServer implements AutoCloseable {
             }
         }
         p.close();
+        spare.computeIfAbsent(p.verbs.context, c -> new java.util.ArrayDeque<>()).push(p.verbs);
         counters.pathsClosed++;
         p.session.paths.remove(p);
         dropIfEmpty(p.session);
@@ -213,6 +228,11 @@ public final class RtrsServer implements AutoCloseable {
         for (ServerSession s : new ArrayList<>(sessions)) {
             for (ServerPath p : new ArrayList<>(s.paths)) {
                 closePath(p);
+            }
+        }
+        for (java.util.ArrayDeque<PathVerbs> free : spare.values()) {
+            for (PathVerbs v : free) {
+                v.close();
             }
         }
         for (CmId l : listeners) {

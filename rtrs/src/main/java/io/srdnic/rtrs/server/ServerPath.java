@@ -178,7 +178,7 @@ final class ServerPath {
         s.server.handler.onRequest(io);
     }
 
-    /** Disconnects and destroys every connection; the registered chunks are let go. */
+    /** Disconnects and destroys every connection; the registered chunks are let go, the verbs resources kept for another path. */
     void close() {
         if (closed) {
             return;
@@ -191,7 +191,7 @@ final class ServerPath {
             qps[c] = null;
         }
         chunkRegion.deregister();
-        verbs.close();
+        verbs.drain();
     }
 
     static void destroy(CmId id, QueuePair qp) {

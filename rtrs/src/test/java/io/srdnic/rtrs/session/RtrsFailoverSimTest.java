@@ -148,6 +148,13 @@ class RtrsFailoverSimTest {
             sim.cut(0, false);
             assertTrue(sim.run(c::connected, 5000 * MS), "first_conn again: the server makes the session anew");
             assertEquals(1, sim.server.sessions());
+            for (int round = 0; round < 3; round++) {
+                sim.cut(0, true);
+                assertTrue(sim.run(() -> sim.server.connectedPaths() == 0 && !c.connected(), 2000 * MS));
+                sim.cut(0, false);
+                assertTrue(sim.run(c::connected, 5000 * MS), "reconnect " + round);
+            }
+            assertEquals(1, sim.server.pathResourcesMade(), "each incarnation of the path took its predecessor's CQ and PD");
         }
     }
 
