@@ -36,6 +36,14 @@ public final class SimWorld implements AutoCloseable {
         return network;
     }
 
+    /**
+     * Cuts ({@code true}) or restores the link of the n-th host created (from 1): every frame from or
+     * to it is dropped meanwhile. For faults on one of several links, each link a host of its own.
+     */
+    public void blackholeHost(int host, boolean dead) {
+        network.blackholeHost(host - 1, dead);
+    }
+
     LongSupplier clock() {
         return network.clock()::now;
     }

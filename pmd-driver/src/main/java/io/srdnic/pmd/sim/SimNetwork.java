@@ -56,6 +56,8 @@ public final class SimNetwork implements AutoCloseable {
     private final EventHeap events;
     private final SimLink[] paths;
     private final boolean[] blackholed;
+    /** Hosts whose access link is cut: every frame from or to them is dropped (a link taken down). */
+    private boolean[] hostBlackholed = new boolean[0];
     private final PathSelector pathSelector;
     private final Mbuf view = new Mbuf();
     private final byte[] frameStage;
@@ -113,6 +115,7 @@ public final class SimNetwork implements AutoCloseable {
         ports[id] = port;
         macs = Arrays.copyOf(macs, id + 1);
         macs[id] = macAddress;
+        hostBlackholed = Arrays.copyOf(hostBlackholed, id + 1);
         return port;
     }
 
@@ -149,6 +152,16 @@ public final class SimNetwork implements AutoCloseable {
     public void blackhole(int path, boolean dead) {
         Objects.checkIndex(path, paths.length);
         blackholed[path] = dead;
+    }
+
+    /**
+     * Cuts ({@code true}) or restores host {@code hostId}'s access link: while cut, every frame it
+     * sends or that is on its way to it is dropped, as when a cable is pulled. A host with one
+     * device per link (multipath over separate links) loses exactly one link this way.
+     */
+    public void blackholeHost(int hostId, boolean dead) {
+        Objects.checkIndex(hostId, ports.length);
+        hostBlackholed[hostId] = dead;
     }
 
     public boolean isBlackholed(int path) {
@@ -230,6 +243,10 @@ public final class SimNetwork implements AutoCloseable {
             return false;
         }
         int to = hostOf(destinationMac(mbuf));
+        if (hostBlackholed[from]) {
+            drop(port.counters, now, SimEvent.DROPPED_BLACKHOLE, frame, from, to, NO_PATH, length);
+            return true;
+        }
         long arrival = port.uplink.offer(now, length);
         if (arrival == SimLink.QUEUE_FULL) {
             drop(port.counters, now, SimEvent.DROPPED_QUEUE_FULL, frame, from, to, NO_PATH, length);
@@ -333,6 +350,11 @@ public final class SimNetwork implements AutoCloseable {
     private void atHost(int frame, long time) {
         SimPort receiver = ports[frameTo[frame]];
         int length = pool.dataLength(frame);
+        if (hostBlackholed[receiver.id()]) {
+            drop(ports[frameFrom[frame]].counters, time, SimEvent.DROPPED_BLACKHOLE, frame, frameFrom[frame], receiver.id(),
+                framePath[frame], length);
+            return;
+        }
         if (!receiver.rxOffer(frame)) {
             drop(receiver.counters, time, SimEvent.DROPPED_RX_RING_FULL, frame, frameFrom[frame], receiver.id(),
                 framePath[frame], length);

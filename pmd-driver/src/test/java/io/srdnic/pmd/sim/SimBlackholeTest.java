@@ -128,4 +128,27 @@ class SimBlackholeTest {
             }
         }
     }
+
+    @Test
+    void shouldDropEveryFrameFromAndToACutHostLinkAndDeliverAgainOnceRestored() {
+        SimPort c = network.addHost(0x02_00_00_00_00_0CL);
+        int[] received = new int[2];
+        network.blackholeHost(b.id(), true);
+        for (int i = 0; i < 10; i++) {
+            SimFrames.send(a, batch, MAC_B, FIRST_PORT + i, 100, i, 1); // to the cut host
+            SimFrames.send(b, batch, MAC_A, FIRST_PORT + i, 100, i, 1); // from it
+            SimFrames.send(a, batch, 0x02_00_00_00_00_0CL, FIRST_PORT + i, 100, i, 1); // elsewhere: unaffected
+        }
+        SimFrames.runUntilIdle(network, batch, (port, frame, now) -> received[port == c ? 1 : 0]++);
+        assertEquals(0, received[0], "nothing crosses the cut link, either way");
+        assertEquals(10, received[1]);
+        assertEquals(10, a.counters().blackholed(), "frames to the cut host are counted as their sender's");
+        assertEquals(10, b.counters().blackholed(), "and the cut host's own");
+        network.blackholeHost(b.id(), false);
+        for (int i = 0; i < 10; i++) {
+            SimFrames.send(a, batch, MAC_B, FIRST_PORT + i, 100, i, 1);
+        }
+        SimFrames.runUntilIdle(network, batch, (port, frame, now) -> received[0]++);
+        assertEquals(10, received[0], "restored: delivered again");
+    }
 }
