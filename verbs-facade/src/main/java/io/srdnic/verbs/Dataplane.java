@@ -71,23 +71,39 @@ final class Dataplane implements AutoCloseable {
         }
     }
 
-    /** One duty cycle at {@code now}: commands, posts, the transport, events. Returns the work done. */
+    /** One duty cycle at {@code now} (a simulator's virtual time): commands, posts, the transport, events. Returns the work done. */
     int runCycle(long now) {
-        int work = 0;
-        if (posts != null) { // DEDICATED: commands and posts come from other threads (INVOKER runs them in place)
-            FutureTask<?> task;
-            while ((task = commands.poll()) != null) {
-                task.run();
-                work++;
-            }
-            work += posts.drain(postConsumer);
+        int work = takeCommandsAndPosts() + transport.doWork(now);
+        forwardEvents();
+        return work;
+    }
+
+    /** One duty cycle on the real clock, which the transport reads only when the cycle needs it. */
+    private int runCycle() {
+        int work = takeCommandsAndPosts() + transport.doWork(clock);
+        forwardEvents();
+        return work;
+    }
+
+    /** DEDICATED: commands and posts come from other threads (INVOKER runs them in place). */
+    private int takeCommandsAndPosts() {
+        if (posts == null) {
+            return 0;
         }
-        work += transport.doWork(now);
+        int work = 0;
+        FutureTask<?> task;
+        while ((task = commands.poll()) != null) {
+            task.run();
+            work++;
+        }
+        return work + posts.drain(postConsumer);
+    }
+
+    private void forwardEvents() {
         AsyncEventQueue.AsyncEvent event;
         while ((event = transport.events().poll()) != null) {
             events.add(event);
         }
-        return work;
     }
 
     /**
@@ -105,7 +121,7 @@ final class Dataplane implements AutoCloseable {
         if (mode == ThreadingMode.DEDICATED) {
             return 0;
         }
-        return world != null ? world.step() : runCycle(clock.getAsLong());
+        return world != null ? world.step() : runCycle();
     }
 
     /** Waits a little for the agent (DEDICATED) or makes progress itself (INVOKER). */
@@ -135,7 +151,7 @@ final class Dataplane implements AutoCloseable {
         }
         int idle = 0;
         while (running) {
-            if (runCycle(clock.getAsLong()) > 0) {
+            if (runCycle() > 0) {
                 idle = 0;
             } else if (busySpin || ++idle < 100) {
                 Thread.onSpinWait();
