@@ -40,9 +40,11 @@ final class Dataplane implements AutoCloseable {
     private final Thread agent;
     private final boolean busySpin;
     private volatile boolean running = true;
+    /** The counters file (ContextConfig.countersDir), or null; made and written on the thread that runs the cycles. */
+    private DataplaneCounters counters;
 
     Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, boolean busySpin, LongSupplier clock, SimWorld world,
-              String name) {
+              String name, DataplaneCounters.Opener countersOpener) {
         this.mode = world != null ? ThreadingMode.INVOKER : mode;
         this.busySpin = busySpin;
         this.clock = clock;
@@ -50,7 +52,7 @@ final class Dataplane implements AutoCloseable {
         this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
         if (this.mode == ThreadingMode.DEDICATED) {
             CompletableFuture<SrdTransport> made = new CompletableFuture<>();
-            agent = new Thread(() -> agentLoop(factory, cpu, made), "srdnic-dataplane-" + name);
+            agent = new Thread(() -> agentLoop(factory, countersOpener, cpu, made), "srdnic-dataplane-" + name);
             agent.setDaemon(true);
             agent.start();
             transport = made.join();
@@ -58,10 +60,26 @@ final class Dataplane implements AutoCloseable {
             agent = null;
             registerWithDpdk();
             transport = factory.get();
+            counters = openCounters(countersOpener);
         }
         if (world != null) {
             world.join(this);
         }
+    }
+
+    /** The counters file, once the transport exists; a file that cannot be made fails the open, its transport closed. */
+    private DataplaneCounters openCounters(DataplaneCounters.Opener opener) {
+        try {
+            return opener.open(transport, posts, clock.getAsLong());
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
+        }
+    }
+
+    /** Where this dataplane's counters file is, or null. */
+    java.nio.file.Path countersFile() {
+        return counters == null ? null : counters.file();
     }
 
     /** A thread that bursts on DPDK ports gets an lcore id, so mempool caches work for it. */
@@ -86,6 +104,9 @@ final class Dataplane implements AutoCloseable {
         AsyncEventQueue.AsyncEvent event;
         while ((event = transport.events().poll()) != null) {
             events.add(event);
+        }
+        if (counters != null) {
+            counters.onCycle(now, work);
         }
         return work;
     }
@@ -121,13 +142,15 @@ final class Dataplane implements AutoCloseable {
         }
     }
 
-    private void agentLoop(Supplier<SrdTransport> factory, int cpu, CompletableFuture<SrdTransport> made) {
+    private void agentLoop(Supplier<SrdTransport> factory, DataplaneCounters.Opener countersOpener, int cpu,
+                           CompletableFuture<SrdTransport> made) {
         try {
             if (cpu >= 0) {
                 Affinity.pinCurrentThread(cpu);
             }
             registerWithDpdk();
             transport = factory.get();
+            counters = openCounters(countersOpener);
             made.complete(transport);
         } catch (Throwable t) {
             made.completeExceptionally(t);
@@ -145,7 +168,15 @@ final class Dataplane implements AutoCloseable {
                 LockSupport.parkNanos(10_000);
             }
         }
+        closeCounters();
         transport.close(); // on its own thread: its arena is confined to it
+    }
+
+    /** The final counts into the file, which is marked closed; on the thread that runs the cycles. */
+    private void closeCounters() {
+        if (counters != null) {
+            counters.close(clock.getAsLong());
+        }
     }
 
     /** Runs a control operation on the dataplane's thread and returns its result (or throws its exception). */
@@ -377,6 +408,7 @@ final class Dataplane implements AutoCloseable {
             world.leave(this);
         }
         if (agent == null) {
+            closeCounters();
             transport.close();
         }
     }

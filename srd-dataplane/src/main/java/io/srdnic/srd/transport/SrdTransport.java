@@ -187,6 +187,19 @@ public final class SrdTransport implements AutoCloseable {
         return events;
     }
 
+    // For TransportCounters, which publishes what these keep.
+    PacketIo packetIo() {
+        return io;
+    }
+
+    ContextTable contextTable() {
+        return contexts;
+    }
+
+    QpTable qpTable() {
+        return qps;
+    }
+
     // ---------------------------------------------------------------- control path
 
     /** Creates an SRD QP in RESET with the given send/receive queue depths and completion queues. */
