@@ -18,16 +18,20 @@ public final class ContextConfig {
     long countersIntervalNanos = 10_000_000;
     int countersCapacity = 16384;
 
-    /** The directory named by the system property {@code srdnic.counters.dir}, or null: no counters file. */
+    /**
+     * The directory named by the system property {@code srdnic.counters.dir}, else by the
+     * environment variable {@code SRDNIC_COUNTERS_DIR} (what reaches a JVM started by a launcher
+     * script), or null: no counters file.
+     */
     private static Path defaultCountersDir() {
-        String dir = System.getProperty("srdnic.counters.dir");
+        String dir = System.getProperty("srdnic.counters.dir", System.getenv("SRDNIC_COUNTERS_DIR"));
         return dir == null || dir.isBlank() ? null : Path.of(dir);
     }
 
     /**
      * Publishes this context's live counters (the transport's, its SRD contexts' and paths', its
      * QPs', its duty cycle's) in a file in {@code dir} for {@code srdnic stat} and its Prometheus
-     * endpoint; null (the default unless the system property {@code srdnic.counters.dir} names one):
+     * endpoint; null (the default unless {@code -Dsrdnic.counters.dir} or {@code SRDNIC_COUNTERS_DIR} names one):
      * none. The file stays after close, marked closed, with the final counts.
      */
     public ContextConfig countersDir(Path dir) {
