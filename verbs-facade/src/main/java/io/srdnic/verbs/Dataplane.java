@@ -168,11 +168,11 @@ final class Dataplane implements AutoCloseable {
                 LockSupport.parkNanos(10_000);
             }
         }
-        closeCounters();
         transport.close(); // on its own thread: its arena is confined to it
+        closeCounters(); // after the close, so that the ACKs it sends are in the final counts
     }
 
-    /** The final counts into the file, which is marked closed; on the thread that runs the cycles. */
+    /** The final counts into the file, which is marked closed; on the thread that ran the cycles, once the transport has closed. */
     private void closeCounters() {
         if (counters != null) {
             counters.close(clock.getAsLong());
@@ -408,8 +408,8 @@ final class Dataplane implements AutoCloseable {
             world.leave(this);
         }
         if (agent == null) {
-            closeCounters();
             transport.close();
+            closeCounters();
         }
     }
 }

@@ -85,7 +85,7 @@ final class DataplaneCounters implements AutoCloseable {
         writer.heartbeat(System.currentTimeMillis());
     }
 
-    /** The final counts, then the file is marked closed; on the dataplane's thread, before the transport closes. */
+    /** The final counts, then the file is marked closed; on the dataplane's thread, after the transport closed (its tables stay readable). */
     void close(long now) {
         export(now);
         writer.close();

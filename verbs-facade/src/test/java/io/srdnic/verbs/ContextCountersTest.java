@@ -68,6 +68,40 @@ class ContextCountersTest {
     }
 
     @Test
+    void shouldFreeTheCountersOfADestroyedQpAndOfAReclaimedContext() {
+        try (SimWorld w = new SimWorld(3)) {
+            ContextConfig config = new ContextConfig().countersDir(dir).countersInterval(100_000);
+            VerbsPair p = new VerbsPair(Context.open(Device.sim(w), config), Context.open(Device.sim(w), config), QpType.SRD, 64, 64);
+            SendWr wr = new SendWr().wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+            wr.sge(0).set(p.sa.mr, 0, 64);
+            try (CountersReader r = CountersReader.open(p.a.countersFile()).orElseThrow()) {
+                // Virtual time moves with the traffic (the world jumps from event to event): send until an export has run.
+                for (int i = 0; i < 60 && !names(r).contains("peer_tx_packets"); i++) {
+                    assertEquals(0, p.sa.qp.postSend(wr));
+                    assertEquals(1, VerbsPair.await(p.sa.cq, CompletionQueue.array(1), 1));
+                }
+                assertTrue(names(r).contains("peer_tx_packets"), "the context to B has counters: " + names(r));
+                assertTrue(names(r).contains("qp_state"), "and the QP");
+                p.sa.qp.destroy();
+                // Idle, the world jumps to A's next deadline: the reclaim of its context, idle for idle-context (1 s).
+                long end = p.a.now() + 2_000_000_000L;
+                while (p.a.now() - end < 0) {
+                    p.a.progress();
+                }
+                p.a.progress();
+                assertEquals(0, r.counters().stream().filter(c -> c.name().equals("contexts")).findFirst().orElseThrow().value());
+                assertTrue(!names(r).contains("qp_state"), "a destroyed QP's counters go with it: " + names(r));
+                assertTrue(!names(r).contains("peer_tx_packets") && !names(r).contains("path_srtt_ns"), "a reclaimed context's too");
+            }
+            p.close();
+        }
+    }
+
+    private static java.util.Set<String> names(CountersReader r) {
+        return r.counters().stream().map(Counter::name).collect(Collectors.toSet());
+    }
+
+    @Test
     void shouldPublishLiveFromADedicatedDataplaneThread() throws Exception {
         ContextConfig config = new ContextConfig().mode(ThreadingMode.DEDICATED).countersDir(dir).countersInterval(1_000_000);
         try (Context ctx = Context.open(Device.of("silent", new SilentPort(), System::nanoTime), config);

@@ -3,9 +3,11 @@ package io.srdnic.srd.transport;
 import static io.srdnic.srd.counters.CountersLayout.COUNTER;
 import static io.srdnic.srd.counters.CountersLayout.GAUGE;
 
+import io.srdnic.pmd.PortStats;
 import io.srdnic.srd.counters.CountersWriter;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import java.util.function.IntConsumer;
 
 /**
  * Publishes a transport's own counts into a counters file: the device's {@link SrdCounters}, each
@@ -29,20 +31,23 @@ public final class TransportCounters {
     private final long[] device = new long[SrdCounters.count()];
     private final int[] deviceIds;
     private final int txDroppedId;
+    /** The port's own totals (rte_eth_stats), when its PacketIo keeps them; ids -1 otherwise. */
+    private final long[] port = new long[PortStats.NAMES.size()];
+    private final int[] portIds = new int[PortStats.NAMES.size()];
     private final int contextsId;
 
     /** Per context slot: the flow and context id its counters were made for, and their ids (null: none). */
     private final long[] peerFlow;
     private final int[] peerContextId;
     private final int[][] peerIds;
-    /** Context slots whose counters exist, and whether this export saw them live. */
-    private final int[] exported;
-    private int exportedCount;
-    private final boolean[] seen;
+    private final ExportedSlots peerSlots;
+    private final IntConsumer peerGone = this::freePeer;
 
-    /** Per QP slot: the QP its counters were made for, and their ids. */
+    /** Per QP slot: the QP its counters were made for, and their ids (null: none). */
     private final SrdQp[] qpOf;
     private final int[][] qpIds;
+    private final ExportedSlots qpSlots;
+    private final IntConsumer qpGone = this::freeQp;
 
     /** Allocates the device's counters in {@code writer} under {@code scope} (e.g. {@code device=sim-1}). */
     public TransportCounters(SrdTransport transport, CountersWriter writer, String scope) {
@@ -55,15 +60,19 @@ public final class TransportCounters {
             deviceIds[i] = writer.allocate(COUNTER, scope + " " + names[i], 0);
         }
         txDroppedId = writer.allocate(COUNTER, scope + " port_tx_dropped", 0);
+        boolean portKeepsStats = transport.packetIo().readPortStats(port);
+        for (int i = 0; i < portIds.length; i++) {
+            portIds[i] = portKeepsStats ? writer.allocate(COUNTER, scope + " " + PortStats.NAMES.get(i), 0) : -1;
+        }
         contextsId = writer.allocate(GAUGE, scope + " contexts", 0);
         int slots = transport.config().maxContexts;
         peerFlow = new long[slots];
         peerContextId = new int[slots];
         peerIds = new int[slots][];
-        exported = new int[slots];
-        seen = new boolean[slots];
+        peerSlots = new ExportedSlots(slots);
         qpOf = new SrdQp[transport.qpIndexMask() + 1];
         qpIds = new int[qpOf.length][];
+        qpSlots = new ExportedSlots(qpOf.length);
     }
 
     /** Copies every count into the file; on the transport's thread. */
@@ -73,6 +82,11 @@ public final class TransportCounters {
             writer.set(deviceIds[i], device[i]);
         }
         writer.set(txDroppedId, transport.packetIo().txDropped());
+        if (portIds[0] >= 0 && transport.packetIo().readPortStats(port)) {
+            for (int i = 0; i < portIds.length; i++) {
+                writer.set(portIds[i], port[i]);
+            }
+        }
         writer.set(contextsId, transport.contextCount());
         exportContexts();
         exportQps();
@@ -84,21 +98,12 @@ public final class TransportCounters {
             SrdContext ctx = contexts.live(i);
             int slot = ctx.index;
             if (peerIds[slot] == null || peerFlow[slot] != ctx.flow || peerContextId[slot] != ctx.id) {
-                freePeer(slot);
                 allocatePeer(slot, ctx);
             }
-            seen[slot] = true;
+            peerSlots.markSeen(slot);
             exportPeer(peerIds[slot], ctx);
         }
-        for (int i = 0; i < exportedCount; ) {
-            int slot = exported[i];
-            if (seen[slot]) {
-                seen[slot] = false;
-                i++;
-            } else {
-                freePeer(slot); // reclaimed: its last entry moves to i
-            }
-        }
+        peerSlots.sweep(peerGone); // reclaimed since the last export
     }
 
     private void exportPeer(int[] ids, SrdContext ctx) {
@@ -125,7 +130,13 @@ public final class TransportCounters {
         }
     }
 
+    /** Counters for the context in {@code slot} (a new remote device, or a new incarnation): those of the slot's last one go. */
     private void allocatePeer(int slot, SrdContext ctx) {
+        if (peerIds[slot] != null) {
+            freeAll(peerIds[slot]);
+        } else {
+            peerSlots.add(slot);
+        }
         PathSet p = ctx.sender.paths;
         int[] ids = new int[PEER_NAMES.length + PATH_NAMES.length * p.count()];
         String peerScope = scope + ",peer=" + FlowKey.toString(ctx.flow);
@@ -136,50 +147,51 @@ public final class TransportCounters {
         peerIds[slot] = ids;
         peerFlow[slot] = ctx.flow;
         peerContextId[slot] = ctx.id;
-        exported[exportedCount++] = slot;
     }
 
     private void freePeer(int slot) {
-        int[] ids = peerIds[slot];
-        if (ids == null) {
-            return;
-        }
-        for (int id : ids) {
-            writer.free(id);
-        }
+        freeAll(peerIds[slot]);
         peerIds[slot] = null;
-        seen[slot] = false;
-        for (int i = 0; i < exportedCount; i++) {
-            if (exported[i] == slot) {
-                exported[i] = exported[--exportedCount];
-                break;
-            }
-        }
     }
 
     private void exportQps() {
-        for (int i = 0; i < qpOf.length; i++) {
-            SrdQp qp = transport.qpTable().at(i);
-            if (qp != qpOf[i]) {
-                if (qpIds[i] != null) {
-                    for (int id : qpIds[i]) {
-                        writer.free(id);
-                    }
-                    qpIds[i] = null;
-                }
-                qpOf[i] = qp;
-                if (qp != null) {
-                    qpIds[i] = new int[QP_NAMES.length];
-                    allocateAll(qpIds[i], 0, scope + ",qp=" + qp.qpn + ",type=" + qp.type.name().toLowerCase(), QP_NAMES, QP_GAUGES, qp.qpn);
-                }
+        QpTable qps = transport.qpTable();
+        for (int i = 0; i < qps.liveCount(); i++) {
+            SrdQp qp = qps.live(i);
+            int slot = qp.qpn & qps.indexMask();
+            if (qpOf[slot] != qp) {
+                allocateQp(slot, qp);
             }
-            if (qp != null) {
-                int[] ids = qpIds[i];
-                writer.set(ids[0], qp.rnrDrops);
-                writer.set(ids[1], qp.state.ordinal());
-                writer.set(ids[2], qp.sqOutstanding);
-                writer.set(ids[3], qp.receives.size());
-            }
+            qpSlots.markSeen(slot);
+            int[] ids = qpIds[slot];
+            writer.set(ids[0], qp.rnrDrops);
+            writer.set(ids[1], qp.state.ordinal());
+            writer.set(ids[2], qp.sqOutstanding);
+            writer.set(ids[3], qp.receives.size());
+        }
+        qpSlots.sweep(qpGone); // destroyed since the last export
+    }
+
+    private void allocateQp(int slot, SrdQp qp) {
+        if (qpIds[slot] != null) {
+            freeAll(qpIds[slot]);
+        } else {
+            qpSlots.add(slot);
+        }
+        qpIds[slot] = new int[QP_NAMES.length];
+        allocateAll(qpIds[slot], 0, scope + ",qp=" + qp.qpn + ",type=" + qp.type.name().toLowerCase(), QP_NAMES, QP_GAUGES, qp.qpn);
+        qpOf[slot] = qp;
+    }
+
+    private void freeQp(int slot) {
+        freeAll(qpIds[slot]);
+        qpIds[slot] = null;
+        qpOf[slot] = null;
+    }
+
+    private void freeAll(int[] ids) {
+        for (int id : ids) {
+            writer.free(id);
         }
     }
 
