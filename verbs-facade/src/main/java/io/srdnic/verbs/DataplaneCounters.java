@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * transport's own counts are copied into the file — the copy, not the packet path, pays for
  * publishing them. Owned by the dataplane's thread, as the transport is.
  */
-final class DataplaneCounters implements AutoCloseable {
+final class DataplaneCounters {
     private static final AtomicInteger FILES = new AtomicInteger();
 
     private final CountersWriter writer;
@@ -88,11 +88,6 @@ final class DataplaneCounters implements AutoCloseable {
     /** The final counts, then the file is marked closed; on the dataplane's thread, after the transport closed (its tables stay readable). */
     void close(long now) {
         export(now);
-        writer.close();
-    }
-
-    @Override
-    public void close() {
         writer.close();
     }
 }

@@ -51,7 +51,6 @@ final class CountersDirectory {
         }
         files.sort(null);
         List<FileSnapshot> out = new ArrayList<>();
-        long now = System.currentTimeMillis();
         for (Path file : files) {
             Optional<CountersReader> opened = CountersReader.open(file); // empty: gone meanwhile, or not finished
             if (opened.isEmpty()) {
@@ -59,8 +58,8 @@ final class CountersDirectory {
             }
             try (CountersReader r = opened.get()) {
                 List<Counter> counters = r.counters().stream().filter(c -> filter == null || filter.matcher(c.label()).find()).toList();
-                out.add(new FileSnapshot(file.getFileName().toString(), r.pid(), r.writerName(), r.status(), now - r.heartbeatMillis(),
-                    r.refused(), counters));
+                long age = Math.max(0, System.currentTimeMillis() - r.heartbeatMillis()); // now, not when the listing began
+                out.add(new FileSnapshot(file.getFileName().toString(), r.pid(), r.writerName(), r.status(), age, r.refused(), counters));
             }
         }
         return out;
