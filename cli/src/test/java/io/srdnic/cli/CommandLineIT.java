@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CommandLineIT {
     @Test
     void shouldPrintHelpForEveryCommand() {
-        for (String[] args : new String[][] {{"--help"}, {"ports", "--help"}, {"pktgen", "--help"}}) {
+        for (String[] args : new String[][] {{"--help"}, {"ports", "--help"}, {"pktgen", "--help"}, {"stat", "--help"}}) {
             CliRun run = CliRun.of(args);
             assertEquals(0, run.status());
             assertTrue(run.stdout().contains("Usage:"), run.stdout());
@@ -22,6 +22,7 @@ class CommandLineIT {
         assertEquals(2, CliRun.of("pktgen", "--link", "carrier-pigeon").status());
         assertEquals(1, CliRun.of("pktgen", "--size", "20").status());
         assertEquals(1, CliRun.of("pktgen", "--count", "0").status());
+        assertEquals(1, CliRun.of("stat", "--interval", "0").status());
         assertNotEquals(0, CliRun.of("nosuchcommand").status());
     }
 }

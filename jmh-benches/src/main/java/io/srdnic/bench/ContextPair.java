@@ -30,10 +30,16 @@ final class ContextPair implements AutoCloseable {
     }
 
     static ContextPair open(String link) {
+        return open(link, c -> c);
+    }
+
+    /** As {@link #open(String)}, each context's configuration adjusted by {@code tune} (counters on, say). */
+    static ContextPair open(String link, java.util.function.UnaryOperator<ContextConfig> tune) {
         return switch (link) {
             case "sim" -> {
                 SimWorld world = new SimWorld(1);
-                yield new ContextPair(Context.open(Device.sim(world)), Context.open(Device.sim(world)), world, null);
+                yield new ContextPair(Context.open(Device.sim(world), tune.apply(new ContextConfig())),
+                    Context.open(Device.sim(world), tune.apply(new ContextConfig())), world, null);
             }
             case "ring" -> {
                 Eal eal = Eal.start(new EalConfig());
@@ -41,8 +47,8 @@ final class ContextPair implements AutoCloseable {
                 MbufPool pool = MbufPool.create("bench", 8191, 4096 + 256);
                 ring.a().configure(PortConfig.DEFAULT, pool).start();
                 ring.b().configure(PortConfig.DEFAULT, pool).start();
-                yield new ContextPair(Context.open(Device.dpdk(ring.a(), pool), new ContextConfig().ip(0x0A000001)),
-                    Context.open(Device.dpdk(ring.b(), pool), new ContextConfig().ip(0x0A000002)), null, eal);
+                yield new ContextPair(Context.open(Device.dpdk(ring.a(), pool), tune.apply(new ContextConfig().ip(0x0A000001))),
+                    Context.open(Device.dpdk(ring.b(), pool), tune.apply(new ContextConfig().ip(0x0A000002))), null, eal);
             }
             default -> throw new IllegalArgumentException("link is sim or ring, not " + link);
         };

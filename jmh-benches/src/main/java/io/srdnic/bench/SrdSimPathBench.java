@@ -30,6 +30,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * invocation posts a batch of messages from A to B and runs both transports (and the simulated
  * wire) in virtual time until every one has completed, then reaps the completions and reposts the
  * receives. The result is wall nanoseconds per message; {@code -prof gc} shows 0 B/op.
+ * <p>
+ * {@code exportCounters}: one copy of A's counts into a counters file (its device counters, its
+ * context to B with 16 paths, its QP: about 200 values), what the dataplane does every
+ * countersInterval; nanoseconds per export, 0 B/op.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -88,6 +92,31 @@ public class SrdSimPathBench {
         qp.modify(QpState.RTR, 0);
         qp.modify(QpState.RTS, 0);
         return qp;
+    }
+
+    java.nio.file.Path countersFile;
+    io.srdnic.srd.counters.CountersWriter countersWriter;
+    io.srdnic.srd.transport.TransportCounters counters;
+
+    /** A's counters file, made after one batch so that its context to B (and its paths) exist. */
+    @Setup(Level.Trial)
+    public void setUpCounters() throws java.io.IOException {
+        postAndCompleteBatch();
+        countersFile = java.nio.file.Files.createTempFile("srdnic-bench", io.srdnic.srd.counters.CountersLayout.FILE_SUFFIX);
+        countersWriter = io.srdnic.srd.counters.CountersWriter.create(countersFile, "bench", 4096);
+        counters = new io.srdnic.srd.transport.TransportCounters(a, countersWriter, "device=a");
+        counters.export();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDownCounters() throws java.io.IOException {
+        countersWriter.close();
+        java.nio.file.Files.deleteIfExists(countersFile);
+    }
+
+    @Benchmark
+    public void exportCounters() {
+        counters.export();
     }
 
     @TearDown(Level.Trial)

@@ -33,7 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * The verbs path end to end: post a send, run both hosts until the receiver's CQ has the message
  * and the sender's CQ has the (ACK-backed) send completion, repost the receive. On the simulated
  * network (CPU only: the wire takes virtual time) and on a real net_ring pair in this JVM (both
- * contexts INVOKER, one thread). {@code -prof gc} shows 0 B/op in steady state.
+ * contexts INVOKER, one thread). {@code -prof gc} shows 0 B/op in steady state, with the counters
+ * file on ({@code countersIntervalUs} > 0: the duty cycle copies the transport's counts into it at
+ * that interval) as without it ({@code 0}), and the two side by side show what publishing costs.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -49,6 +51,12 @@ public class VerbsRoundTripBench {
 
     @Param({"64"})
     int size;
+
+    /** 0: no counters file; otherwise the interval, in µs, at which the counts are copied into it. */
+    @Param({"0", "10000", "1000"})
+    long countersIntervalUs;
+
+    java.nio.file.Path countersDir;
 
     Arena arena;
     ContextPair contexts;
@@ -67,7 +75,7 @@ public class VerbsRoundTripBench {
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofShared();
-        contexts = ContextPair.open(link);
+        contexts = ContextPair.open(link, this::counters);
         a = contexts.a;
         b = contexts.b;
         ProtectionDomain pda = a.allocPd();
@@ -91,10 +99,32 @@ public class VerbsRoundTripBench {
         send.wrId(2).destination(toB, qb.qpNum(), QKEY).numSge(1).sge(0).set(mra, 0, size);
     }
 
+    private io.srdnic.verbs.ContextConfig counters(io.srdnic.verbs.ContextConfig config) {
+        if (countersIntervalUs == 0) {
+            return config;
+        }
+        try {
+            if (countersDir == null) {
+                countersDir = java.nio.file.Files.createTempDirectory("srdnic-bench-counters");
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return config.countersDir(countersDir).countersInterval(countersIntervalUs * 1000);
+    }
+
     @TearDown(Level.Trial)
-    public void tearDown() {
+    public void tearDown() throws java.io.IOException {
         contexts.close();
         arena.close();
+        if (countersDir != null) {
+            try (var files = java.nio.file.Files.list(countersDir)) {
+                for (java.nio.file.Path f : files.toList()) {
+                    java.nio.file.Files.delete(f);
+                }
+            }
+            java.nio.file.Files.delete(countersDir);
+        }
     }
 
     @Benchmark

@@ -11,6 +11,8 @@ public final class EthPacketIo implements PacketIo {
     private final MbufPool pool;
     private final int maxFrameLength;
     private final long mac;
+    /** rte_eth_stats_get's output, made once (an automatic arena: any thread may read the stats, and it goes with this object). */
+    private final java.lang.foreign.MemorySegment statsScratch = EthPort.statsScratch(java.lang.foreign.Arena.ofAuto());
 
     public EthPacketIo(EthPort port, int queue, MbufPool pool) {
         this.port = port;
@@ -57,6 +59,11 @@ public final class EthPacketIo implements PacketIo {
     @Override
     public long txDropped() {
         return tx.dropped();
+    }
+
+    @Override
+    public boolean readPortStats(long[] into) {
+        return port.readStats(statsScratch, into);
     }
 
     public EthPort port() {

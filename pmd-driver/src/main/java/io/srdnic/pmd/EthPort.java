@@ -271,11 +271,39 @@ public final class EthPort implements AutoCloseable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(rte_eth_stats.LAYOUT);
             DpdkException.check(rte_ethdev_h.rte_eth_stats_get((short) id, s), "rte_eth_stats_get(" + name + ")", "");
-            return new PortStats(s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IPACKETS_OFFSET), s.get(ValueLayout.JAVA_LONG, rte_eth_stats.OPACKETS_OFFSET),
-                s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IBYTES_OFFSET), s.get(ValueLayout.JAVA_LONG, rte_eth_stats.OBYTES_OFFSET),
-                s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IMISSED_OFFSET), s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IERRORS_OFFSET),
-                s.get(ValueLayout.JAVA_LONG, rte_eth_stats.OERRORS_OFFSET), s.get(ValueLayout.JAVA_LONG, rte_eth_stats.RX_NOMBUF_OFFSET));
+            long[] values = new long[PortStats.NAMES.size()];
+            copyStats(s, values);
+            return PortStats.of(values);
         }
+    }
+
+    /** A scratch area for {@link #readStats}: made once by its caller, so that reading the counts allocates nothing. */
+    public static MemorySegment statsScratch(Arena arena) {
+        return arena.allocate(rte_eth_stats.LAYOUT);
+    }
+
+    /**
+     * The port totals into {@code into} in {@link PortStats#NAMES} order, through {@code scratch}
+     * ({@link #statsScratch}); false, {@code into} untouched, if the driver refused. Allocates
+     * nothing: for a dataplane that publishes them on its duty cycle.
+     */
+    public boolean readStats(MemorySegment scratch, long[] into) {
+        if (rte_ethdev_h.rte_eth_stats_get((short) id, scratch) != 0) {
+            return false;
+        }
+        copyStats(scratch, into);
+        return true;
+    }
+
+    private static void copyStats(MemorySegment s, long[] into) {
+        into[0] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IPACKETS_OFFSET);
+        into[1] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.OPACKETS_OFFSET);
+        into[2] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IBYTES_OFFSET);
+        into[3] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.OBYTES_OFFSET);
+        into[4] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IMISSED_OFFSET);
+        into[5] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.IERRORS_OFFSET);
+        into[6] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.OERRORS_OFFSET);
+        into[7] = s.get(ValueLayout.JAVA_LONG, rte_eth_stats.RX_NOMBUF_OFFSET);
     }
 
     public void resetStats() {

@@ -52,4 +52,9 @@ public abstract class ForwardingPacketIo implements PacketIo {
     public long txDropped() {
         return inner.txDropped();
     }
+
+    @Override
+    public boolean readPortStats(long[] into) {
+        return inner.readPortStats(into);
+    }
 }

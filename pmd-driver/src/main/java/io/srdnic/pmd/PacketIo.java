@@ -37,4 +37,14 @@ public interface PacketIo {
 
     /** Frames handed to {@link #transmit} that the queue did not take (freed, not sent). */
     long txDropped();
+
+    /**
+     * The whole port's totals into {@code into} in {@link PortStats#NAMES} order (packets, bytes,
+     * misses and errors, as the driver counts them); false when this port keeps none (the default)
+     * or the driver refused. Allocates nothing; may cost the driver a system call, so call it at
+     * a low rate (the counters export), not per burst.
+     */
+    default boolean readPortStats(long[] into) {
+        return false;
+    }
 }

@@ -47,7 +47,7 @@ public final class Context implements AutoCloseable {
         long psnSeed = r.nextLong();
         this.keys = r.split();
         this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu,
-            config.busySpin, device.clock, device.world, device.name);
+            config.busySpin, device.clock, device.world, device.name, DataplaneCounters.opener(config, device.name));
         this.mtu = dataplane.transport.mtu();
         this.qpIndexMask = dataplane.transport.qpIndexMask();
         this.qpsByNumber = new QueuePair[qpIndexMask + 1];
@@ -137,6 +137,11 @@ public final class Context implements AutoCloseable {
     /** A snapshot of the transport's counters (packets, retransmits, drops by reason, ...). */
     public Map<String, Long> counters() {
         return dataplane.call(() -> dataplane.transport.counters().snapshot());
+    }
+
+    /** The file this context publishes its live counters in (ContextConfig.countersDir), or null. */
+    public java.nio.file.Path countersFile() {
+        return dataplane.countersFile();
     }
 
     /** Per-context and per-path lines (RTT, window, losses), as {@code srdnic perf --stats} prints them. */

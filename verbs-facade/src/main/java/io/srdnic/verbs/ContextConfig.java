@@ -1,6 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.transport.SrdConfig;
+import java.nio.file.Path;
 
 /**
  * How a context runs: its threading mode, its IPv4 address (simulated hosts have their own), and
@@ -13,6 +14,49 @@ public final class ContextConfig {
     int ip = 0x0A00_0001;
     long epochSeed = System.nanoTime();
     final SrdConfig srd = new SrdConfig();
+    Path countersDir = defaultCountersDir();
+    long countersIntervalNanos = 10_000_000;
+    int countersCapacity = 16384;
+
+    /**
+     * The directory named by the system property {@code srdnic.counters.dir}, else by the
+     * environment variable {@code SRDNIC_COUNTERS_DIR} (what reaches a JVM started by a launcher
+     * script), or null: no counters file.
+     */
+    private static Path defaultCountersDir() {
+        String dir = System.getProperty("srdnic.counters.dir", System.getenv("SRDNIC_COUNTERS_DIR"));
+        return dir == null || dir.isBlank() ? null : Path.of(dir);
+    }
+
+    /**
+     * Publishes this context's live counters (the transport's, its SRD contexts' and paths', its
+     * QPs', its duty cycle's) in a file in {@code dir} for {@code srdnic stat} and its Prometheus
+     * endpoint; null (the default unless {@code -Dsrdnic.counters.dir} or {@code SRDNIC_COUNTERS_DIR} names one):
+     * none. The file stays after close, marked closed, with the final counts.
+     */
+    public ContextConfig countersDir(Path dir) {
+        this.countersDir = dir;
+        return this;
+    }
+
+    /**
+     * How often the dataplane copies the transport's counts into the counters file (default 10 ms,
+     * on the context's clock): the copy runs on the duty cycle, never per packet, and costs a few
+     * microseconds per thousand counters.
+     */
+    public ContextConfig countersInterval(long nanos) {
+        if (nanos <= 0) {
+            throw new IllegalArgumentException("the counters interval must be positive, was " + nanos);
+        }
+        this.countersIntervalNanos = nanos;
+        return this;
+    }
+
+    /** How many counters the file holds (default 16384: about 90 per remote device with 16 paths, 4 per QP); more are left out and counted. */
+    public ContextConfig countersCapacity(int capacity) {
+        this.countersCapacity = capacity;
+        return this;
+    }
 
     public ContextConfig mode(ThreadingMode m) {
         this.mode = m;

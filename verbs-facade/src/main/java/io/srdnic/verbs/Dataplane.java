@@ -40,9 +40,11 @@ final class Dataplane implements AutoCloseable {
     private final Thread agent;
     private final boolean busySpin;
     private volatile boolean running = true;
+    /** The counters file (ContextConfig.countersDir), or null; made and written on the thread that runs the cycles. */
+    private DataplaneCounters counters;
 
     Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, boolean busySpin, LongSupplier clock, SimWorld world,
-              String name) {
+              String name, DataplaneCounters.Opener countersOpener) {
         this.mode = world != null ? ThreadingMode.INVOKER : mode;
         this.busySpin = busySpin;
         this.clock = clock;
@@ -50,7 +52,7 @@ final class Dataplane implements AutoCloseable {
         this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
         if (this.mode == ThreadingMode.DEDICATED) {
             CompletableFuture<SrdTransport> made = new CompletableFuture<>();
-            agent = new Thread(() -> agentLoop(factory, cpu, made), "srdnic-dataplane-" + name);
+            agent = new Thread(() -> agentLoop(factory, countersOpener, cpu, made), "srdnic-dataplane-" + name);
             agent.setDaemon(true);
             agent.start();
             transport = made.join();
@@ -58,10 +60,26 @@ final class Dataplane implements AutoCloseable {
             agent = null;
             registerWithDpdk();
             transport = factory.get();
+            counters = openCounters(countersOpener);
         }
         if (world != null) {
             world.join(this);
         }
+    }
+
+    /** The counters file, once the transport exists; a file that cannot be made fails the open, its transport closed. */
+    private DataplaneCounters openCounters(DataplaneCounters.Opener opener) {
+        try {
+            return opener.open(transport, posts, clock.getAsLong());
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
+        }
+    }
+
+    /** Where this dataplane's counters file is, or null. */
+    java.nio.file.Path countersFile() {
+        return counters == null ? null : counters.file();
     }
 
     /** A thread that bursts on DPDK ports gets an lcore id, so mempool caches work for it. */
@@ -75,6 +93,7 @@ final class Dataplane implements AutoCloseable {
     int runCycle(long now) {
         int work = takeCommandsAndPosts() + transport.doWork(now);
         forwardEvents();
+        countCycle(now, work);
         return work;
     }
 
@@ -82,7 +101,15 @@ final class Dataplane implements AutoCloseable {
     private int runCycle() {
         int work = takeCommandsAndPosts() + transport.doWork(clock);
         forwardEvents();
+        // The time of the transport's last clock read: an idle cycle does not read it (see SrdTransport.doWork(LongSupplier)).
+        countCycle(transport.lastNow(), work);
         return work;
+    }
+
+    private void countCycle(long now, int work) {
+        if (counters != null) {
+            counters.onCycle(now, work);
+        }
     }
 
     /** DEDICATED: commands and posts come from other threads (INVOKER runs them in place). */
@@ -137,13 +164,15 @@ final class Dataplane implements AutoCloseable {
         }
     }
 
-    private void agentLoop(Supplier<SrdTransport> factory, int cpu, CompletableFuture<SrdTransport> made) {
+    private void agentLoop(Supplier<SrdTransport> factory, DataplaneCounters.Opener countersOpener, int cpu,
+                           CompletableFuture<SrdTransport> made) {
         try {
             if (cpu >= 0) {
                 Affinity.pinCurrentThread(cpu);
             }
             registerWithDpdk();
             transport = factory.get();
+            counters = openCounters(countersOpener);
             made.complete(transport);
         } catch (Throwable t) {
             made.completeExceptionally(t);
@@ -162,6 +191,14 @@ final class Dataplane implements AutoCloseable {
             }
         }
         transport.close(); // on its own thread: its arena is confined to it
+        closeCounters(); // after the close, so that the ACKs it sends are in the final counts
+    }
+
+    /** The final counts into the file, which is marked closed; on the thread that ran the cycles, once the transport has closed. */
+    private void closeCounters() {
+        if (counters != null) {
+            counters.close(clock.getAsLong());
+        }
     }
 
     /** Runs a control operation on the dataplane's thread and returns its result (or throws its exception). */
@@ -394,6 +431,7 @@ final class Dataplane implements AutoCloseable {
         }
         if (agent == null) {
             transport.close();
+            closeCounters();
         }
     }
 }

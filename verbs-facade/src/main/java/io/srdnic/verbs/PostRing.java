@@ -57,6 +57,8 @@ final class PostRing {
     final int[] status;
     private long head;
     private long tail;
+    /** The most records one drain found since {@link #takeMaxBacklog()} last asked: the ring's occupancy, for the counters. Consumer only. */
+    private long maxBacklog;
 
     PostRing(int capacity) {
         int size = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
@@ -97,6 +99,9 @@ final class PostRing {
     int drain(Consumer consumer) {
         long h = head;
         long t = (long) TAIL.getAcquire(this);
+        if (t - h > maxBacklog) {
+            maxBacklog = t - h;
+        }
         int n = 0;
         for (; h < t; h++, n++) {
             int i = (int) (h & mask);
@@ -109,6 +114,17 @@ final class PostRing {
             HEAD.setRelease(this, h);
         }
         return n;
+    }
+
+    /** The largest backlog a drain found since the last call, and starts afresh. Consumer only. */
+    long takeMaxBacklog() {
+        long m = maxBacklog;
+        maxBacklog = 0;
+        return m;
+    }
+
+    int capacity() {
+        return mask + 1;
     }
 
     @FunctionalInterface

@@ -59,6 +59,31 @@ class VerbsRingTest {
     }
 
     @Test
+    void shouldPublishThePortsOwnTotalsNextToTheTransportsCounts(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(ThreadingMode.DEDICATED).ip(0x0A000001).countersDir(dir));
+        Context b = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().ip(0x0A000002));
+        java.nio.file.Path file = a.countersFile();
+        try (VerbsPair p = new VerbsPair(a, b, QpType.SRD, 64, 256)) {
+            SendWr wr = new SendWr().destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+            wr.sge(0).set(p.sa.mr, 0, 256);
+            for (int i = 0; i < 50; i++) {
+                assertEquals(0, p.sa.qp.postSend(wr.wrId(i)));
+            }
+            assertEquals(50, VerbsPair.await(p.sb.cq, io.srdnic.verbs.CompletionQueue.array(50), 50));
+            assertEquals(50, VerbsPair.await(p.sa.cq, io.srdnic.verbs.CompletionQueue.array(50), 50));
+        }
+        io.srdnic.pmd.PortStats port = link.a().stats();
+        try (io.srdnic.srd.counters.CountersReader r = io.srdnic.srd.counters.CountersReader.open(file).orElseThrow()) {
+            java.util.Map<String, Long> c = r.counters().stream().collect(
+                java.util.stream.Collectors.toMap(io.srdnic.srd.counters.Counter::name, io.srdnic.srd.counters.Counter::value, (x, y) -> x));
+            assertEquals(port.txPackets(), c.get("port_tx_packets"), "the final export read the port's totals: " + c);
+            assertEquals(port.rxPackets(), c.get("port_rx_packets"));
+            assertTrue(c.get("port_tx_packets") >= c.get("tx_data") + c.get("tx_acks"), "the port carried what the transport sent: " + c);
+            assertTrue(c.get("tx_data") >= 50);
+        }
+    }
+
+    @Test
     void shouldCarryRcSendWriteAndReadOfOneMebibyteOverRealDpdkInBothThreadingModes() {
         for (ThreadingMode mode : ThreadingMode.values()) {
             int size = 1 << 20;

@@ -19,6 +19,10 @@ final class QpTable {
     private final int indexBits;
     private final int[] generation;
     private int lastIndex;
+    /** The slots in use, densely, and each slot's place among them: passes over the live QPs cost what there are, not maxQps. */
+    private final int[] live;
+    private final int[] livePosition;
+    private int liveCount;
 
     /** The well-known number of each device's management QP (the connection manager's), as InfiniBand's GSI is QP1. */
     static final int MANAGEMENT_QPN = 1;
@@ -29,6 +33,8 @@ final class QpTable {
         this.indexBits = 32 - Integer.numberOfLeadingZeros(maxQps + 1);
         this.qps = new SrdQp[1 << indexBits];
         this.generation = new int[1 << indexBits];
+        this.live = new int[1 << indexBits];
+        this.livePosition = new int[1 << indexBits];
         for (int i = 0; i < generation.length; i++) {
             generation[i] = random.nextInt();
         }
@@ -54,11 +60,31 @@ final class QpTable {
     }
 
     void put(SrdQp qp) {
-        qps[qp.qpn & indexMask()] = qp;
+        int slot = qp.qpn & indexMask();
+        if (qps[slot] == null) {
+            livePosition[slot] = liveCount;
+            live[liveCount++] = slot;
+        }
+        qps[slot] = qp;
     }
 
     void remove(SrdQp qp) {
-        qps[qp.qpn & indexMask()] = null;
+        int slot = qp.qpn & indexMask();
+        if (qps[slot] != null) {
+            int last = live[--liveCount];
+            live[livePosition[slot]] = last;
+            livePosition[last] = livePosition[slot];
+        }
+        qps[slot] = null;
+    }
+
+    /** How many QPs exist; {@link #live(int)} is the i-th (in no particular order). */
+    int liveCount() {
+        return liveCount;
+    }
+
+    SrdQp live(int i) {
+        return qps[live[i]];
     }
 
     /** The QP with this number, or null (also for the number of a destroyed QP whose slot was reused). */

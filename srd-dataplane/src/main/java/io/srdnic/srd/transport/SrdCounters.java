@@ -92,63 +92,149 @@ public final class SrdCounters {
         return n;
     }
 
-    public Map<String, Long> snapshot() {
-        Map<String, Long> m = new LinkedHashMap<>();
-        m.put("tx_data", txData);
-        m.put("tx_retransmits", txRetransmits);
-        m.put("tx_acks", txAcks);
-        m.put("tx_probes", txProbes);
-        m.put("rx_data", rxData);
-        m.put("rx_acks", rxAcks);
-        m.put("rx_probes", rxProbes);
-        m.put("delivered", delivered);
-        m.put("duplicates", duplicates);
-        m.put("out_of_window", outOfWindow);
-        m.put("stale_acks", staleAcks);
-        m.put("rto_events", rtoEvents);
-        m.put("rack_losses", rackLosses);
-        m.put("peer_resets", peerResets);
-        m.put("contexts_created", contextsCreated);
-        m.put("contexts_reclaimed", contextsReclaimed);
-        m.put("context_table_full", contextTableFull);
-        m.put("unresponsive_events", unresponsiveEvents);
-        m.put("no_mbuf", noMbuf);
-        m.put("request_table_full", requestTableFull);
-        m.put("not_for_us", notForUs);
-        m.put("bad_source", badSource);
-        m.put("send_base_refused", sendBaseRefused);
-        m.put("acks_refused", acksRefused);
-        m.put("stale_destination", staleDestination);
-        m.put("stale_incarnation", staleIncarnation);
-        m.put("contexts_evicted", contextsEvicted);
-        m.put("context_reincarnations", contextReincarnations);
-        m.put("cq_overruns", cqOverruns);
-        m.put("tx_datagrams", txDatagrams);
-        m.put("rx_datagrams", rxDatagrams);
-        m.put("datagrams_dropped", datagramsDropped);
-        m.put("rdma_writes_placed", rdmaWritesPlaced);
-        m.put("rdma_reads_answered", rdmaReadsAnswered);
-        m.put("read_responses_placed", readResponsesPlaced);
-        m.put("reads_deferred", readsDeferred);
-        m.put("atomics_executed", atomicsExecuted);
-        m.put("atomics_deferred", atomicsDeferred);
-        m.put("read_responses_refused", readResponsesRefused);
-        m.put("reads_timed_out", readsTimedOut);
-        m.put("rc_refused", rcRefused);
-        m.put("rc_foreign", rcForeign);
-        m.put("rc_held_early", rcHeldEarly);
-        m.put("rc_retry_exceeded", rcRetryExceeded);
-        m.put("src_unknown_srq", srcUnknownSrq);
-        m.put("src_domain_mismatch", srcDomainMismatch);
+    /** The names of the scalar counters, in the order {@link #copyInto} stores them; the arrays' entries follow (see {@link #names()}). */
+    private static final String[] SCALARS = {
+        "tx_data",
+        "tx_retransmits",
+        "tx_acks",
+        "tx_probes",
+        "rx_data",
+        "rx_acks",
+        "rx_probes",
+        "delivered",
+        "duplicates",
+        "out_of_window",
+        "stale_acks",
+        "rto_events",
+        "rack_losses",
+        "peer_resets",
+        "contexts_created",
+        "contexts_reclaimed",
+        "context_table_full",
+        "unresponsive_events",
+        "no_mbuf",
+        "request_table_full",
+        "not_for_us",
+        "bad_source",
+        "send_base_refused",
+        "acks_refused",
+        "stale_destination",
+        "stale_incarnation",
+        "contexts_evicted",
+        "context_reincarnations",
+        "cq_overruns",
+        "tx_datagrams",
+        "rx_datagrams",
+        "datagrams_dropped",
+        "rdma_writes_placed",
+        "rdma_reads_answered",
+        "read_responses_placed",
+        "reads_deferred",
+        "atomics_executed",
+        "atomics_deferred",
+        "read_responses_refused",
+        "reads_timed_out",
+        "rc_refused",
+        "rc_foreign",
+        "rc_held_early",
+        "rc_retry_exceeded",
+        "src_unknown_srq",
+        "src_domain_mismatch"};
+
+    private static final String[] NAMES = allNames();
+
+    private static String[] allNames() {
+        java.util.List<String> n = new java.util.ArrayList<>(java.util.List.of(SCALARS));
         for (ParseError e : ParseError.VALUES) {
-            m.put("parse_" + e.name().toLowerCase(), parseErrors[e.ordinal()]);
+            n.add("parse_" + e.name().toLowerCase());
         }
         for (int r = DropReason.BAD_DEST_QP; r <= DropReason.REMOTE_ACCESS; r++) {
-            m.put("drops_sent_" + DropReason.name(r).toLowerCase(), dropsSent[r]);
-            m.put("drops_received_" + DropReason.name(r).toLowerCase(), dropsReceived[r]);
+            n.add("drops_sent_" + DropReason.name(r).toLowerCase());
+            n.add("drops_received_" + DropReason.name(r).toLowerCase());
         }
         for (int s = 0; s < WcStatus.COUNT; s++) {
-            m.put("send_" + WcStatus.name(s).toLowerCase(), sendCompletions[s]);
+            n.add("send_" + WcStatus.name(s).toLowerCase());
+        }
+        return n.toArray(String[]::new);
+    }
+
+    /** Every counter's name ({@code tx_data}, {@code drops_received_bad_dest_qp}, ...), in {@link #copyInto} order. */
+    public static String[] names() {
+        return NAMES.clone();
+    }
+
+    /** How many values {@link #copyInto} stores. */
+    public static int count() {
+        return NAMES.length;
+    }
+
+    /** Copies every counter into {@code into} (at least {@link #count()} long), in {@link #names()} order; allocates nothing. */
+    public void copyInto(long[] into) {
+        int i = 0;
+        into[i++] = txData;
+        into[i++] = txRetransmits;
+        into[i++] = txAcks;
+        into[i++] = txProbes;
+        into[i++] = rxData;
+        into[i++] = rxAcks;
+        into[i++] = rxProbes;
+        into[i++] = delivered;
+        into[i++] = duplicates;
+        into[i++] = outOfWindow;
+        into[i++] = staleAcks;
+        into[i++] = rtoEvents;
+        into[i++] = rackLosses;
+        into[i++] = peerResets;
+        into[i++] = contextsCreated;
+        into[i++] = contextsReclaimed;
+        into[i++] = contextTableFull;
+        into[i++] = unresponsiveEvents;
+        into[i++] = noMbuf;
+        into[i++] = requestTableFull;
+        into[i++] = notForUs;
+        into[i++] = badSource;
+        into[i++] = sendBaseRefused;
+        into[i++] = acksRefused;
+        into[i++] = staleDestination;
+        into[i++] = staleIncarnation;
+        into[i++] = contextsEvicted;
+        into[i++] = contextReincarnations;
+        into[i++] = cqOverruns;
+        into[i++] = txDatagrams;
+        into[i++] = rxDatagrams;
+        into[i++] = datagramsDropped;
+        into[i++] = rdmaWritesPlaced;
+        into[i++] = rdmaReadsAnswered;
+        into[i++] = readResponsesPlaced;
+        into[i++] = readsDeferred;
+        into[i++] = atomicsExecuted;
+        into[i++] = atomicsDeferred;
+        into[i++] = readResponsesRefused;
+        into[i++] = readsTimedOut;
+        into[i++] = rcRefused;
+        into[i++] = rcForeign;
+        into[i++] = rcHeldEarly;
+        into[i++] = rcRetryExceeded;
+        into[i++] = srcUnknownSrq;
+        into[i++] = srcDomainMismatch;
+        for (long c : parseErrors) {
+            into[i++] = c;
+        }
+        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.REMOTE_ACCESS; r++) {
+            into[i++] = dropsSent[r];
+            into[i++] = dropsReceived[r];
+        }
+        for (int s = 0; s < WcStatus.COUNT; s++) {
+            into[i++] = sendCompletions[s];
+        }
+    }
+
+    public Map<String, Long> snapshot() {
+        long[] values = new long[NAMES.length];
+        copyInto(values);
+        Map<String, Long> m = new LinkedHashMap<>();
+        for (int i = 0; i < NAMES.length; i++) {
+            m.put(NAMES[i], values[i]);
         }
         return m;
     }

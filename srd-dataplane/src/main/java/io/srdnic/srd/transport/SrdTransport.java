@@ -192,6 +192,19 @@ public final class SrdTransport implements AutoCloseable {
         return events;
     }
 
+    // For TransportCounters, which publishes what these keep.
+    PacketIo packetIo() {
+        return io;
+    }
+
+    ContextTable contextTable() {
+        return contexts;
+    }
+
+    QpTable qpTable() {
+        return qps;
+    }
+
     // ---------------------------------------------------------------- control path
 
     /** Creates an SRD QP in RESET with the given send/receive queue depths and completion queues. */
@@ -652,6 +665,11 @@ public final class SrdTransport implements AutoCloseable {
         }
         idleCycles = 0;
         return doWork(clock.getAsLong());
+    }
+
+    /** The time the last cycle was run at: the clock's last reading (an idle cycle may not have taken one). */
+    public long lastNow() {
+        return lastNow;
     }
 
     /**

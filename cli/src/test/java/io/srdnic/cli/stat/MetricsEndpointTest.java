@@ -1,0 +1,64 @@
+package io.srdnic.cli.stat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.srd.counters.CountersLayout;
+import io.srdnic.srd.counters.CountersWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Prometheus endpoint over a counters directory, scraped over HTTP as Prometheus would. */
+class MetricsEndpointTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldServeEachCounterWithItsScopeAsLabelsAndCurrentValue() throws Exception {
+        try (CountersWriter w = CountersWriter.create(dir.resolve("42-1-sim-1.counters"), "embedded context sim-1", 64);
+             MetricsEndpoint endpoint = MetricsEndpoint.start(new CountersDirectory(dir, null), 0)) {
+            int tx = w.allocate(CountersLayout.COUNTER, "device=sim-1 tx_data", 0);
+            int rtt = w.allocate(CountersLayout.GAUGE, "device=sim-1,peer=10.0.0.2:4791 peer_srtt_ns", 0);
+            w.set(tx, 1234);
+            w.set(rtt, 56_000);
+            String body = scrape(endpoint.port());
+            assertEquals(1234, value(body, "srdnic_tx_data_total{device=\"sim-1\",file=\"42-1-sim-1.counters\"}"), body);
+            assertEquals(56_000, value(body, "srdnic_peer_srtt_ns{device=\"sim-1\",file=\"42-1-sim-1.counters\",peer=\"10.0.0.2:4791\"}"), body);
+            assertTrue(body.contains("# TYPE srdnic_tx_data_total counter"), body);
+            assertTrue(body.contains("# TYPE srdnic_peer_srtt_ns gauge"), body);
+            assertEquals(1, value(body, "srdnic_writer_up{file=\"42-1-sim-1.counters\",pid=\"" + ProcessHandle.current().pid()
+                + "\",status=\"live\"}"), body);
+            w.set(tx, 1300);
+            assertEquals(1300, value(scrape(endpoint.port()), "srdnic_tx_data_total{device=\"sim-1\",file=\"42-1-sim-1.counters\"}"),
+                "each scrape reads the file afresh");
+        }
+    }
+
+    @Test
+    void shouldServeNothingButTheWriterGaugeForAnEmptyOrMissingDirectory() throws Exception {
+        try (MetricsEndpoint endpoint = MetricsEndpoint.start(new CountersDirectory(dir.resolve("none"), null), 0)) {
+            String body = scrape(endpoint.port());
+            assertTrue(!body.contains("srdnic_tx_data"), body);
+        }
+    }
+
+    static String scrape(int port) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(
+            HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, response.statusCode());
+        return response.body();
+    }
+
+    static long value(String body, String series) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(body);
+        assertTrue(m.find(), "no " + series + " in\n" + body);
+        return (long) Double.parseDouble(m.group(1));
+    }
+}

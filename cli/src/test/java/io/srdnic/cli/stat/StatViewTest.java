@@ -1,0 +1,47 @@
+package io.srdnic.cli.stat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.cli.Json;
+import io.srdnic.srd.counters.CountersLayout;
+import io.srdnic.srd.counters.CountersWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What srdnic stat shows of a directory: each file's writer and state, its counters, filtered. */
+class StatViewTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldShowEachFileWithItsStateAndFilteredCounters() {
+        try (CountersWriter live = CountersWriter.create(dir.resolve("1-1-a.counters"), "embedded context a", 8)) {
+            live.set(live.allocate(CountersLayout.COUNTER, "device=a tx_data", 0), 7);
+            live.set(live.allocate(CountersLayout.COUNTER, "device=a rx_data", 0), 9);
+            CountersWriter closed = CountersWriter.create(dir.resolve("1-2-b.counters"), "embedded context b", 8);
+            closed.set(closed.allocate(CountersLayout.COUNTER, "device=b tx_data", 0), 3);
+            closed.close();
+            CountersDirectory counters = new CountersDirectory(dir, Pattern.compile("tx_"));
+            String text = StatView.text(counters, counters.read(), Instant.EPOCH);
+            assertTrue(text.contains("1-1-a.counters: embedded context a, pid " + ProcessHandle.current().pid() + ", live"), text);
+            assertTrue(text.contains("1-2-b.counters: embedded context b, pid " + ProcessHandle.current().pid() + ", closed"), text);
+            assertTrue(text.contains("                   7  device=a tx_data"), text);
+            assertTrue(!text.contains("rx_data"), "--filter tx_ leaves rx_data out: " + text);
+            String json = Json.object(StatView.json(counters, counters.read()));
+            assertTrue(json.contains("\"1-1-a.counters\":{\"pid\":" + ProcessHandle.current().pid() + ",\"writer\":\"embedded context a\",\"status\":\"live\""),
+                json);
+            assertTrue(json.contains("\"counters\":{\"device=b tx_data\":3}"), json);
+        }
+    }
+
+    @Test
+    void shouldSayWhenThereIsNothingToShow() {
+        CountersDirectory none = new CountersDirectory(dir.resolve("missing"), null);
+        assertEquals(0, none.read().size());
+        assertTrue(StatView.text(none, none.read(), Instant.EPOCH).contains("no such directory"));
+    }
+}
