@@ -15,7 +15,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The hot-path rule for perf's agents over RC (and SRD alike): once warm, a message — posting it,
+ * The hot-path rule for perf's agents over RC and SRC (and SRD alike): once warm, a message — posting it,
  * its packets through the transport and the simulated network, its completion, the reply or the
  * repost — allocates nothing (under a byte a message: a one-off growth is let pass). Both sides run in this thread, in virtual time, as on --link sim.
  */
@@ -23,7 +23,7 @@ class PerfAllocationTest {
 
     @ParameterizedTest
     @CsvSource({"lat,rc,send,12000", "bw,rc,send,12000", "lat,rc,write,12000", "bw,rc,write,12000", "lat,rc,read,12000",
-        "bw,rc,read,12000", "lat,srd,send,64"})
+        "bw,rc,read,12000", "lat,srd,send,64", "lat,src,send,12000", "bw,src,write,12000"})
     void shouldNotAllocatePerMessageOnceWarm(String mode, String transport, String op, String size) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
