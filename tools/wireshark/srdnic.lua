@@ -22,6 +22,12 @@
 -- last READ or atomic with its token, from the QP it is addressed to, was an atomic) shows the
 -- word's original value (srdnic.atomic.original) and the request's frame.
 --
+-- SRC packets (docs/wire-format.md, "SRC on this wire") are RC's with FLAG_SRC (srdnic.flags.src)
+-- on every request packet: a data packet with FLAG_RC and FLAG_SRC carries the responder's SRQ
+-- number in the destination context id field (srdnic.src.srq_number, shown there instead of
+-- srdnic.dst_context), and its Info column starts with "SRC". READ_RESPONSEs and ACKs answer a QP
+-- and are RC's.
+--
 -- Registered on UDP port 21330 (SrdPort.DEFAULT; the preference srdnic.udp_port moves it) and as
 -- a heuristic dissector on UDP ("srdnic_udp") that claims a payload only if it passes the checks
 -- SrdParser applies to the SRD part: version 1, a known type, lengths that agree (an RDMA packet's
@@ -34,8 +40,7 @@
 -- header, srdnic.rdma.<field> for the RDMA header, srdnic.read_response.<field> for READ_RESPONSE's,
 -- srdnic.atomic.<field> for the atomics', srdnic.ack.<field> for the ACK, srdnic.ack.drop.<field> for a drop entry.
 --
--- NOT COVERED YET: SRC does not exist on the wire yet; the issue that adds it extends
--- docs/wire-format.md and this file. To add a packet type: give it a row in
+-- To add a packet type: give it a row in
 -- PACKET_TYPES naming its header layout (and its extended header, if it has one); a new layout is
 -- one entry in LAYOUTS with its length, the field in bytes 2..3, its check (what the Java parser
 -- refuses past the length) and its dissect function, a new extended header one entry in EXTENDED;
@@ -59,6 +64,7 @@ local FLAG_RC = 0x04                -- SrdHeader.FLAG_RC: an RC packet
 local FLAG_FIRST = 0x08             -- SrdHeader.FLAG_FIRST: an RC data packet that starts its message
 local FLAG_LAST = 0x10              -- SrdHeader.FLAG_LAST: an RC data packet that ends its message
 local FLAG_HELD = 0x20              -- SrdHeader.FLAG_HELD: on an RC ACK, the packet at the cumulative PSN waits at the responder
+local FLAG_SRC = 0x40               -- SrdHeader.FLAG_SRC: an SRC request packet, the SRQ number in the destination context id
 local ATOMIC_ANSWER_LENGTH = 8      -- an atomic's answer: READ_RESPONSE data of the word's original value
 local RNR = 2                       -- DropReason.RNR: an RC RNR NAK carries the RNR timer code in the detail byte
 
@@ -133,9 +139,11 @@ field("flag_rc", ProtoField.bool("srdnic.flags.rc", "RC", 8, nil, FLAG_RC))
 field("flag_first", ProtoField.bool("srdnic.flags.first", "First packet of its message (RC)", 8, nil, FLAG_FIRST))
 field("flag_last", ProtoField.bool("srdnic.flags.last", "Last packet of its message (RC)", 8, nil, FLAG_LAST))
 field("flag_held", ProtoField.bool("srdnic.flags.held", "Held: the packet at the cumulative PSN waits at the responder (RC ACK)", 8, nil, FLAG_HELD))
-field("flag_reserved", ProtoField.uint8("srdnic.flags.reserved", "Reserved flags", base.HEX, nil, 0xC0))
+field("flag_src", ProtoField.bool("srdnic.flags.src", "SRC: names the responder's SRQ (request packet)", 8, nil, FLAG_SRC))
+field("flag_reserved", ProtoField.uint8("srdnic.flags.reserved", "Reserved flags", base.HEX, nil, 0x80))
 field("src_context", ProtoField.uint32("srdnic.src_context", "Source context id", base.HEX))
 field("dst_context", ProtoField.uint32("srdnic.dst_context", "Destination context id", base.HEX))
+field("src_srq_number", ProtoField.uint32("srdnic.src.srq_number", "SRQ number (SRC: the responder's SRQ the message is for)", base.HEX))
 field("epoch", ProtoField.uint32("srdnic.epoch", "Sender epoch", base.HEX))
 -- data and probe header: bytes 2..3 and 16..47
 field("payload_length", ProtoField.uint16("srdnic.payload_length", "Payload length", base.DEC))
@@ -271,6 +279,11 @@ local function is_rc(flags)
     return bit32.band(flags, FLAG_RC) ~= 0 and bit32.band(flags, FLAG_UNRELIABLE) == 0
 end
 
+-- Whether a packet is an SRC request: an RC data packet with FLAG_SRC, its SRQ number in bytes 8..11.
+local function is_src(flags, ptype)
+    return is_rc(flags) and ptype.data and bit32.band(flags, FLAG_SRC) ~= 0
+end
+
 -- An RC data packet's place in its message, from FLAG_FIRST and FLAG_LAST.
 local function rc_segment(flags)
     local first = bit32.band(flags, FLAG_FIRST) ~= 0
@@ -327,11 +340,15 @@ local function dissect_common(tvb, tree, ptype)
     flags_item:add(f.flag_first, tvb(1, 1))
     flags_item:add(f.flag_last, tvb(1, 1))
     flags_item:add(f.flag_held, tvb(1, 1))
+    flags_item:add(f.flag_src, tvb(1, 1))
     flags_item:add(f.flag_reserved, tvb(1, 1))
     tree:add(LAYOUTS[ptype.layout].length_field, tvb(2, 2))
     if ptype.layout == "ack" and is_rc(flags) then
         tree:add(f.src_qpn, tvb(4, 4)):set_text(string.format("Source QPN (the responder's): 0x%x", tvb(4, 4):uint()))
         tree:add(f.dst_qpn, tvb(8, 4)):set_text(string.format("Destination QPN (the requester's): 0x%x", tvb(8, 4):uint()))
+    elseif is_src(flags, ptype) then
+        tree:add(f.src_context, tvb(4, 4))
+        tree:add(f.src_srq_number, tvb(8, 4))
     else
         tree:add(f.src_context, tvb(4, 4))
         tree:add(f.dst_context, tvb(8, 4))
@@ -389,8 +406,9 @@ local function dissect_data(tvb, pinfo, tree, ptype)
     elseif ptype.probe then
         info = string.format("%s path=%d ctx %s→%s", ptype.name, psn, hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
     elseif rc then
-        info = string.format("RC %s %s psn=%d %s rseq=%d len=%d", ptype.name, rc_segment(flags), psn, qpns, tvb(32, 4):uint(),
-            payload_length)
+        info = string.format("%s %s %s psn=%d %s%s rseq=%d len=%d", is_src(flags, ptype) and "SRC" or "RC", ptype.name,
+            rc_segment(flags), psn, qpns, is_src(flags, ptype) and string.format(" srq=0x%x", tvb(8, 4):uint()) or "",
+            tvb(32, 4):uint(), payload_length)
     else
         info = string.format("%s psn=%d ctx %s→%s %s len=%d", ptype.name, psn, hex32(tvb(4, 4):uint()),
             hex32(tvb(8, 4):uint()), qpns, payload_length)

@@ -3,6 +3,7 @@ package io.srdnic.cli;
 import io.srdnic.srd.sim.AllToAllSimulation;
 import io.srdnic.srd.sim.Scenario;
 import io.srdnic.srd.transport.SrdConfig;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -12,7 +13,8 @@ import java.util.Map;
  * connectivity on the simulated fabric (AllToAllSimulation), its cost per node, then one message
  * from every job to every job of every other node, each checked; exit status 1 unless all arrive.
  */
-record SimAllToAll(Scenario links, AllToAllSimulation.Transport transport, int jobs, int size, Map<String, String> settings, boolean json) {
+record SimAllToAll(Scenario links, AllToAllSimulation.Transport transport, int jobs, int size, Map<String, String> settings, boolean json,
+                   Path pcap) {
 
     int call() {
         System.err.printf(Locale.ROOT, "sim: all-to-all over %s, %d nodes x %d jobs, %d B messages, loss %.3f dup %.3f reorder %.3f, seed %d%n",
@@ -20,7 +22,7 @@ record SimAllToAll(Scenario links, AllToAllSimulation.Transport transport, int j
         SrdConfig config = new SrdConfig();
         settings.forEach(config::set);
         long start = System.nanoTime();
-        AllToAllSimulation.Report r = AllToAllSimulation.run(links, transport, jobs, size, config);
+        AllToAllSimulation.Report r = SimCapture.run(pcap, wrap -> AllToAllSimulation.run(links, transport, jobs, size, config, wrap));
         System.err.printf(Locale.ROOT, "sim: done in %.1f s of wall time%n", (System.nanoTime() - start) / 1e9);
         System.out.printf(Locale.ROOT, "per node: %d QPs  %d transport contexts  %d bytes of transport state  %.2f ms to set up%n",
             r.qpsPerNode(), r.contextsPerNode(), r.stateBytesPerNode(), r.setupMsPerNode());

@@ -117,7 +117,7 @@ final class SimCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("--all-to-all takes --transport rc, src or srd, was " + transport);
             }
-            return new SimAllToAll(links, t, jobs, Math.min(size, AllToAllSimulation.PATH_MTU), settings, json).call();
+            return new SimAllToAll(links, t, jobs, Math.min(size, AllToAllSimulation.PATH_MTU), settings, json, pcap).call();
         }
         if (transport.equalsIgnoreCase("rc")) {
             return new SimRc(links, RcOp.list(ops), settings, pcap).call();

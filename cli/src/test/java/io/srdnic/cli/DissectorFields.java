@@ -30,7 +30,8 @@ final class DissectorFields {
 
     static final List<String> COMMON = List.of("srdnic.version", "srdnic.type", "srdnic.flags", "srdnic.flags.retransmission",
         "srdnic.flags.unreliable", "srdnic.flags.rc", "srdnic.flags.first", "srdnic.flags.last", "srdnic.flags.held",
-        "srdnic.flags.reserved", "srdnic.src_context", "srdnic.dst_context", "srdnic.epoch", "srdnic.entropy");
+        "srdnic.flags.src", "srdnic.flags.reserved", "srdnic.src_context", "srdnic.dst_context", "srdnic.src.srq_number", "srdnic.epoch",
+        "srdnic.entropy");
     static final List<String> DATA = List.of("srdnic.payload_length", "srdnic.psn", "srdnic.send_base", "srdnic.src_qpn",
         "srdnic.dst_qpn", "srdnic.qkey", "srdnic.immediate", "srdnic.timestamp", "srdnic.payload", "srdnic.probe.path");
     static final List<String> RDMA = List.of("srdnic.rdma.address", "srdnic.rdma.rkey", "srdnic.rdma.length", "srdnic.rdma.offset",
@@ -51,6 +52,11 @@ final class DissectorFields {
     static final List<String> TEXT = List.of("srdnic.rc.segment");
 
     private DissectorFields() {
+    }
+
+    /** Whether the packet of {@code type} is an SRC request: an RC data packet with FLAG_SRC (its SRQ number where the destination context is). */
+    static boolean isSrc(Mbuf m, int type) {
+        return isRc(m) && PacketType.isData(type) && (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) != 0;
     }
 
     /** Whether the packet is RC's: FLAG_RC set, and not a UD datagram (FLAG_UNRELIABLE wins, as in the dissector). */
@@ -114,12 +120,16 @@ final class DissectorFields {
         put(f, "srdnic.flags.first", (flags & SrdHeader.FLAG_FIRST) >>> 3);
         put(f, "srdnic.flags.last", (flags & SrdHeader.FLAG_LAST) >>> 4);
         put(f, "srdnic.flags.held", (flags & SrdHeader.FLAG_HELD) >>> 5);
-        put(f, "srdnic.flags.reserved", flags >>> 6);
+        put(f, "srdnic.flags.src", (flags & SrdHeader.FLAG_SRC) >>> 6);
+        put(f, "srdnic.flags.reserved", flags >>> 7);
         boolean rc = isRc(m);
         if (rc && type == PacketType.ACK) {
             // An RC ACK names QPs where SRD's names contexts: the responder's, then the requester's.
             put(f, "srdnic.src_qpn", SrdAck.sourceContext(m));
             put(f, "srdnic.dst_qpn", SrdAck.destinationContext(m));
+        } else if (isSrc(m, type)) {
+            put(f, "srdnic.src_context", SrdHeader.sourceContext(m));
+            put(f, "srdnic.src.srq_number", SrdHeader.srqNumber(m));
         } else {
             put(f, "srdnic.src_context", SrdHeader.sourceContext(m));
             put(f, "srdnic.dst_context", SrdHeader.destinationContext(m));

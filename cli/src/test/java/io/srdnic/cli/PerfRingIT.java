@@ -87,21 +87,22 @@ class PerfRingIT {
     }
 
     /**
-     * RC over the ring pair: connected QPs (QPNs and PSNs swapped on the in-memory side channel),
-     * every op and mode, one packet (lat send: the raw ping-pong runs too) and many; every message
-     * lands and its bytes are checked where they land.
+     * RC and SRC over the ring pair: connected QPs (QPNs, PSNs, regions and SRQ numbers through the
+     * connection manager), every op and mode, one packet (lat send: the raw ping-pong runs too) and
+     * many; every message lands and its bytes are checked where they land.
      */
     @ParameterizedTest
-    @CsvSource({"lat,send,64", "bw,send,20000", "lat,write,65536", "bw,write,20000", "lat,read,2048", "bw,read,65536"})
-    void shouldConnectRcQueuePairsOverARingPair(String mode, String op, int size) {
+    @CsvSource({"rc,lat,send,64", "rc,bw,send,20000", "rc,lat,write,65536", "rc,bw,write,20000", "rc,lat,read,2048", "rc,bw,read,65536",
+        "src,lat,send,64", "src,bw,send,20000", "src,lat,write,65536", "src,bw,read,65536"})
+    void shouldConnectRcAndSrcQueuePairsOverARingPair(String transport, String mode, String op, int size) {
         long iters = mode.equals("lat") ? 500 : 1000;
-        CliRun run = CliRun.of("perf", "--link", "ring", "--transport", "rc", "--mode", mode, "--op", op, "--size", Integer.toString(size),
-            "--iters", Long.toString(iters), "--warmup", "500", "--warmup-ms", "0", "--window", "16", "--json");
+        CliRun run = CliRun.of("perf", "--link", "ring", "--transport", transport, "--mode", mode, "--op", op, "--size",
+            Integer.toString(size), "--iters", Long.toString(iters), "--warmup", "500", "--warmup-ms", "0", "--window", "16", "--json");
         assertEquals(0, run.status(), run.stdout());
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, mode, size <= 4096);
-        assertEquals("rc", json.get("transport"));
-        assertEveryMessageLandedAndChecked(run, iters + 500, "perf " + mode + " rc" + (op.equals("send") ? "" : " rdma " + op),
+        assertEquals(transport, json.get("transport"));
+        assertEveryMessageLandedAndChecked(run, iters + 500, "perf " + mode + " " + transport + (op.equals("send") ? "" : " rdma " + op),
             op.equals("read") ? "the client's region " : "the server's region ", size);
     }
 

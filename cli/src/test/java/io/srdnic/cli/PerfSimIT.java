@@ -106,23 +106,25 @@ class PerfSimIT {
     }
 
     /**
-     * RC, every op and mode, messages of many packets (16 at 64 KiB, 5 at 20000 B) over 2 connected
-     * QP pairs: every message lands, and the bytes are checked where they land — an RC SEND's too.
+     * RC, and SRC in the XRC shape (each message naming the peer's SRQ, told in the CM's accept),
+     * every op and mode, messages of many packets (16 at 64 KiB, 5 at 20000 B) over 2 connected
+     * QP pairs: every message lands, and the bytes are checked where they land — a SEND's too.
      */
     @ParameterizedTest
-    @CsvSource({"lat,send,65536", "bw,send,20000", "lat,write,65536", "bw,write,20000", "lat,read,65536", "bw,read,20000"})
-    void shouldConnectRcQueuePairsAndCarryEveryOpInVirtualTime(String mode, String op, int size) {
-        CliRun run = CliRun.of("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--op", op, "--size", Integer.toString(size),
-            "--iters", "1000", "--qps", "2", "--json");
+    @CsvSource({"rc,lat,send,65536", "rc,bw,send,20000", "rc,lat,write,65536", "rc,bw,write,20000", "rc,lat,read,65536", "rc,bw,read,20000",
+        "src,lat,send,65536", "src,bw,send,20000", "src,lat,write,65536", "src,bw,write,20000", "src,lat,read,65536", "src,bw,read,20000"})
+    void shouldConnectRcAndSrcQueuePairsAndCarryEveryOpInVirtualTime(String transport, String mode, String op, int size) {
+        CliRun run = CliRun.of("perf", "--link", "sim", "--transport", transport, "--mode", mode, "--op", op, "--size",
+            Integer.toString(size), "--iters", "1000", "--qps", "2", "--json");
         assertEquals(0, run.status(), run.stdout());
         Map<String, String> json = run.json();
         assertContract(json, mode, false);
-        assertEquals("rc", json.get("transport"));
+        assertEquals(transport, json.get("transport"));
         assertEquals(1000 + Long.parseLong(json.get("warmup")), run.number("sent"));
-        assertEquals(json.get("sent"), json.get("received"), "RC delivers every message");
+        assertEquals(json.get("sent"), json.get("received"), transport + " delivers every message");
         assertEquals("0", json.get("errors"));
         String rdma = op.equals("send") ? "" : " rdma " + op;
-        assertTrue(run.stdout().startsWith("perf " + mode + " rc" + rdma + " over sim: " + size + " B messages"), run.stdout());
+        assertTrue(run.stdout().startsWith("perf " + mode + " " + transport + rdma + " over sim: " + size + " B messages"), run.stdout());
         boolean serverRegion = !op.equals("read");
         boolean clientRegion = op.equals("read") || mode.equals("lat");
         assertEquals(serverRegion, run.stdout().contains("the server's region " + size + " B, the pattern in every byte"), run.stdout());

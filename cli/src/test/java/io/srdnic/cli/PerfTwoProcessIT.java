@@ -22,12 +22,13 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PerfTwoProcessIT {
 
     /**
-     * With --op write the region's address and rkey cross from one process to the other, both ways;
-     * RC's QPNs and first PSNs cross too before its QPs go to RTR and RTS.
+     * With --op write the region's address and rkey cross from one process to the other, both ways
+     * (SRD: on the side channel; RC and SRC: in the CM's private data, with SRC's SRQ numbers); RC's
+     * and SRC's QPNs and first PSNs cross through the CM over the link before their QPs go to RTR and RTS.
      */
     @ParameterizedTest
     @CsvSource({"memif,srd,lat,send", "memif,ud,bw,send", "af_xdp,srd,lat,send", "memif,srd,lat,write", "memif,rc,lat,write",
-        "memif,rc,bw,read"})
+        "memif,rc,bw,read", "memif,src,lat,send", "memif,src,lat,write", "memif,src,bw,read"})
     void shouldRunBetweenTwoProcesses(String link, String transport, String mode, String op) {
         assumeTrue(link.equals("memif") || CliRun.root(), "namespaces, veth and AF_XDP need root");
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();

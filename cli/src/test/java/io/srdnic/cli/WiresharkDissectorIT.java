@@ -140,6 +140,26 @@ class WiresharkDissectorIT {
     }
 
     /**
+     * SRC on the wire, from the real transport: {@code srdnic sim --all-to-all --transport src} with
+     * 3 nodes of 3 jobs under loss, each node's SRC QP to another node carrying messages to each of
+     * that node's jobs' SRQs (numbers 1..3): every request packet has FLAG_SRC and the SRQ number,
+     * shown as srdnic.flags.src and srdnic.src.srq_number; ACKs stay RC's.
+     */
+    @Test
+    void shouldDecodeEveryFrameOfASimulatedSrcRunWithTheFlagAndSrqNumberTheCodecsRead() throws Exception {
+        Path capture = dir.resolve("src.pcap");
+        CliRun run = CliRun.of("sim", "--all-to-all", "--transport", "src", "--nodes", "3", "--jobs", "3", "--size", "512",
+            "--loss", "0.05", "--seed", "4", "--pcap", capture.toString());
+        assertEquals(0, run.status(), run.stdout());
+
+        Map<String, Integer> kinds = decodeLikeTheCodecs(capture, "srdnic sim --all-to-all --transport src");
+        for (String k : List.of("SRC SEND_WITH_IMM", "RC ACK", "SRQ 1", "SRQ 2", "SRQ 3", "retransmission")) {
+            assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
+        }
+        assertFalse(kinds.containsKey("RC SEND_WITH_IMM"), "every request of an SRC run names an SRQ: " + kinds);
+    }
+
+    /**
      * What a run cannot show: READ_RESPONSE with a failing status, a REMOTE_ACCESS drop, RDMA
      * packets whose fields take any value (an address over 2^63, a length over 2^31), every type
      * with and without data. Valid frames of every type, written by the codecs with random fields.
@@ -160,8 +180,8 @@ class WiresharkDissectorIT {
         for (int type : VALID_DATA_TYPES) {
             assertTrue(kinds.getOrDefault(PacketType.name(type), 0) > 0, "no " + PacketType.name(type) + ": " + kinds);
         }
-        for (String k : List.of("drop REMOTE_ACCESS", "READ_RESPONSE with status", "RDMA data", "RC ACK", "RC SEND", "segment MIDDLE",
-            "segment ONLY", "ACK held")) {
+        for (String k : List.of("drop REMOTE_ACCESS", "READ_RESPONSE with status", "RDMA data", "RC ACK", "RC SEND", "SRC SEND",
+            "SRC RDMA_WRITE", "segment MIDDLE", "segment ONLY", "ACK held")) {
             assertTrue(kinds.getOrDefault(k, 0) > 0, "no " + k + ": " + kinds);
         }
     }
@@ -466,7 +486,7 @@ class WiresharkDissectorIT {
         boolean unreliable = (SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0;
         // Probes are SRD's whatever their flags.
         boolean rc = DissectorFields.isRc(m) && (PacketType.isData(type) || type == PacketType.ACK);
-        String transport = unreliable && type != PacketType.ACK ? "UD " : rc ? "RC " : "";
+        String transport = unreliable && type != PacketType.ACK ? "UD " : DissectorFields.isSrc(m, type) ? "SRC " : rc ? "RC " : "";
         return transport + PacketType.name(type);
     }
 
@@ -479,6 +499,9 @@ class WiresharkDissectorIT {
         boolean rc = DissectorFields.isRc(m);
         if (rc && PacketType.isData(type)) {
             k.add("segment " + DissectorFields.segment(m));
+        }
+        if (DissectorFields.isSrc(m, type)) {
+            k.add("SRQ " + SrdHeader.srqNumber(m));
         }
         if (answersAtomic) {
             k.add("atomic answer");

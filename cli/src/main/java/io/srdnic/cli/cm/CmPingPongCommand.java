@@ -1,6 +1,7 @@
 package io.srdnic.cli.cm;
 
 import io.srdnic.cli.Json;
+import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.pktgen.PeerProcess;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
@@ -164,9 +165,9 @@ public final class CmPingPongCommand implements Callable<Integer> {
             Integer.toString(iters), "--size", Integer.toString(size), "--port", Integer.toString(port), "--time-limit-s",
             Integer.toString(timeLimitSeconds));
         List<String> serverArgs = new ArrayList<>(common);
-        serverArgs.addAll(List.of("--role", "server", "--vdev", memifSpec("server", socket)));
+        serverArgs.addAll(List.of("--role", "server", "--vdev", MemifSpec.of("server", socket)));
         List<String> clientArgs = new ArrayList<>(common);
-        clientArgs.addAll(List.of("--role", "client", "--vdev", memifSpec("client", socket)));
+        clientArgs.addAll(List.of("--role", "client", "--vdev", MemifSpec.of("client", socket)));
         if (json) {
             clientArgs.add("--json");
         }
@@ -181,10 +182,6 @@ public final class CmPingPongCommand implements Callable<Integer> {
                 return clientStatus != 0 ? clientStatus : serverStatus;
             }
         }
-    }
-
-    static String memifSpec(String role, String socket) {
-        return "net_memif0,role=" + role + ",id=0,socket=" + socket + ",bsize=8192";
     }
 
     /** A memif child: its own EAL and port; the server says LISTENING once its listener is up. */

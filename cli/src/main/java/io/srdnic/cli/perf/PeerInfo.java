@@ -7,9 +7,10 @@ import java.util.stream.Collectors;
 /**
  * What a side tells the other so it can send to it: its MAC, IPv4 address and SRD UDP port (for the
  * address handle), the Q_Key its QPs take and their numbers, in order (QP i talks to the peer's QP i),
- * and for RDMA the address and rkey of the region the other side's requests name (address 0: none).
- * RC QPs learn each other's numbers and first PSNs from the connection manager instead
- * ({@link RcCmConnector}); the client takes the server's IPv4 address from here to reach its CM.
+ * and for RDMA over SRD the address and rkey of the region the other side's requests name (address 0:
+ * none). RC and SRC QPs learn each other's numbers and first PSNs, the region and SRC's SRQ numbers
+ * from the connection manager instead ({@link PerfCmConnector}); the client takes the server's IPv4
+ * address from here to reach its CM.
  * On the side channel: {@code INFO mac=02:00:00:00:00:01 ip=10.0.0.1 port=21330 qkey=0x... qpns=1,2},
  * then {@code raddr=0x... rkey=0x...} when there is a region.
  */

@@ -25,15 +25,18 @@ import picocli.CommandLine.Spec;
  * ib_read_bw for SRD and RC. Without {@code --server}/{@code --client} it starts both sides itself: ring in this
  * JVM (one thread per side), sim in this thread in virtual time, memif and af_xdp in two child
  * JVMs (af_xdp in two network namespaces joined by a veth pair). With them, each side is started
- * by hand and they meet over a TCP side channel that carries MAC, IP, QPNs and Q_Key (and for RC
- * the first PSN of each QP, which the peer's QP takes as its RQ PSN when it connects).
+ * by hand and they meet over a TCP side channel that carries MAC, IP, QPNs and Q_Key; RC QPs are
+ * connected by the connection manager over the link itself ({@link PerfCmConnector}), which also
+ * carries each side's RDMA region in its private data.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Latency (ib_send_lat) and bandwidth (ib_send_bw) of SRD, UD and RC queue pairs;",
         "  --op write and read: RDMA WRITE (ib_write_*) and READ (ib_read_*) on SRD and RC.",
-        "--transport rc: connected QPs; the sides swap QPNs and first PSNs on the side",
-        "  channel, then each takes its QPs to RTR and RTS (path MTU: the largest of",
-        "  256..4096 within the link's). A SEND is cut into packets of the path MTU, up",
+        "--transport rc: connected QPs; the connection manager swaps QPNs and first",
+        "  PSNs over the link (port 18515 of its own) and takes the QPs to RTR and RTS",
+        "  (path MTU: the largest of 256..4096 within the link's); for --op write|read",
+        "  the region's address and rkey travel in its private data. A SEND is cut",
+        "  into packets of the path MTU, up",
         "  to 1 GiB; it carries the pattern and lands in one region per side, checked",
         "  at the end like write's (lat: the server sends back what arrived).",
         "lat: the client sends, the server sends back; round-trip times (not half",
@@ -43,8 +46,8 @@ import picocli.CommandLine.Spec;
         "bw: the client streams, --window messages per QP in flight; messages/s and",
         "  Gbit/s of payload, where they arrive.",
         "--op write: the server registers a region (REMOTE_WRITE) and tells the client",
-        "  its address and rkey on the side channel. lat: the client RDMA WRITEs",
-        "  WITH_IMM into it, the server WRITEs WITH_IMM what arrived into the client's",
+        "  its address and rkey (on the side channel; rc: in the CM's accept).",
+        "  lat: the client RDMA WRITEs WITH_IMM into it, the server WRITEs WITH_IMM what arrived into the client's",
         "  region; the receive completion of the immediate marks arrival (SRD lands a",
         "  WRITE's packets in any order: its last byte says nothing). bw: plain RDMA",
         "  WRITEs, counted and timed by their completions at the client (an SRD WRITE",
@@ -73,7 +76,7 @@ public final class PerfCommand implements Callable<Integer> {
         description = "send | write | read: SEND_WITH_IMM, RDMA WRITE or RDMA READ; write and read need srd or rc (default ${DEFAULT-VALUE}).")
     PerfParams.Op op;
 
-    @Option(names = "--transport", defaultValue = "srd", description = "srd | ud | rc (default ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", defaultValue = "srd", description = "srd | ud | rc | src (default ${DEFAULT-VALUE}).")
     PerfParams.Transport transport;
 
     @Option(names = "--size", defaultValue = "64", description = "Message size in bytes: send on srd and ud 1..the SRD MTU (4096; less on"

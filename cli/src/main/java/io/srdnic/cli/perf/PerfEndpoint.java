@@ -14,8 +14,10 @@ import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
+import io.srdnic.verbs.SharedReceiveQueue;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.WorkCompletion;
+import io.srdnic.verbs.XrcDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -47,6 +49,12 @@ import java.lang.foreign.ValueLayout;
  * the pattern, every receive of a side lands in one zeroed region of {@code size} bytes (the server's
  * checked at the end; in latency mode the server sends back from it what arrived, into the client's,
  * checked too), and no receive slot needs the message's size.
+ * <p>
+ * SRC ({@code --transport src}) is RC's message layer in the XRC shape: QP i of {@link #qps} is an
+ * XRC_SEND QP, and beside it an XRC_RECV QP ({@code targets[i]}) in this side's XRC domain receives
+ * the peer's; every receive is posted to one XRC SRQ, on the one CQ, and every message names the
+ * peer's SRQ ({@code remoteSrqn}). The CM connects each way (this side's XRC_SEND QP i to the peer's
+ * XRC_RECV QP i, and back), and the accepts tell the SRQ numbers and regions.
  * Closing it closes the context.
  */
 final class PerfEndpoint implements AutoCloseable {
@@ -72,8 +80,12 @@ final class PerfEndpoint implements AutoCloseable {
     private final int recvDepth;
     private final int qkey;
     private final int[] indexByQpn;
-    /** RC: what connects the QPs through the CM, until the endpoint closes; else null. */
-    private RcCmConnector connector;
+    /** RC and SRC: what connects the QPs through the CM, until the endpoint closes; else null. */
+    private PerfCmConnector connector;
+    /** SRC: the XRC domain, the SRQ every receive of this side is posted to, and the XRC_RECV QPs the peer's QPs connect to; else null. */
+    private XrcDomain xrcd;
+    private SharedReceiveQueue srq;
+    private QueuePair[] targets;
     /** Where receives land: their region, the stride between two, and the length of each. */
     private MemoryRegion recvRegion;
     private long recvStride;
@@ -122,11 +134,21 @@ final class PerfEndpoint implements AutoCloseable {
                 recvStride = slot;
                 recvLength = slot;
             }
+            boolean src = type == QpType.SRC;
+            if (src) {
+                xrcd = context.openXrcDomain();
+                srq = pd.createXrcSrq(xrcd, cq, params.qps() * recvDepth, 1, 0);
+                targets = new QueuePair[params.qps()];
+            }
             int maxQpn = 0;
             for (int i = 0; i < qps.length; i++) {
-                QueuePair qp = pd.createQueuePair(type, cq, cq, params.sendDepth(), recvDepth, 1, 0);
+                QueuePair qp = src ? pd.createXrcSendQueuePair(cq, params.sendDepth(), 1, 0)
+                    : pd.createQueuePair(type, cq, cq, params.sendDepth(), recvDepth, 1, 0);
                 qps[i] = qp;
-                if (connected) {
+                if (src) { // the CM takes both halves from RESET; the receives go to the SRQ
+                    targets[i] = xrcd.createRecvQueuePair();
+                    maxQpn = Math.max(maxQpn, targets[i].qpNum());
+                } else if (connected) {
                     qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
                         .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ));
                 } else {
@@ -147,6 +169,9 @@ final class PerfEndpoint implements AutoCloseable {
             this.indexByQpn = new int[maxQpn + 1];
             for (int i = 0; i < qps.length; i++) {
                 indexByQpn[qps[i].qpNum()] = i;
+                if (targets != null) {
+                    indexByQpn[targets[i].qpNum()] = i; // a receive completes with the XRC_RECV QP's number
+                }
             }
         } catch (RuntimeException e) {
             close();
@@ -192,16 +217,40 @@ final class PerfEndpoint implements AutoCloseable {
         return pd.registerMemory(s, access);
     }
 
-    /** RC, the server: listens for the client's CM requests, one per QP; call before telling the client {@link #info()}. */
-    RcCmConnector listenCm() {
-        connector = RcCmConnector.listen(context, qps);
+    /**
+     * Listens for the peer's CM requests, one per QP (RC: the server's QPs; SRC: either side's
+     * XRC_RECV QPs), and tells the peer its RDMA region and SRQ in each accept; call before telling
+     * the peer {@link #info()}.
+     */
+    PerfCmConnector listenCm() {
+        connector().listen(targets != null ? targets : qps);
         return connector;
     }
 
-    /** RC, the client: asks the server's CM at {@code serverIp} to connect each QP to its QP of the same index. */
-    RcCmConnector connectCm(int serverIp) {
-        connector = RcCmConnector.connect(context, qps, serverIp);
+    /** Asks the peer's CM at {@code peerIp} to connect each QP (RC: the client's; SRC: either side's XRC_SEND QPs) to its QP of the same index. */
+    PerfCmConnector connectCm(int peerIp) {
+        connector().connect(qps, peerIp);
         return connector;
+    }
+
+    /** SRC: both sides listen and both request (one connection each way per QP); RC: the server listens, the client requests. */
+    boolean bothWays() {
+        return targets != null;
+    }
+
+    private PerfCmConnector connector() {
+        if (connector == null) {
+            connector = new PerfCmConnector(context, targets != null, exposedAddress(), exposedRkey(), srq == null ? 0 : srq.srqNumber());
+        }
+        return connector;
+    }
+
+    private long exposedAddress() {
+        return exposed == null ? 0 : exposed.segment().address();
+    }
+
+    private int exposedRkey() {
+        return exposed == null ? 0 : exposed.rkey();
     }
 
     /** RC: the largest path MTU (256, 512, 1024, 2048 or 4096 B) within the link's {@code mtu}; 0 if none is. */
@@ -219,8 +268,10 @@ final class PerfEndpoint implements AutoCloseable {
         for (int i = 0; i < qps.length; i++) {
             qpns[i] = qps[i].qpNum();
         }
-        return new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns,
-            exposed == null ? 0 : exposed.segment().address(), exposed == null ? 0 : exposed.rkey());
+        if (params.transport().connected) { // the region goes in the CM's private data
+            return new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns);
+        }
+        return new PeerInfo(context.mac(), context.ip(), context.udpPort(), qkey, qpns, exposedAddress(), exposedRkey());
     }
 
     /**
@@ -229,15 +280,19 @@ final class PerfEndpoint implements AutoCloseable {
      */
     static void connectInOneThread(PerfEndpoint server, PerfEndpoint client, long deadlineNanos) {
         if (server.params.transport().connected) {
-            RcCmConnector listening = server.listenCm();
-            RcCmConnector connecting = client.connectCm(server.context.ip());
+            PerfCmConnector listening = server.listenCm();
+            if (client.bothWays()) {
+                client.listenCm();
+                server.connectCm(client.context.ip());
+            }
+            PerfCmConnector connecting = client.connectCm(server.context.ip());
             boolean serverDone = false;
             boolean clientDone = false;
             while (!(serverDone && clientDone)) {
                 serverDone = listening.step();
                 clientDone = connecting.step();
                 if (System.nanoTime() - deadlineNanos > 0) {
-                    throw new IllegalStateException("the CM did not connect the RC QPs within the time limit");
+                    throw new IllegalStateException("the CM did not connect the " + server.params.transport() + " QPs within the time limit");
                 }
             }
         }
@@ -245,7 +300,7 @@ final class PerfEndpoint implements AutoCloseable {
         client.connect(server.info());
     }
 
-    /** Makes the address handle and the send work requests for the peer (RC: its QPs connected through the CM already). */
+    /** Makes the address handle and the send work requests for the peer (RC: its QPs connected, its region told, through the CM already). */
     void connect(PeerInfo peer) {
         if (peer.qpns().length != qps.length) {
             throw new IllegalStateException("the other side has " + peer.qpns().length + " QPs, this side " + qps.length);
@@ -255,7 +310,10 @@ final class PerfEndpoint implements AutoCloseable {
         if (params.op().rdma() && !client && !params.serverReplies()) {
             return; // this side posts nothing: the client's requests are answered by the transport
         }
-        if (params.op().rdma() && !peer.hasRegion()) {
+        // RC: the peer's region came in the CM's private data; SRD and UD: in its INFO.
+        long peerAddress = connected ? connector.peerAddress() : peer.rdmaAddress();
+        int peerRkey = connected ? connector.peerRkey() : peer.rkey();
+        if (params.op().rdma() && peerAddress == 0) {
             throw new IllegalStateException("the other side told of no memory region for --op " + params.op());
         }
         // Latency mode waits for the reply, never for its own send: the sends go unsignaled (a failed
@@ -275,9 +333,12 @@ final class PerfEndpoint implements AutoCloseable {
             if (!connected) { // an RC QP's destination was fixed at RTR: its work requests name none
                 wr.destination(toPeer, peer.qpns()[i], peer.qkey());
             }
+            if (srq != null) { // SRC: every message names the peer's SRQ, told in its accept
+                wr.remoteSrqn(connector.peerSrqNumber());
+            }
             if (params.op().rdma()) {
                 wr.sge(0).set(local, 0, params.size());
-                wr.rdma(peer.rdmaAddress(), peer.rkey());
+                wr.rdma(peerAddress, peerRkey);
             } else if (params.checkedSends()) {
                 wr.sge(0).set(local, 0, params.size());
             } else {
@@ -336,7 +397,7 @@ final class PerfEndpoint implements AutoCloseable {
 
     private void post(int slotIndex) {
         recv.wrId(slotIndex).sge().set(recvRegion, slotIndex * recvStride, recvLength);
-        int rc = qps[slotIndex / recvDepth].postRecv(recv);
+        int rc = srq != null ? srq.postSrqRecv(recv) : qps[slotIndex / recvDepth].postRecv(recv);
         if (rc != 0) {
             throw new IllegalStateException("receive queue refused a repost (" + rc + "): more receives than its depth?");
         }

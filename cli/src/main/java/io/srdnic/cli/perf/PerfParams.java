@@ -43,7 +43,9 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
     enum Transport {
         srd(QpType.SRD, true, true, false),
         ud(QpType.UD, false, false, false),
-        rc(QpType.RC, true, true, true);
+        rc(QpType.RC, true, true, true),
+        /** SRC QPs in the XRC shape: RC's message layer, every message naming the peer's SRQ. */
+        src(QpType.SRC, true, true, true);
 
         final QpType qpType;
         /** Acknowledged and retransmitted: a message is never lost, so a slow one is waited for. */

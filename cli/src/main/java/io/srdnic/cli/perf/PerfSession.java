@@ -65,6 +65,9 @@ final class PerfSession {
             Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 2));
             PerfResult result;
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4443, true)) {
+                if (ep.bothWays()) { // SRC: the server's XRC_SEND QPs connect to this side's XRC_RECV QPs once it has this INFO
+                    ep.listenCm();
+                }
                 ch.send("INFO " + ep.info().line());
                 PeerInfo peer = PeerInfo.parse(ch.expect("INFO", limitMs));
                 if (p.transport().connected) { // the server listens before it tells its INFO
@@ -231,12 +234,15 @@ final class PerfSession {
             PeerInfo peer = PeerInfo.parse(line.substring(5));
             Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 1));
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4453, false)) {
-                RcCmConnector cm = p.transport().connected ? ep.listenCm() : null;
-                ep.connect(peer);
+                PerfCmConnector cm = p.transport().connected ? ep.listenCm() : null;
                 ch.send("INFO " + ep.info().line());
-                if (cm != null) {
-                    cm.await(deadline);
+                if (ep.bothWays()) { // SRC: the client listened before it told its INFO, and polls its CM once it has this one
+                    ep.connectCm(peer.ip());
                 }
+                if (cm != null) {
+                    cm.await(deadline); // RC: the client's region comes in its requests' private data
+                }
+                ep.connect(peer);
                 Responder responder = new Responder(ep, System::nanoTime);
                 long sent = respond(ch, responder, side, deadline);
                 ch.send("RESULT " + responder.resultLine());

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The hot-path rule for perf's agents over RC (and SRD alike): once warm, a message — posting it,
+ * The hot-path rule for perf's agents over RC and SRC (and SRD alike): once warm, a message — posting it,
  * its packets through the transport and the simulated network, its completion, the reply or the
  * repost — allocates nothing (under a byte a message: a one-off growth is let pass). Both sides run in this thread, in virtual time, as on --link sim.
  */
@@ -29,7 +29,8 @@ class PerfAllocationTest {
     /** With counters, the dataplane copies the transport's counts into its counters file every 50 virtual µs: that copy allocates nothing either. */
     @ParameterizedTest
     @CsvSource({"lat,rc,send,12000,false", "bw,rc,send,12000,false", "lat,rc,write,12000,false", "bw,rc,write,12000,false",
-        "lat,rc,read,12000,false", "bw,rc,read,12000,false", "lat,srd,send,64,false", "lat,srd,send,64,true", "bw,rc,send,12000,true"})
+        "lat,rc,read,12000,false", "bw,rc,read,12000,false", "lat,srd,send,64,false", "lat,srd,send,64,true", "bw,rc,send,12000,true",
+        "lat,src,send,12000,false", "bw,src,write,12000,false"})
     void shouldNotAllocatePerMessageOnceWarm(String mode, String transport, String op, String size, boolean counters) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),

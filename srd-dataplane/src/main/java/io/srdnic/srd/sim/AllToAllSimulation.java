@@ -1,6 +1,8 @@
 package io.srdnic.srd.sim;
 
+import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.SimNetwork;
+import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 /**
  * {@code srdnic sim --all-to-all}: N simulated nodes with J jobs each, every job connected to every
@@ -59,6 +62,11 @@ public final class AllToAllSimulation {
 
     /** Runs {@code jobs} jobs on each of {@code links.hosts()} nodes over {@code transport}; {@code size} bytes per message (8..1024). */
     public static Report run(Scenario links, Transport transport, int jobs, int size, SrdConfig config) {
+        return run(links, transport, jobs, size, config, port -> port);
+    }
+
+    /** As {@link #run(Scenario, Transport, int, int, SrdConfig)}, each host's port seen through {@code wrap} (a capture, say). */
+    public static Report run(Scenario links, Transport transport, int jobs, int size, SrdConfig config, Function<SimPort, PacketIo> wrap) {
         int nodes = links.hosts();
         if (nodes < 2 || jobs < 1 || size < 8 || size > PATH_MTU) {
             throw new IllegalArgumentException("--all-to-all needs --nodes >= 2, --jobs >= 1 and --size 8.." + PATH_MTU);
@@ -76,7 +84,7 @@ public final class AllToAllSimulation {
             Cluster c = new Cluster(transport, nodes, jobs, size, arena);
             SplittableRandom seeds = new SplittableRandom(links.seed());
             for (int n = 0; n < nodes; n++) {
-                c.hosts[n] = new SrdTransport(network.addHost(SimHost.mac(n)), hostConfig.copy().localIp(SimHost.ip(n)), seeds.nextInt() | 1,
+                c.hosts[n] = new SrdTransport(wrap.apply(network.addHost(SimHost.mac(n))), hostConfig.copy().localIp(SimHost.ip(n)), seeds.nextInt() | 1,
                     seeds.nextLong());
             }
             try {

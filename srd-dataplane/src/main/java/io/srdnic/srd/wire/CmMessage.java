@@ -18,7 +18,7 @@ import java.nio.ByteOrder;
  *   |  (0 in a REQ)                 |  | port, as rdma_cm's)        |
  *   +-------+-----------------------+-------+-----------------------+
  *  20      21                      24      25                      28
- *   | 0     | QPN                   | 0     | starting PSN          |
+ *   | trans.| QPN                   | 0     | starting PSN          |
  *   +-------+-------+-------+-------+-------+-----------------------+
  *  28      29      30      31      32              34              40
  *   | resp. | init. |retry  | path  | 0             | sender's MAC  |
@@ -30,8 +30,9 @@ import java.nio.ByteOrder;
  *   +-------------------------------+---------------+---------------+
  *  48 private data, 0..the type's limit ({@link #privateDataLimit})
  * </pre>
- * QPN, PSN, resources, depth, retry counts and path MTU mean something in REQ and REP only (zero in
- * the others). The retry byte holds the retry count in its high nibble and the RNR retry count in
+ * Transport, QPN, PSN, resources, depth, retry counts and path MTU mean something in REQ and REP
+ * only (zero in the others). The transport is the QP type the sender connects: {@link #TRANSPORT_RC},
+ * or {@link #TRANSPORT_XRC} (an XRC_SEND requester, an XRC_RECV responder: SRC QPs). The retry byte holds the retry count in its high nibble and the RNR retry count in
  * its low one, each 0..7; the path MTU is IBTA's code (1 = 256 … 5 = 4096).
  */
 public final class CmMessage {
@@ -49,6 +50,11 @@ public final class CmMessage {
     /** Message receipt acknowledgement: "your REQ arrived, the application has not answered yet; wait longer". */
     public static final int MRA = 7;
 
+    /** The transport byte of a REQ/REP: RC QPs on both sides (IBTA's transport service type 0). */
+    public static final int TRANSPORT_RC = 0;
+    /** XRC: the requester's XRC_SEND QP connects to the responder's XRC_RECV QP (IBTA: service type 3, extended type XRC). */
+    public static final int TRANSPORT_XRC = 1;
+
     /** IBTA's private data sizes for the CM messages (REQ 92, REP 196, RTU 224, REJ 148, DREQ 220, DREP 224, MRA 222). */
     private static final int[] PRIVATE_DATA_LIMIT = {0, 92, 196, 224, 148, 220, 224, 222};
     /** The largest message: an RTU or DREP with all its private data. */
@@ -60,6 +66,7 @@ public final class CmMessage {
     public static final int LOCAL_COMM_ID_OFFSET = 4;
     public static final int REMOTE_COMM_ID_OFFSET = 8;
     public static final int SERVICE_ID_OFFSET = 12;
+    public static final int TRANSPORT_OFFSET = 20;
     public static final int QPN_OFFSET = 20;
     public static final int PSN_OFFSET = 24;
     public static final int RESPONDER_RESOURCES_OFFSET = 28;
@@ -125,7 +132,7 @@ public final class CmMessage {
      * or than its private data says (TRUNCATED), another version, a type not REQ..MRA, private
      * data over the type's limit or bytes past it (BAD_LENGTH), a reserved byte not zero, a zero
      * sender's communication id, a receiver's id in a REQ or none in another type, a retry count
-     * over 7, a path MTU code outside 1..5 in REQ/REP (OUT_OF_RANGE). Reads nothing past {@code length}.
+     * over 7, a path MTU code outside 1..5 or a transport other than RC or XRC in REQ/REP (OUT_OF_RANGE). Reads nothing past {@code length}.
      */
     public int parse(int length) {
         if (length < HEADER_LENGTH) {
@@ -149,11 +156,11 @@ public final class CmMessage {
         if (HEADER_LENGTH + privateLength != length) {
             return BAD_LENGTH;
         }
-        if (u8(QPN_OFFSET) != 0 || u8(PSN_OFFSET) != 0 || buffer.get(SHORT, base + MAC_OFFSET) != 0) {
+        if (u8(PSN_OFFSET) != 0 || buffer.get(SHORT, base + MAC_OFFSET) != 0) {
             return NONZERO_RESERVED;
         }
         boolean connecting = type == REQ || type == REP;
-        if (!connecting && (qpn() != 0 || startingPsn() != 0 || responderResources() != 0 || initiatorDepth() != 0
+        if (!connecting && (transport() != 0 || qpn() != 0 || startingPsn() != 0 || responderResources() != 0 || initiatorDepth() != 0
             || u8(RETRY_OFFSET) != 0 || u8(PATH_MTU_OFFSET) != 0)) {
             return NONZERO_RESERVED;
         }
@@ -166,7 +173,7 @@ public final class CmMessage {
         if (retryCount() > 7 || rnrRetryCount() > 7) {
             return OUT_OF_RANGE;
         }
-        if (connecting && (pathMtuCode() < 1 || pathMtuCode() > 5)) {
+        if (connecting && (pathMtuCode() < 1 || pathMtuCode() > 5 || transport() > TRANSPORT_XRC)) {
             return OUT_OF_RANGE;
         }
         return type;
@@ -211,6 +218,12 @@ public final class CmMessage {
         return this;
     }
 
+    /** REQ and REP: the QP type the sender connects, {@link #TRANSPORT_RC} or {@link #TRANSPORT_XRC} (after {@link #connection}). */
+    public CmMessage transport(int transport) {
+        buffer.set(ValueLayout.JAVA_BYTE, base + TRANSPORT_OFFSET, (byte) transport);
+        return this;
+    }
+
     public CmMessage rejectReason(int reason) {
         buffer.set(SHORT, base + REJECT_REASON_OFFSET, (short) reason);
         return this;
@@ -244,6 +257,10 @@ public final class CmMessage {
 
     public long serviceId() {
         return buffer.get(LONG, base + SERVICE_ID_OFFSET);
+    }
+
+    public int transport() {
+        return u8(TRANSPORT_OFFSET);
     }
 
     public int qpn() {

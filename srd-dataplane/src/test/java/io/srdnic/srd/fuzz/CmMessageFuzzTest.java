@@ -90,7 +90,7 @@ class CmMessageFuzzTest {
         if (48 + privateLength != b.length) {
             return CmMessage.BAD_LENGTH;
         }
-        if (b[20] != 0 || b[24] != 0 || b[32] != 0 || b[33] != 0) {
+        if (b[24] != 0 || b[32] != 0 || b[33] != 0) {
             return CmMessage.NONZERO_RESERVED;
         }
         boolean connecting = type == 1 || type == 2;
@@ -113,7 +113,7 @@ class CmMessageFuzzTest {
             return CmMessage.OUT_OF_RANGE;
         }
         int mtu = b[31] & 0xFF;
-        if (connecting && (mtu < 1 || mtu > 5)) {
+        if (connecting && (mtu < 1 || mtu > 5 || (b[20] & 0xFF) > 1)) {
             return CmMessage.OUT_OF_RANGE;
         }
         return type;
@@ -143,8 +143,9 @@ class CmMessageFuzzTest {
         int rnr = data.consumeInt(0, 7);
         int mtu = data.consumeInt(1, 5);
         int reason = data.consumeInt(1, 0xFFFF);
+        int transport = data.consumeInt(CmMessage.TRANSPORT_RC, CmMessage.TRANSPORT_XRC);
         if (type == CmMessage.REQ || type == CmMessage.REP) {
-            MESSAGE.connection(qpn, psn, resources, depth, retry, rnr, mtu);
+            MESSAGE.connection(qpn, psn, resources, depth, retry, rnr, mtu).transport(transport);
         }
         if (type == CmMessage.REJ) {
             MESSAGE.rejectReason(reason);
@@ -167,6 +168,7 @@ class CmMessageFuzzTest {
         assertEquals(connecting ? retry : 0, read.retryCount());
         assertEquals(connecting ? rnr : 0, read.rnrRetryCount());
         assertEquals(connecting ? mtu : 0, read.pathMtuCode());
+        assertEquals(connecting ? transport : 0, read.transport());
         assertEquals(type == CmMessage.REJ ? reason : 0, read.rejectReason());
     }
 }

@@ -34,6 +34,11 @@ class CmMessageTest {
         assertEquals(0x0A00_0001, m.ip());
         assertEquals(4791, m.udpPort());
         assertEquals(0x0106_1234L, m.serviceId());
+        assertEquals(CmMessage.TRANSPORT_RC, m.transport());
+        m.transport(CmMessage.TRANSPORT_XRC);
+        assertEquals(CmMessage.REQ, m.parse(length));
+        assertEquals(CmMessage.TRANSPORT_XRC, m.transport());
+        assertEquals(0xABCDEF, m.qpn(), "the transport byte is not part of the QPN");
     }
 
     @Test
@@ -51,8 +56,11 @@ class CmMessageTest {
         segment.set(ValueLayout.JAVA_BYTE, 1, (byte) 8);
         assertEquals(CmMessage.UNKNOWN_TYPE, m.parse(length));
         req(0);
-        segment.set(ValueLayout.JAVA_BYTE, 20, (byte) 1);
-        assertEquals(CmMessage.NONZERO_RESERVED, m.parse(length), "the byte above the QPN");
+        segment.set(ValueLayout.JAVA_BYTE, 24, (byte) 1);
+        assertEquals(CmMessage.NONZERO_RESERVED, m.parse(length), "the byte above the PSN");
+        req(0);
+        m.transport(2);
+        assertEquals(CmMessage.OUT_OF_RANGE, m.parse(length), "a transport neither RC nor XRC");
         req(0);
         m.rejectReason(3);
         assertEquals(CmMessage.NONZERO_RESERVED, m.parse(length), "a reason outside a REJ");
@@ -67,6 +75,8 @@ class CmMessageTest {
         length = m.write(CmMessage.DREQ, 5, 6, 1, 0);
         m.connection(1, 0, 0, 0, 0, 0, 0);
         assertEquals(CmMessage.NONZERO_RESERVED, m.parse(length), "a QPN in a DREQ");
+        m.connection(0, 0, 0, 0, 0, 0, 0).transport(CmMessage.TRANSPORT_XRC);
+        assertEquals(CmMessage.NONZERO_RESERVED, m.parse(length), "a transport in a DREQ");
         length = m.write(CmMessage.REJ, 5, 6, 1, 148);
         m.rejectReason(8);
         assertEquals(CmMessage.REJ, m.parse(length));

@@ -18,6 +18,7 @@ final class CmCounters {
     long unknownCommId;
     long noListener;
     long backlogFull;
+    long wrongTransport;
     long receiveErrors;
     long sendSlotsExhausted;
 
@@ -40,6 +41,7 @@ final class CmCounters {
         m.put("unknown_comm_id", unknownCommId);
         m.put("no_listener", noListener);
         m.put("backlog_full", backlogFull);
+        m.put("wrong_transport", wrongTransport);
         m.put("receive_errors", receiveErrors);
         m.put("send_slots_exhausted", sendSlotsExhausted);
         return m;

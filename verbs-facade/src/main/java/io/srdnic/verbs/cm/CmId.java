@@ -10,6 +10,7 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.XrcQpType;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -18,17 +19,23 @@ import java.lang.foreign.MemorySegment;
  * REJECTED or UNREACHABLE follows. Passive side: {@link #bind}, {@link #listen}; each request comes
  * as CONNECT_REQUEST with a new id to {@link #accept} or {@link #reject}. Either side
  * {@link #disconnect}s (DISCONNECTED, then TIMEWAIT_EXIT) and {@link #destroy}s. The CM drives the
- * id's RC QP: INIT when it is attached, RTR and RTS on accept or when the REP comes, ERROR at the
- * end. Misuse (a call in the wrong state, private data over its limit) throws a VerbsException that
+ * id's QP: INIT when it is attached, RTR and RTS on accept or when the REP comes, ERROR at the
+ * end. The QP is RC, or for an id made with an {@link XrcQpType} (port space {@link #PS_IB}, as
+ * rdma_cm connects XRC) an XRC_SEND QP on the active side and an XRC_RECV QP on the passive side;
+ * a request of the other type than the listener's is rejected ({@link RejectReason#INVALID_TRANSPORT_TYPE}). Misuse (a call in the wrong state, private data over its limit) throws a VerbsException that
  * says what to do; what the network does is reported as events.
  */
 public final class CmId {
     /** rdma_cm's port space for RC (RDMA_PS_TCP): service id = port space << 16 | port. */
     public static final int PS_TCP = 0x0106;
+    /** rdma_cm's port space for any connected QP type (RDMA_PS_IB), the one XRC connects in. */
+    public static final int PS_IB = 0x013F;
 
     final EventChannel channel;
     final ConnectionManager cm;
     final int portSpace;
+    /** The QP type connected: null for RC; XRC_SEND on an active XRC id, XRC_RECV on a listener's and its requests'. */
+    final XrcQpType xrcType;
     CmState state = CmState.IDLE;
     int localPort;
     long serviceId;
@@ -67,22 +74,41 @@ public final class CmId {
     private long deadline;
     private int retriesLeft;
 
-    private CmId(EventChannel channel, ConnectionManager cm, int portSpace, boolean passive) {
+    private CmId(EventChannel channel, ConnectionManager cm, int portSpace, XrcQpType xrcType, boolean passive) {
         this.channel = channel;
         this.cm = cm;
         this.portSpace = portSpace;
+        this.xrcType = xrcType;
         this.passive = passive;
         this.startingPsn = cm.newPsn();
     }
 
-    /** A new id on {@code context} reporting to {@code channel} (rdma_create_id), in port space {@link #PS_TCP}. */
+    /** A new id for RC QPs on {@code context} reporting to {@code channel} (rdma_create_id), in port space {@link #PS_TCP} or {@link #PS_IB}. */
     public static CmId create(EventChannel channel, Context context, int portSpace) {
-        if (portSpace != PS_TCP) {
-            throw new VerbsException("only RDMA_PS_TCP (0x0106, RC) is supported, was 0x" + Integer.toHexString(portSpace));
+        if (portSpace != PS_TCP && portSpace != PS_IB) {
+            throw new VerbsException("the port spaces are RDMA_PS_TCP (0x0106) and RDMA_PS_IB (0x013f), was 0x"
+                + Integer.toHexString(portSpace));
         }
+        return create(channel, context, portSpace, null);
+    }
+
+    /**
+     * A new id for one half of an XRC connection (rdma_create_id2 with IBV_QPT_XRC_SEND or
+     * IBV_QPT_XRC_RECV, in {@link #PS_IB}): XRC_SEND connects (its QP is an XRC_SEND QP), XRC_RECV
+     * listens, and each of its requests takes an XRC_RECV QP. The SRQ numbers the sender names are
+     * the application's to pass, in the private data (the CM connects QPs, not SRQs).
+     */
+    public static CmId create(EventChannel channel, Context context, XrcQpType type) {
+        if (type == null) {
+            throw new VerbsException("an XRC id is XRC_SEND or XRC_RECV; for RC use create(channel, context)");
+        }
+        return create(channel, context, PS_IB, type);
+    }
+
+    private static CmId create(EventChannel channel, Context context, int portSpace, XrcQpType type) {
         ConnectionManager cm = ConnectionManager.of(context);
         channel.use(cm);
-        CmId id = new CmId(channel, cm, portSpace, false);
+        CmId id = new CmId(channel, cm, portSpace, type, false);
         synchronized (cm) {
             cm.add(id);
         }
@@ -95,7 +121,7 @@ public final class CmId {
 
     /** The id of a request that came to {@code listener}: holds what the REQ in {@code m} says. */
     static CmId requested(CmId listener, CmMessage m, int commId, long now) {
-        CmId id = new CmId(listener.channel, listener.cm, listener.portSpace, true);
+        CmId id = new CmId(listener.channel, listener.cm, listener.portSpace, listener.xrcType, true);
         id.state = CmState.REQ_RCVD;
         id.listener = listener;
         listener.pendingRequests++;
@@ -139,6 +165,10 @@ public final class CmId {
     public void listen(int backlog) {
         synchronized (cm) {
             expect(CmState.BOUND, "listen (bind first)");
+            if (xrcType == XrcQpType.XRC_SEND) {
+                throw new VerbsException("an XRC_SEND id connects; the listener of an XRC connection is the XRC_RECV side "
+                    + "(CmId.create(channel, context, XrcQpType.XRC_RECV))");
+            }
             if (backlog < 1) {
                 throw new VerbsException("the backlog must be at least 1, was " + backlog);
             }
@@ -184,19 +214,25 @@ public final class CmId {
     /** Creates the id's RC QP (rdma_create_qp) in {@code pd}, in INIT so receives can be posted before the connection is up. */
     public QueuePair createQp(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
                               int maxSendSge, int maxInlineData) {
+        if (xrcType != null) {
+            throw new VerbsException("this id connects " + xrcType + " QPs: make one (createXrcSendQueuePair, "
+                + "XrcDomain.createRecvQueuePair) and attachQp it");
+        }
         QueuePair made = pd.createQueuePair(QpType.RC, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
         attachQp(made);
         return made;
     }
 
-    /** Attaches an RC QP the application made (in RESET or INIT): the CM drives it from now on. */
+    /** Attaches a QP of the id's type (RC, XRC_SEND or XRC_RECV) the application made (in RESET or INIT): the CM drives it from now on. */
     public void attachQp(QueuePair queuePair) {
         synchronized (cm) {
             if (qp != null) {
                 throw new VerbsException("the id has a QP already");
             }
-            if (queuePair.type() != QpType.RC) {
-                throw new VerbsException("the CM connects RC QPs, this one is " + queuePair.type());
+            String mine = xrcType == null ? "RC" : xrcType.name();
+            String theirs = queuePair.xrcType() != null ? queuePair.xrcType().name() : queuePair.type().name();
+            if (!mine.equals(theirs)) {
+                throw new VerbsException("this id connects " + mine + " QPs, this one is " + theirs);
             }
             if (queuePair.state() != QpState.RESET && queuePair.state() != QpState.INIT) {
                 throw new VerbsException("attach a QP in RESET or INIT, this one is in " + queuePair.state());
@@ -210,6 +246,9 @@ public final class CmId {
     public void connect(ConnParam p) {
         synchronized (cm) {
             expect(CmState.ROUTE_RESOLVED, "connect (resolveAddr and resolveRoute first)");
+            if (xrcType == XrcQpType.XRC_RECV) {
+                throw new VerbsException("an XRC_RECV id is the passive side: the peer's XRC_SEND id connects to it (listen instead)");
+            }
             checkQp();
             p.checkPrivateData(ConnParam.CONNECT_PRIVATE_DATA, "a connect request");
             keepPrivateData(p.privateData, p.privateDataLength);
@@ -343,6 +382,16 @@ public final class CmId {
         return qp;
     }
 
+    /** Whether the id came from a listener's CONNECT_REQUEST (the passive side of its connection). */
+    public boolean isPassive() {
+        return passive;
+    }
+
+    /** The XRC half this id connects (XRC_SEND, XRC_RECV), or null for RC. */
+    public XrcQpType xrcType() {
+        return xrcType;
+    }
+
     public int localPort() {
         return localPort;
     }
@@ -427,6 +476,13 @@ public final class CmId {
         if (state != CmState.REQ_SENT) {
             return;
         }
+        if (m.transport() != transport()) {
+            remoteCommId = m.localCommId();
+            remoteMac = m.mac();
+            remoteUdpPort = m.udpPort();
+            refuseReply(RejectReason.INVALID_TRANSPORT_TYPE); // an answer of the other QP type: neither QP can talk to the other
+            return;
+        }
         remoteCommId = m.localCommId();
         remoteMac = m.mac();
         remoteUdpPort = m.udpPort();
@@ -445,14 +501,7 @@ public final class CmId {
                 m.rnrRetryCount(), maxRdAtomic);
         } catch (VerbsException e) {
             // the application destroyed or moved the QP meanwhile: refuse, so the responder does not wait for an RTU
-            privateLength = 0;
-            sendReject(RejectReason.NO_QP);
-            QpBringUp.error(qp);
-            state = CmState.DONE;
-            deadline = 0;
-            CmEvent rejected = channel.obtain(CmEventType.REJECTED, this);
-            rejected.status = RejectReason.NO_QP;
-            channel.publish(rejected);
+            refuseReply(RejectReason.NO_QP);
             return;
         }
         initiatorDepth = maxRdAtomic;
@@ -461,6 +510,18 @@ public final class CmId {
         deadline = 0;
         send(CmMessage.RTU);
         report(CmEventType.ESTABLISHED, m);
+    }
+
+    /** Refuses the REP just taken with {@code reason}: the responder hears REJ, this side REJECTED; the QP goes to ERROR. */
+    private void refuseReply(int reason) {
+        privateLength = 0;
+        sendReject(reason);
+        QpBringUp.error(qp);
+        state = CmState.DONE;
+        deadline = 0;
+        CmEvent rejected = channel.obtain(CmEventType.REJECTED, this);
+        rejected.status = reason;
+        channel.publish(rejected);
     }
 
     void onDuplicateRequest() {
@@ -540,9 +601,10 @@ public final class CmId {
         }
         if (type == CmMessage.REQ) {
             cm.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, retryCount, rnrRetryCount,
-                CmMessage.mtuCode(pathMtu));
+                CmMessage.mtuCode(pathMtu)).transport(transport());
         } else if (type == CmMessage.REP) {
-            cm.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, 0, rnrRetryCount, CmMessage.mtuCode(pathMtu));
+            cm.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, 0, rnrRetryCount, CmMessage.mtuCode(pathMtu))
+                .transport(transport());
         }
         cm.finish(slot, type, length, remoteMac, remoteIp, remoteUdpPort);
     }
@@ -556,6 +618,11 @@ public final class CmId {
         cm.tx.sender(cm.context.mac(), cm.context.ip(), cm.context.udpPort()).rejectReason(reason).privateData(privateSegment, 0,
             privateLength);
         cm.finish(slot, CmMessage.REJ, length, remoteMac, remoteIp, remoteUdpPort);
+    }
+
+    /** The transport byte of this id's REQ or REP, and what it expects in the peer's. */
+    int transport() {
+        return xrcType == null ? CmMessage.TRANSPORT_RC : CmMessage.TRANSPORT_XRC;
     }
 
     private static boolean carriesPrivateData(int type) {

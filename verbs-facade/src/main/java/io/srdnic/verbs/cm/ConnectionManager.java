@@ -239,6 +239,11 @@ public final class ConnectionManager {
             answerStranger(CmMessage.REJ, RejectReason.NO_LISTENER);
             return;
         }
+        if (rx.transport() != listener.transport()) {
+            counters.wrongTransport++; // rdma_cm's cma_check_req_qp_type: the listener takes only its own QP type
+            answerStranger(CmMessage.REJ, RejectReason.INVALID_TRANSPORT_TYPE);
+            return;
+        }
         if (listener.pendingRequests >= listener.backlog) {
             counters.backlogFull++;
             answerStranger(CmMessage.REJ, RejectReason.NO_RESOURCES);

@@ -15,6 +15,11 @@ public final class RejectReason {
     public static final int INVALID_COMM_ID = 6;
     /** Nobody listens on the service id (IBTA: invalid service ID). */
     public static final int NO_LISTENER = 8;
+    /**
+     * The request's QP type is not the listener's (IBTA: invalid transport service type): an RC
+     * request to an XRC listener, an XRC request to an RC one, or a reply of the other type.
+     */
+    public static final int INVALID_TRANSPORT_TYPE = 9;
     /** A request for a connection the receiver holds in TIMEWAIT (a late duplicate). */
     public static final int STALE_CONNECTION = 10;
     /** The application rejected ({@link CmId#reject}), or destroyed the id before answering. */
@@ -30,6 +35,7 @@ public final class RejectReason {
             case TIMEOUT -> "timeout";
             case INVALID_COMM_ID -> "invalid communication id";
             case NO_LISTENER -> "no listener (invalid service id)";
+            case INVALID_TRANSPORT_TYPE -> "QP type mismatch (invalid transport service type)";
             case STALE_CONNECTION -> "stale connection";
             case CONSUMER_DEFINED -> "consumer defined";
             default -> "reason " + reason;
