@@ -89,27 +89,14 @@ final class Dataplane implements AutoCloseable {
         }
     }
 
-    /** One duty cycle at {@code now} (a simulator's virtual time): commands, posts, the transport, events. Returns the work done. */
+    /** One duty cycle at {@code now}: commands, posts, the transport, events. Returns the work done. */
     int runCycle(long now) {
         int work = takeCommandsAndPosts() + transport.doWork(now);
         forwardEvents();
-        countCycle(now, work);
-        return work;
-    }
-
-    /** One duty cycle on the real clock, which the transport reads only when the cycle needs it. */
-    private int runCycle() {
-        int work = takeCommandsAndPosts() + transport.doWork(clock);
-        forwardEvents();
-        // The time of the transport's last clock read: an idle cycle does not read it (see SrdTransport.doWork(LongSupplier)).
-        countCycle(transport.lastNow(), work);
-        return work;
-    }
-
-    private void countCycle(long now, int work) {
         if (counters != null) {
             counters.onCycle(now, work);
         }
+        return work;
     }
 
     /** DEDICATED: commands and posts come from other threads (INVOKER runs them in place). */
@@ -148,7 +135,7 @@ final class Dataplane implements AutoCloseable {
         if (mode == ThreadingMode.DEDICATED) {
             return 0;
         }
-        return world != null ? world.step() : runCycle();
+        return world != null ? world.step() : runCycle(clock.getAsLong());
     }
 
     /** Waits a little for the agent (DEDICATED) or makes progress itself (INVOKER). */
@@ -180,7 +167,7 @@ final class Dataplane implements AutoCloseable {
         }
         int idle = 0;
         while (running) {
-            if (runCycle() > 0) {
+            if (runCycle(clock.getAsLong()) > 0) {
                 idle = 0;
             } else if (busySpin || ++idle < 100) {
                 Thread.onSpinWait();

@@ -22,7 +22,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
 import java.util.function.IntConsumer;
-import java.util.function.LongSupplier;
 
 /**
  * The SRD transport of one device (one {@link PacketIo}): its QPs, address handles and SRD
@@ -53,8 +52,6 @@ public final class SrdTransport implements AutoCloseable {
     public static final int POST_INVALID = -5;
 
     private static final long HOUSEKEEPING_INTERVAL = 1_000_000;
-    /** An idle duty cycle on a real clock reads it (and runs the timers) once in this many. */
-    static final int IDLE_CYCLES_PER_CLOCK_READ = 8;
 
     /**
      * How long an acknowledged SRD READ may go without data before it completes REMOTE_UNRESPONSIVE:
@@ -101,8 +98,6 @@ public final class SrdTransport implements AutoCloseable {
     private int lastSrcDomain;
     private long lastNow;
     private boolean postedSinceSchedule;
-    /** Empty polls since the clock was last read (see {@link #doWork(LongSupplier)}). */
-    private int idleCycles;
     private long lastHousekeeping;
     /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
     private long lastDrained;
@@ -633,46 +628,6 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     /**
-     * One duty cycle on a real clock, read only when the cycle needs it. With nothing posted or owed,
-     * the cycle first looks at the RX queue, and an empty one ends it at once, without the clock
-     * (a read costs ~35 ns here, as much as the rest of an idle cycle) or the timers; every
-     * {@link #IDLE_CYCLES_PER_CLOCK_READ}th idle cycle is a whole one, so a timer is late by at
-     * most that many empty polls (well under a microsecond; the shortest RTO is 50 µs). Frames that
-     * arrive are stamped right after the burst that took them and handled as {@link #doWork(long)}
-     * handles them. A shorter idle cycle is a shorter wait between a frame's arrival and its
-     * handling: that is a round trip's latency on each side.
-     */
-    public int doWork(LongSupplier clock) {
-        if (idleCycles < IDLE_CYCLES_PER_CLOCK_READ - 1 && !hasPostedWork()) {
-            if (!rxBatch.isEmpty()) {
-                io.free(rxBatch);
-            }
-            int n = io.receive(rxBatch);
-            if (n == 0) {
-                idleCycles++;
-                return 0;
-            }
-            idleCycles = 0;
-            long now = clock.getAsLong();
-            lastNow = now;
-            int timed = timers(now);
-            if (timed > 0) {
-                tx.flush();
-            }
-            int work = timed + handleReceived(n, now);
-            tx.flush();
-            return work;
-        }
-        idleCycles = 0;
-        return doWork(clock.getAsLong());
-    }
-
-    /** The time the last cycle was run at: the clock's last reading (an idle cycle may not have taken one). */
-    public long lastNow() {
-        return lastNow;
-    }
-
-    /**
      * The send half of a duty cycle: what was posted leaves now, then the ACKs owed. For the layer
      * above to call when it will not run a whole cycle (its completion queue still has entries) but
      * the application has posted. Returns the work done.
@@ -866,11 +821,7 @@ public final class SrdTransport implements AutoCloseable {
         if (!rxBatch.isEmpty()) {
             io.free(rxBatch);
         }
-        return handleReceived(io.receive(rxBatch), now);
-    }
-
-    /** Handles the {@code n} frames the last receive burst put in {@code rxBatch}, received at {@code now}. */
-    private int handleReceived(int n, long now) {
+        int n = io.receive(rxBatch);
         if (n < rxBatch.capacity()) {
             lastDrained = now;
         }
