@@ -23,7 +23,7 @@ public final class MemoryBlockDevice implements BlockDevice {
     private final AtomicReferenceArray<byte[]> pages;
 
     public MemoryBlockDevice(long size, boolean readOnly) {
-        long count = (size + PAGE - 1) / PAGE;
+        long count = size / PAGE + (size % PAGE != 0 ? 1 : 0); // (size + PAGE - 1) would overflow near 2^63
         if (size < 0 || count > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("memory device size out of range: " + size);
         }
