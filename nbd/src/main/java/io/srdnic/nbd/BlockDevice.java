@@ -13,7 +13,8 @@ import java.nio.ByteBuffer;
  * every remaining byte of {@code dst}, {@code write} writes every remaining byte of {@code src};
  * either may move the buffer's position. The server has already checked that every range lies
  * inside {@link #size()}, that lengths are positive and that writes are not sent to a read-only
- * device: a device need not check again.
+ * device: a device need not check again. An operation that throws must not have called, nor call
+ * later, its {@code done}: the server answers the request with EIO itself.
  */
 public interface BlockDevice extends AutoCloseable {
 

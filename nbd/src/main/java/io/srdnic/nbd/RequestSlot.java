@@ -23,6 +23,8 @@ final class RequestSlot implements IoCompletion {
     int length;
     /** The buffer this request's data is in: the slot's own or the connection's large one. */
     DataBuffer data;
+    /** Whether {@link #data} is the connection's large buffer, to be given back on completion. */
+    boolean borrowsLarge;
     /** Grown on demand up to {@link Transmission#SLOT_BUFFER_MAX}. */
     DataBuffer own;
 

@@ -15,6 +15,7 @@ import java.util.concurrent.Semaphore;
  * buffer (grown up to the maximum payload), one such request at a time.
  */
 final class Transmission {
+    private static final System.Logger LOG = System.getLogger(Transmission.class.getName());
     static final int SLOTS = 64;
     static final int SLOT_BUFFER_MAX = 256 << 10;
     private static final int SLOT_BUFFER_MIN = 4096;
@@ -83,17 +84,28 @@ final class Transmission {
 
     private void start(RequestSlot slot, int flags, long offset, int length) throws IOException, InterruptedException {
         boolean fua = (flags & Nbd.CMD_FLAG_FUA) != 0;
-        switch (slot.type) {
-            case Nbd.CMD_READ -> device.read(offset, attach(slot, length), slot);
-            case Nbd.CMD_WRITE -> {
-                ByteBuffer data = attach(slot, length);
-                in.readFully(data);
-                device.write(offset, data.flip(), fua, slot);
+        ByteBuffer data = null;
+        if (slot.type == Nbd.CMD_READ || slot.type == Nbd.CMD_WRITE) {
+            data = attach(slot, length);
+        }
+        if (slot.type == Nbd.CMD_WRITE) {
+            in.readFully(data);
+            data.flip();
+        }
+        try {
+            switch (slot.type) {
+                case Nbd.CMD_READ -> device.read(offset, data, slot);
+                case Nbd.CMD_WRITE -> device.write(offset, data, fua, slot);
+                case Nbd.CMD_FLUSH -> device.flush(slot);
+                case Nbd.CMD_TRIM -> device.trim(offset, length, fua, slot);
+                case Nbd.CMD_WRITE_ZEROES -> device.writeZeroes(offset, length, fua, (flags & Nbd.CMD_FLAG_NO_HOLE) == 0, slot);
+                default -> throw new IllegalStateException("unchecked command " + slot.type);
             }
-            case Nbd.CMD_FLUSH -> device.flush(slot);
-            case Nbd.CMD_TRIM -> device.trim(offset, length, fua, slot);
-            case Nbd.CMD_WRITE_ZEROES -> device.writeZeroes(offset, length, fua, (flags & Nbd.CMD_FLAG_NO_HOLE) == 0, slot);
-            default -> throw new IllegalStateException("unchecked command " + slot.type);
+        } catch (RuntimeException e) {
+            // A device that throws has not completed the request (BlockDevice's contract): answer it
+            // here, or the connection would wait for it forever when it ends.
+            LOG.log(System.Logger.Level.WARNING, "nbd: device failed a request by throwing", e);
+            finish(slot, Errno.EIO);
         }
     }
 
@@ -105,6 +117,7 @@ final class Transmission {
                 large = new RequestSlot.DataBuffer(grown(length, maxPayload));
             }
             slot.data = large;
+            slot.borrowsLarge = true;
         } else {
             if (slot.own == null || slot.own.capacity() < length) {
                 slot.own = new RequestSlot.DataBuffer(grown(length, SLOT_BUFFER_MAX));
@@ -124,7 +137,8 @@ final class Transmission {
         if (!out.broken()) {
             out.write(error == 0 && slot.type == Nbd.CMD_READ ? readReply(slot) : statusReply(slot, error));
         }
-        if (slot.data != null && slot.data == large) {
+        if (slot.borrowsLarge) {
+            slot.borrowsLarge = false;
             largeInUse.release();
         }
         slot.data = null;

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 class InFlightTest {
 
     /** Holds every operation until the test completes it; reads fill the buffer with the offset's low byte. */
-    static final class HeldDevice implements BlockDevice {
+    static class HeldDevice implements BlockDevice {
         record Held(long offset, ByteBuffer buffer, IoCompletion done) {
         }
 
@@ -145,6 +145,47 @@ class InFlightTest {
             for (int i = 1; i < n; i++) {
                 assertEquals(0, c.reply(0).error());
             }
+        }
+    }
+
+    @Test
+    void shouldPassTheLargeBufferFromOneBigRequestToTheNextWhenAnotherThreadCompletes() throws Exception {
+        HeldDevice device = new HeldDevice();
+        try (TestServer server = new TestServer(new Export("held", device)); RawClient c = server.client()) {
+            c.go("held", false);
+            int big = Transmission.SLOT_BUFFER_MAX + 1;
+            c.request(0, Nbd.CMD_READ, 1, 0, big, null);
+            c.request(0, Nbd.CMD_READ, 2, 0, big, null);
+            HeldDevice.Held first = device.next();
+            assertTrue(device.held.poll(300, TimeUnit.MILLISECONDS) == null, "one large request at a time");
+            Thread completer = Thread.ofPlatform().start(() -> first.done().complete(0)); // blocks writing until we read
+            assertEquals(1, c.reply(big).handle());
+            completer.join();
+            HeldDevice.Held second = device.next();
+            assertTrue(second != null, "the second starts once the first gave the buffer back");
+            completer = Thread.ofPlatform().start(() -> second.done().complete(0));
+            assertEquals(2, c.reply(big).handle());
+            completer.join();
+        }
+    }
+
+    @Test
+    void shouldAnswerEioWhenTheDeviceThrowsAndCarryOn() throws Exception {
+        HeldDevice device = new HeldDevice() {
+            @Override
+            public void trim(long offset, long length, boolean fua, IoCompletion done) {
+                throw new IllegalStateException("a broken device");
+            }
+        };
+        try (TestServer server = new TestServer(new Export("held", device)); RawClient c = server.client()) {
+            c.go("held", false);
+            c.request(0, Nbd.CMD_TRIM, 1, 0, 512, null);
+            assertEquals(Errno.EIO, c.reply(0).error());
+            c.request(0, Nbd.CMD_FLUSH, 2, 0, 0, null);
+            device.next().done().complete(0);
+            assertEquals(2, c.reply(0).handle());
+            c.request(0, Nbd.CMD_DISC, 3, 0, 0, null);
+            assertTrue(c.closedByServer(), "and it closes on DISC: no request is left waiting");
         }
     }
 }
