@@ -53,12 +53,12 @@ public final class NbdServer implements AutoCloseable {
                 throw new IOException(unix.getPath() + " already exists (another server, or a stale socket: remove it)");
             }
             listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            listener.bind(unix);
+            bind(listener, unix);
             socketFiles.add(unix.getPath());
         } else if (address instanceof InetSocketAddress) {
             listener = ServerSocketChannel.open();
             listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            listener.bind(address);
+            bind(listener, address);
         } else {
             throw new IllegalArgumentException("not a unix or TCP address: " + address);
         }
@@ -66,6 +66,15 @@ public final class NbdServer implements AutoCloseable {
         Thread acceptor = Thread.ofPlatform().daemon().name("nbd-accept-" + listeners.size()).start(() -> accept(listener));
         acceptors.add(acceptor);
         return listener.getLocalAddress();
+    }
+
+    private static void bind(ServerSocketChannel listener, SocketAddress address) throws IOException {
+        try {
+            listener.bind(address);
+        } catch (IOException e) {
+            closeQuietly(listener);
+            throw e;
+        }
     }
 
     private void accept(ServerSocketChannel listener) {

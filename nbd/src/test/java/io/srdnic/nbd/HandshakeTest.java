@@ -272,6 +272,14 @@ class HandshakeTest {
     }
 
     @Test
+    void shouldHangUpOnAnOverlongExportName() throws IOException {
+        try (RawClient c = server.client()) {
+            c.option(Nbd.OPT_EXPORT_NAME, new byte[Nbd.MAX_OPTION_LENGTH + 1]);
+            assertTrue(c.closedByServer());
+        }
+    }
+
+    @Test
     void shouldCloseQuietlyWhenTheClientLeavesMidHandshake() throws IOException, InterruptedException {
         try (RawClient c = server.client()) {
             c.out.writeLong(Nbd.IHAVEOPT);
