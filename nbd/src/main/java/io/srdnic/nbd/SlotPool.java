@@ -28,12 +28,26 @@ final class SlotPool {
             while (count == 0) {
                 changed.await();
             }
-            RequestSlot slot = free[--count];
-            free[count] = null;
-            return slot;
+            return pop();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** A free slot, or null if every slot is in flight. */
+    RequestSlot tryTake() {
+        lock.lock();
+        try {
+            return count == 0 ? null : pop();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private RequestSlot pop() {
+        RequestSlot slot = free[--count];
+        free[count] = null;
+        return slot;
     }
 
     void give(RequestSlot slot) {

@@ -13,11 +13,18 @@ import java.util.concurrent.Semaphore;
  * <p>Buffers: each slot owns a direct buffer grown to the largest request up to
  * {@link #SLOT_BUFFER_MAX} it has carried; a larger request borrows the connection's one large
  * buffer (grown up to the maximum payload), one such request at a time.
+ *
+ * <p>Replies to requests the device completes on the reader's own thread (the local devices) are
+ * held back while more requests are already buffered, and go out together in one gathering write
+ * before the reader would block: a burst of requests costs one read and one write call, not one
+ * write per reply. Replies completed on other threads go out at once.
  */
 final class Transmission {
     private static final System.Logger LOG = System.getLogger(Transmission.class.getName());
     static final int SLOTS = 64;
     static final int SLOT_BUFFER_MAX = 256 << 10;
+    /** Replies held back at most before they are written together. */
+    private static final int BATCH = 32;
     private static final int SLOT_BUFFER_MIN = 4096;
 
     private final WireReader in;
@@ -29,6 +36,10 @@ final class Transmission {
     private final SlotPool slots;
     private final Semaphore largeInUse = new Semaphore(1);
     private RequestSlot.DataBuffer large;
+    private final ByteBuffer[] batch = new ByteBuffer[BATCH];
+    private final RequestSlot[] batchSlots = new RequestSlot[BATCH];
+    private int batched;
+    private Thread reader;
 
     Transmission(WireReader in, WireWriter out, Session session) {
         this.in = in;
@@ -45,15 +56,23 @@ final class Transmission {
      * in flight has been answered. Throws ProtocolViolation on a request without the magic.
      */
     void run() throws IOException, InterruptedException {
+        reader = Thread.currentThread();
         try {
             serve();
         } finally {
+            flush();
             slots.awaitAllFree();
         }
     }
 
     private void serve() throws IOException, InterruptedException {
-        while (in.fill(Nbd.REQUEST_LENGTH)) {
+        while (true) {
+            if (in.buffered() < Nbd.REQUEST_LENGTH) {
+                flush(); // about to wait for the client: it must have every answer it can have first
+            }
+            if (!in.fill(Nbd.REQUEST_LENGTH)) {
+                return;
+            }
             if (in.getInt() != Nbd.REQUEST_MAGIC) {
                 throw new ProtocolViolation("request without NBD_REQUEST_MAGIC");
             }
@@ -65,7 +84,7 @@ final class Transmission {
             if (type == Nbd.CMD_DISC) {
                 return;
             }
-            RequestSlot slot = slots.take();
+            RequestSlot slot = takeSlot();
             slot.handle = handle;
             slot.type = type;
             slot.offset = offset;
@@ -73,6 +92,7 @@ final class Transmission {
             int error = RequestCheck.check(type, flags, offset, length, size, maxPayload, device.readOnly(), session.structuredReplies());
             if (error != 0) {
                 if (type == Nbd.CMD_WRITE) {
+                    flushUnlessBuffered(length);
                     in.skip(length); // the payload follows the header whether we take it or not
                 }
                 finish(slot, error);
@@ -89,6 +109,7 @@ final class Transmission {
             data = attach(slot, length);
         }
         if (slot.type == Nbd.CMD_WRITE) {
+            flushUnlessBuffered(length);
             in.readFully(data);
             data.flip();
         }
@@ -112,6 +133,7 @@ final class Transmission {
     /** Gives the slot a buffer for {@code length} bytes, growing or borrowing one as needed. */
     private ByteBuffer attach(RequestSlot slot, int length) throws InterruptedException {
         if (length > SLOT_BUFFER_MAX) {
+            flush(); // the large buffer may be in a held-back reply
             largeInUse.acquire();
             if (large == null || large.capacity() < length) {
                 large = new RequestSlot.DataBuffer(grown(length, maxPayload));
@@ -132,11 +154,62 @@ final class Transmission {
         return Math.max(length, Math.min(size, cap));
     }
 
-    /** Answers a request (from whichever thread completed it) and frees its slot. */
-    void finish(RequestSlot slot, int error) {
-        if (!out.broken()) {
-            out.write(error == 0 && slot.type == Nbd.CMD_READ ? readReply(slot) : statusReply(slot, error));
+    private RequestSlot takeSlot() throws InterruptedException {
+        RequestSlot slot = slots.tryTake();
+        if (slot == null) {
+            flush(); // held-back replies hold slots
+            slot = slots.take();
         }
+        return slot;
+    }
+
+    private void flushUnlessBuffered(long length) {
+        if (in.buffered() < length) {
+            flush();
+        }
+    }
+
+    /**
+     * Answers a request and frees its slot; on the reader's thread the answer is held back until
+     * the next {@link #flush}.
+     */
+    void finish(RequestSlot slot, int error) {
+        ByteBuffer reply = error == 0 && slot.type == Nbd.CMD_READ ? readReply(slot) : statusReply(slot, error);
+        if (Thread.currentThread() == reader) {
+            batch[batched] = reply;
+            batchSlots[batched++] = slot;
+            if (batched == BATCH) {
+                flush();
+            }
+            return;
+        }
+        if (!out.broken()) {
+            out.write(reply);
+        }
+        release(slot);
+    }
+
+    /** Writes the held-back replies together and frees their slots. */
+    private void flush() {
+        if (batched == 0) {
+            return;
+        }
+        if (!out.broken()) {
+            if (batched == 1) {
+                out.write(batch[0]); // the common case at queue depth 1: write, not writev
+            } else {
+                out.write(batch, batched);
+            }
+        }
+        for (int i = 0; i < batched; i++) {
+            batch[i] = null;
+            release(batchSlots[i]);
+            batchSlots[i] = null;
+        }
+        batched = 0;
+    }
+
+    private void release(RequestSlot slot) {
         if (slot.borrowsLarge) {
             slot.borrowsLarge = false;
             largeInUse.release();

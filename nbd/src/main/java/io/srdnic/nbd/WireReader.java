@@ -51,6 +51,11 @@ final class WireReader {
         }
     }
 
+    /** Bytes already read from the channel and not yet consumed. */
+    int buffered() {
+        return buffer.remaining();
+    }
+
     int getInt() {
         return buffer.getInt();
     }

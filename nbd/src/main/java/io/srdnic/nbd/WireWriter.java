@@ -2,6 +2,7 @@ package io.srdnic.nbd;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -25,6 +26,33 @@ final class WireWriter {
         try {
             while (!broken && message.hasRemaining()) {
                 channel.write(message);
+            }
+        } catch (IOException e) {
+            broken = true;
+        } finally {
+            lock.unlock();
+        }
+        return !broken;
+    }
+
+    /** Writes the first {@code count} messages, with one gathering write where the channel has one. */
+    boolean write(ByteBuffer[] messages, int count) {
+        lock.lock();
+        try {
+            if (channel instanceof GatheringByteChannel gathering) {
+                int first = 0;
+                while (!broken && first < count) {
+                    gathering.write(messages, first, count - first);
+                    while (first < count && !messages[first].hasRemaining()) {
+                        first++;
+                    }
+                }
+            } else {
+                for (int i = 0; i < count && !broken; i++) {
+                    while (messages[i].hasRemaining()) {
+                        channel.write(messages[i]);
+                    }
+                }
             }
         } catch (IOException e) {
             broken = true;

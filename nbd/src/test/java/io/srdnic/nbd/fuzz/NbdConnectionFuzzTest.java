@@ -29,6 +29,7 @@ import java.util.List;
  * <ul>
  * <li>any bytes, raw or after a valid handshake: no exception escapes and the connection ends
  * (closed) when the bytes do;</li>
+ * <li>either way, through a channel that may read and write only a few bytes per call;</li>
  * <li>a client that follows the protocol with fuzzed options (some malformed) and fuzzed requests
  * (types, flags, offsets and lengths around the edges of a small export): every option gets its
  * replies, every request but DISC exactly one reply, in order (the memory device completes at once),
@@ -44,15 +45,17 @@ class NbdConnectionFuzzTest {
     void answersLikeTheSpec(FuzzedDataProvider data) {
         long size = SIZES[data.consumeInt(0, SIZES.length - 1)];
         int mode = data.consumeInt(0, 3);
+        int maxRead = data.consumeBoolean() ? Integer.MAX_VALUE : data.consumeInt(1, 5000);
+        int maxWrite = data.consumeBoolean() ? Integer.MAX_VALUE : data.consumeInt(1, 5000);
         if (mode == 0) {
-            survives(size, data.consumeRemainingAsBytes());
+            serve(size, data.consumeRemainingAsBytes(), maxRead, maxWrite);
         } else if (mode == 1) {
             Client c = new Client();
             c.handshake(false, "rw");
             c.raw(data.consumeRemainingAsBytes());
-            survives(size, c.bytes());
+            serve(size, c.bytes(), maxRead, maxWrite);
         } else {
-            conversation(size, data);
+            conversation(size, data, maxRead, maxWrite);
         }
     }
 
@@ -61,22 +64,18 @@ class NbdConnectionFuzzTest {
             new Export("ro", new MemoryBlockDevice(size, true))));
     }
 
-    private static MemoryChannel serve(long size, byte[] input) {
-        MemoryChannel channel = new MemoryChannel(input);
+    private static MemoryChannel serve(long size, byte[] input, int maxRead, int maxWrite) {
+        MemoryChannel channel = new MemoryChannel(input, maxRead, maxWrite);
         new NbdConnection(channel, exports(size)).run();
         assertFalse(channel.isOpen(), "the connection is closed when the client's bytes end");
         return channel;
-    }
-
-    private static void survives(long size, byte[] input) {
-        serve(size, input);
     }
 
     /** One request as sent, and what the reference expects of it. */
     record Sent(int type, int flags, long handle, long offset, long length, int error, byte[] expected) {
     }
 
-    private static void conversation(long size, FuzzedDataProvider data) {
+    private static void conversation(long size, FuzzedDataProvider data, int maxRead, int maxWrite) {
         boolean readOnly = data.consumeBoolean();
         Client c = new Client();
         List<Integer> options = new ArrayList<>();
@@ -133,7 +132,7 @@ class NbdConnectionFuzzTest {
             c.request(flags, type, 0x1000 + i, offset, length, payload);
             sent.add(new Sent(type, flags, 0x1000 + i, offset, length, error, expected));
         }
-        ByteBuffer out = serve(size, c.bytes()).output();
+        ByteBuffer out = serve(size, c.bytes(), maxRead, maxWrite).output();
         Replies replies = new Replies(out);
         replies.handshake(options, readOnly, structured, size);
         for (Sent s : sent) {
