@@ -1,0 +1,69 @@
+package io.srdnic.cli.nbd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code srdnic nbd} in a process of its own, from the packaged jar, as a user runs it: started,
+ * waited for until it prints {@code ready}, stopped with SIGTERM (and checked to have exited and
+ * removed its socket).
+ */
+final class NbdServerProcess implements AutoCloseable {
+    final Process process;
+    final Path socket;
+
+    private NbdServerProcess(Process process, Path socket) {
+        this.process = process;
+        this.socket = socket;
+    }
+
+    /** Starts the server with these arguments after "nbd" and waits for "ready". */
+    static NbdServerProcess start(Path socket, Path stderr, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java",
+            "--enable-native-access=ALL-UNNAMED", "-jar", System.getProperty("srdnic.jar"), "nbd"));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
+        BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        assertEquals("ready", line, () -> "first line of stdout; stderr: " + read(stderr));
+        return new NbdServerProcess(p, socket);
+    }
+
+    /** The libnbd / qemu URI of an export on the unix socket. */
+    String uri(String export) {
+        return "nbd+unix:///" + export + "?socket=" + socket;
+    }
+
+    static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    /** SIGTERM; the process must exit within 20 s and leave no socket file. */
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy(); // SIGTERM
+        boolean exited = process.waitFor(20, TimeUnit.SECONDS);
+        if (!exited) {
+            process.destroyForcibly();
+        }
+        assertTrue(exited, "srdnic nbd should exit on SIGTERM");
+        if (socket != null) {
+            assertFalse(Files.exists(socket), "the socket file is removed on exit");
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.srdnic.nbd;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Listens on unix sockets and TCP addresses and runs one {@link NbdConnection} per client, each on
+ * a thread of its own (blocking reads: the fewest hand-offs between the socket and the device).
+ * Any number of clients, on any of the exports.
+ */
+public final class NbdServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(NbdServer.class.getName());
+    /** How long close() lets clients finish what they sent before hanging up on them. */
+    private static final long DRAIN_MILLIS = 5_000;
+
+    private final Exports exports;
+    private final List<ServerSocketChannel> listeners = new ArrayList<>();
+    private final List<Path> socketFiles = new ArrayList<>();
+    private final List<Thread> acceptors = new ArrayList<>();
+    private final Map<SocketChannel, Thread> clients = new ConcurrentHashMap<>();
+    private final AtomicInteger connectionCount = new AtomicInteger();
+    private volatile boolean closing;
+
+    public NbdServer(Exports exports) {
+        this.exports = exports;
+    }
+
+    /**
+     * Starts accepting clients on a unix socket path (which must not exist yet) or a TCP address,
+     * and returns the address bound (with the port chosen, for port 0). Clients can connect when
+     * this returns.
+     */
+    public synchronized SocketAddress listen(SocketAddress address) throws IOException {
+        ServerSocketChannel listener;
+        if (address instanceof UnixDomainSocketAddress unix) {
+            if (Files.exists(unix.getPath(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException(unix.getPath() + " already exists (another server, or a stale socket: remove it)");
+            }
+            listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            bind(listener, unix);
+            socketFiles.add(unix.getPath());
+        } else if (address instanceof InetSocketAddress) {
+            listener = ServerSocketChannel.open();
+            listener.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            bind(listener, address);
+        } else {
+            throw new IllegalArgumentException("not a unix or TCP address: " + address);
+        }
+        listeners.add(listener);
+        Thread acceptor = Thread.ofPlatform().daemon().name("nbd-accept-" + listeners.size()).start(() -> accept(listener));
+        acceptors.add(acceptor);
+        return listener.getLocalAddress();
+    }
+
+    private static void bind(ServerSocketChannel listener, SocketAddress address) throws IOException {
+        try {
+            listener.bind(address);
+        } catch (IOException e) {
+            closeQuietly(listener);
+            throw e;
+        }
+    }
+
+    private void accept(ServerSocketChannel listener) {
+        while (!closing) {
+            SocketChannel client;
+            try {
+                client = listener.accept();
+            } catch (AsynchronousCloseException e) {
+                return;
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "nbd: accept failed: {0}", e.toString());
+                return;
+            }
+            try {
+                if (client.getRemoteAddress() instanceof InetSocketAddress) {
+                    client.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                }
+            } catch (IOException e) {
+                LOG.log(Level.DEBUG, "nbd: socket option: {0}", e.toString());
+            }
+            NbdConnection connection = new NbdConnection(client, exports);
+            Thread thread = Thread.ofPlatform().daemon().name("nbd-conn-" + connectionCount.incrementAndGet()).unstarted(() -> {
+                try {
+                    connection.run();
+                } finally {
+                    clients.remove(client);
+                }
+            });
+            clients.put(client, thread);
+            if (closing) {
+                closeQuietly(client);
+            }
+            thread.start();
+        }
+    }
+
+    /** Clients connected now. */
+    public int clientCount() {
+        return clients.size();
+    }
+
+    /**
+     * Stops accepting, ends every client's input so that what it already sent is answered (for a
+     * few seconds at most), hangs up, and removes the unix socket files. Does not close the exports.
+     */
+    @Override
+    public synchronized void close() {
+        closing = true;
+        for (ServerSocketChannel listener : listeners) {
+            closeQuietly(listener);
+        }
+        for (Path p : socketFiles) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "nbd: could not remove {0}: {1}", p, e.toString());
+            }
+        }
+        for (SocketChannel c : clients.keySet()) {
+            try {
+                c.shutdownInput();
+            } catch (IOException e) {
+                closeQuietly(c);
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(DRAIN_MILLIS);
+        for (Thread t : List.copyOf(clients.values())) {
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        for (SocketChannel c : clients.keySet()) {
+            closeQuietly(c);
+        }
+        for (Thread t : acceptors) {
+            try {
+                t.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void closeQuietly(java.nio.channels.Channel c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            LOG.log(Level.DEBUG, "nbd: close: {0}", e.toString());
+        }
+    }
+}
