@@ -13,6 +13,30 @@ public final class ContextConfig {
     int ip = 0x0A00_0001;
     long epochSeed = System.nanoTime();
     final SrdConfig srd = new SrdConfig();
+    int attachedPort;
+    long attachedPoolBytes = 64L << 20;
+    long attachedRingBytes = 16L << 20;
+
+    /** Attached devices: which of the dataplane's ports (0, the default: its first {@code --port}). */
+    public ContextConfig attachedPort(int port) {
+        this.attachedPort = port;
+        return this;
+    }
+
+    /**
+     * Attached devices: the shared pool memory regions are carved from (default 64 MiB). The
+     * dataplane can reach only this memory, so every MR of the context comes from it.
+     */
+    public ContextConfig attachedPoolBytes(long bytes) {
+        this.attachedPoolBytes = bytes;
+        return this;
+    }
+
+    /** Attached devices: the shared area the SQ, RQ and CQ rings are carved from (default 16 MiB; a 1024-deep SQ takes 256 KiB). */
+    public ContextConfig attachedRingBytes(long bytes) {
+        this.attachedRingBytes = bytes;
+        return this;
+    }
 
     public ContextConfig mode(ThreadingMode m) {
         this.mode = m;
