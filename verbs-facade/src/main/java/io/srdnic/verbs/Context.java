@@ -169,12 +169,8 @@ public final class Context implements AutoCloseable {
     void idle(int spins) {
         if (dataplane != null) {
             dataplane.idle(spins);
-        } else if (spins < 100) {
-            Thread.onSpinWait();
-        } else if (spins < 200) {
-            Thread.yield();
         } else {
-            java.util.concurrent.locks.LockSupport.parkNanos(1_000);
+            Backoff.idle(spins, false, 1_000);
         }
     }
 
