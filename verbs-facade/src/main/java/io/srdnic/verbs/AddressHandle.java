@@ -44,10 +44,14 @@ public final class AddressHandle {
             throw new VerbsException("address handle already destroyed");
         }
         destroyed = true;
-        pd.context.dataplane.call(() -> {
-            pd.context.dataplane.transport.destroyAddressHandle(id);
-            return null;
-        });
+        if (pd.context.session != null) {
+            pd.context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.AH, id));
+        } else {
+            pd.context.dataplane.call(() -> {
+                pd.context.dataplane.transport.destroyAddressHandle(id);
+                return null;
+            });
+        }
         pd.ahs.decrementAndGet();
     }
 }

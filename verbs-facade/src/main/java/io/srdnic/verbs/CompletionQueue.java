@@ -1,6 +1,13 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.verbs.attach.CompletionRecord;
+import io.srdnic.verbs.attach.ShmRing;
+import io.srdnic.verbs.attach.control.CreateCqRequest;
+import io.srdnic.verbs.attach.control.DestroyRequest;
+import io.srdnic.verbs.attach.control.HandleReply;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -10,13 +17,28 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.CompletionSink {
     final Context context;
+    /** The transport's completion queue; null when attached. */
     final io.srdnic.srd.api.CompletionQueue ring;
+    /** Attached: the dataplane's number for this CQ and its completion ring in the shared file; else 0 and null. */
+    final int handle;
+    private final ShmRing shared;
     private WorkCompletion[] target;
     private int filled;
+    private boolean destroyed;
 
     CompletionQueue(Context context, int depth) {
         this.context = context;
-        this.ring = new io.srdnic.srd.api.CompletionQueue(depth);
+        if (context.session != null) {
+            HandleReply r = context.session.request(new CreateCqRequest(depth));
+            this.ring = null;
+            this.handle = r.handle();
+            this.shared = new ShmRing(context.session.rings.asSlice(r.firstRing(), ShmRing.bytes(r.firstCapacity(), CompletionRecord.BYTES)),
+                r.firstCapacity(), CompletionRecord.BYTES);
+        } else {
+            this.ring = new io.srdnic.srd.api.CompletionQueue(depth);
+            this.handle = 0;
+            this.shared = null;
+        }
     }
 
     /** Polls up to {@code out.length} completions into {@code out}; returns how many. */
@@ -25,6 +47,9 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
     }
 
     public int poll(WorkCompletion[] out, int max) {
+        if (shared != null) {
+            return pollShared(out, Math.min(max, out.length));
+        }
         if (ring.size() == 0) {
             context.dataplane.progress();
         } else {
@@ -35,6 +60,50 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
         ring.poll(this, Math.min(max, out.length));
         target = null;
         return filled;
+    }
+
+    /** Attached: completions from the ring the dataplane fills; no syscall, nothing allocated. */
+    private int pollShared(WorkCompletion[] out, int max) {
+        int n = shared.available();
+        if (n == ShmRing.CORRUPT) {
+            throw new VerbsException("this CQ's ring in shared memory was overwritten: the context is broken");
+        }
+        if (n == 0) {
+            context.session.checkAlive();
+            return 0;
+        }
+        n = Math.min(n, max);
+        MemorySegment s = shared.segment();
+        for (int i = 0; i < n; i++) {
+            long at = shared.peek(i);
+            WorkCompletion wc = out[i];
+            wc.wrId = s.get(ValueLayout.JAVA_LONG, at + CompletionRecord.WR_ID);
+            wc.status = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.STATUS);
+            wc.opcode = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.OPCODE);
+            wc.byteLength = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.BYTE_LENGTH);
+            wc.hasImmediate = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.HAS_IMMEDIATE) != 0;
+            wc.immediate = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.IMMEDIATE);
+            wc.qpNum = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.QPN);
+            wc.sourceQpn = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.SOURCE_QPN);
+            wc.sourceIp = s.get(ValueLayout.JAVA_INT, at + CompletionRecord.SOURCE_IP);
+        }
+        shared.release(n);
+        return n;
+    }
+
+    /**
+     * Destroys the CQ (ibv_destroy_cq): destroy the QPs that complete into it first. Its
+     * completions still queued are dropped.
+     */
+    public synchronized void destroy() {
+        if (destroyed) {
+            throw new VerbsException("completion queue already destroyed");
+        }
+        destroyed = true;
+        if (context.session != null) {
+            context.session.request(new DestroyRequest(DestroyRequest.CQ, handle));
+        }
+        context.cqDestroyed();
     }
 
     /**
@@ -49,7 +118,7 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
             if (n > 0 || context.now() - deadline >= 0) {
                 return n;
             }
-            context.dataplane.idle(spins++);
+            context.idle(spins++);
         }
     }
 
@@ -71,9 +140,9 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
         }
     }
 
-    /** Completions lost because the queue was full when they came (a CQ overrun). */
+    /** Completions lost because the queue was full when they came (a CQ overrun; attached: never, the dataplane holds them back). */
     public long overruns() {
-        return ring.overruns();
+        return ring == null ? 0 : ring.overruns();
     }
 
     /** Makes an array of reusable completions to poll into. */

@@ -25,7 +25,10 @@ public final class Context implements AutoCloseable {
     static final int MAX_INLINE = 256;
 
     final Device device;
+    /** The embedded dataplane; null when attached. */
     final Dataplane dataplane;
+    /** The link to a {@code srdnic dataplane} process when the device is attached; else null. */
+    final AttachedSession session;
     private final int mtu;
     private final SplittableRandom keys;
     private volatile MemoryRegion[] regions = new MemoryRegion[64];
@@ -38,9 +41,21 @@ public final class Context implements AutoCloseable {
     private int srqs;
     private boolean closed;
     private final java.util.List<Runnable> closeHooks = new java.util.ArrayList<>();
+    /** Memory of {@link ProtectionDomain#allocateRegion} on an embedded context: freed with the context. */
+    private java.lang.foreign.Arena arena;
 
     private Context(Device device, ContextConfig config) {
         this.device = device;
+        if (device.attachDir != null) {
+            this.session = AttachedSession.open(device.attachDir, config.attachedPort, config.attachedPoolBytes, config.attachedRingBytes);
+            this.dataplane = null;
+            this.keys = null;
+            this.mtu = session.info.attributes()[7];
+            this.qpIndexMask = 0;
+            this.qpsByNumber = new QueuePair[1];
+            return;
+        }
+        this.session = null;
         SrdConfig srd = config.srd.copy().localIp(device.simIp != 0 ? device.simIp : config.ip).maxQps(MAX_QP);
         SplittableRandom r = new SplittableRandom(config.epochSeed);
         int epoch = SrdTransport.newEpoch(); // later than any earlier start's: peers tell a restart from a stale packet
@@ -64,6 +79,11 @@ public final class Context implements AutoCloseable {
 
     /** The device's capabilities, honestly. */
     public DeviceAttributes queryDevice() {
+        if (session != null) {
+            int[] a = session.info.attributes();
+            return new DeviceAttributes(session.info.deviceName(), a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10] != 0,
+                a[11] != 0, a[12] != 0, a[13], a[14], a[15], a[16], a[17]);
+        }
         return new DeviceAttributes(device.name, MAX_QP, MAX_CQ, MAX_MR, MAX_AH, MAX_QP_WR, MAX_SGE, MAX_INLINE, mtu, mtu,
             dataplane.transport.maxRdmaSize(), true, true, true, MAX_SRQ, MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE,
             DeviceAttributes.ATOMIC_GLOB, io.srdnic.srd.transport.QpAttributes.RD_ATOMIC_LIMIT);
@@ -75,20 +95,32 @@ public final class Context implements AutoCloseable {
 
     /** This device's IPv4 address and MAC, for the peer's address handle. */
     public int ip() {
+        if (session != null) {
+            return session.info.ip();
+        }
         return dataplane.transport.localIp();
     }
 
     public long mac() {
+        if (session != null) {
+            return session.info.mac();
+        }
         return dataplane.transport.localMac();
     }
 
     /** The SRD UDP port this device listens on. */
     public int udpPort() {
+        if (session != null) {
+            return session.info.udpPort();
+        }
         return dataplane.transport.config().udpPort();
     }
 
     public ProtectionDomain allocPd() {
         checkOpen();
+        if (session != null) {
+            return new ProtectionDomain(this, session.request(new io.srdnic.verbs.attach.control.AllocPdRequest()).handle());
+        }
         return new ProtectionDomain(this, ++pdCount);
     }
 
@@ -98,6 +130,7 @@ public final class Context implements AutoCloseable {
      */
     public XrcDomain openXrcDomain() {
         checkOpen();
+        notAttached("XRC domains");
         return new XrcDomain(this);
     }
 
@@ -114,6 +147,9 @@ public final class Context implements AutoCloseable {
 
     /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED, SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode. */
     public AsyncEventQueue.AsyncEvent pollAsyncEvent() {
+        if (session != null) {
+            return session.pollEvent();
+        }
         dataplane.progress();
         return dataplane.pollEvent();
     }
@@ -124,18 +160,34 @@ public final class Context implements AutoCloseable {
         int spins = 0;
         AsyncEventQueue.AsyncEvent e;
         while ((e = pollAsyncEvent()) == null && now() - deadline < 0) {
-            dataplane.idle(spins++);
+            idle(spins++);
         }
         return e;
     }
 
+    /** Waits a little for the dataplane (DEDICATED, attached) or makes progress itself (INVOKER). */
+    void idle(int spins) {
+        if (dataplane != null) {
+            dataplane.idle(spins);
+        } else {
+            Backoff.idle(spins, false, 1_000);
+        }
+    }
+
     /** Runs one duty cycle (INVOKER mode; DEDICATED runs by itself). Returns the work done. */
     public int progress() {
+        if (session != null) {
+            session.checkAlive(); // the dataplane process runs the duty cycle
+            return 0;
+        }
         return dataplane.progress();
     }
 
     /** A snapshot of the transport's counters (packets, retransmits, drops by reason, ...). */
     public Map<String, Long> counters() {
+        if (session != null) {
+            return Map.of(); // the dataplane's own counters are its to show (srdnic stat)
+        }
         return dataplane.call(() -> dataplane.transport.counters().snapshot());
     }
 
@@ -146,6 +198,9 @@ public final class Context implements AutoCloseable {
 
     /** Per-context and per-path lines (RTT, window, losses), as {@code srdnic perf --stats} prints them. */
     public java.util.List<String> contextReport() {
+        if (session != null) {
+            return java.util.List.of();
+        }
         return dataplane.call(dataplane.transport::contextReport);
     }
 
@@ -156,7 +211,7 @@ public final class Context implements AutoCloseable {
 
     /** How the dataplane runs: INVOKER when the application's calls drive it (always on a simulator). */
     public ThreadingMode threadingMode() {
-        return dataplane.mode;
+        return session != null ? ThreadingMode.DEDICATED : dataplane.mode;
     }
 
     /** Whether the context was closed (its device is gone for everything made on it). */
@@ -173,7 +228,8 @@ public final class Context implements AutoCloseable {
         int index;
         // The transport's key (index << 8 | a random tag, so a stale or made-up key is caught) is
         // the lkey and the rkey: its responder checks every RDMA request against the same table.
-        int key = dataplane.call(() -> dataplane.transport.regions().register(segment, pd.id, access));
+        int key = session != null ? registerAttached(pd, segment, access)
+            : dataplane.call(() -> dataplane.transport.regions().register(segment, pd.id, access));
         index = key >>> 8;
         if (index >= table.length) {
             table = java.util.Arrays.copyOf(table, Math.max(table.length * 2, index + 1));
@@ -184,16 +240,34 @@ public final class Context implements AutoCloseable {
         return table[index];
     }
 
+    /**
+     * Attached: the dataplane registers the same bytes of its own mapping of the pool, which is all
+     * it can reach of this process's memory (it sends from and receives into the region without a
+     * copy into its own address space: at most one copy, between the region and an mbuf).
+     */
+    private int registerAttached(ProtectionDomain pd, MemorySegment segment, int access) {
+        long at = session.poolOffset(segment, 0, segment.byteSize());
+        if (at < 0) {
+            throw new VerbsException("an attached context registers only memory of its shared pool, which the dataplane process"
+                + " maps too: allocate it with ProtectionDomain.allocateRegion");
+        }
+        return session.request(new io.srdnic.verbs.attach.control.RegisterMrRequest(pd.id, at, segment.byteSize(), access)).handle();
+    }
+
     synchronized void deregister(MemoryRegion mr) {
         if (mr.deregistered) {
             throw new VerbsException("memory region already deregistered");
         }
         mr.deregistered = true;
         // At once for the responder: the next packet naming the rkey is refused, in-flight requests included.
-        dataplane.call(() -> {
-            dataplane.transport.regions().deregister(mr.lkey);
-            return null;
-        });
+        if (session != null) {
+            session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.MR, mr.lkey));
+        } else {
+            dataplane.call(() -> {
+                dataplane.transport.regions().deregister(mr.lkey);
+                return null;
+            });
+        }
         MemoryRegion[] table = regions.clone();
         table[mr.lkey >>> 8] = null;
         regions = table;
@@ -209,12 +283,18 @@ public final class Context implements AutoCloseable {
     }
 
     synchronized void registerQp(QueuePair qp) {
+        if (session != null) {
+            return; // the dataplane counts receives itself
+        }
         QueuePair[] table = qpsByNumber.clone();
         table[qp.qpNum() & qpIndexMask] = qp;
         qpsByNumber = table;
     }
 
     synchronized void unregisterQp(QueuePair qp) {
+        if (session != null) {
+            return;
+        }
         QueuePair[] table = qpsByNumber.clone();
         if (table[qp.qpNum() & qpIndexMask] == qp) {
             table[qp.qpNum() & qpIndexMask] = null;
@@ -242,10 +322,36 @@ public final class Context implements AutoCloseable {
         }
     }
 
+    synchronized java.lang.foreign.Arena arena() {
+        if (arena == null) {
+            arena = java.lang.foreign.Arena.ofShared();
+        }
+        return arena;
+    }
+
+    synchronized void cqDestroyed() {
+        cqs--;
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new VerbsException("context is closed");
         }
+        if (session != null) {
+            session.checkAlive();
+        }
+    }
+
+    /** Throws for what an attached context does not serve (yet): {@code what} names it. */
+    void notAttached(String what) {
+        if (session != null) {
+            throw new VerbsException(what + " are not served on an attached context yet (docs/dataplane.md): open the device embedded");
+        }
+    }
+
+    /** Whether this context runs in a {@code srdnic dataplane} process (attached) rather than in this JVM. */
+    public boolean isAttached() {
+        return session != null;
     }
 
     /**
@@ -265,8 +371,15 @@ public final class Context implements AutoCloseable {
             for (Runnable hook : closeHooks) {
                 hook.run();
             }
+            if (session != null) {
+                session.close();
+                return;
+            }
             dataplane.close();
             device.closeOwned();
+            if (arena != null) {
+                arena.close();
+            }
         }
     }
 }

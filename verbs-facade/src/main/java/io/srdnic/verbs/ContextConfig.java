@@ -17,6 +17,9 @@ public final class ContextConfig {
     Path countersDir = defaultCountersDir();
     long countersIntervalNanos = 10_000_000;
     int countersCapacity = 16384;
+    int attachedPort;
+    long attachedPoolBytes = 64L << 20;
+    long attachedRingBytes = 16L << 20;
 
     /**
      * The directory named by the system property {@code srdnic.counters.dir}, else by the
@@ -55,6 +58,27 @@ public final class ContextConfig {
     /** How many counters the file holds (default 16384: about 90 per remote device with 16 paths, 4 per QP); more are left out and counted. */
     public ContextConfig countersCapacity(int capacity) {
         this.countersCapacity = capacity;
+        return this;
+    }
+
+    /** Attached devices: which of the dataplane's ports (0, the default: its first {@code --port}). */
+    public ContextConfig attachedPort(int port) {
+        this.attachedPort = port;
+        return this;
+    }
+
+    /**
+     * Attached devices: the shared pool memory regions are carved from (default 64 MiB). The
+     * dataplane can reach only this memory, so every MR of the context comes from it.
+     */
+    public ContextConfig attachedPoolBytes(long bytes) {
+        this.attachedPoolBytes = bytes;
+        return this;
+    }
+
+    /** Attached devices: the shared area the SQ, RQ and CQ rings are carved from (default 16 MiB; a 1024-deep SQ takes 256 KiB). */
+    public ContextConfig attachedRingBytes(long bytes) {
+        this.attachedRingBytes = bytes;
         return this;
     }
 

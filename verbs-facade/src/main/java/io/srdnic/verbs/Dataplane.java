@@ -142,12 +142,8 @@ final class Dataplane implements AutoCloseable {
     void idle(int spins) {
         if (mode == ThreadingMode.INVOKER) {
             progress();
-        } else if (spins < 100) {
-            Thread.onSpinWait();
-        } else if (spins < 200) {
-            Thread.yield();
         } else {
-            LockSupport.parkNanos(1_000);
+            Backoff.idle(spins, false, 1_000);
         }
     }
 
@@ -169,12 +165,8 @@ final class Dataplane implements AutoCloseable {
         while (running) {
             if (runCycle(clock.getAsLong()) > 0) {
                 idle = 0;
-            } else if (busySpin || ++idle < 100) {
-                Thread.onSpinWait();
-            } else if (idle < 200) {
-                Thread.yield();
             } else {
-                LockSupport.parkNanos(10_000);
+                Backoff.idle(++idle, busySpin, 10_000);
             }
         }
         transport.close(); // on its own thread: its arena is confined to it

@@ -7,6 +7,7 @@ import io.srdnic.pmd.EthPort;
 import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.PortConfig;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
@@ -23,9 +24,16 @@ public final class Device {
     final SimWorld world;
     /** The IPv4 address a simulated host has; 0 for DPDK devices, which take ContextConfig's. */
     final int simIp;
+    /** Attached devices: the dataplane's directory (its control socket); null for embedded ones. */
+    final Path attachDir;
     private final AutoCloseable[] owned;
 
     private Device(String name, PacketIo io, LongSupplier clock, SimWorld world, int simIp, AutoCloseable... owned) {
+        this(name, io, clock, world, simIp, null, owned);
+    }
+
+    private Device(String name, PacketIo io, LongSupplier clock, SimWorld world, int simIp, Path attachDir, AutoCloseable... owned) {
+        this.attachDir = attachDir;
         this.name = name;
         this.simIp = simIp;
         this.io = io;
@@ -71,6 +79,31 @@ public final class Device {
     /** A new host on a simulated network; every context on one world is driven together, in virtual time. */
     public static Device sim(SimWorld world) {
         return world.newDevice();
+    }
+
+    /**
+     * A device served by the {@code srdnic dataplane} process whose directory is {@code dir} (its
+     * control socket {@code dir/control.sock}): contexts opened on it run in that process, reached
+     * through the control socket and shared-memory rings; the verbs API is the same, except that
+     * memory regions must come from the context's shared pool ({@link ProtectionDomain#allocateRegion}).
+     * Nothing is connected until {@link Context#open}.
+     */
+    public static Device attached(Path dir) {
+        return new Device("attached:" + dir, null, System::nanoTime, null, 0, dir);
+    }
+
+    /** {@link #attached(Path)} in $SRDNIC_DIR, else {@link #DEFAULT_DIR}. */
+    public static Device attached() {
+        String env = System.getenv("SRDNIC_DIR");
+        return attached(env != null && !env.isEmpty() ? Path.of(env) : DEFAULT_DIR);
+    }
+
+    /** Where {@code srdnic dataplane} keeps its control socket and PID file unless told otherwise. */
+    public static final Path DEFAULT_DIR = Path.of("/run/srdnic");
+
+    /** Whether contexts on this device run in a {@code srdnic dataplane} process rather than in this JVM. */
+    public boolean isAttached() {
+        return attachDir != null;
     }
 
     static Device simHost(String name, PacketIo io, SimWorld world, int ip) {

@@ -31,17 +31,33 @@ public final class ProtectionDomain {
         return mr;
     }
 
+    /**
+     * {@code size} bytes of memory, registered with {@link Access} flags: from the shared pool on an
+     * attached context (the only memory the dataplane process can reach), else from an arena that
+     * lives as long as the context. What an application that runs both ways should allocate its buffers with.
+     */
+    public MemoryRegion allocateRegion(long size, int access) {
+        checkAlive();
+        if (size <= 0) {
+            throw new VerbsException("a region needs at least one byte, asked " + size);
+        }
+        MemorySegment segment = context.session != null ? context.session.allocate(size) : context.arena().allocate(size, 64);
+        return registerMemory(segment, access);
+    }
+
     /** An address handle for a remote device (its MAC, IPv4 address and SRD UDP port). */
     public AddressHandle createAddressHandle(long mac, int ip, int udpPort) {
         checkAlive();
-        int id = context.dataplane.call(() -> context.dataplane.transport.createAddressHandle(mac, ip, udpPort));
+        int id = context.session != null
+            ? context.session.request(new io.srdnic.verbs.attach.control.CreateAhRequest(this.id, mac, ip, udpPort)).handle()
+            : context.dataplane.call(() -> context.dataplane.transport.createAddressHandle(mac, ip, udpPort));
         ahs.incrementAndGet();
         return new AddressHandle(this, id, mac, ip, udpPort);
     }
 
     /** An address handle on the context's default SRD UDP port. */
     public AddressHandle createAddressHandle(long mac, int ip) {
-        return createAddressHandle(mac, ip, context.dataplane.transport.config().udpPort());
+        return createAddressHandle(mac, ip, context.udpPort());
     }
 
     /** Creates a QP in RESET. */
@@ -75,6 +91,7 @@ public final class ProtectionDomain {
      */
     public QueuePair createManagementQueuePair(CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr) {
         checkAlive();
+        context.notAttached("management QPs (the connection manager)");
         QueuePair qp;
         try {
             qp = new QueuePair(this, QpType.UD, sendCq, recvCq, null, maxSendWr, maxRecvWr, 1, 0, true);
@@ -93,6 +110,7 @@ public final class ProtectionDomain {
      * attributes it never uses).
      */
     public QueuePair createXrcSendQueuePair(CompletionQueue sendCq, int maxSendWr, int maxSendSge, int maxInlineData) {
+        context.notAttached("XRC QPs");
         checkQueuePair(maxSendWr, 1, maxSendSge, maxInlineData);
         QueuePair qp = new QueuePair(this, XrcQpType.XRC_SEND, null, sendCq, maxSendWr, maxSendSge, maxInlineData);
         qps.incrementAndGet();
@@ -153,6 +171,7 @@ public final class ProtectionDomain {
 
     private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, java.util.function.Supplier<SharedReceiveQueue> create) {
         checkAlive();
+        context.notAttached("shared receive queues");
         DeviceAttributes caps = context.queryDevice();
         if (maxWr < 1 || maxWr > caps.maxSrqWr()) {
             throw new VerbsException("an SRQ's max_wr must be 1.." + caps.maxSrqWr() + ", asked " + maxWr);
@@ -193,6 +212,9 @@ public final class ProtectionDomain {
         if (mrs.get() + ahs.get() + qps.get() + srqs.get() > 0) {
             throw new VerbsException("protection domain still has " + qps.get() + " QP(s), " + srqs.get() + " SRQ(s), " + mrs.get()
                 + " MR(s), " + ahs.get() + " AH(s): destroy them first");
+        }
+        if (context.session != null && !destroyed) {
+            context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.PD, id));
         }
         destroyed = true;
     }

@@ -7,6 +7,9 @@ import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.verbs.attach.RecvRecord;
+import io.srdnic.verbs.attach.SendRecord;
+import io.srdnic.verbs.attach.ShmRing;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -31,7 +34,10 @@ public final class QueuePair {
 
     final ProtectionDomain pd;
     final Context context;
+    /** The transport's QP; null when attached. */
     final SrdQp qp;
+    /** Attached: the QP's rings in the shared file; else null. */
+    final AttachedQp attached;
     final QpType type;
     final CompletionQueue sendCq;
     final CompletionQueue recvCq;
@@ -90,11 +96,28 @@ public final class QueuePair {
         this.maxInlineData = maxInlineData;
         this.freeStaging = new int[maxSendWr];
         this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
+        if (context.session != null) {
+            this.qp = null;
+            this.attached = createAttached();
+            return;
+        }
+        this.attached = null;
         this.qp = context.dataplane.call(() -> management
             ? context.dataplane.transport.createManagementQp(pd.id, maxSendWr, maxRecvWr, sendCq.ring, recvCq.ring)
             : create(xrcd));
         qp.onSendRelease(this::released);
         context.registerQp(this);
+    }
+
+    /** Attached: asks the dataplane for the QP and finds its rings in the shared file. */
+    private AttachedQp createAttached() {
+        AttachedSession s = context.session;
+        io.srdnic.verbs.attach.control.HandleReply r = s.request(new io.srdnic.verbs.attach.control.CreateQpRequest(pd.id, type.ordinal(),
+            sendCq.handle, recvCq.handle, maxSendWr, maxRecvWr, maxSendSge, maxInlineData));
+        return new AttachedQp(s, r.handle(),
+            new ShmRing(s.rings.asSlice(r.firstRing(), ShmRing.bytes(r.firstCapacity(), SendRecord.BYTES)), r.firstCapacity(), SendRecord.BYTES),
+            new ShmRing(s.rings.asSlice(r.secondRing(), ShmRing.bytes(r.secondCapacity(), RecvRecord.BYTES)), r.secondCapacity(),
+                RecvRecord.BYTES));
     }
 
     /** On the dataplane thread: the transport's QP for this one. */
@@ -118,7 +141,7 @@ public final class QueuePair {
     }
 
     public int qpNum() {
-        return qp.qpn();
+        return attached != null ? attached.qpn : qp.qpn();
     }
 
     public QpType type() {
@@ -135,6 +158,10 @@ public final class QueuePair {
 
     /** Moves the QP to {@code next}; {@code qkey} is taken on the move to INIT. Illegal moves throw. */
     public void modify(QpState next, int qkey) {
+        if (attached != null) {
+            applyAttached(io.srdnic.verbs.attach.control.ModifyQpRequest.simple(qpNum(), next, qkey));
+            return;
+        }
         apply(() -> qp.modify(next, qkey));
     }
 
@@ -147,7 +174,16 @@ public final class QueuePair {
      */
     public void modify(QpAttributes attributes) {
         QpAttributes complete = xrcType == null ? attributes : XrcTransitions.complete(xrcType, state, attributes);
+        if (attached != null) {
+            applyAttached(io.srdnic.verbs.attach.control.ModifyQpRequest.of(qpNum(), complete));
+            return;
+        }
         apply(() -> qp.modify(complete));
+    }
+
+    private void applyAttached(io.srdnic.verbs.attach.control.ModifyQpRequest request) {
+        checkAlive();
+        state = io.srdnic.verbs.attach.control.ModifyQpRequest.state(context.session.request(request).state());
     }
 
     private void apply(Runnable modify) {
@@ -176,12 +212,14 @@ public final class QueuePair {
      */
     public QpAttributes query() {
         checkAlive();
+        context.notAttached("QP queries");
         return context.dataplane.call(() -> qp.query(new QpAttributes()));
     }
 
     /** The QP's RNR retry count (0..7; SRD's default 0: no retries, as the seed says). */
     public void rnrRetry(int retries) {
         checkAlive();
+        context.notAttached("RNR retry changes outside modify");
         context.dataplane.call(() -> {
             qp.rnrRetry(retries);
             return null;
@@ -208,6 +246,12 @@ public final class QueuePair {
         }
         if (!connected && ah.pd != pd) {
             throw new VerbsException("the address handle belongs to another protection domain than the QP");
+        }
+        if (attached != null) {
+            if ((wr.flags & SendWr.INLINE) != 0 && wr.totalLength() > maxInlineData) {
+                throw new VerbsException("inline send of " + wr.totalLength() + " bytes exceeds the QP's max_inline_data " + maxInlineData);
+            }
+            return attached.postSend(wr, connected ? 0 : ah.id); // the dataplane runs the checks below on its side
         }
         if (sendsOutstanding.get() >= maxSendWr) {
             return ENOMEM;
@@ -346,6 +390,9 @@ public final class QueuePair {
         }
         Sge s = wr.sge;
         pd.checkReceiveBuffer(s);
+        if (attached != null) {
+            return attached.postRecv(wr);
+        }
         if (receivesPosted.get() >= maxRecvWr) {
             return ENOMEM;
         }
@@ -366,6 +413,13 @@ public final class QueuePair {
     public void destroy() {
         checkAlive();
         destroyed = true;
+        if (attached != null) {
+            context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.QP,
+                qpNum()));
+            pd.qps.decrementAndGet();
+            stagingArena.close();
+            return;
+        }
         context.dataplane.call(() -> {
             qp.destroy();
             if (ownDomain != null) {

@@ -27,6 +27,11 @@ public final class AsyncEventQueue {
      * it may now be modified, or moved back to RTS. Raised once per such move. {@code qpn} names it.
      */
     public static final int SQ_DRAINED = 5;
+    /**
+     * The device is gone (IBV_EVENT_DEVICE_FATAL): an attached context's dataplane process died or
+     * dropped the context. Every later call on the context fails; reopen it once the dataplane is back.
+     */
+    public static final int DEVICE_FATAL = 6;
 
     /**
      * One event: its type, the address handle concerned (REMOTE_UNRESPONSIVE: the one the oldest
@@ -41,6 +46,7 @@ public final class AsyncEventQueue {
                 case QP_FATAL -> "QP_FATAL";
                 case SRQ_LIMIT_REACHED -> "SRQ_LIMIT_REACHED";
                 case SQ_DRAINED -> "SQ_DRAINED";
+                case DEVICE_FATAL -> "DEVICE_FATAL";
                 default -> "event" + type;
             };
         }

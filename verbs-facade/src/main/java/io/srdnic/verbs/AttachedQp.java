@@ -1,0 +1,85 @@
+package io.srdnic.verbs;
+
+import io.srdnic.verbs.attach.RecvRecord;
+import io.srdnic.verbs.attach.SendRecord;
+import io.srdnic.verbs.attach.ShmRing;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * An attached QP's posting side: work requests become records in the QP's send and receive rings
+ * in the shared file, published with a release store; the dataplane polls the rings in its duty
+ * cycle. No syscall and no allocation per work request. An SGE is written as an offset in the
+ * pool; one outside the pool is written as -1, which the dataplane completes with
+ * LOCAL_PROTECTION_ERROR, as it would a wrong lkey.
+ */
+final class AttachedQp {
+    final int qpn;
+    private final AttachedSession session;
+    private final ShmRing sq;
+    private final ShmRing rq;
+
+    AttachedQp(AttachedSession session, int qpn, ShmRing sq, ShmRing rq) {
+        this.session = session;
+        this.qpn = qpn;
+        this.sq = sq;
+        this.rq = rq;
+    }
+
+    /** 0, or ENOMEM when the send ring is full. */
+    int postSend(SendWr wr, int ah) {
+        long at = claim(sq);
+        if (at < 0) {
+            return QueuePair.ENOMEM;
+        }
+        MemorySegment s = sq.segment();
+        s.set(ValueLayout.JAVA_LONG, at + SendRecord.WR_ID, wr.wrId);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.OPCODE, wr.opcode);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.FLAGS, wr.flags);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.AH, ah);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.DEST_QPN, wr.remoteQpn);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.DEST_QKEY, wr.remoteQkey);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.IMMEDIATE, wr.immediate);
+        s.set(ValueLayout.JAVA_LONG, at + SendRecord.REMOTE_ADDRESS, wr.remoteAddress);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.RKEY, wr.rkey);
+        s.set(ValueLayout.JAVA_LONG, at + SendRecord.COMPARE_ADD, wr.compareAdd);
+        s.set(ValueLayout.JAVA_LONG, at + SendRecord.SWAP, wr.swap);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.REMOTE_SRQN, wr.remoteSrqn);
+        int n = Math.min(wr.numSge, SendRecord.MAX_SGE);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.NUM_SGE, wr.numSge);
+        for (int i = 0; i < n; i++) {
+            Sge g = wr.sges[i];
+            long e = at + SendRecord.SGES + (long) i * SendRecord.SGE_BYTES;
+            s.set(ValueLayout.JAVA_LONG, e + SendRecord.SGE_OFFSET, g.segment == null ? -1 : session.poolOffset(g.segment, g.offset, g.length));
+            s.set(ValueLayout.JAVA_INT, e + SendRecord.SGE_LENGTH, g.length);
+            s.set(ValueLayout.JAVA_INT, e + SendRecord.SGE_LKEY, g.lkey);
+        }
+        sq.publish();
+        return 0;
+    }
+
+    /** 0, or ENOMEM when the receive ring is full. */
+    int postRecv(RecvWr wr) {
+        long at = claim(rq);
+        if (at < 0) {
+            return QueuePair.ENOMEM;
+        }
+        MemorySegment s = rq.segment();
+        Sge g = wr.sge;
+        s.set(ValueLayout.JAVA_LONG, at + RecvRecord.WR_ID, wr.wrId);
+        s.set(ValueLayout.JAVA_LONG, at + RecvRecord.OFFSET, g.segment == null ? -1 : session.poolOffset(g.segment, g.offset, g.length));
+        s.set(ValueLayout.JAVA_INT, at + RecvRecord.LENGTH, g.length);
+        s.set(ValueLayout.JAVA_INT, at + RecvRecord.LKEY, g.lkey);
+        rq.publish();
+        return 0;
+    }
+
+    private long claim(ShmRing ring) {
+        session.checkAlive();
+        long at = ring.claim();
+        if (at == ShmRing.CORRUPT) {
+            throw new VerbsException("QP " + qpn + "'s ring in shared memory was overwritten: the context is broken");
+        }
+        return at;
+    }
+}

@@ -1,0 +1,271 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.verbs.attach.AttachServer;
+import io.srdnic.verbs.attach.SharedLayout;
+import io.srdnic.verbs.attach.control.AsyncEventMessage;
+import io.srdnic.verbs.attach.control.CloseRequest;
+import io.srdnic.verbs.attach.control.ControlCodec;
+import io.srdnic.verbs.attach.control.ControlMessage;
+import io.srdnic.verbs.attach.control.ErrorReply;
+import io.srdnic.verbs.attach.control.HandleReply;
+import io.srdnic.verbs.attach.control.OpenReply;
+import io.srdnic.verbs.attach.control.OpenRequest;
+import io.srdnic.verbs.attach.control.ProtocolException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * An attached context's link to its {@code srdnic dataplane}: the control socket (requests answered
+ * in order, one at a time; a reader thread takes replies and the dataplane's async events) and the
+ * shared file mapped here (rings and the pool MRs are carved from). When the socket closes under it
+ * the dataplane is gone: a DEVICE_FATAL event is queued and every later call throws.
+ */
+final class AttachedSession implements AutoCloseable {
+    private static final long CALL_TIMEOUT_SECONDS = 30;
+
+    final Path dir;
+    final OpenReply info;
+    final MemorySegment pool;
+    final MemorySegment rings;
+    private final SocketChannel channel;
+    private final Arena arena = Arena.ofShared();
+    private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
+    private final ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+    private final Thread reader;
+    private volatile boolean dead;
+    private volatile boolean closing;
+    private volatile String deathReason = "its control socket closed";
+    private volatile CompletableFuture<ControlMessage> pending;
+    private int nextId = 1;
+    private long poolUsed;
+
+    private AttachedSession(Path dir, SocketChannel channel, OpenReply info) throws IOException {
+        this.dir = dir;
+        this.channel = channel;
+        this.info = info;
+        try (FileChannel f = FileChannel.open(Path.of(info.shmPath()), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            MemorySegment file = f.map(FileChannel.MapMode.READ_WRITE, 0, info.fileBytes(), arena);
+            this.pool = file.asSlice(info.poolOffset(), info.poolBytes());
+            this.rings = file.asSlice(info.ringsOffset(), info.ringsBytes());
+        }
+        this.reader = new Thread(this::readLoop, "srdnic-attached-" + info.shmPath());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Connects to the dataplane in {@code dir}, opens a context on its port {@code port} and maps the shared file. */
+    static AttachedSession open(Path dir, int port, long poolBytes, long ringBytes) {
+        Path socket = dir.resolve(AttachServer.SOCKET);
+        SocketChannel ch;
+        try {
+            ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+            ch.connect(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            throw new VerbsException("cannot reach the srdnic dataplane at " + socket + " (" + e.getMessage()
+                + "): is `srdnic dataplane --dir " + dir + "` running, and may this user open its socket?");
+        }
+        try {
+            ByteBuffer buf = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+            ControlCodec.write(buf, 1, new OpenRequest(port, poolBytes, ringBytes, ProcessHandle.current().pid()));
+            buf.flip();
+            try {
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            } catch (IOException refusedAtOnce) {
+                // a refused client is told why and closed before it has written: its reason waits to be read
+            }
+            ControlMessage reply = readFrame(ch, buf);
+            if (reply instanceof ErrorReply e) {
+                throw new VerbsException("the srdnic dataplane at " + dir + " refused the context: " + e.message());
+            }
+            if (!(reply instanceof OpenReply info)) {
+                throw new VerbsException("the srdnic dataplane at " + dir + " answered OPEN with " + reply.getClass().getSimpleName());
+            }
+            return new AttachedSession(dir, ch, info);
+        } catch (IOException | ProtocolException | RuntimeException e) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // nothing more to do
+            }
+            if (e instanceof VerbsException v) {
+                throw v;
+            }
+            throw new VerbsException("opening a context on the srdnic dataplane at " + dir + " failed: " + e.getMessage());
+        }
+    }
+
+    /** Reads one whole frame (blocking) into {@code buf} and decodes it. */
+    private static ControlMessage readFrame(SocketChannel ch, ByteBuffer buf) throws IOException, ProtocolException {
+        buf.clear().limit(ControlCodec.LENGTH_BYTES);
+        fill(ch, buf);
+        buf.flip();
+        int length = ControlCodec.frameLength(buf);
+        buf.limit(ControlCodec.LENGTH_BYTES + length).position(ControlCodec.LENGTH_BYTES);
+        fill(ch, buf);
+        buf.flip();
+        return ControlCodec.read(buf);
+    }
+
+    private static void fill(SocketChannel ch, ByteBuffer buf) throws IOException {
+        while (buf.hasRemaining()) {
+            if (ch.read(buf) < 0) {
+                throw new EOFException("the dataplane closed the control socket");
+            }
+        }
+    }
+
+    private void readLoop() {
+        ByteBuffer buf = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+        try {
+            while (true) {
+                ControlMessage m = readFrame(channel, buf);
+                int id = ControlCodec.requestId(buf.rewind());
+                if (id == 0) {
+                    if (m instanceof AsyncEventMessage e) {
+                        events.add(new AsyncEventQueue.AsyncEvent(e.eventType(), e.addressHandle(), e.remoteIp(), e.qpn(), e.srqn(),
+                            e.timeNanos()));
+                    } else if (m instanceof ErrorReply e) {
+                        deathReason = "it dropped this context: " + e.message();
+                    }
+                    continue;
+                }
+                CompletableFuture<ControlMessage> p = pending;
+                if (p != null) {
+                    p.complete(m);
+                }
+            }
+        } catch (IOException | ProtocolException e) {
+            dead = true;
+            if (!closing) {
+                events.add(new AsyncEventQueue.AsyncEvent(AsyncEventQueue.DEVICE_FATAL, 0, 0, 0, 0, System.nanoTime()));
+            }
+            CompletableFuture<ControlMessage> p = pending;
+            if (p != null) {
+                p.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** Throws when the dataplane is gone: what every call on an attached context does first. */
+    void checkAlive() {
+        if (dead) {
+            throw gone();
+        }
+    }
+
+    boolean isDead() {
+        return dead;
+    }
+
+    VerbsException gone() {
+        return new VerbsException("the srdnic dataplane at " + dir + " is gone (" + deathReason
+            + "): this context is dead; open a new one once the dataplane runs again");
+    }
+
+    /** Sends {@code request} and waits for its reply; a refusal is thrown as the dataplane worded it. */
+    synchronized HandleReply request(ControlMessage request) {
+        checkAlive();
+        int id = nextId++;
+        if (nextId == 0) {
+            nextId = 1;
+        }
+        CompletableFuture<ControlMessage> p = new CompletableFuture<>();
+        pending = p;
+        out.clear();
+        ControlCodec.write(out, id, request);
+        out.flip();
+        ControlMessage reply;
+        try {
+            while (out.hasRemaining()) {
+                channel.write(out);
+            }
+            reply = p.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (IOException | ExecutionException e) {
+            dead = true;
+            throw gone();
+        } catch (TimeoutException e) {
+            throw new VerbsException("the srdnic dataplane at " + dir + " did not answer " + request.getClass().getSimpleName() + " in "
+                + CALL_TIMEOUT_SECONDS + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException("interrupted waiting for the dataplane");
+        } finally {
+            pending = null;
+        }
+        if (reply instanceof ErrorReply e) {
+            throw new VerbsException(e.message());
+        }
+        if (!(reply instanceof HandleReply h)) {
+            throw new VerbsException("the dataplane answered " + request.getClass().getSimpleName() + " with "
+                + reply.getClass().getSimpleName());
+        }
+        return h;
+    }
+
+    AsyncEventQueue.AsyncEvent pollEvent() {
+        return events.poll();
+    }
+
+    /** {@code size} bytes of the pool, 64-byte aligned, never handed out again (the pool is not recycled). */
+    synchronized MemorySegment allocate(long size) {
+        checkAlive();
+        long at = SharedLayout.align(poolUsed);
+        if (size <= 0 || at + size > pool.byteSize()) {
+            throw new VerbsException("the attached context's shared pool (" + pool.byteSize() + " bytes, " + (pool.byteSize() - at)
+                + " left) cannot hold " + size + " bytes: open the context with a larger ContextConfig.attachedPoolBytes");
+        }
+        poolUsed = at + size;
+        return pool.asSlice(at, size);
+    }
+
+    /** Where [{@code segment}, +{@code length}) lies in the pool, or -1 when it is not wholly inside it. */
+    long poolOffset(MemorySegment segment, long offset, long length) {
+        long at = segment.address() + offset - pool.address();
+        return segment.isNative() && at >= 0 && length >= 0 && at + length <= pool.byteSize() ? at : -1;
+    }
+
+    /** Tests: what kill -9 of this process does to the dataplane's view (the kernel closes the socket, no CLOSE is sent). */
+    void dieForTest() {
+        closing = true;
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closed either way
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!dead) {
+            try {
+                request(new CloseRequest());
+            } catch (VerbsException ignored) {
+                // gone meanwhile: the dataplane reclaims a closed socket's context all the same
+            }
+        }
+        closing = true;
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        arena.close();
+    }
+}

@@ -1,0 +1,372 @@
+package io.srdnic.verbs.attach;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.verbs.Context;
+import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.control.AllocPdRequest;
+import io.srdnic.verbs.attach.control.AsyncEventMessage;
+import io.srdnic.verbs.attach.control.CloseRequest;
+import io.srdnic.verbs.attach.control.ControlCodec;
+import io.srdnic.verbs.attach.control.ControlMessage;
+import io.srdnic.verbs.attach.control.CreateAhRequest;
+import io.srdnic.verbs.attach.control.CreateCqRequest;
+import io.srdnic.verbs.attach.control.CreateQpRequest;
+import io.srdnic.verbs.attach.control.DestroyRequest;
+import io.srdnic.verbs.attach.control.ErrorReply;
+import io.srdnic.verbs.attach.control.HandleReply;
+import io.srdnic.verbs.attach.control.ModifyQpRequest;
+import io.srdnic.verbs.attach.control.OpenRequest;
+import io.srdnic.verbs.attach.control.ProtocolException;
+import io.srdnic.verbs.attach.control.RegisterMrRequest;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
+/**
+ * The attach side of {@code srdnic dataplane}: serves clients over {@code DIR/control.sock} and
+ * their shared files, on the embedded contexts (one per port) the dataplane opened. One thread runs
+ * everything — the transports, every client's rings, and (every {@link #CONTROL_INTERVAL_NANOS})
+ * the control socket through a non-blocking selector — so the transport is touched by one thread
+ * and a post costs no syscall on either side. A client whose socket closes is reclaimed; one that
+ * sends a malformed message or breaks a ring index is counted, told, and dropped; the dataplane
+ * stays up.
+ */
+public final class AttachServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(AttachServer.class.getName());
+    public static final String SOCKET = "control.sock";
+    static final long CONTROL_INTERVAL_NANOS = 50_000;
+
+    private final Path socketPath;
+    private final List<Context> ports;
+    private final AllowRule allow;
+    private final Path shmDir;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final List<Connection> connections = new ArrayList<>();
+    private long nextClient = 1;
+    private long lastControl;
+    private long clientsAttached;
+    private long clientsRefused;
+    private long clientsReclaimed;
+    private long objectsReclaimed;
+    private long malformedMessages;
+    private long ringCorruptions;
+
+    /** One client's socket, its half-read frames, and its session. */
+    private static final class Connection {
+        final SocketChannel channel;
+        final ClientSession session;
+        final String peer;
+        final ByteBuffer in = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+        final ByteBuffer out = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+        long pid;
+
+        Connection(SocketChannel channel, ClientSession session, String peer) {
+            this.channel = channel;
+            this.session = session;
+            this.peer = peer;
+        }
+    }
+
+    /**
+     * Listens on {@code dir}/control.sock (a stale socket file is replaced: the caller holds the
+     * directory's lock) for clients of {@code ports}; shared files go in {@code shmDir}.
+     */
+    public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir) {
+        this.socketPath = dir.resolve(SOCKET);
+        this.ports = List.copyOf(ports);
+        this.allow = allow;
+        this.shmDir = shmDir;
+        try {
+            Files.deleteIfExists(socketPath);
+            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(socketPath));
+            server.configureBlocking(false);
+            selector = Selector.open();
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        } catch (IOException e) {
+            throw new VerbsException("cannot listen on " + socketPath + ": " + e.getMessage());
+        }
+        LOG.log(Level.INFO, "listening on {0} for {1} port(s); attach allowed to {2}", socketPath, ports.size(), allow.description());
+    }
+
+    public Path socketPath() {
+        return socketPath;
+    }
+
+    /** One duty cycle at {@code now}: the transports, the clients' rings, and now and then the control socket. */
+    public int doWork(long now) {
+        int work = 0;
+        for (int i = 0; i < ports.size(); i++) {
+            work += ports.get(i).progress();
+        }
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            Connection c = connections.get(i);
+            if (!c.session.isOpen()) {
+                continue;
+            }
+            int n = c.session.pump();
+            if (n == ShmRing.CORRUPT) {
+                ringCorruptions++;
+                send(c, 0, new ErrorReply("a ring index in the context's shared memory was overwritten"));
+                drop(c, "broke a ring index in its shared memory: context errored");
+            } else {
+                work += n;
+            }
+        }
+        if (now - lastControl >= CONTROL_INTERVAL_NANOS) {
+            lastControl = now;
+            work += pollControl();
+            work += routeEvents();
+        }
+        return work;
+    }
+
+    /** Counters of the attach side, for logs and tests (the live counters file is another part's). */
+    public Map<String, Long> counters() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("clients", (long) connections.size());
+        m.put("clients_attached", clientsAttached);
+        m.put("clients_refused", clientsRefused);
+        m.put("clients_reclaimed", clientsReclaimed);
+        m.put("objects_reclaimed", objectsReclaimed);
+        m.put("malformed_messages", malformedMessages);
+        m.put("ring_corruptions", ringCorruptions);
+        long refused = 0;
+        for (Connection c : connections) {
+            refused += c.session.refusedCount();
+        }
+        m.put("work_requests_refused", refused);
+        return m;
+    }
+
+    private int pollControl() {
+        int work = 0;
+        try {
+            if (selector.selectNow() == 0) {
+                return 0;
+            }
+        } catch (IOException e) {
+            LOG.log(Level.ERROR, "selector failed: " + e.getMessage());
+            return 0;
+        }
+        Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+        while (keys.hasNext()) {
+            SelectionKey key = keys.next();
+            keys.remove();
+            if (!key.isValid()) {
+                continue;
+            }
+            if (key.isAcceptable()) {
+                accept();
+            } else if (key.isReadable()) {
+                read((Connection) key.attachment());
+            }
+            work++;
+        }
+        return work;
+    }
+
+    private void accept() {
+        SocketChannel ch;
+        while (true) {
+            try {
+                ch = server.accept();
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "accept failed: " + e.getMessage());
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            try {
+                UnixDomainPrincipal who = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                ch.configureBlocking(false);
+                Connection c = new Connection(ch, new ClientSession(nextClient++, shmDir), who.user().getName());
+                if (!allow.allows().test(who.user())) {
+                    clientsRefused++;
+                    LOG.log(Level.WARNING, "refused a client of user {0}: attach is allowed to {1}", c.peer, allow.description());
+                    send(c, 0, new ErrorReply("user " + c.peer + " may not attach to this dataplane (allowed: " + allow.description() + ")"));
+                    ch.close();
+                    continue;
+                }
+                ch.register(selector, SelectionKey.OP_READ, c);
+                connections.add(c);
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "a new client's socket failed: " + e.getMessage());
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // already gone
+                }
+            }
+        }
+    }
+
+    private void read(Connection c) {
+        int n;
+        try {
+            n = c.channel.read(c.in);
+        } catch (IOException e) {
+            n = -1;
+        }
+        if (n < 0) {
+            drop(c, "closed its socket");
+            return;
+        }
+        c.in.flip();
+        try {
+            while (true) {
+                int length = ControlCodec.frameLength(c.in);
+                if (length < 0 || c.in.remaining() < ControlCodec.LENGTH_BYTES + length) {
+                    break;
+                }
+                int id = ControlCodec.requestId(c.in);
+                ControlMessage m = ControlCodec.read(c.in);
+                if (!answer(c, id, m)) {
+                    return;
+                }
+            }
+        } catch (ProtocolException e) {
+            malformedMessages++;
+            drop(c, "sent a malformed control message (" + e.getMessage() + ")");
+            return;
+        }
+        c.in.compact();
+    }
+
+    /** Handles one request and sends its reply; false when the connection was dropped. */
+    private boolean answer(Connection c, int id, ControlMessage m) {
+        ClientSession s = c.session;
+        if (m instanceof CloseRequest) {
+            send(c, id, HandleReply.of(0));
+            drop(c, "closed its context");
+            return false;
+        }
+        if (!s.isOpen() != (m instanceof OpenRequest)) {
+            malformedMessages++;
+            send(c, 0, new ErrorReply(s.isOpen() ? "the context is already open" : "OPEN must come first"));
+            drop(c, "sent " + m.getClass().getSimpleName() + (s.isOpen() ? " after" : " before") + " OPEN");
+            return false;
+        }
+        ControlMessage reply;
+        try {
+            reply = switch (m) {
+                case OpenRequest r -> open(c, r);
+                case AllocPdRequest r -> s.allocPd();
+                case CreateCqRequest r -> s.createCq(r.depth());
+                case CreateQpRequest r -> s.createQp(r);
+                case ModifyQpRequest r -> s.modifyQp(r);
+                case CreateAhRequest r -> s.createAh(r);
+                case RegisterMrRequest r -> s.registerMr(r);
+                case DestroyRequest r -> s.destroy(r);
+                default -> throw new ProtocolException("a client does not send " + m.getClass().getSimpleName());
+            };
+        } catch (ProtocolException e) {
+            malformedMessages++;
+            drop(c, e.getMessage());
+            return false;
+        } catch (VerbsException | IllegalArgumentException | IllegalStateException e) {
+            reply = new ErrorReply(String.valueOf(e.getMessage()));
+        }
+        return send(c, id, reply);
+    }
+
+    private ControlMessage open(Connection c, OpenRequest r) {
+        if (r.port() < 0 || r.port() >= ports.size()) {
+            throw new VerbsException("no port " + r.port() + ": this dataplane serves ports 0.." + (ports.size() - 1));
+        }
+        c.pid = r.pid();
+        ControlMessage reply = c.session.open(ports.get(r.port()), r);
+        clientsAttached++;
+        LOG.log(Level.INFO, "client {0} (user {1}, pid {2}) attached to port {3}", c.session.id, c.peer, r.pid(), r.port());
+        return reply;
+    }
+
+    private int routeEvents() {
+        int n = 0;
+        for (Context port : ports) {
+            AsyncEventQueue.AsyncEvent e;
+            while ((e = port.pollAsyncEvent()) != null) {
+                n++;
+                AsyncEventMessage m = new AsyncEventMessage(e.type(), e.addressHandle(), e.remoteIp(), e.qpn(), e.srqn(), e.timeNanos());
+                for (int i = connections.size() - 1; i >= 0; i--) {
+                    Connection c = connections.get(i);
+                    ClientSession s = c.session;
+                    if (s.context() == port && (s.ownsQp(e.qpn()) || (e.qpn() == 0 && s.ownsAh(e.addressHandle())))) {
+                        send(c, 0, m);
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    /** Writes one frame whole (a client that does not read its socket is dropped); false when dropped. */
+    private boolean send(Connection c, int id, ControlMessage m) {
+        c.out.clear();
+        ControlCodec.write(c.out, id, m);
+        c.out.flip();
+        try {
+            for (int spins = 0; c.out.hasRemaining(); spins++) {
+                if (c.channel.write(c.out) == 0 && spins > 10_000) {
+                    drop(c, "does not read its control socket");
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException e) {
+            drop(c, "closed its socket");
+            return false;
+        }
+    }
+
+    private void drop(Connection c, String why) {
+        if (!connections.remove(c)) {
+            return;
+        }
+        try {
+            c.channel.close();
+        } catch (IOException ignored) {
+            // gone already
+        }
+        boolean wasOpen = c.session.isOpen();
+        int objects = c.session.reclaim();
+        if (wasOpen) {
+            clientsReclaimed++;
+            objectsReclaimed += objects;
+        }
+        LOG.log(why.startsWith("closed") ? Level.INFO : Level.WARNING, "client {0} (user {1}, pid {2}) {3}; {4} object(s) reclaimed",
+            c.session.id, c.peer, c.pid, why, objects);
+    }
+
+    /** Drops every client (reclaiming what it made) and stops listening; the ports' contexts are the caller's. */
+    @Override
+    public void close() {
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            drop(connections.get(i), "closed: the dataplane is shutting down");
+        }
+        try {
+            selector.close();
+            server.close();
+            Files.deleteIfExists(socketPath);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "closing " + socketPath + " failed: " + e.getMessage());
+        }
+    }
+}

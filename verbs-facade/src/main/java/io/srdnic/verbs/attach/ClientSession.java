@@ -1,0 +1,366 @@
+package io.srdnic.verbs.attach;
+
+import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
+import io.srdnic.verbs.AddressHandle;
+import io.srdnic.verbs.CompletionQueue;
+import io.srdnic.verbs.Context;
+import io.srdnic.verbs.DeviceAttributes;
+import io.srdnic.verbs.MemoryRegion;
+import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.control.CreateAhRequest;
+import io.srdnic.verbs.attach.control.CreateQpRequest;
+import io.srdnic.verbs.attach.control.DestroyRequest;
+import io.srdnic.verbs.attach.control.HandleReply;
+import io.srdnic.verbs.attach.control.ModifyQpRequest;
+import io.srdnic.verbs.attach.control.OpenReply;
+import io.srdnic.verbs.attach.control.OpenRequest;
+import io.srdnic.verbs.attach.control.RegisterMrRequest;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One attached client on the dataplane: its shared file, and every object it made, in tables of
+ * its own. A handle a client names (PD, CQ, QP, AH, MR) is looked up in its own tables only, so
+ * another client's handle is "no such …", never someone else's object. Everything is made on the
+ * dataplane's embedded context of the port the client opened, through the public verbs API: the
+ * embedded checks (an lkey of this QP's PD, an SGE inside the region) are the isolation checks.
+ * Runs on the dataplane thread only.
+ */
+final class ClientSession {
+    static final long MIN_POOL = 1 << 16;
+    static final long MAX_POOL = 16L << 30;
+    static final long MIN_RINGS = 1 << 16;
+    static final long MAX_RINGS = 1L << 30;
+
+    final long id;
+    private final Path shmDir;
+    private Context context;
+    private Path shmFile;
+    private MemorySegment file;
+    private MemorySegment pool;
+    private MemorySegment rings;
+    private long ringsUsed;
+    private final Map<Integer, ProtectionDomain> pds = new HashMap<>();
+    private final Map<Integer, ServedCq> cqs = new HashMap<>();
+    private final Map<Integer, ServedQp> qps = new HashMap<>();
+    private final Map<Integer, MemoryRegion> mrs = new HashMap<>();
+    /** By the transport's AH number, which the send ring names: the one lookup of the data path, so no boxing. */
+    private AddressHandle[] ahs = new AddressHandle[16];
+    private final List<ServedQp> qpList = new ArrayList<>();
+    private final List<ServedCq> cqList = new ArrayList<>();
+    private int nextPd = 1;
+    private int nextCq = 1;
+    private long refused;
+
+    ClientSession(long id, Path shmDir) {
+        this.id = id;
+        this.shmDir = shmDir;
+    }
+
+    boolean isOpen() {
+        return context != null;
+    }
+
+    Context context() {
+        return context;
+    }
+
+    MemorySegment pool() {
+        return pool;
+    }
+
+    /** Work requests the dataplane refused for this client before the transport saw them. */
+    long refusedCount() {
+        return refused;
+    }
+
+    void refused() {
+        refused++;
+    }
+
+    /** OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything lies. */
+    OpenReply open(Context on, OpenRequest request) {
+        if (request.poolBytes() < MIN_POOL || request.poolBytes() > MAX_POOL) {
+            throw new VerbsException("pool of " + request.poolBytes() + " bytes: ask " + MIN_POOL + ".." + MAX_POOL);
+        }
+        if (request.ringBytes() < MIN_RINGS || request.ringBytes() > MAX_RINGS) {
+            throw new VerbsException("ring area of " + request.ringBytes() + " bytes: ask " + MIN_RINGS + ".." + MAX_RINGS);
+        }
+        long ringsBytes = SharedLayout.align(request.ringBytes());
+        long poolOffset = SharedLayout.HEADER_BYTES + ringsBytes;
+        long poolBytes = SharedLayout.align(request.poolBytes());
+        long total = poolOffset + poolBytes;
+        shmFile = shmDir.resolve("srdnic-" + ProcessHandle.current().pid() + "-" + id);
+        try {
+            Files.deleteIfExists(shmFile);
+            Files.createFile(shmFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            try (FileChannel ch = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                // An automatic arena: the mapping lives while the transport may still hold a segment of it.
+                file = ch.map(FileChannel.MapMode.READ_WRITE, 0, total, Arena.ofAuto());
+            }
+        } catch (IOException e) {
+            throw new VerbsException("could not make the shared file " + shmFile + ": " + e.getMessage());
+        }
+        file.set(java.lang.foreign.ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
+        file.set(java.lang.foreign.ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
+        rings = file.asSlice(SharedLayout.HEADER_BYTES, ringsBytes);
+        pool = file.asSlice(poolOffset, poolBytes);
+        context = on;
+        DeviceAttributes a = on.queryDevice();
+        int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
+            a.maxInlineData(), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
+            a.rnrRetry() ? 1 : 0, 0, 0, 0, a.atomicCap(), a.maxQpRdAtom()};
+        return new OpenReply(shmFile.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
+            on.udpPort(), a.name(), attributes);
+    }
+
+    HandleReply allocPd() {
+        int handle = nextPd++;
+        pds.put(handle, context.allocPd());
+        return HandleReply.of(handle);
+    }
+
+    HandleReply createCq(int depth) {
+        if (depth < 1 || depth > (1 << 20)) {
+            throw new VerbsException("CQ depth must be 1..1M, was " + depth);
+        }
+        int capacity = ShmRing.capacityFor(depth);
+        long at = carveRing(capacity, CompletionRecord.BYTES);
+        int handle = nextCq++;
+        ServedCq cq = new ServedCq(handle, context.createCq(depth),
+            new ShmRing(rings.asSlice(at, ShmRing.bytes(capacity, CompletionRecord.BYTES)), capacity, CompletionRecord.BYTES));
+        cqs.put(handle, cq);
+        cqList.add(cq);
+        return new HandleReply(handle, 0, at, capacity, 0, 0);
+    }
+
+    HandleReply createQp(CreateQpRequest r) {
+        ProtectionDomain pd = pd(r.pd());
+        ServedCq send = cq(r.sendCq());
+        ServedCq recv = cq(r.recvCq());
+        QpType type = switch (r.qpType()) {
+            case 0, 1, 2 -> QpType.values()[r.qpType()];
+            default -> throw new VerbsException("QP type " + r.qpType() + " is not served attached (SRD, UD and RC are)");
+        };
+        if (type == QpType.SRC) {
+            throw new VerbsException("XRC QPs are not served attached yet");
+        }
+        int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
+        int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
+        long sqAt = carveRing(sqCapacity, SendRecord.BYTES);
+        long rqAt = carveRing(rqCapacity, RecvRecord.BYTES);
+        QueuePair qp = pd.createQueuePair(type, send.cq, recv.cq, r.maxSendWr(), r.maxRecvWr(), Math.min(r.maxSendSge(),
+            SendRecord.MAX_SGE), r.maxInlineData());
+        ServedQp served = new ServedQp(this, qp,
+            new ShmRing(rings.asSlice(sqAt, ShmRing.bytes(sqCapacity, SendRecord.BYTES)), sqCapacity, SendRecord.BYTES),
+            new ShmRing(rings.asSlice(rqAt, ShmRing.bytes(rqCapacity, RecvRecord.BYTES)), rqCapacity, RecvRecord.BYTES), send, recv);
+        qps.put(qp.qpNum(), served);
+        qpList.add(served);
+        return new HandleReply(qp.qpNum(), QpState.RESET.ordinal(), sqAt, sqCapacity, rqAt, rqCapacity);
+    }
+
+    boolean ownsQp(int qpn) {
+        return qps.containsKey(qpn);
+    }
+
+    boolean ownsAh(int ah) {
+        return ah > 0 && ah < ahs.length && ahs[ah] != null;
+    }
+
+    HandleReply modifyQp(ModifyQpRequest r) {
+        QueuePair qp = qp(r.qpn()).qp;
+        try {
+            if (r.simple()) {
+                qp.modify(ModifyQpRequest.state(r.values()[0]), r.values()[1]);
+            } else {
+                var attributes = r.toAttributes();
+                if (attributes.has(io.srdnic.srd.transport.QpAttributes.ADDRESS_HANDLE) && !ownsAh(attributes.addressHandle())) {
+                    throw new VerbsException("address handle " + attributes.addressHandle() + " is not one of this context's");
+                }
+                qp.modify(attributes);
+            }
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new VerbsException(e.getMessage());
+        }
+        return new HandleReply(qp.qpNum(), qp.state().ordinal(), 0, 0, 0, 0);
+    }
+
+    HandleReply createAh(CreateAhRequest r) {
+        AddressHandle ah = pd(r.pd()).createAddressHandle(r.mac(), r.ip(), r.udpPort());
+        int n = ah.handle();
+        if (n >= ahs.length) {
+            ahs = java.util.Arrays.copyOf(ahs, Math.max(ahs.length * 2, n + 1));
+        }
+        ahs[n] = ah;
+        return HandleReply.of(n);
+    }
+
+    /** The client's address handle {@code n}, or null (a post naming it is refused by the verbs checks). */
+    AddressHandle addressHandle(int n) {
+        return n > 0 && n < ahs.length ? ahs[n] : null;
+    }
+
+    HandleReply registerMr(RegisterMrRequest r) {
+        ProtectionDomain pd = pd(r.pd());
+        if (r.poolOffset() < 0 || r.length() <= 0 || r.poolOffset() > pool.byteSize() - r.length()) {
+            throw new VerbsException("region [" + r.poolOffset() + ", +" + r.length() + ") is not inside this context's pool of "
+                + pool.byteSize() + " bytes");
+        }
+        MemoryRegion mr = pd.registerMemory(pool.asSlice(r.poolOffset(), r.length()), r.access());
+        mrs.put(mr.lkey(), mr);
+        return HandleReply.of(mr.lkey());
+    }
+
+    HandleReply destroy(DestroyRequest r) {
+        switch (r.kind()) {
+            case DestroyRequest.QP -> {
+                ServedQp qp = qp(r.handle());
+                qp.qp.destroy();
+                qps.remove(r.handle());
+                qpList.remove(qp);
+            }
+            case DestroyRequest.AH -> {
+                if (!ownsAh(r.handle())) {
+                    throw new VerbsException("no address handle " + r.handle() + " in this context");
+                }
+                ahs[r.handle()].destroy();
+                ahs[r.handle()] = null;
+            }
+            case DestroyRequest.MR -> {
+                MemoryRegion mr = mrs.remove(r.handle());
+                if (mr == null) {
+                    throw new VerbsException("no memory region with lkey 0x" + Integer.toHexString(r.handle()) + " in this context");
+                }
+                mr.deregister();
+            }
+            case DestroyRequest.CQ -> {
+                ServedCq cq = cq(r.handle());
+                cq.cq.destroy();
+                cqs.remove(r.handle());
+                cqList.remove(cq);
+            }
+            case DestroyRequest.PD -> {
+                pd(r.handle()).destroy();
+                pds.remove(r.handle());
+            }
+            default -> throw new VerbsException("no object kind " + r.kind());
+        }
+        return HandleReply.of(r.handle());
+    }
+
+    /** Moves the client's rings once; returns the work done, or {@link ShmRing#CORRUPT} when a ring index was broken. */
+    int pump() {
+        int work = 0;
+        for (int i = 0; i < qpList.size(); i++) {
+            int n = qpList.get(i).pump();
+            if (n == ShmRing.CORRUPT) {
+                return n;
+            }
+            work += n;
+        }
+        for (int i = 0; i < cqList.size(); i++) {
+            int n = cqList.get(i).pump();
+            if (n == ShmRing.CORRUPT) {
+                return n;
+            }
+            work += n;
+        }
+        return work;
+    }
+
+    /**
+     * The client is gone (closed, died, or dropped): its QPs are destroyed (their pending work
+     * flushed; a peer's new sends to them get BAD_DEST_QP from the transport), then its address
+     * handles, regions, CQs and PDs, and its shared file is unlinked (the mapping goes when nothing
+     * holds it). Returns how many objects were reclaimed.
+     */
+    int reclaim() {
+        int n = 0;
+        for (ServedQp qp : qpList) {
+            qp.qp.destroy();
+            n++;
+        }
+        qpList.clear();
+        qps.clear();
+        for (int i = 0; i < ahs.length; i++) {
+            if (ahs[i] != null) {
+                ahs[i].destroy();
+                ahs[i] = null;
+                n++;
+            }
+        }
+        for (MemoryRegion mr : mrs.values()) {
+            mr.deregister();
+            n++;
+        }
+        mrs.clear();
+        for (ServedCq cq : cqList) {
+            cq.cq.destroy();
+            n++;
+        }
+        cqList.clear();
+        cqs.clear();
+        for (ProtectionDomain pd : pds.values()) {
+            pd.destroy();
+            n++;
+        }
+        pds.clear();
+        if (shmFile != null) {
+            try {
+                Files.deleteIfExists(shmFile);
+            } catch (IOException e) {
+                System.getLogger(ClientSession.class.getName()).log(System.Logger.Level.WARNING, "could not remove " + shmFile, e);
+            }
+        }
+        context = null;
+        return n;
+    }
+
+    private long carveRing(int capacity, int recordSize) {
+        long bytes = SharedLayout.align(ShmRing.bytes(capacity, recordSize));
+        if (ringsUsed + bytes > rings.byteSize()) {
+            throw new VerbsException("the context's ring area (" + rings.byteSize() + " bytes) is full: open it with a larger"
+                + " ContextConfig.attachedRingBytes");
+        }
+        long at = ringsUsed;
+        ringsUsed += bytes;
+        return at;
+    }
+
+    private ProtectionDomain pd(int handle) {
+        ProtectionDomain pd = pds.get(handle);
+        if (pd == null) {
+            throw new VerbsException("no protection domain " + handle + " in this context");
+        }
+        return pd;
+    }
+
+    private ServedCq cq(int handle) {
+        ServedCq cq = cqs.get(handle);
+        if (cq == null) {
+            throw new VerbsException("no completion queue " + handle + " in this context");
+        }
+        return cq;
+    }
+
+    private ServedQp qp(int qpn) {
+        ServedQp qp = qps.get(qpn);
+        if (qp == null) {
+            throw new VerbsException("no QP " + qpn + " in this context");
+        }
+        return qp;
+    }
+}

@@ -1,0 +1,129 @@
+package io.srdnic.verbs.attach;
+
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.verbs.AddressHandle;
+import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.RecvWr;
+import io.srdnic.verbs.SendWr;
+import io.srdnic.verbs.VerbsException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The dataplane's side of an attached client's QP: the embedded QP, and the send and receive rings
+ * in the client's shared file whose records it turns into posts. Each record's fields are read
+ * once into a reused work request, whose every handle is then checked by the embedded verbs
+ * checks against this client's own objects: an lkey of another client's region is not of this
+ * QP's PD (LOCAL_PROTECTION_ERROR), and an SGE names bytes by offset in this client's pool only.
+ * A record the QP has no room for stays in the ring: the client sees ENOMEM when the ring is full.
+ */
+final class ServedQp {
+    final QueuePair qp;
+    final ShmRing sq;
+    final ShmRing rq;
+    private final ClientSession client;
+    private final ServedCq sendCq;
+    private final ServedCq recvCq;
+    private final SendWr wr = new SendWr(SendRecord.MAX_SGE);
+    private final RecvWr rwr = new RecvWr();
+
+    ServedQp(ClientSession client, QueuePair qp, ShmRing sq, ShmRing rq, ServedCq sendCq, ServedCq recvCq) {
+        this.client = client;
+        this.qp = qp;
+        this.sq = sq;
+        this.rq = rq;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+    }
+
+    /** Posts what the client put in its rings; returns the records taken, or {@link ShmRing#CORRUPT}. */
+    int pump() {
+        int sends = pumpSends();
+        if (sends == ShmRing.CORRUPT) {
+            return sends;
+        }
+        int receives = pumpReceives();
+        return receives == ShmRing.CORRUPT ? receives : sends + receives;
+    }
+
+    private int pumpSends() {
+        int n = sq.available();
+        if (n <= 0) {
+            return n;
+        }
+        MemorySegment s = sq.segment();
+        MemorySegment pool = client.pool();
+        int taken = 0;
+        for (; taken < n; taken++) {
+            long at = sq.peek(taken);
+            long wrId = s.get(ValueLayout.JAVA_LONG, at + SendRecord.WR_ID);
+            int numSge = s.get(ValueLayout.JAVA_INT, at + SendRecord.NUM_SGE);
+            if (numSge < 0 || numSge > SendRecord.MAX_SGE) {
+                refuse(sendCq, wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, WcOpcode.SEND);
+                continue;
+            }
+            wr.wrId(wrId).opcode(s.get(ValueLayout.JAVA_INT, at + SendRecord.OPCODE))
+                .flags(s.get(ValueLayout.JAVA_INT, at + SendRecord.FLAGS))
+                .immediate(s.get(ValueLayout.JAVA_INT, at + SendRecord.IMMEDIATE))
+                .destination(client.addressHandle(s.get(ValueLayout.JAVA_INT, at + SendRecord.AH)),
+                    s.get(ValueLayout.JAVA_INT, at + SendRecord.DEST_QPN), s.get(ValueLayout.JAVA_INT, at + SendRecord.DEST_QKEY))
+                .atomic(s.get(ValueLayout.JAVA_LONG, at + SendRecord.REMOTE_ADDRESS), s.get(ValueLayout.JAVA_INT, at + SendRecord.RKEY),
+                    s.get(ValueLayout.JAVA_LONG, at + SendRecord.COMPARE_ADD), s.get(ValueLayout.JAVA_LONG, at + SendRecord.SWAP))
+                .remoteSrqn(s.get(ValueLayout.JAVA_INT, at + SendRecord.REMOTE_SRQN))
+                .numSge(numSge);
+            for (int i = 0; i < numSge; i++) {
+                long sge = at + SendRecord.SGES + (long) i * SendRecord.SGE_BYTES;
+                wr.sge(i).set(pool, s.get(ValueLayout.JAVA_LONG, sge + SendRecord.SGE_OFFSET),
+                    s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LENGTH), s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LKEY));
+            }
+            int rc;
+            try {
+                rc = qp.postSend(wr);
+            } catch (VerbsException e) { // misuse the client's own checks let through (a race with modify, say)
+                refuse(sendCq, wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, WcOpcode.SEND);
+                continue;
+            }
+            if (rc == QueuePair.ENOMEM) {
+                break;
+            }
+        }
+        sq.release(taken);
+        return taken;
+    }
+
+    private int pumpReceives() {
+        int n = rq.available();
+        if (n <= 0) {
+            return n;
+        }
+        MemorySegment s = rq.segment();
+        MemorySegment pool = client.pool();
+        int taken = 0;
+        for (; taken < n; taken++) {
+            long at = rq.peek(taken);
+            long wrId = s.get(ValueLayout.JAVA_LONG, at + RecvRecord.WR_ID);
+            rwr.wrId(wrId).sge().set(pool, s.get(ValueLayout.JAVA_LONG, at + RecvRecord.OFFSET),
+                s.get(ValueLayout.JAVA_INT, at + RecvRecord.LENGTH), s.get(ValueLayout.JAVA_INT, at + RecvRecord.LKEY));
+            int rc;
+            try {
+                rc = qp.postRecv(rwr);
+            } catch (VerbsException e) { // an SGE outside this client's regions, or the QP in RESET or ERROR
+                refuse(recvCq, wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV);
+                continue;
+            }
+            if (rc == QueuePair.ENOMEM) {
+                break;
+            }
+        }
+        rq.release(taken);
+        return taken;
+    }
+
+    private void refuse(ServedCq cq, long wrId, int status, int opcode) {
+        client.refused();
+        if (cq != null) {
+            cq.complete(wrId, status, opcode, 0, qp.qpNum());
+        }
+    }
+}

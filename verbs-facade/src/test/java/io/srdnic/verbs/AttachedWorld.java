@@ -1,0 +1,85 @@
+package io.srdnic.verbs;
+
+import io.srdnic.verbs.attach.AllowRule;
+import io.srdnic.verbs.attach.AttachServer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.FutureTask;
+
+/**
+ * Test fixture: a dataplane serving {@code ports} simulated hosts of one SimWorld on its own thread
+ * (which alone steps the world), as {@code srdnic dataplane} serves its ports; clients attach from
+ * the test thread through the real socket and shared files in {@code dir}.
+ */
+final class AttachedWorld implements AutoCloseable {
+    final Path dir;
+    final AttachServer server;
+    private final Thread loop;
+    private final ConcurrentLinkedQueue<FutureTask<?>> onLoop = new ConcurrentLinkedQueue<>();
+    private volatile boolean running = true;
+
+    AttachedWorld(Path dir, int ports, AllowRule allow) {
+        this.dir = dir;
+        CompletableFuture<AttachServer> made = new CompletableFuture<>();
+        loop = new Thread(() -> {
+            SimWorld world = new SimWorld(42);
+            List<Context> contexts = new ArrayList<>();
+            AttachServer s;
+            try {
+                for (int i = 0; i < ports; i++) {
+                    contexts.add(Context.open(Device.sim(world)));
+                }
+                s = new AttachServer(dir, contexts, allow, dir);
+                made.complete(s);
+            } catch (Throwable t) {
+                made.completeExceptionally(t);
+                return;
+            }
+            while (running) {
+                FutureTask<?> t;
+                while ((t = onLoop.poll()) != null) {
+                    t.run();
+                }
+                if (s.doWork(System.nanoTime()) == 0) {
+                    Thread.yield();
+                }
+            }
+            s.close();
+            contexts.forEach(Context::close);
+            world.close();
+        }, "attached-world");
+        loop.setDaemon(true);
+        loop.start();
+        server = made.join();
+    }
+
+    /** Runs {@code call} on the dataplane's thread (its counters are that thread's). */
+    <T> T onLoop(Callable<T> call) {
+        FutureTask<T> t = new FutureTask<>(call);
+        onLoop.add(t);
+        try {
+            return t.get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    long counter(String name) {
+        return onLoop(() -> server.counters().get(name));
+    }
+
+    /** Stops serving, as a dataplane that dies would (its sockets close). */
+    @Override
+    public void close() {
+        running = false;
+        try {
+            loop.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
