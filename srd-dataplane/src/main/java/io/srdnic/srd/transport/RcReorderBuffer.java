@@ -1,30 +1,23 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
-import io.srdnic.pmd.MbufBatch;
-import io.srdnic.pmd.sim.SimBufferPool;
-import java.lang.foreign.Arena;
 
 /**
  * An RC responder's reorder buffer: copies of packets that arrived ahead of the PSN it expects,
- * one slot per PSN of the window, executed once the gap before them fills. The copies are
- * mbuf-shaped buffers (the simulator's {@link SimBufferPool}, which lays out {@code rte_mbuf}s in
- * plain memory), so a held packet is executed later by the very code that executes one straight
- * off the wire, and the receive burst's mbufs go back to DPDK at once. The buffers are allocated
- * the first time a packet comes early: a QP whose packets always arrive in order costs none.
+ * at most one per PSN of the window, executed once the gap before them fills. The copies live in
+ * the transport's {@link HeldPacketPool}, shared by every responder, so the receive burst's mbufs
+ * go back to DPDK at once and a QP whose packets always arrive in order costs no buffer memory.
  */
 final class RcReorderBuffer {
     private final int mask;
-    private final int frameRoom;
+    private final HeldPacketPool pool;
     private final long[] address;
     private int count;
-    private SimBufferPool pool;
-    private MbufBatch one;
     private final Mbuf view = new Mbuf();
 
-    RcReorderBuffer(int window, int frameRoom) {
+    RcReorderBuffer(int window, HeldPacketPool pool) {
         this.mask = window - 1;
-        this.frameRoom = frameRoom;
+        this.pool = pool;
         this.address = new long[window];
     }
 
@@ -36,22 +29,20 @@ final class RcReorderBuffer {
         return address[psn & mask] != 0;
     }
 
-    /** Keeps a copy of {@code m} as packet {@code psn}; false (nothing kept) if it is already held or does not fit a slot. */
+    /**
+     * Keeps a copy of {@code m} as packet {@code psn}; false (nothing kept) if it is already held,
+     * does not fit a slot, or the transport's pool has no slot free ({@link HeldPacketPool#isFull}).
+     */
     boolean put(Mbuf m, int psn) {
         int i = psn & mask;
         int length = m.dataLength();
-        if (address[i] != 0 || m.segmentCount() != 1 || length > frameRoom) {
+        if (address[i] != 0 || m.segmentCount() != 1 || length > pool.frameRoom()) {
             return false;
         }
-        if (pool == null) {
-            pool = new SimBufferPool(Arena.ofAuto(), mask + 1, frameRoom);
-            one = new MbufBatch(Arena.ofAuto(), 1);
+        long a = pool.take();
+        if (a == 0) {
+            return false;
         }
-        one.clear();
-        if (pool.allocate(one, 1, 0) == 0) {
-            return false; // cannot happen: one buffer per slot
-        }
-        long a = one.address(0);
         view.wrap(a).copyFrom(m, 0, 0, length).frameLength(length);
         address[i] = a;
         count++;
@@ -68,7 +59,7 @@ final class RcReorderBuffer {
         if (address[i] == 0) {
             return;
         }
-        pool.free(address[i]);
+        pool.give(address[i]);
         address[i] = 0;
         count--;
     }
@@ -76,7 +67,7 @@ final class RcReorderBuffer {
     void clear() {
         for (int i = 0; i <= mask && count > 0; i++) {
             if (address[i] != 0) {
-                pool.free(address[i]);
+                pool.give(address[i]);
                 address[i] = 0;
                 count--;
             }

@@ -92,7 +92,7 @@ final class RcResponder {
         this.qp = qp;
         this.requester = requester;
         this.window = config.window();
-        this.held = new RcReorderBuffer(window, config.mtu() + SrdConfig.FRAME_OVERHEAD);
+        this.held = new RcReorderBuffer(window, transport.heldPackets);
         this.src = qp.type == QpType.SRC;
     }
 
@@ -151,6 +151,8 @@ final class RcResponder {
             if (held.put(m, psn)) {
                 t.counters.rcHeldEarly++;
                 oweAck(m, psn);
+            } else if (t.heldPackets.isFull()) {
+                t.counters.rcHeldPoolFull++; // not acknowledged: the requester sends it again
             }
             return;
         }

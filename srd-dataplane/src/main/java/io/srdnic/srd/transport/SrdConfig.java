@@ -56,6 +56,7 @@ public final class SrdConfig {
     int maxMemoryRegions = 1 << 16;
     int maxOutstandingRequests = 65536;
     int burst = 32;
+    int rcHeldPackets = 1024;
     private boolean concluded;
 
     /** Largest payload of one message; clamped to what the link carries in one frame. */
@@ -212,11 +213,26 @@ public final class SrdConfig {
         return this;
     }
 
+    /**
+     * Packets the transport's RC and SRC responders may hold between them while a gap before them
+     * fills (default 1024: ~4.3 MB at the 4 KiB MTU, made at the first early packet). Shared, so
+     * reorder memory does not grow with the number of QPs; an early packet that finds none free is
+     * dropped unacknowledged and sent again.
+     */
+    public SrdConfig rcHeldPackets(int packets) {
+        this.rcHeldPackets = packets;
+        return this;
+    }
+
+    public int rcHeldPackets() {
+        return rcHeldPackets;
+    }
+
     /** The knobs {@link #set} takes by name (the CLI's {@code --set KEY=VALUE}), with their units. */
     public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "paths", "rc-paths",
         "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
         "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
-        "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst");
+        "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst", "rc-held-packets");
 
     /** Sets one knob by its name in {@link #KEYS}; throws with the list of names for an unknown one. */
     public SrdConfig set(String key, String value) {
@@ -247,6 +263,7 @@ public final class SrdConfig {
                 case "max-qps" -> maxQps = Integer.parseInt(value);
                 case "max-outstanding" -> maxOutstandingRequests = Integer.parseInt(value);
                 case "burst" -> burst = Integer.parseInt(value);
+                case "rc-held-packets" -> rcHeldPackets = Integer.parseInt(value);
                 default -> throw new IllegalArgumentException("unknown SRD setting '" + key + "': one of " + KEYS);
             }
         } catch (NumberFormatException e) {
@@ -297,6 +314,7 @@ public final class SrdConfig {
         c.maxMemoryRegions = maxMemoryRegions;
         c.maxOutstandingRequests = maxOutstandingRequests;
         c.burst = burst;
+        c.rcHeldPackets = rcHeldPackets;
         return c;
     }
 
@@ -409,6 +427,7 @@ public final class SrdConfig {
         require(maxOutstandingRequests >= 1 && maxOutstandingRequests <= MAX_OUTSTANDING_REQUESTS,
             "maxOutstandingRequests must be 1.." + MAX_OUTSTANDING_REQUESTS);
         require(burst >= 1 && burst <= MAX_BURST, "burst must be 1.." + MAX_BURST);
+        require(rcHeldPackets >= 1 && rcHeldPackets <= 1 << 20, "rc-held-packets must be 1..1048576");
         concluded = true;
         return this;
     }

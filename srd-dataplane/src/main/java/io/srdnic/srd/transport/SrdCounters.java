@@ -71,6 +71,8 @@ public final class SrdCounters {
     public long rcForeign;
     /** RC packets that arrived ahead of the expected PSN and waited in the reorder buffer. */
     public long rcHeldEarly;
+    /** Early RC/SRC packets not held because the transport's reorder pool (rc-held-packets) was full: dropped unacknowledged, sent again. */
+    public long rcHeldPoolFull;
     /** RC QPs failed with RETRY_EXCEEDED. */
     public long rcRetryExceeded;
     /** SRC request packets naming an SRQ number no SRQ of this device has (NAKed, the QP to ERROR). */
@@ -137,6 +139,7 @@ public final class SrdCounters {
         "rc_refused",
         "rc_foreign",
         "rc_held_early",
+        "rc_held_pool_full",
         "rc_retry_exceeded",
         "src_unknown_srq",
         "src_domain_mismatch"};
@@ -214,6 +217,7 @@ public final class SrdCounters {
         into[i++] = rcRefused;
         into[i++] = rcForeign;
         into[i++] = rcHeldEarly;
+        into[i++] = rcHeldPoolFull;
         into[i++] = rcRetryExceeded;
         into[i++] = srcUnknownSrq;
         into[i++] = srcDomainMismatch;

@@ -87,6 +87,8 @@ public final class SrdTransport implements AutoCloseable {
     private final Arena arena = Arena.ofConfined();
     private final MbufBatch rxBatch;
     final TxBurst tx;
+    /** Where RC and SRC responders keep packets that came early: one pool for all of them. */
+    final HeldPacketPool heldPackets;
     final MemoryRegions regions;
     private final SrdMessages messages;
     private final Responder responder;
@@ -132,6 +134,7 @@ public final class SrdTransport implements AutoCloseable {
         this.rnrBackoffs = new RnrWaitList(requests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
+        this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
         this.responder = new Responder(this, config, messages);
         this.datagrams = new UdDatagrams(this, this.config.paths);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);

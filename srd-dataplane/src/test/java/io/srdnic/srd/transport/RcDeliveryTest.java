@@ -24,6 +24,10 @@ import org.junit.jupiter.api.Test;
 class RcDeliveryTest {
 
     private static void sendsArriveIntactOnceAndInOrder(SrdConfig config, long seed) {
+        sendsArriveIntactOnceAndInOrder(config, seed, p -> { });
+    }
+
+    private static void sendsArriveIntactOnceAndInOrder(SrdConfig config, long seed, java.util.function.Consumer<RcPair> alsoCheck) {
         try (RcPair p = new RcPair(HOSTILE, seed, config).connect()) {
             int messages = 4;
             MemorySegment rx = p.receives(messages, MIB);
@@ -59,7 +63,21 @@ class RcDeliveryTest {
             assertTrue(p.b.counters().rcHeldEarly > 0, "packets came early and waited in the reorder buffer");
             assertTrue(p.b.counters().duplicates > 0, "duplicates arrived and were not executed again");
             assertTrue(p.a.counters().txData >= 2 * MIB / 1024, "the messages went as path-MTU (1024 B) packets");
+            alsoCheck.accept(p);
         }
+    }
+
+    /**
+     * The reorder buffers of all QPs share one pool per transport: with only 4 slots, early packets
+     * that find it full are dropped unacknowledged (counted) and come again, and everything still
+     * arrives intact, once and in order; every slot is back when the gaps have filled.
+     */
+    @Test
+    void shouldDeliverIntactWhenTheSharedReorderPoolRunsFull() {
+        sendsArriveIntactOnceAndInOrder(new SrdConfig().rcHeldPackets(4), 23, p -> {
+            assertTrue(p.b.counters().rcHeldPoolFull > 0, "early packets found the 4-slot pool full");
+            assertEquals(0, p.b.heldPackets.inUse(), "every held packet was executed and its slot given back");
+        });
     }
 
     @Test
