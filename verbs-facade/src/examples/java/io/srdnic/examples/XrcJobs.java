@@ -1,7 +1,5 @@
 package io.srdnic.examples;
 
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -15,7 +13,14 @@ import io.srdnic.verbs.SharedReceiveQueue;
 import io.srdnic.verbs.SimWorld;
 import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.XrcDomain;
+import io.srdnic.verbs.XrcQpType;
+import io.srdnic.verbs.cm.CmEvent;
+import io.srdnic.verbs.cm.CmEventType;
+import io.srdnic.verbs.cm.CmId;
+import io.srdnic.verbs.cm.ConnParam;
+import io.srdnic.verbs.cm.EventChannel;
 import java.lang.foreign.Arena;
+import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,12 +28,15 @@ import java.util.concurrent.TimeUnit;
  * remote node through ONE send queue. Node b runs {@code JOBS} jobs, each with its own protection
  * domain, CQ and XRC SRQ in one XRC domain, behind one XRC_RECV QP; node a connects one XRC_SEND QP
  * to it and addresses each message to a job by that job's SRQ number. With RC, a would need one QP
- * per job of b. Both nodes live on a simulated network here; change the Device lines to run over
- * DPDK (the SRQ numbers and QP numbers then travel out of band, as in any verbs program).
+ * per job of b. The connection manager connects the two halves, as rdma_cm does for XRC
+ * (RDMA_PS_IB), and b's accept carries the jobs' SRQ numbers in its private data: nothing travels
+ * out of band. Both nodes live on a simulated network here; change the Device lines to run over
+ * DPDK (`srdnic xrc-all-to-all --link memif` does, two processes of J jobs each).
  */
 public final class XrcJobs {
     static final int JOBS = 4;
     static final int SIZE = 64;
+    static final int PORT = 7471;
 
     /** One job on node b: its own PD, memory, CQ and XRC SRQ; it only ever sees its own messages. */
     record Job(ProtectionDomain pd, MemoryRegion mr, CompletionQueue cq, SharedReceiveQueue srq) {
@@ -46,7 +54,8 @@ public final class XrcJobs {
 
     public static void main(String[] args) {
         try (SimWorld world = new SimWorld(7); Arena arena = Arena.ofShared();
-             Context a = Context.open(Device.sim(world)); Context b = Context.open(Device.sim(world))) {
+             Context a = Context.open(Device.sim(world)); Context b = Context.open(Device.sim(world));
+             EventChannel channel = new EventChannel()) {                  // one channel runs both nodes' CMs here
             XrcDomain xrcd = b.openXrcDomain();                            // 1. node b: an XRC domain
             Job[] jobs = new Job[JOBS];
             for (int j = 0; j < JOBS; j++) {
@@ -57,11 +66,12 @@ public final class XrcJobs {
             CompletionQueue cqA = a.createCq(16);
             QueuePair send = pdA.createXrcSendQueuePair(cqA, 16, 1, 0);
             MemoryRegion mrA = pdA.registerMemory(arena.allocate(SIZE), Access.LOCAL_WRITE);
-            connect(send, recv, a, b);                                     // 5. connected as RC QPs are
+            int[] srqNumbers = connect(channel, send, recv, a, b, jobs);   // 5. connected by the CM, SRQ numbers told
+            System.out.println("connected by the CM; the accept told " + srqNumbers.length + " SRQ numbers");
             SendWr wr = new SendWr();
             for (int j = 0; j < JOBS; j++) {                               // 6. one send queue, every job
                 mrA.segment().setString(0, "hello job " + j);
-                wr.wrId(j).opcode(SendWr.OP_SEND).remoteSrqn(jobs[j].srq().srqNumber()).numSge(1).sge(0).set(mrA, 0, SIZE);
+                wr.wrId(j).opcode(SendWr.OP_SEND).remoteSrqn(srqNumbers[j]).numSge(1).sge(0).set(mrA, 0, SIZE);
                 send.postSend(wr);
                 WorkCompletion[] wcs = CompletionQueue.array(1);
                 if (cqA.await(wcs, 1, TimeUnit.SECONDS) != 1 || !wcs[0].ok()) {
@@ -80,17 +90,54 @@ public final class XrcJobs {
         }
     }
 
-    /** The XRC moves: XRC_SEND takes XRC INI's attributes, XRC_RECV XRC TGT's (what each half needs, no more). */
-    static void connect(QueuePair send, QueuePair recv, Context a, Context b) {
-        int ahToB = a.allocPd().createAddressHandle(b.mac(), b.ip()).handle();
-        int ahToA = b.allocPd().createAddressHandle(a.mac(), a.ip()).handle();
-        QpAttributes x = new QpAttributes();
-        send.modify(x.clear().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
-        send.modify(x.clear().state(QpState.RTR).addressHandle(ahToB).pathMtu(4096).destQpn(recv.qpNum()).rqPsn(1));
-        send.modify(x.clear().state(QpState.RTS).sqPsn(1).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
-        recv.modify(x.clear().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
-        recv.modify(x.clear().state(QpState.RTR).addressHandle(ahToA).pathMtu(4096).destQpn(send.qpNum()).rqPsn(1)
-            .maxDestRdAtomic(1).minRnrTimer(1));
-        recv.modify(x.clear().state(QpState.RTS).sqPsn(1).timeout(14));
+    /**
+     * rdma_cm's XRC connection: b listens with an XRC_RECV id, a connects an XRC_SEND id with its QP
+     * attached; the CM moves both QPs to RTS with the attributes each half needs (XRC INI, XRC TGT).
+     * b accepts with its jobs' SRQ numbers as private data, which a reads from its ESTABLISHED event.
+     */
+    static int[] connect(EventChannel channel, QueuePair send, QueuePair recv, Context a, Context b, Job[] jobs) {
+        CmId listener = CmId.create(channel, b, XrcQpType.XRC_RECV);
+        listener.bind(PORT);
+        listener.listen(1);
+        CmId active = CmId.create(channel, a, XrcQpType.XRC_SEND);
+        active.resolveAddr(b.ip(), PORT);
+        next(channel, CmEventType.ADDR_RESOLVED);
+        active.resolveRoute();
+        next(channel, CmEventType.ROUTE_RESOLVED);
+        active.attachQp(send);
+        active.connect(new ConnParam());
+        CmEvent request = next(channel, CmEventType.CONNECT_REQUEST);
+        CmId passive = request.id();
+        channel.ack(request);
+        ByteBuffer numbers = ByteBuffer.allocate(4 * jobs.length);
+        for (Job job : jobs) {
+            numbers.putInt(job.srq().srqNumber());
+        }
+        passive.attachQp(recv);
+        passive.accept(new ConnParam().privateData(numbers.array()));
+        int[] srqNumbers = null;
+        for (int established = 0; established < 2; established++) {  // one ESTABLISHED per side
+            CmEvent up = next(channel, CmEventType.ESTABLISHED);
+            if (up.id() == active) {
+                ByteBuffer told = ByteBuffer.wrap(up.privateData(), 0, up.privateDataLength());
+                srqNumbers = new int[jobs.length];
+                for (int j = 0; j < jobs.length; j++) {
+                    srqNumbers[j] = told.getInt();
+                }
+            }
+            channel.ack(up);
+        }
+        return srqNumbers;
+    }
+
+    private static CmEvent next(EventChannel channel, CmEventType expected) {
+        CmEvent e = channel.await(1, TimeUnit.SECONDS);
+        if (e == null || e.type() != expected) {
+            throw new IllegalStateException("expected " + expected + ", got " + e);
+        }
+        if (expected == CmEventType.ADDR_RESOLVED || expected == CmEventType.ROUTE_RESOLVED) {
+            channel.ack(e);
+        }
+        return e;
     }
 }

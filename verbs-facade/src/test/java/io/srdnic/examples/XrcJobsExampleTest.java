@@ -24,6 +24,7 @@ class XrcJobsExampleTest {
             System.setOut(original);
         }
         String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("connected by the CM; the accept told 4 SRQ numbers"), text);
         for (int j = 0; j < XrcJobs.JOBS; j++) {
             assertTrue(text.contains("job " + j + " (SRQ ") && text.contains(") got: hello job " + j + " via QP"), text);
         }
