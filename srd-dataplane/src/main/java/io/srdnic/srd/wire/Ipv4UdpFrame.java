@@ -38,7 +38,7 @@ public final class Ipv4UdpFrame {
         m.putIntBE(IPV4_OFFSET + 8, (TTL << 24) | (IP_PROTOCOL_UDP << 16)); // checksum 0 for now
         m.putIntBE(IPV4_OFFSET + 12, srcIp);
         m.putIntBE(IPV4_OFFSET + 16, dstIp);
-        m.putShortBE(IPV4_OFFSET + 10, (short) Checksums.finish(Checksums.sum(m, IPV4_OFFSET, IPV4_LENGTH, 0)));
+        m.putShortBE(IPV4_OFFSET + 10, (short) Checksums.ipv4Header(ipTotal, TTL, IP_PROTOCOL_UDP, srcIp, dstIp));
         int udpTotal = UDP_LENGTH + srdLength;
         m.putShortBE(UDP_OFFSET, (short) srcPort);
         m.putShortBE(UDP_OFFSET + 2, (short) dstPort);
