@@ -3,7 +3,8 @@
 --   tshark -X lua_script:tools/wireshark/srdnic.lua -r capture.pcap
 --   or copy it to ~/.local/lib/wireshark/plugins/ (Wireshark 4.x) and restart Wireshark.
 --
--- Ethernet / IPv4 / UDP are Wireshark's; this dissects the UDP payload: the 48-byte SRD header of
+-- Ethernet / IPv4 / UDP are Wireshark's; this dissects the UDP payload (and, inside a UD SEND to
+-- the management QP, the connection manager's message: srdnic.cm.*): the 48-byte SRD header of
 -- data and probe packets (SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_READ, RDMA_WRITE_WITH_IMM,
 -- READ_RESPONSE, ATOMIC_CMP_SWAP, ATOMIC_FETCH_ADD, PROBE, PROBE_REPLY), the extended header of the
 -- RDMA types (24 bytes: remote address, rkey, the request's length, this packet's offset in it), of
@@ -155,6 +156,33 @@ field("qkey", ProtoField.uint32("srdnic.qkey", "Q_Key", base.HEX))
 field("immediate", ProtoField.uint32("srdnic.immediate", "Immediate data", base.HEX))
 field("timestamp", ProtoField.uint64("srdnic.timestamp", "Timestamp (ns)", base.DEC))
 field("payload", ProtoField.bytes("srdnic.payload", "Payload"))
+
+-- connection manager messages (CmMessage, docs/wire-format.md "Connection manager"): the payload of
+-- a UD SEND to the management QP (QPN 1, Q_Key 0x80010000), 48 bytes and private data
+local CM_QPN = 1
+local CM_QKEY = 0x80010000
+local CM_HEADER_LENGTH = 48
+local cm_types = { [1] = "REQ", [2] = "REP", [3] = "RTU", [4] = "REJ", [5] = "DREQ", [6] = "DREP", [7] = "MRA" }
+local cm_transports = { [0] = "RC", [1] = "XRC" }
+field("cm_version", ProtoField.uint8("srdnic.cm.version", "CM version", base.DEC))
+field("cm_type", ProtoField.uint8("srdnic.cm.type", "CM message", base.DEC, cm_types))
+field("cm_private_length", ProtoField.uint16("srdnic.cm.private_length", "Private data length", base.DEC))
+field("cm_local_comm_id", ProtoField.uint32("srdnic.cm.local_comm_id", "Sender's communication id", base.HEX))
+field("cm_remote_comm_id", ProtoField.uint32("srdnic.cm.remote_comm_id", "Receiver's communication id", base.HEX))
+field("cm_service_id", ProtoField.uint64("srdnic.cm.service_id", "Service id (port space << 16 | port)", base.HEX))
+field("cm_transport", ProtoField.uint8("srdnic.cm.transport", "Transport (REQ, REP)", base.DEC, cm_transports))
+field("cm_qpn", ProtoField.uint24("srdnic.cm.qpn", "QPN (REQ, REP)", base.HEX))
+field("cm_psn", ProtoField.uint24("srdnic.cm.psn", "Starting PSN (REQ, REP)", base.DEC))
+field("cm_responder_resources", ProtoField.uint8("srdnic.cm.responder_resources", "Responder resources", base.DEC))
+field("cm_initiator_depth", ProtoField.uint8("srdnic.cm.initiator_depth", "Initiator depth", base.DEC))
+field("cm_retry_count", ProtoField.uint8("srdnic.cm.retry_count", "Retry count", base.DEC, nil, 0xF0))
+field("cm_rnr_retry_count", ProtoField.uint8("srdnic.cm.rnr_retry_count", "RNR retry count", base.DEC, nil, 0x0F))
+field("cm_path_mtu", ProtoField.uint8("srdnic.cm.path_mtu", "Path MTU (IBTA code: 1 = 256 .. 5 = 4096)", base.DEC))
+field("cm_mac", ProtoField.ether("srdnic.cm.mac", "Sender's MAC"))
+field("cm_ip", ProtoField.ipv4("srdnic.cm.ip", "Sender's IPv4 address"))
+field("cm_udp_port", ProtoField.uint16("srdnic.cm.udp_port", "Sender's SRD UDP port", base.DEC))
+field("cm_reject_reason", ProtoField.uint16("srdnic.cm.reject_reason", "Reject reason (REJ)", base.DEC))
+field("cm_private_data", ProtoField.bytes("srdnic.cm.private_data", "Private data"))
 field("probe_path", ProtoField.uint32("srdnic.probe.path", "Probed path (the PSN field of a probe)", base.DEC))
 -- RC data packets: FLAG_FIRST / FLAG_LAST by name, and what the Q_Key field carries on RC
 field("rc_segment", ProtoField.string("srdnic.rc.segment", "Place in its message (RC)"))
@@ -356,6 +384,42 @@ local function dissect_common(tvb, tree, ptype)
     tree:add(f.epoch, tvb(12, 4))
 end
 
+-- A CM message in the data of a UD SEND to the management QP; returns the Info column's words for it.
+local function dissect_cm(tvb, tree)
+    local t = tree:add(srdnic, tvb, "Connection manager")
+    local kind = tvb(1, 1):uint()
+    t:add(f.cm_version, tvb(0, 1))
+    t:add(f.cm_type, tvb(1, 1))
+    t:add(f.cm_private_length, tvb(2, 2))
+    t:add(f.cm_local_comm_id, tvb(4, 4))
+    t:add(f.cm_remote_comm_id, tvb(8, 4))
+    t:add(f.cm_service_id, tvb(12, 8))
+    t:add(f.cm_transport, tvb(20, 1))
+    t:add(f.cm_qpn, tvb(21, 3))
+    t:add(f.cm_psn, tvb(25, 3))
+    t:add(f.cm_responder_resources, tvb(28, 1))
+    t:add(f.cm_initiator_depth, tvb(29, 1))
+    t:add(f.cm_retry_count, tvb(30, 1))
+    t:add(f.cm_rnr_retry_count, tvb(30, 1))
+    t:add(f.cm_path_mtu, tvb(31, 1))
+    t:add(f.cm_mac, tvb(34, 6))
+    t:add(f.cm_ip, tvb(40, 4))
+    t:add(f.cm_udp_port, tvb(44, 2))
+    t:add(f.cm_reject_reason, tvb(46, 2))
+    local private = tvb(2, 2):uint()
+    if private > 0 and tvb:len() >= CM_HEADER_LENGTH + private then
+        t:add(f.cm_private_data, tvb(CM_HEADER_LENGTH, private))
+    end
+    local info = string.format(" CM %s comm %s→%s", cm_types[kind] or ("type " .. kind), hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
+    if kind == 1 or kind == 2 then
+        info = info .. string.format(" %s qpn=0x%x psn=%d", cm_transports[tvb(20, 1):uint()] or "?", tvb(21, 3):uint(), tvb(25, 3):uint())
+    end
+    if kind == 4 then
+        info = info .. " reason=" .. tvb(46, 2):uint()
+    end
+    return info .. " private=" .. private
+end
+
 local function dissect_data(tvb, pinfo, tree, ptype)
     local flags = tvb(1, 1):uint()
     local rc = is_rc(flags) and ptype.data
@@ -391,6 +455,12 @@ local function dissect_data(tvb, pinfo, tree, ptype)
     if data_length > 0 and tvb:len() > data_at then
         tree:add(f.payload, tvb(data_at))
     end
+    -- A UD SEND to the management QP carries a connection manager message.
+    local cm_info = ""
+    if bit32.band(flags, FLAG_UNRELIABLE) ~= 0 and tvb(28, 4):uint() == CM_QPN and tvb(32, 4):uint() == CM_QKEY
+        and data_length >= CM_HEADER_LENGTH and tvb:len() >= data_at + CM_HEADER_LENGTH then
+        cm_info = dissect_cm(tvb(data_at, data_length), tree)
+    end
     -- An atomic's answer: the 8 bytes of data are the word's value before the atomic ran.
     local atomic_frame = track_atomics(tvb, pinfo, bit32.band(tvb(0, 1):uint(), 0x0F))
     if atomic_frame ~= nil and data_length == ATOMIC_ANSWER_LENGTH and tvb:len() >= data_at + ATOMIC_ANSWER_LENGTH then
@@ -402,7 +472,7 @@ local function dissect_data(tvb, pinfo, tree, ptype)
     local info
     local qpns = string.format("qpn 0x%x→0x%x", tvb(24, 4):uint(), tvb(28, 4):uint())
     if bit32.band(flags, FLAG_UNRELIABLE) ~= 0 then
-        info = string.format("UD %s %s qkey=%s len=%d", ptype.name, qpns, hex32(tvb(32, 4):uint()), payload_length)
+        info = string.format("UD %s %s qkey=%s len=%d", ptype.name, qpns, hex32(tvb(32, 4):uint()), payload_length) .. cm_info
     elseif ptype.probe then
         info = string.format("%s path=%d ctx %s→%s", ptype.name, psn, hex32(tvb(4, 4):uint()), hex32(tvb(8, 4):uint()))
     elseif rc then

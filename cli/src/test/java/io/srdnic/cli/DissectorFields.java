@@ -1,7 +1,10 @@
 package io.srdnic.cli;
 
+import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.transport.SrdTransport;
 import io.srdnic.srd.wire.AtomicHeader;
+import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
@@ -46,10 +49,59 @@ final class DissectorFields {
         "srdnic.ack.trigger_psn", "srdnic.ack.reserved", "srdnic.ack.echoed_timestamp", "srdnic.ack.sack",
         "srdnic.ack.sacked_psn", "srdnic.ack.sack_count", "srdnic.ack.drop.psn", "srdnic.ack.drop.reason",
         "srdnic.ack.drop.detail", "srdnic.ack.drop.rnr_timer", "srdnic.ack.drop.reserved");
+    /** A connection manager message: the data of a UD SEND to the management QP (QPN 1, the GSI Q_Key). */
+    static final List<String> CM = List.of("srdnic.cm.version", "srdnic.cm.type", "srdnic.cm.private_length", "srdnic.cm.local_comm_id",
+        "srdnic.cm.remote_comm_id", "srdnic.cm.service_id", "srdnic.cm.transport", "srdnic.cm.qpn", "srdnic.cm.psn",
+        "srdnic.cm.responder_resources", "srdnic.cm.initiator_depth", "srdnic.cm.retry_count", "srdnic.cm.rnr_retry_count",
+        "srdnic.cm.path_mtu", "srdnic.cm.mac", "srdnic.cm.ip", "srdnic.cm.udp_port", "srdnic.cm.reject_reason", "srdnic.cm.private_data");
     /** Every field of the dissector that carries a value, in the order the test asks tshark for them. */
-    static final List<String> ALL = concat(COMMON, DATA, RC, RDMA, READ_RESPONSE, ATOMIC, ACK);
+    static final List<String> ALL = concat(COMMON, DATA, RC, RDMA, READ_RESPONSE, ATOMIC, ACK, CM);
     /** The fields tshark prints as text. */
-    static final List<String> TEXT = List.of("srdnic.rc.segment");
+    static final List<String> TEXT = List.of("srdnic.rc.segment", "srdnic.cm.mac", "srdnic.cm.ip");
+    /** Bytes, printed by tshark as hex. */
+    static final List<String> BYTES = List.of("srdnic.payload", "srdnic.cm.private_data");
+
+    /** Whether the data packet in {@code m} carries a connection manager message. */
+    static boolean isCm(Mbuf m, int type) {
+        return type == PacketType.SEND && (SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0
+            && SrdHeader.destinationQpn(m) == SrdTransport.MANAGEMENT_QPN && SrdHeader.qkey(m) == CmMessage.QKEY
+            && SrdHeader.payloadLength(m) >= CmMessage.HEADER_LENGTH;
+    }
+
+    /** The CM message of a frame {@link #isCm} accepts, as the codec reads it. */
+    static CmMessage cm(Mbuf m) {
+        return new CmMessage().wrap(m.data(), SrdHeader.PAYLOAD_OFFSET);
+    }
+
+    private static void putCm(Map<String, List<String>> f, Mbuf m) {
+        CmMessage cm = cm(m);
+        put(f, "srdnic.cm.version", cm.version());
+        put(f, "srdnic.cm.type", cm.type());
+        put(f, "srdnic.cm.private_length", cm.privateDataLength());
+        put(f, "srdnic.cm.local_comm_id", cm.localCommId());
+        put(f, "srdnic.cm.remote_comm_id", cm.remoteCommId());
+        f.get("srdnic.cm.service_id").add(Long.toUnsignedString(cm.serviceId()));
+        put(f, "srdnic.cm.transport", cm.transport());
+        put(f, "srdnic.cm.qpn", cm.qpn());
+        put(f, "srdnic.cm.psn", cm.startingPsn());
+        put(f, "srdnic.cm.responder_resources", cm.responderResources());
+        put(f, "srdnic.cm.initiator_depth", cm.initiatorDepth());
+        put(f, "srdnic.cm.retry_count", cm.retryCount());
+        put(f, "srdnic.cm.rnr_retry_count", cm.rnrRetryCount());
+        put(f, "srdnic.cm.path_mtu", cm.pathMtuCode());
+        f.get("srdnic.cm.mac").add(MacAddress.format(cm.mac()));
+        int ip = cm.ip();
+        f.get("srdnic.cm.ip").add((ip >>> 24) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF));
+        put(f, "srdnic.cm.udp_port", cm.udpPort());
+        put(f, "srdnic.cm.reject_reason", cm.rejectReason());
+        if (cm.privateDataLength() > 0) {
+            byte[] bytes = new byte[cm.privateDataLength()];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = m.getByte(SrdHeader.PAYLOAD_OFFSET + CmMessage.HEADER_LENGTH + i);
+            }
+            f.get("srdnic.cm.private_data").add(HexFormat.of().formatHex(bytes));
+        }
+    }
 
     private DissectorFields() {
     }
@@ -226,6 +278,9 @@ final class DissectorFields {
             if (type == PacketType.PROBE || type == PacketType.PROBE_REPLY) {
                 put(f, "srdnic.probe.path", SrdHeader.psn(m));
             }
+            if (isCm(m, type)) {
+                putCm(f, m);
+            }
         }
         return f;
     }
@@ -239,7 +294,7 @@ final class DissectorFields {
         for (String v : printed.split(java.util.regex.Pattern.quote(AGGREGATOR), -1)) {
             if (TEXT.contains(field)) {
                 values.add(v);
-            } else if (field.equals("srdnic.payload")) {
+            } else if (BYTES.contains(field)) {
                 values.add(v.replace(":", "").toLowerCase(Locale.ROOT));
             } else if (v.equals("True") || v.equals("False")) {
                 values.add(v.equals("True") ? "1" : "0");

@@ -10,6 +10,7 @@ import io.srdnic.pmd.pcap.PcapWriter;
 import io.srdnic.pmd.sim.SimBufferPool;
 import io.srdnic.srd.sim.RcSimulation;
 import io.srdnic.srd.wire.AtomicHeader;
+import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
@@ -157,6 +158,25 @@ class WiresharkDissectorIT {
             assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
         }
         assertFalse(kinds.containsKey("RC SEND_WITH_IMM"), "every request of an SRC run names an SRQ: " + kinds);
+    }
+
+    /**
+     * The connection manager on the wire, from the real CM: {@code srdnic cm-pingpong --link sim}
+     * connects, ping-pongs and disconnects twice, so the capture holds REQ, REP, RTU, DREQ and DREP
+     * datagrams to the management QP, each decoded as srdnic.cm.* with the values CmMessage reads,
+     * and the RC traffic between them.
+     */
+    @Test
+    void shouldDecodeTheConnectionManagersMessagesAsTheCodecReadsThem() throws Exception {
+        Path capture = dir.resolve("cm.pcap");
+        CliRun run = CliRun.of("cm-pingpong", "--link", "sim", "--connections", "2", "--iters", "3", "--pcap", capture.toString());
+        assertEquals(0, run.status(), run.stdout());
+
+        Map<String, Integer> kinds = decodeLikeTheCodecs(capture, "srdnic cm-pingpong --link sim");
+        for (String k : List.of("CM REQ", "CM REP", "CM RTU", "CM DREQ", "CM DREP", "RC SEND", "RC ACK")) {
+            assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
+        }
+        assertEquals(2, kinds.get("CM REQ"), "one request per connection: " + kinds);
     }
 
     /**
@@ -511,6 +531,9 @@ class WiresharkDissectorIT {
         }
         if ((SrdHeader.flags(m) & SrdHeader.FLAG_RETRANSMISSION) != 0) {
             k.add("retransmission");
+        }
+        if (DissectorFields.isCm(m, type)) {
+            k.add("CM " + CmMessage.typeName(DissectorFields.cm(m).type()));
         }
         if (type == PacketType.READ_RESPONSE && ReadResponseHeader.status(m) != 0) {
             k.add("READ_RESPONSE with status");

@@ -1,5 +1,8 @@
 package io.srdnic.verbs;
 
+import io.srdnic.pmd.PacketIo;
+import io.srdnic.pmd.pcap.CapturingPacketIo;
+import io.srdnic.pmd.pcap.PcapWriter;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
@@ -19,6 +22,7 @@ public final class SimWorld implements AutoCloseable {
     private final SimNetwork network;
     private final List<Dataplane> dataplanes = new ArrayList<>();
     private int hosts;
+    private PcapWriter capture;
 
     public SimWorld(long seed, int paths, LinkConfig fabric) {
         this.network = new SimNetwork(seed, SimNetwork.Config.builder().pathCount(paths).fabricPath(fabric).poolSize(16384)
@@ -48,10 +52,19 @@ public final class SimWorld implements AutoCloseable {
         return network.clock()::now;
     }
 
+    /**
+     * Every frame the hosts created from now on send goes to {@code writer} too, stamped with
+     * virtual time (what {@code srdnic sim --pcap} writes); the caller closes the writer after the world.
+     */
+    public void captureTo(PcapWriter writer) {
+        this.capture = writer;
+    }
+
     Device newDevice() {
         hosts++;
         SimPort port = network.addHost(0x02_00_00_00_00_00L | hosts);
-        return Device.simHost("sim" + hosts, port, this, ipOf(hosts));
+        PacketIo io = capture == null ? port : new CapturingPacketIo(port, capture, network.clock()::now);
+        return Device.simHost("sim" + hosts, io, this, ipOf(hosts));
     }
 
     /** IPv4 address of the n-th host created (from 1). */

@@ -8,12 +8,16 @@ import io.srdnic.pmd.EalConfig;
 import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PortConfig;
 import io.srdnic.pmd.RingLink;
+import io.srdnic.pmd.pcap.PcapWriter;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.SimWorld;
 import io.srdnic.verbs.ThreadingMode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -62,6 +66,10 @@ public final class CmPingPongCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object on the last line.")
     boolean json;
 
+    @Option(names = "--pcap", description = "sim: write every frame (the CM's messages and the ping-pongs) to this pcap file,"
+        + " for tshark with tools/wireshark/srdnic.lua.")
+    Path pcap;
+
     @Option(names = "--role", hidden = true, description = "memif child: server or client")
     Role role;
 
@@ -72,6 +80,9 @@ public final class CmPingPongCommand implements Callable<Integer> {
     public Integer call() {
         if (connections < 1 || iters < 1 || size < 8 || size > 4096) {
             throw new IllegalArgumentException("--connections and --iters must be positive, --size 8..4096");
+        }
+        if (pcap != null && link != Link.sim) {
+            throw new IllegalArgumentException("--pcap captures --link sim; on ring and memif use a capture of the link (e.g. dpdk-dumpcap)");
         }
         if (role != null) {
             return child();
@@ -84,8 +95,24 @@ public final class CmPingPongCommand implements Callable<Integer> {
     }
 
     private CmPingPongClient sim() {
-        try (SimWorld world = new SimWorld(RUNS.incrementAndGet()); Arena arena = Arena.ofShared();
-             Context serverContext = Context.open(Device.sim(world)); Context clientContext = Context.open(Device.sim(world))) {
+        try (PcapWriter capture = pcap == null ? null : new PcapWriter(pcap)) {
+            return sim(capture);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + pcap + ": " + e.getMessage(), e);
+        }
+    }
+
+    private CmPingPongClient sim(PcapWriter capture) {
+        try (SimWorld world = new SimWorld(RUNS.incrementAndGet()); Arena arena = Arena.ofShared()) {
+            if (capture != null) {
+                world.captureTo(capture);
+            }
+            return sim(world, arena);
+        }
+    }
+
+    private CmPingPongClient sim(SimWorld world, Arena arena) {
+        try (Context serverContext = Context.open(Device.sim(world)); Context clientContext = Context.open(Device.sim(world))) {
             CmPingPongServer server = new CmPingPongServer(serverContext, port, size, connections, arena);
             CmPingPongClient client = new CmPingPongClient(clientContext, serverContext.ip(), port, size, iters, connections, arena);
             long end = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
