@@ -1,10 +1,5 @@
 package io.srdnic.cli.rnbd;
 
-import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EalConfig;
-import io.srdnic.pmd.EthPort;
-import io.srdnic.pmd.MbufPool;
-import io.srdnic.pmd.PortConfig;
 import io.srdnic.rnbd.client.DeviceState;
 import io.srdnic.rnbd.client.RnbdClient;
 import io.srdnic.rnbd.client.RnbdDevice;
@@ -12,8 +7,6 @@ import io.srdnic.rtrs.client.ClientConfig;
 import io.srdnic.rtrs.client.PathAddress;
 import io.srdnic.rtrs.client.RtrsClient;
 import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ContextConfig;
-import io.srdnic.verbs.Device;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,10 +33,7 @@ public final class RnbdGateway implements AutoCloseable {
     private final int port;
     private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
     private final CompletableFuture<RnbdClient> started = new CompletableFuture<>();
-    private final List<Context> contexts = new ArrayList<>();
-    private final List<String> portNames = new ArrayList<>();
-    private final List<EthPort> ports = new ArrayList<>();
-    private final List<MbufPool> pools = new ArrayList<>();
+    private volatile DpdkLinks links;
     private final Thread thread;
     private volatile boolean stop;
 
@@ -75,19 +65,9 @@ public final class RnbdGateway implements AutoCloseable {
     private void run() {
         RnbdClient client = null;
         try {
+            links = DpdkLinks.open(vdevs, localIp);
             List<PathAddress> addresses = new ArrayList<>();
-            Eal.startOrGet(new EalConfig().memoryMb(512));
-            for (String spec : vdevs) {
-                // The port is this class's own (not Device.dpdk(spec)'s): path down/up stops and starts it.
-                EthPort port = EthPort.attach(spec);
-                ports.add(port);
-                int frameRoom = "net_af_xdp".equals(port.info().driverName()) ? 2048 : 4096 + 256; // as Device.dpdk: AF_XDP's umem takes 4 KiB pages
-                MbufPool pool = MbufPool.create("rnbdgw" + pools.size(), 8191, frameRoom);
-                pools.add(pool);
-                port.configure(PortConfig.DEFAULT, pool).start();
-                Context c = Context.open(Device.dpdk(port, pool), new ContextConfig().ip(localIp));
-                contexts.add(c);
-                portNames.add(port.name());
+            for (Context c : links.contexts()) {
                 addresses.add(new PathAddress(c, serverIp));
             }
             ClientConfig config = new ClientConfig().sessionName("srdnic-gw-" + ProcessHandle.current().pid()).port(port).ioConnections(1)
@@ -111,14 +91,8 @@ public final class RnbdGateway implements AutoCloseable {
             if (client != null) {
                 client.close();
             }
-            for (Context c : contexts) {
-                c.close();
-            }
-            for (EthPort p : ports) {
-                p.close();
-            }
-            for (MbufPool p : pools) {
-                p.close();
+            if (links != null) {
+                links.close();
             }
         }
     }
@@ -176,13 +150,8 @@ public final class RnbdGateway implements AutoCloseable {
             throw new IllegalArgumentException("no path " + i + " (paths 0.." + (vdevs.size() - 1) + ")");
         }
         return onGatewayThread(() -> {
-            EthPort p = ports.get(i);
-            if (up) {
-                p.start();
-            } else {
-                p.stop();
-            }
-            return "path " + i + " (" + portNames.get(i) + ") " + (up ? "up" : "down");
+            links.set(i, up);
+            return "path " + i + " (" + links.portName(i) + ") " + (up ? "up" : "down");
         });
     }
 
@@ -194,7 +163,7 @@ public final class RnbdGateway implements AutoCloseable {
             for (int i = 0; i < r.pathCount(); i++) {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("path", i);
-                m.put("port", portNames.get(i));
+                m.put("port", links.portName(i));
                 m.put("state", r.state(i).name());
                 m.putAll(r.statsSnapshot(i));
                 all.add(m);

@@ -2,22 +2,15 @@ package io.srdnic.cli.rnbd;
 
 import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.nbd.spec.Sizes;
-import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EalConfig;
 import io.srdnic.rnbd.server.ExportDirectory;
 import io.srdnic.rnbd.server.RnbdServer;
 import io.srdnic.rtrs.server.RtrsServer;
 import io.srdnic.rtrs.server.ServerConfig;
-import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ContextConfig;
-import io.srdnic.verbs.Device;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -59,8 +52,6 @@ public final class RnbdServerCommand implements Callable<Integer> {
     @Option(names = "--exit-on-stdin-eof", hidden = true, description = "Exit when stdin closes (a child of nbd-local).")
     boolean exitOnStdinEof;
 
-    private volatile boolean stop;
-
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (!"rc".equals(transport)) {
@@ -78,57 +69,28 @@ public final class RnbdServerCommand implements Callable<Integer> {
         if (exportDir == null && memory.isEmpty()) {
             throw new IllegalArgumentException("nothing to export: give --export-dir DIR and/or --memory NAME=SIZE");
         }
-        CountDownLatch done = new CountDownLatch(1);
-        Thread hook = new Thread(() -> {
-            stop = true;
-            try {
-                done.await();
-            } catch (InterruptedException ignored) {
-                // exiting anyway
-            }
-        }, "rnbd-server-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        if (exitOnStdinEof) {
-            Thread watcher = new Thread(() -> {
-                try (InputStream in = System.in) {
-                    while (in.read() >= 0) {
-                        // lines are not commands here: only the end matters
-                    }
-                } catch (IOException ignored) {
-                    // closed
-                }
-                stop = true;
-            }, "rnbd-server-stdin");
-            watcher.setDaemon(true);
-            watcher.start();
-        }
-        Eal.startOrGet(new EalConfig().memoryMb(512));
-        List<Context> contexts = new ArrayList<>();
+        ServeLoop loop = new ServeLoop(exitOnStdinEof);
         RnbdServer rnbd = new RnbdServer(exports);
         RtrsServer server = null;
+        DpdkLinks links = null;
         try {
-            for (String spec : specs) {
-                contexts.add(Context.open(Device.dpdk(spec), new ContextConfig().ip(Ipv4.parse(ip))));
-            }
+            links = DpdkLinks.open(specs, Ipv4.parse(ip));
             server = RtrsServer.open(new ServerConfig().port(port).queueDepth(queueDepth)
-                .heartbeat(RnbdGateway.HEARTBEAT_NANOS, RnbdGateway.HEARTBEAT_MISSED), contexts, rnbd);
+                .heartbeat(RnbdGateway.HEARTBEAT_NANOS, RnbdGateway.HEARTBEAT_MISSED), links.contexts(), rnbd);
             System.err.println("srdnic rnbd-server: " + specs.size() + " link(s), RTRS port " + port + ", exports "
                 + (exportDir != null ? exportDir + " " : "") + memory);
             System.out.println("ready");
             System.out.flush();
-            Backoff backoff = new Backoff();
-            while (!stop) {
-                backoff.after(server.poll());
-            }
+            loop.run(server::poll);
         } finally {
             if (server != null) {
                 server.close();
             }
             rnbd.close();
-            for (Context c : contexts) {
-                c.close();
+            if (links != null) {
+                links.close();
             }
-            done.countDown();
+            loop.finished();
         }
         return 0;
     }

@@ -8,12 +8,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code srdnic rtrs path|stats}: a running nbd-local's RTRS session, through its control socket. */
-@Command(name = "rtrs", mixinStandardHelpOptions = true, description = "RTRS sessions: take a path down or up, show stats.",
-    subcommands = {RtrsCommand.PathCommand.class, RtrsCommand.StatsCommand.class})
+@Command(name = "rtrs", mixinStandardHelpOptions = true, description = "RTRS sessions: take a path down or up, show stats, benchmark.",
+    subcommands = {RtrsCommand.PathCommand.class, RtrsCommand.StatsCommand.class, RtrsBenchCommand.class})
 public final class RtrsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
-        throw new IllegalArgumentException("give a subcommand: path or stats");
+        throw new IllegalArgumentException("give a subcommand: path, stats or bench");
     }
 
     @Command(name = "path", mixinStandardHelpOptions = true, description = "Take path I's link down (its port stopped) or up again, in a running nbd-local.")
