@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "srdnic", mixinStandardHelpOptions = true, version = "srdnic 0.1.0",
     description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
-    subcommands = {AdversaryCommand.class, io.srdnic.cli.cm.CmPingPongCommand.class, io.srdnic.cli.dataplane.DataplaneCommand.class, DemoCommand.class, io.srdnic.cli.nbd.NbdCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, io.srdnic.cli.stat.StatCommand.class, io.srdnic.cli.xrc.XrcAllToAllCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {AdversaryCommand.class, io.srdnic.cli.cm.CmPingPongCommand.class, io.srdnic.cli.dataplane.DataplaneCommand.class, DemoCommand.class, io.srdnic.cli.nbd.NbdCommand.class, io.srdnic.cli.rnbd.NbdLocalCommand.class, io.srdnic.cli.rnbd.RnbdServerCommand.class, io.srdnic.cli.rnbd.RtrsCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, io.srdnic.cli.stat.StatCommand.class, io.srdnic.cli.xrc.XrcAllToAllCommand.class, CommandLine.HelpCommand.class})
 public final class Srdnic {
 
     public static void main(String[] args) {

@@ -1,5 +1,6 @@
 package io.srdnic.cli.nbd;
 
+import io.srdnic.cli.rnbd.RnbdExports;
 import io.srdnic.nbd.Export;
 import io.srdnic.nbd.Exports;
 import io.srdnic.nbd.NbdServer;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Option;
     description = "Serve block devices over NBD (fixed newstyle) until SIGTERM; prints 'ready' once clients can connect.")
 public final class NbdCommand implements Callable<Integer> {
     @Option(names = "--export", required = true, paramLabel = "NAME=KIND:ARG",
-        description = "An export: NAME=mem:SIZE (sparse memory, e.g. 1G), NAME=file:PATH, (later) NAME=rnbd://SERVER/PATH."
+        description = "An export: NAME=mem:SIZE (sparse memory, e.g. 1G), NAME=file:PATH, NAME=rnbd://SERVER/PATH[?mode=ro|rw|migration] (with --rnbd-memif-socket or --rnbd-vdev per path)."
             + " Repeatable; the first is also the default export (empty name).")
     List<String> exports = new ArrayList<>();
 
@@ -40,12 +41,30 @@ public final class NbdCommand implements Callable<Integer> {
         description = "The address for --port (default ${DEFAULT-VALUE}: loopback only; NBD has no authentication).")
     String bind;
 
+    @Option(names = "--rnbd-link", defaultValue = "memif", description = "rnbd exports: memif (--rnbd-memif-socket per path) or vdev (--rnbd-vdev per path).")
+    String rnbdLink;
+
+    @Option(names = "--rnbd-memif-socket", paramLabel = "PATH", description = "rnbd exports: a memif socket per path (the server listens on it). Repeatable.")
+    List<String> rnbdMemifSockets = new ArrayList<>();
+
+    @Option(names = "--rnbd-vdev", paramLabel = "SPEC", description = "rnbd exports: an EAL device spec per path (--rnbd-link vdev). Repeatable.")
+    List<String> rnbdVdevs = new ArrayList<>();
+
+    @Option(names = "--rnbd-ip", defaultValue = "10.0.0.2", description = "rnbd exports: this side's IPv4 address on the links (default ${DEFAULT-VALUE}).")
+    String rnbdIp;
+
+    @Option(names = "--rnbd-port", defaultValue = "1234", description = "rnbd exports: the server's RTRS port (default ${DEFAULT-VALUE}).")
+    int rnbdPort;
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (socket == null && port == null) {
             throw new IllegalArgumentException("give --socket PATH and/or --port P");
         }
-        ExportSpecs specs = ExportSpecs.local();
+        boolean rnbd = exports.stream().anyMatch(e -> e.contains("=rnbd:"));
+        RnbdExports rnbdExports = new RnbdExports(rnbd ? RnbdExports.specs(rnbdLink, rnbdMemifSockets, rnbdVdevs) : List.of(),
+            RnbdExports.ip(rnbdIp), rnbdPort);
+        ExportSpecs specs = rnbdExports.register(ExportSpecs.local());
         List<Export> opened = new ArrayList<>();
         Exports all;
         try {
@@ -55,6 +74,7 @@ public final class NbdCommand implements Callable<Integer> {
             all = new Exports(opened);
         } catch (IOException | RuntimeException e) {
             opened.forEach(x -> x.device().close());
+            rnbdExports.close();
             throw e;
         }
         NbdServer server = new NbdServer(all);
@@ -62,6 +82,7 @@ public final class NbdCommand implements Callable<Integer> {
         Thread hook = new Thread(() -> {
             server.close();
             all.closeAll();
+            rnbdExports.close();
             stopped.countDown();
         }, "nbd-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -77,6 +98,7 @@ public final class NbdCommand implements Callable<Integer> {
             Runtime.getRuntime().removeShutdownHook(hook);
             server.close();
             all.closeAll();
+            rnbdExports.close();
             throw e;
         }
         for (Export e : opened) {

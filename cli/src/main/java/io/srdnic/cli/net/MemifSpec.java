@@ -19,6 +19,11 @@ public final class MemifSpec {
 
     /** {@code role}: server (listens on the socket) or client. */
     public static String of(String role, String socket) {
-        return "net_memif0,role=" + role + ",id=0,socket=" + socket + ",bsize=" + BUFFER_SIZE;
+        return of(role, socket, 0);
+    }
+
+    /** The {@code index}th memif device of a process that has several (one per RTRS path, say), each on a socket of its own. */
+    public static String of(String role, String socket, int index) {
+        return "net_memif" + index + ",role=" + role + ",id=0,socket=" + socket + ",bsize=" + BUFFER_SIZE;
     }
 }

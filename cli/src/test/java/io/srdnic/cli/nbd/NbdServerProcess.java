@@ -30,8 +30,13 @@ final class NbdServerProcess implements AutoCloseable {
 
     /** Starts the server with these arguments after "nbd" and waits for "ready". */
     static NbdServerProcess start(Path socket, Path stderr, String... args) throws IOException {
+        return startCommand("nbd", socket, stderr, args);
+    }
+
+    /** Starts {@code srdnic <subcommand> args} (nbd, nbd-local) and waits for "ready". */
+    static NbdServerProcess startCommand(String subcommand, Path socket, Path stderr, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java",
-            "--enable-native-access=ALL-UNNAMED", "-jar", System.getProperty("srdnic.jar"), "nbd"));
+            "--enable-native-access=ALL-UNNAMED", "-jar", System.getProperty("srdnic.jar"), subcommand));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -64,6 +69,7 @@ final class NbdServerProcess implements AutoCloseable {
         assertTrue(exited, "srdnic nbd should exit on SIGTERM");
         if (socket != null) {
             assertFalse(Files.exists(socket), "the socket file is removed on exit");
+            assertFalse(Files.exists(Path.of(socket + ".ctl")), "and nbd-local's control socket");
         }
     }
 }

@@ -38,4 +38,14 @@ final class Tools {
         assertEquals(0, p.exitValue(), () -> String.join(" ", List.of(command)) + " failed: " + output);
         return output;
     }
+
+    /** A file of {@code bytes} seeded random bytes with a stretch of zeroes in its second quarter, which the tools may skip or send as write-zeroes. */
+    static Path randomImage(Path dir, String name, int bytes, long seed) throws IOException {
+        byte[] data = new byte[bytes];
+        new java.util.Random(seed).nextBytes(data);
+        for (int i = bytes / 4; i < bytes / 2; i++) {
+            data[i] = 0;
+        }
+        return Files.write(dir.resolve(name), data);
+    }
 }

@@ -11,9 +11,9 @@ import java.util.Map;
 
 /**
  * Turns {@code NAME=SCHEME:ARGUMENT} into an export. The scheme picks an opener: {@code mem:SIZE}
- * and {@code file:PATH} are built in; a layer above registers its own with {@link #with} (the RNBD
- * client will register {@code rnbd}, for {@code NAME=rnbd://SERVER/PATH}; until then that scheme
- * answers "not yet available").
+ * and {@code file:PATH} are built in; a layer above registers its own with {@link #with} (srdnic nbd
+ * registers the rnbd module's client as {@code rnbd}, for {@code NAME=rnbd://SERVER/PATH}; without
+ * it that scheme answers "not available here": this module cannot depend on the one above it).
  */
 public final class ExportSpecs {
     /** Opens a device from what follows {@code SCHEME:}. */
@@ -27,7 +27,7 @@ public final class ExportSpecs {
     private ExportSpecs() {
     }
 
-    /** The schemes of this module: mem, file, and rnbd refused as not yet available. */
+    /** The schemes of this module: mem, file, and rnbd refused until a layer above registers it. */
     public static ExportSpecs local() {
         return new ExportSpecs()
             .with("mem", argument -> new MemoryBlockDevice(Sizes.parse(argument), false))
@@ -38,7 +38,7 @@ public final class ExportSpecs {
                 return new FileBlockDevice(Path.of(argument), false);
             })
             .with("rnbd", argument -> {
-                throw new IllegalArgumentException("rnbd exports are not yet available in this build (the RNBD client is still to come)");
+                throw new IllegalArgumentException("rnbd exports are not available here: the rnbd module registers them (srdnic nbd does, with --rnbd-memif-socket or --rnbd-vdev)");
             });
     }
 

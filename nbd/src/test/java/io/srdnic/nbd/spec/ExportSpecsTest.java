@@ -32,9 +32,9 @@ class ExportSpecsTest {
     }
 
     @Test
-    void shouldRefuseRnbdAsNotYetAvailableUntilRegistered() throws IOException {
+    void shouldRefuseRnbdUntilRegistered() throws IOException {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ExportSpecs.local().open("x=rnbd://server/dev"));
-        assertTrue(e.getMessage().contains("not yet available"), e.getMessage());
+        assertTrue(e.getMessage().contains("not available here"), e.getMessage());
         String[] seen = new String[1];
         Export x = ExportSpecs.local().with("rnbd", argument -> {
             seen[0] = argument;

@@ -1,0 +1,74 @@
+package io.srdnic.cli.rnbd;
+
+import io.srdnic.pmd.Eal;
+import io.srdnic.pmd.EalConfig;
+import io.srdnic.pmd.EthPort;
+import io.srdnic.pmd.MbufPool;
+import io.srdnic.pmd.PortConfig;
+import io.srdnic.verbs.Context;
+import io.srdnic.verbs.ContextConfig;
+import io.srdnic.verbs.Device;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One DPDK port and verbs context per path, opened on the thread that will poll them (INVOKER).
+ * The ports are this class's own, not Device.dpdk(spec)'s, so that a path's link can be taken
+ * down (port stopped) and brought up (started) for real, between polls on that thread.
+ */
+final class DpdkLinks implements AutoCloseable {
+    private final List<EthPort> ports = new ArrayList<>();
+    private final List<MbufPool> pools = new ArrayList<>();
+    private final List<Context> contexts = new ArrayList<>();
+
+    /** Opens a link per EAL device spec, this side at {@code ip} on each. */
+    static DpdkLinks open(List<String> specs, int ip) {
+        Eal.startOrGet(new EalConfig().memoryMb(512));
+        DpdkLinks links = new DpdkLinks();
+        try {
+            for (String spec : specs) {
+                EthPort port = EthPort.attach(spec);
+                links.ports.add(port);
+                int frameRoom = "net_af_xdp".equals(port.info().driverName()) ? 2048 : 4096 + 256; // as Device.dpdk: AF_XDP's umem takes 4 KiB pages
+                MbufPool pool = MbufPool.create("rtrslink" + ProcessHandle.current().pid() % 100000 + "_" + links.pools.size(), 8191, frameRoom);
+                links.pools.add(pool);
+                port.configure(PortConfig.DEFAULT, pool).start();
+                links.contexts.add(Context.open(Device.dpdk(port, pool), new ContextConfig().ip(ip)));
+            }
+        } catch (RuntimeException e) {
+            links.close();
+            throw e;
+        }
+        return links;
+    }
+
+    List<Context> contexts() {
+        return contexts;
+    }
+
+    String portName(int i) {
+        return ports.get(i).name();
+    }
+
+    /** Stops or starts path {@code i}'s port; call on the polling thread. */
+    void set(int i, boolean up) {
+        if (up) {
+            ports.get(i).start();
+        } else {
+            ports.get(i).stop();
+        }
+    }
+
+    @Override
+    public void close() {
+        for (Context c : contexts) {
+            c.close();
+        }
+        for (EthPort p : ports) {
+            p.close();
+        }
+        for (MbufPool p : pools) {
+            p.close();
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.srdnic.cli.rnbd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.cli.Srdnic;
+import io.srdnic.rnbd.protocol.Rnbd;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad command lines of rnbd-server, nbd-local and rtrs are refused before anything starts; rnbd:// URIs parse or say why not. */
+class RnbdArgumentsTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldParseRnbdUris() {
+        assertEquals(new RnbdUri(0x0A00_0001, "disks/a.img", Rnbd.ACCESS_RW), RnbdUri.parse("//10.0.0.1/disks/a.img"));
+        assertEquals(Rnbd.ACCESS_RO, RnbdUri.parse("//10.0.0.1/a?mode=ro").accessMode());
+        assertEquals(Rnbd.ACCESS_MIGRATION, RnbdUri.parse("//10.0.0.1/a?mode=migration").accessMode());
+        assertThrows(IllegalArgumentException.class, () -> RnbdUri.parse("10.0.0.1/a"));
+        assertThrows(IllegalArgumentException.class, () -> RnbdUri.parse("//10.0.0.1/"));
+        assertThrows(IllegalArgumentException.class, () -> RnbdUri.parse("//host/a"), "an IPv4 address on the links");
+        assertThrows(IllegalArgumentException.class, () -> RnbdUri.parse("//10.0.0.256/a"));
+        assertThrows(IllegalArgumentException.class, () -> RnbdUri.parse("//10.0.0.1/a?mode=rx"));
+    }
+
+    @Test
+    void shouldRefuseBadCommandLinesWithoutStartingAnything() {
+        String sock = dir.resolve("s.sock").toString();
+        assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1M", "--transport", "srd"), "RTRS is RC only");
+        assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1000"), "not whole sectors");
+        assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1M", "--paths", "0"));
+        assertEquals(2, Srdnic.run("nbd-local", "--size", "1M"), "no --socket");
+        assertTrue(Files.notExists(Path.of(sock)));
+        assertEquals(1, Srdnic.run("rnbd-server", "--memif-socket", dir.resolve("m.sock").toString()), "nothing to export");
+        assertEquals(1, Srdnic.run("rnbd-server", "--memory", "d=1M"), "no link");
+        assertEquals(1, Srdnic.run("rnbd-server", "--memory", "d=1M", "--link", "tap", "--vdev", "x"), "an unknown link kind");
+        assertEquals(1, Srdnic.run("nbd", "--export", "x=rnbd://10.0.0.1/p", "--socket", sock), "an rnbd export without links");
+        assertEquals(1, Srdnic.run("rtrs", "stats", "--socket", sock), "no nbd-local there");
+        assertEquals(2, Srdnic.run("rtrs", "path", "--socket", sock, "--down", "0", "--up", "0"), "down or up, not both");
+    }
+}

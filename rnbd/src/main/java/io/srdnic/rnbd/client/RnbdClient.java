@@ -1,0 +1,400 @@
+package io.srdnic.rnbd.client;
+
+import io.srdnic.nbd.Errno;
+import io.srdnic.nbd.IoCompletion;
+import io.srdnic.rnbd.protocol.Close;
+import io.srdnic.rnbd.protocol.Io;
+import io.srdnic.rnbd.protocol.Open;
+import io.srdnic.rnbd.protocol.OpenRsp;
+import io.srdnic.rnbd.protocol.Rnbd;
+import io.srdnic.rnbd.protocol.RnbdErrno;
+import io.srdnic.rnbd.protocol.SessInfo;
+import io.srdnic.rnbd.protocol.SessInfoRsp;
+import io.srdnic.rtrs.client.IoCallback;
+import io.srdnic.rtrs.client.PathState;
+import io.srdnic.rtrs.client.Permit;
+import io.srdnic.rtrs.client.RtrsClient;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * RNBD's client side (Linux's rnbd-clt) over one RTRS client session. Whenever the session has a
+ * path again after having none, it says SESS_INFO and opens every device anew (the server forgot
+ * them, or is told to by the SESS_INFO). Devices' operations come from any thread through a
+ * bounded queue of pooled {@link BlockOp}s; everything else runs in {@link #poll}, on one thread.
+ * With no path connected, queued and new operations fail with EIO at once.
+ */
+public final class RnbdClient implements IoCallback, AutoCloseable {
+    private static final int KIND_SESS_INFO = 1;
+    private static final int KIND_OPEN = 2;
+    private static final int KIND_CLOSE = 3;
+    private static final int KIND_IO = 4;
+    private static final int OP_CLOSE = -1;
+
+    private final RtrsClient rtrs;
+    private final int poolSize;
+    private final ArrayBlockingQueue<BlockOp> freeOps;
+    private final ArrayBlockingQueue<BlockOp> incoming;
+    private final ArrayDeque<BlockOp> continuing;
+    private final ConcurrentLinkedQueue<RnbdDevice> toOpen = new ConcurrentLinkedQueue<>();
+    private final List<RnbdDevice> devices = new ArrayList<>();
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment header = arena.allocate(Open.LENGTH);
+    private int[] kind = new int[0];
+    private Object[] owner = new Object[0];
+    private ByteBuffer[] views = new ByteBuffer[0];
+    /** The session has said SESS_INFO and heard back since it last had a path. */
+    private boolean up;
+    private boolean sessInfoSent;
+    private int sessInfoErrno;
+    private int sessions;
+    private volatile boolean closed;
+
+    private RnbdClient(RtrsClient rtrs, int poolSize) {
+        this.rtrs = rtrs;
+        this.poolSize = poolSize;
+        this.freeOps = new ArrayBlockingQueue<>(poolSize);
+        this.incoming = new ArrayBlockingQueue<>(poolSize);
+        this.continuing = new ArrayDeque<>(poolSize);
+        for (int i = 0; i < poolSize; i++) {
+            freeOps.add(new BlockOp());
+        }
+    }
+
+    /** An RNBD client on {@code rtrs} (connecting or connected), with room for {@code poolSize} operations queued or in flight. */
+    public static RnbdClient over(RtrsClient rtrs, int poolSize) {
+        return new RnbdClient(rtrs, poolSize);
+    }
+
+    public RtrsClient rtrs() {
+        return rtrs;
+    }
+
+    /** Opens {@code name} with {@code accessMode} (Rnbd.ACCESS_*): the device opens once the session is up (see {@link RnbdDevice#state}). */
+    public RnbdDevice open(String name, int accessMode) {
+        RnbdDevice d = new RnbdDevice(this, name, accessMode);
+        toOpen.add(d);
+        return d;
+    }
+
+    /** Times the session said SESS_INFO and was answered: 1, plus one per recovery from losing every path. */
+    public int sessions() {
+        return sessions;
+    }
+
+    /** The errno of the last refused SESS_INFO, 0 if none. */
+    public int sessInfoErrno() {
+        return sessInfoErrno;
+    }
+
+    /** Whether the session is up: a path connected and SESS_INFO answered. */
+    public boolean up() {
+        return up;
+    }
+
+    void enqueue(RnbdDevice device, int op, int flags, long offset, long length, ByteBuffer buffer, IoCompletion done) {
+        if (closed) {
+            done.complete(Errno.ESHUTDOWN);
+            return;
+        }
+        BlockOp o;
+        try {
+            o = freeOps.take(); // back pressure: as many operations as the pool holds
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            done.complete(Errno.EIO);
+            return;
+        }
+        o.set(device, op, flags, offset, length, buffer, done);
+        incoming.add(o);
+    }
+
+    void closeDevice(RnbdDevice d) {
+        if (d.state == DeviceState.CLOSED) {
+            return;
+        }
+        if (closed) {
+            d.state = DeviceState.CLOSED;
+            return;
+        }
+        enqueue(d, OP_CLOSE, 0, 0, 0, null, error -> { });
+    }
+
+    /** Runs the RTRS session, then RNBD's: session setup, opens, queued operations. Returns the work done. */
+    public int poll() {
+        int work = rtrs.poll();
+        boolean anyPath = anyPath();
+        if (!anyPath) {
+            if (up || sessInfoSent) {
+                up = false;
+                sessInfoSent = false;
+                for (RnbdDevice d : devices) {
+                    if (d.state == DeviceState.OPEN || d.state == DeviceState.OPENING) {
+                        d.state = DeviceState.PENDING; // to be opened again on the next session
+                    }
+                }
+            }
+            return work + failQueued();
+        }
+        if (kind.length != rtrs.queueDepth()) {
+            kind = new int[rtrs.queueDepth()];
+            owner = new Object[rtrs.queueDepth()];
+            views = new ByteBuffer[rtrs.queueDepth()];
+        }
+        if (!up) {
+            if (!sessInfoSent && sendSessInfo()) {
+                work++;
+            }
+            return work;
+        }
+        RnbdDevice n;
+        while ((n = toOpen.poll()) != null) {
+            devices.add(n);
+        }
+        for (int i = 0; i < devices.size(); i++) {
+            RnbdDevice d = devices.get(i);
+            if (d.state == DeviceState.PENDING && sendOpen(d)) {
+                work++;
+            }
+        }
+        return work + drain();
+    }
+
+    private boolean anyPath() {
+        for (int i = 0; i < rtrs.pathCount(); i++) {
+            if (rtrs.state(i) == PathState.CONNECTED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Without a path nothing can go: every queued operation ends with EIO. */
+    private int failQueued() {
+        int n = 0;
+        BlockOp o;
+        while ((o = continuing.poll()) != null || (o = incoming.poll()) != null) {
+            finish(o, Errno.EIO);
+            n++;
+        }
+        return n;
+    }
+
+    private boolean sendSessInfo() {
+        Permit p = rtrs.permit();
+        if (p == null) {
+            return false;
+        }
+        SessInfo.write(header, 0, Rnbd.VERSION_MAJOR);
+        if (!send(p, true, SessInfo.LENGTH, SessInfoRsp.LENGTH, KIND_SESS_INFO, null)) {
+            return false;
+        }
+        sessInfoSent = true;
+        return true;
+    }
+
+    private boolean sendOpen(RnbdDevice d) {
+        Permit p = rtrs.permit();
+        if (p == null) {
+            return false;
+        }
+        Open.write(header, 0, d.accessMode, d.name);
+        if (!send(p, true, Open.LENGTH, OpenRsp.LENGTH, KIND_OPEN, d)) {
+            return false;
+        }
+        d.state = DeviceState.OPENING;
+        return true;
+    }
+
+    /** Submits the message in {@link #header}; false (permit given back) when the session refused it. */
+    private boolean send(Permit p, boolean read, int headerLength, int dataLength, int k, Object o) {
+        kind[p.id()] = k;
+        owner[p.id()] = o;
+        int rc = read ? rtrs.read(p, header, 0, headerLength, dataLength, this) : rtrs.write(p, header, 0, headerLength, dataLength, this);
+        if (rc != 0) {
+            owner[p.id()] = null;
+            rtrs.release(p);
+            return false;
+        }
+        return true;
+    }
+
+    /** Moves queued operations onto free permits, a piece each; an operation whose device is not open waits, unless refused. */
+    private int drain() {
+        int n = 0;
+        while (true) {
+            BlockOp o = continuing.peek();
+            boolean fromContinuing = o != null;
+            if (o == null) {
+                o = incoming.peek();
+            }
+            if (o == null) {
+                return n;
+            }
+            DeviceState s = o.device.state;
+            if (s == DeviceState.FAILED || s == DeviceState.CLOSED) {
+                take(fromContinuing);
+                finish(o, o.op == OP_CLOSE ? 0 : Errno.EIO);
+                n++;
+                continue;
+            }
+            if (s != DeviceState.OPEN) {
+                return n; // opening (again): the queue waits for it
+            }
+            Permit p = rtrs.permit();
+            if (p == null) {
+                return n;
+            }
+            take(fromContinuing);
+            n++;
+            if (o.op == OP_CLOSE) {
+                Close.write(header, 0, o.device.id);
+                o.device.state = DeviceState.CLOSED;
+                if (!send(p, false, Close.LENGTH, 0, KIND_CLOSE, o)) {
+                    finish(o, 0);
+                }
+                continue;
+            }
+            submitPiece(p, o);
+        }
+    }
+
+    private void take(boolean fromContinuing) {
+        if (fromContinuing) {
+            continuing.poll();
+        } else {
+            incoming.poll();
+        }
+    }
+
+    private void submitPiece(Permit p, BlockOp o) {
+        boolean data = o.op == Rnbd.OP_READ || o.op == Rnbd.OP_WRITE;
+        long left = o.length - o.progress;
+        long max = data ? rtrs.maxIoSize() & ~(Rnbd.SECTOR_SIZE - 1L)
+            : (long) Math.max(1, o.device.geometry.maxDiscardSectors()) << Rnbd.SECTOR_SHIFT;
+        int piece = (int) Math.min(left, Math.min(max, 1L << 30));
+        o.piece = piece;
+        Io.write(header, 0, o.device.id, (o.offset + o.progress) >> Rnbd.SECTOR_SHIFT, o.op | o.flags, piece);
+        if (o.op == Rnbd.OP_WRITE) {
+            ByteBuffer v = view(p);
+            v.clear();
+            int limit = o.buffer.limit();
+            o.buffer.limit(o.buffer.position() + piece);
+            v.put(o.buffer);
+            o.buffer.limit(limit);
+        }
+        if (!send(p, o.op == Rnbd.OP_READ, Io.LENGTH, data ? piece : 0, KIND_IO, o)) {
+            finish(o, Errno.EIO);
+        }
+    }
+
+    private ByteBuffer view(Permit p) {
+        ByteBuffer v = views[p.id()];
+        if (v == null) {
+            v = p.data().asByteBuffer(); // once per permit
+            views[p.id()] = v;
+        }
+        return v;
+    }
+
+    @Override
+    public void done(Permit p, int errno) {
+        int k = kind[p.id()];
+        Object o = owner[p.id()];
+        owner[p.id()] = null;
+        switch (k) {
+            case KIND_IO -> ioDone(p, (BlockOp) o, errno);
+            case KIND_SESS_INFO -> {
+                if (errno == 0 && SessInfoRsp.check(p.data(), 0, p.dataLength())
+                    && SessInfoRsp.version(p.data(), 0) == Rnbd.VERSION_MAJOR) {
+                    up = true;
+                    sessions++;
+                } else {
+                    sessInfoErrno = errno != 0 ? errno : RnbdErrno.EPROTONOSUPPORT;
+                    sessInfoSent = false; // try again on the next poll
+                }
+            }
+            case KIND_OPEN -> opened((RnbdDevice) o, p, errno);
+            case KIND_CLOSE -> finish((BlockOp) o, 0);
+            default -> { }
+        }
+        rtrs.release(p);
+    }
+
+    private void opened(RnbdDevice d, Permit p, int errno) {
+        if (errno == 0 && !OpenRsp.check(p.data(), 0, p.dataLength())) {
+            errno = RnbdErrno.EINVAL;
+        }
+        if (errno == RnbdErrno.ECONNABORTED) {
+            d.state = DeviceState.PENDING; // the session went down under it: opened again when it returns
+            return;
+        }
+        if (errno != 0) {
+            d.errno = errno;
+            d.state = DeviceState.FAILED;
+            return;
+        }
+        OpenRsp.Geometry g = OpenRsp.geometry(p.data(), 0);
+        if (d.geometry != null && d.geometry.sectors() != g.sectors()) {
+            d.errno = RnbdErrno.EIO; // not the device it was before the reconnect
+            d.state = DeviceState.FAILED;
+            return;
+        }
+        d.geometry = g;
+        d.id = OpenRsp.deviceId(p.data(), 0);
+        d.opens++;
+        d.state = DeviceState.OPEN;
+    }
+
+    private void ioDone(Permit p, BlockOp o, int errno) {
+        if (errno != 0) {
+            finish(o, nbdErrno(errno));
+            return;
+        }
+        if (o.op == Rnbd.OP_READ) {
+            ByteBuffer v = view(p);
+            v.clear().limit(o.piece);
+            o.buffer.put(v);
+        }
+        o.progress += o.piece;
+        if (o.progress < o.length) {
+            continuing.addLast(o);
+        } else {
+            finish(o, 0);
+        }
+    }
+
+    /** NBD allows a handful of errno values on its wire; the rest say EIO. */
+    static int nbdErrno(int errno) {
+        return switch (errno) {
+            case Errno.EPERM, Errno.EIO, Errno.ENOMEM, Errno.EINVAL, Errno.ENOSPC, Errno.EOVERFLOW -> errno;
+            case RnbdErrno.EOPNOTSUPP -> Errno.ENOTSUP;
+            default -> Errno.EIO;
+        };
+    }
+
+    private void finish(BlockOp o, int errno) {
+        IoCompletion done = o.done;
+        o.set(null, 0, 0, 0, 0, null, null);
+        freeOps.add(o);
+        done.complete(errno);
+    }
+
+    /** Operations queued or in flight, at most. */
+    public int poolSize() {
+        return poolSize;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        rtrs.close();
+        arena.close();
+    }
+}

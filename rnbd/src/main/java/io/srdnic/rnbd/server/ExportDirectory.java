@@ -1,0 +1,95 @@
+package io.srdnic.rnbd.server;
+
+import io.srdnic.nbd.BlockDevice;
+import io.srdnic.nbd.local.FileBlockDevice;
+import io.srdnic.nbd.local.MemoryBlockDevice;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a server may export (Linux's rnbd_server dev_search_path): memory devices by name, and the
+ * regular files under one directory by their path relative to it. A name never leaves the
+ * directory: absolute names, {@code ..} and {@code .} segments are refused before the file system
+ * is asked, and the real path (symbolic links followed) must still lie inside the real directory.
+ */
+public final class ExportDirectory {
+    /** Why a name does not open. */
+    public static final class Refused extends Exception {
+        public final int errno;
+
+        Refused(int errno, String message) {
+            super(message);
+            this.errno = errno;
+        }
+    }
+
+    private final Path root;
+    private final Map<String, MemoryBlockDevice> memory = new LinkedHashMap<>();
+
+    /** {@code root} null: memory devices only. */
+    public ExportDirectory(Path root) throws IOException {
+        this.root = root == null ? null : root.toRealPath();
+    }
+
+    /** A memory-backed device named {@code name}, of {@code size} bytes (a multiple of 512). */
+    public ExportDirectory memory(String name, long size) {
+        if (size <= 0 || size % io.srdnic.rnbd.protocol.Rnbd.SECTOR_SIZE != 0) {
+            throw new IllegalArgumentException("memory device " + name + ": size must be a positive multiple of 512, was " + size);
+        }
+        memory.put(name, new MemoryBlockDevice(size, false));
+        return this;
+    }
+
+    /** Whether {@code name} is a memory device (opened once, never closed while the server runs). */
+    boolean isMemory(String name) {
+        return memory.containsKey(name);
+    }
+
+    /** Opens {@code name}: a memory device, or a regular file under the directory. */
+    BlockDevice open(String name) throws Refused {
+        MemoryBlockDevice m = memory.get(name);
+        if (m != null) {
+            return m;
+        }
+        if (root == null) {
+            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.ENOENT, "no device " + name);
+        }
+        Path file = resolve(name);
+        try {
+            return new FileBlockDevice(file, false);
+        } catch (IOException e) {
+            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EIO, "cannot open " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** The real path of {@code name} inside the directory, or Refused (EINVAL: escapes; ENOENT: not there). */
+    Path resolve(String name) throws Refused {
+        if (name.isEmpty() || name.startsWith("/") || name.indexOf('\\') >= 0) {
+            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EINVAL, "device name must be relative: " + name);
+        }
+        for (String segment : name.split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+                throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EINVAL, "device name has an empty, . or .. segment: " + name);
+            }
+        }
+        Path real;
+        try {
+            real = root.resolve(name).toRealPath();
+        } catch (NoSuchFileException e) {
+            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.ENOENT, "no device " + name);
+        } catch (IOException e) {
+            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EIO, "cannot resolve " + name + ": " + e.getMessage());
+        }
+        if (!real.startsWith(root)) {
+            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EINVAL, "device " + name + " leads out of the export directory");
+        }
+        if (!Files.isRegularFile(real)) {
+            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.ENOENT, "device " + name + " is not a regular file");
+        }
+        return real;
+    }
+}

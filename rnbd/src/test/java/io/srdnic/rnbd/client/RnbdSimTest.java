@@ -1,0 +1,151 @@
+package io.srdnic.rnbd.client;
+
+import static io.srdnic.rnbd.client.RnbdSim.MS;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.nbd.Errno;
+import io.srdnic.rnbd.protocol.Rnbd;
+import io.srdnic.rnbd.protocol.RnbdErrno;
+import io.srdnic.rnbd.server.ExportDirectory;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** SESS_INFO, OPEN, IO and CLOSE through RnbdDevice on the simulator, and every refusal a device sees. */
+class RnbdSimTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] random(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static int await(RnbdSim sim, Completion c) {
+        assertTrue(sim.run(c::done, 2000 * MS), "completed");
+        assertEquals(1, c.calls, "completed once");
+        return c.error;
+    }
+
+    @Test
+    void shouldOpenAMemoryDeviceWithItsGeometryAndMoveDataBothWaysAcrossSeveralChunks() throws Exception {
+        try (RnbdSim sim = new RnbdSim(1, 2, new ExportDirectory(null).memory("m0", 4 << 20))) {
+            RnbdClient c = sim.connect("gw");
+            assertEquals(1, c.sessions());
+            RnbdDevice d = sim.open(c, "m0", Rnbd.ACCESS_RW);
+            assertEquals(DeviceState.OPEN, d.state());
+            assertEquals(4 << 20, d.size());
+            assertEquals(0, d.id());
+            assertEquals(512, d.geometry().logicalBlockSize());
+            assertEquals(32, d.geometry().maxHwSectors(), "one 16 KiB chunk");
+            assertEquals(1, sim.rnbd.openDevices("gw"));
+            byte[] data = random(100 * 1024, 7); // 100 KiB: pieces of the 12 KiB max IO
+            Completion w = new Completion();
+            d.write(8192, ByteBuffer.wrap(data), true, w);
+            assertEquals(0, await(sim, w));
+            ByteBuffer back = ByteBuffer.allocate(data.length);
+            Completion r = new Completion();
+            d.read(8192, back, r);
+            assertEquals(0, await(sim, r));
+            assertArrayEquals(data, back.array());
+            assertEquals(c.rtrs().stats(0).writes() + c.rtrs().stats(1).writes() >= 9, true, "split into RTRS IOs");
+        }
+    }
+
+    @Test
+    void shouldHonourFlushFuaDiscardAndWriteZeroesOnAFileAndSyncBeforeTheAck() throws Exception {
+        Path f = dir.resolve("disk.img");
+        Files.write(f, random(1 << 20, 3));
+        try (RnbdSim sim = new RnbdSim(2, 1, new ExportDirectory(dir))) {
+            RnbdClient c = sim.connect("gw");
+            RnbdDevice d = sim.open(c, "disk.img", Rnbd.ACCESS_RW);
+            assertEquals(1 << 20, d.size());
+            Completion zero = new Completion();
+            d.writeZeroes(4096, 8192, false, false, zero);
+            assertEquals(0, await(sim, zero));
+            Completion trim = new Completion();
+            d.trim(65536, 4096, false, trim);
+            assertEquals(0, await(sim, trim));
+            Completion flush = new Completion();
+            d.flush(flush);
+            assertEquals(0, await(sim, flush));
+            byte[] data = random(4096, 9);
+            Completion fua = new Completion();
+            d.write(0, ByteBuffer.wrap(data), true, fua);
+            assertEquals(0, await(sim, fua));
+            byte[] onDisk = Files.readAllBytes(f);
+            assertArrayEquals(data, java.util.Arrays.copyOfRange(onDisk, 0, 4096), "on the file when acknowledged");
+            assertArrayEquals(new byte[8192], java.util.Arrays.copyOfRange(onDisk, 4096, 12288), "zeroed");
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondWriterAllowTwoMigrationWritersAndAnyReaders() throws Exception {
+        try (RnbdSim sim = new RnbdSim(3, 1, new ExportDirectory(null).memory("m", 1 << 20).memory("n", 1 << 20))) {
+            RnbdClient a = sim.connect("a");
+            RnbdClient b = sim.connect("b");
+            RnbdClient x = sim.connect("x");
+            assertEquals(DeviceState.OPEN, sim.open(a, "m", Rnbd.ACCESS_RW).state());
+            RnbdDevice second = sim.open(b, "m", Rnbd.ACCESS_RW);
+            assertEquals(DeviceState.FAILED, second.state());
+            assertEquals(RnbdErrno.EPERM, second.errno(), "one RW opener");
+            assertEquals(DeviceState.OPEN, sim.open(b, "m", Rnbd.ACCESS_MIGRATION).state(), "a migration target may join the writer");
+            RnbdDevice third = sim.open(x, "m", Rnbd.ACCESS_MIGRATION);
+            assertEquals(RnbdErrno.EPERM, third.errno(), "at most two writers");
+            RnbdDevice reader = sim.open(x, "m", Rnbd.ACCESS_RO);
+            assertEquals(DeviceState.OPEN, reader.state(), "readers always");
+            assertEquals(DeviceState.OPEN, sim.open(a, "n", Rnbd.ACCESS_MIGRATION).state());
+            assertEquals(DeviceState.OPEN, sim.open(b, "n", Rnbd.ACCESS_MIGRATION).state(), "two migration writers");
+            RnbdDevice again = sim.open(a, "m", Rnbd.ACCESS_RO);
+            assertEquals(RnbdErrno.EEXIST, again.errno(), "a session opens a device once");
+        }
+    }
+
+    @Test
+    void shouldRefuseWritesThroughAReadOnlyOpenAndUnknownDevices() throws Exception {
+        try (RnbdSim sim = new RnbdSim(4, 1, new ExportDirectory(dir).memory("m", 1 << 20))) {
+            RnbdClient c = sim.connect("gw");
+            assertEquals(RnbdErrno.ENOENT, sim.open(c, "missing", Rnbd.ACCESS_RO).errno());
+            assertEquals(RnbdErrno.EINVAL, sim.open(c, "../etc/passwd", Rnbd.ACCESS_RO).errno());
+            RnbdDevice ro = sim.open(c, "m", Rnbd.ACCESS_RO);
+            assertTrue(ro.readOnly());
+            Completion w = new Completion();
+            ro.write(0, ByteBuffer.allocate(512), false, w);
+            assertEquals(Errno.EPERM, await(sim, w), "the server refuses a write on an RO open");
+            Completion z = new Completion();
+            ro.writeZeroes(0, 512, false, true, z);
+            assertEquals(Errno.EPERM, await(sim, z));
+            Completion unaligned = new Completion();
+            ro.read(100, ByteBuffer.allocate(512), unaligned);
+            assertEquals(Errno.EINVAL, await(sim, unaligned), "sectors only");
+            Completion past = new Completion();
+            ro.read((1 << 20) - 512, ByteBuffer.allocate(1024), past);
+            assertEquals(Errno.EINVAL, await(sim, past), "past the end");
+            Completion r = new Completion();
+            ro.read(0, ByteBuffer.allocate(512), r);
+            assertEquals(0, await(sim, r));
+        }
+    }
+
+    @Test
+    void shouldCloseADeviceAndFreeItForAnotherWriter() throws Exception {
+        try (RnbdSim sim = new RnbdSim(5, 1, new ExportDirectory(null).memory("m", 1 << 20))) {
+            RnbdClient a = sim.connect("a");
+            RnbdClient b = sim.connect("b");
+            RnbdDevice d = sim.open(a, "m", Rnbd.ACCESS_RW);
+            d.close();
+            assertTrue(sim.run(() -> sim.rnbd.openDevices("a") == 0, 1000 * MS), "CLOSE reached the server");
+            assertEquals(DeviceState.CLOSED, d.state());
+            Completion after = new Completion();
+            d.read(0, ByteBuffer.allocate(512), after);
+            assertEquals(Errno.EIO, await(sim, after), "a closed device takes no IO");
+            assertEquals(DeviceState.OPEN, sim.open(b, "m", Rnbd.ACCESS_RW).state(), "the writer left: another may come");
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.srdnic.rnbd.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.srdnic.rnbd.protocol.RnbdErrno;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A device name never leads out of the export directory: not by '..', not by an absolute path, not by a symbolic link. */
+class ExportDirectoryTest {
+    @TempDir
+    Path tmp;
+
+    private int refusal(ExportDirectory d, String name) {
+        return assertThrows(ExportDirectory.Refused.class, () -> d.resolve(name), name).errno;
+    }
+
+    @Test
+    void shouldResolveFilesInsideAndRefuseEveryEscape() throws Exception {
+        Path root = Files.createDirectories(tmp.resolve("exports"));
+        Files.createDirectories(root.resolve("sub"));
+        Files.write(root.resolve("sub/a.img"), new byte[4096]);
+        Files.write(tmp.resolve("secret.img"), new byte[4096]);
+        Files.createSymbolicLink(root.resolve("link.img"), tmp.resolve("secret.img"));
+        Files.createSymbolicLink(root.resolve("inside.img"), root.resolve("sub/a.img"));
+        ExportDirectory d = new ExportDirectory(root);
+        assertEquals(root.toRealPath().resolve("sub/a.img"), d.resolve("sub/a.img"));
+        assertEquals(root.toRealPath().resolve("sub/a.img"), d.resolve("inside.img"), "a link that stays inside is fine");
+        assertEquals(RnbdErrno.EINVAL, refusal(d, "../secret.img"));
+        assertEquals(RnbdErrno.EINVAL, refusal(d, "sub/../../secret.img"));
+        assertEquals(RnbdErrno.EINVAL, refusal(d, "sub/./a.img"));
+        assertEquals(RnbdErrno.EINVAL, refusal(d, "sub//a.img"));
+        assertEquals(RnbdErrno.EINVAL, refusal(d, tmp.resolve("secret.img").toString()), "absolute");
+        assertEquals(RnbdErrno.EINVAL, refusal(d, "link.img"), "a symbolic link out of the directory");
+        assertEquals(RnbdErrno.ENOENT, refusal(d, "nothing.img"));
+        assertEquals(RnbdErrno.ENOENT, refusal(d, "sub"), "a directory is no device");
+    }
+
+    @Test
+    void shouldServeMemoryDevicesWithoutADirectory() throws Exception {
+        ExportDirectory d = new ExportDirectory(null).memory("m", 1 << 20);
+        assertEquals(1 << 20, d.open("m").size());
+        assertEquals(RnbdErrno.ENOENT, assertThrows(ExportDirectory.Refused.class, () -> d.open("file.img")).errno);
+        assertThrows(IllegalArgumentException.class, () -> d.memory("odd", 1000));
+    }
+}
