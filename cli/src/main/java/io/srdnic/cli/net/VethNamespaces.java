@@ -11,6 +11,7 @@ public final class VethNamespaces implements AutoCloseable {
     private final String ifA;
     private final String ifB;
     private final Thread cleanup;
+    private int extraPairs;
 
     private VethNamespaces(String nsPrefix, String ifPrefix, String tag) {
         this.nsA = nsPrefix + "-" + tag + "-a";
@@ -51,6 +52,22 @@ public final class VethNamespaces implements AutoCloseable {
             throw e;
         }
         return n;
+    }
+
+    /**
+     * Another veth pair between the same two namespaces (a second link, for a second path), both
+     * ends up with {@code mtu}, IPv6 off as on the first; returns its names, namespace A's end first.
+     * Removed with the namespaces.
+     */
+    public String[] addPair(int mtu) {
+        extraPairs++;
+        String a = ifA + extraPairs;
+        String b = ifB + extraPairs;
+        Shell.run("ip", "link", "add", a, "netns", nsA, "mtu", Integer.toString(mtu), "type", "veth", "peer", "name", b, "netns", nsB,
+            "mtu", Integer.toString(mtu));
+        Shell.run("ip", "-n", nsA, "link", "set", a, "up");
+        Shell.run("ip", "-n", nsB, "link", "set", b, "up");
+        return new String[] {a, b};
     }
 
     public String namespaceA() {

@@ -21,10 +21,18 @@ final class DpdkLinks implements AutoCloseable {
     private final List<MbufPool> pools = new ArrayList<>();
     private final List<Context> contexts = new ArrayList<>();
 
-    /** Opens a link per EAL device spec, this side at {@code ip} on each. */
+    private Eal eal;
+
+    /**
+     * Opens a link per EAL device spec, this side at {@code ip} on each. The caller polls them as a
+     * dataplane loop until {@link #close}: EAL's shutdown (SIGTERM, SIGINT) asks it to quit and waits
+     * for the close, so whatever the caller sends while closing (the CM's DREQs, RTRS's last
+     * messages) goes out through ports and pools that are still there.
+     */
     static DpdkLinks open(List<String> specs, int ip) {
-        Eal.startOrGet(new EalConfig().memoryMb(512));
         DpdkLinks links = new DpdkLinks();
+        links.eal = Eal.startOrGet(new EalConfig().memoryMb(512));
+        links.eal.enterLoop();
         try {
             for (String spec : specs) {
                 EthPort port = EthPort.attach(spec);
@@ -70,5 +78,14 @@ final class DpdkLinks implements AutoCloseable {
         for (MbufPool p : pools) {
             p.close();
         }
+        if (eal != null) {
+            eal.exitLoop();
+            eal = null;
+        }
+    }
+
+    /** Whether EAL's shutdown has begun: the polling loop should end and close. */
+    boolean quitRequested() {
+        return eal == null || eal.quitRequested();
     }
 }

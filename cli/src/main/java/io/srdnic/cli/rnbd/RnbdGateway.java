@@ -75,7 +75,7 @@ public final class RnbdGateway implements AutoCloseable {
             client = RnbdClient.over(RtrsClient.open(config, addresses), 256);
             started.complete(client);
             Backoff backoff = new Backoff();
-            while (!stop) {
+            while (!stop && !links.quitRequested()) {
                 int work = client.poll();
                 Runnable r;
                 while ((r = control.poll()) != null) {

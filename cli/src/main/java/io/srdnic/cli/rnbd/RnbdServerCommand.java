@@ -81,7 +81,7 @@ public final class RnbdServerCommand implements Callable<Integer> {
                 + (exportDir != null ? exportDir + " " : "") + memory);
             System.out.println("ready");
             System.out.flush();
-            loop.run(server::poll);
+            loop.run(server::poll, links::quitRequested);
         } finally {
             if (server != null) {
                 server.close();

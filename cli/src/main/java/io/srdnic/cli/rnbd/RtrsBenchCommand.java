@@ -115,7 +115,7 @@ public final class RtrsBenchCommand implements Callable<Integer> {
                 io -> io.respond(0))) {
                 System.out.println("ready");
                 System.out.flush();
-                loop.run(server::poll);
+                loop.run(server::poll, links::quitRequested);
             }
         } finally {
             loop.finished();

@@ -3,6 +3,7 @@ package io.srdnic.cli.rnbd;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 
 /**
@@ -38,10 +39,10 @@ final class ServeLoop {
         }
     }
 
-    /** Polls until told to stop, pausing when idle. */
-    void run(IntSupplier poll) {
+    /** Polls until told to stop or until {@code quit} says so (EAL's shutdown has begun), pausing when idle. */
+    void run(IntSupplier poll, BooleanSupplier quit) {
         Backoff backoff = new Backoff();
-        while (!stop) {
+        while (!stop && !quit.getAsBoolean()) {
             backoff.after(poll.getAsInt());
         }
     }

@@ -35,7 +35,16 @@ final class NbdServerProcess implements AutoCloseable {
 
     /** Starts {@code srdnic <subcommand> args} (nbd, nbd-local) and waits for "ready". */
     static NbdServerProcess startCommand(String subcommand, Path socket, Path stderr, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(System.getProperty("java.home") + "/bin/java",
+        return startIn(null, subcommand, socket, stderr, args);
+    }
+
+    /** As {@link #startCommand}, inside network namespace {@code namespace} ({@code ip netns exec}) unless it is null. */
+    static NbdServerProcess startIn(String namespace, String subcommand, Path socket, Path stderr, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        if (namespace != null) {
+            command.addAll(List.of("ip", "netns", "exec", namespace)); // it execs the JVM: SIGTERM reaches srdnic itself
+        }
+        command.addAll(List.of(System.getProperty("java.home") + "/bin/java",
             "--enable-native-access=ALL-UNNAMED", "-jar", System.getProperty("srdnic.jar"), subcommand));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
