@@ -40,6 +40,16 @@ class AttachCountersTest {
             assertEquals(4, seen.get("dataplane=attach objects_reclaimed"), "its QP, CQ, MR and PD");
             assertEquals(2, seen.get("dataplane=attach clients_attached"));
             assertEquals(1, seen.get("dataplane=attach clients"), "a is still there");
+            assertEquals(0, seen.get("dataplane=attach clients_closed"), "b died: it closed nothing");
+            App c = new App(dir, 0, 0);
+            c.close(); // in order: closed, not reclaimed
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (read(file).get("dataplane=attach clients_closed") < 1 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            seen = read(file);
+            assertEquals(1, seen.get("dataplane=attach clients_closed"), seen.toString());
+            assertEquals(1, seen.get("dataplane=attach clients_reclaimed"), "still only b");
         }
     }
 

@@ -50,6 +50,7 @@ public final class AttachServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AttachServer.class.getName());
     public static final String SOCKET = "control.sock";
     static final long CONTROL_INTERVAL_NANOS = 50_000;
+    private static final String CLOSED_CONTEXT = "closed its context";
 
     private final Path socketPath;
     private final List<Context> ports;
@@ -63,6 +64,7 @@ public final class AttachServer implements AutoCloseable {
     private long clientsAttached;
     private long clientsRefused;
     private long clientsReclaimed;
+    private long clientsClosed;
     private long objectsReclaimed;
     private long malformedMessages;
     private long ringCorruptions;
@@ -167,6 +169,7 @@ public final class AttachServer implements AutoCloseable {
         out[5] = malformedMessages;
         out[6] = ringCorruptions;
         out[7] = refused;
+        out[8] = clientsClosed;
     }
 
     /**
@@ -282,7 +285,7 @@ public final class AttachServer implements AutoCloseable {
         ClientSession s = c.session;
         if (m instanceof CloseRequest) {
             send(c, id, HandleReply.of(0));
-            drop(c, "closed its context");
+            drop(c, CLOSED_CONTEXT);
             return false;
         }
         if (!s.isOpen() != (m instanceof OpenRequest)) {
@@ -374,7 +377,9 @@ public final class AttachServer implements AutoCloseable {
         }
         boolean wasOpen = c.session.isOpen();
         int objects = c.session.reclaim();
-        if (wasOpen) {
+        if (wasOpen && why.equals(CLOSED_CONTEXT)) {
+            clientsClosed++; // it closed its context itself, in order: not a reclaim
+        } else if (wasOpen) {
             clientsReclaimed++;
             objectsReclaimed += objects;
         }
