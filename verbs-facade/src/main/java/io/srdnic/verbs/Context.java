@@ -219,7 +219,7 @@ public final class Context implements AutoCloseable {
         return closed;
     }
 
-    synchronized MemoryRegion register(ProtectionDomain pd, MemorySegment segment, int access) {
+    synchronized MemoryRegion register(ProtectionDomain pd, MemorySegment segment, long iova, int access) {
         checkOpen();
         if (regionCount == MAX_MR) {
             throw new VerbsException("at most " + MAX_MR + " memory regions per context");
@@ -228,8 +228,8 @@ public final class Context implements AutoCloseable {
         int index;
         // The transport's key (index << 8 | a random tag, so a stale or made-up key is caught) is
         // the lkey and the rkey: its responder checks every RDMA request against the same table.
-        int key = session != null ? registerAttached(pd, segment, access)
-            : dataplane.call(() -> dataplane.transport.regions().register(segment, pd.id, access));
+        int key = session != null ? registerAttached(pd, segment, iova, access)
+            : dataplane.call(() -> dataplane.transport.regions().register(segment, pd.id, access, iova));
         index = key >>> 8;
         if (index >= table.length) {
             table = java.util.Arrays.copyOf(table, Math.max(table.length * 2, index + 1));
@@ -243,15 +243,17 @@ public final class Context implements AutoCloseable {
     /**
      * Attached: the dataplane registers the same bytes of its own mapping of the pool, which is all
      * it can reach of this process's memory (it sends from and receives into the region without a
-     * copy into its own address space: at most one copy, between the region and an mbuf).
+     * copy into its own address space: at most one copy, between the region and an mbuf). Peers
+     * name the region by this process's address of it ({@code iova}), which the dataplane, mapping
+     * the pool elsewhere, registers as the region's virtual base.
      */
-    private int registerAttached(ProtectionDomain pd, MemorySegment segment, int access) {
+    private int registerAttached(ProtectionDomain pd, MemorySegment segment, long iova, int access) {
         long at = session.poolOffset(segment, 0, segment.byteSize());
         if (at < 0) {
             throw new VerbsException("an attached context registers only memory of its shared pool, which the dataplane process"
                 + " maps too: allocate it with ProtectionDomain.allocateRegion");
         }
-        return session.request(new io.srdnic.verbs.attach.control.RegisterMrRequest(pd.id, at, segment.byteSize(), access)).handle();
+        return session.request(new io.srdnic.verbs.attach.control.RegisterMrRequest(pd.id, at, segment.byteSize(), iova, access)).handle();
     }
 
     synchronized void deregister(MemoryRegion mr) {

@@ -66,6 +66,16 @@ public final class Device {
         }
     }
 
+    /** The DPDK port this device opened ({@link #dpdk(String)}), for its link state; null for any other device. */
+    public EthPort ethPort() {
+        for (AutoCloseable c : owned) {
+            if (c instanceof EthPort port) {
+                return port;
+            }
+        }
+        return null;
+    }
+
     /** A started DPDK port you manage yourself (a RingLink end, say), with the pool its RX queue uses. */
     public static Device dpdk(EthPort port, MbufPool pool) {
         return new Device(port.name(), new EthPacketIo(port, 0, pool), System::nanoTime, null, 0);

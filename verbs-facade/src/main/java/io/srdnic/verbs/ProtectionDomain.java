@@ -26,7 +26,20 @@ public final class ProtectionDomain {
         if (!segment.isNative()) {
             throw new VerbsException("only native memory can be registered (allocate it from an Arena)");
         }
-        MemoryRegion mr = context.register(this, segment, access);
+        return registerMemoryAt(segment, segment.address(), access);
+    }
+
+    /**
+     * As {@link #registerMemory}, with the region's first byte at virtual address {@code iova} for
+     * RDMA (ibv_reg_mr_iova): peers name [{@code iova}, {@code iova} + size). What a dataplane uses
+     * for memory another process maps too, which that process advertises by its own mapping's address.
+     */
+    public MemoryRegion registerMemoryAt(MemorySegment segment, long iova, int access) {
+        checkAlive();
+        if (!segment.isNative()) {
+            throw new VerbsException("only native memory can be registered (allocate it from an Arena)");
+        }
+        MemoryRegion mr = context.register(this, segment, iova, access);
         mrs.incrementAndGet();
         return mr;
     }

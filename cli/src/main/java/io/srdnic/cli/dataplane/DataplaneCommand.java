@@ -3,6 +3,7 @@ package io.srdnic.cli.dataplane;
 import io.srdnic.pmd.Affinity;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
+import io.srdnic.pmd.EthPort;
 import io.srdnic.verbs.Backoff;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ContextConfig;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Option;
  * {@code Device.attached(DIR)} through {@code DIR/control.sock}. {@code DIR/dataplane.pid} is held
  * locked so two dataplanes cannot own one DIR. SIGINT/SIGTERM stop it in order: the lcore leaves its
  * loop, clients are dropped and their objects reclaimed, contexts closed, then EAL's own shutdown
- * hook closes the ports. Prints {@code ready} on stdout once clients can connect.
+ * hook closes the ports. Prints {@code ready} on stdout once clients can connect, and
+ * {@code link up <i>} when port i's link first comes up.
  */
 @Command(name = "dataplane", mixinStandardHelpOptions = true,
     description = "Run the dedicated dataplane: own the ports, serve attached applications over DIR/control.sock.")
@@ -110,12 +112,17 @@ public final class DataplaneCommand implements Callable<Integer> {
             eal = Eal.start(new EalConfig().memoryMb(memoryMb));
             eal.enterLoop();
             eal.registerThread();
+            List<EthPort> ethPorts = new ArrayList<>();
             for (int i = 0; i < ports.size(); i++) {
-                contexts.add(Context.open(Device.dpdk(ports.get(i)), new ContextConfig().mode(ThreadingMode.INVOKER).ip(firstIp + i)));
+                Device device = Device.dpdk(ports.get(i));
+                ethPorts.add(device.ethPort());
+                // Its counters go in DIR, where `srdnic stat --dir DIR` reads them.
+                contexts.add(Context.open(device, new ContextConfig().mode(ThreadingMode.INVOKER).ip(firstIp + i).countersDir(dir)));
             }
             server = new AttachServer(dir, contexts, AllowRule.sameUserOrRoot(pidFile), shmDir);
+            server.publishCounters(dir);
             ready.complete(server);
-            loop(server, eal);
+            loop(server, eal, new LinkWatch(ethPorts));
         } catch (Throwable t) {
             ready.completeExceptionally(t);
             LOG.log(System.Logger.Level.ERROR, "the lcore stopped: " + t.getMessage(), t);
@@ -131,10 +138,12 @@ public final class DataplaneCommand implements Callable<Integer> {
         }
     }
 
-    private void loop(AttachServer server, Eal eal) {
+    private void loop(AttachServer server, Eal eal, LinkWatch links) {
         int idle = 0;
         while (!quit && !eal.quitRequested()) {
-            if (server.doWork(System.nanoTime()) > 0) {
+            long now = System.nanoTime();
+            links.check(now);
+            if (server.doWork(now) > 0) {
                 idle = 0;
             } else {
                 Backoff.idle(++idle, busySpin, 20_000);

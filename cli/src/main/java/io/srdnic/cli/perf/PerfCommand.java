@@ -7,6 +7,7 @@ import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
 import io.srdnic.srd.transport.SrdConfig;
 import io.srdnic.verbs.ThreadingMode;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -164,6 +165,14 @@ public final class PerfCommand implements Callable<Integer> {
         + " core; default there 0 when the machine has two or more CPUs. --server and --client sides are pinned only when given.")
     Integer cpu;
 
+    @Option(names = "--attach", paramLabel = "DIR", description = "Run attached to srdnic dataplanes (docs/dataplane.md) rather than with"
+        + " an embedded one; SRD and UD only. --link memif: perf starts two dataplanes joined by memif, in DIR/server and"
+        + " DIR/client, and attaches each side to one; --server/--client: this side attaches to the dataplane in DIR.")
+    Path attach;
+
+    @Option(names = "--dataplane-busy-spin", description = "--attach with --link memif: the dataplanes perf starts never park when idle.")
+    boolean dataplaneBusySpin;
+
     @Option(names = "--role", hidden = true, description = "Internal: one side of a two-process run, side channel on stdin/stdout.")
     Role role;
 
@@ -200,9 +209,28 @@ public final class PerfCommand implements Callable<Integer> {
             case ring -> report(RingPerf.run(p, mode, memoryMb, settings, pairCpu(1), pairCpu(0)));
             // The largest payload in one frame (af_xdp sizes its veth pair's MTU by it): an SRD or UD SEND's. An RDMA message or an
             // RC SEND is cut into packets of at most af_xdp's SRD MTU: a larger veth MTU is one its 2 KiB umem frames cannot take.
-            case memif, af_xdp -> TwoProcessPerf.run(link, op.rdma() || transport.connected ? Math.min(size, PerfPort.AF_XDP_SRD_MTU) : size,
+            case memif, af_xdp -> attach != null
+                ? TwoProcessPerf.runAttached(attach, childArgs(p), pairCpu(1), pairCpu(0), dataplaneBusySpin, timeLimitSeconds * 1000L)
+                : TwoProcessPerf.run(link, op.rdma() || transport.connected ? Math.min(size, PerfPort.AF_XDP_SRD_MTU) : size,
                 childArgs(p), pairCpu(1), pairCpu(0), timeLimitSeconds * 1000L);
         };
+    }
+
+    /**
+     * What runs attached: SRD and UD over memif. RC and SRC need the connection manager, whose
+     * management QP an attached context does not have yet; the transport settings are the dataplane's.
+     */
+    private void checkAttachable() {
+        if (transport.connected) {
+            throw new ParameterException(spec.commandLine(), "--attach runs SRD and UD only: --transport " + transport + " needs the"
+                + " connection manager, whose management QP an attached context does not serve yet (docs/dataplane.md)");
+        }
+        if (role == null && !server && client == null && link != Link.memif) {
+            throw new ParameterException(spec.commandLine(), "--attach starts its two dataplanes joined by memif: use --link memif");
+        }
+        if (!settings.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "--set configures the transport, which runs in the dataplane when attached");
+        }
     }
 
     /** The CPU of one side of a run perf starts both sides of: the client's ({@code next} 0) or the one after it (1); -1: none. */
@@ -222,6 +250,9 @@ public final class PerfCommand implements Callable<Integer> {
 
     /** The run's parameters, checked; what --op makes wrong is a usage error. */
     PerfParams params() {
+        if (attach != null) {
+            checkAttachable();
+        }
         if (op.rdma() && !transport.rdma) {
             throw new ParameterException(spec.commandLine(), "--op " + op + " needs RDMA, which " + transport
                 + " queue pairs do not have: use --transport srd or rc");
@@ -328,8 +359,8 @@ public final class PerfCommand implements Callable<Integer> {
     }
 
     private int runChild(PerfParams p, ThreadingMode mode) {
-        if (vdev == null) {
-            throw new IllegalArgumentException("--role needs --vdev");
+        if (vdev == null && attach == null) {
+            throw new IllegalArgumentException("--role needs --vdev or --attach");
         }
         return runSide(role, p, mode, vdev, new StdioChannel(System.out), SERVER_IP, CLIENT_IP, false);
     }
@@ -344,7 +375,7 @@ public final class PerfCommand implements Callable<Integer> {
         }
         Role r = server ? Role.server : Role.client;
         String spec = vdev;
-        if (spec == null) {
+        if (spec == null && attach == null) {
             if (link == Link.memif) {
                 spec = MemifSpec.of(r.name(), memifSocket);
             } else if (iface == null) {
@@ -377,27 +408,34 @@ public final class PerfCommand implements Callable<Integer> {
         }
     }
 
-    /** One side in this process: EAL, its port (opened when the session says), the session. */
+    /** One side in this process: EAL, its port (opened when the session says), the session; attached, the session only. */
     private int runSide(Role r, PerfParams p, ThreadingMode mode, String spec, Channel ch, int serverIp, int clientIp, boolean standalone) {
+        int pin = cpu != null ? cpu : -1;
+        if (attach != null) {
+            return runSession(r, p, ch, SideConfig.attached(attach, mode, link.name(), standalone, settings, pin));
+        }
         try (Eal eal = Eal.start(new EalConfig().memoryMb(memoryMb))) {
             int ownIp = r == Role.server ? serverIp : clientIp;
-            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(spec, "perf" + r), ownIp, mode, link.name(), standalone,
-                settings, cpu != null ? cpu : -1);
-            if (r == Role.server) {
-                try {
-                    PerfSession.server(ch, side, timeLimitSeconds * 1000L);
-                } catch (RuntimeException e) {
-                    ch.send("ERROR " + e.getMessage());
-                    throw e;
-                }
-                return 0;
-            }
+            return runSession(r, p, ch, new SideConfig(eal, () -> PerfPort.attach(spec, "perf" + r), ownIp, mode, link.name(), standalone,
+                settings, pin));
+        }
+    }
+
+    private int runSession(Role r, PerfParams p, Channel ch, SideConfig side) {
+        if (r == Role.server) {
             try {
-                return report(PerfSession.client(ch, p, side));
+                PerfSession.server(ch, side, timeLimitSeconds * 1000L);
             } catch (RuntimeException e) {
                 ch.send("ERROR " + e.getMessage());
                 throw e;
             }
+            return 0;
+        }
+        try {
+            return report(PerfSession.client(ch, p, side));
+        } catch (RuntimeException e) {
+            ch.send("ERROR " + e.getMessage());
+            throw e;
         }
     }
 }

@@ -18,7 +18,6 @@ import io.srdnic.verbs.SharedReceiveQueue;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.XrcDomain;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -58,7 +57,6 @@ import java.lang.foreign.ValueLayout;
  * Closing it closes the context.
  */
 final class PerfEndpoint implements AutoCloseable {
-    private final Arena arena = Arena.ofShared();
     final Context context;
     final PerfParams params;
     final CompletionQueue cq;
@@ -122,8 +120,8 @@ final class PerfEndpoint implements AutoCloseable {
             QpType type = params.transport().qpType;
             this.qps = new QueuePair[params.qps()];
             this.sends = new SendWr[params.qps()];
-            this.sendMr = pd.registerMemory(arena.allocate((long) params.qps() * slot, 64), Access.LOCAL_WRITE);
-            this.recvMr = pd.registerMemory(arena.allocate((long) params.qps() * recvDepth * slot, 64), Access.LOCAL_WRITE);
+            this.sendMr = pd.allocateRegion((long) params.qps() * slot, Access.LOCAL_WRITE);
+            this.recvMr = pd.allocateRegion((long) params.qps() * recvDepth * slot, Access.LOCAL_WRITE);
             registerPayloadRegions();
             if (params.checkedSends() && landing != null) {
                 recvRegion = landing; // every receive lands in the one region (a SEND takes one receive, whatever its length)
@@ -159,10 +157,13 @@ final class PerfEndpoint implements AutoCloseable {
                 }
                 if (!connected) { // RC goes to RTR and RTS once the peer's QPN and PSN are known (connect)
                     qp.modify(QpState.RTR, 0);
-                    qp.modify(QpState.RTS, 0);
-                }
-                if (client && type == QpType.SRD && !params.latency()) {
-                    qp.rnrRetry(7); // a receiver slow to repost backs the sender off instead of failing the run
+                    if (client && type == QpType.SRD && !params.latency()) {
+                        // A receiver slow to repost backs the sender off instead of failing the run; set in the
+                        // modify to RTS (not QueuePair.rnrRetry), which an attached context serves too.
+                        qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(0).rnrRetry(7));
+                    } else {
+                        qp.modify(QpState.RTS, 0);
+                    }
                 }
                 maxQpn = Math.max(maxQpn, qp.qpNum());
             }
@@ -206,7 +207,8 @@ final class PerfEndpoint implements AutoCloseable {
 
     /** A region of {@code size} bytes, zeroed or holding the pattern (one byte of it flipped with --corrupt-payload). */
     private MemoryRegion region(boolean pattern, int access) {
-        MemorySegment s = arena.allocate(params.size(), 64);
+        MemoryRegion mr = pd.allocateRegion(params.size(), access);
+        MemorySegment s = mr.segment();
         if (pattern) {
             Pattern.fill(s, params.size(), params.runId());
             if (params.corruptPayload()) {
@@ -214,7 +216,7 @@ final class PerfEndpoint implements AutoCloseable {
                 s.set(ValueLayout.JAVA_BYTE, at, (byte) ~s.get(ValueLayout.JAVA_BYTE, at));
             }
         }
-        return pd.registerMemory(s, access);
+        return mr;
     }
 
     /**
@@ -413,7 +415,6 @@ final class PerfEndpoint implements AutoCloseable {
         if (connector != null) {
             connector.close();
         }
-        context.close();
-        arena.close();
+        context.close(); // and with it the regions' memory (allocateRegion's: the context's arena, or the attached pool)
     }
 }

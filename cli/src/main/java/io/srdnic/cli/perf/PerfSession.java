@@ -9,7 +9,6 @@ import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.verbs.Context;
-import io.srdnic.verbs.Device;
 import io.srdnic.verbs.ThreadingMode;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -55,14 +54,17 @@ final class PerfSession {
         long deadline = System.nanoTime() + p.timeLimitNanos();
         ch.send("PARAMS " + p.line());
         ch.expect("READY", limitMs);
-        try (PerfPort port = side.opener().get()) {
-            if (!p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
+        try (PerfPort port = side.openPort()) {
+            if (port != null && !p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
                 throw new IllegalArgumentException("--size " + p.size() + " is over this link's SRD MTU " + port.srdMtu());
             }
-            PingPongRun.awaitLink(port.port, side.eal(), deadline);
-            // An RDMA or RC message longer than a packet has no raw frame of its length to compare with.
-            LatencySummary raw = p.raw() && p.size() <= port.srdMtu() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
-            Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 2));
+            LatencySummary raw = null;
+            if (port != null) { // attached, the port is the dataplane's: no link to wait for, no raw frames to send
+                PingPongRun.awaitLink(port.port, side.eal(), deadline);
+                // An RDMA or RC message longer than a packet has no raw frame of its length to compare with.
+                raw = p.raw() && p.size() <= port.srdMtu() ? rawInitiator(ch, p, side, port, deadline, limitMs) : null;
+            }
+            Context ctx = side.openContext(port, p.runId() * 31L + 2, p.size());
             PerfResult result;
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4443, true)) {
                 if (ep.bothWays()) { // SRC: the server's XRC_SEND QPs connect to this side's XRC_RECV QPs once it has this INFO
@@ -128,7 +130,7 @@ final class PerfSession {
         try {
             int spins = 0;
             int idle = 0;
-            boolean yieldWhenIdle = side.threading() == ThreadingMode.DEDICATED;
+            boolean yieldWhenIdle = side.yieldsWhenIdle();
             while (!client.done()) {
                 idle = client.doWork() > 0 ? 0 : idle + 1;
                 if (yieldWhenIdle && idle > 100) {
@@ -211,20 +213,20 @@ final class PerfSession {
         long deadline = System.nanoTime() + p.timeLimitNanos();
         PerfPort port;
         try {
-            port = side.opener().get();
+            port = side.openPort();
         } catch (RuntimeException e) {
             ch.send("ERROR server could not open its port: " + e.getMessage());
             throw e;
         }
         try (port) {
-            if (!p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
+            if (port != null && !p.op().rdma() && !p.transport().connected && p.size() > port.srdMtu()) {
                 String msg = "--size " + p.size() + " is over the server's SRD MTU " + port.srdMtu();
                 ch.send("ERROR " + msg);
                 throw new IllegalArgumentException(msg);
             }
             ch.send("READY");
             String line = ch.take(limitMs);
-            if (line.equals("RAW")) {
+            if (line.equals("RAW") && port != null) {
                 rawReflector(ch, p, side, port);
                 line = ch.take(limitMs);
             }
@@ -232,7 +234,7 @@ final class PerfSession {
                 throw new IllegalStateException("side channel: expected INFO, got '" + line + "'");
             }
             PeerInfo peer = PeerInfo.parse(line.substring(5));
-            Context ctx = Context.open(Device.dpdk(port.port, port.pool), side.contextConfig(p.runId() * 31L + 1));
+            Context ctx = side.openContext(port, p.runId() * 31L + 1, p.size());
             try (PerfEndpoint ep = new PerfEndpoint(ctx, p, 0x5352_4453, false)) {
                 PerfCmConnector cm = p.transport().connected ? ep.listenCm() : null;
                 ch.send("INFO " + ep.info().line());
@@ -284,11 +286,14 @@ final class PerfSession {
      * here, until that many arrived or 200 ms pass quietly.
      */
     private static long respond(Channel ch, Responder responder, SideConfig side, long deadline) {
-        side.eal().enterLoop();
+        boolean dpdk = side.eal() != null;
+        if (dpdk) {
+            side.eal().enterLoop();
+        }
         try {
             int spins = 0;
             int idle = 0;
-            boolean yieldWhenIdle = side.threading() == ThreadingMode.DEDICATED;
+            boolean yieldWhenIdle = side.yieldsWhenIdle();
             long sent = -1;
             while (sent < 0) {
                 idle = responder.doWork() > 0 ? 0 : idle + 1;
@@ -302,7 +307,7 @@ final class PerfSession {
                             throw new IllegalStateException("side channel: expected END, got '" + l + "'");
                         }
                         sent = Long.parseLong(l.substring(4).trim());
-                    } else if (System.nanoTime() - deadline > 0 || side.eal().quitRequested()) {
+                    } else if (System.nanoTime() - deadline > 0 || (dpdk && side.eal().quitRequested())) {
                         throw new IllegalStateException("the client did not finish within the time limit");
                     } else if (responder.errors() > 0) {
                         throw new IllegalStateException("a completion failed at the server with " + responder.firstError());
@@ -320,7 +325,9 @@ final class PerfSession {
             }
             return sent;
         } finally {
-            side.eal().exitLoop();
+            if (dpdk) {
+                side.eal().exitLoop();
+            }
         }
     }
 }

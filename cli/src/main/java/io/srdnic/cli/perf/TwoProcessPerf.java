@@ -3,6 +3,9 @@ package io.srdnic.cli.perf;
 import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.cli.pktgen.PeerProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -48,21 +51,72 @@ final class TwoProcessPerf {
             serverSpec = PerfCommand.afXdpSpec(veth.interfaceB());
             clientSpec = PerfCommand.afXdpSpec(veth.interfaceA());
         }
-        try (VethNamespaces ignored = veth;
-             PeerProcess server = PeerProcess.start("server", veth == null ? null : veth.namespaceB(),
-                 with(childArgs, "--role", "server", "--vdev", serverSpec, "--cpu", Integer.toString(serverCpu)))) {
-            List<String> clientChild = with(childArgs, "--role", "client", "--vdev", clientSpec, "--cpu", Integer.toString(clientCpu));
-            clientChild.addAll(clientArgs.apply(veth));
-            try (PeerProcess client = PeerProcess.start("client", veth == null ? null : veth.namespaceA(), clientChild)) {
-                Thread fromServer = new Thread(() -> relay(server, client, false), "srdnic-perf-relay");
-                fromServer.setDaemon(true);
-                fromServer.start();
-                relay(client, server, true);
-                int clientStatus = client.exitStatus(timeLimitMillis + 30_000);
-                int serverStatus = server.exitStatus(30_000);
-                join(fromServer);
-                return clientStatus != 0 ? clientStatus : serverStatus;
+        List<String> clientChild = with(childArgs, "--role", "client", "--vdev", clientSpec, "--cpu", Integer.toString(clientCpu));
+        clientChild.addAll(clientArgs.apply(veth));
+        try (VethNamespaces ignored = veth) {
+            return runChildren(veth == null ? null : veth.namespaceB(),
+                with(childArgs, "--role", "server", "--vdev", serverSpec, "--cpu", Integer.toString(serverCpu)),
+                veth == null ? null : veth.namespaceA(), clientChild, timeLimitMillis);
+        }
+    }
+
+    /**
+     * perf attached: two {@code srdnic dataplane} processes joined by memif (in {@code dir}/server
+     * and {@code dir}/client, each pinned to its side's CPU), a perf child attached to each
+     * (unpinned: on two cores it shares its dataplane's), the dataplanes stopped with SIGTERM after.
+     */
+    static int runAttached(Path dir, List<String> childArgs, int serverCpu, int clientCpu, boolean busySpin, long timeLimitMillis) {
+        String socket = "/run/srdnic-perf-" + ProcessHandle.current().pid() + ".sock";
+        Path serverDir = dir.resolve("server");
+        Path clientDir = dir.resolve("client");
+        try {
+            Files.createDirectories(serverDir);
+            Files.createDirectories(clientDir);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot make the dataplanes' directories in " + dir + ": " + e.getMessage(), e);
+        }
+        PeerProcess serverPlane = PeerProcess.start("server dataplane", null,
+            dataplaneArgs(MemifSpec.of("server", socket), serverDir, "10.0.0.1", serverCpu, busySpin));
+        PeerProcess clientPlane = null;
+        try {
+            // The memif client connects when its port starts and does not try again: the server must listen first.
+            serverPlane.await("ready", 60_000);
+            clientPlane = PeerProcess.start("client dataplane", null,
+                dataplaneArgs(MemifSpec.of("client", socket), clientDir, "10.0.0.2", clientCpu, busySpin));
+            serverPlane.await("link up", 60_000); // only then can SRD reach its peer
+            clientPlane.await("link up", 60_000);
+            return runChildren(null, with(childArgs, "--role", "server", "--attach", serverDir.toString()),
+                null, with(childArgs, "--role", "client", "--attach", clientDir.toString()), timeLimitMillis);
+        } finally {
+            if (clientPlane != null) {
+                clientPlane.terminate();
             }
+            serverPlane.terminate();
+        }
+    }
+
+    private static List<String> dataplaneArgs(String port, Path dir, String ip, int cpu, boolean busySpin) {
+        List<String> a = new ArrayList<>(List.of("dataplane", "--port", port, "--dir", dir.toString(), "--ip", ip, "--cpu",
+            Integer.toString(cpu), "--log-level", "WARNING"));
+        if (busySpin) {
+            a.add("--busy-spin");
+        }
+        return a;
+    }
+
+    /** Starts the server child and the client child, relays their side channel, and returns the exit status. */
+    private static int runChildren(String serverNamespace, List<String> serverChild, String clientNamespace, List<String> clientChild,
+                                   long timeLimitMillis) {
+        try (PeerProcess server = PeerProcess.start("server", serverNamespace, serverChild);
+             PeerProcess client = PeerProcess.start("client", clientNamespace, clientChild)) {
+            Thread fromServer = new Thread(() -> relay(server, client, false), "srdnic-perf-relay");
+            fromServer.setDaemon(true);
+            fromServer.start();
+            relay(client, server, true);
+            int clientStatus = client.exitStatus(timeLimitMillis + 30_000);
+            int serverStatus = server.exitStatus(30_000);
+            join(fromServer);
+            return clientStatus != 0 ? clientStatus : serverStatus;
         }
     }
 

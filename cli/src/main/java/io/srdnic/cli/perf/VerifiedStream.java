@@ -15,7 +15,6 @@ import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -28,7 +27,6 @@ import java.lang.foreign.MemorySegment;
  */
 final class VerifiedStream implements AutoCloseable {
     private static final int SLOT_BITS = 16;
-    private final Arena arena = Arena.ofShared();
     final Context context;
     final QueuePair qp;
     final int qkey;
@@ -67,10 +65,10 @@ final class VerifiedStream implements AutoCloseable {
         try {
             this.pd = context.allocPd();
             this.cq = context.createCq(window + recvDepth + 64);
-            this.sendBuffers = arena.allocate((long) window * slot, 64);
-            this.recvBuffers = arena.allocate((long) recvDepth * slot, 64);
-            this.sendMr = pd.registerMemory(sendBuffers, Access.LOCAL_WRITE);
-            this.recvMr = pd.registerMemory(recvBuffers, Access.LOCAL_WRITE);
+            this.sendMr = pd.allocateRegion((long) window * slot, Access.LOCAL_WRITE);
+            this.recvMr = pd.allocateRegion((long) recvDepth * slot, Access.LOCAL_WRITE);
+            this.sendBuffers = sendMr.segment();
+            this.recvBuffers = recvMr.segment();
             this.qp = pd.createQueuePair(QpType.SRD, cq, cq, window, recvDepth, 1, 0);
             qp.modify(QpState.INIT, qkey);
             for (int s = 0; s < recvDepth; s++) {
@@ -158,7 +156,6 @@ final class VerifiedStream implements AutoCloseable {
 
     @Override
     public void close() {
-        context.close();
-        arena.close();
+        context.close(); // and the regions' memory with it
     }
 }

@@ -150,6 +150,30 @@ public final class PeerProcess implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, as {@code kill -9}: no shutdown hook runs; waits until it is gone. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops a process that does not end on its own (a dataplane): SIGTERM, its orderly shutdown, then SIGKILL after 30 s. */
+    public void terminate() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                System.err.println("srdnic: the " + role + " did not stop within 30 s of SIGTERM: killed");
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
     @Override
     public void close() {
         closeStdin();

@@ -201,4 +201,17 @@ class PerfArgumentsTest {
         assertEquals(256, PerfEndpoint.pathMtu(256));
         assertEquals(0, PerfEndpoint.pathMtu(255));
     }
+
+    @Test
+    void shouldRunAttachedOnlyWhatAnAttachedContextServes() {
+        assertTrue(refused(ParameterException.class, "--link", "memif", "--attach", "/tmp/x", "--transport", "rc")
+            .contains("connection manager"));
+        assertTrue(refused(ParameterException.class, "--link", "memif", "--attach", "/tmp/x", "--transport", "src")
+            .contains("connection manager"));
+        assertTrue(refused(ParameterException.class, "--link", "ring", "--attach", "/tmp/x").contains("--link memif"));
+        assertTrue(refused(ParameterException.class, "--link", "memif", "--attach", "/tmp/x", "--set", "paths=2")
+            .contains("runs in the dataplane"));
+        assertEquals(PerfParams.Transport.ud, params("--link", "memif", "--attach", "/tmp/x", "--transport", "ud").transport());
+        assertEquals(Op.write, params("--server", "--attach", "/tmp/x", "--op", "write").op());
+    }
 }

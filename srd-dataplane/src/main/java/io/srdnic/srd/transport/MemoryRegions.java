@@ -23,6 +23,8 @@ public final class MemoryRegions {
     private int[] key;
     private int[] pd;
     private int[] access;
+    /** The address RDMA requests name the region's first byte by: its own, or the one its owner advertises (ibv_reg_mr_iova). */
+    private long[] base;
     private final java.util.SplittableRandom tags;
     private int count;
 
@@ -35,11 +37,21 @@ public final class MemoryRegions {
         this.key = new int[segment.length];
         this.pd = new int[segment.length];
         this.access = new int[segment.length];
+        this.base = new long[segment.length];
         this.tags = tags;
     }
 
     /** Registers {@code memory} (native) for protection domain {@code pdId}; returns its key (lkey and rkey alike). */
     public int register(MemorySegment memory, int pdId, int accessFlags) {
+        return register(memory, pdId, accessFlags, memory.address());
+    }
+
+    /**
+     * As {@link #register(MemorySegment, int, int)}, with RDMA requests naming the region's first
+     * byte {@code virtualBase} rather than its address here (ibv_reg_mr_iova): for memory another
+     * process maps too, at another address, and advertises to its peers by its own.
+     */
+    public int register(MemorySegment memory, int pdId, int accessFlags, long virtualBase) {
         if (!memory.isNative()) {
             throw new IllegalArgumentException("only native memory can be registered");
         }
@@ -49,6 +61,7 @@ public final class MemoryRegions {
             key = java.util.Arrays.copyOf(key, grown);
             pd = java.util.Arrays.copyOf(pd, grown);
             access = java.util.Arrays.copyOf(access, grown);
+            base = java.util.Arrays.copyOf(base, grown);
         }
         for (int i = 0; i < segment.length; i++) {
             if (segment[i] == null) {
@@ -56,6 +69,7 @@ public final class MemoryRegions {
                 key[i] = (i << TAG_BITS) | (1 + tags.nextInt((1 << TAG_BITS) - 1));
                 pd[i] = pdId;
                 access[i] = accessFlags;
+                base[i] = virtualBase;
                 count++;
                 return key[i];
             }
@@ -85,17 +99,21 @@ public final class MemoryRegions {
 
     /**
      * The region {@code rkey} names if it belongs to {@code pdId}, grants {@code needed} and holds
-     * [{@code address}, {@code address + length}) (addresses are the memory's native addresses, as
-     * verbs uses virtual addresses); else -1.
+     * [{@code address}, {@code address + length}) (addresses are virtual, as in verbs: the memory's
+     * native address, or the base it was registered with); else -1.
      */
     int find(int rkey, int pdId, long address, long length, int needed) {
         int i = indexOf(rkey);
         if (i < 0 || pd[i] != pdId || (access[i] & needed) != needed || length < 0) {
             return -1;
         }
-        long base = segment[i].address();
-        long offset = address - base;
+        long offset = address - base[i];
         return offset >= 0 && offset <= segment[i].byteSize() - length ? i : -1;
+    }
+
+    /** Where {@code address} (found in region {@code index}) lies in its {@link #segment}. */
+    long offset(int index, long address) {
+        return address - base[index];
     }
 
     MemorySegment segment(int index) {

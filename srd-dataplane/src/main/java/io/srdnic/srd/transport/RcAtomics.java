@@ -48,11 +48,12 @@ final class RcAtomics {
     }
 
     /**
-     * Runs the checked atomic in {@code m} on {@code memory} (the region {@link #check} found) and
+     * Runs the checked atomic in {@code m} on {@code region} (the one {@link #check} found) and
      * returns the word's original value. Throws IllegalStateException if the memory was freed.
      */
-    static long execute(Mbuf m, MemorySegment memory) {
-        long offset = AtomicHeader.address(m) - memory.address();
+    static long execute(Mbuf m, MemoryRegions regions, int region) {
+        MemorySegment memory = regions.segment(region);
+        long offset = regions.offset(region, AtomicHeader.address(m));
         if (SrdHeader.type(m) == PacketType.ATOMIC_CMP_SWAP) {
             return (long) WORD.compareAndExchange(memory, offset, AtomicHeader.compare(m), AtomicHeader.swapOrAdd(m));
         }

@@ -389,7 +389,7 @@ final class RcResponder {
             return DropReason.REMOTE_ACCESS;
         }
         MemorySegment memory = t.regions.segment(region);
-        long offset = address - memory.address();
+        long offset = t.regions.offset(region, address);
         if (read) {
             return requester.answerRead(SrdHeader.immediate(m), rkey, memory, offset, length) ? DONE : LATER;
         }
@@ -436,7 +436,7 @@ final class RcResponder {
         }
         long original;
         try {
-            original = RcAtomics.execute(m, t.regions.segment(region));
+            original = RcAtomics.execute(m, t.regions, region);
         } catch (IllegalStateException freedMemory) {
             return DropReason.REMOTE_ACCESS;
         }

@@ -53,7 +53,7 @@ final class RdmaDelivery {
             return DropReason.REMOTE_ACCESS;
         }
         MemorySegment memory = t.regions.segment(region);
-        long offset = address - memory.address();
+        long offset = t.regions.offset(region, address);
         if (read) {
             return messages.answerRead(ctx, qp, SrdHeader.sourceQpn(m), SrdHeader.immediate(m), rkey, memory, offset, length) ? 0 : LATER;
         }

@@ -50,6 +50,7 @@ public final class AttachServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AttachServer.class.getName());
     public static final String SOCKET = "control.sock";
     static final long CONTROL_INTERVAL_NANOS = 50_000;
+    private static final String CLOSED_CONTEXT = "closed its context";
 
     private final Path socketPath;
     private final List<Context> ports;
@@ -63,9 +64,12 @@ public final class AttachServer implements AutoCloseable {
     private long clientsAttached;
     private long clientsRefused;
     private long clientsReclaimed;
+    private long clientsClosed;
     private long objectsReclaimed;
     private long malformedMessages;
     private long ringCorruptions;
+    /** The live counters file of the attach side, or null. */
+    private AttachCounters published;
 
     /** One client's socket, its half-read frames, and its session. */
     private static final class Connection {
@@ -133,26 +137,52 @@ public final class AttachServer implements AutoCloseable {
             lastControl = now;
             work += pollControl();
             work += routeEvents();
+            if (published != null) {
+                published.maybeExport(this, now, false);
+            }
         }
         return work;
     }
 
-    /** Counters of the attach side, for logs and tests (the live counters file is another part's). */
+    /** Counters of the attach side, for logs and tests; {@link #publishCounters} puts them in the live counters file. */
     public Map<String, Long> counters() {
+        long[] values = new long[AttachCounters.NAMES.length];
+        fillCounters(values);
         Map<String, Long> m = new LinkedHashMap<>();
-        m.put("clients", (long) connections.size());
-        m.put("clients_attached", clientsAttached);
-        m.put("clients_refused", clientsRefused);
-        m.put("clients_reclaimed", clientsReclaimed);
-        m.put("objects_reclaimed", objectsReclaimed);
-        m.put("malformed_messages", malformedMessages);
-        m.put("ring_corruptions", ringCorruptions);
-        long refused = 0;
-        for (Connection c : connections) {
-            refused += c.session.refusedCount();
+        for (int i = 0; i < values.length; i++) {
+            m.put(AttachCounters.NAMES[i], values[i]);
         }
-        m.put("work_requests_refused", refused);
         return m;
+    }
+
+    /** The counts, in {@link AttachCounters#NAMES}' order, into {@code out} (no allocation: the counters file's export). */
+    void fillCounters(long[] out) {
+        long refused = 0;
+        for (int i = 0; i < connections.size(); i++) {
+            refused += connections.get(i).session.refusedCount();
+        }
+        out[0] = connections.size();
+        out[1] = clientsAttached;
+        out[2] = clientsRefused;
+        out[3] = clientsReclaimed;
+        out[4] = objectsReclaimed;
+        out[5] = malformedMessages;
+        out[6] = ringCorruptions;
+        out[7] = refused;
+        out[8] = clientsClosed;
+    }
+
+    /**
+     * Publishes the attach side's counters in a counters file in {@code dir} (the dataplane's, where
+     * its ports' files are), read by {@code srdnic stat}; on the dataplane's thread. Returns the file.
+     */
+    public Path publishCounters(Path dir) {
+        if (published != null) {
+            throw new IllegalStateException("the attach counters are published already, in " + published.file());
+        }
+        published = new AttachCounters(dir);
+        published.maybeExport(this, System.nanoTime(), true);
+        return published.file();
     }
 
     private int pollControl() {
@@ -255,7 +285,7 @@ public final class AttachServer implements AutoCloseable {
         ClientSession s = c.session;
         if (m instanceof CloseRequest) {
             send(c, id, HandleReply.of(0));
-            drop(c, "closed its context");
+            drop(c, CLOSED_CONTEXT);
             return false;
         }
         if (!s.isOpen() != (m instanceof OpenRequest)) {
@@ -347,7 +377,9 @@ public final class AttachServer implements AutoCloseable {
         }
         boolean wasOpen = c.session.isOpen();
         int objects = c.session.reclaim();
-        if (wasOpen) {
+        if (wasOpen && why.equals(CLOSED_CONTEXT)) {
+            clientsClosed++; // it closed its context itself, in order: not a reclaim
+        } else if (wasOpen) {
             clientsReclaimed++;
             objectsReclaimed += objects;
         }
@@ -360,6 +392,10 @@ public final class AttachServer implements AutoCloseable {
     public void close() {
         for (int i = connections.size() - 1; i >= 0; i--) {
             drop(connections.get(i), "closed: the dataplane is shutting down");
+        }
+        if (published != null) {
+            published.maybeExport(this, System.nanoTime(), true); // the final counts, then the file is marked closed
+            published.close();
         }
         try {
             selector.close();

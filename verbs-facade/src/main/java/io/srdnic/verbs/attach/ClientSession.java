@@ -219,7 +219,7 @@ final class ClientSession {
             throw new VerbsException("region [" + r.poolOffset() + ", +" + r.length() + ") is not inside this context's pool of "
                 + pool.byteSize() + " bytes");
         }
-        MemoryRegion mr = pd.registerMemory(pool.asSlice(r.poolOffset(), r.length()), r.access());
+        MemoryRegion mr = pd.registerMemoryAt(pool.asSlice(r.poolOffset(), r.length()), r.iova(), r.access());
         mrs.put(mr.lkey(), mr);
         return HandleReply.of(mr.lkey());
     }

@@ -47,7 +47,7 @@ class ControlCodecFuzzTest {
             case 4 -> new CreateQpRequest(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
                 data.consumeInt(), data.consumeInt(), data.consumeInt());
             case 5 -> new CreateAhRequest(data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeInt());
-            case 6 -> new RegisterMrRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeInt());
+            case 6 -> new RegisterMrRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeLong(), data.consumeInt());
             case 7 -> new DestroyRequest(data.consumeInt(), data.consumeInt());
             case 8 -> new HandleReply(data.consumeInt(), data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeLong(),
                 data.consumeInt());
