@@ -90,9 +90,12 @@ class RnbdCodecFuzzTest {
                 assertEquals(mode, Open.accessMode(s, 0));
             }
             case 3 -> {
-                OpenRsp.Geometry g = new OpenRsp.Geometry(data.consumeLong(0, Long.MAX_VALUE >> 9), data.consumeInt(1, Integer.MAX_VALUE),
-                    data.consumeInt(0, Integer.MAX_VALUE), data.consumeInt(0, Integer.MAX_VALUE), data.consumeInt(0, Integer.MAX_VALUE),
-                    data.consumeInt(0, 65535), 512 << data.consumeInt(0, 3), data.consumeInt(0, 255));
+                // A valid reply: its largest IO holds at least one logical block (what check() requires).
+                int logicalBlockSize = 512 << data.consumeInt(0, 3);
+                OpenRsp.Geometry g = new OpenRsp.Geometry(data.consumeLong(0, Long.MAX_VALUE >> 9),
+                    data.consumeInt(logicalBlockSize >> 9, Integer.MAX_VALUE), data.consumeInt(0, Integer.MAX_VALUE),
+                    data.consumeInt(0, Integer.MAX_VALUE), data.consumeInt(0, Integer.MAX_VALUE), data.consumeInt(0, 65535),
+                    logicalBlockSize, data.consumeInt(0, 255));
                 int id = data.consumeInt();
                 OpenRsp.write(s, 0, id, g);
                 assertTrue(OpenRsp.check(s, 0, OpenRsp.LENGTH));
