@@ -43,10 +43,7 @@ public final class VethNamespaces implements AutoCloseable {
                 Shell.run("ip", "netns", "add", ns);
                 Shell.run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1");
             }
-            Shell.run("ip", "link", "add", n.ifA, "netns", n.nsA, "mtu", Integer.toString(mtu), "type", "veth",
-                "peer", "name", n.ifB, "netns", n.nsB, "mtu", Integer.toString(mtu));
-            Shell.run("ip", "-n", n.nsA, "link", "set", n.ifA, "up");
-            Shell.run("ip", "-n", n.nsB, "link", "set", n.ifB, "up");
+            n.link(n.ifA, n.ifB, mtu);
         } catch (RuntimeException e) {
             n.close();
             throw e;
@@ -63,11 +60,16 @@ public final class VethNamespaces implements AutoCloseable {
         extraPairs++;
         String a = ifA + extraPairs;
         String b = ifB + extraPairs;
+        link(a, b, mtu);
+        return new String[] {a, b};
+    }
+
+    /** A veth pair from {@code a} in namespace A to {@code b} in namespace B, both ends up with {@code mtu}. */
+    private void link(String a, String b, int mtu) {
         Shell.run("ip", "link", "add", a, "netns", nsA, "mtu", Integer.toString(mtu), "type", "veth", "peer", "name", b, "netns", nsB,
             "mtu", Integer.toString(mtu));
         Shell.run("ip", "-n", nsA, "link", "set", a, "up");
         Shell.run("ip", "-n", nsB, "link", "set", b, "up");
-        return new String[] {a, b};
     }
 
     public String namespaceA() {
