@@ -39,11 +39,11 @@ class DataplaneKillIT {
                 planeB.await("link up", 60_000);
                 try (PeerProcess survivor = PeerProcess.start("survivor", null, server(a, survivorPort));
                      PeerProcess victim = PeerProcess.start("victim", null, server(a, victimPort));
-                     // Long enough to outlast the kill on a quiet machine too (~100k msg/s attached there: ~10 s;
-                     // 40,000 finished before it in CI), short enough under load (~20k msg/s: ~50 s).
-                     PeerProcess survivorPeer = PeerProcess.start("survivor's peer", null, client(b, survivorPort, 1_000_000));
+                     // Long enough to outlast the kill on a quiet machine (1,000,000 ended within 5 s in CI: over
+                     // 200k msg/s attached), short enough for the 240 s limit under load (~20k msg/s: ~150 s).
+                     PeerProcess survivorPeer = PeerProcess.start("survivor's peer", null, client(b, survivorPort, 3_000_000));
                      PeerProcess victimPeer = PeerProcess.start("victim's peer", null, client(b, victimPort, 100_000_000))) {
-                    Thread.sleep(5_000); // both runs under way (JVM start, attach, warm-up)
+                    Thread.sleep(4_000); // both runs under way (JVM start, attach, warm-up)
                     assertEquals(-1, survivorPeer.exitStatusWithin(0), "the survivor's run is still going when the victim dies");
                     victim.kill();
                     List<String> out = lines(survivorPeer, 240_000);
