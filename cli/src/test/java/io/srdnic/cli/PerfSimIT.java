@@ -31,6 +31,9 @@ class PerfSimIT {
             assertEquals("null", json.get("gbps"));
             if (dpdk) {
                 assertPositive(json, "raw_p50_us");
+                // The raw link's tail, so a transport's p99.9/p50 can be read against the machine's own.
+                assertTrue(Double.parseDouble(json.get("raw_p999_us")) >= Double.parseDouble(json.get("raw_p99_us")), json.toString());
+                assertTrue(Double.parseDouble(json.get("raw_p99_us")) >= Double.parseDouble(json.get("raw_p50_us")), json.toString());
             } else {
                 assertEquals("null", json.get("raw_p50_us"), "no raw ping-pong on sim");
             }

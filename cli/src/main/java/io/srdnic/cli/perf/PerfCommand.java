@@ -59,7 +59,8 @@ import picocli.CommandLine.Spec;
         "write and read carry one pattern in every message; at the end each side",
         "  checks every byte of the region it lands in, and a wrong one fails the run.",
         "--json prints one object last; p50_us, p99_us, p999_us, msgs_per_sec, gbps and",
-        "  raw_p50_us are always there, null when the mode does not measure them.",
+        "  raw_p50_us (raw_p99_us, raw_p999_us) are always there, null when the mode does",
+        "  not measure them.",
         "On sim all times are virtual: the simulated links and transport, not this CPU."})
 public final class PerfCommand implements Callable<Integer> {
     static final int SERVER_IP = 0x0A00_0001;

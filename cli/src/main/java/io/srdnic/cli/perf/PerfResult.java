@@ -134,6 +134,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
         m.put("gbps", gbps());
         m.put("raw_p50_us", raw != null ? us(raw.p50Ns()) : null);
         m.put("raw_p99_us", raw != null ? us(raw.p99Ns()) : null);
+        m.put("raw_p999_us", raw != null ? us(raw.p999Ns()) : null);
         m.put("raw_frame_bytes", raw != null ? frameLength(params.size()) : null);
         m.put("sent", sent);
         m.put("received", server.received());
