@@ -1,0 +1,223 @@
+package io.srdnic.bench;
+
+import io.srdnic.pmd.Affinity;
+import io.srdnic.pmd.Eal;
+import io.srdnic.pmd.EalConfig;
+import io.srdnic.pmd.MbufPool;
+import io.srdnic.pmd.PortConfig;
+import io.srdnic.pmd.RingLink;
+import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
+import io.srdnic.verbs.Access;
+import io.srdnic.verbs.CompletionQueue;
+import io.srdnic.verbs.Context;
+import io.srdnic.verbs.ContextConfig;
+import io.srdnic.verbs.Device;
+import io.srdnic.verbs.MemoryRegion;
+import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.RecvWr;
+import io.srdnic.verbs.SendWr;
+import io.srdnic.verbs.ThreadingMode;
+import io.srdnic.verbs.WorkCompletion;
+import io.srdnic.verbs.attach.AllowRule;
+import io.srdnic.verbs.attach.AttachServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Attached against embedded on one link, in one JVM, with a core for every spinning thread: a 64 B
+ * SRD ping-pong (A sends to B, B answers, A receives) between two applications over a real net_ring
+ * pair. {@code embedded}: both contexts INVOKER on the benchmark thread, which does everything.
+ * {@code attached}: an {@link AttachServer} over the same two contexts runs on a dataplane thread
+ * of its own (pinned to the other CPU, spinning, as {@code srdnic dataplane --busy-spin}), and the
+ * benchmark thread is both applications, posting into and polling the shared-memory rings — each
+ * round trip crosses between the threads four times (A's post, B's receive, B's post, A's receive).
+ * Two busy threads on this 2-core machine, where the two-process {@code perf --attach} needs four
+ * (two dataplanes, two applications) and so measures the scheduler. The ratio of the two modes is
+ * what attaching costs a round trip: the rings, the hops between cores, and the dataplane's loop.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED"})
+@State(Scope.Thread)
+public class AttachedRoundTripBench {
+    static final int QKEY = 0x77;
+    static final int SIZE = 64;
+
+    @Param({"embedded", "attached"})
+    String mode;
+
+    /** The dataplane thread's CPU (attached); the benchmark thread is pinned to the other one. */
+    @Param({"1"})
+    int dataplaneCpu;
+
+    private ContextPair embedded;
+    private AttachedDataplane dataplane;
+    private Context a;
+    private Context b;
+    private QueuePair qa;
+    private QueuePair qb;
+    private CompletionQueue cqa;
+    private CompletionQueue cqb;
+    private final SendWr toB = new SendWr();
+    private final SendWr toA = new SendWr();
+    private final RecvWr recvA = new RecvWr();
+    private final RecvWr recvB = new RecvWr();
+    private final WorkCompletion[] wcs = CompletionQueue.array(16);
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        Affinity.pinCurrentThread(1 - dataplaneCpu);
+        if (mode.equals("embedded")) {
+            embedded = ContextPair.open("ring");
+            a = embedded.a;
+            b = embedded.b;
+        } else {
+            dataplane = AttachedDataplane.start(dataplaneCpu);
+            a = Context.open(Device.attached(dataplane.dir), attached(0));
+            b = Context.open(Device.attached(dataplane.dir), attached(1));
+        }
+        ProtectionDomain pda = a.allocPd();
+        ProtectionDomain pdb = b.allocPd();
+        cqa = a.createCq(64);
+        cqb = b.createCq(64);
+        qa = pda.createQueuePair(QpType.SRD, cqa, cqa, 16, 16, 1, 0);
+        qb = pdb.createQueuePair(QpType.SRD, cqb, cqb, 16, 16, 1, 0);
+        // allocateRegion: pool memory attached (the dataplane must reach it), arena memory embedded.
+        MemoryRegion mra = pda.allocateRegion(2 * SIZE, Access.LOCAL_WRITE);
+        MemoryRegion mrb = pdb.allocateRegion(2 * SIZE, Access.LOCAL_WRITE);
+        for (QueuePair qp : new QueuePair[] {qa, qb}) {
+            qp.modify(QpState.INIT, QKEY);
+            qp.modify(QpState.RTR, 0);
+            qp.modify(QpState.RTS, 0);
+        }
+        recvA.wrId(1).sge().set(mra, SIZE, SIZE);
+        recvB.wrId(1).sge().set(mrb, SIZE, SIZE);
+        qa.postRecv(recvA);
+        qb.postRecv(recvB);
+        // Unsignaled sends, as perf's latency run: only the receives complete.
+        toB.wrId(2).flags(0).destination(pda.createAddressHandle(b.mac(), b.ip(), b.udpPort()), qb.qpNum(), QKEY).numSge(1)
+            .sge(0).set(mra, 0, SIZE);
+        toA.wrId(3).flags(0).destination(pdb.createAddressHandle(a.mac(), a.ip(), a.udpPort()), qa.qpNum(), QKEY).numSge(1)
+            .sge(0).set(mrb, 0, SIZE);
+    }
+
+    private static ContextConfig attached(int port) {
+        return new ContextConfig().attachedPort(port).attachedPoolBytes(1 << 20).attachedRingBytes(1 << 20);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws Exception {
+        if (embedded != null) {
+            embedded.close();
+        } else {
+            a.close();
+            b.close();
+            dataplane.close();
+        }
+    }
+
+    @Benchmark
+    public int pingPong() {
+        qa.postSend(toB);
+        awaitReceive(cqb, qb, recvB);
+        qb.postSend(toA);
+        awaitReceive(cqa, qa, recvA);
+        return 1;
+    }
+
+    /** Polls {@code cq} until a receive completes (embedded, each poll also runs the other context), then posts the next. */
+    private void awaitReceive(CompletionQueue cq, QueuePair qp, RecvWr recv) {
+        CompletionQueue other = cq == cqa ? cqb : cqa;
+        while (true) {
+            int n = cq.poll(wcs);
+            if (n > 0) {
+                if (!wcs[0].ok()) {
+                    throw new IllegalStateException("a completion failed: " + wcs[0].statusName());
+                }
+                qp.postRecv(recv);
+                return;
+            }
+            if (embedded != null) {
+                other.poll(wcs, 0); // the peer's context runs its duty cycle only when polled (INVOKER)
+            }
+        }
+    }
+
+    /** {@code srdnic dataplane} in miniature: EAL, a net_ring pair, a context per end and the attach server, all on one spinning thread. */
+    static final class AttachedDataplane implements AutoCloseable {
+        final Path dir;
+        private final Thread loop;
+        private volatile boolean running = true;
+
+        private AttachedDataplane(Path dir, int cpu, CompletableFuture<Void> ready) {
+            this.dir = dir;
+            this.loop = new Thread(() -> run(cpu, ready), "bench-dataplane");
+        }
+
+        static AttachedDataplane start(int cpu) throws Exception {
+            Path dir = Files.createTempDirectory("srdnic-bench-attach");
+            CompletableFuture<Void> ready = new CompletableFuture<>();
+            AttachedDataplane d = new AttachedDataplane(dir, cpu, ready);
+            d.loop.setDaemon(true);
+            d.loop.start();
+            ready.get(30, TimeUnit.SECONDS);
+            return d;
+        }
+
+        private void run(int cpu, CompletableFuture<Void> ready) {
+            Affinity.pinCurrentThread(cpu);
+            Path owner = dir.resolve("owner");
+            try (Eal eal = Eal.start(new EalConfig())) {
+                RingLink ring = RingLink.create(1024);
+                MbufPool pool = MbufPool.create("bench", 8191, 4096 + 256);
+                ring.a().configure(PortConfig.DEFAULT, pool).start();
+                ring.b().configure(PortConfig.DEFAULT, pool).start();
+                Context ca = Context.open(Device.dpdk(ring.a(), pool), new ContextConfig().mode(ThreadingMode.INVOKER).ip(0x0A000001));
+                Context cb = Context.open(Device.dpdk(ring.b(), pool), new ContextConfig().mode(ThreadingMode.INVOKER).ip(0x0A000002));
+                Files.writeString(owner, "bench");
+                AttachServer server = new AttachServer(dir, List.of(ca, cb), AllowRule.sameUserOrRoot(owner), dir);
+                ready.complete(null);
+                while (running) {
+                    server.doWork(System.nanoTime());
+                }
+                server.close();
+                ca.close();
+                cb.close();
+            } catch (Throwable t) {
+                ready.completeExceptionally(t);
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            running = false;
+            loop.join(10_000);
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+}
