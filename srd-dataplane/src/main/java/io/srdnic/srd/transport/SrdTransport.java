@@ -99,6 +99,8 @@ public final class SrdTransport implements AutoCloseable {
     private final SrcSrqTable srcSrqs = new SrcSrqTable();
     private int lastSrcDomain;
     private long lastNow;
+    /** When the last whole duty cycle ({@link #doWork}) ran. */
+    private long lastCycle;
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
     /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
@@ -621,6 +623,14 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int doWork(long now) {
         int work = transmitPosted(now);
+        if (now - lastCycle >= config.rtoMinNanos) {
+            // The thread was away (descheduled, a GC pause, an application that stopped polling) for
+            // as long as an RTO can be: hear the ACKs that waited in the RX ring before the timers
+            // judge anything lost, or every packet in flight goes again and each such pause spends
+            // a transmission of every one from its retry budget.
+            work += receive(now);
+        }
+        lastCycle = now;
         int timed = timers(now);
         if (timed > 0) {
             tx.flush();
