@@ -27,7 +27,7 @@ public final class HandoffCounts {
         return ringFullDrops;
     }
 
-    /** Frames received on this lcore's ports whose UDP destination port no context owns: freed. */
+    /** Frames received on this lcore's ports whose IPv4 destination no context owns: freed. */
     public long noOwnerDrops() {
         return noOwnerDrops;
     }

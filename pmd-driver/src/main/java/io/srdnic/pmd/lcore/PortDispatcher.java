@@ -8,9 +8,9 @@ import java.lang.foreign.Arena;
 /**
  * Software flow steering for a port without RSS or rte_flow (memif, ring, af_packet, tap): one
  * lcore, the port's receiver, owns its only queue pair; every context on the port has a
- * {@link LanePacketIo} keyed by its UDP destination port, run by the lcore that owns the context.
- * {@link #poll} (on the receiver) bursts the RX queue, passes each frame to the ring of the lane
- * its UDP destination port names, frees and counts frames no lane owns or whose lane's ring is
+ * {@link LanePacketIo} keyed by its IPv4 address ({@link Ipv4Destination}), run by the lcore that
+ * owns the context. {@link #poll} (on the receiver) bursts the RX queue, passes each frame to the
+ * ring of the lane its destination address names, frees and counts frames no lane owns or whose lane's ring is
  * full, and transmits what the other lanes queued for sending. Every mbuf is thus handed on,
  * transmitted or freed exactly once; nothing blocks and nothing is allocated per frame.
  */
@@ -21,7 +21,7 @@ public final class PortDispatcher {
     private static final int MAX_TX_BURSTS_PER_LANE = 8;
 
     private final PacketIo port;
-    private final int[] keys;
+    private final long[] keys;
     private final LanePacketIo[] lanes;
     private final int receiverLane;
     private final HandoffCounts counts;
@@ -31,19 +31,19 @@ public final class PortDispatcher {
     private final Mbuf view = new Mbuf();
 
     /**
-     * Steers {@code port}'s frames to one lane per entry of {@code udpPorts} (distinct), lane
+     * Steers {@code port}'s frames to one lane per IPv4 address of {@code addresses} (distinct), lane
      * {@code receiverLane} being the one whose lcore polls the port. {@code laneCounts[i]} are the
      * counts of the lcore that runs lane i (the receiver's lane's are the dispatcher's too).
      */
-    public PortDispatcher(PacketIo port, int[] udpPorts, int receiverLane, HandoffCounts[] laneCounts, int ringCapacity, Arena arena) {
-        if (udpPorts.length == 0 || laneCounts.length != udpPorts.length || receiverLane < 0 || receiverLane >= udpPorts.length) {
-            throw new IllegalArgumentException("need one count set per UDP port and a receiver among them");
+    public PortDispatcher(PacketIo port, int[] addresses, int receiverLane, HandoffCounts[] laneCounts, int ringCapacity, Arena arena) {
+        if (addresses.length == 0 || laneCounts.length != addresses.length || receiverLane < 0 || receiverLane >= addresses.length) {
+            throw new IllegalArgumentException("need one count set per address and a receiver among them");
         }
-        if (java.util.Arrays.stream(udpPorts).distinct().count() != udpPorts.length) {
-            throw new IllegalArgumentException("each lane needs a UDP port of its own: " + java.util.Arrays.toString(udpPorts));
+        if (java.util.Arrays.stream(addresses).distinct().count() != addresses.length) {
+            throw new IllegalArgumentException("each lane needs an IPv4 address of its own");
         }
         this.port = port;
-        this.keys = udpPorts.clone();
+        this.keys = java.util.Arrays.stream(addresses).mapToLong(Integer::toUnsignedLong).toArray();
         this.receiverLane = receiverLane;
         this.counts = laneCounts[receiverLane];
         this.lanes = new LanePacketIo[keys.length];
@@ -55,7 +55,7 @@ public final class PortDispatcher {
         this.dropped = new MbufBatch(arena);
     }
 
-    /** The packet I/O of lane {@code i}, for the context keyed by its UDP port: used by that lane's lcore only. */
+    /** The packet I/O of lane {@code i}, for the context with that lane's address: used by that lane's lcore only. */
     public PacketIo lane(int i) {
         return lanes[i];
     }
@@ -79,7 +79,7 @@ public final class PortDispatcher {
         int n = port.receive(rx);
         for (int i = 0; i < n; i++) {
             long mbuf = rx.address(i);
-            int lane = laneOf(UdpDestination.port(view.wrap(mbuf)));
+            int lane = laneOf(Ipv4Destination.of(view.wrap(mbuf)));
             if (lane < 0) {
                 counts.noOwnerDrops++;
                 dropped.add(mbuf);
@@ -114,9 +114,9 @@ public final class PortDispatcher {
         return moved;
     }
 
-    private int laneOf(int udpPort) {
+    private int laneOf(long address) {
         for (int i = 0; i < keys.length; i++) {
-            if (keys[i] == udpPort) {
+            if (keys[i] == address) {
                 return i;
             }
         }

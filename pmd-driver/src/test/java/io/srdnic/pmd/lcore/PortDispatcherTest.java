@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The software hand-off on simulated ports: host B sends to host A, whose port is steered by
- * UDP destination port to two lanes (lane 0 on the receiving lcore, lane 1 on another); every
+ * IPv4 destination address to two lanes (lane 0 on the receiving lcore, lane 1 on another); every
  * frame reaches its owner or is a counted drop, and every mbuf comes back to the pool once
  * (the sim pool throws on a double free and counts what is out).
  */
@@ -29,8 +29,10 @@ class PortDispatcherTest {
 
     private static final long MAC_A = 0x02_00_00_00_00_0AL;
     private static final long MAC_B = 0x02_00_00_00_00_0BL;
-    private static final int PORT_0 = 4791;
-    private static final int PORT_1 = 4792;
+    /** The two lanes' addresses on A: 10.0.0.1 (lane 0) and 192.168.0.2 (lane 1); ports are SRD's one UDP port. */
+    private static final int IP_0 = 0x0A00_0001;
+    private static final int IP_1 = 0xC0A8_0002; // 192.168.0.2: negative as an int, which the key must not mind
+    private static final int SRD_PORT = 4791;
 
     private final Arena arena = Arena.ofConfined();
     private final MbufBatch batch = new MbufBatch(arena);
@@ -47,16 +49,16 @@ class PortDispatcherTest {
     }
 
     private PortDispatcher dispatcher(int ringCapacity) {
-        return new PortDispatcher(a, new int[] {PORT_0, PORT_1}, 0, new HandoffCounts[] {receiverCounts, otherCounts}, ringCapacity, arena);
+        return new PortDispatcher(a, new int[] {IP_0, IP_1}, 0, new HandoffCounts[] {receiverCounts, otherCounts}, ringCapacity, arena);
     }
 
     @Test
-    void shouldGiveEachLaneTheFramesForItsUdpDestinationPortWhateverTheSourcePort() {
+    void shouldGiveEachLaneTheFramesForItsAddressWhateverTheSourcePort() {
         PortDispatcher d = dispatcher(64);
-        send(b, PORT_0, 1000, 1, 2, 3);
-        send(b, PORT_1, 2000, 10, 11);
-        send(b, PORT_1, 2001, 12); // another source port (path entropy): the same owner
-        send(b, PORT_0, 1001, 4);
+        send(b, IP_0, 1000, 1, 2, 3);
+        send(b, IP_1, 2000, 10, 11);
+        send(b, IP_1, 2001, 12); // another source port (path entropy): the same owner
+        send(b, IP_0, 1001, 4);
         deliver();
 
         assertEquals(7, d.poll());
@@ -71,13 +73,13 @@ class PortDispatcherTest {
     @Test
     void shouldDropAndCountFramesNoLaneOwns() {
         PortDispatcher d = dispatcher(64);
-        send(b, 9999, 1000, 1, 2);
-        send(b, PORT_1, 1000, 3);
-        sendNotUdp(b);
+        send(b, 0x0A00_0009, 1000, 1, 2);
+        send(b, IP_1, 1000, 3);
+        sendNotIpv4(b);
         deliver();
 
         d.poll();
-        assertEquals(3, receiverCounts.noOwnerDrops(), "two to a port nobody has, one not UDP");
+        assertEquals(3, receiverCounts.noOwnerDrops(), "two to an address nobody has, one not IPv4");
         assertEquals(List.of(), receive(d.lane(0)));
         assertEquals(List.of(3), receive(d.lane(1)));
         assertEquals(0, network.pool().inUse());
@@ -86,7 +88,7 @@ class PortDispatcherTest {
     @Test
     void shouldDropAndCountWhatAFullRingCannotTakeAndAccountForEveryMbuf() {
         PortDispatcher d = dispatcher(4);
-        send(b, PORT_1, 1000, 1, 2, 3, 4, 5, 6);
+        send(b, IP_1, 1000, 1, 2, 3, 4, 5, 6);
         deliver();
 
         d.poll();
@@ -102,8 +104,8 @@ class PortDispatcherTest {
     @Test
     void shouldSendAnotherLanesFramesFromTheReceiverAndTheReceiversOwnDirectly() {
         PortDispatcher d = dispatcher(4);
-        send(d.lane(1), MAC_B, PORT_1, 1, 2, 3);
-        send(d.lane(0), MAC_B, PORT_0, 4);
+        send(d.lane(1), MAC_B, IP_1, 1, 2, 3);
+        send(d.lane(0), MAC_B, IP_0, 4);
         assertEquals(3, otherCounts.framesOut(), "lane 1 queued its frames for the receiver");
         deliver();
         assertEquals(List.of(4), receiveAll(b), "the receiver's own lane sends at once");
@@ -113,7 +115,7 @@ class PortDispatcherTest {
         assertEquals(List.of(1, 2, 3), receiveAll(b), "lane 1's, sent by the receiver's poll, in order");
         assertEquals(3, receiverCounts.framesIn());
 
-        send(d.lane(1), MAC_B, PORT_1, 5, 6, 7, 8, 9, 10);
+        send(d.lane(1), MAC_B, IP_1, 5, 6, 7, 8, 9, 10);
         assertEquals(2, d.lane(1).txDropped(), "a full outbound ring frees and counts, never blocks");
         assertEquals(2, otherCounts.ringFullDrops());
         d.poll();
@@ -125,10 +127,10 @@ class PortDispatcherTest {
     @Test
     void shouldFreeWhatIsLeftInTheRingsWhenDrained() {
         PortDispatcher d = dispatcher(8);
-        send(b, PORT_1, 1000, 1, 2, 3);
+        send(b, IP_1, 1000, 1, 2, 3);
         deliver();
         d.poll();
-        send(d.lane(1), MAC_B, PORT_1, 4, 5);
+        send(d.lane(1), MAC_B, IP_1, 4, 5);
         assertEquals(5, network.pool().inUse());
         assertEquals(5, d.drain(), "three received and two to send, never taken");
         assertEquals(0, network.pool().inUse());
@@ -136,15 +138,15 @@ class PortDispatcherTest {
     }
 
     @Test
-    void shouldRefuseTwoLanesOnOneUdpPort() {
+    void shouldRefuseTwoLanesOnOneAddress() {
         assertThrows(IllegalArgumentException.class,
-            () -> new PortDispatcher(a, new int[] {PORT_0, PORT_0}, 0, new HandoffCounts[] {receiverCounts, otherCounts}, 4, arena));
+            () -> new PortDispatcher(a, new int[] {IP_0, IP_0}, 0, new HandoffCounts[] {receiverCounts, otherCounts}, 4, arena));
     }
 
     @Test
     void shouldLeaveTheFrameBytesAsTheyWereSent() {
         PortDispatcher d = dispatcher(8);
-        send(b, PORT_1, 1234, 77);
+        send(b, IP_1, 1234, 77);
         deliver();
         d.poll();
         PacketIo lane = d.lane(1);
@@ -153,7 +155,7 @@ class PortDispatcherTest {
         byte[] got = new byte[m.dataLength()];
         m.copyTo(0, java.lang.foreign.MemorySegment.ofArray(got), 0, got.length);
         byte[] expected = new byte[got.length];
-        writeFrame(java.lang.foreign.MemorySegment.ofArray(expected), MAC_A, MAC_B, 1234, PORT_1, 77);
+        writeFrame(java.lang.foreign.MemorySegment.ofArray(expected), MAC_A, MAC_B, 1234, IP_1, 77);
         assertArrayEquals(expected, got);
         lane.free(batch);
         assertEquals(0, network.pool().inUse());
@@ -163,42 +165,42 @@ class PortDispatcherTest {
 
     private static final int LENGTH = 64;
 
-    /** Sends one frame per sequence from {@code from} to A's UDP {@code dstPort}. */
-    private void send(SimPort from, int dstPort, int srcPort, int... sequences) {
+    /** Sends one frame per sequence from {@code from} to {@code dstIp} on A, from UDP {@code srcPort} to SRD's port. */
+    private void send(SimPort from, int dstIp, int srcPort, int... sequences) {
         batch.clear();
         assertEquals(sequences.length, from.allocate(batch, sequences.length));
         for (int i = 0; i < sequences.length; i++) {
             Mbuf m = batch.get(i);
             m.frameLength(LENGTH);
-            writeFrame(m.room(), MAC_A, from.macAddress(), srcPort, dstPort, sequences[i]);
+            writeFrame(m.room(), MAC_A, from.macAddress(), srcPort, dstIp, sequences[i]);
         }
         from.transmit(batch);
     }
 
     /** Sends through a lane, as a context on that lane's lcore would. */
-    private void send(PacketIo lane, long dstMac, int srcUdpPort, int... sequences) {
+    private void send(PacketIo lane, long dstMac, int dstIp, int... sequences) {
         batch.clear();
         assertEquals(sequences.length, lane.allocate(batch, sequences.length));
         for (int i = 0; i < sequences.length; i++) {
             Mbuf m = batch.get(i);
             m.frameLength(LENGTH);
-            writeFrame(m.room(), dstMac, lane.macAddress(), srcUdpPort, 4791, sequences[i]);
+            writeFrame(m.room(), dstMac, lane.macAddress(), 1000, dstIp, sequences[i]);
         }
         lane.transmit(batch);
     }
 
-    private void sendNotUdp(SimPort from) {
+    private void sendNotIpv4(SimPort from) {
         batch.clear();
         assertEquals(1, from.allocate(batch, 1));
         Mbuf m = batch.get(0);
         m.frameLength(LENGTH);
-        writeFrame(m.room(), MAC_A, from.macAddress(), 1, PORT_0, 0);
+        writeFrame(m.room(), MAC_A, from.macAddress(), 1, IP_0, 0);
         m.putShortBE(12, (short) 0x0806); // ARP's EtherType
         from.transmit(batch);
     }
 
-    /** Ethernet, IPv4 (IHL 5), UDP, then the sequence number: what the steering reads and the test checks. */
-    private static void writeFrame(java.lang.foreign.MemorySegment s, long dstMac, long srcMac, int srcPort, int dstPort, int sequence) {
+    /** Ethernet, IPv4 (IHL 5), UDP to SRD's port, then the sequence number: what the steering reads and the test checks. */
+    private static void writeFrame(java.lang.foreign.MemorySegment s, long dstMac, long srcMac, int srcPort, int dstIp, int sequence) {
         var be16 = java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
         var be32 = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
         s.set(be16, 0, (short) (dstMac >>> 32));
@@ -212,9 +214,9 @@ class PortDispatcherTest {
         s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 22, (byte) 64);
         s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 23, (byte) 17);
         s.set(be32, 26, 0x0A000002);
-        s.set(be32, 30, 0x0A000001);
+        s.set(be32, 30, dstIp);
         s.set(be16, 34, (short) srcPort);
-        s.set(be16, 36, (short) dstPort);
+        s.set(be16, 36, (short) SRD_PORT);
         s.set(be16, 38, (short) (LENGTH - 34));
         s.set(be32, 42, sequence);
     }
