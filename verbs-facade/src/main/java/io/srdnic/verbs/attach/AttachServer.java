@@ -177,10 +177,18 @@ public final class AttachServer implements AutoCloseable {
      * its ports' files are), read by {@code srdnic stat}; on the dataplane's thread. Returns the file.
      */
     public Path publishCounters(Path dir) {
+        return publishCounters(dir, 0);
+    }
+
+    /**
+     * {@link #publishCounters(Path)} for the server of lcore {@code lcore} of a dataplane that runs
+     * several, each serving the clients of its own contexts: its file and scope say which lcore.
+     */
+    public Path publishCounters(Path dir, int lcore) {
         if (published != null) {
             throw new IllegalStateException("the attach counters are published already, in " + published.file());
         }
-        published = new AttachCounters(dir);
+        published = new AttachCounters(dir, lcore);
         published.maybeExport(this, System.nanoTime(), true);
         return published.file();
     }
