@@ -76,6 +76,7 @@ final class LcoreLoop implements Runnable {
             } else {
                 portsOpened.join(); // EAL and the ports are up once lcore 0 has opened them
                 eal = Eal.current();
+                eal.enterLoop(); // EAL's shutdown hook waits for every lcore, not only lcore 0, before it frees anything
                 eal.registerThread(); // mempool caches and bursts need an lcore id
             }
             ports = portsOpened.join();
@@ -104,6 +105,8 @@ final class LcoreLoop implements Runnable {
             stopped.countDown();
             if (index == 0) {
                 closePorts(ports, eal);
+            } else if (eal != null) {
+                eal.exitLoop();
             }
             LOG.log(System.Logger.Level.INFO, "lcore {0} stopped", index);
         }
