@@ -84,8 +84,9 @@ final class LcoreLoop implements Runnable {
                 Device device = Device.of(ports.contextName(p, index), ports.lane(p, index), System::nanoTime);
                 contexts.add(Context.open(device, new ContextConfig().mode(ThreadingMode.INVOKER).ip(ports.ip(p, index)).countersDir(setup.dir())));
             }
+            // Client ids (and the shared files named by them) are numbered per lcore so that no two servers' clients share one.
             server = new AttachServer(Files.createDirectories(setup.attachDir(index)), contexts, AllowRule.sameUserOrRoot(setup.pidFile()),
-                setup.shmDir());
+                setup.shmDir(), index, setup.lcores());
             server.publishCounters(setup.dir(), index);
             lcoreCounters = new LcoreCounters(setup.dir(), index, counts[index]);
             ready.complete(server);
