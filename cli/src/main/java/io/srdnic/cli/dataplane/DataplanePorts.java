@@ -14,7 +14,8 @@ import java.util.List;
  * (p, k) at IPv4 address {@code firstIp + p·L + k} (so one lcore gives port p {@code firstIp + p},
  * as before); lcore {@code p mod L} receives port p and steers its frames by destination address
  * to the lanes of the other lcores' contexts ({@link PortDispatcher}), the software hand-off these
- * PMDs need (memif, ring, af_packet and tap have no RSS or rte_flow). Opened on lcore 0 (EAL's),
+ * PMDs need (memif, ring, af_packet and tap have no RSS or rte_flow). With one lcore there is
+ * nothing to hand off: its contexts run on the ports' queue pairs directly. Opened on lcore 0 (EAL's),
  * closed there once every lcore has stopped: what is left in the hand-off rings is freed first.
  */
 final class DataplanePorts implements AutoCloseable {
@@ -43,7 +44,8 @@ final class DataplanePorts implements AutoCloseable {
                 for (int k = 0; k < lcores; k++) {
                     addresses[k] = ports.ip(p, k);
                 }
-                ports.dispatchers.add(new PortDispatcher(device.packetIo(), addresses, ports.receiverOf(p), counts,
+                // One lcore owns every flow: nothing to steer, its context runs on the queue pair itself, as it always has.
+                ports.dispatchers.add(lcores == 1 ? null : new PortDispatcher(device.packetIo(), addresses, ports.receiverOf(p), counts,
                     PortDispatcher.DEFAULT_RING_CAPACITY, ports.arena));
             }
             return ports;
@@ -67,11 +69,13 @@ final class DataplanePorts implements AutoCloseable {
         return firstIp + p * lcores + k;
     }
 
-    /** What lcore {@code k}'s context on port {@code p} runs on. */
+    /** What lcore {@code k}'s context on port {@code p} runs on: its lane of the port, or with one lcore the port's queue pair. */
     PacketIo lane(int p, int k) {
-        return dispatchers.get(p).lane(k);
+        PortDispatcher d = dispatchers.get(p);
+        return d == null ? devices.get(p).packetIo() : d.lane(k);
     }
 
+    /** The dispatcher lcore {@link #receiverOf} p polls; null with one lcore (its context polls the port). */
     PortDispatcher dispatcher(int p) {
         return dispatchers.get(p);
     }
@@ -90,7 +94,7 @@ final class DataplanePorts implements AutoCloseable {
     @Override
     public void close() {
         for (PortDispatcher d : dispatchers) {
-            int freed = d.drain();
+            int freed = d == null ? 0 : d.drain();
             if (freed > 0) {
                 LOG.log(System.Logger.Level.INFO, "freed {0} frame(s) left in hand-off rings", freed);
             }

@@ -116,7 +116,7 @@ final class LcoreLoop implements Runnable {
     private void loop(DataplanePorts ports, AttachServer server, LcoreCounters lcoreCounters, Eal eal, LinkWatch links) {
         List<PortDispatcher> received = new ArrayList<>();
         for (int p = 0; p < ports.count(); p++) {
-            if (ports.receiverOf(p) == index) {
+            if (ports.receiverOf(p) == index && ports.dispatcher(p) != null) {
                 received.add(ports.dispatcher(p));
             }
         }
