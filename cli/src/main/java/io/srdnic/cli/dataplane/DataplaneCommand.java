@@ -108,8 +108,12 @@ public final class DataplaneCommand implements Callable<Integer> {
             System.out.println("ready");
             System.out.flush();
             LOG.log(System.Logger.Level.INFO, "dataplane pid {0} running {1} lcore(s)", ProcessHandle.current().pid(), lcores);
+            while (stopped.getCount() == lcores && !quit) {
+                Thread.sleep(50); // until a signal (the hook) or a failure stops an lcore
+            }
+            quit = true; // one lcore gone (its flows with it): the others stop too, in order
             for (Thread t : threads) {
-                t.join(); // until a signal (the hook) or a failure stops them
+                t.join();
             }
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
