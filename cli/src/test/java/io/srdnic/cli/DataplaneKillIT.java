@@ -7,7 +7,6 @@ import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.pktgen.PeerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -46,7 +45,7 @@ class DataplaneKillIT {
                     Thread.sleep(4_000); // both runs under way (JVM start, attach, warm-up)
                     assertEquals(-1, survivorPeer.exitStatusWithin(0), "the survivor's run is still going when the victim dies");
                     victim.kill();
-                    List<String> out = lines(survivorPeer, 240_000);
+                    List<String> out = survivorPeer.linesUntilEnd(240_000);
                     assertEquals(0, survivorPeer.exitStatus(10_000), String.join("\n", out));
                     Map<String, String> json = new CliRun(0, String.join("\n", out)).json();
                     assertEquals(json.get("sent"), json.get("received"), "nothing lost: " + json);
@@ -76,22 +75,6 @@ class DataplaneKillIT {
     private static List<String> client(Path dir, int oobPort, long iters) {
         return List.of("perf", "--client", "127.0.0.1:" + oobPort, "--attach", dir.toString(), "--link", "memif", "--mode", "bw",
             "--transport", "srd", "--size", "64", "--iters", Long.toString(iters), "--warmup", "1000", "--json", "--time-limit-s", "240");
-    }
-
-    /** Every stdout line of {@code p} until it ends. */
-    private static List<String> lines(PeerProcess p, long timeoutMillis) {
-        List<String> out = new ArrayList<>();
-        long deadline = System.currentTimeMillis() + timeoutMillis;
-        while (System.currentTimeMillis() < deadline) {
-            String line = p.next(1000);
-            if (line == PeerProcess.END) {
-                return out;
-            }
-            if (line != null) {
-                out.add(line);
-            }
-        }
-        throw new AssertionError("no end of output within " + timeoutMillis + " ms: " + out);
     }
 
     private static Map<String, Long> attachCounters(String statJson) {

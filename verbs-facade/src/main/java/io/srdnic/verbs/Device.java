@@ -76,6 +76,20 @@ public final class Device {
         return null;
     }
 
+    /**
+     * The queue pair a context on this device runs on: for a dataplane that steers one port to
+     * several contexts itself ({@code srdnic dataplane --lcores}), each on a device of its own
+     * ({@link #of}). Null for attached devices.
+     */
+    public PacketIo packetIo() {
+        return io;
+    }
+
+    /** Closes what this device owns (a DPDK port and its pool) when no context was opened on it to close them. */
+    public void close() {
+        closeOwned();
+    }
+
     /** A started DPDK port you manage yourself (a RingLink end, say), with the pool its RX queue uses. */
     public static Device dpdk(EthPort port, MbufPool pool) {
         return new Device(port.name(), new EthPacketIo(port, 0, pool), System::nanoTime, null, 0);

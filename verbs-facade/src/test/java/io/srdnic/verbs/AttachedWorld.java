@@ -23,6 +23,11 @@ final class AttachedWorld implements AutoCloseable {
     private volatile boolean running = true;
 
     AttachedWorld(Path dir, int ports, AllowRule allow) {
+        this(dir, ports, allow, dir, 0, 1);
+    }
+
+    /** The server of lcore {@code lcore} of {@code lcores} in one process, its clients' shared files in {@code shmDir}. */
+    AttachedWorld(Path dir, int ports, AllowRule allow, Path shmDir, int lcore, int lcores) {
         this.dir = dir;
         CompletableFuture<AttachServer> made = new CompletableFuture<>();
         loop = new Thread(() -> {
@@ -33,7 +38,7 @@ final class AttachedWorld implements AutoCloseable {
                 for (int i = 0; i < ports; i++) {
                     contexts.add(Context.open(Device.sim(world)));
                 }
-                s = new AttachServer(dir, contexts, allow, dir);
+                s = new AttachServer(dir, contexts, allow, shmDir, lcore, lcores);
                 made.complete(s);
             } catch (Throwable t) {
                 made.completeExceptionally(t);

@@ -1,21 +1,15 @@
 package io.srdnic.cli.dataplane;
 
-import io.srdnic.pmd.Affinity;
-import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EalConfig;
-import io.srdnic.pmd.EthPort;
-import io.srdnic.verbs.Backoff;
-import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ContextConfig;
-import io.srdnic.verbs.Device;
-import io.srdnic.verbs.ThreadingMode;
-import io.srdnic.verbs.attach.AllowRule;
+import io.srdnic.pmd.lcore.HandoffCounts;
 import io.srdnic.verbs.attach.AttachServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -24,13 +18,15 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code srdnic dataplane}: the dedicated dataplane process. It owns its ports (EAL runs here),
- * runs their transports on one pinned lcore thread — RX burst, transport, TX burst, then every
- * attached client's rings, run to completion — and serves applications that attach with
- * {@code Device.attached(DIR)} through {@code DIR/control.sock}. {@code DIR/dataplane.pid} is held
- * locked so two dataplanes cannot own one DIR. SIGINT/SIGTERM stop it in order: the lcore leaves its
- * loop, clients are dropped and their objects reclaimed, contexts closed, then EAL's own shutdown
- * hook closes the ports. Prints {@code ready} on stdout once clients can connect, and
- * {@code link up <i>} when port i's link first comes up.
+ * runs their transports on {@code --lcores} pinned lcore threads ({@link LcoreLoop}) — RX burst,
+ * hand-off to the owning lcore, transport, TX burst, then every attached client's rings, run to
+ * completion — and serves applications that attach with {@code Device.attached(DIR)} through
+ * {@code DIR/control.sock} (lcore k > 0: {@code DIR/lcore-k}). {@code DIR/dataplane.pid} is held
+ * locked so two dataplanes cannot own one DIR. SIGINT/SIGTERM stop it in order: every lcore leaves
+ * its loop, drops its clients (reclaiming their objects) and closes its contexts; then lcore 0 frees
+ * what the hand-off rings hold, closes the ports and leaves EAL to its own shutdown hook. Prints
+ * {@code ready} on stdout once every lcore's clients can connect, and {@code link up <i>} when port
+ * i's link first comes up.
  */
 @Command(name = "dataplane", mixinStandardHelpOptions = true,
     description = "Run the dedicated dataplane: own the ports, serve attached applications over DIR/control.sock.")
@@ -38,15 +34,18 @@ public final class DataplaneCommand implements Callable<Integer> {
     private static final System.Logger LOG = System.getLogger(DataplaneCommand.class.getName());
 
     @Option(names = "--port", required = true, paramLabel = "SPEC",
-        description = "A DPDK device by its EAL spec, e.g. net_memif0,role=server,socket=/run/m.sock (repeatable; port i gets --ip + i).")
+        description = "A DPDK device by its EAL spec, e.g. net_memif0,role=server,socket=/run/m.sock (repeatable; with one lcore port i gets --ip + i).")
     List<String> ports = new ArrayList<>();
 
     @Option(names = "--lcores", defaultValue = "1",
-        description = "Lcore threads (default ${DEFAULT-VALUE}; only 1 is implemented: see docs/dataplane.md for what more need).")
+        description = "Lcore threads (default ${DEFAULT-VALUE}). Each runs one context per port (port p, lcore k at --ip + p*L + k) and"
+            + " the clients that attach to it (lcore 0 in DIR, lcore k in DIR/lcore-k); lcore p mod L receives port p and hands frames"
+            + " to the other lcores' contexts by destination address (docs/dataplane.md).")
     int lcores;
 
-    @Option(names = "--cpu", defaultValue = "-1", description = "Pin the lcore thread to this CPU (default: let the scheduler place it).")
-    int cpu;
+    @Option(names = "--cpu", split = ",", paramLabel = "CPU[,CPU...]",
+        description = "Pin lcore k to the k-th CPU listed (default: let the scheduler place them).")
+    List<Integer> cpus = new ArrayList<>();
 
     @Option(names = "--dir", defaultValue = "/run/srdnic", description = "Control socket and PID file directory (default ${DEFAULT-VALUE}).")
     Path dir;
@@ -60,7 +59,7 @@ public final class DataplaneCommand implements Callable<Integer> {
     @Option(names = "--memory-mb", defaultValue = "512", description = "EAL memory in MiB (default ${DEFAULT-VALUE}).")
     int memoryMb;
 
-    @Option(names = "--busy-spin", description = "Never park the idle lcore (lowest latency; burns its core).")
+    @Option(names = "--busy-spin", description = "Never park an idle lcore (lowest latency; burns its core).")
     boolean busySpin;
 
     @Option(names = "--log-level", defaultValue = "INFO", description = "SEVERE, WARNING, INFO, FINE (default ${DEFAULT-VALUE}); logs go to stderr.")
@@ -70,27 +69,52 @@ public final class DataplaneCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (lcores != 1) {
-            throw new IllegalArgumentException("--lcores " + lcores + ": this dataplane runs one lcore (docs/dataplane.md says what more"
-                + " need: RSS or rte_flow by UDP destination port, or an SPSC hand-off)");
+        if (lcores < 1 || lcores > 64) {
+            throw new IllegalArgumentException("--lcores must be 1..64, was " + lcores);
         }
         configureLogging(Level.parse(logLevel));
         int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
         try (PidLock lock = PidLock.acquire(dir)) {
-            CompletableFuture<AttachServer> ready = new CompletableFuture<>();
-            Thread lcore = new Thread(() -> runLcore(firstIp, lock.path(), ready), "srdnic-lcore-0");
+            DataplaneSetup setup = new DataplaneSetup(List.copyOf(ports), lcores, List.copyOf(cpus), firstIp, dir, shmDir, lock.path(), memoryMb,
+                busySpin);
+            HandoffCounts[] counts = new HandoffCounts[lcores];
+            Arrays.setAll(counts, k -> new HandoffCounts());
+            CompletableFuture<DataplanePorts> portsOpened = new CompletableFuture<>();
+            CountDownLatch stopped = new CountDownLatch(lcores);
+            List<Thread> threads = new ArrayList<>();
+            List<LcoreLoop> loops = new ArrayList<>();
+            for (int k = 0; k < lcores; k++) {
+                LcoreLoop loop = new LcoreLoop(k, setup, counts, portsOpened, stopped, () -> quit);
+                loops.add(loop);
+                threads.add(new Thread(loop, "srdnic-lcore-" + k));
+            }
             Thread hook = new Thread(() -> {
                 quit = true;
-                join(lcore);
+                threads.forEach(DataplaneCommand::join);
             }, "srdnic-dataplane-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
-            lcore.start();
-            AttachServer server = ready.join();
+            threads.forEach(Thread::start);
+            try {
+                for (int k = 0; k < lcores; k++) {
+                    AttachServer server = loops.get(k).ready().join();
+                    LOG.log(System.Logger.Level.INFO, "lcore {0} serving its context on each of {1} port(s) on {2}", k, ports.size(),
+                        server.socketPath());
+                }
+            } catch (CompletionException e) {
+                quit = true; // one lcore could not start: the others stop too
+                threads.forEach(DataplaneCommand::join);
+                throw e;
+            }
             System.out.println("ready");
             System.out.flush();
-            LOG.log(System.Logger.Level.INFO, "dataplane pid {0} serving {1} port(s) on {2}", ProcessHandle.current().pid(), ports.size(),
-                server.socketPath());
-            lcore.join(); // until a signal (the hook) or a failure stops it
+            LOG.log(System.Logger.Level.INFO, "dataplane pid {0} running {1} lcore(s)", ProcessHandle.current().pid(), lcores);
+            while (stopped.getCount() == lcores && !quit) {
+                Thread.sleep(50); // until a signal (the hook) or a failure stops an lcore
+            }
+            quit = true; // one lcore gone (its flows with it): the others stop too, in order
+            for (Thread t : threads) {
+                t.join();
+            }
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
@@ -100,61 +124,10 @@ public final class DataplaneCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** The lcore: EAL, the ports' contexts and the attach server are made on it, and it runs them until asked to quit. */
-    private void runLcore(int firstIp, Path pidFile, CompletableFuture<AttachServer> ready) {
-        List<Context> contexts = new ArrayList<>();
-        AttachServer server = null;
-        Eal eal = null;
-        try {
-            if (cpu >= 0) {
-                Affinity.pinCurrentThread(cpu);
-            }
-            eal = Eal.start(new EalConfig().memoryMb(memoryMb));
-            eal.enterLoop();
-            eal.registerThread();
-            List<EthPort> ethPorts = new ArrayList<>();
-            for (int i = 0; i < ports.size(); i++) {
-                Device device = Device.dpdk(ports.get(i));
-                ethPorts.add(device.ethPort());
-                // Its counters go in DIR, where `srdnic stat --dir DIR` reads them.
-                contexts.add(Context.open(device, new ContextConfig().mode(ThreadingMode.INVOKER).ip(firstIp + i).countersDir(dir)));
-            }
-            server = new AttachServer(dir, contexts, AllowRule.sameUserOrRoot(pidFile), shmDir);
-            server.publishCounters(dir);
-            ready.complete(server);
-            loop(server, eal, new LinkWatch(ethPorts));
-        } catch (Throwable t) {
-            ready.completeExceptionally(t);
-            LOG.log(System.Logger.Level.ERROR, "the lcore stopped: " + t.getMessage(), t);
-        } finally {
-            if (server != null) {
-                server.close();
-            }
-            contexts.forEach(Context::close);
-            if (eal != null) {
-                eal.exitLoop();
-            }
-            LOG.log(System.Logger.Level.INFO, "lcore 0 stopped");
-        }
-    }
-
-    private void loop(AttachServer server, Eal eal, LinkWatch links) {
-        int idle = 0;
-        while (!quit && !eal.quitRequested()) {
-            long now = System.nanoTime();
-            links.check(now);
-            if (server.doWork(now) > 0) {
-                idle = 0;
-            } else {
-                Backoff.idle(++idle, busySpin, 20_000);
-            }
-        }
-    }
-
     /** The shutdown hook's wait: bounded, so a stuck lcore cannot hold the JVM up (EAL's hook waits 2 s for loops too). */
     private static void join(Thread t) {
         try {
-            t.join(5_000);
+            t.join(6_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -150,6 +150,22 @@ public final class PeerProcess implements AutoCloseable {
         }
     }
 
+    /** Every stdout line from here until the process closes it; throws if that takes longer than {@code timeoutMillis}. */
+    public java.util.List<String> linesUntilEnd(long timeoutMillis) {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        while (System.currentTimeMillis() < deadline) {
+            String line = next(1000);
+            if (line == END) {
+                return out;
+            }
+            if (line != null) {
+                out.add(line);
+            }
+        }
+        throw new AssertionError("no end of output from the " + role + " within " + timeoutMillis + " ms: " + out);
+    }
+
     /** SIGKILL, as {@code kill -9}: no shutdown hook runs; waits until it is gone. */
     public void kill() {
         process.destroyForcibly();

@@ -22,11 +22,14 @@ final class AttachCounters implements AutoCloseable {
     private final long[] values = new long[NAMES.length];
     private long lastExport;
 
-    AttachCounters(Path dir) {
-        writer = CountersWriter.create(dir.resolve(ProcessHandle.current().pid() + "-attach" + CountersLayout.FILE_SUFFIX),
-            "srdnic dataplane attach server", 64);
+    /** The file of lcore {@code lcore}'s server: lcore 0's is the one a single-lcore dataplane has; others add {@code -lcore<k>} and {@code lcore=k}. */
+    AttachCounters(Path dir, int lcore) {
+        String tag = lcore == 0 ? "" : "-lcore" + lcore;
+        String scope = lcore == 0 ? SCOPE : SCOPE + ",lcore=" + lcore;
+        writer = CountersWriter.create(dir.resolve(ProcessHandle.current().pid() + "-attach" + tag + CountersLayout.FILE_SUFFIX),
+            "srdnic dataplane attach server" + (lcore == 0 ? "" : " of lcore " + lcore), 64);
         for (int i = 0; i < NAMES.length; i++) {
-            ids[i] = writer.allocate(i == 0 ? CountersLayout.GAUGE : CountersLayout.COUNTER, SCOPE + " " + NAMES[i], i);
+            ids[i] = writer.allocate(i == 0 ? CountersLayout.GAUGE : CountersLayout.COUNTER, scope + " " + NAMES[i], i);
         }
     }
 

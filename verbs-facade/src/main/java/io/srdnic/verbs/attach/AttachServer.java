@@ -59,7 +59,9 @@ public final class AttachServer implements AutoCloseable {
     private final ServerSocketChannel server;
     private final Selector selector;
     private final List<Connection> connections = new ArrayList<>();
-    private long nextClient = 1;
+    private long nextClient;
+    /** Between one client id and the next: the number of servers in the process, each numbering its own residue. */
+    private final long clientIdStep;
     private long lastControl;
     private long clientsAttached;
     private long clientsRefused;
@@ -92,6 +94,20 @@ public final class AttachServer implements AutoCloseable {
      * directory's lock) for clients of {@code ports}; shared files go in {@code shmDir}.
      */
     public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir) {
+        this(dir, ports, allow, shmDir, 0, 1);
+    }
+
+    /**
+     * The server of lcore {@code lcore} of {@code lcores} in a dataplane that runs one per lcore:
+     * its client ids are {@code lcore + 1}, {@code lcore + 1 + lcores}, ..., so that no two clients
+     * of the process share an id, nor the shared file named by it.
+     */
+    public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir, int lcore, int lcores) {
+        if (lcore < 0 || lcore >= lcores) {
+            throw new IllegalArgumentException("lcore " + lcore + " of " + lcores);
+        }
+        this.nextClient = lcore + 1;
+        this.clientIdStep = lcores;
         this.socketPath = dir.resolve(SOCKET);
         this.ports = List.copyOf(ports);
         this.allow = allow;
@@ -177,10 +193,18 @@ public final class AttachServer implements AutoCloseable {
      * its ports' files are), read by {@code srdnic stat}; on the dataplane's thread. Returns the file.
      */
     public Path publishCounters(Path dir) {
+        return publishCounters(dir, 0);
+    }
+
+    /**
+     * {@link #publishCounters(Path)} for the server of lcore {@code lcore} of a dataplane that runs
+     * several, each serving the clients of its own contexts: its file and scope say which lcore.
+     */
+    public Path publishCounters(Path dir, int lcore) {
         if (published != null) {
             throw new IllegalStateException("the attach counters are published already, in " + published.file());
         }
-        published = new AttachCounters(dir);
+        published = new AttachCounters(dir, lcore);
         published.maybeExport(this, System.nanoTime(), true);
         return published.file();
     }
@@ -227,7 +251,8 @@ public final class AttachServer implements AutoCloseable {
             try {
                 UnixDomainPrincipal who = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
                 ch.configureBlocking(false);
-                Connection c = new Connection(ch, new ClientSession(nextClient++, shmDir), who.user().getName());
+                Connection c = new Connection(ch, new ClientSession(nextClient, shmDir), who.user().getName());
+                nextClient += clientIdStep;
                 if (!allow.allows().test(who.user())) {
                     clientsRefused++;
                     LOG.log(Level.WARNING, "refused a client of user {0}: attach is allowed to {1}", c.peer, allow.description());
