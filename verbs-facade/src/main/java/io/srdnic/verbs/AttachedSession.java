@@ -179,8 +179,13 @@ final class AttachedSession implements AutoCloseable {
             + "): this context is dead; open a new one once the dataplane runs again");
     }
 
-    /** Sends {@code request} and waits for its reply; a refusal is thrown as the dataplane worded it. */
-    synchronized HandleReply request(ControlMessage request) {
+    /** Sends {@code request} and waits for its reply, a HandleReply; a refusal is thrown as the dataplane worded it. */
+    HandleReply request(ControlMessage request) {
+        return call(request, HandleReply.class);
+    }
+
+    /** Sends {@code request} and waits for its reply, of type {@code replyType}; a refusal is thrown as the dataplane worded it. */
+    synchronized <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType) {
         checkAlive();
         int id = nextId++;
         if (nextId == 0) {
@@ -212,11 +217,11 @@ final class AttachedSession implements AutoCloseable {
         if (reply instanceof ErrorReply e) {
             throw new VerbsException(e.message());
         }
-        if (!(reply instanceof HandleReply h)) {
+        if (!replyType.isInstance(reply)) {
             throw new VerbsException("the dataplane answered " + request.getClass().getSimpleName() + " with "
                 + reply.getClass().getSimpleName());
         }
-        return h;
+        return replyType.cast(reply);
     }
 
     AsyncEventQueue.AsyncEvent pollEvent() {

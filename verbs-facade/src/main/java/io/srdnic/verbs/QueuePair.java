@@ -208,11 +208,18 @@ public final class QueuePair {
 
     /**
      * The QP's current attributes (ibv_query_qp): its state and every attribute its type has (the
-     * mask says which); {@link QpAttributes#sqDraining()} tells whether an SQD drain is still going on.
+     * mask says which); {@link QpAttributes#sqDraining()} tells whether an SQD drain is still going on
+     * (embedded only: attached, the dataplane's answer does not carry it, and SQ_DRAINED says when).
+     * Attached, this asks the dataplane, and the QP's {@link #state()} becomes what it answered.
      */
     public QpAttributes query() {
         checkAlive();
-        context.notAttached("QP queries");
+        if (attached != null) {
+            QpAttributes a = context.session.call(new io.srdnic.verbs.attach.control.QueryQpRequest(qpNum()),
+                io.srdnic.verbs.attach.control.QpAttributesReply.class).attributes().toAttributes();
+            state = a.state(); // an RC QP may have gone to ERROR in the dataplane since the last modify
+            return a;
+        }
         return context.dataplane.call(() -> qp.query(new QpAttributes()));
     }
 
@@ -248,6 +255,9 @@ public final class QueuePair {
             throw new VerbsException("the address handle belongs to another protection domain than the QP");
         }
         if (attached != null) {
+            if (SendOpcode.isAtomic(wr.opcode)) {
+                checkAtomic(wr); // what rxe refuses at posting is refused here too, not as a completion
+            }
             if ((wr.flags & SendWr.INLINE) != 0 && wr.totalLength() > maxInlineData) {
                 throw new VerbsException("inline send of " + wr.totalLength() + " bytes exceeds the QP's max_inline_data " + maxInlineData);
             }

@@ -17,6 +17,7 @@ import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
 import io.srdnic.verbs.attach.control.OpenRequest;
 import io.srdnic.verbs.attach.control.ProtocolException;
+import io.srdnic.verbs.attach.control.QueryQpRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -302,6 +303,7 @@ public final class AttachServer implements AutoCloseable {
                 case CreateCqRequest r -> s.createCq(r.depth());
                 case CreateQpRequest r -> s.createQp(r);
                 case ModifyQpRequest r -> s.modifyQp(r);
+                case QueryQpRequest r -> s.queryQp(r);
                 case CreateAhRequest r -> s.createAh(r);
                 case RegisterMrRequest r -> s.registerMr(r);
                 case DestroyRequest r -> s.destroy(r);

@@ -17,6 +17,8 @@ import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
 import io.srdnic.verbs.attach.control.OpenReply;
 import io.srdnic.verbs.attach.control.OpenRequest;
+import io.srdnic.verbs.attach.control.QpAttributesReply;
+import io.srdnic.verbs.attach.control.QueryQpRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -196,6 +198,12 @@ final class ClientSession {
             throw new VerbsException(e.getMessage());
         }
         return new HandleReply(qp.qpNum(), qp.state().ordinal(), 0, 0, 0, 0);
+    }
+
+    /** QUERY_QP: the QP's attributes as the dataplane's QP has them now (an RC QP's state after an error included). */
+    QpAttributesReply queryQp(QueryQpRequest r) {
+        QueuePair qp = qp(r.qpn()).qp;
+        return new QpAttributesReply(ModifyQpRequest.of(qp.qpNum(), qp.query()));
     }
 
     HandleReply createAh(CreateAhRequest r) {

@@ -1,7 +1,9 @@
 package io.srdnic.verbs.attach;
 
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpState;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
@@ -63,7 +65,8 @@ final class ServedQp {
                 refuse(sendCq, wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, WcOpcode.SEND);
                 continue;
             }
-            wr.wrId(wrId).opcode(s.get(ValueLayout.JAVA_INT, at + SendRecord.OPCODE))
+            int opcode = s.get(ValueLayout.JAVA_INT, at + SendRecord.OPCODE);
+            wr.wrId(wrId).opcode(opcode)
                 .flags(s.get(ValueLayout.JAVA_INT, at + SendRecord.FLAGS))
                 .immediate(s.get(ValueLayout.JAVA_INT, at + SendRecord.IMMEDIATE))
                 .destination(client.addressHandle(s.get(ValueLayout.JAVA_INT, at + SendRecord.AH)),
@@ -80,8 +83,12 @@ final class ServedQp {
             int rc;
             try {
                 rc = qp.postSend(wr);
-            } catch (VerbsException e) { // misuse the client's own checks let through (a race with modify, say)
-                refuse(sendCq, wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, WcOpcode.SEND);
+            } catch (VerbsException e) {
+                // The client posted before it could know its QP had gone to ERROR (an RC error
+                // completion is on its way to it): flushed, as a QP in ERROR completes what is posted
+                // to it. Else misuse the client's own checks let through (a race with modify, say).
+                int status = qp.state() == QpState.ERROR ? WcStatus.WR_FLUSH_ERROR : WcStatus.LOCAL_QP_OPERATION_ERROR;
+                refuse(sendCq, wrId, status, SendOpcode.completionOpcode(opcode));
                 continue;
             }
             if (rc == QueuePair.ENOMEM) {

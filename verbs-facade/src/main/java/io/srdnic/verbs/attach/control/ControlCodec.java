@@ -94,6 +94,8 @@ public final class ControlCodec {
             case AsyncEventMessage.TYPE -> AsyncEventMessage.decode(in);
             case ModifyQpRequest.TYPE -> ModifyQpRequest.decode(in);
             case CloseRequest.TYPE -> CloseRequest.decode(in);
+            case QueryQpRequest.TYPE -> QueryQpRequest.decode(in);
+            case QpAttributesReply.TYPE -> QpAttributesReply.decode(in);
             default -> throw new ProtocolException("unknown message type " + type);
         };
     }

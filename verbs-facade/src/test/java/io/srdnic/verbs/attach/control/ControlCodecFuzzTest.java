@@ -37,7 +37,7 @@ class ControlCodecFuzzTest {
     }
 
     private static void roundTrip(FuzzedDataProvider data) {
-        ControlMessage m = switch (data.consumeInt(0, 12)) {
+        ControlMessage m = switch (data.consumeInt(0, 14)) {
             case 0 -> new OpenRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeLong());
             case 1 -> new OpenReply(data.consumeString(200), data.consumeLong(), data.consumeLong(), data.consumeLong(), data.consumeLong(),
                 data.consumeLong(), data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeString(100),
@@ -55,6 +55,8 @@ class ControlCodecFuzzTest {
             case 10 -> new AsyncEventMessage(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
                 data.consumeLong());
             case 11 -> modify(data);
+            case 12 -> new QueryQpRequest(data.consumeInt());
+            case 13 -> new QpAttributesReply(modify(data));
             default -> new CloseRequest();
         };
         ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
