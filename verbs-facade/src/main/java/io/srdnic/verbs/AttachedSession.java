@@ -5,6 +5,7 @@ import io.srdnic.verbs.attach.AttachServer;
 import io.srdnic.verbs.attach.SharedLayout;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
+import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.ControlCodec;
 import io.srdnic.verbs.attach.control.ControlMessage;
 import io.srdnic.verbs.attach.control.ErrorReply;
@@ -45,6 +46,7 @@ final class AttachedSession implements AutoCloseable {
     private final SocketChannel channel;
     private final Arena arena = Arena.ofShared();
     private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<CmEventMessage> cmEvents = new ConcurrentLinkedQueue<>();
     private final ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
     private final Thread reader;
     private volatile boolean dead;
@@ -141,6 +143,8 @@ final class AttachedSession implements AutoCloseable {
                     if (m instanceof AsyncEventMessage e) {
                         events.add(new AsyncEventQueue.AsyncEvent(e.eventType(), e.addressHandle(), e.remoteIp(), e.qpn(), e.srqn(),
                             e.timeNanos()));
+                    } else if (m instanceof CmEventMessage e) {
+                        cmEvents.add(e);
                     } else if (m instanceof ErrorReply e) {
                         deathReason = "it dropped this context: " + e.message();
                     }
@@ -222,6 +226,10 @@ final class AttachedSession implements AutoCloseable {
                 + reply.getClass().getSimpleName());
         }
         return replyType.cast(reply);
+    }
+
+    CmEventMessage pollCmEvent() {
+        return cmEvents.poll();
     }
 
     AsyncEventQueue.AsyncEvent pollEvent() {

@@ -351,6 +351,20 @@ public final class Context implements AutoCloseable {
         }
     }
 
+    /**
+     * Attached: a call on the dataplane's connection manager, which owns the port's management QP
+     * (for {@code io.srdnic.verbs.cm}, which runs the CM there for an attached context).
+     */
+    public io.srdnic.verbs.attach.control.HandleReply attachedCmCall(io.srdnic.verbs.attach.control.CmRequest request) {
+        checkOpen();
+        return session.request(request);
+    }
+
+    /** Attached: the oldest event of this context's CM ids the dataplane sent, or null (for {@code io.srdnic.verbs.cm}). */
+    public io.srdnic.verbs.attach.control.CmEventMessage pollAttachedCmEvent() {
+        return session.pollCmEvent();
+    }
+
     /** Whether this context runs in a {@code srdnic dataplane} process (attached) rather than in this JVM. */
     public boolean isAttached() {
         return session != null;

@@ -104,7 +104,7 @@ public final class ProtectionDomain {
      */
     public QueuePair createManagementQueuePair(CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr) {
         checkAlive();
-        context.notAttached("management QPs (the connection manager)");
+        context.notAttached("management QPs (the dataplane owns each port's, and serves the connection manager on it)");
         QueuePair qp;
         try {
             qp = new QueuePair(this, QpType.UD, sendCq, recvCq, null, maxSendWr, maxRecvWr, 1, 0, true);

@@ -21,8 +21,15 @@ final class AttachedWorld implements AutoCloseable {
     private final Thread loop;
     private final ConcurrentLinkedQueue<FutureTask<?>> onLoop = new ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
+    /** Hosts of the same world that the dataplane does not serve: embedded peers, touched only on the loop ({@link #onLoop}). */
+    private final List<Context> embedded = new ArrayList<>();
 
     AttachedWorld(Path dir, int ports, AllowRule allow) {
+        this(dir, ports, 0, allow);
+    }
+
+    /** As above, with {@code embeddedHosts} more hosts in the world that applications use embedded, on the loop. */
+    AttachedWorld(Path dir, int ports, int embeddedHosts, AllowRule allow) {
         this.dir = dir;
         CompletableFuture<AttachServer> made = new CompletableFuture<>();
         loop = new Thread(() -> {
@@ -32,6 +39,9 @@ final class AttachedWorld implements AutoCloseable {
             try {
                 for (int i = 0; i < ports; i++) {
                     contexts.add(Context.open(Device.sim(world)));
+                }
+                for (int i = 0; i < embeddedHosts; i++) {
+                    embedded.add(Context.open(Device.sim(world)));
                 }
                 s = new AttachServer(dir, contexts, allow, dir);
                 made.complete(s);
@@ -44,12 +54,17 @@ final class AttachedWorld implements AutoCloseable {
                 while ((t = onLoop.poll()) != null) {
                     t.run();
                 }
-                if (s.doWork(System.nanoTime()) == 0) {
+                int work = s.doWork(System.nanoTime());
+                for (int i = 0; i < embedded.size(); i++) {
+                    work += embedded.get(i).progress();
+                }
+                if (work == 0) {
                     Thread.yield();
                 }
             }
             s.close();
             contexts.forEach(Context::close);
+            embedded.forEach(Context::close);
             world.close();
         }, "attached-world");
         loop.setDaemon(true);
@@ -66,6 +81,11 @@ final class AttachedWorld implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Embedded host {@code i} (made on the loop; use it there only). */
+    Context embedded(int i) {
+        return embedded.get(i);
     }
 
     long counter(String name) {

@@ -6,6 +6,7 @@ import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.attach.control.AllocPdRequest;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
+import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.ControlCodec;
 import io.srdnic.verbs.attach.control.ControlMessage;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
@@ -304,6 +305,7 @@ public final class AttachServer implements AutoCloseable {
                 case CreateQpRequest r -> s.createQp(r);
                 case ModifyQpRequest r -> s.modifyQp(r);
                 case QueryQpRequest r -> s.queryQp(r);
+                case CmRequest r -> s.cm(r);
                 case CreateAhRequest r -> s.createAh(r);
                 case RegisterMrRequest r -> s.registerMr(r);
                 case DestroyRequest r -> s.destroy(r);
@@ -332,6 +334,12 @@ public final class AttachServer implements AutoCloseable {
 
     private int routeEvents() {
         int n = 0;
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen()) {
+                n += c.session.pumpCm(m -> send(c, 0, m));
+            }
+        }
         for (Context port : ports) {
             AsyncEventQueue.AsyncEvent e;
             while ((e = port.pollAsyncEvent()) != null) {

@@ -10,6 +10,8 @@ import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.control.CmEventMessage;
+import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
 import io.srdnic.verbs.attach.control.CreateQpRequest;
 import io.srdnic.verbs.attach.control.DestroyRequest;
@@ -63,6 +65,8 @@ final class ClientSession {
     private AddressHandle[] ahs = new AddressHandle[16];
     private final List<ServedQp> qpList = new ArrayList<>();
     private final List<ServedCq> cqList = new ArrayList<>();
+    /** The client's CM ids, once it makes one. */
+    private ServedCm cm;
     private int nextPd = 1;
     private int nextCq = 1;
     private long refused;
@@ -206,6 +210,24 @@ final class ClientSession {
         return new QpAttributesReply(ModifyQpRequest.of(qp.qpNum(), qp.query()));
     }
 
+    /** The client's QP {@code qpn} (for its CM ids to drive), or "no such QP". */
+    QueuePair queuePair(int qpn) {
+        return qp(qpn).qp;
+    }
+
+    /** A call on the client's CM ids, made on the connection manager of its port. */
+    HandleReply cm(CmRequest r) {
+        if (cm == null) {
+            cm = new ServedCm(this);
+        }
+        return cm.call(r);
+    }
+
+    /** Runs the CM for the client's ids and sends it their events; returns how many. */
+    int pumpCm(java.util.function.Consumer<CmEventMessage> send) {
+        return cm == null ? 0 : cm.pump(send);
+    }
+
     HandleReply createAh(CreateAhRequest r) {
         AddressHandle ah = pd(r.pd()).createAddressHandle(r.mac(), r.ip(), r.udpPort());
         int n = ah.handle();
@@ -297,6 +319,10 @@ final class ClientSession {
      */
     int reclaim() {
         int n = 0;
+        if (cm != null) { // first: a live connection's DREQ goes out while its QP still exists
+            n += cm.reclaim();
+            cm = null;
+        }
         for (ServedQp qp : qpList) {
             qp.qp.destroy();
             n++;

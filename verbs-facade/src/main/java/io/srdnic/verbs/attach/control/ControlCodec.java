@@ -96,6 +96,8 @@ public final class ControlCodec {
             case CloseRequest.TYPE -> CloseRequest.decode(in);
             case QueryQpRequest.TYPE -> QueryQpRequest.decode(in);
             case QpAttributesReply.TYPE -> QpAttributesReply.decode(in);
+            case CmRequest.TYPE -> CmRequest.decode(in);
+            case CmEventMessage.TYPE -> CmEventMessage.decode(in);
             default -> throw new ProtocolException("unknown message type " + type);
         };
     }

@@ -37,7 +37,7 @@ class ControlCodecFuzzTest {
     }
 
     private static void roundTrip(FuzzedDataProvider data) {
-        ControlMessage m = switch (data.consumeInt(0, 14)) {
+        ControlMessage m = switch (data.consumeInt(0, 16)) {
             case 0 -> new OpenRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeLong());
             case 1 -> new OpenReply(data.consumeString(200), data.consumeLong(), data.consumeLong(), data.consumeLong(), data.consumeLong(),
                 data.consumeLong(), data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeString(100),
@@ -57,6 +57,9 @@ class ControlCodecFuzzTest {
             case 11 -> modify(data);
             case 12 -> new QueryQpRequest(data.consumeInt());
             case 13 -> new QpAttributesReply(modify(data));
+            case 14 -> new CmRequest(data.consumeInt(), data.consumeInt(), ints(data, CmRequest.ARGS), data.consumeBytes(CmRequest.MAX_DATA));
+            case 15 -> new CmEventMessage(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
+                ints(data, CmEventMessage.VALUES), data.consumeBytes(CmEventMessage.MAX_DATA));
             default -> new CloseRequest();
         };
         ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
