@@ -16,15 +16,25 @@ final class AttachCounters implements AutoCloseable {
     static final String[] NAMES = {"clients", "clients_attached", "clients_refused", "clients_reclaimed", "objects_reclaimed",
         "malformed_messages", "ring_corruptions", "work_requests_refused", "clients_closed"};
     static final String SCOPE = "dataplane=attach";
+    /**
+     * Per client ({@code dataplane=attach client=<id> ...}), in {@link ClientSession#ringOccupancy}'s
+     * order: records in its send, receive and completion rings when the dataplane last looked
+     * (gauges), and the most seen at once (high-water marks, which only grow).
+     */
+    static final String[] CLIENT_NAMES = {"send_ring_fill", "send_ring_high_water", "recv_ring_fill", "recv_ring_high_water",
+        "completion_ring_fill", "completion_ring_high_water"};
+    /** The server's counters and 6 per client for this many clients at once; more clients go uncounted (the file says how many were refused). */
+    static final int CAPACITY = 2048;
 
     private final CountersWriter writer;
     private final int[] ids = new int[NAMES.length];
     private final long[] values = new long[NAMES.length];
+    private final long[] clientValues = new long[CLIENT_NAMES.length];
     private long lastExport;
 
     AttachCounters(Path dir) {
         writer = CountersWriter.create(dir.resolve(ProcessHandle.current().pid() + "-attach" + CountersLayout.FILE_SUFFIX),
-            "srdnic dataplane attach server", 64);
+            "srdnic dataplane attach server", CAPACITY);
         for (int i = 0; i < NAMES.length; i++) {
             ids[i] = writer.allocate(i == 0 ? CountersLayout.GAUGE : CountersLayout.COUNTER, SCOPE + " " + NAMES[i], i);
         }
@@ -40,7 +50,33 @@ final class AttachCounters implements AutoCloseable {
         for (int i = 0; i < ids.length; i++) {
             writer.set(ids[i], values[i]);
         }
+        server.exportClients(this);
         writer.heartbeat(System.currentTimeMillis());
+    }
+
+    /** The counters of client {@code id}'s rings (their ids in the file, -1 where it was full). */
+    int[] addClient(long id) {
+        int[] made = new int[CLIENT_NAMES.length];
+        for (int i = 0; i < made.length; i++) {
+            made[i] = writer.allocate(i % 2 == 0 ? CountersLayout.GAUGE : CountersLayout.COUNTER,
+                SCOPE + " client=" + id + " " + CLIENT_NAMES[i], id);
+        }
+        return made;
+    }
+
+    /** The client is gone: its counters' records are freed. */
+    void removeClient(int[] counters) {
+        for (int c : counters) {
+            writer.free(c);
+        }
+    }
+
+    /** Copies one client's ring occupancy into its counters. */
+    void exportClient(ClientSession session, int[] counters) {
+        session.ringOccupancy(clientValues);
+        for (int i = 0; i < counters.length; i++) {
+            writer.set(counters[i], clientValues[i]);
+        }
     }
 
     Path file() {

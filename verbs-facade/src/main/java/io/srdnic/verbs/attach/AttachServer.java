@@ -81,6 +81,8 @@ public final class AttachServer implements AutoCloseable {
         final ByteBuffer in = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
         final ByteBuffer out = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
         long pid;
+        /** Its ring occupancy counters in the counters file, once it is open and the file published; else null. */
+        int[] ringCounters;
 
         Connection(SocketChannel channel, ClientSession session, String peer) {
             this.channel = channel;
@@ -183,8 +185,24 @@ public final class AttachServer implements AutoCloseable {
             throw new IllegalStateException("the attach counters are published already, in " + published.file());
         }
         published = new AttachCounters(dir);
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen()) {
+                c.ringCounters = published.addClient(c.session.id);
+            }
+        }
         published.maybeExport(this, System.nanoTime(), true);
         return published.file();
+    }
+
+    /** Each open client's ring occupancy into its counters (the counters file's export, on this thread). */
+    void exportClients(AttachCounters counters) {
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.ringCounters != null) {
+                counters.exportClient(c.session, c.ringCounters);
+            }
+        }
     }
 
     private int pollControl() {
@@ -328,6 +346,9 @@ public final class AttachServer implements AutoCloseable {
         c.pid = r.pid();
         ControlMessage reply = c.session.open(ports.get(r.port()), r);
         clientsAttached++;
+        if (published != null) {
+            c.ringCounters = published.addClient(c.session.id);
+        }
         LOG.log(Level.INFO, "client {0} (user {1}, pid {2}) attached to port {3}", c.session.id, c.peer, r.pid(), r.port());
         return reply;
     }
@@ -387,6 +408,10 @@ public final class AttachServer implements AutoCloseable {
         }
         boolean wasOpen = c.session.isOpen();
         int objects = c.session.reclaim();
+        if (c.ringCounters != null) {
+            published.removeClient(c.ringCounters);
+            c.ringCounters = null;
+        }
         if (wasOpen && why.equals(CLOSED_CONTEXT)) {
             clientsClosed++; // it closed its context itself, in order: not a reclaim
         } else if (wasOpen) {

@@ -70,6 +70,17 @@ final class ClientSession {
     private int nextPd = 1;
     private int nextCq = 1;
     private long refused;
+    /**
+     * Ring occupancy: records in all the client's send, receive and completion rings when the
+     * dataplane last looked (the gauges), and the most seen at once (high-water marks). Plain fields
+     * of the dataplane thread, copied into the counters file by the same thread: no lock.
+     */
+    private long sendFill;
+    private long recvFill;
+    private long completionFill;
+    private long sendHighWater;
+    private long recvHighWater;
+    private long completionHighWater;
 
     ClientSession(long id, Path shmDir) {
         this.id = id;
@@ -294,21 +305,45 @@ final class ClientSession {
     /** Moves the client's rings once; returns the work done, or {@link ShmRing#CORRUPT} when a ring index was broken. */
     int pump() {
         int work = 0;
+        long sends = 0;
+        long receives = 0;
         for (int i = 0; i < qpList.size(); i++) {
-            int n = qpList.get(i).pump();
+            ServedQp qp = qpList.get(i);
+            int n = qp.pump();
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
+            sends += qp.sendFill;
+            receives += qp.recvFill;
         }
+        long completions = 0;
         for (int i = 0; i < cqList.size(); i++) {
-            int n = cqList.get(i).pump();
+            ServedCq cq = cqList.get(i);
+            int n = cq.pump();
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
+            completions += cq.fill;
         }
+        sendFill = sends;
+        recvFill = receives;
+        completionFill = completions;
+        sendHighWater = Math.max(sendHighWater, sends);
+        recvHighWater = Math.max(recvHighWater, receives);
+        completionHighWater = Math.max(completionHighWater, completions);
         return work;
+    }
+
+    /** The ring occupancy, in {@link AttachCounters#CLIENT_NAMES}' order, into {@code out} (no allocation). */
+    void ringOccupancy(long[] out) {
+        out[0] = sendFill;
+        out[1] = sendHighWater;
+        out[2] = recvFill;
+        out[3] = recvHighWater;
+        out[4] = completionFill;
+        out[5] = completionHighWater;
     }
 
     /**

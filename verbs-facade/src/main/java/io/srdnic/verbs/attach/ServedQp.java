@@ -29,6 +29,9 @@ final class ServedQp {
     private final ServedCq recvCq;
     private final SendWr wr = new SendWr(SendRecord.MAX_SGE);
     private final RecvWr rwr = new RecvWr();
+    /** Records waiting in the send and receive rings when the dataplane last looked (ring occupancy). */
+    int sendFill;
+    int recvFill;
 
     ServedQp(ClientSession client, QueuePair qp, ShmRing sq, ShmRing rq, ServedCq sendCq, ServedCq recvCq) {
         this.client = client;
@@ -51,6 +54,7 @@ final class ServedQp {
 
     private int pumpSends() {
         int n = sq.available();
+        sendFill = Math.max(n, 0);
         if (n <= 0) {
             return n;
         }
@@ -101,6 +105,7 @@ final class ServedQp {
 
     private int pumpReceives() {
         int n = rq.available();
+        recvFill = Math.max(n, 0);
         if (n <= 0) {
             return n;
         }
