@@ -130,7 +130,6 @@ public final class Context implements AutoCloseable {
      */
     public XrcDomain openXrcDomain() {
         checkOpen();
-        notAttached("XRC domains");
         return new XrcDomain(this);
     }
 

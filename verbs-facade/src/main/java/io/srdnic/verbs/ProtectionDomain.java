@@ -123,7 +123,6 @@ public final class ProtectionDomain {
      * attributes it never uses).
      */
     public QueuePair createXrcSendQueuePair(CompletionQueue sendCq, int maxSendWr, int maxSendSge, int maxInlineData) {
-        context.notAttached("XRC QPs");
         checkQueuePair(maxSendWr, 1, maxSendSge, maxInlineData);
         QueuePair qp = new QueuePair(this, XrcQpType.XRC_SEND, null, sendCq, maxSendWr, maxSendSge, maxInlineData);
         qps.incrementAndGet();
@@ -184,7 +183,6 @@ public final class ProtectionDomain {
 
     private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, java.util.function.Supplier<SharedReceiveQueue> create) {
         checkAlive();
-        context.notAttached("shared receive queues");
         DeviceAttributes caps = context.queryDevice();
         if (maxWr < 1 || maxWr > caps.maxSrqWr()) {
             throw new VerbsException("an SRQ's max_wr must be 1.." + caps.maxSrqWr() + ", asked " + maxWr);

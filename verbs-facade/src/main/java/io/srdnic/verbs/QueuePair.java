@@ -98,7 +98,7 @@ public final class QueuePair {
         this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
         if (context.session != null) {
             this.qp = null;
-            this.attached = createAttached();
+            this.attached = createAttached(xrcd);
             return;
         }
         this.attached = null;
@@ -110,10 +110,11 @@ public final class QueuePair {
     }
 
     /** Attached: asks the dataplane for the QP and finds its rings in the shared file. */
-    private AttachedQp createAttached() {
+    private AttachedQp createAttached(XrcDomain xrcd) {
         AttachedSession s = context.session;
         io.srdnic.verbs.attach.control.HandleReply r = s.request(new io.srdnic.verbs.attach.control.CreateQpRequest(pd.id, type.ordinal(),
-            sendCq.handle, recvCq.handle, maxSendWr, maxRecvWr, maxSendSge, maxInlineData));
+            sendCq == null ? 0 : sendCq.handle, recvCq == null ? 0 : recvCq.handle, maxSendWr, maxRecvWr, maxSendSge, maxInlineData,
+            srq == null ? 0 : srq.srqNum(), xrcType == null ? -1 : xrcType.ordinal(), xrcd == null ? 0 : xrcd.handle));
         return new AttachedQp(s, r.handle(),
             new ShmRing(s.rings.asSlice(r.firstRing(), ShmRing.bytes(r.firstCapacity(), SendRecord.BYTES)), r.firstCapacity(), SendRecord.BYTES),
             new ShmRing(s.rings.asSlice(r.secondRing(), ShmRing.bytes(r.secondCapacity(), RecvRecord.BYTES)), r.secondCapacity(),

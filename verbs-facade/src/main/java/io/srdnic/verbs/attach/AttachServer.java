@@ -7,6 +7,9 @@ import io.srdnic.verbs.attach.control.AllocPdRequest;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
 import io.srdnic.verbs.attach.control.CmRequest;
+import io.srdnic.verbs.attach.control.CreateSrqRequest;
+import io.srdnic.verbs.attach.control.OpenXrcdRequest;
+import io.srdnic.verbs.attach.control.SrqRequest;
 import io.srdnic.verbs.attach.control.ControlCodec;
 import io.srdnic.verbs.attach.control.ControlMessage;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
@@ -324,6 +327,9 @@ public final class AttachServer implements AutoCloseable {
                 case ModifyQpRequest r -> s.modifyQp(r);
                 case QueryQpRequest r -> s.queryQp(r);
                 case CmRequest r -> s.cm(r);
+                case CreateSrqRequest r -> s.createSrq(r);
+                case SrqRequest r -> s.srq(r);
+                case OpenXrcdRequest r -> s.openXrcd();
                 case CreateAhRequest r -> s.createAh(r);
                 case RegisterMrRequest r -> s.registerMr(r);
                 case DestroyRequest r -> s.destroy(r);
@@ -369,7 +375,8 @@ public final class AttachServer implements AutoCloseable {
                 for (int i = connections.size() - 1; i >= 0; i--) {
                     Connection c = connections.get(i);
                     ClientSession s = c.session;
-                    if (s.context() == port && (s.ownsQp(e.qpn()) || (e.qpn() == 0 && s.ownsAh(e.addressHandle())))) {
+                    if (s.context() == port && (s.ownsQp(e.qpn()) || (e.qpn() == 0 && s.ownsAh(e.addressHandle()))
+                        || (e.srqn() != 0 && s.ownsSrq(e.srqn())))) {
                         send(c, 0, m);
                     }
                 }

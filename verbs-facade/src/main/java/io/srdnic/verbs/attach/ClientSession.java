@@ -9,11 +9,16 @@ import io.srdnic.verbs.DeviceAttributes;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.SharedReceiveQueue;
+import io.srdnic.verbs.XrcDomain;
+import io.srdnic.verbs.XrcQpType;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
 import io.srdnic.verbs.attach.control.CreateQpRequest;
+import io.srdnic.verbs.attach.control.CreateSrqRequest;
+import io.srdnic.verbs.attach.control.SrqRequest;
 import io.srdnic.verbs.attach.control.DestroyRequest;
 import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
@@ -65,6 +70,11 @@ final class ClientSession {
     private AddressHandle[] ahs = new AddressHandle[16];
     private final List<ServedQp> qpList = new ArrayList<>();
     private final List<ServedCq> cqList = new ArrayList<>();
+    /** By the SRQ's number (what events and CREATE_QP name it by). */
+    private final Map<Integer, ServedSrq> srqs = new HashMap<>();
+    private final List<ServedSrq> srqList = new ArrayList<>();
+    private final Map<Integer, XrcDomain> xrcds = new HashMap<>();
+    private int nextXrcd = 1;
     /** The client's CM ids, once it makes one. */
     private ServedCm cm;
     private int nextPd = 1;
@@ -139,7 +149,7 @@ final class ClientSession {
         DeviceAttributes a = on.queryDevice();
         int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
             a.maxInlineData(), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
-            a.rnrRetry() ? 1 : 0, 0, 0, 0, a.atomicCap(), a.maxQpRdAtom()};
+            a.rnrRetry() ? 1 : 0, a.maxSrq(), a.maxSrqWr(), a.maxSrqSge(), a.atomicCap(), a.maxQpRdAtom()};
         return new OpenReply(shmFile.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
             on.udpPort(), a.name(), attributes);
     }
@@ -166,21 +176,32 @@ final class ClientSession {
 
     HandleReply createQp(CreateQpRequest r) {
         ProtectionDomain pd = pd(r.pd());
-        ServedCq send = cq(r.sendCq());
-        ServedCq recv = cq(r.recvCq());
-        QpType type = switch (r.qpType()) {
-            case 0, 1, 2 -> QpType.values()[r.qpType()];
-            default -> throw new VerbsException("QP type " + r.qpType() + " is not served attached (SRD, UD and RC are)");
-        };
-        if (type == QpType.SRC) {
-            throw new VerbsException("XRC QPs are not served attached yet");
+        // An XRC_SEND QP has no receive CQ, an XRC_RECV QP no CQ at all: 0 names none.
+        ServedCq send = r.sendCq() == 0 ? null : cq(r.sendCq());
+        ServedCq recv = r.recvCq() == 0 ? null : cq(r.recvCq());
+        if ((send == null || recv == null) && r.qpType() != QpType.SRC.ordinal()) {
+            throw new VerbsException("a QP of type " + r.qpType() + " needs a send and a receive CQ");
         }
+        if (r.qpType() < 0 || r.qpType() >= QpType.values().length) {
+            throw new VerbsException("no QP type " + r.qpType());
+        }
+        QpType type = QpType.values()[r.qpType()];
         int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
         int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
         long sqAt = carveRing(sqCapacity, SendRecord.BYTES);
         long rqAt = carveRing(rqCapacity, RecvRecord.BYTES);
-        QueuePair qp = pd.createQueuePair(type, send.cq, recv.cq, r.maxSendWr(), r.maxRecvWr(), Math.min(r.maxSendSge(),
-            SendRecord.MAX_SGE), r.maxInlineData());
+        int sge = Math.min(r.maxSendSge(), SendRecord.MAX_SGE);
+        QueuePair qp;
+        if (type == QpType.SRC) {
+            qp = r.xrcType() == XrcQpType.XRC_SEND.ordinal() && send != null
+                ? pd.createXrcSendQueuePair(send.cq, r.maxSendWr(), sge, r.maxInlineData())
+                : r.xrcType() == XrcQpType.XRC_RECV.ordinal() ? xrcd(r.xrcd()).createRecvQueuePair()
+                : throwing("an SRC QP is XRC_SEND or XRC_RECV, was " + r.xrcType());
+        } else if (r.srq() != 0) {
+            qp = pd.createQueuePair(type, send.cq, recv.cq, srq(r.srq()).srq, r.maxSendWr(), sge, r.maxInlineData());
+        } else {
+            qp = pd.createQueuePair(type, send.cq, recv.cq, r.maxSendWr(), r.maxRecvWr(), sge, r.maxInlineData());
+        }
         ServedQp served = new ServedQp(this, qp,
             new ShmRing(rings.asSlice(sqAt, ShmRing.bytes(sqCapacity, SendRecord.BYTES)), sqCapacity, SendRecord.BYTES),
             new ShmRing(rings.asSlice(rqAt, ShmRing.bytes(rqCapacity, RecvRecord.BYTES)), rqCapacity, RecvRecord.BYTES), send, recv);
@@ -191,6 +212,52 @@ final class ClientSession {
 
     boolean ownsQp(int qpn) {
         return qps.containsKey(qpn);
+    }
+
+    private static QueuePair throwing(String message) {
+        throw new VerbsException(message);
+    }
+
+    /** CREATE_SRQ: a basic SRQ, or an XRC SRQ of one of the client's domains, and its receive ring. */
+    HandleReply createSrq(CreateSrqRequest r) {
+        ProtectionDomain pd = pd(r.pd());
+        int capacity = ShmRing.capacityFor(Math.max(1, r.maxWr()));
+        long at = carveRing(capacity, RecvRecord.BYTES);
+        ServedCq cq = r.xrcd() == 0 ? null : cq(r.cq());
+        SharedReceiveQueue srq = r.xrcd() == 0 ? pd.createSrq(r.maxWr(), r.maxSge(), r.limit())
+            : pd.createXrcSrq(xrcd(r.xrcd()), cq.cq, r.maxWr(), r.maxSge(), r.limit());
+        ServedSrq served = new ServedSrq(this, srq, new ShmRing(rings.asSlice(at, ShmRing.bytes(capacity, RecvRecord.BYTES)), capacity,
+            RecvRecord.BYTES), cq);
+        srqs.put(srq.srqNum(), served);
+        srqList.add(served);
+        return new HandleReply(srq.srqNum(), r.xrcd() == 0 ? 0 : srq.srqNumber(), at, capacity, 0, 0);
+    }
+
+    /** A call on one of the client's SRQs: modify its limit, or ask its limit or its receives waiting. */
+    HandleReply srq(SrqRequest r) {
+        SharedReceiveQueue srq = srq(r.srq()).srq;
+        int answer = switch (r.op()) {
+            case SrqRequest.MODIFY -> {
+                srq.modify(r.value());
+                yield r.value();
+            }
+            case SrqRequest.LIMIT -> srq.limit();
+            case SrqRequest.POSTED -> srq.receivesPosted();
+            default -> throw new VerbsException("no SRQ operation " + r.op());
+        };
+        return new HandleReply(r.srq(), answer, 0, 0, 0, 0);
+    }
+
+    /** OPEN_XRCD: a new XRC domain of the client's. */
+    HandleReply openXrcd() {
+        XrcDomain d = context.openXrcDomain();
+        int handle = nextXrcd++;
+        xrcds.put(handle, d);
+        return new HandleReply(handle, d.number(), 0, 0, 0, 0);
+    }
+
+    boolean ownsSrq(int srqn) {
+        return srqs.containsKey(srqn);
     }
 
     boolean ownsAh(int ah) {
@@ -293,6 +360,16 @@ final class ClientSession {
                 cqs.remove(r.handle());
                 cqList.remove(cq);
             }
+            case DestroyRequest.SRQ -> {
+                ServedSrq srq = srq(r.handle());
+                srq.srq.destroy();
+                srqs.remove(r.handle());
+                srqList.remove(srq);
+            }
+            case DestroyRequest.XRCD -> {
+                xrcd(r.handle()).close();
+                xrcds.remove(r.handle());
+            }
             case DestroyRequest.PD -> {
                 pd(r.handle()).destroy();
                 pds.remove(r.handle());
@@ -316,6 +393,15 @@ final class ClientSession {
             work += n;
             sends += qp.sendFill;
             receives += qp.recvFill;
+        }
+        for (int i = 0; i < srqList.size(); i++) {
+            ServedSrq srq = srqList.get(i);
+            int n = srq.pump();
+            if (n == ShmRing.CORRUPT) {
+                return n;
+            }
+            work += n;
+            receives += srq.fill;
         }
         long completions = 0;
         for (int i = 0; i < cqList.size(); i++) {
@@ -364,6 +450,17 @@ final class ClientSession {
         }
         qpList.clear();
         qps.clear();
+        for (ServedSrq srq : srqList) {
+            srq.srq.destroy();
+            n++;
+        }
+        srqList.clear();
+        srqs.clear();
+        for (XrcDomain d : xrcds.values()) {
+            d.close();
+            n++;
+        }
+        xrcds.clear();
         for (int i = 0; i < ahs.length; i++) {
             if (ahs[i] != null) {
                 ahs[i].destroy();
@@ -423,6 +520,22 @@ final class ClientSession {
             throw new VerbsException("no completion queue " + handle + " in this context");
         }
         return cq;
+    }
+
+    private ServedSrq srq(int srqn) {
+        ServedSrq srq = srqs.get(srqn);
+        if (srq == null) {
+            throw new VerbsException("no SRQ " + srqn + " in this context");
+        }
+        return srq;
+    }
+
+    private XrcDomain xrcd(int handle) {
+        XrcDomain d = xrcds.get(handle);
+        if (d == null) {
+            throw new VerbsException("no XRC domain " + handle + " in this context");
+        }
+        return d;
     }
 
     private ServedQp qp(int qpn) {

@@ -20,7 +20,7 @@ import java.lang.foreign.ValueLayout;
  * QP's PD (LOCAL_PROTECTION_ERROR), and an SGE names bytes by offset in this client's pool only.
  * A record the QP has no room for stays in the ring: the client sees ENOMEM when the ring is full.
  */
-final class ServedQp {
+final class ServedQp implements ReceiveRing.Target {
     final QueuePair qp;
     final ShmRing sq;
     final ShmRing rq;
@@ -106,30 +106,17 @@ final class ServedQp {
     private int pumpReceives() {
         int n = rq.available();
         recvFill = Math.max(n, 0);
-        if (n <= 0) {
-            return n;
-        }
-        MemorySegment s = rq.segment();
-        MemorySegment pool = client.pool();
-        int taken = 0;
-        for (; taken < n; taken++) {
-            long at = rq.peek(taken);
-            long wrId = s.get(ValueLayout.JAVA_LONG, at + RecvRecord.WR_ID);
-            rwr.wrId(wrId).sge().set(pool, s.get(ValueLayout.JAVA_LONG, at + RecvRecord.OFFSET),
-                s.get(ValueLayout.JAVA_INT, at + RecvRecord.LENGTH), s.get(ValueLayout.JAVA_INT, at + RecvRecord.LKEY));
-            int rc;
-            try {
-                rc = qp.postRecv(rwr);
-            } catch (VerbsException e) { // an SGE outside this client's regions, or the QP in RESET or ERROR
-                refuse(recvCq, wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV);
-                continue;
-            }
-            if (rc == QueuePair.ENOMEM) {
-                break;
-            }
-        }
-        rq.release(taken);
-        return taken;
+        return n <= 0 ? n : ReceiveRing.take(rq, n, client.pool(), rwr, this);
+    }
+
+    @Override
+    public int post(RecvWr wr) {
+        return qp.postRecv(wr);
+    }
+
+    @Override
+    public void refuse(long wrId) {
+        refuse(recvCq, wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV);
     }
 
     private void refuse(ServedCq cq, long wrId, int status, int opcode) {

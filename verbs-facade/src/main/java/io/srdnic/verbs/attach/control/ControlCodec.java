@@ -98,6 +98,9 @@ public final class ControlCodec {
             case QpAttributesReply.TYPE -> QpAttributesReply.decode(in);
             case CmRequest.TYPE -> CmRequest.decode(in);
             case CmEventMessage.TYPE -> CmEventMessage.decode(in);
+            case CreateSrqRequest.TYPE -> CreateSrqRequest.decode(in);
+            case SrqRequest.TYPE -> SrqRequest.decode(in);
+            case OpenXrcdRequest.TYPE -> OpenXrcdRequest.decode(in);
             default -> throw new ProtocolException("unknown message type " + type);
         };
     }

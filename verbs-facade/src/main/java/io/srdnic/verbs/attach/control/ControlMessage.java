@@ -6,7 +6,7 @@ import java.nio.ByteBuffer;
 public sealed interface ControlMessage permits OpenRequest, OpenReply, AllocPdRequest, CreateCqRequest, CreateQpRequest,
     ModifyQpRequest, CreateAhRequest, RegisterMrRequest, DestroyRequest, HandleReply, ErrorReply, AsyncEventMessage, CloseRequest,
     QueryQpRequest, QpAttributesReply,
-    CmRequest, CmEventMessage {
+    CmRequest, CmEventMessage, CreateSrqRequest, SrqRequest, OpenXrcdRequest {
     int type();
 
     /** Writes the payload (the frame header is {@link ControlCodec}'s). */
