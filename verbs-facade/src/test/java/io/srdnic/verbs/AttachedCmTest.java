@@ -205,4 +205,34 @@ class AttachedCmTest {
             assertEquals(5, w.counter("objects_reclaimed"), "its CM id, QP, MR, CQ and PD");
         }
     }
+
+    /** The dataplane runs each port's CM whether or not a client holds an id: a request to a port nobody listens on is refused. */
+    @Test
+    void shouldAnswerARequestToAServedPortNobodyListensOn() {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir));
+             Context client = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 16).attachedRingBytes(1 << 16))) {
+            int servedIp = client.ip();
+            EventChannel channel = new EventChannel();
+            CmId id = w.onLoop(() -> {
+                Context peer = w.embedded(0);
+                CmId made = CmId.create(channel, peer);
+                made.resolveAddr(servedIp, PORT);
+                made.resolveRoute();
+                made.createQp(peer.allocPd(), peer.createCq(8), peer.createCq(8), 4, 4, 1, 0);
+                made.connect(new ConnParam());
+                return made;
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            CmEvent rejected = null;
+            while (rejected == null && System.nanoTime() < deadline) {
+                CmEvent e = w.onLoop(channel::poll);
+                if (e != null && e.type() == CmEventType.REJECTED) {
+                    rejected = e;
+                }
+            }
+            assertNotNull(rejected, "REJECTED within 5 s (not UNREACHABLE after the retries)");
+            assertEquals(io.srdnic.verbs.cm.RejectReason.NO_LISTENER, rejected.status(), rejected.toString());
+            assertEquals(id, rejected.id());
+        }
+    }
 }

@@ -23,6 +23,7 @@ import io.srdnic.verbs.attach.control.OpenRequest;
 import io.srdnic.verbs.attach.control.ProtocolException;
 import io.srdnic.verbs.attach.control.QueryQpRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
+import io.srdnic.verbs.cm.ConnectionManager;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.StandardProtocolFamily;
@@ -59,6 +60,8 @@ public final class AttachServer implements AutoCloseable {
 
     private final Path socketPath;
     private final List<Context> ports;
+    /** Each port's connection manager, owner of its management QP: served to every client, run here always. */
+    private final List<ConnectionManager> cms = new ArrayList<>();
     private final AllowRule allow;
     private final Path shmDir;
     private final ServerSocketChannel server;
@@ -103,6 +106,9 @@ public final class AttachServer implements AutoCloseable {
         this.ports = List.copyOf(ports);
         this.allow = allow;
         this.shmDir = shmDir;
+        for (Context port : this.ports) {
+            cms.add(ConnectionManager.of(port));
+        }
         try {
             Files.deleteIfExists(socketPath);
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -142,6 +148,9 @@ public final class AttachServer implements AutoCloseable {
         }
         if (now - lastControl >= CONTROL_INTERVAL_NANOS) {
             lastControl = now;
+            for (int i = 0; i < cms.size(); i++) {
+                work += cms.get(i).poll();
+            }
             work += pollControl();
             work += routeEvents();
             if (published != null) {

@@ -178,6 +178,15 @@ public final class ConnectionManager {
         return ids;
     }
 
+    /**
+     * Runs the manager once without an event channel: for the srdnic dataplane, which owns each
+     * port's CM for its clients and runs it whether or not a client holds an id (so the management
+     * QP's receives are always taken, and a request to a port nobody listens on is answered).
+     */
+    public int poll() {
+        return progress();
+    }
+
     /** One round: reads the management QP's completions, handles each message, fires the timers. Returns the messages handled. */
     synchronized int progress() {
         if (removed) {
