@@ -63,12 +63,13 @@ class PerfTwoProcessIT {
     /**
      * perf attached: two dataplanes joined by memif, each side attached to one, the same JSON as
      * embedded; SRD sends, UD bandwidth and an SRD RDMA WRITE (the server's region advertised at its
-     * own address, which the dataplane translates), and RC sends and WRITEs, whose QPs the
-     * dataplanes' connection managers connect. The dataplanes stop with the run and leave no
+     * own address, which the dataplane translates), RC sends and WRITEs, whose QPs the
+     * dataplanes' connection managers connect, and SRC sends (XRC domains, XRC SRQs, XRC_SEND and
+     * XRC_RECV QPs, all served attached). The dataplanes stop with the run and leave no
      * EAL runtime directory or shared file behind.
      */
     @ParameterizedTest
-    @CsvSource({"srd,lat,send", "srd,bw,send", "ud,bw,send", "srd,lat,write", "rc,lat,send", "rc,bw,write"})
+    @CsvSource({"srd,lat,send", "srd,bw,send", "ud,bw,send", "srd,lat,write", "rc,lat,send", "rc,bw,write", "src,lat,send"})
     void shouldRunAttachedToTwoDataplanesJoinedByMemif(String transport, String mode, String op, @TempDir Path dir) throws Exception {
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
         CliRun run = CliRun.of("perf", "--link", "memif", "--attach", dir.toString(), "--transport", transport, "--mode", mode, "--op", op,

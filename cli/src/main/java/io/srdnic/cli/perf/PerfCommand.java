@@ -166,7 +166,7 @@ public final class PerfCommand implements Callable<Integer> {
     Integer cpu;
 
     @Option(names = "--attach", paramLabel = "DIR", description = "Run attached to srdnic dataplanes (docs/dataplane.md) rather than with"
-        + " an embedded one; SRD, UD and RC. --link memif: perf starts two dataplanes joined by memif, in DIR/server and"
+        + " an embedded one; any --transport. --link memif: perf starts two dataplanes joined by memif, in DIR/server and"
         + " DIR/client, and attaches each side to one; --server/--client: this side attaches to the dataplane in DIR.")
     Path attach;
 
@@ -217,15 +217,10 @@ public final class PerfCommand implements Callable<Integer> {
     }
 
     /**
-     * What runs attached: SRD, UD and RC (connected by the dataplane's connection manager) over
-     * memif. SRC needs XRC domains and SRQs, which an attached context does not serve yet; the
-     * transport settings are the dataplane's.
+     * What runs attached: every transport over memif (RC and SRC connected by the dataplanes'
+     * connection managers); the transport settings are the dataplane's.
      */
     private void checkAttachable() {
-        if (transport == PerfParams.Transport.src) {
-            throw new ParameterException(spec.commandLine(), "--attach runs SRD, UD and RC: --transport src needs XRC domains and"
-                + " SRQs, which an attached context does not serve yet (docs/dataplane.md)");
-        }
         if (role == null && !server && client == null && link != Link.memif) {
             throw new ParameterException(spec.commandLine(), "--attach starts its two dataplanes joined by memif: use --link memif");
         }

@@ -172,7 +172,8 @@ public final class CmId {
             int p = port == 0 ? cm.ephemeralPort() : port;
             for (CmId other : cm.ids()) {
                 if (other != this && !other.passive && other.localPort == p && other.state != CmState.DESTROYED) {
-                    throw new VerbsException("port " + p + " is in use by another id on this context (EADDRINUSE)");
+                    throw new VerbsException("port " + p + " is in use by another id on this device (EADDRINUSE; on a dataplane"
+                        + " the CM is the port's, shared by its applications: another one may hold it)");
                 }
             }
             localPort = p;
