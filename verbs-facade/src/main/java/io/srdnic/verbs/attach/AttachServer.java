@@ -89,6 +89,8 @@ public final class AttachServer implements AutoCloseable {
         long pid;
         /** Its ring occupancy counters in the counters file, once it is open and the file published; else null. */
         int[] ringCounters;
+        /** Sends it one of its CM ids' events: made once, not per control interval. */
+        java.util.function.Consumer<io.srdnic.verbs.attach.control.CmEventMessage> cmEvents;
 
         Connection(SocketChannel channel, ClientSession session, String peer) {
             this.channel = channel;
@@ -260,6 +262,7 @@ public final class AttachServer implements AutoCloseable {
                 UnixDomainPrincipal who = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
                 ch.configureBlocking(false);
                 Connection c = new Connection(ch, new ClientSession(nextClient++, shmDir), who.user().getName());
+                c.cmEvents = m -> send(c, 0, m);
                 if (!allow.allows().test(who.user())) {
                     clientsRefused++;
                     LOG.log(Level.WARNING, "refused a client of user {0}: attach is allowed to {1}", c.peer, allow.description());
@@ -373,7 +376,7 @@ public final class AttachServer implements AutoCloseable {
         for (int i = connections.size() - 1; i >= 0; i--) {
             Connection c = connections.get(i);
             if (c.session.isOpen()) {
-                n += c.session.pumpCm(m -> send(c, 0, m));
+                n += c.session.pumpCm(c.cmEvents);
             }
         }
         for (Context port : ports) {
