@@ -3,6 +3,7 @@ package io.srdnic.examples;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
+import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
@@ -19,9 +20,10 @@ import io.srdnic.verbs.cm.CmEventType;
 import io.srdnic.verbs.cm.CmId;
 import io.srdnic.verbs.cm.ConnParam;
 import io.srdnic.verbs.cm.EventChannel;
-import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * XRC as rdma-core users know it, on srdnic's SRC queue pairs: one sender reaches every job of a
@@ -32,6 +34,9 @@ import java.util.concurrent.TimeUnit;
  * (RDMA_PS_IB), and b's accept carries the jobs' SRQ numbers in its private data: nothing travels
  * out of band. Both nodes live on a simulated network here; change the Device lines to run over
  * DPDK (`srdnic xrc-all-to-all --link memif` does, two processes of J jobs each).
+ * {@code XrcJobs --attached DIR} runs the same code attached to the {@code srdnic dataplane} in DIR
+ * (node a on its port 0, b on its port 1, the CM the dataplane's): only the line that opens the
+ * contexts differs, which is why the memory comes from {@code allocateRegion}.
  */
 public final class XrcJobs {
     static final int JOBS = 4;
@@ -40,9 +45,9 @@ public final class XrcJobs {
 
     /** One job on node b: its own PD, memory, CQ and XRC SRQ; it only ever sees its own messages. */
     record Job(ProtectionDomain pd, MemoryRegion mr, CompletionQueue cq, SharedReceiveQueue srq) {
-        static Job open(Context node, XrcDomain xrcd, Arena arena) {
+        static Job open(Context node, XrcDomain xrcd) {
             ProtectionDomain pd = node.allocPd();
-            MemoryRegion mr = pd.registerMemory(arena.allocate(SIZE), Access.LOCAL_WRITE);
+            MemoryRegion mr = pd.allocateRegion(SIZE, Access.LOCAL_WRITE);
             CompletionQueue cq = node.createCq(16);
             SharedReceiveQueue srq = pd.createXrcSrq(xrcd, cq, 8, 1, 0);   // 2. an XRC SRQ: domain, CQ, and a number
             RecvWr r = new RecvWr().wrId(1);
@@ -53,19 +58,30 @@ public final class XrcJobs {
     }
 
     public static void main(String[] args) {
-        try (SimWorld world = new SimWorld(7); Arena arena = Arena.ofShared();
-             Context a = Context.open(Device.sim(world)); Context b = Context.open(Device.sim(world));
+        if (args.length > 1 && args[0].equals("--attached")) {
+            Path dir = Path.of(args[1]);
+            run(port -> Context.open(Device.attached(dir), new ContextConfig().attachedPort(port)));
+            return;
+        }
+        try (SimWorld world = new SimWorld(7)) {
+            run(port -> Context.open(Device.sim(world)));
+        }
+    }
+
+    /** The jobs on node b ({@code open.apply(1)}) and their sender on node a ({@code open.apply(0)}). */
+    static void run(IntFunction<Context> open) {
+        try (Context a = open.apply(0); Context b = open.apply(1);
              EventChannel channel = new EventChannel()) {                  // one channel runs both nodes' CMs here
             XrcDomain xrcd = b.openXrcDomain();                            // 1. node b: an XRC domain
             Job[] jobs = new Job[JOBS];
             for (int j = 0; j < JOBS; j++) {
-                jobs[j] = Job.open(b, xrcd, arena);
+                jobs[j] = Job.open(b, xrcd);
             }
             QueuePair recv = xrcd.createRecvQueuePair();                   // 3. node b: one XRC_RECV QP for all jobs
             ProtectionDomain pdA = a.allocPd();                            // 4. node a: one XRC_SEND QP
             CompletionQueue cqA = a.createCq(16);
             QueuePair send = pdA.createXrcSendQueuePair(cqA, 16, 1, 0);
-            MemoryRegion mrA = pdA.registerMemory(arena.allocate(SIZE), Access.LOCAL_WRITE);
+            MemoryRegion mrA = pdA.allocateRegion(SIZE, Access.LOCAL_WRITE);
             int[] srqNumbers = connect(channel, send, recv, a, b, jobs);   // 5. connected by the CM, SRQ numbers told
             System.out.println("connected by the CM; the accept told " + srqNumbers.length + " SRQ numbers");
             SendWr wr = new SendWr();

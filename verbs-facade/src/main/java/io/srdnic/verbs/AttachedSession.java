@@ -5,6 +5,7 @@ import io.srdnic.verbs.attach.AttachServer;
 import io.srdnic.verbs.attach.SharedLayout;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
+import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.ControlCodec;
 import io.srdnic.verbs.attach.control.ControlMessage;
 import io.srdnic.verbs.attach.control.ErrorReply;
@@ -45,6 +46,7 @@ final class AttachedSession implements AutoCloseable {
     private final SocketChannel channel;
     private final Arena arena = Arena.ofShared();
     private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<CmEventMessage> cmEvents = new ConcurrentLinkedQueue<>();
     private final ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
     private final Thread reader;
     private volatile boolean dead;
@@ -141,6 +143,8 @@ final class AttachedSession implements AutoCloseable {
                     if (m instanceof AsyncEventMessage e) {
                         events.add(new AsyncEventQueue.AsyncEvent(e.eventType(), e.addressHandle(), e.remoteIp(), e.qpn(), e.srqn(),
                             e.timeNanos()));
+                    } else if (m instanceof CmEventMessage e) {
+                        cmEvents.add(e);
                     } else if (m instanceof ErrorReply e) {
                         deathReason = "it dropped this context: " + e.message();
                     }
@@ -179,8 +183,13 @@ final class AttachedSession implements AutoCloseable {
             + "): this context is dead; open a new one once the dataplane runs again");
     }
 
-    /** Sends {@code request} and waits for its reply; a refusal is thrown as the dataplane worded it. */
-    synchronized HandleReply request(ControlMessage request) {
+    /** Sends {@code request} and waits for its reply, a HandleReply; a refusal is thrown as the dataplane worded it. */
+    HandleReply request(ControlMessage request) {
+        return call(request, HandleReply.class);
+    }
+
+    /** Sends {@code request} and waits for its reply, of type {@code replyType}; a refusal is thrown as the dataplane worded it. */
+    synchronized <T extends ControlMessage> T call(ControlMessage request, Class<T> replyType) {
         checkAlive();
         int id = nextId++;
         if (nextId == 0) {
@@ -212,11 +221,15 @@ final class AttachedSession implements AutoCloseable {
         if (reply instanceof ErrorReply e) {
             throw new VerbsException(e.message());
         }
-        if (!(reply instanceof HandleReply h)) {
+        if (!replyType.isInstance(reply)) {
             throw new VerbsException("the dataplane answered " + request.getClass().getSimpleName() + " with "
                 + reply.getClass().getSimpleName());
         }
-        return h;
+        return replyType.cast(reply);
+    }
+
+    CmEventMessage pollCmEvent() {
+        return cmEvents.poll();
     }
 
     AsyncEventQueue.AsyncEvent pollEvent() {

@@ -130,7 +130,6 @@ public final class Context implements AutoCloseable {
      */
     public XrcDomain openXrcDomain() {
         checkOpen();
-        notAttached("XRC domains");
         return new XrcDomain(this);
     }
 
@@ -349,6 +348,20 @@ public final class Context implements AutoCloseable {
         if (session != null) {
             throw new VerbsException(what + " are not served on an attached context yet (docs/dataplane.md): open the device embedded");
         }
+    }
+
+    /**
+     * Attached: a call on the dataplane's connection manager, which owns the port's management QP
+     * (for {@code io.srdnic.verbs.cm}, which runs the CM there for an attached context).
+     */
+    public io.srdnic.verbs.attach.control.HandleReply attachedCmCall(io.srdnic.verbs.attach.control.CmRequest request) {
+        checkOpen();
+        return session.request(request);
+    }
+
+    /** Attached: the oldest event of this context's CM ids the dataplane sent, or null (for {@code io.srdnic.verbs.cm}). */
+    public io.srdnic.verbs.attach.control.CmEventMessage pollAttachedCmEvent() {
+        return session.pollCmEvent();
     }
 
     /** Whether this context runs in a {@code srdnic dataplane} process (attached) rather than in this JVM. */

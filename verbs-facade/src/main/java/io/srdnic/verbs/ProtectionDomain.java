@@ -104,7 +104,7 @@ public final class ProtectionDomain {
      */
     public QueuePair createManagementQueuePair(CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr) {
         checkAlive();
-        context.notAttached("management QPs (the connection manager)");
+        context.notAttached("management QPs (the dataplane owns each port's, and serves the connection manager on it)");
         QueuePair qp;
         try {
             qp = new QueuePair(this, QpType.UD, sendCq, recvCq, null, maxSendWr, maxRecvWr, 1, 0, true);
@@ -123,7 +123,6 @@ public final class ProtectionDomain {
      * attributes it never uses).
      */
     public QueuePair createXrcSendQueuePair(CompletionQueue sendCq, int maxSendWr, int maxSendSge, int maxInlineData) {
-        context.notAttached("XRC QPs");
         checkQueuePair(maxSendWr, 1, maxSendSge, maxInlineData);
         QueuePair qp = new QueuePair(this, XrcQpType.XRC_SEND, null, sendCq, maxSendWr, maxSendSge, maxInlineData);
         qps.incrementAndGet();
@@ -184,7 +183,6 @@ public final class ProtectionDomain {
 
     private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, java.util.function.Supplier<SharedReceiveQueue> create) {
         checkAlive();
-        context.notAttached("shared receive queues");
         DeviceAttributes caps = context.queryDevice();
         if (maxWr < 1 || maxWr > caps.maxSrqWr()) {
             throw new VerbsException("an SRQ's max_wr must be 1.." + caps.maxSrqWr() + ", asked " + maxWr);

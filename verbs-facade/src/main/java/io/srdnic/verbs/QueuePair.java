@@ -98,7 +98,7 @@ public final class QueuePair {
         this.returnedStaging = new java.util.concurrent.atomic.AtomicIntegerArray(Integer.highestOneBit(maxSendWr) << 1);
         if (context.session != null) {
             this.qp = null;
-            this.attached = createAttached();
+            this.attached = createAttached(xrcd);
             return;
         }
         this.attached = null;
@@ -110,10 +110,11 @@ public final class QueuePair {
     }
 
     /** Attached: asks the dataplane for the QP and finds its rings in the shared file. */
-    private AttachedQp createAttached() {
+    private AttachedQp createAttached(XrcDomain xrcd) {
         AttachedSession s = context.session;
         io.srdnic.verbs.attach.control.HandleReply r = s.request(new io.srdnic.verbs.attach.control.CreateQpRequest(pd.id, type.ordinal(),
-            sendCq.handle, recvCq.handle, maxSendWr, maxRecvWr, maxSendSge, maxInlineData));
+            sendCq == null ? 0 : sendCq.handle, recvCq == null ? 0 : recvCq.handle, maxSendWr, maxRecvWr, maxSendSge, maxInlineData,
+            srq == null ? 0 : srq.srqNum(), xrcType == null ? -1 : xrcType.ordinal(), xrcd == null ? 0 : xrcd.handle));
         return new AttachedQp(s, r.handle(),
             new ShmRing(s.rings.asSlice(r.firstRing(), ShmRing.bytes(r.firstCapacity(), SendRecord.BYTES)), r.firstCapacity(), SendRecord.BYTES),
             new ShmRing(s.rings.asSlice(r.secondRing(), ShmRing.bytes(r.secondCapacity(), RecvRecord.BYTES)), r.secondCapacity(),
@@ -208,11 +209,18 @@ public final class QueuePair {
 
     /**
      * The QP's current attributes (ibv_query_qp): its state and every attribute its type has (the
-     * mask says which); {@link QpAttributes#sqDraining()} tells whether an SQD drain is still going on.
+     * mask says which); {@link QpAttributes#sqDraining()} tells whether an SQD drain is still going on
+     * (embedded only: attached, the dataplane's answer does not carry it, and SQ_DRAINED says when).
+     * Attached, this asks the dataplane, and the QP's {@link #state()} becomes what it answered.
      */
     public QpAttributes query() {
         checkAlive();
-        context.notAttached("QP queries");
+        if (attached != null) {
+            QpAttributes a = context.session.call(new io.srdnic.verbs.attach.control.QueryQpRequest(qpNum()),
+                io.srdnic.verbs.attach.control.QpAttributesReply.class).attributes().toAttributes();
+            state = a.state(); // an RC QP may have gone to ERROR in the dataplane since the last modify
+            return a;
+        }
         return context.dataplane.call(() -> qp.query(new QpAttributes()));
     }
 
@@ -248,6 +256,9 @@ public final class QueuePair {
             throw new VerbsException("the address handle belongs to another protection domain than the QP");
         }
         if (attached != null) {
+            if (SendOpcode.isAtomic(wr.opcode)) {
+                checkAtomic(wr); // what rxe refuses at posting is refused here too, not as a completion
+            }
             if ((wr.flags & SendWr.INLINE) != 0 && wr.totalLength() > maxInlineData) {
                 throw new VerbsException("inline send of " + wr.totalLength() + " bytes exceeds the QP's max_inline_data " + maxInlineData);
             }

@@ -10,14 +10,27 @@ import io.srdnic.srd.transport.SrcDomain;
  */
 public final class XrcDomain {
     final Context context;
+    /** The transport's domain; null attached (the dataplane's, named by {@link #handle}). */
     final SrcDomain domain;
+    /** Attached: the dataplane's handle of the domain, and its number; else 0 and the domain's. */
+    final int handle;
+    private final int number;
     /** Owns the domain's XRC_RECV QPs on this side (rdma-core gives them no PD: their messages use their SRQ's). */
     private final ProtectionDomain owner;
     private volatile boolean closed;
 
     XrcDomain(Context context) {
         this.context = context;
-        this.domain = context.dataplane.call(context.dataplane.transport::createSrcDomain);
+        if (context.session != null) {
+            io.srdnic.verbs.attach.control.HandleReply r = context.session.request(new io.srdnic.verbs.attach.control.OpenXrcdRequest());
+            this.domain = null;
+            this.handle = r.handle();
+            this.number = r.state();
+        } else {
+            this.domain = context.dataplane.call(context.dataplane.transport::createSrcDomain);
+            this.handle = 0;
+            this.number = domain.number();
+        }
         this.owner = context.allocPd();
     }
 
@@ -36,19 +49,24 @@ public final class XrcDomain {
 
     /** The domain's number on its device. */
     public int number() {
-        return domain.number();
+        return number;
     }
 
     /** Closes the domain (ibv_close_xrcd); refused while an XRC SRQ or XRC_RECV QP still uses it. */
     public void close() {
         checkOpen();
-        try {
-            context.dataplane.call(() -> {
-                domain.destroy();
-                return null;
-            });
-        } catch (IllegalStateException e) {
-            throw new VerbsException(e.getMessage());
+        if (context.session != null) {
+            context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.XRCD,
+                handle));
+        } else {
+            try {
+                context.dataplane.call(() -> {
+                    domain.destroy();
+                    return null;
+                });
+            } catch (IllegalStateException e) {
+                throw new VerbsException(e.getMessage());
+            }
         }
         closed = true;
         owner.destroy();

@@ -53,6 +53,46 @@ class AttachCountersTest {
         }
     }
 
+    @Test
+    void shouldPublishEachClientsRingOccupancyAndItsHighWaterMarks() {
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4);
+             App b = new App(dir, 1, 8)) {
+            Path file = w.onLoop(() -> w.server.publishCounters(dir));
+            String bScope = "dataplane=attach client=2 ";
+            AddressHandle toB = a.to(b);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(0, a.send(toB, b, i, "m" + i));
+            }
+            // b does not poll: its three receive completions stay in its completion ring
+            Map<String, Long> seen = awaitValue(file, bScope + "completion_ring_fill", 3);
+            assertEquals(3, seen.get(bScope + "completion_ring_high_water"), seen.toString());
+            assertTrue(seen.get("dataplane=attach client=1 send_ring_high_water") >= 1, "a's sends waited in its ring: " + seen);
+            assertTrue(seen.get(bScope + "recv_ring_high_water") >= 1, "b's receives waited in its ring: " + seen);
+            assertEquals(0, seen.get(bScope + "send_ring_fill"), "b sent nothing");
+            assertEquals(3, b.cq.poll(b.wcs));
+            seen = awaitValue(file, bScope + "completion_ring_fill", 0);
+            assertEquals(3, seen.get(bScope + "completion_ring_high_water"), "the mark stays: " + seen);
+            b.close();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (read(file).containsKey(bScope + "completion_ring_fill") && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertTrue(!read(file).containsKey(bScope + "completion_ring_fill"), "a client's counters go with it");
+        }
+    }
+
+    /** The file's counters once {@code label} reads {@code value} (within 5 s). */
+    private static Map<String, Long> awaitValue(Path file, String label, long value) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        Map<String, Long> seen = read(file);
+        while (!Long.valueOf(value).equals(seen.get(label)) && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            seen = read(file);
+        }
+        assertEquals(value, seen.get(label), seen.toString());
+        return seen;
+    }
+
     private static Map<String, Long> read(Path file) {
         try (CountersReader r = CountersReader.open(file).orElseThrow()) {
             Map<String, Long> m = new HashMap<>();

@@ -21,13 +21,24 @@ final class AttachedWorld implements AutoCloseable {
     private final Thread loop;
     private final ConcurrentLinkedQueue<FutureTask<?>> onLoop = new ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
+    /** Hosts of the same world that the dataplane does not serve: embedded peers, touched only on the loop ({@link #onLoop}). */
+    private final List<Context> embedded = new ArrayList<>();
 
     AttachedWorld(Path dir, int ports, AllowRule allow) {
-        this(dir, ports, allow, dir, 0, 1);
+        this(dir, ports, 0, allow);
+    }
+
+    /** As above, with {@code embeddedHosts} more hosts in the world that applications use embedded, on the loop. */
+    AttachedWorld(Path dir, int ports, int embeddedHosts, AllowRule allow) {
+        this(dir, ports, embeddedHosts, allow, dir, 0, 1);
     }
 
     /** The server of lcore {@code lcore} of {@code lcores} in one process, its clients' shared files in {@code shmDir}. */
     AttachedWorld(Path dir, int ports, AllowRule allow, Path shmDir, int lcore, int lcores) {
+        this(dir, ports, 0, allow, shmDir, lcore, lcores);
+    }
+
+    private AttachedWorld(Path dir, int ports, int embeddedHosts, AllowRule allow, Path shmDir, int lcore, int lcores) {
         this.dir = dir;
         CompletableFuture<AttachServer> made = new CompletableFuture<>();
         loop = new Thread(() -> {
@@ -37,6 +48,9 @@ final class AttachedWorld implements AutoCloseable {
             try {
                 for (int i = 0; i < ports; i++) {
                     contexts.add(Context.open(Device.sim(world)));
+                }
+                for (int i = 0; i < embeddedHosts; i++) {
+                    embedded.add(Context.open(Device.sim(world)));
                 }
                 s = new AttachServer(dir, contexts, allow, shmDir, lcore, lcores);
                 made.complete(s);
@@ -49,12 +63,17 @@ final class AttachedWorld implements AutoCloseable {
                 while ((t = onLoop.poll()) != null) {
                     t.run();
                 }
-                if (s.doWork(System.nanoTime()) == 0) {
+                int work = s.doWork(System.nanoTime());
+                for (int i = 0; i < embedded.size(); i++) {
+                    work += embedded.get(i).progress();
+                }
+                if (work == 0) {
                     Thread.yield();
                 }
             }
             s.close();
             contexts.forEach(Context::close);
+            embedded.forEach(Context::close);
             world.close();
         }, "attached-world");
         loop.setDaemon(true);
@@ -71,6 +90,11 @@ final class AttachedWorld implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Embedded host {@code i} (made on the loop; use it there only). */
+    Context embedded(int i) {
+        return embedded.get(i);
     }
 
     long counter(String name) {

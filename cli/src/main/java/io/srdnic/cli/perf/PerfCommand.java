@@ -167,7 +167,7 @@ public final class PerfCommand implements Callable<Integer> {
     Integer cpu;
 
     @Option(names = "--attach", paramLabel = "DIR", description = "Run attached to srdnic dataplanes (docs/dataplane.md) rather than with"
-        + " an embedded one; SRD and UD only. --link memif: perf starts two dataplanes joined by memif, in DIR/server and"
+        + " an embedded one; any --transport. --link memif: perf starts two dataplanes joined by memif, in DIR/server and"
         + " DIR/client, and attaches each side to one; --server/--client: this side attaches to the dataplane in DIR.")
     Path attach;
 
@@ -218,14 +218,10 @@ public final class PerfCommand implements Callable<Integer> {
     }
 
     /**
-     * What runs attached: SRD and UD over memif. RC and SRC need the connection manager, whose
-     * management QP an attached context does not have yet; the transport settings are the dataplane's.
+     * What runs attached: every transport over memif (RC and SRC connected by the dataplanes'
+     * connection managers); the transport settings are the dataplane's.
      */
     private void checkAttachable() {
-        if (transport.connected) {
-            throw new ParameterException(spec.commandLine(), "--attach runs SRD and UD only: --transport " + transport + " needs the"
-                + " connection manager, whose management QP an attached context does not serve yet (docs/dataplane.md)");
-        }
         if (role == null && !server && client == null && link != Link.memif) {
             throw new ParameterException(spec.commandLine(), "--attach starts its two dataplanes joined by memif: use --link memif");
         }

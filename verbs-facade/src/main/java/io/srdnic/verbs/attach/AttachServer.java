@@ -6,6 +6,10 @@ import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.attach.control.AllocPdRequest;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
+import io.srdnic.verbs.attach.control.CmRequest;
+import io.srdnic.verbs.attach.control.CreateSrqRequest;
+import io.srdnic.verbs.attach.control.OpenXrcdRequest;
+import io.srdnic.verbs.attach.control.SrqRequest;
 import io.srdnic.verbs.attach.control.ControlCodec;
 import io.srdnic.verbs.attach.control.ControlMessage;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
@@ -17,7 +21,9 @@ import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
 import io.srdnic.verbs.attach.control.OpenRequest;
 import io.srdnic.verbs.attach.control.ProtocolException;
+import io.srdnic.verbs.attach.control.QueryQpRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
+import io.srdnic.verbs.cm.ConnectionManager;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.StandardProtocolFamily;
@@ -54,6 +60,8 @@ public final class AttachServer implements AutoCloseable {
 
     private final Path socketPath;
     private final List<Context> ports;
+    /** Each port's connection manager, owner of its management QP: served to every client, run here always. */
+    private final List<ConnectionManager> cms = new ArrayList<>();
     private final AllowRule allow;
     private final Path shmDir;
     private final ServerSocketChannel server;
@@ -81,6 +89,10 @@ public final class AttachServer implements AutoCloseable {
         final ByteBuffer in = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
         final ByteBuffer out = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
         long pid;
+        /** Its ring occupancy counters in the counters file, once it is open and the file published; else null. */
+        int[] ringCounters;
+        /** Sends it one of its CM ids' events: made once, not per control interval. */
+        java.util.function.Consumer<io.srdnic.verbs.attach.control.CmEventMessage> cmEvents;
 
         Connection(SocketChannel channel, ClientSession session, String peer) {
             this.channel = channel;
@@ -112,6 +124,9 @@ public final class AttachServer implements AutoCloseable {
         this.ports = List.copyOf(ports);
         this.allow = allow;
         this.shmDir = shmDir;
+        for (Context port : this.ports) {
+            cms.add(ConnectionManager.of(port));
+        }
         try {
             Files.deleteIfExists(socketPath);
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -151,6 +166,9 @@ public final class AttachServer implements AutoCloseable {
         }
         if (now - lastControl >= CONTROL_INTERVAL_NANOS) {
             lastControl = now;
+            for (int i = 0; i < cms.size(); i++) {
+                work += cms.get(i).poll();
+            }
             work += pollControl();
             work += routeEvents();
             if (published != null) {
@@ -205,8 +223,24 @@ public final class AttachServer implements AutoCloseable {
             throw new IllegalStateException("the attach counters are published already, in " + published.file());
         }
         published = new AttachCounters(dir, lcore);
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen()) {
+                c.ringCounters = published.addClient(c.session.id);
+            }
+        }
         published.maybeExport(this, System.nanoTime(), true);
         return published.file();
+    }
+
+    /** Each open client's ring occupancy into its counters (the counters file's export, on this thread). */
+    void exportClients(AttachCounters counters) {
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.ringCounters != null) {
+                counters.exportClient(c.session, c.ringCounters);
+            }
+        }
     }
 
     private int pollControl() {
@@ -253,6 +287,7 @@ public final class AttachServer implements AutoCloseable {
                 ch.configureBlocking(false);
                 Connection c = new Connection(ch, new ClientSession(nextClient, shmDir), who.user().getName());
                 nextClient += clientIdStep;
+                c.cmEvents = m -> send(c, 0, m);
                 if (!allow.allows().test(who.user())) {
                     clientsRefused++;
                     LOG.log(Level.WARNING, "refused a client of user {0}: attach is allowed to {1}", c.peer, allow.description());
@@ -327,6 +362,11 @@ public final class AttachServer implements AutoCloseable {
                 case CreateCqRequest r -> s.createCq(r.depth());
                 case CreateQpRequest r -> s.createQp(r);
                 case ModifyQpRequest r -> s.modifyQp(r);
+                case QueryQpRequest r -> s.queryQp(r);
+                case CmRequest r -> s.cm(r);
+                case CreateSrqRequest r -> s.createSrq(r);
+                case SrqRequest r -> s.srq(r);
+                case OpenXrcdRequest r -> s.openXrcd();
                 case CreateAhRequest r -> s.createAh(r);
                 case RegisterMrRequest r -> s.registerMr(r);
                 case DestroyRequest r -> s.destroy(r);
@@ -349,12 +389,21 @@ public final class AttachServer implements AutoCloseable {
         c.pid = r.pid();
         ControlMessage reply = c.session.open(ports.get(r.port()), r);
         clientsAttached++;
+        if (published != null) {
+            c.ringCounters = published.addClient(c.session.id);
+        }
         LOG.log(Level.INFO, "client {0} (user {1}, pid {2}) attached to port {3}", c.session.id, c.peer, r.pid(), r.port());
         return reply;
     }
 
     private int routeEvents() {
         int n = 0;
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen()) {
+                n += c.session.pumpCm(c.cmEvents);
+            }
+        }
         for (Context port : ports) {
             AsyncEventQueue.AsyncEvent e;
             while ((e = port.pollAsyncEvent()) != null) {
@@ -363,7 +412,8 @@ public final class AttachServer implements AutoCloseable {
                 for (int i = connections.size() - 1; i >= 0; i--) {
                     Connection c = connections.get(i);
                     ClientSession s = c.session;
-                    if (s.context() == port && (s.ownsQp(e.qpn()) || (e.qpn() == 0 && s.ownsAh(e.addressHandle())))) {
+                    if (s.context() == port && (s.ownsQp(e.qpn()) || (e.qpn() == 0 && s.ownsAh(e.addressHandle()))
+                        || (e.srqn() != 0 && s.ownsSrq(e.srqn())))) {
                         send(c, 0, m);
                     }
                 }
@@ -402,6 +452,10 @@ public final class AttachServer implements AutoCloseable {
         }
         boolean wasOpen = c.session.isOpen();
         int objects = c.session.reclaim();
+        if (c.ringCounters != null) {
+            published.removeClient(c.ringCounters);
+            c.ringCounters = null;
+        }
         if (wasOpen && why.equals(CLOSED_CONTEXT)) {
             clientsClosed++; // it closed its context itself, in order: not a reclaim
         } else if (wasOpen) {

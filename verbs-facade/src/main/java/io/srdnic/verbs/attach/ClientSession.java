@@ -9,14 +9,23 @@ import io.srdnic.verbs.DeviceAttributes;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.SharedReceiveQueue;
+import io.srdnic.verbs.XrcDomain;
+import io.srdnic.verbs.XrcQpType;
 import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.control.CmEventMessage;
+import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
 import io.srdnic.verbs.attach.control.CreateQpRequest;
+import io.srdnic.verbs.attach.control.CreateSrqRequest;
+import io.srdnic.verbs.attach.control.SrqRequest;
 import io.srdnic.verbs.attach.control.DestroyRequest;
 import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
 import io.srdnic.verbs.attach.control.OpenReply;
 import io.srdnic.verbs.attach.control.OpenRequest;
+import io.srdnic.verbs.attach.control.QpAttributesReply;
+import io.srdnic.verbs.attach.control.QueryQpRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -61,9 +70,27 @@ final class ClientSession {
     private AddressHandle[] ahs = new AddressHandle[16];
     private final List<ServedQp> qpList = new ArrayList<>();
     private final List<ServedCq> cqList = new ArrayList<>();
+    /** By the SRQ's number (what events and CREATE_QP name it by). */
+    private final Map<Integer, ServedSrq> srqs = new HashMap<>();
+    private final List<ServedSrq> srqList = new ArrayList<>();
+    private final Map<Integer, XrcDomain> xrcds = new HashMap<>();
+    private int nextXrcd = 1;
+    /** The client's CM ids, once it makes one. */
+    private ServedCm cm;
     private int nextPd = 1;
     private int nextCq = 1;
     private long refused;
+    /**
+     * Ring occupancy: records in all the client's send, receive and completion rings when the
+     * dataplane last looked (the gauges), and the most seen at once (high-water marks). Plain fields
+     * of the dataplane thread, copied into the counters file by the same thread: no lock.
+     */
+    private long sendFill;
+    private long recvFill;
+    private long completionFill;
+    private long sendHighWater;
+    private long recvHighWater;
+    private long completionHighWater;
 
     ClientSession(long id, Path shmDir) {
         this.id = id;
@@ -122,7 +149,7 @@ final class ClientSession {
         DeviceAttributes a = on.queryDevice();
         int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
             a.maxInlineData(), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
-            a.rnrRetry() ? 1 : 0, 0, 0, 0, a.atomicCap(), a.maxQpRdAtom()};
+            a.rnrRetry() ? 1 : 0, a.maxSrq(), a.maxSrqWr(), a.maxSrqSge(), a.atomicCap(), a.maxQpRdAtom()};
         return new OpenReply(shmFile.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
             on.udpPort(), a.name(), attributes);
     }
@@ -149,21 +176,32 @@ final class ClientSession {
 
     HandleReply createQp(CreateQpRequest r) {
         ProtectionDomain pd = pd(r.pd());
-        ServedCq send = cq(r.sendCq());
-        ServedCq recv = cq(r.recvCq());
-        QpType type = switch (r.qpType()) {
-            case 0, 1, 2 -> QpType.values()[r.qpType()];
-            default -> throw new VerbsException("QP type " + r.qpType() + " is not served attached (SRD, UD and RC are)");
-        };
-        if (type == QpType.SRC) {
-            throw new VerbsException("XRC QPs are not served attached yet");
+        // An XRC_SEND QP has no receive CQ, an XRC_RECV QP no CQ at all: 0 names none.
+        ServedCq send = r.sendCq() == 0 ? null : cq(r.sendCq());
+        ServedCq recv = r.recvCq() == 0 ? null : cq(r.recvCq());
+        if ((send == null || recv == null) && r.qpType() != QpType.SRC.ordinal()) {
+            throw new VerbsException("a QP of type " + r.qpType() + " needs a send and a receive CQ");
         }
+        if (r.qpType() < 0 || r.qpType() >= QpType.values().length) {
+            throw new VerbsException("no QP type " + r.qpType());
+        }
+        QpType type = QpType.values()[r.qpType()];
         int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
         int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
         long sqAt = carveRing(sqCapacity, SendRecord.BYTES);
         long rqAt = carveRing(rqCapacity, RecvRecord.BYTES);
-        QueuePair qp = pd.createQueuePair(type, send.cq, recv.cq, r.maxSendWr(), r.maxRecvWr(), Math.min(r.maxSendSge(),
-            SendRecord.MAX_SGE), r.maxInlineData());
+        int sge = Math.min(r.maxSendSge(), SendRecord.MAX_SGE);
+        QueuePair qp;
+        if (type == QpType.SRC) {
+            qp = r.xrcType() == XrcQpType.XRC_SEND.ordinal() && send != null
+                ? pd.createXrcSendQueuePair(send.cq, r.maxSendWr(), sge, r.maxInlineData())
+                : r.xrcType() == XrcQpType.XRC_RECV.ordinal() ? xrcd(r.xrcd()).createRecvQueuePair()
+                : throwing("an SRC QP is XRC_SEND or XRC_RECV, was " + r.xrcType());
+        } else if (r.srq() != 0) {
+            qp = pd.createQueuePair(type, send.cq, recv.cq, srq(r.srq()).srq, r.maxSendWr(), sge, r.maxInlineData());
+        } else {
+            qp = pd.createQueuePair(type, send.cq, recv.cq, r.maxSendWr(), r.maxRecvWr(), sge, r.maxInlineData());
+        }
         ServedQp served = new ServedQp(this, qp,
             new ShmRing(rings.asSlice(sqAt, ShmRing.bytes(sqCapacity, SendRecord.BYTES)), sqCapacity, SendRecord.BYTES),
             new ShmRing(rings.asSlice(rqAt, ShmRing.bytes(rqCapacity, RecvRecord.BYTES)), rqCapacity, RecvRecord.BYTES), send, recv);
@@ -174,6 +212,52 @@ final class ClientSession {
 
     boolean ownsQp(int qpn) {
         return qps.containsKey(qpn);
+    }
+
+    private static QueuePair throwing(String message) {
+        throw new VerbsException(message);
+    }
+
+    /** CREATE_SRQ: a basic SRQ, or an XRC SRQ of one of the client's domains, and its receive ring. */
+    HandleReply createSrq(CreateSrqRequest r) {
+        ProtectionDomain pd = pd(r.pd());
+        int capacity = ShmRing.capacityFor(Math.max(1, r.maxWr()));
+        long at = carveRing(capacity, RecvRecord.BYTES);
+        ServedCq cq = r.xrcd() == 0 ? null : cq(r.cq());
+        SharedReceiveQueue srq = r.xrcd() == 0 ? pd.createSrq(r.maxWr(), r.maxSge(), r.limit())
+            : pd.createXrcSrq(xrcd(r.xrcd()), cq.cq, r.maxWr(), r.maxSge(), r.limit());
+        ServedSrq served = new ServedSrq(this, srq, new ShmRing(rings.asSlice(at, ShmRing.bytes(capacity, RecvRecord.BYTES)), capacity,
+            RecvRecord.BYTES), cq);
+        srqs.put(srq.srqNum(), served);
+        srqList.add(served);
+        return new HandleReply(srq.srqNum(), r.xrcd() == 0 ? 0 : srq.srqNumber(), at, capacity, 0, 0);
+    }
+
+    /** A call on one of the client's SRQs: modify its limit, or ask its limit or its receives waiting. */
+    HandleReply srq(SrqRequest r) {
+        SharedReceiveQueue srq = srq(r.srq()).srq;
+        int answer = switch (r.op()) {
+            case SrqRequest.MODIFY -> {
+                srq.modify(r.value());
+                yield r.value();
+            }
+            case SrqRequest.LIMIT -> srq.limit();
+            case SrqRequest.POSTED -> srq.receivesPosted();
+            default -> throw new VerbsException("no SRQ operation " + r.op());
+        };
+        return new HandleReply(r.srq(), answer, 0, 0, 0, 0);
+    }
+
+    /** OPEN_XRCD: a new XRC domain of the client's. */
+    HandleReply openXrcd() {
+        XrcDomain d = context.openXrcDomain();
+        int handle = nextXrcd++;
+        xrcds.put(handle, d);
+        return new HandleReply(handle, d.number(), 0, 0, 0, 0);
+    }
+
+    boolean ownsSrq(int srqn) {
+        return srqs.containsKey(srqn);
     }
 
     boolean ownsAh(int ah) {
@@ -196,6 +280,30 @@ final class ClientSession {
             throw new VerbsException(e.getMessage());
         }
         return new HandleReply(qp.qpNum(), qp.state().ordinal(), 0, 0, 0, 0);
+    }
+
+    /** QUERY_QP: the QP's attributes as the dataplane's QP has them now (an RC QP's state after an error included). */
+    QpAttributesReply queryQp(QueryQpRequest r) {
+        QueuePair qp = qp(r.qpn()).qp;
+        return new QpAttributesReply(ModifyQpRequest.of(qp.qpNum(), qp.query()));
+    }
+
+    /** The client's QP {@code qpn} (for its CM ids to drive), or "no such QP". */
+    QueuePair queuePair(int qpn) {
+        return qp(qpn).qp;
+    }
+
+    /** A call on the client's CM ids, made on the connection manager of its port. */
+    HandleReply cm(CmRequest r) {
+        if (cm == null) {
+            cm = new ServedCm(this);
+        }
+        return cm.call(r);
+    }
+
+    /** Runs the CM for the client's ids and sends it their events; returns how many. */
+    int pumpCm(java.util.function.Consumer<CmEventMessage> send) {
+        return cm == null ? 0 : cm.pump(send);
     }
 
     HandleReply createAh(CreateAhRequest r) {
@@ -252,6 +360,16 @@ final class ClientSession {
                 cqs.remove(r.handle());
                 cqList.remove(cq);
             }
+            case DestroyRequest.SRQ -> {
+                ServedSrq srq = srq(r.handle());
+                srq.srq.destroy();
+                srqs.remove(r.handle());
+                srqList.remove(srq);
+            }
+            case DestroyRequest.XRCD -> {
+                xrcd(r.handle()).close();
+                xrcds.remove(r.handle());
+            }
             case DestroyRequest.PD -> {
                 pd(r.handle()).destroy();
                 pds.remove(r.handle());
@@ -264,21 +382,54 @@ final class ClientSession {
     /** Moves the client's rings once; returns the work done, or {@link ShmRing#CORRUPT} when a ring index was broken. */
     int pump() {
         int work = 0;
+        long sends = 0;
+        long receives = 0;
         for (int i = 0; i < qpList.size(); i++) {
-            int n = qpList.get(i).pump();
+            ServedQp qp = qpList.get(i);
+            int n = qp.pump();
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
+            sends += qp.sendFill;
+            receives += qp.recvFill;
         }
+        for (int i = 0; i < srqList.size(); i++) {
+            ServedSrq srq = srqList.get(i);
+            int n = srq.pump();
+            if (n == ShmRing.CORRUPT) {
+                return n;
+            }
+            work += n;
+            receives += srq.fill;
+        }
+        long completions = 0;
         for (int i = 0; i < cqList.size(); i++) {
-            int n = cqList.get(i).pump();
+            ServedCq cq = cqList.get(i);
+            int n = cq.pump();
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
+            completions += cq.fill;
         }
+        sendFill = sends;
+        recvFill = receives;
+        completionFill = completions;
+        sendHighWater = Math.max(sendHighWater, sends);
+        recvHighWater = Math.max(recvHighWater, receives);
+        completionHighWater = Math.max(completionHighWater, completions);
         return work;
+    }
+
+    /** The ring occupancy, in {@link AttachCounters#CLIENT_NAMES}' order, into {@code out} (no allocation). */
+    void ringOccupancy(long[] out) {
+        out[0] = sendFill;
+        out[1] = sendHighWater;
+        out[2] = recvFill;
+        out[3] = recvHighWater;
+        out[4] = completionFill;
+        out[5] = completionHighWater;
     }
 
     /**
@@ -289,12 +440,27 @@ final class ClientSession {
      */
     int reclaim() {
         int n = 0;
+        if (cm != null) { // first: a live connection's DREQ goes out while its QP still exists
+            n += cm.reclaim();
+            cm = null;
+        }
         for (ServedQp qp : qpList) {
             qp.qp.destroy();
             n++;
         }
         qpList.clear();
         qps.clear();
+        for (ServedSrq srq : srqList) {
+            srq.srq.destroy();
+            n++;
+        }
+        srqList.clear();
+        srqs.clear();
+        for (XrcDomain d : xrcds.values()) {
+            d.close();
+            n++;
+        }
+        xrcds.clear();
         for (int i = 0; i < ahs.length; i++) {
             if (ahs[i] != null) {
                 ahs[i].destroy();
@@ -354,6 +520,22 @@ final class ClientSession {
             throw new VerbsException("no completion queue " + handle + " in this context");
         }
         return cq;
+    }
+
+    private ServedSrq srq(int srqn) {
+        ServedSrq srq = srqs.get(srqn);
+        if (srq == null) {
+            throw new VerbsException("no SRQ " + srqn + " in this context");
+        }
+        return srq;
+    }
+
+    private XrcDomain xrcd(int handle) {
+        XrcDomain d = xrcds.get(handle);
+        if (d == null) {
+            throw new VerbsException("no XRC domain " + handle + " in this context");
+        }
+        return d;
     }
 
     private ServedQp qp(int qpn) {

@@ -17,6 +17,8 @@ final class ServedCq {
     final CompletionQueue cq;
     final ShmRing ring;
     private final WorkCompletion[] wcs = CompletionQueue.array(BURST);
+    /** Completions in the ring the client has not polled yet, after the dataplane's last copy (ring occupancy). */
+    int fill;
 
     ServedCq(int handle, CompletionQueue cq, ShmRing ring) {
         this.handle = handle;
@@ -28,9 +30,11 @@ final class ServedCq {
     int pump() {
         int free = ring.free();
         if (free <= 0) {
+            fill = free == 0 ? ring.capacity() : 0;
             return free == ShmRing.CORRUPT ? ShmRing.CORRUPT : 0;
         }
         int n = cq.poll(wcs, Math.min(free, BURST));
+        fill = ring.capacity() - free + n;
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
             write(wc.wrId(), wc.status(), wc.opcode(), wc.byteLength(), wc.hasImmediate(), wc.immediate(), wc.qpNum(), wc.sourceQpn(),

@@ -1,7 +1,9 @@
 package io.srdnic.verbs.attach;
 
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpState;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
@@ -18,7 +20,7 @@ import java.lang.foreign.ValueLayout;
  * QP's PD (LOCAL_PROTECTION_ERROR), and an SGE names bytes by offset in this client's pool only.
  * A record the QP has no room for stays in the ring: the client sees ENOMEM when the ring is full.
  */
-final class ServedQp {
+final class ServedQp implements ReceiveRing.Target {
     final QueuePair qp;
     final ShmRing sq;
     final ShmRing rq;
@@ -27,6 +29,9 @@ final class ServedQp {
     private final ServedCq recvCq;
     private final SendWr wr = new SendWr(SendRecord.MAX_SGE);
     private final RecvWr rwr = new RecvWr();
+    /** Records waiting in the send and receive rings when the dataplane last looked (ring occupancy). */
+    int sendFill;
+    int recvFill;
 
     ServedQp(ClientSession client, QueuePair qp, ShmRing sq, ShmRing rq, ServedCq sendCq, ServedCq recvCq) {
         this.client = client;
@@ -49,6 +54,7 @@ final class ServedQp {
 
     private int pumpSends() {
         int n = sq.available();
+        sendFill = Math.max(n, 0);
         if (n <= 0) {
             return n;
         }
@@ -63,7 +69,8 @@ final class ServedQp {
                 refuse(sendCq, wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, WcOpcode.SEND);
                 continue;
             }
-            wr.wrId(wrId).opcode(s.get(ValueLayout.JAVA_INT, at + SendRecord.OPCODE))
+            int opcode = s.get(ValueLayout.JAVA_INT, at + SendRecord.OPCODE);
+            wr.wrId(wrId).opcode(opcode)
                 .flags(s.get(ValueLayout.JAVA_INT, at + SendRecord.FLAGS))
                 .immediate(s.get(ValueLayout.JAVA_INT, at + SendRecord.IMMEDIATE))
                 .destination(client.addressHandle(s.get(ValueLayout.JAVA_INT, at + SendRecord.AH)),
@@ -80,8 +87,12 @@ final class ServedQp {
             int rc;
             try {
                 rc = qp.postSend(wr);
-            } catch (VerbsException e) { // misuse the client's own checks let through (a race with modify, say)
-                refuse(sendCq, wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, WcOpcode.SEND);
+            } catch (VerbsException e) {
+                // The client posted before it could know its QP had gone to ERROR (an RC error
+                // completion is on its way to it): flushed, as a QP in ERROR completes what is posted
+                // to it. Else misuse the client's own checks let through (a race with modify, say).
+                int status = qp.state() == QpState.ERROR ? WcStatus.WR_FLUSH_ERROR : WcStatus.LOCAL_QP_OPERATION_ERROR;
+                refuse(sendCq, wrId, status, SendOpcode.completionOpcode(opcode));
                 continue;
             }
             if (rc == QueuePair.ENOMEM) {
@@ -94,30 +105,18 @@ final class ServedQp {
 
     private int pumpReceives() {
         int n = rq.available();
-        if (n <= 0) {
-            return n;
-        }
-        MemorySegment s = rq.segment();
-        MemorySegment pool = client.pool();
-        int taken = 0;
-        for (; taken < n; taken++) {
-            long at = rq.peek(taken);
-            long wrId = s.get(ValueLayout.JAVA_LONG, at + RecvRecord.WR_ID);
-            rwr.wrId(wrId).sge().set(pool, s.get(ValueLayout.JAVA_LONG, at + RecvRecord.OFFSET),
-                s.get(ValueLayout.JAVA_INT, at + RecvRecord.LENGTH), s.get(ValueLayout.JAVA_INT, at + RecvRecord.LKEY));
-            int rc;
-            try {
-                rc = qp.postRecv(rwr);
-            } catch (VerbsException e) { // an SGE outside this client's regions, or the QP in RESET or ERROR
-                refuse(recvCq, wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV);
-                continue;
-            }
-            if (rc == QueuePair.ENOMEM) {
-                break;
-            }
-        }
-        rq.release(taken);
-        return taken;
+        recvFill = Math.max(n, 0);
+        return n <= 0 ? n : ReceiveRing.take(rq, n, client.pool(), rwr, this);
+    }
+
+    @Override
+    public int post(RecvWr wr) {
+        return qp.postRecv(wr);
+    }
+
+    @Override
+    public void refuse(long wrId) {
+        refuse(recvCq, wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV);
     }
 
     private void refuse(ServedCq cq, long wrId, int status, int opcode) {

@@ -11,6 +11,7 @@ import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.XrcQpType;
+import io.srdnic.verbs.attach.control.CmRequest;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -73,6 +74,8 @@ public final class CmId {
     private int privateLength;
     private long deadline;
     private int retriesLeft;
+    /** Attached: this id's handle in the dataplane, whose CM runs it ({@link AttachedCm}); else 0. */
+    int remote;
 
     private CmId(EventChannel channel, ConnectionManager cm, int portSpace, XrcQpType xrcType, boolean passive) {
         this.channel = channel;
@@ -110,6 +113,9 @@ public final class CmId {
         channel.use(cm);
         CmId id = new CmId(channel, cm, portSpace, type, false);
         synchronized (cm) {
+            if (cm.attached != null) {
+                id.remote = cm.attached.create(id, portSpace, type == null ? -1 : type.ordinal());
+            }
             cm.add(id);
         }
         return id;
@@ -117,6 +123,15 @@ public final class CmId {
 
     public static CmId create(EventChannel channel, Context context) {
         return create(channel, context, PS_TCP);
+    }
+
+    /** Attached: the id of a request that came to {@code listener}, the dataplane's id {@code handle}. */
+    static CmId attachedRequest(CmId listener, int handle) {
+        CmId id = new CmId(listener.channel, listener.cm, listener.portSpace, listener.xrcType, true);
+        id.remote = handle;
+        id.state = CmState.REQ_RCVD;
+        listener.cm.add(id);
+        return id;
     }
 
     /** The id of a request that came to {@code listener}: holds what the REQ in {@code m} says. */
@@ -145,6 +160,11 @@ public final class CmId {
     /** Binds the id to a port of the context's address (rdma_bind_addr); 0 picks a free one. */
     public void bind(int port) {
         synchronized (cm) {
+            if (cm.attached != null) {
+                localPort = cm.attached.call(this, CmRequest.BIND, port);
+                state = CmState.BOUND;
+                return;
+            }
             expect(CmState.IDLE, "bind");
             if (port < 0 || port > 0xFFFF) {
                 throw new VerbsException("a port is 0..65535, was " + port);
@@ -152,7 +172,8 @@ public final class CmId {
             int p = port == 0 ? cm.ephemeralPort() : port;
             for (CmId other : cm.ids()) {
                 if (other != this && !other.passive && other.localPort == p && other.state != CmState.DESTROYED) {
-                    throw new VerbsException("port " + p + " is in use by another id on this context (EADDRINUSE)");
+                    throw new VerbsException("port " + p + " is in use by another id on this device (EADDRINUSE; on a dataplane"
+                        + " the CM is the port's, shared by its applications: another one may hold it)");
                 }
             }
             localPort = p;
@@ -164,6 +185,11 @@ public final class CmId {
     /** Listens for connection requests (rdma_listen): at most {@code backlog} unanswered at once; more are rejected (NO_RESOURCES). */
     public void listen(int backlog) {
         synchronized (cm) {
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.LISTEN, backlog);
+                state = CmState.LISTEN;
+                return;
+            }
             expect(CmState.BOUND, "listen (bind first)");
             if (xrcType == XrcQpType.XRC_SEND) {
                 throw new VerbsException("an XRC_SEND id connects; the listener of an XRC connection is the XRC_RECV side "
@@ -184,6 +210,12 @@ public final class CmId {
      */
     public void resolveAddr(int ip, int port) {
         synchronized (cm) {
+            if (cm.attached != null) { // ADDR_RESOLVED comes from the dataplane's id
+                localPort = cm.attached.call(this, CmRequest.RESOLVE_ADDR, ip, port);
+                remoteIp = ip;
+                remotePort = port;
+                return;
+            }
             if (state == CmState.IDLE) {
                 bind(0);
             }
@@ -205,6 +237,10 @@ public final class CmId {
     /** rdma_resolve_route: one hop on a srdnic fabric, so reported at once as ROUTE_RESOLVED. */
     public void resolveRoute() {
         synchronized (cm) {
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.RESOLVE_ROUTE);
+                return;
+            }
             expect(CmState.ADDR_RESOLVED, "resolveRoute (resolveAddr first)");
             state = CmState.ROUTE_RESOLVED;
             report(CmEventType.ROUTE_RESOLVED);
@@ -237,6 +273,12 @@ public final class CmId {
             if (queuePair.state() != QpState.RESET && queuePair.state() != QpState.INIT) {
                 throw new VerbsException("attach a QP in RESET or INIT, this one is in " + queuePair.state());
             }
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.ATTACH_QP, queuePair.qpNum()); // the dataplane's CM takes it to INIT
+                qp = queuePair;
+                AttachedCm.refresh(qp);
+                return;
+            }
             QpBringUp.init(queuePair);
             qp = queuePair;
         }
@@ -245,6 +287,10 @@ public final class CmId {
     /** Connects (rdma_connect): sends the REQ with {@code p}'s private data (at most 56 bytes) and parameters. */
     public void connect(ConnParam p) {
         synchronized (cm) {
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.CONNECT, p);
+                return;
+            }
             expect(CmState.ROUTE_RESOLVED, "connect (resolveAddr and resolveRoute first)");
             if (xrcType == XrcQpType.XRC_RECV) {
                 throw new VerbsException("an XRC_RECV id is the passive side: the peer's XRC_SEND id connects to it (listen instead)");
@@ -272,6 +318,11 @@ public final class CmId {
      */
     public void accept(ConnParam p) {
         synchronized (cm) {
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.ACCEPT, p);
+                AttachedCm.refresh(qp); // RTS now, as embedded: the application may post before ESTABLISHED
+                return;
+            }
             expect(CmState.REQ_RCVD, "accept (only a CONNECT_REQUEST's id)");
             checkQp();
             p.checkPrivateData(ConnParam.ACCEPT_PRIVATE_DATA, "an accept");
@@ -292,6 +343,11 @@ public final class CmId {
     /** Rejects a request (rdma_reject) with up to 148 bytes of private data: the requester hears REJECTED (CONSUMER_DEFINED). */
     public void reject(byte[] data, int offset, int length) {
         synchronized (cm) {
+            if (cm.attached != null) {
+                cm.attached.reject(this, data, offset, length);
+                state = CmState.DONE;
+                return;
+            }
             expect(CmState.REQ_RCVD, "reject (only a CONNECT_REQUEST's id)");
             if (length < 0 || length > ConnParam.REJECT_PRIVATE_DATA) {
                 throw new VerbsException("a reject carries at most " + ConnParam.REJECT_PRIVATE_DATA + " bytes of private data, was "
@@ -315,6 +371,11 @@ public final class CmId {
      */
     public void disconnect() {
         synchronized (cm) {
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.DISCONNECT);
+                AttachedCm.refresh(qp);
+                return;
+            }
             if (state == CmState.DREQ_SENT || state == CmState.TIMEWAIT || state == CmState.DONE) {
                 return;
             }
@@ -340,6 +401,16 @@ public final class CmId {
                 throw new VerbsException("CM id already destroyed");
             }
             boolean deviceGone = cm.context.isClosed();
+            if (cm.attached != null) {
+                if (!deviceGone) {
+                    cm.attached.call(this, CmRequest.DESTROY);
+                    AttachedCm.refresh(qp);
+                }
+                cm.attached.forget(this);
+                state = CmState.DESTROYED;
+                cm.remove(this);
+                return;
+            }
             if (!deviceGone && state == CmState.REQ_RCVD) {
                 answered();
                 sendReject(RejectReason.CONSUMER_DEFINED);
@@ -364,6 +435,9 @@ public final class CmId {
             if (code < 0 || code > 31) {
                 throw new VerbsException("the RNR timer is IBTA's 5-bit code 0..31, was " + code);
             }
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.SET_MIN_RNR_TIMER, code);
+            }
             minRnrTimer = code;
         }
     }
@@ -373,6 +447,9 @@ public final class CmId {
         synchronized (cm) {
             if (code < 0 || code > 31) {
                 throw new VerbsException("the ACK timeout is a 5-bit code 0..31, was " + code);
+            }
+            if (cm.attached != null) {
+                cm.attached.call(this, CmRequest.SET_ACK_TIMEOUT, code);
             }
             ackTimeout = code;
         }

@@ -26,7 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The connection manager of one context: its management QP (UD at QPN 1, Q_Key
  * {@link CmMessage#QKEY}), the CM ids on the context, and the messages between them and their
- * peers. It runs when an {@link EventChannel} is polled: it reads what arrived, hands each message
+ * peers. On an attached context it is a proxy ({@link AttachedCm}): the dataplane runs this class
+ * for the port, and its clients' ids are made there. It runs when an {@link EventChannel} is polled: it reads what arrived, hands each message
  * to the id it names (or answers for ids that do not exist), and sends again what timed out. All
  * its state is guarded by its own lock, so ids on one context may be used from several threads.
  * Bounded against a hostile peer: a listener holds at most its backlog of unanswered requests, and
@@ -62,11 +63,24 @@ public final class ConnectionManager {
     private final SplittableRandom random;
     private final int pathMtu;
     private boolean removed;
+    /** Attached: the proxy to the dataplane's CM, which owns the port's management QP (this manager has none); else null. */
+    final AttachedCm attached;
 
     private ConnectionManager(Context context, CmConfig config) {
         this.context = context;
         this.config = config;
         this.random = new SplittableRandom(((long) context.ip() << 32) ^ context.now() ^ 0x5DEECE66DL);
+        if (context.isAttached()) {
+            this.attached = new AttachedCm(context);
+            this.pd = null;
+            this.sendCq = null;
+            this.recvCq = null;
+            this.qp = null;
+            this.mr = null;
+            this.pathMtu = 0;
+            return;
+        }
+        this.attached = null;
         this.pd = context.allocPd();
         this.sendCq = context.createCq(SEND_SLOTS);
         this.recvCq = context.createCq(RECV_SLOTS);
@@ -164,6 +178,15 @@ public final class ConnectionManager {
         return ids;
     }
 
+    /**
+     * Runs the manager once without an event channel: for the srdnic dataplane, which owns each
+     * port's CM for its clients and runs it whether or not a client holds an id (so the management
+     * QP's receives are always taken, and a request to a port nobody listens on is answered).
+     */
+    public int poll() {
+        return progress();
+    }
+
     /** One round: reads the management QP's completions, handles each message, fires the timers. Returns the messages handled. */
     synchronized int progress() {
         if (removed) {
@@ -172,6 +195,9 @@ public final class ConnectionManager {
         if (context.isClosed()) {
             deviceRemoved();
             return 1;
+        }
+        if (attached != null) {
+            return attached.progress();
         }
         context.progress();
         int n;

@@ -94,6 +94,13 @@ public final class ControlCodec {
             case AsyncEventMessage.TYPE -> AsyncEventMessage.decode(in);
             case ModifyQpRequest.TYPE -> ModifyQpRequest.decode(in);
             case CloseRequest.TYPE -> CloseRequest.decode(in);
+            case QueryQpRequest.TYPE -> QueryQpRequest.decode(in);
+            case QpAttributesReply.TYPE -> QpAttributesReply.decode(in);
+            case CmRequest.TYPE -> CmRequest.decode(in);
+            case CmEventMessage.TYPE -> CmEventMessage.decode(in);
+            case CreateSrqRequest.TYPE -> CreateSrqRequest.decode(in);
+            case SrqRequest.TYPE -> SrqRequest.decode(in);
+            case OpenXrcdRequest.TYPE -> OpenXrcdRequest.decode(in);
             default -> throw new ProtocolException("unknown message type " + type);
         };
     }

@@ -10,6 +10,9 @@ public record DestroyRequest(int kind, int handle) implements ControlMessage {
     public static final int QP = 3;
     public static final int AH = 4;
     public static final int MR = 5;
+    /** An SRQ, by its number. */
+    public static final int SRQ = 6;
+    public static final int XRCD = 7;
 
     @Override
     public int type() {

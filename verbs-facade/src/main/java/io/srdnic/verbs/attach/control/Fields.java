@@ -41,6 +41,23 @@ final class Fields {
         out.putShort((short) b.length).put(b);
     }
 
+    /** Up to {@code max} bytes, after their 2-byte length. */
+    static byte[] bytes(ByteBuffer in, int max) throws ProtocolException {
+        need(in, 2);
+        int n = Short.toUnsignedInt(in.getShort());
+        if (n > max) {
+            throw new ProtocolException(n + " bytes where at most " + max + " are allowed");
+        }
+        need(in, n);
+        byte[] b = new byte[n];
+        in.get(b);
+        return b;
+    }
+
+    static void putBytes(ByteBuffer out, byte[] b) {
+        out.putShort((short) b.length).put(b);
+    }
+
     private static void need(ByteBuffer in, int n) throws ProtocolException {
         if (in.remaining() < n) {
             throw new ProtocolException("message truncated: " + n + " bytes needed, " + in.remaining() + " left");

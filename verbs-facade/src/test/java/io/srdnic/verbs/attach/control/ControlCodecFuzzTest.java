@@ -37,7 +37,7 @@ class ControlCodecFuzzTest {
     }
 
     private static void roundTrip(FuzzedDataProvider data) {
-        ControlMessage m = switch (data.consumeInt(0, 12)) {
+        ControlMessage m = switch (data.consumeInt(0, 19)) {
             case 0 -> new OpenRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeLong());
             case 1 -> new OpenReply(data.consumeString(200), data.consumeLong(), data.consumeLong(), data.consumeLong(), data.consumeLong(),
                 data.consumeLong(), data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeString(100),
@@ -45,7 +45,7 @@ class ControlCodecFuzzTest {
             case 2 -> new AllocPdRequest();
             case 3 -> new CreateCqRequest(data.consumeInt());
             case 4 -> new CreateQpRequest(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
-                data.consumeInt(), data.consumeInt(), data.consumeInt());
+                data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt());
             case 5 -> new CreateAhRequest(data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeInt());
             case 6 -> new RegisterMrRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeLong(), data.consumeInt());
             case 7 -> new DestroyRequest(data.consumeInt(), data.consumeInt());
@@ -55,6 +55,15 @@ class ControlCodecFuzzTest {
             case 10 -> new AsyncEventMessage(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
                 data.consumeLong());
             case 11 -> modify(data);
+            case 12 -> new QueryQpRequest(data.consumeInt());
+            case 13 -> new QpAttributesReply(modify(data));
+            case 14 -> new CmRequest(data.consumeInt(), data.consumeInt(), ints(data, CmRequest.ARGS), data.consumeBytes(CmRequest.MAX_DATA));
+            case 15 -> new CmEventMessage(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
+                ints(data, CmEventMessage.VALUES), data.consumeBytes(CmEventMessage.MAX_DATA));
+            case 16 -> new CreateSrqRequest(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
+                data.consumeInt());
+            case 17 -> new SrqRequest(data.consumeInt(), data.consumeInt(), data.consumeInt());
+            case 18 -> new OpenXrcdRequest();
             default -> new CloseRequest();
         };
         ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
