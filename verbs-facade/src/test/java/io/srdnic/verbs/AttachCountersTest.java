@@ -32,7 +32,10 @@ class AttachCountersTest {
             b.ctx.session.dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             Map<String, Long> seen = read(file);
-            while (seen.getOrDefault("dataplane=attach clients_reclaimed", 0L) < 1 && System.nanoTime() < deadline) {
+            // The file is written counter by counter, without a lock: one read can see an export half
+            // done (clients_reclaimed already 1, clients still 2), so wait for the whole of the state.
+            while ((seen.getOrDefault("dataplane=attach clients_reclaimed", 0L) < 1 || seen.getOrDefault("dataplane=attach clients", 0L) != 1
+                || seen.getOrDefault("dataplane=attach objects_reclaimed", 0L) < 4) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
                 seen = read(file);
             }
