@@ -626,7 +626,7 @@ public final class SrdTransport implements AutoCloseable {
             tx.flush();
         }
         work += timed + receive(now);
-        tx.flush(); // probe replies, and ACKs when not delayed
+        tx.flush(); // probe replies, ACKs of loss signals, and ACKs when not delayed
         return work;
     }
 
@@ -861,6 +861,7 @@ public final class SrdTransport implements AutoCloseable {
                 }
             }
         }
+        responder.endOfBurst();
         return n;
     }
 
