@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.ForwardingPacketIo;
@@ -43,6 +44,41 @@ class AckCoalescingTest {
             assertEquals(b.counters.txAcks, b.counters.srdAcks);
             assertEquals(0, a.counters.txRetransmits, "coalescing delays no ACK into a retransmission");
         }
+    }
+
+    @Test
+    void shouldAnswerAtMostAckEveryPacketsWithOneAck() {
+        long[] acks = new long[2];
+        int[] every = {4, 16};
+        for (int k = 0; k < 2; k++) {
+            try (SimFabric f = new SimFabric(4, FAST, FAST, 2)) {
+                SrdTransport a = f.addHost(new SrdConfig().paths(4));
+                SrdTransport b = f.addHost(new SrdConfig().paths(4).ackEvery(every[k]));
+                exchange(f, a, b, 256, 100 * MS);
+                assertTrue(b.counters.srdAckedPackets <= (long) every[k] * b.counters.srdAcks,
+                    b.counters.srdAckedPackets + " packets in " + b.counters.srdAcks + " ACKs of at most " + every[k]);
+                acks[k] = b.counters.srdAcks;
+            }
+        }
+        assertTrue(acks[0] > acks[1], "a smaller ackEvery sends more ACKs: " + acks[0] + " against " + acks[1]);
+    }
+
+    @Test
+    void shouldAnswerEveryPacketAloneWithAckEveryOne() {
+        try (SimFabric f = new SimFabric(4, FAST, FAST, 2)) {
+            SrdTransport a = f.addHost(new SrdConfig().paths(4));
+            SrdTransport b = f.addHost(new SrdConfig().paths(4).ackEvery(1));
+            exchange(f, a, b, 64, 100 * MS);
+            assertEquals(b.counters.rxData, b.counters.txAcks);
+        }
+    }
+
+    @Test
+    void shouldRefuseAckEveryOutsideOneToTheWindow() {
+        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().ackEvery(0).conclude(9000));
+        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().window(64).ackEvery(65).conclude(9000));
+        assertEquals(64, new SrdConfig().window(64).ackEvery(64).conclude(9000).ackEvery);
+        assertEquals(8, new SrdConfig().set("ack-every", "8").ackEvery);
     }
 
     @ParameterizedTest
