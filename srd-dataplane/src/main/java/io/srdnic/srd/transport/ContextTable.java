@@ -163,6 +163,7 @@ final class ContextTable {
     private void release(SrdContext ctx) {
         byFlow.remove(ctx.flow);
         ctx.id = 0;
+        ctx.ack.clear(); // the peer's sender forgets what this one received too, or retries it
         inUse.clear(ctx.index);
         int at = livePosition[ctx.index];
         int last = live[--liveCount];

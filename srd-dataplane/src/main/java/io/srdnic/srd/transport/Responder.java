@@ -14,12 +14,19 @@ import io.srdnic.srd.wire.SrdHeader;
  * exists and can receive, opcode, Q_Key, a receive posted, the message fits, its completion fits
  * the CQ). A message
  * passing both is delivered at once, in arrival order; one failing the QP checks is dropped and
- * answered with a drop indication. Every data packet is acknowledged on the path it came by. UD
- * datagrams and probes are answered here too. Runs on the transport's thread, with its buffers.
+ * answered with a drop indication. UD datagrams and probes are answered here too. Runs on the
+ * transport's thread, with its buffers.
+ * <p>
+ * ACKs are coalesced: a context owes one ACK for everything it received in a duty cycle (cumulative
+ * PSN and selective bits say which), sent at the next cycle, or at once when it answers
+ * {@link SrdConfig#ackEvery} packets. A loss signal is answered in the cycle that saw it, so the
+ * sender's RACK hears of it without waiting: a packet past a gap, one that fills a gap, a
+ * duplicate, one beyond the window.
  */
 final class Responder {
     private final SrdTransport t;
     private final boolean delayedAck;
+    private final int ackEvery;
     private final int window;
     private final OwedAcks owed;
     private final SendDelivery delivery;
@@ -29,6 +36,7 @@ final class Responder {
     Responder(SrdTransport transport, SrdConfig config, SrdMessages messages) {
         this.t = transport;
         this.delayedAck = config.delayedAck;
+        this.ackEvery = config.ackEvery;
         this.window = config.window();
         this.owed = new OwedAcks(config.burst);
         this.delivery = new SendDelivery(transport);
@@ -40,21 +48,27 @@ final class Responder {
         return owed.count > 0;
     }
 
-    /** Builds and sends (into the transmit batch) the ACKs noted since the last call; returns how many. */
+    /** Builds and sends (into the transmit batch) the ACKs owed since the last call; returns how many contexts owed one. */
     int sendOwedAcks() {
         int n = owed.count;
         for (int i = 0; i < n; i++) {
             SrdContext ctx = t.contextAt(owed.context[i]);
-            // Else reclaimed or re-opened since, or the peer's incarnation it was owed to has been
-            // replaced: the window now describes the successor's PSNs, and vouching for them to the
-            // replaced one could complete its sends undelivered. The sender retries.
-            if (ctx.id == owed.contextId[i] && ctx.rxPeer.is(owed.peerEpoch[i], owed.peerContext[i])) {
-                sendAck(ctx, owed.peerContext[i], owed.peerEpoch[i], owed.psn[i], owed.timestamp[i], owed.mac[i], owed.ip[i],
-                    owed.port[i]);
+            // Not by the context's id: a sending half reincarnated meanwhile still owes its ACK.
+            // Else answered already this cycle (a loss signal, every-N), or the context was
+            // released (which clears it) or reopened (which clears it, and notes itself again).
+            if (ctx.ack.owed) {
+                sendPendingAck(ctx);
             }
         }
         owed.count = 0;
         return n;
+    }
+
+    /** The end of an RX burst: without delayedAck, the ACKs it owes leave in this cycle (one per context still). */
+    void endOfBurst() {
+        if (!delayedAck && owed.count > 0) {
+            sendOwedAcks();
+        }
     }
 
     void onDatagram(Mbuf m, int type) {
@@ -118,6 +132,7 @@ final class Responder {
         ctx.lastActivity = now;
         ctx.lastHeard = now;
         ctx.rx.slideTo(sendBase);
+        boolean lossSignal = true; // unless an in-order arrival says otherwise
         switch (ctx.rx.classify(psn)) {
             case ReceiveWindow.NEW -> {
                 int reason = deliver(m, type, ctx, srcIp);
@@ -135,7 +150,9 @@ final class Responder {
                     ctx.delivered++;
                     ctx.established = true;
                 }
+                boolean pastGap = psn != ctx.rx.base();
                 ctx.rx.mark(psn);
+                lossSignal = pastGap || ctx.rx.base() - psn > 1; // arrived past a gap, or filled one
             }
             case ReceiveWindow.DUPLICATE, ReceiveWindow.OLD -> {
                 t.counters.duplicates++;
@@ -144,7 +161,7 @@ final class Responder {
             default -> t.counters.outOfWindow++;
         }
         acknowledge(ctx, psn, peerContext, peerEpoch, SrdHeader.timestamp(m), Ipv4UdpFrame.sourceMac(m), srcIp,
-            Ipv4UdpFrame.sourcePort(m));
+            Ipv4UdpFrame.sourcePort(m), lossSignal);
     }
 
     /** Hands a new data packet to the delivery policy of its type; 0, a DropReason, or {@link RdmaDelivery#LATER}. */
@@ -160,20 +177,38 @@ final class Responder {
         };
     }
 
-    /** Acknowledges data packet {@code psn}: at once, or (delayedAck) noted for the next cycle. */
-    private void acknowledge(SrdContext ctx, int psn, int peerContext, int peerEpoch, long timestamp, long mac, int ip, int port) {
-        if (!delayedAck) {
-            sendAck(ctx, peerContext, peerEpoch, psn, timestamp, mac, ip, port);
-            return;
+    /**
+     * Notes data packet {@code psn} in the ACK its context owes; the ACK leaves now on a loss signal
+     * or once it answers {@code ackEvery} packets, else with the next cycle (or, without delayedAck,
+     * at the end of this RX burst).
+     */
+    private void acknowledge(SrdContext ctx, int psn, int peerContext, int peerEpoch, long timestamp, long mac, int ip, int port,
+                             boolean lossSignal) {
+        PendingAck ack = ctx.ack;
+        if (ack.note(psn, timestamp, peerContext, peerEpoch, mac, ip, port)) {
+            if (owed.isFull()) {
+                sendOwedAcks();
+            }
+            owed.add(ctx);
         }
-        if (owed.isFull()) {
-            sendOwedAcks();
+        if (lossSignal || ack.packets >= ackEvery) {
+            sendPendingAck(ctx);
         }
-        owed.add(ctx, peerContext, peerEpoch, psn, timestamp, mac, ip, port);
     }
 
-    /** One ACK for data packet {@code psn} of the peer's context {@code peerContext}: back on the path it came by. */
-    private void sendAck(SrdContext ctx, int peerContext, int peerEpoch, int psn, long timestamp, long mac, int ip, int port) {
+    /** Sends the ACK {@code ctx} owes, unless the peer incarnation it is owed to has been replaced since. */
+    private void sendPendingAck(SrdContext ctx) {
+        PendingAck ack = ctx.ack;
+        // Else the window now describes the successor's PSNs, and vouching for them to the replaced
+        // incarnation could complete its sends undelivered. The sender retries.
+        if (ctx.rxPeer.is(ack.peerEpoch, ack.peerContext)) {
+            sendAck(ctx, ack);
+        }
+        ack.clear();
+    }
+
+    /** One ACK for everything {@code ctx} received, echoing {@code ack}'s packet: back on the path it came by. */
+    private void sendAck(SrdContext ctx, PendingAck ack) {
         long address = t.tx.take();
         if (address == 0) {
             return;
@@ -186,12 +221,12 @@ final class Responder {
         SrdHeader.flags(a, 0);
         SrdAck.dropCount(a, drops);
         SrdAck.sourceContext(a, ctx.id);
-        SrdAck.destinationContext(a, peerContext);
+        SrdAck.destinationContext(a, ack.peerContext);
         SrdAck.epoch(a, t.epoch);
         SrdAck.cumulativePsn(a, cumulative);
-        SrdAck.echoedEpoch(a, peerEpoch);
-        SrdAck.triggerPsn(a, psn);
-        SrdAck.echoedTimestamp(a, timestamp);
+        SrdAck.echoedEpoch(a, ack.peerEpoch);
+        SrdAck.triggerPsn(a, ack.psn);
+        SrdAck.echoedTimestamp(a, ack.timestamp);
         for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
             SrdAck.sackWord(a, w, rx.sackWord(cumulative, w));
         }
@@ -199,8 +234,10 @@ final class Responder {
             SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
         }
         // Back on the path the data came by: a dead path loses both, and only that path is blamed.
-        Ipv4UdpFrame.write(a, t.localMac, mac, t.localIp, ip, port, t.udpPort, SrdAck.length(drops), t.udpChecksum);
+        Ipv4UdpFrame.write(a, t.localMac, ack.mac, t.localIp, ack.ip, ack.port, t.udpPort, SrdAck.length(drops), t.udpChecksum);
         t.counters.txAcks++;
+        t.counters.srdAcks++;
+        t.counters.srdAckedPackets += ack.packets;
         t.tx.emit(address);
     }
 

@@ -32,6 +32,7 @@ public final class SrdConfig {
     int udpPort = io.srdnic.srd.wire.SrdPort.DEFAULT;
     boolean udpChecksum = true;
     boolean delayedAck = true;
+    int ackEvery = 16;
     int localIp = 0x0A00_0001;
     int paths = 16;
     /** Paths an RC QP sprays over: the responder's reorder buffer keeps delivery in order; 1 pins each QP to one path. 0: {@link #paths}. */
@@ -87,6 +88,16 @@ public final class SrdConfig {
      */
     public SrdConfig delayedAck(boolean on) {
         this.delayedAck = on;
+        return this;
+    }
+
+    /**
+     * The most data packets one SRD ACK answers (1..window): a context owes one ACK per duty cycle
+     * for what it received, and sends it early once it covers this many, so a long RX burst still
+     * clocks the sender's window along. 1 acknowledges every packet on its own.
+     */
+    public SrdConfig ackEvery(int packets) {
+        this.ackEvery = packets;
         return this;
     }
 
@@ -229,7 +240,7 @@ public final class SrdConfig {
     }
 
     /** The knobs {@link #set} takes by name (the CLI's {@code --set KEY=VALUE}), with their units. */
-    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "paths", "rc-paths",
+    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "ack-every", "paths", "rc-paths",
         "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
         "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
         "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst", "rc-held-packets");
@@ -242,6 +253,7 @@ public final class SrdConfig {
                 case "udp-port" -> udpPort = Integer.parseInt(value);
                 case "udp-checksum" -> udpChecksum = bool(key, value);
                 case "delayed-ack" -> delayedAck = bool(key, value);
+                case "ack-every" -> ackEvery = Integer.parseInt(value);
                 case "paths" -> paths = Integer.parseInt(value);
                 case "rc-paths" -> rcPaths = Integer.parseInt(value);
                 case "rto-initial-us" -> rtoInitialNanos = micros(value);
@@ -291,6 +303,7 @@ public final class SrdConfig {
         c.udpPort = udpPort;
         c.udpChecksum = udpChecksum;
         c.delayedAck = delayedAck;
+        c.ackEvery = ackEvery;
         c.localIp = localIp;
         c.paths = paths;
         c.rcPaths = rcPaths;
@@ -413,6 +426,7 @@ public final class SrdConfig {
         require(rtoMinNanos > 0 && rtoMinNanos <= rtoInitialNanos && rtoInitialNanos <= rtoMaxNanos
             && rtoMaxNanos <= MAX_TIME_NANOS, "need 0 < rtoMin <= rtoInitial <= rtoMax <= 1 h");
         require(retryBudget >= 1 && retryBudget <= MAX_RETRY_BUDGET, "retryBudget must be 1.." + MAX_RETRY_BUDGET);
+        require(ackEvery >= 1 && ackEvery <= window, "ack-every must be 1..window");
         require(ccInitialWindow >= 1 && ccInitialWindow <= window, "ccInitialWindow must be 1..window");
         require(transportTimeoutNanos > 0 && pathAvoidNanos > 0 && rnrBackoffNanos > 0 && idleContextNanos > 0
             && maxPacketLifetimeNanos > 0 && maxPacketLifetimeNanos <= MAX_TIME_NANOS,

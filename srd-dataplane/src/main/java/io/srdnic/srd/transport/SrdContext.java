@@ -49,6 +49,8 @@ final class SrdContext {
     ReceiveWindow rx;
     /** The incarnation of the peer whose packets the receive window tracks. */
     final PeerIncarnation rxPeer = new PeerIncarnation();
+    /** The ACK owed for what was received since the last one left. */
+    final PendingAck ack = new PendingAck();
 
     // Counters
     long rxPackets;
@@ -81,6 +83,7 @@ final class SrdContext {
         lastHeard = now;
         active = false;
         rxPeer.reset();
+        ack.clear();
         rxPackets = duplicates = delivered = drops = 0;
     }
 

@@ -11,6 +11,9 @@ public final class SrdCounters {
     public long txData;
     public long txRetransmits;
     public long txAcks;
+    /** SRD ACKs sent (of tx_acks, which counts RC's too), and the data packets they answered: their ratio is the coalescing. */
+    public long srdAcks;
+    public long srdAckedPackets;
     public long txProbes;
     public long rxData;
     public long rxAcks;
@@ -142,7 +145,9 @@ public final class SrdCounters {
         "rc_held_pool_full",
         "rc_retry_exceeded",
         "src_unknown_srq",
-        "src_domain_mismatch"};
+        "src_domain_mismatch",
+        "srd_acks",
+        "srd_acked_packets"};
 
     private static final String[] NAMES = allNames();
 
@@ -221,6 +226,8 @@ public final class SrdCounters {
         into[i++] = rcRetryExceeded;
         into[i++] = srcUnknownSrq;
         into[i++] = srcDomainMismatch;
+        into[i++] = srdAcks;
+        into[i++] = srdAckedPackets;
         for (long c : parseErrors) {
             into[i++] = c;
         }

@@ -636,7 +636,7 @@ public final class SrdTransport implements AutoCloseable {
             tx.flush();
         }
         work += timed + receive(now);
-        tx.flush(); // probe replies, and ACKs when not delayed
+        tx.flush(); // probe replies, ACKs of loss signals, and ACKs when not delayed
         return work;
     }
 
@@ -871,6 +871,7 @@ public final class SrdTransport implements AutoCloseable {
                 }
             }
         }
+        responder.endOfBurst();
         return n;
     }
 

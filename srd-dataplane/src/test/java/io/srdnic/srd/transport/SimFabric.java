@@ -30,7 +30,12 @@ final class SimFabric implements AutoCloseable {
     final List<Integer> ips = new ArrayList<>();
 
     SimFabric(int paths, LinkConfig fabric, long seed) {
-        network = new SimNetwork(seed, SimNetwork.Config.builder().pathCount(paths).fabricPath(fabric)
+        this(paths, LinkConfig.DEFAULT, fabric, seed);
+    }
+
+    /** Hosts attached by {@code access} links (each host's own, both ways), the fabric's paths by {@code fabric}. */
+    SimFabric(int paths, LinkConfig access, LinkConfig fabric, long seed) {
+        network = new SimNetwork(seed, SimNetwork.Config.builder().pathCount(paths).accessLink(access).fabricPath(fabric)
             .poolSize(8192).pathSelector((frame, k) -> {
                 int port = UdpSourcePortSelector.udpSourcePort(frame);
                 return port < SrdPort.ENTROPY_BASE ? 0 : (port - SrdPort.ENTROPY_BASE) % k;

@@ -33,11 +33,18 @@ public final class DelayWindow {
         lastDecrease = Long.MIN_VALUE / 2;
     }
 
-    /** One acknowledged packet with its RTT sample, given the base RTT. */
-    public void onAck(long rtt, long baseRtt, long now) {
+    /**
+     * An ACK of {@code packets} packets with its one RTT sample, given the base RTT. Below target
+     * the window grows by each packet acknowledged, not by each ACK, so an ACK answering many (the
+     * responder coalesces them) grows it as much as one ACK each would: about a packet per RTT.
+     */
+    public void onAck(long rtt, long baseRtt, long now, int packets) {
         long target = baseRtt + targetQueueing;
         if (rtt <= target) {
-            window = Math.min(maxWindow, window + additiveIncrease / Math.max(1.0, window));
+            double w = Math.max(1.0, window);
+            // n steps of w += a / w add up to w^2 growing by about 2an: one square root, not n divisions.
+            double grown = packets == 1 ? w + additiveIncrease / w : Math.sqrt(w * w + 2 * additiveIncrease * packets);
+            window = Math.min(maxWindow, grown);
         } else if (now - lastDecrease >= rtt) {
             double factor = Math.max(1 - beta * (rtt - target) / (double) rtt, 1 - maxDecrease);
             window = Math.max(1.0, window * factor);

@@ -70,6 +70,9 @@ public final class ReliableSender {
     public final DelayWindow cwnd;
     public final PathSet paths;
     long rackSendTime;
+    /** The RTT sample of the ACK being taken in (-1: none), held until it is known how many packets that ACK acknowledged. */
+    private long ackSample = -1;
+    private long ackTime;
     public long lastProgress;
     long lastBackoff;
     public boolean unresponsive;
@@ -121,6 +124,7 @@ public final class ReliableSender {
         cwnd.reset();
         paths.reset(flow);
         rackSendTime = now;
+        ackSample = -1;
         lastProgress = now;
         lastBackoff = Long.MIN_VALUE / 2;
         unresponsive = false;
@@ -228,12 +232,14 @@ public final class ReliableSender {
     }
 
     /**
-     * Takes in the timing of an acknowledgement: the RTT sample of the packet whose timestamp it
-     * echoes (per path too, if that is the packet's latest transmission), the congestion window,
-     * and the send time RACK measures losses against.
+     * Takes in the timing of an acknowledgement, before {@link #onAcknowledged}: one RTT sample,
+     * of the packet whose timestamp it echoes, however many packets it acknowledges (per path too,
+     * if that is the packet's latest transmission), and the send time RACK measures losses against.
+     * The congestion window takes the sample in {@link #onAcknowledged}, with the packets acknowledged.
      */
     public void onAckTiming(int triggerPsn, long echoed, long now, long maxSample) {
         long sample = now - echoed;
+        ackSample = -1;
         if (sample < 0 || sample >= maxSample) {
             return;
         }
@@ -241,7 +247,8 @@ public final class ReliableSender {
         if (owner(triggerPsn) != EMPTY && sendTime[triggerPsn & mask] == echoed) {
             paths.onRtt(path[triggerPsn & mask], sample);
         }
-        cwnd.onAck(sample, rtt.minRtt(), now);
+        ackSample = sample;
+        ackTime = now;
         if (echoed - rackSendTime > 0) {
             rackSendTime = echoed;
         }
@@ -250,16 +257,18 @@ public final class ReliableSender {
     /**
      * Every outstanding packet below {@code cumulative}, and every one the selective bits name
      * (bit i of word w: PSN cumulative + 1 + 64w + i), is acknowledged; returns whether any was.
+     * The congestion window then takes in the ACK's RTT sample ({@link #onAckTiming}) for every
+     * packet acknowledged (for one, if the ACK brought no news).
      */
     public boolean onAcknowledged(int cumulative, long[] sack, Listener listener) {
         if (cumulative - peerCumulative > 0) {
             peerCumulative = cumulative;
         }
-        boolean progress = false;
+        int acked = 0;
         for (int psn = sendBase; psn - cumulative < 0 && psn - nextPsn < 0; psn++) {
             if (owner[psn & mask] != EMPTY) {
                 acknowledge(psn, listener);
-                progress = true;
+                acked++;
             }
         }
         for (int w = 0; w < sack.length; w++) {
@@ -270,11 +279,15 @@ public final class ReliableSender {
                 int psn = cumulative + 1 + 64 * w + bit;
                 if (owner(psn) != EMPTY) {
                     acknowledge(psn, listener);
-                    progress = true;
+                    acked++;
                 }
             }
         }
-        return progress;
+        if (ackSample >= 0) {
+            cwnd.onAck(ackSample, rtt.minRtt(), ackTime, Math.max(1, acked));
+            ackSample = -1;
+        }
+        return acked > 0;
     }
 
     /** The packet {@code psn} is acknowledged alone (held at the responder): false if it was already. */
