@@ -138,11 +138,18 @@ public class AttachedRoundTripBench {
 
     @Benchmark
     public int pingPong() {
-        qa.postSend(toB);
+        post(qa, toB);
         awaitReceive(cqb, qb, recvB);
-        qb.postSend(toA);
+        post(qb, toA);
         awaitReceive(cqa, qa, recvA);
         return 1;
+    }
+
+    private static void post(QueuePair qp, SendWr wr) {
+        int rc = qp.postSend(wr);
+        if (rc != 0) {
+            throw new IllegalStateException("postSend refused: " + rc);
+        }
     }
 
     /** Polls {@code cq} until a receive completes (embedded, each poll also runs the other context), then posts the next. */
@@ -154,7 +161,9 @@ public class AttachedRoundTripBench {
                 if (!wcs[0].ok()) {
                     throw new IllegalStateException("a completion failed: " + wcs[0].statusName());
                 }
-                qp.postRecv(recv);
+                if (qp.postRecv(recv) != 0) {
+                    throw new IllegalStateException("postRecv refused");
+                }
                 return;
             }
             if (embedded != null) {
