@@ -96,7 +96,10 @@ class WiresharkDissectorIT {
         CliRun run = CliRun.of("sim", "--hosts", "2", "--messages", "1000", "--size", "64",
             "--ops", "send,send-imm,ud,bad-dest-qp,bad-qkey,rnr,too-long,rdma-write,rdma-write-imm,rdma-read",
             "--loss", "0.05", "--reorder", "0.2", "--paths", "8", "--blackhole-paths", "3", "--set", "path-avoid-us=20",
-            "--seed", "1", "--pcap", capture.toString());
+            // A PROBE_REPLY comes only for a path suspected while healthy (the blackholed ones never
+            // answer): seed 3's run has two since SRD ACKs are coalesced (seed 1's, with fewer false
+            // suspicions, has none), so every packet kind is in the capture.
+            "--seed", "3", "--pcap", capture.toString());
         assertEquals(0, run.status(), run.stdout());
 
         Map<String, Integer> kinds = decodeLikeTheCodecs(capture, "srdnic sim");
