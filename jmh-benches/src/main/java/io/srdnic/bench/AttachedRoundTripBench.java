@@ -1,11 +1,6 @@
 package io.srdnic.bench;
 
 import io.srdnic.pmd.Affinity;
-import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EalConfig;
-import io.srdnic.pmd.MbufPool;
-import io.srdnic.pmd.PortConfig;
-import io.srdnic.pmd.RingLink;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
@@ -18,7 +13,6 @@ import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
-import io.srdnic.verbs.ThreadingMode;
 import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.attach.AllowRule;
 import io.srdnic.verbs.attach.AttachServer;
@@ -172,7 +166,7 @@ public class AttachedRoundTripBench {
         }
     }
 
-    /** {@code srdnic dataplane} in miniature: EAL, a net_ring pair, a context per end and the attach server, all on one spinning thread. */
+    /** {@code srdnic dataplane} in miniature: EAL, a net_ring pair, a context per end (INVOKER) and the attach server, all on one spinning thread. */
     static final class AttachedDataplane implements AutoCloseable {
         final Path dir;
         private final Thread loop;
@@ -196,22 +190,15 @@ public class AttachedRoundTripBench {
         private void run(int cpu, CompletableFuture<Void> ready) {
             Affinity.pinCurrentThread(cpu);
             Path owner = dir.resolve("owner");
-            try (Eal eal = Eal.start(new EalConfig())) {
-                RingLink ring = RingLink.create(1024);
-                MbufPool pool = MbufPool.create("bench", 8191, 4096 + 256);
-                ring.a().configure(PortConfig.DEFAULT, pool).start();
-                ring.b().configure(PortConfig.DEFAULT, pool).start();
-                Context ca = Context.open(Device.dpdk(ring.a(), pool), new ContextConfig().mode(ThreadingMode.INVOKER).ip(0x0A000001));
-                Context cb = Context.open(Device.dpdk(ring.b(), pool), new ContextConfig().mode(ThreadingMode.INVOKER).ip(0x0A000002));
+            // The same ring pair and contexts as the embedded mode's, made on this thread, which runs them.
+            try (ContextPair ring = ContextPair.open("ring")) {
                 Files.writeString(owner, "bench");
-                AttachServer server = new AttachServer(dir, List.of(ca, cb), AllowRule.sameUserOrRoot(owner), dir);
+                AttachServer server = new AttachServer(dir, List.of(ring.a, ring.b), AllowRule.sameUserOrRoot(owner), dir);
                 ready.complete(null);
                 while (running) {
                     server.doWork(System.nanoTime());
                 }
                 server.close();
-                ca.close();
-                cb.close();
             } catch (Throwable t) {
                 ready.completeExceptionally(t);
             }
