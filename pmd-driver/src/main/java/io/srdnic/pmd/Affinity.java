@@ -63,6 +63,31 @@ public final class Affinity {
         }
     }
 
+    /** A CPU set as a list of CPUs and ranges ("1", "0-1", "0,2-4"), the form EAL's --lcores takes. */
+    public static String cpuList(byte[] cpus) {
+        StringBuilder list = new StringBuilder();
+        int bits = cpus.length * 8;
+        for (int cpu = 0; cpu < bits; cpu++) {
+            if (!isSet(cpus, cpu)) {
+                continue;
+            }
+            int last = cpu;
+            while (last + 1 < bits && isSet(cpus, last + 1)) {
+                last++;
+            }
+            list.append(list.isEmpty() ? "" : ",").append(cpu).append(last > cpu ? "-" + last : "");
+            cpu = last;
+        }
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("an empty CPU set");
+        }
+        return list.toString();
+    }
+
+    private static boolean isSet(byte[] cpus, int cpu) {
+        return (cpus[cpu / 8] & (1 << (cpu % 8))) != 0;
+    }
+
     private static boolean setCurrentThread(byte[] cpus) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment set = arena.allocate(CPU_SETSIZE_BYTES);

@@ -7,7 +7,7 @@ import java.util.List;
  * EAL arguments, built in Java. Defaults suit virtual devices on a shared machine: no hugepages
  * ({@code --no-huge}, with {@code -m 512} because DPDK's 64 MiB default cannot hold real pools),
  * a file prefix unique to this process so several processes never collide, no telemetry socket,
- * no PCI scan, no shared config files, and the main lcore allowed on every CPU instead of pinned to one.
+ * no PCI scan, no shared config files, and the main lcore left on the CPUs its thread may already run on (not moved to one).
  * <p>
  * For a PCI NIC: {@code new EalConfig().hugepages(true).pci(true).allow("0000:3b:00.0")} — the NIC must
  * be bound to vfio-pci and hugepages reserved (see README).
@@ -71,7 +71,7 @@ public final class EalConfig {
         return this;
     }
 
-    /** The {@code --lcores} map; by default lcore 0 may run on any CPU. */
+    /** The {@code --lcores} map; by default lcore 0 runs on the CPUs the thread starting EAL may run on. */
     public EalConfig lcores(String map) {
         this.lcores = map;
         return this;
@@ -90,8 +90,9 @@ public final class EalConfig {
     public List<String> toArguments() {
         List<String> args = new ArrayList<>();
         args.add("srdnic");
-        int cpus = Runtime.getRuntime().availableProcessors();
-        args.add("--lcores=" + (lcores != null ? lcores : "0@(0-" + (cpus - 1) + ")"));
+        // EAL sets its calling thread's CPU set to lcore 0's: by default the one the thread has, so a
+        // loop pinned before EAL starts stays where it was put (0@(0-N) moved it off its CPU).
+        args.add("--lcores=" + (lcores != null ? lcores : "0@(" + Affinity.cpuList(Affinity.currentThreadCpus()) + ")"));
         args.add("--file-prefix=" + filePrefix);
         args.add("--no-telemetry");
         args.add("--log-level=" + logLevel);

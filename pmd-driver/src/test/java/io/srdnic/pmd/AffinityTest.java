@@ -26,6 +26,15 @@ class AffinityTest {
     }
 
     @Test
+    void shouldWriteACpuSetAsEalReadsACpuList() {
+        assertEquals("1", Affinity.cpuList(new byte[] {2}));
+        assertEquals("0-1", Affinity.cpuList(new byte[] {3}));
+        assertEquals("0,2-4,9", Affinity.cpuList(new byte[] {(byte) 0b0001_1101, 0b10}));
+        assertEquals("7-8", Affinity.cpuList(new byte[] {(byte) 0x80, 1}));
+        assertThrows(IllegalArgumentException.class, () -> Affinity.cpuList(new byte[16]), "an empty set names no CPU to run on");
+    }
+
+    @Test
     void shouldRefuseACpuOutsideTheSet() {
         assertThrows(IllegalArgumentException.class, () -> Affinity.pinCurrentThread(-1));
         assertThrows(IllegalArgumentException.class, () -> Affinity.pinCurrentThread(1024));
