@@ -55,6 +55,23 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
         } else {
             context.dataplane.transmitPosted();
         }
+        return take(out, max);
+    }
+
+    /**
+     * Takes up to {@code max} completions the transport has already made, running no duty cycle
+     * and transmitting nothing: for a loop that runs its contexts' cycles itself, as the attach
+     * server does once per pass (a poll would run a whole extra cycle whenever the CQ is empty).
+     * Embedded contexts only.
+     */
+    public int pollCompleted(WorkCompletion[] out, int max) {
+        if (shared != null) {
+            throw new VerbsException("pollCompleted is for the loop that runs an embedded context; an attached CQ is polled with poll");
+        }
+        return take(out, max);
+    }
+
+    private int take(WorkCompletion[] out, int max) {
         target = out;
         filled = 0;
         ring.poll(this, Math.min(max, out.length));

@@ -21,6 +21,10 @@ final class AttachedWorld implements AutoCloseable {
     private final Thread loop;
     private final ConcurrentLinkedQueue<FutureTask<?>> onLoop = new ConcurrentLinkedQueue<>();
     private volatile boolean running = true;
+    /** While set the loop runs only what {@link #onLoop} hands it: a test steps the server itself. */
+    private volatile boolean paused;
+    /** The hosts the dataplane serves (made on the loop; use them there only). */
+    private final List<Context> served = new ArrayList<>();
     /** Hosts of the same world that the dataplane does not serve: embedded peers, touched only on the loop ({@link #onLoop}). */
     private final List<Context> embedded = new ArrayList<>();
 
@@ -49,6 +53,7 @@ final class AttachedWorld implements AutoCloseable {
                 for (int i = 0; i < ports; i++) {
                     contexts.add(Context.open(Device.sim(world)));
                 }
+                served.addAll(contexts);
                 for (int i = 0; i < embeddedHosts; i++) {
                     embedded.add(Context.open(Device.sim(world)));
                 }
@@ -62,6 +67,10 @@ final class AttachedWorld implements AutoCloseable {
                 FutureTask<?> t;
                 while ((t = onLoop.poll()) != null) {
                     t.run();
+                }
+                if (paused) {
+                    Thread.onSpinWait();
+                    continue;
                 }
                 int work = s.doWork(System.nanoTime());
                 for (int i = 0; i < embedded.size(); i++) {
@@ -90,6 +99,16 @@ final class AttachedWorld implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Stops or resumes the loop's own duty cycles (what {@link #onLoop} hands it still runs). */
+    void pause(boolean pause) {
+        onLoop(() -> paused = pause);
+    }
+
+    /** Served host {@code i}, the embedded context behind port {@code i} (use it on the loop only). */
+    Context served(int i) {
+        return served.get(i);
     }
 
     /** Embedded host {@code i} (made on the loop; use it there only). */

@@ -46,6 +46,24 @@ class VerbsSimTest {
     }
 
     @Test
+    void shouldTakeOnlyMadeCompletionsWithPollCompleted() {
+        try (SimWorld w = new SimWorld(1); VerbsPair p = pair(w, QpType.SRD)) {
+            SendWr wr = new SendWr().wrId(7).flags(SendWr.SIGNALED).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
+            wr.sge(0).set(p.sa.mr, 0, 5);
+            assertEquals(0, p.sa.qp.postSend(wr.numSge(1)));
+            // pollCompleted runs no cycle: the send is not transmitted, nothing completes, however often it is called
+            for (int i = 0; i < 100; i++) {
+                assertEquals(0, p.sa.cq.pollCompleted(p.sa.wcs, 64));
+            }
+            assertEquals(0L, p.a.counters().getOrDefault("tx_data", 0L), "pollCompleted transmitted the send");
+            // poll runs cycles: the send goes, its completion is made and then taken
+            assertEquals(1, p.sa.cq.await(p.sa.wcs, 1, TimeUnit.MILLISECONDS));
+            assertEquals(1L, p.a.counters().get("tx_data"));
+            assertEquals(0, p.sa.cq.pollCompleted(p.sa.wcs, 64), "the one completion was taken by poll");
+        }
+    }
+
+    @Test
     void shouldGatherSeveralSgesAndInlineData() {
         try (SimWorld w = new SimWorld(2); VerbsPair p = pair(w, QpType.SRD)) {
             p.sa.mr.segment().setString(0, "abc");

@@ -146,24 +146,13 @@ public final class AttachServer implements AutoCloseable {
 
     /** One duty cycle at {@code now}: the transports, the clients' rings, and now and then the control socket. */
     public int doWork(long now) {
-        int work = 0;
+        // Posts first, so that the cycles below transmit them; completions last, so that what the
+        // cycles made reaches the clients' rings in this pass: a record never waits a whole pass.
+        int work = pumpClients(true);
         for (int i = 0; i < ports.size(); i++) {
             work += ports.get(i).progress();
         }
-        for (int i = connections.size() - 1; i >= 0; i--) {
-            Connection c = connections.get(i);
-            if (!c.session.isOpen()) {
-                continue;
-            }
-            int n = c.session.pump();
-            if (n == ShmRing.CORRUPT) {
-                ringCorruptions++;
-                send(c, 0, new ErrorReply("a ring index in the context's shared memory was overwritten"));
-                drop(c, "broke a ring index in its shared memory: context errored");
-            } else {
-                work += n;
-            }
-        }
+        work += pumpClients(false);
         if (now - lastControl >= CONTROL_INTERVAL_NANOS) {
             lastControl = now;
             for (int i = 0; i < cms.size(); i++) {
@@ -173,6 +162,26 @@ public final class AttachServer implements AutoCloseable {
             work += routeEvents();
             if (published != null) {
                 published.maybeExport(this, now, false);
+            }
+        }
+        return work;
+    }
+
+    /** Every open client's posts ({@code posts}) or completions; a client that broke a ring index is dropped. */
+    private int pumpClients(boolean posts) {
+        int work = 0;
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            Connection c = connections.get(i);
+            if (!c.session.isOpen()) {
+                continue;
+            }
+            int n = posts ? c.session.pumpPosts() : c.session.pumpCompletions();
+            if (n == ShmRing.CORRUPT) {
+                ringCorruptions++;
+                send(c, 0, new ErrorReply("a ring index in the context's shared memory was overwritten"));
+                drop(c, "broke a ring index in its shared memory: context errored");
+            } else {
+                work += n;
             }
         }
         return work;

@@ -379,8 +379,8 @@ final class ClientSession {
         return HandleReply.of(r.handle());
     }
 
-    /** Moves the client's rings once; returns the work done, or {@link ShmRing#CORRUPT} when a ring index was broken. */
-    int pump() {
+    /** The client's posts, from its send and receive rings into the transport; returns the records taken, or {@link ShmRing#CORRUPT}. */
+    int pumpPosts() {
         int work = 0;
         long sends = 0;
         long receives = 0;
@@ -403,6 +403,16 @@ final class ClientSession {
             work += n;
             receives += srq.fill;
         }
+        sendFill = sends;
+        recvFill = receives;
+        sendHighWater = Math.max(sendHighWater, sends);
+        recvHighWater = Math.max(recvHighWater, receives);
+        return work;
+    }
+
+    /** The completions the transport has made, into the client's completion rings; returns how many, or {@link ShmRing#CORRUPT}. */
+    int pumpCompletions() {
+        int work = 0;
         long completions = 0;
         for (int i = 0; i < cqList.size(); i++) {
             ServedCq cq = cqList.get(i);
@@ -413,11 +423,7 @@ final class ClientSession {
             work += n;
             completions += cq.fill;
         }
-        sendFill = sends;
-        recvFill = receives;
         completionFill = completions;
-        sendHighWater = Math.max(sendHighWater, sends);
-        recvHighWater = Math.max(recvHighWater, receives);
         completionHighWater = Math.max(completionHighWater, completions);
         return work;
     }

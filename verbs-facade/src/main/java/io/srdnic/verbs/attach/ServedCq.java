@@ -33,7 +33,7 @@ final class ServedCq {
             fill = free == 0 ? ring.capacity() : 0;
             return free == ShmRing.CORRUPT ? ShmRing.CORRUPT : 0;
         }
-        int n = cq.poll(wcs, Math.min(free, BURST));
+        int n = cq.pollCompleted(wcs, Math.min(free, BURST)); // the server's pass runs the cycles
         fill = ring.capacity() - free + n;
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
