@@ -46,6 +46,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Two busy threads on this 2-core machine, where the two-process {@code perf --attach} needs four
  * (two dataplanes, two applications) and so measures the scheduler. The ratio of the two modes is
  * what attaching costs a round trip: the rings, the hops between cores, and the dataplane's loop.
+ * {@code crossings}: those four hops between the two cores alone (an 8-byte echo each, {@link
+ * CoreEcho}), the floor no attached path on these cores gets under.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -57,7 +59,7 @@ public class AttachedRoundTripBench {
     static final int QKEY = 0x77;
     static final int SIZE = 64;
 
-    @Param({"embedded", "attached"})
+    @Param({"embedded", "attached", "crossings"})
     String mode;
 
     /** The dataplane thread's CPU (attached); the benchmark thread is pinned to the other one. */
@@ -66,6 +68,7 @@ public class AttachedRoundTripBench {
 
     private ContextPair embedded;
     private AttachedDataplane dataplane;
+    private CoreEcho echo;
     private Context a;
     private Context b;
     private QueuePair qa;
@@ -81,6 +84,10 @@ public class AttachedRoundTripBench {
     @Setup(Level.Trial)
     public void setUp() throws Exception {
         Affinity.pinCurrentThread(1 - dataplaneCpu);
+        if (mode.equals("crossings")) {
+            echo = CoreEcho.start(dataplaneCpu);
+            return;
+        }
         if (mode.equals("embedded")) {
             embedded = ContextPair.open("ring");
             a = embedded.a;
@@ -121,7 +128,9 @@ public class AttachedRoundTripBench {
 
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
-        if (embedded != null) {
+        if (echo != null) {
+            echo.close();
+        } else if (embedded != null) {
             embedded.close();
         } else {
             a.close();
@@ -132,6 +141,11 @@ public class AttachedRoundTripBench {
 
     @Benchmark
     public int pingPong() {
+        if (echo != null) {
+            echo.roundTrip(); // A's post reaches the dataplane, which answers: B's receive
+            echo.roundTrip(); // B's post, and A's receive
+            return 1;
+        }
         post(qa, toB);
         awaitReceive(cqb, qb, recvB);
         post(qb, toA);
@@ -163,6 +177,61 @@ public class AttachedRoundTripBench {
             if (embedded != null) {
                 other.poll(wcs, 0); // the peer's context runs its duty cycle only when polled (INVOKER)
             }
+        }
+    }
+
+    /**
+     * The floor under {@code attached}: its four crossings between the cores with nothing else,
+     * one 8-byte store and an echo of it per crossing, the same release stores and acquire loads
+     * the shared rings use. Whatever {@code attached} costs above {@code embedded} plus this is the
+     * attach path's own work.
+     */
+    static final class CoreEcho implements AutoCloseable {
+        private static final java.lang.invoke.VarHandle LONG = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
+        private static final long PING = 0;
+        private static final long PONG = 128; // another cache line (and its neighbour, for the prefetcher)
+        private final java.lang.foreign.MemorySegment lines = java.lang.foreign.Arena.ofAuto().allocate(256, 128);
+        private final Thread thread;
+        private long seq;
+
+        private CoreEcho(int cpu) {
+            thread = new Thread(() -> {
+                Affinity.pinCurrentThread(cpu);
+                long seen = 0;
+                while (true) {
+                    long v = (long) LONG.getAcquire(lines, PING);
+                    if (v < 0) {
+                        return;
+                    }
+                    if (v != seen) {
+                        seen = v;
+                        LONG.setRelease(lines, PONG, v);
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            }, "bench-echo");
+            thread.setDaemon(true);
+        }
+
+        static CoreEcho start(int cpu) {
+            CoreEcho e = new CoreEcho(cpu);
+            e.thread.start();
+            return e;
+        }
+
+        void roundTrip() {
+            long v = ++seq;
+            LONG.setRelease(lines, PING, v);
+            while ((long) LONG.getAcquire(lines, PONG) != v) {
+                Thread.onSpinWait();
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            LONG.setRelease(lines, PING, -1L);
+            thread.join(10_000);
         }
     }
 
