@@ -11,7 +11,7 @@ import java.lang.foreign.ValueLayout;
  * in the shared file, published with a release store; the dataplane polls the rings in its duty
  * cycle. No syscall and no allocation per work request. An SGE is written as an offset in the
  * pool; one outside the pool is written as -1, which the dataplane completes with
- * LOCAL_PROTECTION_ERROR, as it would a wrong lkey.
+ * LOCAL_PROTECTION_ERROR, as it would a wrong lkey. An INLINE send's bytes go into the record.
  */
 final class AttachedQp {
     final int qpn;
@@ -45,6 +45,12 @@ final class AttachedQp {
         s.set(ValueLayout.JAVA_LONG, at + SendRecord.COMPARE_ADD, wr.compareAdd);
         s.set(ValueLayout.JAVA_LONG, at + SendRecord.SWAP, wr.swap);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.REMOTE_SRQN, wr.remoteSrqn);
+        if ((wr.flags & SendWr.INLINE) != 0) {
+            s.set(ValueLayout.JAVA_INT, at + SendRecord.NUM_SGE, 0);
+            s.set(ValueLayout.JAVA_INT, at + SendRecord.INLINE_LENGTH, gatherInline(wr, s, at + SendRecord.SGES));
+            sq.publish();
+            return 0;
+        }
         int n = Math.min(wr.numSge, SendRecord.MAX_SGE);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.NUM_SGE, wr.numSge);
         for (int i = 0; i < n; i++) {
@@ -56,6 +62,26 @@ final class AttachedQp {
         }
         sq.publish();
         return 0;
+    }
+
+    /**
+     * INLINE: the bytes themselves into the record at {@code to}, now, from wherever the SGEs name
+     * (verbs lets the buffer be reused once postSend returns, and inline data needs no region);
+     * returns their length, or -1 (refused by the dataplane) for an SGE naming no memory or bytes
+     * outside its segment. The QP's max_inline_data, checked before, is at most what a record holds.
+     */
+    private static int gatherInline(SendWr wr, MemorySegment record, long to) {
+        int total = 0;
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge g = wr.sges[i];
+            if (g.segment == null || g.offset < 0 || g.length < 0 || g.offset > g.segment.byteSize() - g.length
+                || total + g.length > SendRecord.MAX_INLINE) {
+                return -1;
+            }
+            MemorySegment.copy(g.segment, g.offset, record, to + total, g.length);
+            total += g.length;
+        }
+        return total;
     }
 
     /** 0, or ENOMEM when the receive ring is full. */

@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (else LOCAL_LENGTH_ERROR) in a region with LOCAL_WRITE (else LOCAL_PROTECTION_ERROR); a remote
  * address not 8-byte aligned or the INLINE flag throws, as rxe's post returns EINVAL. A single-SGE
  * send goes from the application's memory; several SGEs or INLINE are gathered into a staging slot
- * of the QP, recycled when the transport is done with it.
+ * of the QP, recycled when the transport is done with it. INLINE bytes are taken before postSend
+ * returns and, as in verbs, need no memory region (their lkey is not looked at); a READ takes none.
  */
 public final class QueuePair {
     /** Returned by a post when the queue is full (ENOMEM in verbs). */
@@ -259,8 +260,8 @@ public final class QueuePair {
             if (SendOpcode.isAtomic(wr.opcode)) {
                 checkAtomic(wr); // what rxe refuses at posting is refused here too, not as a completion
             }
-            if ((wr.flags & SendWr.INLINE) != 0 && wr.totalLength() > maxInlineData) {
-                throw new VerbsException("inline send of " + wr.totalLength() + " bytes exceeds the QP's max_inline_data " + maxInlineData);
+            if ((wr.flags & SendWr.INLINE) != 0) {
+                checkInline(wr, wr.totalLength());
             }
             return attached.postSend(wr, connected ? 0 : ah.id); // the dataplane runs the checks below on its side
         }
@@ -284,15 +285,17 @@ public final class QueuePair {
         if (atomic) {
             return postAtomic(wr, total, signaled);
         }
-        if (sgeRefused(wr, wr.opcode == SendWr.OP_RDMA_READ, total)) { // a READ's response is written into its SGE
+        boolean inline = (wr.flags & SendWr.INLINE) != 0;
+        if (inline) {
+            checkInline(wr, total);
+        }
+        // Inline bytes are copied below, now, and name no region (verbs ignores an inline SGE's
+        // lkey); the others must lie in a region of this QP's PD. A READ's response is written into its SGE.
+        if (inline ? inlineRefused(wr, total) : sgeRefused(wr, wr.opcode == SendWr.OP_RDMA_READ, total)) {
             return 0;
         }
         MemorySegment buffer;
         long offset;
-        boolean inline = (wr.flags & SendWr.INLINE) != 0;
-        if (inline && total > maxInlineData) {
-            throw new VerbsException("inline send of " + total + " bytes exceeds the QP's max_inline_data " + maxInlineData);
-        }
         if (wr.numSge == 1 && !inline) {
             buffer = wr.sges[0].segment;
             offset = wr.sges[0].offset;
@@ -345,6 +348,28 @@ public final class QueuePair {
             MemoryRegion mr = context.region(s.lkey);
             if (mr == null || mr.pd != pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)
                 || (landsLocally && (mr.access & Access.LOCAL_WRITE) == 0)) {
+                context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What an INLINE post is refused with at once: more bytes than the QP takes inline, or a READ (its SGE is where data lands). */
+    private void checkInline(SendWr wr, int total) {
+        if (wr.opcode == SendWr.OP_RDMA_READ) {
+            throw new VerbsException("an RDMA READ takes no inline data: its SGE is where the response lands");
+        }
+        if (total > maxInlineData) {
+            throw new VerbsException("inline send of " + total + " bytes exceeds the QP's max_inline_data " + maxInlineData);
+        }
+    }
+
+    /** An inline SGE naming no memory, or bytes outside its segment: LOCAL_PROTECTION_ERROR, as a region check would. */
+    private boolean inlineRefused(SendWr wr, int total) {
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sges[i];
+            if (s.segment == null || s.offset < 0 || s.length < 0 || s.offset > s.segment.byteSize() - s.length) {
                 context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
                 return true;
             }

@@ -86,6 +86,37 @@ class VerbsSimTest {
     }
 
     @Test
+    void shouldTakeInlineBytesFromAnyMemoryAsVerbsDoes() {
+        try (SimWorld w = new SimWorld(4); VerbsPair p = pair(w, QpType.SRD)) {
+            java.lang.foreign.MemorySegment unregistered = p.arena.allocate(64);
+            unregistered.setString(0, "no region");
+            SendWr wr = new SendWr().wrId(1).flags(SendWr.SIGNALED | SendWr.INLINE).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
+            wr.sge(0).set(unregistered, 0, 10, 0); // no region, no lkey: verbs does not look at an inline SGE's lkey
+            assertEquals(0, p.sa.qp.postSend(wr.numSge(1)));
+            unregistered.setString(0, "XXXXXXXXX"); // taken at post time
+            assertEquals(1, p.sb.cq.await(p.sb.wcs, 1, TimeUnit.MILLISECONDS));
+            assertEquals(WcStatus.SUCCESS, p.sb.wcs[0].status());
+            assertEquals("no region", p.sb.mr.segment().getString(16 * 256));
+            // bytes outside the SGE's own segment: refused as a region check would refuse them
+            wr.wrId(2).sge(0).set(unregistered, 60, 10, 0);
+            assertEquals(0, p.sa.qp.postSend(wr));
+            int status = -1;
+            for (int tries = 0; tries < 100 && status < 0; tries++) {
+                int n = p.sa.cq.await(p.sa.wcs, 1, TimeUnit.MILLISECONDS);
+                for (int i = 0; i < n; i++) {
+                    status = p.sa.wcs[i].wrId() == 2 ? p.sa.wcs[i].status() : status;
+                }
+            }
+            assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, status, "an inline SGE past its segment");
+            // a READ's SGE is where its response lands: it takes no inline data (EINVAL in rxe)
+            SendWr read = new SendWr().wrId(3).opcode(SendWr.OP_RDMA_READ).flags(SendWr.INLINE).rdma(p.sb.mr.segment().address(),
+                p.sb.mr.rkey()).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
+            read.sge(0).set(p.sa.mr, 0, 8);
+            assertTrue(assertThrows(VerbsException.class, () -> p.sa.qp.postSend(read.numSge(1))).getMessage().contains("READ"));
+        }
+    }
+
+    @Test
     void shouldReportMisuseAsTheSeedSays() {
         try (SimWorld w = new SimWorld(3); VerbsPair p = pair(w, QpType.SRD)) {
             SendWr wr = new SendWr().wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);

@@ -148,7 +148,7 @@ final class ClientSession {
         context = on;
         DeviceAttributes a = on.queryDevice();
         int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
-            a.maxInlineData(), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
+            Math.min(a.maxInlineData(), SendRecord.MAX_INLINE), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
             a.rnrRetry() ? 1 : 0, a.maxSrq(), a.maxSrqWr(), a.maxSrqSge(), a.atomicCap(), a.maxQpRdAtom()};
         return new OpenReply(shmFile.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
             on.udpPort(), a.name(), attributes);
@@ -186,6 +186,10 @@ final class ClientSession {
             throw new VerbsException("no QP type " + r.qpType());
         }
         QpType type = QpType.values()[r.qpType()];
+        if (r.maxInlineData() > SendRecord.MAX_INLINE) {
+            throw new VerbsException("max_inline_data " + r.maxInlineData() + ": an attached QP takes at most " + SendRecord.MAX_INLINE
+                + " bytes inline (what a send record carries)");
+        }
         int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
         int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
         long sqAt = carveRing(sqCapacity, SendRecord.BYTES);

@@ -29,6 +29,8 @@ final class ServedQp implements ReceiveRing.Target {
     private final ServedCq recvCq;
     private final SendWr wr = new SendWr(SendRecord.MAX_SGE);
     private final RecvWr rwr = new RecvWr();
+    /** Where an INLINE record's bytes are read to before the post copies them (the dataplane's own memory). */
+    private final MemorySegment inlineBytes = java.lang.foreign.Arena.ofAuto().allocate(SendRecord.MAX_INLINE);
     /** Records waiting in the send and receive rings when the dataplane last looked (ring occupancy). */
     int sendFill;
     int recvFill;
@@ -70,8 +72,9 @@ final class ServedQp implements ReceiveRing.Target {
                 continue;
             }
             int opcode = s.get(ValueLayout.JAVA_INT, at + SendRecord.OPCODE);
+            int flags = s.get(ValueLayout.JAVA_INT, at + SendRecord.FLAGS);
             wr.wrId(wrId).opcode(opcode)
-                .flags(s.get(ValueLayout.JAVA_INT, at + SendRecord.FLAGS))
+                .flags(flags)
                 .immediate(s.get(ValueLayout.JAVA_INT, at + SendRecord.IMMEDIATE))
                 .destination(client.addressHandle(s.get(ValueLayout.JAVA_INT, at + SendRecord.AH)),
                     s.get(ValueLayout.JAVA_INT, at + SendRecord.DEST_QPN), s.get(ValueLayout.JAVA_INT, at + SendRecord.DEST_QKEY))
@@ -79,10 +82,23 @@ final class ServedQp implements ReceiveRing.Target {
                     s.get(ValueLayout.JAVA_LONG, at + SendRecord.COMPARE_ADD), s.get(ValueLayout.JAVA_LONG, at + SendRecord.SWAP))
                 .remoteSrqn(s.get(ValueLayout.JAVA_INT, at + SendRecord.REMOTE_SRQN))
                 .numSge(numSge);
-            for (int i = 0; i < numSge; i++) {
-                long sge = at + SendRecord.SGES + (long) i * SendRecord.SGE_BYTES;
-                wr.sge(i).set(pool, s.get(ValueLayout.JAVA_LONG, sge + SendRecord.SGE_OFFSET),
-                    s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LENGTH), s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LKEY));
+            if ((flags & SendWr.INLINE) != 0) {
+                // The bytes are in the record: read once into memory of the dataplane's own, which the
+                // post copies from before it returns (the client may scribble on the record meanwhile).
+                int length = s.get(ValueLayout.JAVA_INT, at + SendRecord.INLINE_LENGTH);
+                if (length < 0 || length > SendRecord.MAX_INLINE) {
+                    refuse(sendCq, wrId, length < 0 ? WcStatus.LOCAL_PROTECTION_ERROR : WcStatus.LOCAL_LENGTH_ERROR,
+                        SendOpcode.completionOpcode(opcode));
+                    continue;
+                }
+                MemorySegment.copy(s, at + SendRecord.SGES, inlineBytes, 0, length);
+                wr.numSge(1).sge(0).set(inlineBytes, 0, length, 0);
+            } else {
+                for (int i = 0; i < numSge; i++) {
+                    long sge = at + SendRecord.SGES + (long) i * SendRecord.SGE_BYTES;
+                    wr.sge(i).set(pool, s.get(ValueLayout.JAVA_LONG, sge + SendRecord.SGE_OFFSET),
+                        s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LENGTH), s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LKEY));
+                }
             }
             int rc;
             try {
