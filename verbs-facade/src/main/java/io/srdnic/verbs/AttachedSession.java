@@ -54,7 +54,8 @@ final class AttachedSession implements AutoCloseable {
     private volatile String deathReason = "its control socket closed";
     private volatile CompletableFuture<ControlMessage> pending;
     private int nextId = 1;
-    private long poolUsed;
+    /** What of the pool is handed out to regions ({@code ProtectionDomain.allocateRegion}). */
+    private final io.srdnic.verbs.attach.FreeSpace poolSpace;
 
     private AttachedSession(Path dir, SocketChannel channel, OpenReply info) throws IOException {
         this.dir = dir;
@@ -65,6 +66,7 @@ final class AttachedSession implements AutoCloseable {
             this.pool = file.asSlice(info.poolOffset(), info.poolBytes());
             this.rings = file.asSlice(info.ringsOffset(), info.ringsBytes());
         }
+        this.poolSpace = new io.srdnic.verbs.attach.FreeSpace(pool.byteSize());
         this.reader = new Thread(this::readLoop, "srdnic-attached-" + info.shmPath());
         reader.setDaemon(true);
         reader.start();
@@ -236,16 +238,21 @@ final class AttachedSession implements AutoCloseable {
         return events.poll();
     }
 
-    /** {@code size} bytes of the pool, 64-byte aligned, never handed out again (the pool is not recycled). */
+    /** {@code size} bytes of the pool, 64-byte aligned, until {@link #free} gives them back. */
     synchronized MemorySegment allocate(long size) {
         checkAlive();
-        long at = SharedLayout.align(poolUsed);
-        if (size <= 0 || at + size > pool.byteSize()) {
-            throw new VerbsException("the attached context's shared pool (" + pool.byteSize() + " bytes, " + (pool.byteSize() - at)
-                + " left) cannot hold " + size + " bytes: open the context with a larger ContextConfig.attachedPoolBytes");
+        long at = size <= 0 ? -1 : poolSpace.allocate(size);
+        if (at < 0) {
+            throw new VerbsException("the attached context's shared pool (" + pool.byteSize() + " bytes, " + poolSpace.used()
+                + " in use) cannot hold " + size + " bytes: deregister regions it no longer needs, or open the context with a larger"
+                + " ContextConfig.attachedPoolBytes");
         }
-        poolUsed = at + size;
         return pool.asSlice(at, size);
+    }
+
+    /** Gives back a segment {@link #allocate} handed out (its region deregistered: nothing names its bytes any more). */
+    synchronized void free(MemorySegment segment) {
+        poolSpace.free(segment.address() - pool.address(), segment.byteSize());
     }
 
     /** Where [{@code segment}, +{@code length}) lies in the pool, or -1 when it is not wholly inside it. */

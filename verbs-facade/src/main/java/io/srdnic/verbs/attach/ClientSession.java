@@ -61,7 +61,8 @@ final class ClientSession {
     private MemorySegment file;
     private MemorySegment pool;
     private MemorySegment rings;
-    private long ringsUsed;
+    /** What of the ring area is handed out to the client's QPs, CQs and SRQs. */
+    private FreeSpace ringSpace;
     private final Map<Integer, ProtectionDomain> pds = new HashMap<>();
     private final Map<Integer, ServedCq> cqs = new HashMap<>();
     private final Map<Integer, ServedQp> qps = new HashMap<>();
@@ -144,6 +145,7 @@ final class ClientSession {
         file.set(java.lang.foreign.ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
         file.set(java.lang.foreign.ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
         rings = file.asSlice(SharedLayout.HEADER_BYTES, ringsBytes);
+        ringSpace = new FreeSpace(ringsBytes);
         pool = file.asSlice(poolOffset, poolBytes);
         context = on;
         DeviceAttributes a = on.queryDevice();
@@ -166,9 +168,16 @@ final class ClientSession {
         }
         int capacity = ShmRing.capacityFor(depth);
         long at = carveRing(capacity, CompletionRecord.BYTES);
+        ShmRing ring = ring(at, capacity, CompletionRecord.BYTES);
+        CompletionQueue embedded;
+        try {
+            embedded = context.createCq(depth);
+        } catch (RuntimeException e) {
+            releaseRing(ring);
+            throw e;
+        }
         int handle = nextCq++;
-        ServedCq cq = new ServedCq(handle, context.createCq(depth),
-            new ShmRing(rings.asSlice(at, ShmRing.bytes(capacity, CompletionRecord.BYTES)), capacity, CompletionRecord.BYTES));
+        ServedCq cq = new ServedCq(handle, embedded, ring);
         cqs.put(handle, cq);
         cqList.add(cq);
         return new HandleReply(handle, 0, at, capacity, 0, 0);
@@ -193,7 +202,30 @@ final class ClientSession {
         int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
         int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
         long sqAt = carveRing(sqCapacity, SendRecord.BYTES);
-        long rqAt = carveRing(rqCapacity, RecvRecord.BYTES);
+        ShmRing sq = ring(sqAt, sqCapacity, SendRecord.BYTES);
+        long rqAt;
+        try {
+            rqAt = carveRing(rqCapacity, RecvRecord.BYTES);
+        } catch (RuntimeException e) {
+            releaseRing(sq);
+            throw e;
+        }
+        ShmRing rq = ring(rqAt, rqCapacity, RecvRecord.BYTES);
+        QueuePair qp;
+        try {
+            qp = newQueuePair(r, type, pd, send, recv);
+        } catch (RuntimeException e) { // refused (bad attributes, an unknown SRQ or domain): its rings go back
+            releaseRing(sq);
+            releaseRing(rq);
+            throw e;
+        }
+        ServedQp served = new ServedQp(this, qp, sq, rq, send, recv);
+        qps.put(qp.qpNum(), served);
+        qpList.add(served);
+        return new HandleReply(qp.qpNum(), QpState.RESET.ordinal(), sqAt, sqCapacity, rqAt, rqCapacity);
+    }
+
+    private QueuePair newQueuePair(CreateQpRequest r, QpType type, ProtectionDomain pd, ServedCq send, ServedCq recv) {
         int sge = Math.min(r.maxSendSge(), SendRecord.MAX_SGE);
         QueuePair qp;
         if (type == QpType.SRC) {
@@ -206,12 +238,7 @@ final class ClientSession {
         } else {
             qp = pd.createQueuePair(type, send.cq, recv.cq, r.maxSendWr(), r.maxRecvWr(), sge, r.maxInlineData());
         }
-        ServedQp served = new ServedQp(this, qp,
-            new ShmRing(rings.asSlice(sqAt, ShmRing.bytes(sqCapacity, SendRecord.BYTES)), sqCapacity, SendRecord.BYTES),
-            new ShmRing(rings.asSlice(rqAt, ShmRing.bytes(rqCapacity, RecvRecord.BYTES)), rqCapacity, RecvRecord.BYTES), send, recv);
-        qps.put(qp.qpNum(), served);
-        qpList.add(served);
-        return new HandleReply(qp.qpNum(), QpState.RESET.ordinal(), sqAt, sqCapacity, rqAt, rqCapacity);
+        return qp;
     }
 
     boolean ownsQp(int qpn) {
@@ -227,11 +254,18 @@ final class ClientSession {
         ProtectionDomain pd = pd(r.pd());
         int capacity = ShmRing.capacityFor(Math.max(1, r.maxWr()));
         long at = carveRing(capacity, RecvRecord.BYTES);
-        ServedCq cq = r.xrcd() == 0 ? null : cq(r.cq());
-        SharedReceiveQueue srq = r.xrcd() == 0 ? pd.createSrq(r.maxWr(), r.maxSge(), r.limit())
-            : pd.createXrcSrq(xrcd(r.xrcd()), cq.cq, r.maxWr(), r.maxSge(), r.limit());
-        ServedSrq served = new ServedSrq(this, srq, new ShmRing(rings.asSlice(at, ShmRing.bytes(capacity, RecvRecord.BYTES)), capacity,
-            RecvRecord.BYTES), cq);
+        ShmRing ring = ring(at, capacity, RecvRecord.BYTES);
+        ServedCq cq;
+        SharedReceiveQueue srq;
+        try {
+            cq = r.xrcd() == 0 ? null : cq(r.cq());
+            srq = r.xrcd() == 0 ? pd.createSrq(r.maxWr(), r.maxSge(), r.limit())
+                : pd.createXrcSrq(xrcd(r.xrcd()), cq.cq, r.maxWr(), r.maxSge(), r.limit());
+        } catch (RuntimeException e) {
+            releaseRing(ring);
+            throw e;
+        }
+        ServedSrq served = new ServedSrq(this, srq, ring, cq);
         srqs.put(srq.srqNum(), served);
         srqList.add(served);
         return new HandleReply(srq.srqNum(), r.xrcd() == 0 ? 0 : srq.srqNumber(), at, capacity, 0, 0);
@@ -343,6 +377,8 @@ final class ClientSession {
                 qp.qp.destroy();
                 qps.remove(r.handle());
                 qpList.remove(qp);
+                releaseRing(qp.sq);
+                releaseRing(qp.rq);
             }
             case DestroyRequest.AH -> {
                 if (!ownsAh(r.handle())) {
@@ -363,12 +399,14 @@ final class ClientSession {
                 cq.cq.destroy();
                 cqs.remove(r.handle());
                 cqList.remove(cq);
+                releaseRing(cq.ring);
             }
             case DestroyRequest.SRQ -> {
                 ServedSrq srq = srq(r.handle());
                 srq.srq.destroy();
                 srqs.remove(r.handle());
                 srqList.remove(srq);
+                releaseRing(srq.ring);
             }
             case DestroyRequest.XRCD -> {
                 xrcd(r.handle()).close();
@@ -505,15 +543,27 @@ final class ClientSession {
         return n;
     }
 
+    /**
+     * A span of the ring area for a ring of {@code capacity} records, its indexes zeroed: the span
+     * may have held a destroyed object's ring, and a stale producer index would be read as records.
+     */
     private long carveRing(int capacity, int recordSize) {
-        long bytes = SharedLayout.align(ShmRing.bytes(capacity, recordSize));
-        if (ringsUsed + bytes > rings.byteSize()) {
-            throw new VerbsException("the context's ring area (" + rings.byteSize() + " bytes) is full: open it with a larger"
-                + " ContextConfig.attachedRingBytes");
+        long at = ringSpace.allocate(ShmRing.bytes(capacity, recordSize));
+        if (at < 0) {
+            throw new VerbsException("the context's ring area (" + rings.byteSize() + " bytes, " + ringSpace.used() + " in use) is full:"
+                + " destroy QPs, CQs or SRQs it no longer needs, or open it with a larger ContextConfig.attachedRingBytes");
         }
-        long at = ringsUsed;
-        ringsUsed += bytes;
+        rings.asSlice(at, ShmRing.RECORDS_OFFSET).fill((byte) 0);
         return at;
+    }
+
+    private ShmRing ring(long at, int capacity, int recordSize) {
+        return new ShmRing(rings.asSlice(at, ShmRing.bytes(capacity, recordSize)), capacity, recordSize);
+    }
+
+    /** Gives a destroyed object's ring back to the ring area (nothing reads or writes it any more: its object is gone on both sides). */
+    private void releaseRing(ShmRing ring) {
+        ringSpace.free(ring.segment().address() - rings.address(), ring.segment().byteSize());
     }
 
     private ProtectionDomain pd(int handle) {
