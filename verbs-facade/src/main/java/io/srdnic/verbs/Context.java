@@ -213,6 +213,11 @@ public final class Context implements AutoCloseable {
         return session != null ? ThreadingMode.DEDICATED : dataplane.mode;
     }
 
+    /** Whether the device is gone for everything made on this context: it was closed, or (attached) its dataplane died. */
+    public boolean isDeviceGone() {
+        return isClosed() || (session != null && session.isDead());
+    }
+
     /** Whether the context was closed (its device is gone for everything made on it). */
     public synchronized boolean isClosed() {
         return closed;

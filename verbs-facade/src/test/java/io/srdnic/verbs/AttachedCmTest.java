@@ -2,6 +2,7 @@ package io.srdnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpState;
@@ -203,6 +204,28 @@ class AttachedCmTest {
             awaitOnLoop(w, peer, CmEventType.DISCONNECTED); // the dataplane destroyed the dead client's id: its DREQ
             assertEquals(QpState.ERROR, w.onLoop(() -> peer.child.qp().query().state()));
             assertEquals(5, w.counter("objects_reclaimed"), "its CM id, QP, MR, CQ and PD");
+        }
+    }
+
+    /** rdma_cm tells every id DEVICE_REMOVAL when its device goes: so does an attached context when its dataplane dies. */
+    @Test
+    void shouldTellTheAttachedClientsIdsDeviceRemovalWhenTheDataplaneDies() {
+        AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir));
+        EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
+        try (Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()))) {
+            c.id.connect(new ConnParam());
+            CmEvent request = awaitOnLoop(w, peer, CmEventType.CONNECT_REQUEST);
+            w.onLoop(() -> {
+                peer.accept(request.id(), "");
+                peer.channel.ack(request);
+                return null;
+            });
+            c.channel.ack(await(c.channel, CmEventType.ESTABLISHED));
+            w.close(); // the dataplane is gone: its socket closes
+            CmEvent removal = await(c.channel, CmEventType.DEVICE_REMOVAL);
+            assertEquals(c.id, removal.id());
+            c.channel.ack(removal);
+            assertNull(c.channel.poll(), "once");
         }
     }
 

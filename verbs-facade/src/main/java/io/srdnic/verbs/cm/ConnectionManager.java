@@ -197,7 +197,12 @@ public final class ConnectionManager {
             return 1;
         }
         if (attached != null) {
-            return attached.progress();
+            int n = attached.progress();
+            if (context.isDeviceGone()) { // its dataplane died: what it sent before is delivered first
+                deviceRemoved();
+                return n + 1;
+            }
+            return n;
         }
         context.progress();
         int n;
@@ -370,7 +375,7 @@ public final class ConnectionManager {
         qp.postRecv(recvWr);
     }
 
-    /** The context was closed: every id hears DEVICE_REMOVAL once; the manager is done. */
+    /** The context was closed, or its dataplane died: every id hears DEVICE_REMOVAL once; the manager is done. */
     private void deviceRemoved() {
         removed = true;
         MANAGERS.remove(context);
