@@ -96,6 +96,18 @@ class AttachedCmTest {
         throw new AssertionError("no " + type + " at the embedded peer within 5 s");
     }
 
+    /** The client connects to the peer's listener, which accepts: ESTABLISHED taken. */
+    static void connect(AttachedWorld w, EmbeddedPeer peer, Client c) {
+        c.id.connect(new ConnParam());
+        CmEvent request = awaitOnLoop(w, peer, CmEventType.CONNECT_REQUEST);
+        w.onLoop(() -> {
+            peer.accept(request.id(), "");
+            peer.channel.ack(request);
+            return null;
+        });
+        c.channel.ack(await(c.channel, CmEventType.ESTABLISHED));
+    }
+
     static CmEvent await(EventChannel channel, CmEventType type) {
         CmEvent e = channel.await(5, TimeUnit.SECONDS);
         assertNotNull(e, "no event within 5 s, waiting for " + type);
@@ -192,14 +204,7 @@ class AttachedCmTest {
         try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir))) {
             EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
             Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()));
-            c.id.connect(new ConnParam());
-            CmEvent request = awaitOnLoop(w, peer, CmEventType.CONNECT_REQUEST);
-            w.onLoop(() -> {
-                peer.accept(request.id(), "");
-                peer.channel.ack(request);
-                return null;
-            });
-            c.channel.ack(await(c.channel, CmEventType.ESTABLISHED));
+            connect(w, peer, c);
             c.ctx.session.dieForTest();
             awaitOnLoop(w, peer, CmEventType.DISCONNECTED); // the dataplane destroyed the dead client's id: its DREQ
             assertEquals(QpState.ERROR, w.onLoop(() -> peer.child.qp().query().state()));
@@ -213,14 +218,7 @@ class AttachedCmTest {
         AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir));
         EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
         try (Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()))) {
-            c.id.connect(new ConnParam());
-            CmEvent request = awaitOnLoop(w, peer, CmEventType.CONNECT_REQUEST);
-            w.onLoop(() -> {
-                peer.accept(request.id(), "");
-                peer.channel.ack(request);
-                return null;
-            });
-            c.channel.ack(await(c.channel, CmEventType.ESTABLISHED));
+            connect(w, peer, c);
             w.close(); // the dataplane is gone: its socket closes
             CmEvent removal = await(c.channel, CmEventType.DEVICE_REMOVAL);
             assertEquals(c.id, removal.id());
