@@ -96,11 +96,20 @@ class DataplaneKillIT {
             "--time-limit-s", "240");
     }
 
-    /** A perf client; a round-trip run (lat) warms up for at least 12 s before its counted iterations. */
+    /**
+     * A perf client; a round-trip run (lat) warms up for at least 12 s before its counted iterations.
+     * RC's local ACK timeout is 1.07 s (code 18) rather than the CM's 67 ms: an RC QP gives up after
+     * 7 retries of it, and with seven JVMs and two dataplanes on two cores a dataplane thread was seen
+     * descheduled for half a second, which ended a run of the default's ~0.54 s in RETRY_EXCEEDED.
+     */
     private static List<String> client(Path dir, int oobPort, String transport, String mode, long iters) {
-        return List.of("perf", "--client", "127.0.0.1:" + oobPort, "--attach", dir.toString(), "--link", "memif", "--mode", mode,
-            "--transport", transport, "--size", "64", "--iters", Long.toString(iters), "--warmup", "1000", "--warmup-ms", "12000",
-            "--json", "--time-limit-s", "240");
+        List<String> args = new java.util.ArrayList<>(List.of("perf", "--client", "127.0.0.1:" + oobPort, "--attach", dir.toString(),
+            "--link", "memif", "--mode", mode, "--transport", transport, "--size", "64", "--iters", Long.toString(iters), "--warmup", "1000",
+            "--warmup-ms", "12000", "--json", "--time-limit-s", "240"));
+        if (transport.equals("rc")) {
+            args.addAll(List.of("--rc-ack-timeout", "18"));
+        }
+        return args;
     }
 
     /** Waits until {@code n} clients have attached to the dataplane in {@code dir}, as srdnic stat shows it. */

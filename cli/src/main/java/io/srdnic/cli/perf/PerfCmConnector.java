@@ -52,6 +52,8 @@ final class PerfCmConnector implements AutoCloseable {
     private final long regionAddress;
     private final int regionRkey;
     private final int srqNumber;
+    /** The QPs' local ACK timeout code, set before each connect and accept; 0: the CM's default. */
+    private final int ackTimeout;
     private QueuePair[] accepting;
     private CmId listener;
     private int expected;
@@ -65,13 +67,14 @@ final class PerfCmConnector implements AutoCloseable {
      * in its private data: the region at {@code regionAddress} (0: none) and the SRQ {@code srqNumber}
      * the peer's SRC messages name (0: RC).
      */
-    PerfCmConnector(Context context, boolean src, long regionAddress, int regionRkey, int srqNumber) {
+    PerfCmConnector(Context context, boolean src, long regionAddress, int regionRkey, int srqNumber, int ackTimeout) {
         ConnectionManager.of(context, CM_CONFIG);
         this.context = context;
         this.requesting = src ? XrcQpType.XRC_SEND : null;
         this.regionAddress = regionAddress;
         this.regionRkey = regionRkey;
         this.srqNumber = srqNumber;
+        this.ackTimeout = ackTimeout;
     }
 
     /** Listens for the peer's requests, one per QP of {@code qps} (RC QPs, or XRC_RECV QPs for SRC), each accepted on the QP of its index. */
@@ -91,10 +94,18 @@ final class PerfCmConnector implements AutoCloseable {
             id.resolveAddr(peerIp, PORT);
             id.resolveRoute();
             id.attachQp(qps[i]);
-            id.setMinRnrTimer(MIN_RNR_TIMER);
+            tune(id);
             id.connect(param.privateData(privateData(i)));
         }
         expected += qps.length;
+    }
+
+    /** What this side sets on each id before it connects or accepts: the RNR timer, and the local ACK timeout if asked. */
+    private void tune(CmId id) {
+        id.setMinRnrTimer(MIN_RNR_TIMER);
+        if (ackTimeout > 0) {
+            id.setAckTimeout(ackTimeout);
+        }
     }
 
     /** This side's private data for QP {@code index}: its index, then what the peer's requests name. */
@@ -162,7 +173,7 @@ final class PerfCmConnector implements AutoCloseable {
                 ids.add(id);
                 learn(e.privateData(), e.privateDataLength()); // RC: the client's region, for the server's WRITEs back
                 id.attachQp(accepting[index]);
-                id.setMinRnrTimer(MIN_RNR_TIMER);
+                tune(id);
                 id.accept(param.privateData(privateData(index)));
             }
             case ESTABLISHED -> {

@@ -119,6 +119,11 @@ public final class PerfCommand implements Callable<Integer> {
         description = "invoker: the test's own polls run the dataplane; dedicated: a dataplane thread per context (default ${DEFAULT-VALUE}).")
     String threading;
 
+    @Option(names = "--rc-ack-timeout", paramLabel = "CODE", description = "rc and src: the QPs' local ACK timeout, 4.096 us x 2^CODE,"
+        + " 1..31, set on both sides through the CM (ib_send_lat's -u; default: the CM's 14, 67 ms). With 7 retries a QP gives up"
+        + " after about 8 timeouts: lengthen it on a host whose threads can be descheduled for longer.")
+    Integer ackTimeout;
+
     @Option(names = "--json", description = "Print the result as one JSON object on the last line.")
     boolean json;
 
@@ -272,6 +277,13 @@ public final class PerfCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--set rc-paths is the path count of RC queue pairs: it needs --transport rc,"
                 + " was --transport " + transport + " (its paths are --set paths=N)");
         }
+        if (ackTimeout != null && (ackTimeout < 1 || ackTimeout > 31)) {
+            throw new ParameterException(spec.commandLine(), "--rc-ack-timeout is a code 1..31 (4.096 us x 2^code), was " + ackTimeout);
+        }
+        if (ackTimeout != null && !server && !transport.connected) {
+            throw new ParameterException(spec.commandLine(), "--rc-ack-timeout is the local ACK timeout of connected QPs: it needs"
+                + " --transport rc or src, was --transport " + transport);
+        }
         if (iters < 1 || iters > 1_000_000_000L) {
             throw new IllegalArgumentException("--iters must be 1..1000000000, was " + iters);
         }
@@ -306,10 +318,11 @@ public final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1) + " here, was " + cpu);
         }
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
+
         boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt();
         return new PerfParams(mode, op, transport, size, iters, w, warmupFloor * 1_000_000L, qps, window, timeoutMs * 1_000_000L, raw,
-            stats, id, timeLimitSeconds * 1_000_000_000L, corruptPayload);
+            stats, id, timeLimitSeconds * 1_000_000_000L, corruptPayload, ackTimeout == null ? 0 : ackTimeout);
     }
 
     private int report(PerfResult r) {
@@ -346,6 +359,9 @@ public final class PerfCommand implements Callable<Integer> {
         }
         if (corruptPayload) {
             a.add("--corrupt-payload");
+        }
+        if (p.ackTimeout() > 0) {
+            a.addAll(List.of("--rc-ack-timeout", Integer.toString(p.ackTimeout())));
         }
         settings.forEach((k, v) -> a.addAll(List.of("--set", k + "=" + v)));
         return a;

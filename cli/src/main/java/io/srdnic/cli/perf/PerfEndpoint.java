@@ -242,7 +242,8 @@ final class PerfEndpoint implements AutoCloseable {
 
     private PerfCmConnector connector() {
         if (connector == null) {
-            connector = new PerfCmConnector(context, targets != null, exposedAddress(), exposedRkey(), srq == null ? 0 : srq.srqNumber());
+            connector = new PerfCmConnector(context, targets != null, exposedAddress(), exposedRkey(), srq == null ? 0 : srq.srqNumber(),
+                params.ackTimeout());
         }
         return connector;
     }

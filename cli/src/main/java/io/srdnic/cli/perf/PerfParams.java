@@ -8,9 +8,11 @@ import java.util.Map;
 /**
  * What one perf run does, as the client sends it to the server in its first side-channel line
  * ({@code PARAMS key=value ...}): the server takes the client's parameters, as perftest's does.
+ * {@code ackTimeout}: RC and SRC QPs' local ACK timeout code (4.096 µs × 2^code), set through the
+ * CM on both sides; 0 leaves the CM's default.
  */
 record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, long warmup, long warmupNanos, int qps, int window,
-                  long timeoutNanos, boolean raw, boolean stats, int runId, long timeLimitNanos, boolean corruptPayload) {
+                  long timeoutNanos, boolean raw, boolean stats, int runId, long timeLimitNanos, boolean corruptPayload, int ackTimeout) {
 
     /** The largest SEND on SRD and UD: one message is one packet, at most the SRD MTU (less on some links). */
     static final int MAX_SEND_SIZE = 4096;
@@ -70,7 +72,7 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
     /** The same run as it went: latency mode warms up for at least {@code warmupNanos}, so maybe longer than asked. */
     PerfParams withWarmup(long done) {
         return new PerfParams(mode, op, transport, size, iters, done, warmupNanos, qps, window, timeoutNanos, raw, stats, runId,
-            timeLimitNanos, corruptPayload);
+            timeLimitNanos, corruptPayload, ackTimeout);
     }
 
     /**
@@ -139,7 +141,7 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
     String line() {
         return "mode=" + mode + " op=" + op + " transport=" + transport + " size=" + size + " iters=" + iters + " warmup=" + warmup + " warmup_ns=" + warmupNanos + " qps=" + qps
             + " window=" + window + " timeout_ns=" + timeoutNanos + " raw=" + raw + " stats=" + stats + " run_id=" + runId
-            + " time_limit_ns=" + timeLimitNanos + " corrupt_payload=" + corruptPayload;
+            + " time_limit_ns=" + timeLimitNanos + " corrupt_payload=" + corruptPayload + " ack_timeout=" + ackTimeout;
     }
 
     static PerfParams parse(String line) {
@@ -156,7 +158,7 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
                 Long.parseLong(f.get("iters")), Long.parseLong(f.get("warmup")), Long.parseLong(f.get("warmup_ns")), Integer.parseInt(f.get("qps")),
                 Integer.parseInt(f.get("window")), Long.parseLong(f.get("timeout_ns")), Boolean.parseBoolean(f.get("raw")),
                 Boolean.parseBoolean(f.get("stats")), Integer.parseInt(f.get("run_id")), Long.parseLong(f.get("time_limit_ns")),
-                Boolean.parseBoolean(f.get("corrupt_payload")));
+                Boolean.parseBoolean(f.get("corrupt_payload")), Integer.parseInt(f.getOrDefault("ack_timeout", "0")));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("bad PARAMS line '" + line + "': " + e.getMessage(), e);
         }

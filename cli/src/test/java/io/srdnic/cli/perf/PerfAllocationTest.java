@@ -34,7 +34,7 @@ class PerfAllocationTest {
     void shouldNotAllocatePerMessageOnceWarm(String mode, String transport, String op, String size, boolean counters) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
-            Integer.parseInt(size), 11000, 0, 0, 2, 32, Long.MAX_VALUE, false, false, 5, Long.MAX_VALUE, false);
+            Integer.parseInt(size), 11000, 0, 0, 2, 32, Long.MAX_VALUE, false, false, 5, Long.MAX_VALUE, false, 0);
         try (SimWorld world = new SimWorld(3, 16, LinkConfig.builder().build())) {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(config(31, counters), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(config(32, counters), Map.of()));

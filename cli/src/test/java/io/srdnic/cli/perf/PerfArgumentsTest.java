@@ -172,6 +172,20 @@ class PerfArgumentsTest {
     }
 
     @Test
+    void shouldTakeAnRcAckTimeoutCodeForConnectedQpsOnly() {
+        assertEquals(18, params("--link", "sim", "--transport", "rc", "--rc-ack-timeout", "18").ackTimeout());
+        assertEquals(0, params("--link", "sim", "--transport", "rc").ackTimeout(), "0: the CM's default");
+        for (String code : new String[] {"0", "32", "-1"}) {
+            assertTrue(refused(ParameterException.class, "--link", "sim", "--transport", "rc", "--rc-ack-timeout", code)
+                .startsWith("--rc-ack-timeout is a code 1..31"));
+        }
+        assertTrue(refused(ParameterException.class, "--link", "sim", "--transport", "srd", "--rc-ack-timeout", "18")
+            .startsWith("--rc-ack-timeout is the local ACK timeout of connected QPs"));
+        assertEquals(18, PerfParams.parse(params("--link", "sim", "--transport", "src", "--rc-ack-timeout", "18").line()).ackTimeout(),
+            "the server takes it from the client's PARAMS line");
+    }
+
+    @Test
     void shouldCheckRcSendsLikeWrites() {
         PerfParams lat = params("--link", "sim", "--transport", "rc");
         assertTrue(lat.serverReceives() && lat.serverReplies() && lat.serverChecks() && lat.clientChecks() && lat.checksPayload(),

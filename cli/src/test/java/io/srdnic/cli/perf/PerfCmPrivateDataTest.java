@@ -28,7 +28,7 @@ class PerfCmPrivateDataTest {
     void shouldTellTheRegionInTheCmsPrivateDataAndNotOnTheSideChannel(String transport, String mode, String op) {
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
             20_000, 200, 0,
-            0, 2, 8, Long.MAX_VALUE, false, false, 7, Long.MAX_VALUE, false);
+            0, 2, 8, Long.MAX_VALUE, false, false, 7, Long.MAX_VALUE, false, 0);
         try (SimWorld world = new SimWorld(5, 16, LinkConfig.builder().build())) {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(41), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(42), Map.of()));
