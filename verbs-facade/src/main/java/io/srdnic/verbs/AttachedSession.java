@@ -54,7 +54,7 @@ final class AttachedSession implements AutoCloseable {
     private volatile String deathReason = "its control socket closed";
     private volatile CompletableFuture<ControlMessage> pending;
     private int nextId = 1;
-    /** What of the pool is handed out to regions ({@code ProtectionDomain.allocateRegion}). */
+    /** What of the pool is handed out to regions ({@code ProtectionDomain.allocateRegion}); never taken back (see allocate). */
     private final io.srdnic.verbs.attach.FreeSpace poolSpace;
 
     private AttachedSession(Path dir, SocketChannel channel, OpenReply info) throws IOException {
@@ -238,21 +238,20 @@ final class AttachedSession implements AutoCloseable {
         return events.poll();
     }
 
-    /** {@code size} bytes of the pool, 64-byte aligned, until {@link #free} gives them back. */
+    /**
+     * {@code size} bytes of the pool, 64-byte aligned, never handed out again: a deregistered
+     * region's bytes may still be named by receives the dataplane holds and sends in flight (the
+     * transport does not look up the region again when data lands), so reusing them would let a
+     * message for the old region land in a new one.
+     */
     synchronized MemorySegment allocate(long size) {
         checkAlive();
         long at = size <= 0 ? -1 : poolSpace.allocate(size);
         if (at < 0) {
             throw new VerbsException("the attached context's shared pool (" + pool.byteSize() + " bytes, " + poolSpace.used()
-                + " in use) cannot hold " + size + " bytes: deregister regions it no longer needs, or open the context with a larger"
-                + " ContextConfig.attachedPoolBytes");
+                + " handed out) cannot hold " + size + " bytes: open the context with a larger ContextConfig.attachedPoolBytes");
         }
         return pool.asSlice(at, size);
-    }
-
-    /** Gives back a segment {@link #allocate} handed out (its region deregistered: nothing names its bytes any more). */
-    synchronized void free(MemorySegment segment) {
-        poolSpace.free(segment.address() - pool.address(), segment.byteSize());
     }
 
     /** Where [{@code segment}, +{@code length}) lies in the pool, or -1 when it is not wholly inside it. */

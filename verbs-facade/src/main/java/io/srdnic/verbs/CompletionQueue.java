@@ -116,10 +116,10 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
         if (destroyed) {
             throw new VerbsException("completion queue already destroyed");
         }
-        destroyed = true;
         if (context.session != null) {
-            context.session.request(new DestroyRequest(DestroyRequest.CQ, handle));
+            context.session.request(new DestroyRequest(DestroyRequest.CQ, handle)); // refused while a QP completes into it
         }
+        destroyed = true;
         context.cqDestroyed();
     }
 

@@ -279,9 +279,6 @@ public final class Context implements AutoCloseable {
         regions = table;
         regionCount--;
         mr.pd.mrs.decrementAndGet();
-        if (mr.pooled) {
-            session.free(mr.segment); // the dataplane has deregistered it: no packet lands in these bytes any more
-        }
     }
 
     MemoryRegion region(int lkey) {

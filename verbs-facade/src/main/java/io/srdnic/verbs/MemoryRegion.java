@@ -10,8 +10,6 @@ public final class MemoryRegion {
     final int lkey;
     final int rkey;
     volatile boolean deregistered;
-    /** Attached: its bytes were handed out of the shared pool by allocateRegion, and go back to it on deregister. */
-    boolean pooled;
 
     MemoryRegion(ProtectionDomain pd, MemorySegment segment, int access, int lkey) {
         this.pd = pd;

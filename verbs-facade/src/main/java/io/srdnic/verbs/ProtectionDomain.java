@@ -46,27 +46,16 @@ public final class ProtectionDomain {
 
     /**
      * {@code size} bytes of memory, registered with {@link Access} flags: from the shared pool on an
-     * attached context (the only memory the dataplane process can reach; deregistering the region
-     * gives its bytes back to the pool), else from an arena that lives as long as the context. What an application that runs both ways should allocate its buffers with.
+     * attached context (the only memory the dataplane process can reach), else from an arena that
+     * lives as long as the context. What an application that runs both ways should allocate its buffers with.
      */
     public MemoryRegion allocateRegion(long size, int access) {
         checkAlive();
         if (size <= 0) {
             throw new VerbsException("a region needs at least one byte, asked " + size);
         }
-        if (context.session == null) {
-            return registerMemory(context.arena().allocate(size, 64), access);
-        }
-        MemorySegment segment = context.session.allocate(size);
-        MemoryRegion mr;
-        try {
-            mr = registerMemory(segment, access);
-        } catch (RuntimeException e) {
-            context.session.free(segment);
-            throw e;
-        }
-        mr.pooled = true; // its bytes go back to the pool when it is deregistered
-        return mr;
+        MemorySegment segment = context.session != null ? context.session.allocate(size) : context.arena().allocate(size, 64);
+        return registerMemory(segment, access);
     }
 
     /** An address handle for a remote device (its MAC, IPv4 address and SRD UDP port). */

@@ -13,7 +13,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * What one pass of the attach server's loop does with a client's work: a send the client posted
  * leaves in the pass that takes it from the ring, not one pass later. Every pass a record waits
- * is a whole loop of every port and client added to each message's latency.
+ * is a whole loop of every port and client added to each message's latency. Served CQs take
+ * completions without running a cycle of their own ({@code CompletionQueue.pollCompleted}, tested
+ * in VerbsSimTest), so it is the pass's order — posts, then the ports' cycles — that sends it:
+ * with the cycles first this fails.
  */
 class AttachServerDutyCycleTest {
     static {

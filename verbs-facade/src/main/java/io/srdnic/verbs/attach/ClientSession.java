@@ -396,6 +396,7 @@ final class ClientSession {
             }
             case DestroyRequest.CQ -> {
                 ServedCq cq = cq(r.handle());
+                checkUnused(cq);
                 cq.cq.destroy();
                 cqs.remove(r.handle());
                 cqList.remove(cq);
@@ -555,6 +556,20 @@ final class ClientSession {
         }
         rings.asSlice(at, ShmRing.RECORDS_OFFSET).fill((byte) 0);
         return at;
+    }
+
+    /** A CQ a QP or an XRC SRQ still completes into is busy (EBUSY in verbs): its ring would be handed out while still written. */
+    private void checkUnused(ServedCq cq) {
+        for (ServedQp qp : qpList) {
+            if (qp.completesInto(cq)) {
+                throw new VerbsException("CQ " + cq.handle + " is in use by QP " + qp.qp.qpNum() + ": destroy the QP first");
+            }
+        }
+        for (ServedSrq srq : srqList) {
+            if (srq.completesInto(cq)) {
+                throw new VerbsException("CQ " + cq.handle + " is in use by an XRC SRQ: destroy the SRQ first");
+            }
+        }
     }
 
     private ShmRing ring(long at, int capacity, int recordSize) {

@@ -44,6 +44,10 @@ final class ServedQp implements ReceiveRing.Target {
         this.recvCq = recvCq;
     }
 
+    boolean completesInto(ServedCq cq) {
+        return sendCq == cq || recvCq == cq;
+    }
+
     /** Posts what the client put in its rings; returns the records taken, or {@link ShmRing#CORRUPT}. */
     int pump() {
         int sends = pumpSends();

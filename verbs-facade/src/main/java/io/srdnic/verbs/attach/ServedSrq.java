@@ -27,6 +27,10 @@ final class ServedSrq implements ReceiveRing.Target {
         this.cq = cq;
     }
 
+    boolean completesInto(ServedCq cq) {
+        return this.cq == cq;
+    }
+
     /** Posts what the client put in the ring; returns the records taken, or {@link ShmRing#CORRUPT}. */
     int pump() {
         int n = ring.available();
