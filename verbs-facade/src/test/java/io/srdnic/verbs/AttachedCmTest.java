@@ -224,6 +224,7 @@ class AttachedCmTest {
             assertEquals(c.id, removal.id());
             c.channel.ack(removal);
             assertNull(c.channel.poll(), "once");
+            c.id.destroy(); // as rdma_destroy_id after DEVICE_REMOVAL: it must work with the device gone
         }
     }
 

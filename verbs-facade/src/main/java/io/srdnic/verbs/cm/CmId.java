@@ -400,7 +400,7 @@ public final class CmId {
             if (state == CmState.DESTROYED) {
                 throw new VerbsException("CM id already destroyed");
             }
-            boolean deviceGone = cm.context.isClosed();
+            boolean deviceGone = cm.context.isDeviceGone(); // closed, or (attached) its dataplane died: nothing to tell it
             if (cm.attached != null) {
                 if (!deviceGone) {
                     cm.attached.call(this, CmRequest.DESTROY);

@@ -197,8 +197,11 @@ public final class ConnectionManager {
             return 1;
         }
         if (attached != null) {
+            // Read before the events are taken: the reader thread queues the dataplane's last events
+            // before it marks the session dead, so all of them are delivered before DEVICE_REMOVAL.
+            boolean gone = context.isDeviceGone();
             int n = attached.progress();
-            if (context.isDeviceGone()) { // its dataplane died: what it sent before is delivered first
+            if (gone) {
                 deviceRemoved();
                 return n + 1;
             }
