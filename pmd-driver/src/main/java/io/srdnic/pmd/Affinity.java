@@ -42,9 +42,22 @@ public final class Affinity {
 
     /** The calling thread's CPU set, for {@link #restoreCurrentThread} (a thread that pins itself for a while puts it back). */
     public static byte[] currentThreadCpus() {
+        return cpusOf(0);
+    }
+
+    /**
+     * The process's CPU set: its first thread's (the one the kernel started, whose affinity is what
+     * the process was launched with, taskset or cpuset), whatever the calling thread was pinned to.
+     */
+    public static byte[] processCpus() {
+        return cpusOf((int) ProcessHandle.current().pid());
+    }
+
+    /** sched_getaffinity of thread {@code tid} (0: the calling one). */
+    private static byte[] cpusOf(int tid) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment set = arena.allocate(CPU_SETSIZE_BYTES);
-            int rc = (int) SCHED_GETAFFINITY.invokeExact(0, (long) CPU_SETSIZE_BYTES, set);
+            int rc = (int) SCHED_GETAFFINITY.invokeExact(tid, (long) CPU_SETSIZE_BYTES, set);
             if (rc != 0) {
                 throw new IllegalStateException("sched_getaffinity failed");
             }
@@ -54,6 +67,18 @@ public final class Affinity {
         } catch (Throwable t) {
             throw new IllegalStateException("sched_getaffinity failed", t);
         }
+    }
+
+    /** Whether every CPU of {@code part} is in {@code whole}, and {@code whole} has more. */
+    public static boolean isStrictSubset(byte[] part, byte[] whole) {
+        boolean more = false;
+        for (int i = 0; i < Math.min(part.length, whole.length); i++) {
+            if ((part[i] & ~whole[i]) != 0) {
+                return false;
+            }
+            more |= (whole[i] & ~part[i]) != 0;
+        }
+        return more;
     }
 
     /** Gives the calling thread back a CPU set {@link #currentThreadCpus} returned. */

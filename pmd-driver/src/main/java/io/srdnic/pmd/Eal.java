@@ -56,6 +56,15 @@ public final class Eal implements AutoCloseable {
         }
         List<String> args = config.toArguments();
         LOG.log(System.Logger.Level.DEBUG, "rte_eal_init {0}", args);
+        // EAL runs its control threads (the interrupt thread: memif connections, link changes) on the
+        // CPUs the calling thread may use outside every lcore, else on lcore 0's. A caller pinned to
+        // its loop's CPU would put them beside that busy loop: let it use the process's CPUs while
+        // EAL starts (lcore 0's map, made above, still names the pinned CPU, and EAL pins it back).
+        byte[] caller = Affinity.currentThreadCpus();
+        byte[] process = Affinity.processCpus();
+        if (config.defaultLcores() && Affinity.isStrictSubset(caller, process)) {
+            Affinity.restoreCurrentThread(process);
+        }
         MemorySegment argv = Arena.global().allocate(ValueLayout.ADDRESS, args.size() + 1L);
         for (int i = 0; i < args.size(); i++) {
             // EAL keeps pointers into argv: the strings live in the global arena for the whole process.
@@ -63,6 +72,9 @@ public final class Eal implements AutoCloseable {
         }
         everStarted = true;
         int rc = rte_eal_h.rte_eal_init(args.size(), argv);
+        if (!java.util.Arrays.equals(Affinity.currentThreadCpus(), caller) && config.defaultLcores()) {
+            Affinity.restoreCurrentThread(caller); // a refused start, or EAL left it widened: as the caller had it
+        }
         if (rc < 0) {
             // EAL may have got as far as making its runtime directory (a hugepage request that
             // finds none fails after it): nothing of a refused start stays under /var/run/dpdk.

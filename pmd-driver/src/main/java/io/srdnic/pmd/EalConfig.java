@@ -83,6 +83,37 @@ public final class EalConfig {
         return this;
     }
 
+    /** Whether lcore 0's CPUs are the starting thread's own (no {@link #lcores} map given). */
+    boolean defaultLcores() {
+        return lcores == null;
+    }
+
+    /** lcore 0 on the starting thread's CPUs; on a host with more CPUs than a fixed-size set holds, on all of them as before. */
+    private static String defaultLcoreMap() {
+        try {
+            return lcoreMap(Affinity.currentThreadCpus());
+        } catch (IllegalStateException e) {
+            return "0@(0-" + (Runtime.getRuntime().availableProcessors() - 1) + ")";
+        }
+    }
+
+    /**
+     * {@code 0@(cpus)} for EAL's --lcores. EAL's parser takes a range that starts at RTE_MAX_LCORE
+     * (128 in Debian's build) for one with no start, so such a range is written as its first CPU
+     * and the rest ("128,129-255"), which EAL reads right.
+     */
+    static String lcoreMap(byte[] cpus) {
+        StringBuilder list = new StringBuilder();
+        for (String part : Affinity.cpuList(cpus).split(",")) {
+            if (part.startsWith("128-")) {
+                String end = part.substring(4);
+                part = end.equals("129") ? "128,129" : "128,129-" + end;
+            }
+            list.append(list.isEmpty() ? "" : ",").append(part);
+        }
+        return "0@(" + list + ")";
+    }
+
     public String filePrefix() {
         return filePrefix;
     }
@@ -92,7 +123,7 @@ public final class EalConfig {
         args.add("srdnic");
         // EAL sets its calling thread's CPU set to lcore 0's: by default the one the thread has, so a
         // loop pinned before EAL starts stays where it was put (0@(0-N) moved it off its CPU).
-        args.add("--lcores=" + (lcores != null ? lcores : "0@(" + Affinity.cpuList(Affinity.currentThreadCpus()) + ")"));
+        args.add("--lcores=" + (lcores != null ? lcores : defaultLcoreMap()));
         args.add("--file-prefix=" + filePrefix);
         args.add("--no-telemetry");
         args.add("--log-level=" + logLevel);
