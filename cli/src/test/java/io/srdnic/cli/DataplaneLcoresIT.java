@@ -37,7 +37,10 @@ class DataplaneLcoresIT {
         String socket = "/run/srdnic-lcoresit-" + pid + ".sock";
         int oob0 = 20000 + (int) (pid % 20000);
         int oob1 = oob0 + 1;
-        try (PeerProcess planeA = PeerProcess.start("dataplane A", null, plane(MemifSpec.of("server", socket), a, "10.0.0.1", 2))) {
+        // A takes its options from a --config file, its two lcores among them (the hand-off below needs both), and a transport setting.
+        Path conf = Files.writeString(dir.resolve("a.conf"), "# dataplane A\nport = " + MemifSpec.of("server", socket) + "\ndir = " + a
+            + "\nip = 10.0.0.1\nlcores = 2\nlog-level = WARNING\nset.rto-min-us = 100\n");
+        try (PeerProcess planeA = PeerProcess.start("dataplane A", null, List.of("dataplane", "--config", conf.toString()))) {
             planeA.await("ready", 60_000);
             try (PeerProcess planeB = PeerProcess.start("dataplane B", null, plane(MemifSpec.of("client", socket), b, "10.0.0.9", 1))) {
                 planeA.await("link up", 60_000);

@@ -1,11 +1,14 @@
 package io.srdnic.cli.dataplane;
 
 import io.srdnic.pmd.lcore.HandoffCounts;
+import io.srdnic.srd.transport.SrdConfig;
 import io.srdnic.verbs.attach.AttachServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -14,7 +17,9 @@ import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code srdnic dataplane}: the dedicated dataplane process. It owns its ports (EAL runs here),
@@ -33,7 +38,16 @@ import picocli.CommandLine.Option;
 public final class DataplaneCommand implements Callable<Integer> {
     private static final System.Logger LOG = System.getLogger(DataplaneCommand.class.getName());
 
-    @Option(names = "--port", required = true, paramLabel = "SPEC",
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, log-level;"
+            + " port repeats; set.KEY for a transport setting); options on the command line win.")
+    Path config;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+        description = "A transport setting of every context (docs/configuration.md), e.g. --set rto-min-us=200; repeatable.")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    @Option(names = "--port", paramLabel = "SPEC",
         description = "A DPDK device by its EAL spec, e.g. net_memif0,role=server,socket=/run/m.sock (repeatable; with one lcore port i gets --ip + i).")
     List<String> ports = new ArrayList<>();
 
@@ -65,10 +79,77 @@ public final class DataplaneCommand implements Callable<Integer> {
     @Option(names = "--log-level", defaultValue = "INFO", description = "SEVERE, WARNING, INFO, FINE (default ${DEFAULT-VALUE}); logs go to stderr.")
     String logLevel;
 
+    @Spec
+    CommandSpec spec;
+
     private volatile boolean quit;
+
+    /**
+     * Takes what {@code --config} sets for every option the command line does not, then checks the
+     * whole: a port at least, and transport settings the transport knows.
+     */
+    void applyConfig() {
+        if (config != null) {
+            DataplaneConfigFile file = DataplaneConfigFile.read(config);
+            if (!given("--port") && !file.values("port").isEmpty()) {
+                ports = new ArrayList<>(file.values("port"));
+            }
+            String v;
+            if (!given("--lcores") && (v = file.value("lcores")) != null) {
+                lcores = number("lcores", v);
+            }
+            if (!given("--cpu") && (v = file.value("cpu")) != null) {
+                cpus = new ArrayList<>();
+                for (String cpu : v.split(",")) {
+                    cpus.add(number("cpu", cpu.strip()));
+                }
+            }
+            if (!given("--dir") && (v = file.value("dir")) != null) {
+                dir = Path.of(v);
+            }
+            if (!given("--shm-dir") && (v = file.value("shm-dir")) != null) {
+                shmDir = Path.of(v);
+            }
+            if (!given("--ip") && (v = file.value("ip")) != null) {
+                ip = v;
+            }
+            if (!given("--memory-mb") && (v = file.value("memory-mb")) != null) {
+                memoryMb = number("memory-mb", v);
+            }
+            if (!given("--busy-spin") && (v = file.value("busy-spin")) != null) {
+                if (!v.equals("true") && !v.equals("false")) {
+                    throw new IllegalArgumentException("--config " + config + ": busy-spin is true or false, was " + v);
+                }
+                busySpin = Boolean.parseBoolean(v);
+            }
+            if (!given("--log-level") && (v = file.value("log-level")) != null) {
+                logLevel = v;
+            }
+            Map<String, String> merged = new LinkedHashMap<>(file.settings());
+            merged.putAll(settings); // --set wins
+            settings = merged;
+        }
+        if (ports.isEmpty()) {
+            throw new IllegalArgumentException("no port: give --port SPEC, or port = SPEC in --config");
+        }
+        settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before EAL starts
+    }
+
+    private boolean given(String option) {
+        return spec != null && spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    private int number(String key, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--config " + config + ": " + key + " is a number, was " + value);
+        }
+    }
 
     @Override
     public Integer call() throws Exception {
+        applyConfig();
         if (lcores < 1 || lcores > 64) {
             throw new IllegalArgumentException("--lcores must be 1..64, was " + lcores);
         }
@@ -76,7 +157,7 @@ public final class DataplaneCommand implements Callable<Integer> {
         int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
         try (PidLock lock = PidLock.acquire(dir)) {
             DataplaneSetup setup = new DataplaneSetup(List.copyOf(ports), lcores, List.copyOf(cpus), firstIp, dir, shmDir, lock.path(), memoryMb,
-                busySpin);
+                busySpin, Map.copyOf(settings));
             HandoffCounts[] counts = new HandoffCounts[lcores];
             Arrays.setAll(counts, k -> new HandoffCounts());
             CompletableFuture<DataplanePorts> portsOpened = new CompletableFuture<>();

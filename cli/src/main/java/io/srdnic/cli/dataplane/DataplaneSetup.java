@@ -2,10 +2,11 @@ package io.srdnic.cli.dataplane;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
-/** What every lcore of one dataplane is told: its ports, how many lcores, where things go. */
+/** What every lcore of one dataplane is told: its ports, how many lcores, where things go, its transports' settings. */
 record DataplaneSetup(List<String> ports, int lcores, List<Integer> cpus, int firstIp, Path dir, Path shmDir, Path pidFile, int memoryMb,
-                      boolean busySpin) {
+                      boolean busySpin, Map<String, String> srdSettings) {
 
     /** Where lcore {@code k}'s clients attach: DIR itself for lcore 0 (as with one lcore), {@code DIR/lcore-<k>} for the others. */
     Path attachDir(int k) {

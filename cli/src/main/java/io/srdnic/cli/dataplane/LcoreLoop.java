@@ -82,7 +82,9 @@ final class LcoreLoop implements Runnable {
             ports = portsOpened.join();
             for (int p = 0; p < ports.count(); p++) {
                 Device device = Device.of(ports.contextName(p, index), ports.lane(p, index), System::nanoTime);
-                contexts.add(Context.open(device, new ContextConfig().mode(ThreadingMode.INVOKER).ip(ports.ip(p, index)).countersDir(setup.dir())));
+                ContextConfig config = new ContextConfig().mode(ThreadingMode.INVOKER).ip(ports.ip(p, index)).countersDir(setup.dir());
+                setup.srdSettings().forEach(config.srd()::set);
+                contexts.add(Context.open(device, config));
             }
             // Client ids (and the shared files named by them) are numbered per lcore so that no two servers' clients share one.
             server = new AttachServer(Files.createDirectories(setup.attachDir(index)), contexts, AllowRule.sameUserOrRoot(setup.pidFile()),

@@ -1,0 +1,57 @@
+package io.srdnic.cli.dataplane;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code srdnic dataplane --config FILE}: the file fills what the command line leaves out, and the command line wins. */
+class DataplaneOptionsTest {
+    @TempDir
+    Path tmp;
+
+    private DataplaneCommand parsed(String... args) {
+        DataplaneCommand cmd = new DataplaneCommand();
+        new CommandLine(cmd).parseArgs(args);
+        cmd.applyConfig();
+        return cmd;
+    }
+
+    @Test
+    void shouldTakeTheFileForWhatTheCommandLineLeavesOut() throws Exception {
+        Path file = Files.writeString(tmp.resolve("dp.conf"), """
+            port = net_memif0,role=server,socket=/run/a.sock
+            lcores = 2
+            cpu = 1, 0
+            dir = /run/srdnic-a
+            ip = 10.1.0.1
+            busy-spin = true
+            set.rto-min-us = 200
+            set.paths = 4
+            """);
+        DataplaneCommand cmd = parsed("--config", file.toString(), "--lcores", "1", "--set", "paths=8");
+        assertEquals(List.of("net_memif0,role=server,socket=/run/a.sock"), cmd.ports);
+        assertEquals(1, cmd.lcores, "the command line wins");
+        assertEquals(List.of(1, 0), cmd.cpus);
+        assertEquals(Path.of("/run/srdnic-a"), cmd.dir);
+        assertEquals("10.1.0.1", cmd.ip);
+        assertTrue(cmd.busySpin);
+        assertEquals(Map.of("rto-min-us", "200", "paths", "8"), cmd.settings, "--set wins over set.paths");
+        assertEquals(512, cmd.memoryMb, "the default where neither says");
+    }
+
+    @Test
+    void shouldRefuseAMissingPortAndUnknownSettings() throws Exception {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--lcores", "1")).getMessage().startsWith("no port"));
+        Path file = Files.writeString(tmp.resolve("bad.conf"), "port = net_ring0\nset.no-such-setting = 1\n");
+        assertThrows(IllegalArgumentException.class, () -> parsed("--config", file.toString()));
+        assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--set", "rto-min-us=minus"));
+    }
+}
