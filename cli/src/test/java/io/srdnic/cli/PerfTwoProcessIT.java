@@ -72,8 +72,12 @@ class PerfTwoProcessIT {
     @CsvSource({"srd,lat,send", "srd,bw,send", "ud,bw,send", "srd,lat,write", "rc,lat,send", "rc,bw,write", "src,lat,send"})
     void shouldRunAttachedToTwoDataplanesJoinedByMemif(String transport, String mode, String op, @TempDir Path dir) throws Exception {
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
-        CliRun run = CliRun.of("perf", "--link", "memif", "--attach", dir.toString(), "--transport", transport, "--mode", mode, "--op", op,
-            "--size", "64", "--iters", mode.equals("lat") ? "1000" : "20000", "--warmup-ms", "0", "--json");
+        List<String> args = new java.util.ArrayList<>(List.of("perf", "--link", "memif", "--attach", dir.toString(), "--transport", transport,
+            "--mode", mode, "--op", op, "--size", "64", "--iters", mode.equals("lat") ? "1000" : "20000", "--warmup-ms", "0", "--json"));
+        if (transport.equals("srd") && mode.equals("bw")) {
+            args.addAll(List.of("--set", "ack-every=8")); // a transport setting: perf gives it to the dataplanes it starts
+        }
+        CliRun run = CliRun.of(args.toArray(String[]::new));
         assertEquals(0, run.status(), run.stdout());
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, mode, false);

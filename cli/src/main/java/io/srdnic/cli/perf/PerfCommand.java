@@ -216,22 +216,26 @@ public final class PerfCommand implements Callable<Integer> {
             // The largest payload in one frame (af_xdp sizes its veth pair's MTU by it): an SRD or UD SEND's. An RDMA message or an
             // RC SEND is cut into packets of at most af_xdp's SRD MTU: a larger veth MTU is one its 2 KiB umem frames cannot take.
             case memif, af_xdp -> attach != null
-                ? TwoProcessPerf.runAttached(attach, childArgs(p), pairCpu(1), pairCpu(0), dataplaneBusySpin, timeLimitSeconds * 1000L)
+                ? TwoProcessPerf.runAttached(attach, childArgs(p, false), settings, pairCpu(1), pairCpu(0), dataplaneBusySpin,
+                    timeLimitSeconds * 1000L)
                 : TwoProcessPerf.run(link, op.rdma() || transport.connected ? Math.min(size, PerfPort.AF_XDP_SRD_MTU) : size,
-                childArgs(p), pairCpu(1), pairCpu(0), timeLimitSeconds * 1000L);
+                childArgs(p, true), pairCpu(1), pairCpu(0), timeLimitSeconds * 1000L);
         };
     }
 
     /**
      * What runs attached: every transport over memif (RC and SRC connected by the dataplanes'
-     * connection managers); the transport settings are the dataplane's.
+     * connection managers). The transport settings are the dataplane's: perf gives --set to the
+     * two it starts, and refuses it for a side attached to a dataplane it did not start.
      */
     private void checkAttachable() {
-        if (role == null && !server && client == null && link != Link.memif) {
+        boolean startsDataplanes = role == null && !server && client == null;
+        if (startsDataplanes && link != Link.memif) {
             throw new ParameterException(spec.commandLine(), "--attach starts its two dataplanes joined by memif: use --link memif");
         }
-        if (!settings.isEmpty()) {
-            throw new ParameterException(spec.commandLine(), "--set configures the transport, which runs in the dataplane when attached");
+        if (!settings.isEmpty() && !startsDataplanes) {
+            throw new ParameterException(spec.commandLine(), "--set configures the transport, which runs in the dataplane when attached:"
+                + " give it to srdnic dataplane (--set, or set.KEY in its --config)");
         }
     }
 
@@ -340,8 +344,11 @@ public final class PerfCommand implements Callable<Integer> {
 
     // ---------------------------------------------------------------- two processes
 
-    /** The arguments of both children: the run's parameters, fixed (warm-up and run id included), and this side's link. */
-    private List<String> childArgs(PerfParams p) {
+    /**
+     * The arguments of both children: the run's parameters, fixed (warm-up and run id included), and
+     * this side's link; the transport settings too when the children run the transports (not attached).
+     */
+    private List<String> childArgs(PerfParams p, boolean withSettings) {
         List<String> a = new ArrayList<>(List.of("perf", "--mode", p.mode().name(), "--op", p.op().name(), "--transport", p.transport().name(),
             "--size", Integer.toString(p.size()), "--iters", Long.toString(p.iters()), "--warmup", Long.toString(p.warmup()),
             "--warmup-ms", Long.toString(p.warmupNanos() / 1_000_000),
@@ -363,7 +370,9 @@ public final class PerfCommand implements Callable<Integer> {
         if (p.ackTimeout() > 0) {
             a.addAll(List.of("--rc-ack-timeout", Integer.toString(p.ackTimeout())));
         }
-        settings.forEach((k, v) -> a.addAll(List.of("--set", k + "=" + v)));
+        if (withSettings) {
+            settings.forEach((k, v) -> a.addAll(List.of("--set", k + "=" + v)));
+        }
         return a;
     }
 

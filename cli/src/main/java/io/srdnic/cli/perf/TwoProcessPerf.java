@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -65,7 +66,8 @@ final class TwoProcessPerf {
      * and {@code dir}/client, each pinned to its side's CPU), a perf child attached to each
      * (unpinned: on two cores it shares its dataplane's), the dataplanes stopped with SIGTERM after.
      */
-    static int runAttached(Path dir, List<String> childArgs, int serverCpu, int clientCpu, boolean busySpin, long timeLimitMillis) {
+    static int runAttached(Path dir, List<String> childArgs, Map<String, String> settings, int serverCpu, int clientCpu, boolean busySpin,
+                           long timeLimitMillis) {
         String socket = "/run/srdnic-perf-" + ProcessHandle.current().pid() + ".sock";
         Path serverDir = dir.resolve("server");
         Path clientDir = dir.resolve("client");
@@ -76,13 +78,13 @@ final class TwoProcessPerf {
             throw new IllegalStateException("cannot make the dataplanes' directories in " + dir + ": " + e.getMessage(), e);
         }
         PeerProcess serverPlane = PeerProcess.start("server dataplane", null,
-            dataplaneArgs(MemifSpec.of("server", socket), serverDir, "10.0.0.1", serverCpu, busySpin));
+            dataplaneArgs(MemifSpec.of("server", socket), serverDir, "10.0.0.1", serverCpu, busySpin, settings));
         PeerProcess clientPlane = null;
         try {
             // The memif client connects when its port starts and does not try again: the server must listen first.
             serverPlane.await("ready", 60_000);
             clientPlane = PeerProcess.start("client dataplane", null,
-                dataplaneArgs(MemifSpec.of("client", socket), clientDir, "10.0.0.2", clientCpu, busySpin));
+                dataplaneArgs(MemifSpec.of("client", socket), clientDir, "10.0.0.2", clientCpu, busySpin, settings));
             serverPlane.await("link up", 60_000); // only then can SRD reach its peer
             clientPlane.await("link up", 60_000);
             return runChildren(null, with(childArgs, "--role", "server", "--attach", serverDir.toString()),
@@ -95,12 +97,14 @@ final class TwoProcessPerf {
         }
     }
 
-    private static List<String> dataplaneArgs(String port, Path dir, String ip, int cpu, boolean busySpin) {
+    /** A dataplane's arguments; the run's transport settings ({@code perf --set}) are its to apply. */
+    static List<String> dataplaneArgs(String port, Path dir, String ip, int cpu, boolean busySpin, Map<String, String> settings) {
         List<String> a = new ArrayList<>(List.of("dataplane", "--port", port, "--dir", dir.toString(), "--ip", ip, "--cpu",
             Integer.toString(cpu), "--log-level", "WARNING"));
         if (busySpin) {
             a.add("--busy-spin");
         }
+        settings.forEach((k, v) -> a.addAll(List.of("--set", k + "=" + v)));
         return a;
     }
 

@@ -10,6 +10,7 @@ import io.srdnic.cli.perf.PerfParams.Op;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -172,6 +173,13 @@ class PerfArgumentsTest {
     }
 
     @Test
+    void shouldGiveTheTransportSettingsToTheDataplanesItStarts() {
+        List<String> args = TwoProcessPerf.dataplaneArgs("net_memif0", java.nio.file.Path.of("/tmp/d"), "10.0.0.1", 1, false,
+            new java.util.LinkedHashMap<>(java.util.Map.of("ack-every", "8")));
+        assertEquals(List.of("--set", "ack-every=8"), args.subList(args.size() - 2, args.size()));
+    }
+
+    @Test
     void shouldTakeAnRcAckTimeoutCodeForConnectedQpsOnly() {
         assertEquals(18, params("--link", "sim", "--transport", "rc", "--rc-ack-timeout", "18").ackTimeout());
         assertEquals(0, params("--link", "sim", "--transport", "rc").ackTimeout(), "0: the CM's default");
@@ -222,8 +230,10 @@ class PerfArgumentsTest {
         assertEquals(PerfParams.Transport.rc, params("--link", "memif", "--attach", "/tmp/x", "--transport", "rc").transport());
         assertEquals(PerfParams.Transport.src, params("--link", "memif", "--attach", "/tmp/x", "--transport", "src").transport());
         assertTrue(refused(ParameterException.class, "--link", "ring", "--attach", "/tmp/x").contains("--link memif"));
-        assertTrue(refused(ParameterException.class, "--link", "memif", "--attach", "/tmp/x", "--set", "paths=2")
-            .contains("runs in the dataplane"));
+        assertEquals(PerfParams.Transport.srd, params("--link", "memif", "--attach", "/tmp/x", "--set", "paths=2").transport(),
+            "the dataplanes perf starts take --set");
+        assertTrue(refused(ParameterException.class, "--server", "--attach", "/tmp/x", "--set", "paths=2")
+            .contains("give it to srdnic dataplane"), "a dataplane perf did not start has its own settings");
         assertEquals(PerfParams.Transport.ud, params("--link", "memif", "--attach", "/tmp/x", "--transport", "ud").transport());
         assertEquals(Op.write, params("--server", "--attach", "/tmp/x", "--op", "write").op());
     }
