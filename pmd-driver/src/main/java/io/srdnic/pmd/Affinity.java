@@ -69,16 +69,13 @@ public final class Affinity {
         }
     }
 
-    /** Whether every CPU of {@code part} is in {@code whole}, and {@code whole} has more. */
-    public static boolean isStrictSubset(byte[] part, byte[] whole) {
-        boolean more = false;
-        for (int i = 0; i < Math.min(part.length, whole.length); i++) {
-            if ((part[i] & ~whole[i]) != 0) {
-                return false;
-            }
-            more |= (whole[i] & ~part[i]) != 0;
+    /** The CPUs in either set. */
+    public static byte[] union(byte[] a, byte[] b) {
+        byte[] u = java.util.Arrays.copyOf(a, Math.max(a.length, b.length));
+        for (int i = 0; i < b.length; i++) {
+            u[i] |= b[i];
         }
-        return more;
+        return u;
     }
 
     /** Gives the calling thread back a CPU set {@link #currentThreadCpus} returned. */

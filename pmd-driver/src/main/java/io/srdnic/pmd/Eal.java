@@ -58,13 +58,11 @@ public final class Eal implements AutoCloseable {
         LOG.log(System.Logger.Level.DEBUG, "rte_eal_init {0}", args);
         // EAL runs its control threads (the interrupt thread: memif connections, link changes) on the
         // CPUs the calling thread may use outside every lcore, else on lcore 0's. A caller pinned to
-        // its loop's CPU would put them beside that busy loop: let it use the process's CPUs while
+        // its loop's CPU would put them beside that busy loop: let it use the process's CPUs too while
         // EAL starts (lcore 0's map, made above, still names the pinned CPU, and EAL pins it back).
-        byte[] caller = Affinity.currentThreadCpus();
-        byte[] process = Affinity.processCpus();
-        if (config.defaultLcores() && Affinity.isStrictSubset(caller, process)) {
-            Affinity.restoreCurrentThread(process);
-        }
+        // The union, not the process's set alone: under isolcpus the loop's CPU is outside the set the
+        // process was launched with. Best effort: a host whose CPU set this cannot read starts as before.
+        byte[] caller = config.defaultLcores() ? widenForControlThreads() : null;
         MemorySegment argv = Arena.global().allocate(ValueLayout.ADDRESS, args.size() + 1L);
         for (int i = 0; i < args.size(); i++) {
             // EAL keeps pointers into argv: the strings live in the global arena for the whole process.
@@ -72,8 +70,8 @@ public final class Eal implements AutoCloseable {
         }
         everStarted = true;
         int rc = rte_eal_h.rte_eal_init(args.size(), argv);
-        if (!java.util.Arrays.equals(Affinity.currentThreadCpus(), caller) && config.defaultLcores()) {
-            Affinity.restoreCurrentThread(caller); // a refused start, or EAL left it widened: as the caller had it
+        if (caller != null) {
+            restore(caller); // a refused start, or EAL left it widened: as the caller had it
         }
         if (rc < 0) {
             // EAL may have got as far as making its runtime directory (a hugepage request that
@@ -86,6 +84,31 @@ public final class Eal implements AutoCloseable {
         Path dir = Path.of(rte_eal_h.rte_eal_get_runtime_dir().reinterpret(4096).getString(0));
         instance = new Eal(config, dir);
         return instance;
+    }
+
+    /** Widens the calling thread to its CPUs and the process's; returns its own set to restore, or null if it could not. */
+    private static byte[] widenForControlThreads() {
+        try {
+            byte[] caller = Affinity.currentThreadCpus();
+            byte[] union = Affinity.union(caller, Affinity.processCpus());
+            if (!java.util.Arrays.equals(union, caller)) {
+                Affinity.restoreCurrentThread(union);
+            }
+            return caller;
+        } catch (IllegalStateException e) {
+            LOG.log(System.Logger.Level.WARNING, "EAL's control threads may share the loop's CPU: {0}", e.getMessage());
+            return null;
+        }
+    }
+
+    private static void restore(byte[] caller) {
+        try {
+            if (!java.util.Arrays.equals(Affinity.currentThreadCpus(), caller)) {
+                Affinity.restoreCurrentThread(caller);
+            }
+        } catch (IllegalStateException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not put the thread that started EAL back on its CPUs: {0}", e.getMessage());
+        }
     }
 
     /** The running EAL, or a new one started with {@code config}. */
