@@ -50,6 +50,8 @@ final class AttachedSession implements AutoCloseable {
     private final ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
     private final Thread reader;
     private volatile boolean dead;
+    /** Set by the reader thread once it stopped, after queueing the last events. */
+    private volatile boolean readerDone;
     private volatile boolean closing;
     private volatile String deathReason = "its control socket closed";
     private volatile CompletableFuture<ControlMessage> pending;
@@ -162,6 +164,7 @@ final class AttachedSession implements AutoCloseable {
             if (!closing) {
                 events.add(new AsyncEventQueue.AsyncEvent(AsyncEventQueue.DEVICE_FATAL, 0, 0, 0, 0, System.nanoTime()));
             }
+            readerDone = true; // every event the dataplane sent is queued
             CompletableFuture<ControlMessage> p = pending;
             if (p != null) {
                 p.completeExceptionally(e);
@@ -178,6 +181,11 @@ final class AttachedSession implements AutoCloseable {
 
     boolean isDead() {
         return dead;
+    }
+
+    /** The socket is gone and everything read from it is queued: nothing more will come (a call may see the break first). */
+    boolean eventsEnded() {
+        return readerDone;
     }
 
     VerbsException gone() {

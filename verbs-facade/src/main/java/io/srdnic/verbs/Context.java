@@ -213,6 +213,14 @@ public final class Context implements AutoCloseable {
         return session != null ? ThreadingMode.DEDICATED : dataplane.mode;
     }
 
+    /**
+     * Attached: the dataplane is gone and every event it sent is queued (its reader thread has
+     * stopped); embedded: closed. What a CM waits for before it tells its ids DEVICE_REMOVAL.
+     */
+    public boolean deviceEventsEnded() {
+        return isClosed() || (session != null && session.eventsEnded());
+    }
+
     /** Whether the device is gone for everything made on this context: it was closed, or (attached) its dataplane died. */
     public boolean isDeviceGone() {
         return isClosed() || (session != null && session.isDead());

@@ -448,14 +448,15 @@ public final class QueuePair {
     /** Destroys the QP: pending sends are aborted without completions; other QPs are unaffected. */
     public void destroy() {
         checkAlive();
-        destroyed = true;
         if (attached != null) {
             context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.QP,
-                qpNum()));
+                qpNum())); // first: a refused or timed-out destroy leaves the QP usable, and destroyable again
+            destroyed = true;
             pd.qps.decrementAndGet();
             stagingArena.close();
             return;
         }
+        destroyed = true;
         context.dataplane.call(() -> {
             qp.destroy();
             if (ownDomain != null) {

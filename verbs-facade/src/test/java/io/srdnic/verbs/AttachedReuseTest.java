@@ -125,7 +125,7 @@ class AttachedReuseTest {
             wr.sge(0).set(b.mr, 0, 9);
             assertEquals(0, b.qp.postSend(wr.numSge(1)));
             WorkCompletion[] wcs = CompletionQueue.array(4);
-            cq.await(wcs, 1, TimeUnit.SECONDS);
+            assertEquals(1, cq.await(wcs, 1, TimeUnit.SECONDS), "the message arrived (into the receive taken before the deregister)");
             assertEquals("mine", fresh.segment().getString(0), "a message for the deregistered region landed in the new one");
         }
     }

@@ -132,7 +132,11 @@ public final class DataplaneCommand implements Callable<Integer> {
         if (ports.isEmpty()) {
             throw new IllegalArgumentException("no port: give --port SPEC, or port = SPEC in --config");
         }
-        settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before EAL starts
+        // An unknown key, a value that does not parse or one out of range fails here, before EAL starts
+        // (the link's MTU is fitted later, per port; here any frame size will do).
+        SrdConfig check = new SrdConfig();
+        settings.forEach(check::set);
+        check.conclude(1 << 16);
     }
 
     private boolean given(String option) {

@@ -120,8 +120,9 @@ public final class PerfCommand implements Callable<Integer> {
     String threading;
 
     @Option(names = "--rc-ack-timeout", paramLabel = "CODE", description = "rc and src: the QPs' local ACK timeout, 4.096 us x 2^CODE,"
-        + " 1..31, set on both sides through the CM (ib_send_lat's -u; default: the CM's 14, 67 ms). With 7 retries a QP gives up"
-        + " after about 8 timeouts: lengthen it on a host whose threads can be descheduled for longer.")
+        + " 1..31, set through the CM on both sides' QPs (ib_send_lat's -u; default: the CM's 14, 67 ms); give it to the client (a"
+        + " --server takes the client's). With 7 retries a QP gives up after about 8 timeouts: lengthen it on a host whose threads"
+        + " can be descheduled for longer.")
     Integer ackTimeout;
 
     @Option(names = "--json", description = "Print the result as one JSON object on the last line.")

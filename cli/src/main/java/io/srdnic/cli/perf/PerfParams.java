@@ -158,10 +158,19 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
                 Long.parseLong(f.get("iters")), Long.parseLong(f.get("warmup")), Long.parseLong(f.get("warmup_ns")), Integer.parseInt(f.get("qps")),
                 Integer.parseInt(f.get("window")), Long.parseLong(f.get("timeout_ns")), Boolean.parseBoolean(f.get("raw")),
                 Boolean.parseBoolean(f.get("stats")), Integer.parseInt(f.get("run_id")), Long.parseLong(f.get("time_limit_ns")),
-                Boolean.parseBoolean(f.get("corrupt_payload")), Integer.parseInt(f.getOrDefault("ack_timeout", "0")));
+                Boolean.parseBoolean(f.get("corrupt_payload")), ackTimeout(f.getOrDefault("ack_timeout", "0")));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("bad PARAMS line '" + line + "': " + e.getMessage(), e);
         }
+    }
+
+    /** A client's local ACK timeout code: 0 (the CM's default) or 1..31. */
+    private static int ackTimeout(String value) {
+        int code = Integer.parseInt(value);
+        if (code < 0 || code > 31) {
+            throw new IllegalArgumentException("ack_timeout must be 0..31, was " + code);
+        }
+        return code;
     }
 
     /** For a context: the threading mode is each side's own choice, not part of the parameters. */

@@ -53,5 +53,7 @@ class DataplaneOptionsTest {
         Path file = Files.writeString(tmp.resolve("bad.conf"), "port = net_ring0\nset.no-such-setting = 1\n");
         assertThrows(IllegalArgumentException.class, () -> parsed("--config", file.toString()));
         assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--set", "rto-min-us=minus"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--set", "paths=100")).getMessage()
+            .contains("paths must be 1..64"), "out of range: refused before EAL starts, not when the contexts open");
     }
 }

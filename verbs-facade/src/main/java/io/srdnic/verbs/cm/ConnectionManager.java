@@ -198,8 +198,8 @@ public final class ConnectionManager {
         }
         if (attached != null) {
             // Read before the events are taken: the reader thread queues the dataplane's last events
-            // before it marks the session dead, so all of them are delivered before DEVICE_REMOVAL.
-            boolean gone = context.isDeviceGone();
+            // before it says they ended, so all of them are delivered before DEVICE_REMOVAL.
+            boolean gone = context.deviceEventsEnded();
             int n = attached.progress();
             if (gone) {
                 deviceRemoved();
