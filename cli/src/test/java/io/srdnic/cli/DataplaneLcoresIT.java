@@ -1,6 +1,7 @@
 package io.srdnic.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.cli.net.MemifSpec;
@@ -37,9 +38,10 @@ class DataplaneLcoresIT {
         String socket = "/run/srdnic-lcoresit-" + pid + ".sock";
         int oob0 = 20000 + (int) (pid % 20000);
         int oob1 = oob0 + 1;
-        // A takes its options from a --config file, its two lcores among them (the hand-off below needs both), and a transport setting.
+        // A takes its options from a --config file, its two lcores among them (the hand-off below needs both), and a transport
+        // setting that its counters show (four paths).
         Path conf = Files.writeString(dir.resolve("a.conf"), "# dataplane A\nport = " + MemifSpec.of("server", socket) + "\ndir = " + a
-            + "\nip = 10.0.0.1\nlcores = 2\nlog-level = WARNING\nset.rto-min-us = 100\n");
+            + "\nip = 10.0.0.1\nlcores = 2\nlog-level = WARNING\nset.paths = 4\n");
         try (PeerProcess planeA = PeerProcess.start("dataplane A", null, List.of("dataplane", "--config", conf.toString()))) {
             planeA.await("ready", 60_000);
             try (PeerProcess planeB = PeerProcess.start("dataplane B", null, plane(MemifSpec.of("client", socket), b, "10.0.0.9", 1))) {
@@ -71,6 +73,9 @@ class DataplaneLcoresIT {
                 assertEquals(lcore1.get("handoff_frames_out"), lcore0.get("handoff_frames_in"), "and lcore 0 sent them all");
                 assertEquals(0L, lcore0.get("no_owner_drops"), "every frame had an owner: " + lcore0);
                 assertTrue(lcore0.get("duty_cycles") > 0 && lcore1.get("duty_cycles") > 0, "both loops ran");
+                // set.paths = 4 reached A's transports: its contexts spray over paths 0..3, not the default 16
+                assertTrue(stat.contains(",path=3 "), "A's per-path counters: " + stat.substring(0, Math.min(2000, stat.length())));
+                assertFalse(stat.contains(",path=4 "), "a fifth path: the config file's transport setting did not reach the contexts");
                 Map<String, Long> delivered = delivered(stat);
                 assertEquals(MESSAGES + WARMUP, delivered.get("net_memif0"), "lcore 0's context delivered its application's messages: " + delivered);
                 assertEquals(MESSAGES + WARMUP, delivered.get("net_memif0-lcore1"), "and lcore 1's its own: " + delivered);
