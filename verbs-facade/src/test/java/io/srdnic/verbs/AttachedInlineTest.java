@@ -81,7 +81,7 @@ class AttachedInlineTest {
             try {
                 a.mr.segment().setString(0, "ping");
                 assertEquals(0, a.qp.postSend(inline(a, b, toB, a.mr.segment(), 0, 5)));
-                long record = firstSendRing() + ShmRing.RECORDS_OFFSET;
+                long record = AttachedSrdTest.firstSendRing(a) + ShmRing.RECORDS_OFFSET;
                 a.ctx.session.rings.set(ValueLayout.JAVA_INT, record + SendRecord.INLINE_LENGTH, 1 << 20);
             } finally {
                 w.pause(false);
@@ -104,10 +104,5 @@ class AttachedInlineTest {
         try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0)) {
             assertEquals(SendRecord.MAX_INLINE, a.ctx.queryDevice().maxInlineData());
         }
-    }
-
-    /** The send ring's offset in the ring area: the first QP's, right after its CQ's completion ring. */
-    private static long firstSendRing() {
-        return io.srdnic.verbs.attach.SharedLayout.align(ShmRing.bytes(256, io.srdnic.verbs.attach.CompletionRecord.BYTES));
     }
 }

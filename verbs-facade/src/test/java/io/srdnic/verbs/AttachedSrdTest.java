@@ -194,7 +194,7 @@ class AttachedSrdTest {
     }
 
     /** The send ring's offset in the ring area: the first QP's, right after its CQ's completion ring. */
-    private static long firstSendRing(App app) {
+    static long firstSendRing(App app) {
         return io.srdnic.verbs.attach.SharedLayout.align(io.srdnic.verbs.attach.ShmRing.bytes(256,
             io.srdnic.verbs.attach.CompletionRecord.BYTES));
     }
