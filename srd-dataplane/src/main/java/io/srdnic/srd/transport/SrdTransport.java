@@ -713,9 +713,12 @@ public final class SrdTransport implements AutoCloseable {
         int work = 0;
         for (int i = 0; i < activeCount; i++) {
             SrdContext ctx = contexts.at(active[i]);
+            if (ctx.pendingCount == 0) {
+                continue; // active for what it has in flight: nothing to send (every cycle of a round trip's wait)
+            }
             ReliableSender sender = ctx.sender;
             int allowance = sender.sendAllowance();
-            if (sender.inflight == 0 && ctx.pendingCount > 0) {
+            if (sender.inflight == 0) {
                 // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
                 sender.lastProgress = now;
                 if (now - ctx.lastHeard >= config.idleContextNanos / 2) {
@@ -727,7 +730,7 @@ public final class SrdTransport implements AutoCloseable {
                     ctx.remoteContextId = 0;
                 }
             }
-            if (ctx.pendingCount > 0 && sender.inflight == 0 && !sender.canSendNextPsn()) {
+            if (sender.inflight == 0 && !sender.canSendNextPsn()) {
                 // A window of PSNs went by that the responder never acknowledged (failed or aborted
                 // here): it would refuse a send base that far ahead. Start a later incarnation of this
                 // context instead, which the responder takes up afresh.
