@@ -73,6 +73,18 @@ public final class ReliableSender {
     /** The RTT sample of the ACK being taken in (-1: none), held until it is known how many packets that ACK acknowledged. */
     private long ackSample = -1;
     private long ackTime;
+    /**
+     * Until this time (while {@link #lossCheckValid}) no packet can be judged lost, so
+     * {@link #detectLosses} returns at once: the oldest transmission in flight, checked at the end
+     * of the last full pass, times out then, and RACK had not judged it lost. What could make a
+     * loss due sooner clears the flag: an ACK's timing (it moves RACK's send time and the RTT), a
+     * reset. So does a packet forgotten without an ACK, whose PSN only a full pass moves the send
+     * base past. Nothing else can: an acknowledged or held oldest packet leaves a later one, due
+     * later, and a new transmission queues behind the oldest. The shortcut saves every duty cycle
+     * that waits on packets in flight (a round trip's whole wait) the lookups of the oldest one.
+     */
+    private long lossCheckAt;
+    private boolean lossCheckValid;
     public long lastProgress;
     long lastBackoff;
     public boolean unresponsive;
@@ -125,6 +137,7 @@ public final class ReliableSender {
         paths.reset(flow);
         rackSendTime = now;
         ackSample = -1;
+        lossCheckValid = false;
         lastProgress = now;
         lastBackoff = Long.MIN_VALUE / 2;
         unresponsive = false;
@@ -208,6 +221,7 @@ public final class ReliableSender {
     public void forget(int psn) {
         owner[psn & mask] = EMPTY;
         inflight--;
+        lossCheckValid = false;
     }
 
     /** Takes every outstanding packet of {@code own} out of the window (its message ended early). */
@@ -240,6 +254,7 @@ public final class ReliableSender {
     public void onAckTiming(int triggerPsn, long echoed, long now, long maxSample) {
         long sample = now - echoed;
         ackSample = -1;
+        lossCheckValid = false;
         if (sample < 0 || sample >= maxSample) {
             return;
         }
@@ -313,6 +328,10 @@ public final class ReliableSender {
      * retries or time ({@link Listener#exhausted}). Returns the retransmissions.
      */
     public int detectLosses(long now, Listener listener) {
+        if (lossCheckValid && now - lossCheckAt < 0) {
+            return 0;
+        }
+        lossCheckValid = false;
         int work = 0;
         long reorderWindow = Math.max(rtt.srtt() / 4, MIN_REORDER_WINDOW);
         while (hasOrder()) {
@@ -325,8 +344,11 @@ public final class ReliableSender {
             int i = psn & mask;
             long sent = sendTime[i];
             boolean lostByRack = rackSendTime - sent > reorderWindow;
-            boolean lostByTimeout = now - sent >= rtt.rto();
+            long rto = rtt.rto();
+            boolean lostByTimeout = now - sent >= rto;
             if (!lostByRack && !lostByTimeout) {
+                lossCheckAt = sent + rto;
+                lossCheckValid = true;
                 break;
             }
             orderHead++;
