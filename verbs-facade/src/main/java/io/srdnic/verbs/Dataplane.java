@@ -294,26 +294,27 @@ final class Dataplane implements AutoCloseable {
     }
 
     /** Posts a receive; false when there is no room. */
-    boolean postRecv(SrdQp qp, long wrId, MemorySegment buffer, long offset, int length) {
+    boolean postRecv(SrdQp qp, long wrId, MemorySegment buffer, long offset, int length, int lkey) {
         if (posts == null) {
-            return qp.postReceive(wrId, buffer, offset, length);
+            return qp.postReceive(wrId, buffer, offset, length, lkey);
         }
         if (managedElsewhere(qp)) {
-            return call(() -> qp.postReceive(wrId, buffer, offset, length));
+            return call(() -> qp.postReceive(wrId, buffer, offset, length, lkey));
         }
-        return publishReceive(PostRing.RECV, qp, null, wrId, buffer, offset, length);
+        return publishReceive(PostRing.RECV, qp, null, wrId, buffer, offset, length, lkey);
     }
 
     /** Posts a receive to a shared receive queue; false when there is no room. */
-    boolean postSrqRecv(SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length) {
+    boolean postSrqRecv(SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length, int lkey) {
         if (posts == null) {
-            return srq.postReceive(wrId, buffer, offset, length);
+            return srq.postReceive(wrId, buffer, offset, length, lkey);
         }
-        return publishReceive(PostRing.SRQ_RECV, null, srq, wrId, buffer, offset, length);
+        return publishReceive(PostRing.SRQ_RECV, null, srq, wrId, buffer, offset, length, lkey);
     }
 
     /** DEDICATED: hands a receive (for {@code qp}, or for {@code srq}) to the agent through the ring; false when it is full. */
-    private boolean publishReceive(int op, SrdQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length) {
+    private boolean publishReceive(int op, SrdQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length,
+                                   int lkey) {
         int i = posts.claim();
         if (i < 0) {
             return false;
@@ -325,6 +326,7 @@ final class Dataplane implements AutoCloseable {
         posts.buffer[i] = buffer;
         posts.offset[i] = offset;
         posts.length[i] = length;
+        posts.rkey[i] = lkey; // a receive record's key field holds the receive's lkey
         posts.publish();
         return true;
     }
@@ -379,11 +381,11 @@ final class Dataplane implements AutoCloseable {
                     ring.qp[i].onPostRefused(ring.buffer[i], ring.offset[i]);
                 }
             }
-            case PostRing.RECV -> ring.qp[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i]);
+            case PostRing.RECV -> ring.qp[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i], ring.rkey[i]);
             case PostRing.SRQ_RECV -> {
                 // A destroy runs before the posts drained in its cycle: a receive posted just before it goes with the SRQ.
                 if (!ring.srq[i].isDestroyed()) {
-                    ring.srq[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i]);
+                    ring.srq[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i], ring.rkey[i]);
                 }
             }
             default -> transport.completeLocally(ring.qp[i], ring.wrId[i], ring.status[i], ring.length[i]);

@@ -49,6 +49,7 @@ final class PostRing {
     final int[] opcode;
     final int[] imm;
     final long[] remoteAddress;
+    /** SEND records: the RDMA target's rkey; RECV and SRQ_RECV records: the receive's lkey. */
     final int[] rkey;
     /** SEND records of an atomic: its operands. */
     final long[] compareAdd;

@@ -433,7 +433,7 @@ public final class QueuePair {
             return ENOMEM;
         }
         receivesPosted.incrementAndGet();
-        if (!context.dataplane.postRecv(qp, wr.wrId, s.segment, s.offset, s.length)) {
+        if (!context.dataplane.postRecv(qp, wr.wrId, s.segment, s.offset, s.length, s.lkey)) {
             receivesPosted.decrementAndGet();
             return ENOMEM;
         }

@@ -150,7 +150,7 @@ public final class SharedReceiveQueue {
             return QueuePair.ENOMEM;
         }
         posted.incrementAndGet();
-        if (!context.dataplane.postSrqRecv(srq, wr.wrId, s.segment, s.offset, s.length)) {
+        if (!context.dataplane.postSrqRecv(srq, wr.wrId, s.segment, s.offset, s.length, s.lkey)) {
             posted.decrementAndGet();
             return QueuePair.ENOMEM;
         }

@@ -96,9 +96,9 @@ class AttachedReuseTest {
     }
 
     /**
-     * The pool is not recycled, and must not be until deregistering flushes what names a region: a
-     * receive the dataplane took into a region that is then deregistered still lands in its bytes,
-     * and a region allocated after must not be those bytes.
+     * A receive the dataplane took into a region that is then deregistered completes
+     * LOCAL_PROTECTION_ERROR when a message comes for it, and nothing lands in the old bytes or in
+     * a region allocated after (the pool is not recycled: a key drawn again could still pass).
      */
     @Test
     void shouldNotLetAMessageForADeregisteredRegionLandInANewOne() {
@@ -125,8 +125,11 @@ class AttachedReuseTest {
             wr.sge(0).set(b.mr, 0, 9);
             assertEquals(0, b.qp.postSend(wr.numSge(1)));
             WorkCompletion[] wcs = CompletionQueue.array(4);
-            assertEquals(1, cq.await(wcs, 1, TimeUnit.SECONDS), "the message arrived (into the receive taken before the deregister)");
+            assertEquals(1, cq.await(wcs, 1, TimeUnit.SECONDS), "the receive taken before the deregister completed");
+            assertEquals(1, wcs[0].wrId());
+            assertEquals(io.srdnic.srd.api.WcStatus.LOCAL_PROTECTION_ERROR, wcs[0].status(), wcs[0].statusName());
             assertEquals("mine", fresh.segment().getString(0), "a message for the deregistered region landed in the new one");
+            assertTrue(!old.segment().getString(0).startsWith("INTRUDER"), "the message landed in the deregistered region's bytes");
         }
     }
 }

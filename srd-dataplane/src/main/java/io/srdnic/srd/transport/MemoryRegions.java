@@ -93,6 +93,20 @@ public final class MemoryRegions {
         return indexOf(k) >= 0;
     }
 
+    /**
+     * Whether region {@code k} is registered and holds [{@code offset}, +{@code length}) of
+     * {@code buffer}: a posted receive's memory is still its region's (a key deregistered and drawn
+     * again for other memory does not pass).
+     */
+    boolean holds(int k, MemorySegment buffer, long offset, int length) {
+        int i = indexOf(k);
+        if (i < 0) {
+            return false;
+        }
+        long start = buffer.address() + offset - segment[i].address();
+        return start >= 0 && start <= segment[i].byteSize() - length;
+    }
+
     public int count() {
         return count;
     }

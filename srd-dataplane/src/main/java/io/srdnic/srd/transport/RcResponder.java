@@ -311,6 +311,17 @@ final class RcResponder {
                 qp.rnrDrops++;
                 return DropReason.RNR;
             }
+            if (rq.headMemoryGone(t.regions)) {
+                // Its region was deregistered after it was posted: nothing lands there (verbs: a local
+                // protection error at the responder, the requester hears a remote operational error).
+                long wrId = rq.headWrId();
+                rq.removeHead();
+                t.counters.receivesRegionGone++;
+                if (!cq.push(wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
+                    t.onCqOverrun(cq);
+                }
+                return DropReason.REMOTE_OPERATION;
+            }
             ReceiveQueue r = rq;
             receiveCq = cq;
             receiveSrq = named;

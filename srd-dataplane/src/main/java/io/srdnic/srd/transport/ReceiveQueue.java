@@ -3,14 +3,17 @@ package io.srdnic.srd.transport;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Posted receives, in posting order: a ring of (wr id, buffer, offset, length). A QP's own, or the
- * ring of a {@link SharedReceiveQueue} that several QPs take from.
+ * Posted receives, in posting order: a ring of (wr id, buffer, offset, length, lkey). A QP's own,
+ * or the ring of a {@link SharedReceiveQueue} that several QPs take from. The lkey names the
+ * memory region the buffer was posted from (0: none named), so that delivery can refuse a receive
+ * whose region has been deregistered since ({@link #headMemoryGone}).
  */
 final class ReceiveQueue {
     private final long[] wrId;
     private final MemorySegment[] buffer;
     private final long[] offset;
     private final int[] length;
+    private final int[] lkey;
     private final int capacity;
     /** The SRQ this ring belongs to, told of every receive taken (its limit event); null for a QP's own. */
     private final SharedReceiveQueue srq;
@@ -28,6 +31,7 @@ final class ReceiveQueue {
         buffer = new MemorySegment[capacity];
         offset = new long[capacity];
         length = new int[capacity];
+        lkey = new int[capacity];
     }
 
     /** Throws unless [offset, offset + length) lies inside {@code buffer}: checked when a receive is posted. */
@@ -37,7 +41,7 @@ final class ReceiveQueue {
         }
     }
 
-    boolean offer(long wr, MemorySegment buf, long off, int len) {
+    boolean offer(long wr, MemorySegment buf, long off, int len, int key) {
         if (tail - head == capacity) {
             return false;
         }
@@ -46,6 +50,7 @@ final class ReceiveQueue {
         buffer[i] = buf;
         offset[i] = off;
         length[i] = len;
+        lkey[i] = key;
         tail++;
         return true;
     }
@@ -72,6 +77,16 @@ final class ReceiveQueue {
 
     long headWrId() {
         return wrId[(int) (head % capacity)];
+    }
+
+    /**
+     * Whether the next receive names a memory region that no longer holds its buffer: deregistered
+     * since it was posted (verbs: the HCA refuses the receive's SGE, LOCAL_PROTECTION_ERROR). A
+     * message must not land there: the application may have reused the memory for something else.
+     */
+    boolean headMemoryGone(MemoryRegions regions) {
+        int i = (int) (head % capacity);
+        return lkey[i] != 0 && !regions.holds(lkey[i], buffer[i], offset[i], length[i]);
     }
 
     void removeHead() {

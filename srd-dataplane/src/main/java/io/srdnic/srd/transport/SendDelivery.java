@@ -38,6 +38,9 @@ final class SendDelivery {
         if (qp.lacksReceive()) {
             return DropReason.RNR;
         }
+        if (qp.failReceiveIfMemoryGone()) {
+            return DropReason.REMOTE_OPERATION; // the receive completed LOCAL_PROTECTION_ERROR; the sender hears REMOTE_OPERATION_ERROR
+        }
         if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
             return DropReason.REMOTE_OPERATION;
         }

@@ -118,11 +118,16 @@ public final class SharedReceiveQueue {
 
     /** Posts a receive; false if the SRQ is full. Throws if it was destroyed or the range lies outside {@code buffer}. */
     public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length) {
+        return postReceive(wrId, buffer, offset, length, 0);
+    }
+
+    /** As {@link SrdQp#postReceive(long, MemorySegment, long, int, int)}: the receive's memory region is checked when a message takes it. */
+    public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length, int lkey) {
         if (destroyed) {
             throw new IllegalStateException("SRQ " + srqn + " was destroyed");
         }
         ReceiveQueue.checkInside(buffer, offset, length);
-        return receives.offer(wrId, buffer, offset, length);
+        return receives.offer(wrId, buffer, offset, length, lkey);
     }
 
     /** Arms the limit event ({@code newLimit} > 0) or disarms it (0); as ibv_modify_srq, 0..max_wr. */

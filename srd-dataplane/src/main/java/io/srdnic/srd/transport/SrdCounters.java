@@ -68,6 +68,8 @@ public final class SrdCounters {
     public long readResponsesRefused;
     /** SRD READs acknowledged whose data stopped coming: completed REMOTE_UNRESPONSIVE. */
     public long readsTimedOut;
+    /** Receives taken by a message after their memory region was deregistered: completed LOCAL_PROTECTION_ERROR, the message not placed. */
+    public long receivesRegionGone;
     /** RC packets dropped: no such RC QP, or the QP not ready to receive (before RTR, in ERROR). */
     public long rcRefused;
     /** RC packets from anyone but the QP's connected peer QP. */
@@ -139,6 +141,7 @@ public final class SrdCounters {
         "atomics_deferred",
         "read_responses_refused",
         "reads_timed_out",
+        "receives_region_gone",
         "rc_refused",
         "rc_foreign",
         "rc_held_early",
@@ -219,6 +222,7 @@ public final class SrdCounters {
         into[i++] = atomicsDeferred;
         into[i++] = readResponsesRefused;
         into[i++] = readsTimedOut;
+        into[i++] = receivesRegionGone;
         into[i++] = rcRefused;
         into[i++] = rcForeign;
         into[i++] = rcHeldEarly;

@@ -187,6 +187,15 @@ public final class SrdQp {
      * and if it takes them from an SRQ (as verbs refuses ibv_post_recv on such a QP with EINVAL).
      */
     public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length) {
+        return postReceive(wrId, buffer, offset, length, 0);
+    }
+
+    /**
+     * Posts a receive of memory region {@code lkey} (a key from {@link SrdTransport#regions()}, or
+     * 0 for memory no region names): if the region is deregistered before a message arrives, the
+     * receive completes LOCAL_PROTECTION_ERROR instead of taking it. False when the queue is full.
+     */
+    public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length, int lkey) {
         if (srq != null) {
             throw new IllegalStateException("QP " + qpn + " takes its receives from SRQ " + srq.srqn() + ": post them to the SRQ");
         }
@@ -198,7 +207,7 @@ public final class SrdQp {
             throw new IllegalStateException("QP " + qpn + " is " + (destroyed ? "destroyed" : state) + ": receives need INIT, RTR or RTS");
         }
         ReceiveQueue.checkInside(buffer, offset, length);
-        return receives.offer(wrId, buffer, offset, length);
+        return receives.offer(wrId, buffer, offset, length, lkey);
     }
 
     /** The shared receive queue this QP takes its receives from, or null when it has a receive queue of its own. */
@@ -292,6 +301,24 @@ public final class SrdQp {
             return false;
         }
         transport.onCqOverrun(recvCq);
+        return true;
+    }
+
+    /**
+     * Whether the next receive's memory region was deregistered after it was posted; if so the
+     * receive is taken and completes LOCAL_PROTECTION_ERROR (the message does not land; counted as
+     * {@code receives_region_gone}).
+     */
+    boolean failReceiveIfMemoryGone() {
+        if (!receives.headMemoryGone(transport.regions)) {
+            return false;
+        }
+        long wrId = receives.headWrId();
+        receives.removeHead();
+        transport.counters.receivesRegionGone++;
+        if (!recvCq.push(wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV, 0, false, 0, qpn, 0, 0)) {
+            transport.onCqOverrun(recvCq);
+        }
         return true;
     }
 
