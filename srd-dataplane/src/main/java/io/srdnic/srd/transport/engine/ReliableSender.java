@@ -79,9 +79,13 @@ public final class ReliableSender {
      * of the last full pass, times out then, and RACK had not judged it lost. What could make a
      * loss due sooner clears the flag: an ACK's timing (it moves RACK's send time and the RTT), a
      * reset. So does a packet forgotten without an ACK, whose PSN only a full pass moves the send
-     * base past. Nothing else can: an acknowledged or held oldest packet leaves a later one, due
-     * later, and a new transmission queues behind the oldest. The shortcut saves every duty cycle
-     * that waits on packets in flight (a round trip's whole wait) the lookups of the oldest one.
+     * base past. Nothing else can: an acknowledged oldest packet leaves a later one, due later, and
+     * a new transmission queues behind the oldest. (A hold clears it too, though on a clock that
+     * never goes back a held oldest packet also leaves a later one: it is cheap, and off the data
+     * path.) The shortcut saves every duty cycle that waits on packets in flight (a round trip's
+     * whole wait) the lookups of the oldest one. Callers of {@link #onAcknowledged} and
+     * {@link #acknowledgeOne} move the send base themselves ({@link #advanceSendBase}): a skipped
+     * pass does not.
      */
     private long lossCheckAt;
     private boolean lossCheckValid;
@@ -419,6 +423,7 @@ public final class ReliableSender {
      */
     public void hold(int psn) {
         if (owner(psn) != EMPTY) {
+            lossCheckValid = false;
             held[psn & mask] = true;
             stamp[psn & mask] = nextStamp++; // a stamp no send-order entry carries: its transmissions are no longer current
         }

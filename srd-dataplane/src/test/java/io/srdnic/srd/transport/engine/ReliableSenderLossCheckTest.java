@@ -103,6 +103,28 @@ class ReliableSenderLossCheckTest {
     }
 
     @Test
+    void shouldTimeOutAtTheInitialRtoAfterAResetThatFollowedABackOff() {
+        sender.send(7, 0, 0, recorder); // PSN 100
+        assertEquals(1, sender.detectLosses(MS, recorder), "times out; the RTO backs off to 2 ms, the next check at 3 ms");
+        assertEquals(0, sender.detectLosses(MS + 1, recorder));
+        sender.reset(500, MS + 100 * US); // a new incarnation of the flow: the initial 1 ms RTO again
+        sender.send(8, 0, MS + 100 * US, recorder); // PSN 500
+        assertEquals(1, sender.detectLosses(2 * MS + 100 * US, recorder), "at the new packet's RTO, not at the old deadline");
+        assertEquals(1, recorder.retransmissionsOf(500));
+    }
+
+    /** Only on a clock that went back, which no driver passes; the engine must still not hide a timeout there. */
+    @Test
+    void shouldNotHideATimeoutBehindAHeldPacket() {
+        sender.send(7, 0, 5 * MS, recorder); // PSN 100 at 5 ms
+        assertEquals(0, sender.detectLosses(5 * MS, recorder), "remembers 6 ms");
+        sender.hold(100); // RNR: held back, neither lost nor timed out
+        sender.send(8, 0, MS, recorder); // PSN 101, on a clock 4 ms behind
+        assertEquals(1, sender.detectLosses(2 * MS, recorder), "PSN 101's RTO, not the held packet's");
+        assertEquals(1, recorder.retransmissionsOf(101));
+    }
+
+    @Test
     void shouldStillTimeOutThePacketItRemembered() {
         sender.send(7, 0, 0, recorder); // PSN 100
         for (long t = 10 * US; t < MS; t += 10 * US) {
