@@ -1,11 +1,13 @@
 package io.srdnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpType;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -53,6 +55,44 @@ class VerbsDeregisteredReceiveTest {
                 assertEquals(WcStatus.SUCCESS, p.sb.wcs[0].status(), p.sb.wcs[0].statusName());
                 assertEquals("second", p.sb.mr.segment().getString(0));
             }
+        }
+    }
+
+    /** RC: the receive a message's FIRST packet took is checked again for every later packet. */
+    @Test
+    void shouldStopAnRcMessageMidwayWhenItsReceiveRegionIsDeregistered() {
+        int size = 16 * 4096; // 16 packets at the path MTU
+        try (SimWorld w = new SimWorld(8);
+             VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), QpType.RC, 0, SIZE)) {
+            MemorySegment target = p.arena.allocate(size, 64);
+            MemoryRegion targetMr = p.sb.pd.registerMemory(target, Access.LOCAL_WRITE);
+            RecvWr r = new RecvWr();
+            r.wrId(5).sge().set(targetMr, 0, size);
+            assertEquals(0, p.sb.qp.postRecv(r));
+            MemorySegment payload = p.arena.allocate(size, 64);
+            payload.fill((byte) 0x5A);
+            MemoryRegion payloadMr = p.sa.pd.registerMemory(payload, Access.LOCAL_WRITE);
+            SendWr wr = new SendWr().wrId(21).flags(SendWr.SIGNALED);
+            wr.sge(0).set(payloadMr, 0, size);
+            assertEquals(0, p.sa.qp.postSend(wr.numSge(1)));
+            for (int i = 0; i < 100_000 && p.b.counters().getOrDefault("rx_data", 0L) == 0; i++) {
+                w.step();
+            }
+            long arrived = p.b.counters().getOrDefault("rx_data", 0L);
+            assertTrue(arrived > 0 && arrived < 16, "the message's first packets only have arrived: " + arrived);
+            targetMr.deregister();
+            target.fill((byte) 0); // the application's again
+
+            assertEquals(1, VerbsPair.await(p.sb.cq, p.sb.wcs, 1));
+            assertEquals(5, p.sb.wcs[0].wrId());
+            assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, p.sb.wcs[0].status(), p.sb.wcs[0].statusName());
+            for (long at = 0; at < size; at++) {
+                if (target.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) != 0) {
+                    throw new AssertionError("byte " + at + " of the deregistered region was written after the deregister");
+                }
+            }
+            assertEquals(1, VerbsPair.await(p.sa.cq, p.sa.wcs, 1));
+            assertEquals(WcStatus.REMOTE_OPERATION_ERROR, p.sa.wcs[0].status(), p.sa.wcs[0].statusName());
         }
     }
 

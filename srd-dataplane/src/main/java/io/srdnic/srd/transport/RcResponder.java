@@ -70,6 +70,8 @@ final class RcResponder {
     private MemorySegment receiveBuffer;
     private long receiveOffset;
     private int receiveCapacity;
+    /** The region the receive was posted from (0: none named): checked for every packet, as it may be deregistered mid-message. */
+    private int receiveKey;
     private int receivedLength;
     /** The CQ the receive being filled completes on, and (SRC) the SRQ it came from, which every packet of its message must name. */
     private CompletionQueue receiveCq;
@@ -311,17 +313,6 @@ final class RcResponder {
                 qp.rnrDrops++;
                 return DropReason.RNR;
             }
-            if (rq.headMemoryGone(t.regions)) {
-                // Its region was deregistered after it was posted: nothing lands there (verbs: a local
-                // protection error at the responder, the requester hears a remote operational error).
-                long wrId = rq.headWrId();
-                rq.removeHead();
-                t.counters.receivesRegionGone++;
-                if (!cq.push(wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
-                    t.onCqOverrun(cq);
-                }
-                return DropReason.REMOTE_OPERATION;
-            }
             ReceiveQueue r = rq;
             receiveCq = cq;
             receiveSrq = named;
@@ -329,6 +320,7 @@ final class RcResponder {
             receiveBuffer = r.headBuffer();
             receiveOffset = r.headOffset();
             receiveCapacity = r.headLength();
+            receiveKey = r.headKey();
             r.removeHead();
             receivedLength = 0;
             inMessage = true;
@@ -336,6 +328,14 @@ final class RcResponder {
             return DropReason.REMOTE_INVALID_REQUEST; // a MIDDLE or LAST with no FIRST
         }
         int data = SrdHeader.payloadLength(m);
+        if (receiveKey != 0 && !t.regions.holds(receiveKey, receiveBuffer, receiveOffset, receiveCapacity)) {
+            // Its region was deregistered after the receive was posted, or since this message's FIRST
+            // packet took it: nothing more lands there (verbs: a local protection error at the
+            // responder, the requester hears a remote operational error).
+            t.counters.receivesRegionGone++;
+            failReceive(WcStatus.LOCAL_PROTECTION_ERROR);
+            return DropReason.REMOTE_OPERATION;
+        }
         if (receivedLength + data > receiveCapacity) {
             failReceive(WcStatus.LOCAL_LENGTH_ERROR);
             return DropReason.REMOTE_INVALID_REQUEST; // as verbs: the requester hears INVALID_REQUEST

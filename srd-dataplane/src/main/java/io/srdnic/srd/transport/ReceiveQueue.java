@@ -79,6 +79,11 @@ final class ReceiveQueue {
         return wrId[(int) (head % capacity)];
     }
 
+    /** The memory region the next receive was posted from (0: none named). */
+    int headKey() {
+        return lkey[(int) (head % capacity)];
+    }
+
     /**
      * Whether the next receive names a memory region that no longer holds its buffer: deregistered
      * since it was posted (verbs: the HCA refuses the receive's SGE, LOCAL_PROTECTION_ERROR). A
