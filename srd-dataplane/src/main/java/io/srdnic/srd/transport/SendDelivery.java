@@ -22,7 +22,8 @@ final class SendDelivery {
     /**
      * The QP checks for a message to a QP of {@code qpType}; 0 when it may be delivered, else the
      * DropReason: the QP exists and can receive, the opcode is a SEND, the Q_Key matches, a receive
-     * is posted (RNR is counted on the QP), the message fits it, and its completion fits the CQ.
+     * is posted (RNR is counted on the QP), the message fits it, its completion fits the CQ, and its
+     * memory region is still registered (else the receive is taken with LOCAL_PROTECTION_ERROR).
      */
     int check(Mbuf m, int type, QpType qpType) {
         SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
@@ -38,14 +39,16 @@ final class SendDelivery {
         if (qp.lacksReceive()) {
             return DropReason.RNR;
         }
-        if (qp.failReceiveIfMemoryGone()) {
-            return DropReason.REMOTE_OPERATION; // the receive completed LOCAL_PROTECTION_ERROR; the sender hears REMOTE_OPERATION_ERROR
-        }
         if (SrdHeader.payloadLength(m) > qp.receives.headLength()) {
             return DropReason.REMOTE_OPERATION;
         }
         if (qp.receiveCompletionWouldOverrun()) {
             return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
+        }
+        if (qp.failReceiveIfMemoryGone()) {
+            // Last, once its error completion is sure to fit: the receive completed LOCAL_PROTECTION_ERROR,
+            // the sender hears REMOTE_OPERATION_ERROR.
+            return DropReason.REMOTE_OPERATION;
         }
         return 0;
     }
