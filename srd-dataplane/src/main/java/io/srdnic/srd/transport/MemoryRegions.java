@@ -107,6 +107,14 @@ public final class MemoryRegions {
         return start >= 0 && start <= segment[i].byteSize() - length;
     }
 
+    /**
+     * Whether a receive posted from region {@code k} (0: posted naming none) may still take data:
+     * the one check every delivery path makes before it writes into a receive's bytes.
+     */
+    boolean admits(int k, MemorySegment buffer, long offset, int length) {
+        return k == 0 || holds(k, buffer, offset, length);
+    }
+
     public int count() {
         return count;
     }

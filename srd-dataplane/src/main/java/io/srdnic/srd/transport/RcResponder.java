@@ -328,7 +328,7 @@ final class RcResponder {
             return DropReason.REMOTE_INVALID_REQUEST; // a MIDDLE or LAST with no FIRST
         }
         int data = SrdHeader.payloadLength(m);
-        if (receiveKey != 0 && !t.regions.holds(receiveKey, receiveBuffer, receiveOffset, receiveCapacity)) {
+        if (!t.regions.admits(receiveKey, receiveBuffer, receiveOffset, receiveCapacity)) {
             // Its region was deregistered after the receive was posted, or since this message's FIRST
             // packet took it: nothing more lands there (verbs: a local protection error at the
             // responder, the requester hears a remote operational error).

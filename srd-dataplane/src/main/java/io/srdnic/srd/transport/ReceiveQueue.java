@@ -91,7 +91,7 @@ final class ReceiveQueue {
      */
     boolean headMemoryGone(MemoryRegions regions) {
         int i = (int) (head % capacity);
-        return lkey[i] != 0 && !regions.holds(lkey[i], buffer[i], offset[i], length[i]);
+        return !regions.admits(lkey[i], buffer[i], offset[i], length[i]);
     }
 
     void removeHead() {
