@@ -7,13 +7,11 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
-import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
 import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
-import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -42,6 +40,7 @@ final class RcRequester implements ReliableSender.Listener {
     private static final int RNR_RETRY_INFINITE = 7;
 
     private final SrdTransport t;
+    private final FrameWriter frames;
     final SrdQp qp;
     final ReliableSender sender;
     private final int depth;
@@ -102,8 +101,9 @@ final class RcRequester implements ReliableSender.Listener {
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
 
-    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth) {
+    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames) {
         this.t = transport;
+        this.frames = frames;
         this.qp = qp;
         this.depth = sqDepth;
         this.sender = new ReliableSender(qp.qpn & transport.qpIndexMask(), config, transport.counters, config.rcPaths());
@@ -362,8 +362,7 @@ final class RcRequester implements ReliableSender.Listener {
         }
         // SRC: the remote SRQ number rides in the destination context id field, 0 in RC packets (see SrdHeader.FLAG_SRC).
         SrdHeader.write(m, type, flags, header + data, 0, srqn, t.epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
-        Ipv4UdpFrame.write(m, t.localMac, remoteMac, t.localIp, remoteIp, SrdPort.ENTROPY_BASE + path, remotePort,
-            SrdHeader.LENGTH + header + data, t.udpChecksum);
+        frames.onPath(m, remoteMac, remoteIp, remotePort, path, SrdHeader.LENGTH + header + data);
         t.tx.emit(address);
     }
 

@@ -46,6 +46,7 @@ final class RcResponder {
     private static final int QP_FAILED = -2;
 
     private final SrdTransport t;
+    private final FrameWriter frames;
     private final SrdQp qp;
     private final RcRequester requester;
     private final int window;
@@ -89,8 +90,9 @@ final class RcResponder {
     private int nakReason;
     private int nakDetail;
 
-    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config) {
+    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, FrameWriter frames) {
         this.t = transport;
+        this.frames = frames;
         this.qp = qp;
         this.requester = requester;
         this.window = config.window();
@@ -519,7 +521,7 @@ final class RcResponder {
             SrdAck.drop(a, 0, nakPsn, nakReason, nakDetail);
             nakOwed = false;
         }
-        Ipv4UdpFrame.write(a, t.localMac, ackMac, t.localIp, ackIp, ackPort, t.udpPort, SrdAck.length(naks), t.udpChecksum);
+        frames.answer(a, ackMac, ackIp, ackPort, SrdAck.length(naks));
         t.counters.txAcks++;
         t.tx.emit(address);
     }

@@ -25,6 +25,7 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class Responder {
     private final SrdTransport t;
+    private final FrameWriter frames;
     private final boolean delayedAck;
     private final int ackEvery;
     private final int window;
@@ -33,8 +34,9 @@ final class Responder {
     private final RdmaDelivery rdma;
     private final SrdMessages messages;
 
-    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages) {
+    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages, FrameWriter frames) {
         this.t = transport;
+        this.frames = frames;
         this.delayedAck = config.delayedAck;
         this.ackEvery = config.ackEvery;
         this.window = config.window();
@@ -234,7 +236,7 @@ final class Responder {
             SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
         }
         // Back on the path the data came by: a dead path loses both, and only that path is blamed.
-        Ipv4UdpFrame.write(a, t.localMac, ack.mac, t.localIp, ack.ip, ack.port, t.udpPort, SrdAck.length(drops), t.udpChecksum);
+        frames.answer(a, ack.mac, ack.ip, ack.port, SrdAck.length(drops));
         t.counters.txAcks++;
         t.counters.srdAcks++;
         t.counters.srdAckedPackets += ack.packets;
@@ -251,8 +253,7 @@ final class Responder {
         Mbuf reply = t.tx.view.wrap(address);
         t.writeControlHeader(reply, PacketType.PROBE_REPLY, ctx == null ? 0 : ctx.id, SrdHeader.sourceContext(m),
             SrdHeader.psn(m), 0, SrdHeader.timestamp(m));
-        Ipv4UdpFrame.write(reply, t.localMac, Ipv4UdpFrame.sourceMac(m), t.localIp, Ipv4UdpFrame.sourceIp(m),
-            Ipv4UdpFrame.sourcePort(m), t.udpPort, SrdHeader.LENGTH, t.udpChecksum);
+        frames.answer(reply, Ipv4UdpFrame.sourceMac(m), Ipv4UdpFrame.sourceIp(m), Ipv4UdpFrame.sourcePort(m), SrdHeader.LENGTH);
         t.tx.emit(address);
     }
 }

@@ -5,12 +5,10 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
-import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
 import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdHeader;
-import io.srdnic.srd.wire.SrdPort;
 
 /**
  * SRD's message layer on the reliability engine: what a send work request becomes on the wire and
@@ -29,13 +27,15 @@ final class SrdMessages implements ReliableSender.Listener {
     static final int MAX_RDMA_SIZE = 1 << 30;
 
     private final SrdTransport t;
+    private final FrameWriter frames;
     private final SendRequests requests;
     private final int dataPerSegment;
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
-    SrdMessages(SrdTransport transport, SendRequests requests, int mtu) {
+    SrdMessages(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames) {
         this.t = transport;
+        this.frames = frames;
         this.requests = requests;
         this.dataPerSegment = mtu - RdmaHeader.LENGTH;
     }
@@ -163,8 +163,7 @@ final class SrdMessages implements ReliableSender.Listener {
         SrdHeader.write(m, type, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, header + data, ctx.id, ctx.remoteContextId, t.epoch,
             psn, flow.sendBase, requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r],
             op == SendOpcode.RDMA_READ ? requests.token(r) : requests.immediate[r], now);
-        Ipv4UdpFrame.write(m, t.localMac, ctx.remoteMac, t.localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
-            SrdHeader.LENGTH + header + data, t.udpChecksum);
+        frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data);
         t.tx.emit(address);
     }
 

@@ -11,13 +11,11 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
-import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
@@ -70,6 +68,8 @@ public final class SrdTransport implements AutoCloseable {
     final int udpPort;
     private final int mtu;
     final boolean udpChecksum;
+    /** Writes the Ethernet/IPv4/UDP headers of every frame this device sends. */
+    private final FrameWriter frames;
     private final SplittableRandom random;
     final SrdCounters counters = new SrdCounters();
     private final AsyncEventQueue events = new AsyncEventQueue();
@@ -126,19 +126,20 @@ public final class SrdTransport implements AutoCloseable {
         this.udpPort = config.udpPort;
         this.mtu = config.mtu;
         this.udpChecksum = config.udpChecksum;
+        this.frames = new FrameWriter(localMac, localIp, udpPort, udpChecksum);
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
         this.active = new int[config.maxContexts];
         this.qps = new QpTable(config.maxQps, random);
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.regions = new MemoryRegions(config.maxMemoryRegions, random.split());
-        this.messages = new SrdMessages(this, requests, mtu);
+        this.messages = new SrdMessages(this, requests, mtu, frames);
         this.rnrBackoffs = new RnrWaitList(requests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
-        this.responder = new Responder(this, config, messages);
-        this.datagrams = new UdDatagrams(this, this.config.paths);
+        this.responder = new Responder(this, config, messages, frames);
+        this.datagrams = new UdDatagrams(this, this.config.paths, frames);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
     }
@@ -261,8 +262,8 @@ public final class SrdTransport implements AutoCloseable {
         }
         SrdQp qp = new SrdQp(this, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
-            qp.rcRequester = new RcRequester(this, qp, config, sqDepth);
-            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config);
+            qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames);
+            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, frames);
         }
         qps.put(qp);
         return qp;
@@ -818,8 +819,7 @@ public final class SrdTransport implements AutoCloseable {
         }
         Mbuf m = tx.view.wrap(address);
         writeControlHeader(m, PacketType.PROBE, ctx.id, ctx.remoteContextId, path, ctx.sender.sendBase, now);
-        Ipv4UdpFrame.write(m, localMac, ctx.remoteMac, localIp, ctx.remoteIp, SrdPort.ENTROPY_BASE + path, ctx.remotePort,
-            SrdHeader.LENGTH, udpChecksum);
+        frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH);
         counters.txProbes++;
         tx.emit(address);
     }

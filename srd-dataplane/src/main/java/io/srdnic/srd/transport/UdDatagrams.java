@@ -3,10 +3,8 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
-import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -16,11 +14,13 @@ import java.lang.foreign.MemorySegment;
  */
 final class UdDatagrams {
     private final SrdTransport t;
+    private final FrameWriter frames;
     private final int paths;
     private int datagramEntropy;
 
-    UdDatagrams(SrdTransport t, int paths) {
+    UdDatagrams(SrdTransport t, int paths, FrameWriter frames) {
         this.t = t;
+        this.frames = frames;
         this.paths = paths;
     }
 
@@ -53,8 +53,7 @@ final class UdDatagrams {
             0, 0, qp.qpn, destQpn, qkey, immediate, now);
         int entropy = datagramEntropy;
         datagramEntropy = datagramEntropy + 1 == paths ? 0 : datagramEntropy + 1;
-        Ipv4UdpFrame.write(m, t.localMac, t.addressHandleMac(ah), t.localIp, t.addressHandleIp(ah), SrdPort.ENTROPY_BASE + entropy,
-            t.addressHandlePort(ah), SrdHeader.LENGTH + length, t.udpChecksum);
+        frames.onPath(m, t.addressHandleMac(ah), t.addressHandleIp(ah), t.addressHandlePort(ah), entropy, SrdHeader.LENGTH + length);
         t.counters.txDatagrams++;
         t.tx.emit(address);
         t.counters.sendCompletions[WcStatus.SUCCESS]++;
