@@ -8,7 +8,7 @@ import io.srdnic.pmd.Mbuf;
  * the transport's {@link HeldPacketPool}, shared by every responder, so the receive burst's mbufs
  * go back to DPDK at once and a QP whose packets always arrive in order costs no buffer memory.
  */
-final class RcReorderBuffer {
+final class RcReorderBuffer implements AckWriter.SackSource {
     private final int mask;
     private final HeldPacketPool pool;
     private final long[] address;
@@ -78,7 +78,8 @@ final class RcReorderBuffer {
      * 64 bits of selective acknowledgement after {@code expected} (the PSN awaited): bit i of word w
      * set when PSN expected + 1 + 64w + i is held.
      */
-    long sackWord(int expected, int word) {
+    @Override
+    public long sackWord(int expected, int word) {
         if (count == 0) {
             return 0;
         }

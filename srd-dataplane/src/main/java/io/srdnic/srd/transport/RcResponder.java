@@ -46,7 +46,7 @@ final class RcResponder {
     private static final int QP_FAILED = -2;
 
     private final SrdTransport t;
-    private final FrameWriter frames;
+    private final AckWriter acks;
     private final SrdQp qp;
     private final RcRequester requester;
     private final int window;
@@ -90,9 +90,9 @@ final class RcResponder {
     private int nakReason;
     private int nakDetail;
 
-    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, FrameWriter frames) {
+    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks) {
         this.t = transport;
-        this.frames = frames;
+        this.acks = acks;
         this.qp = qp;
         this.requester = requester;
         this.window = config.window();
@@ -498,31 +498,15 @@ final class RcResponder {
     /** Sends the ACK owed: cumulative up to the expected PSN, the held packets as selective bits, the NAK if any. */
     void sendAck() {
         ackOwed = false;
-        long address = t.tx.take();
-        if (address == 0) {
+        int flags = held.holds(expectedPsn) ? SrdHeader.FLAG_RC | SrdHeader.FLAG_HELD : SrdHeader.FLAG_RC;
+        Mbuf a = acks.begin(flags, nakOwed ? 1 : 0, qp.qpn, qp.destQpn, expectedPsn, 0, ackPsn, ackTimestamp, held);
+        if (a == null) {
             return;
-        }
-        Mbuf a = t.tx.view.wrap(address);
-        int naks = nakOwed ? 1 : 0;
-        SrdHeader.versionAndType(a, PacketType.ACK);
-        SrdHeader.flags(a, held.holds(expectedPsn) ? SrdHeader.FLAG_RC | SrdHeader.FLAG_HELD : SrdHeader.FLAG_RC);
-        SrdAck.dropCount(a, naks);
-        SrdAck.sourceContext(a, qp.qpn);
-        SrdAck.destinationContext(a, qp.destQpn);
-        SrdAck.epoch(a, t.epoch);
-        SrdAck.cumulativePsn(a, expectedPsn);
-        SrdAck.echoedEpoch(a, 0);
-        SrdAck.triggerPsn(a, ackPsn);
-        SrdAck.echoedTimestamp(a, ackTimestamp);
-        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
-            SrdAck.sackWord(a, w, held.sackWord(expectedPsn, w));
         }
         if (nakOwed) {
             SrdAck.drop(a, 0, nakPsn, nakReason, nakDetail);
             nakOwed = false;
         }
-        frames.answer(a, ackMac, ackIp, ackPort, SrdAck.length(naks));
-        t.counters.txAcks++;
-        t.tx.emit(address);
+        acks.send(ackMac, ackIp, ackPort);
     }
 }

@@ -10,7 +10,7 @@ package io.srdnic.srd.transport;
  * order and an ACK carries the lowest ones: the sender's base waits on the lowest, so that one is
  * always told first and no drop can starve behind newer ones.
  */
-final class ReceiveWindow {
+final class ReceiveWindow implements AckWriter.SackSource {
     static final int NEW = 0;
     static final int DUPLICATE = 1;
     static final int OLD = 2;
@@ -134,7 +134,8 @@ final class ReceiveWindow {
      * 64 bits of the selective-ack bitmap from {@code cumulative}: bit i = PSN cumulative + 1 + 64 *
      * word + i received, drops excluded. Word-wide: the bitmap's bits are taken 64 at a time.
      */
-    long sackWord(int cumulative, int word) {
+    @Override
+    public long sackWord(int cumulative, int word) {
         int first = cumulative + 1 + 64 * word;
         long w = ringBits(first);
         int belowBase = base - first;              // PSNs before the base are all done

@@ -26,6 +26,7 @@ import io.srdnic.srd.wire.SrdHeader;
 final class Responder {
     private final SrdTransport t;
     private final FrameWriter frames;
+    private final AckWriter acks;
     private final boolean delayedAck;
     private final int ackEvery;
     private final int window;
@@ -34,9 +35,10 @@ final class Responder {
     private final RdmaDelivery rdma;
     private final SrdMessages messages;
 
-    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages, FrameWriter frames) {
+    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages, FrameWriter frames, AckWriter acks) {
         this.t = transport;
         this.frames = frames;
+        this.acks = acks;
         this.delayedAck = config.delayedAck;
         this.ackEvery = config.ackEvery;
         this.window = config.window();
@@ -211,36 +213,18 @@ final class Responder {
 
     /** One ACK for everything {@code ctx} received, echoing {@code ack}'s packet: back on the path it came by. */
     private void sendAck(SrdContext ctx, PendingAck ack) {
-        long address = t.tx.take();
-        if (address == 0) {
-            return;
-        }
-        Mbuf a = t.tx.view.wrap(address);
         ReceiveWindow rx = ctx.rx;
         int drops = Math.min(rx.pendingDrops(), SrdAck.MAX_DROPS);
-        int cumulative = rx.cumulative();
-        SrdHeader.versionAndType(a, PacketType.ACK);
-        SrdHeader.flags(a, 0);
-        SrdAck.dropCount(a, drops);
-        SrdAck.sourceContext(a, ctx.id);
-        SrdAck.destinationContext(a, ack.peerContext);
-        SrdAck.epoch(a, t.epoch);
-        SrdAck.cumulativePsn(a, cumulative);
-        SrdAck.echoedEpoch(a, ack.peerEpoch);
-        SrdAck.triggerPsn(a, ack.psn);
-        SrdAck.echoedTimestamp(a, ack.timestamp);
-        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
-            SrdAck.sackWord(a, w, rx.sackWord(cumulative, w));
+        Mbuf a = acks.begin(0, drops, ctx.id, ack.peerContext, rx.cumulative(), ack.peerEpoch, ack.psn, ack.timestamp, rx);
+        if (a == null) {
+            return;
         }
         for (int i = 0; i < drops; i++) {
             SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
         }
-        // Back on the path the data came by: a dead path loses both, and only that path is blamed.
-        frames.answer(a, ack.mac, ack.ip, ack.port, SrdAck.length(drops));
-        t.counters.txAcks++;
+        acks.send(ack.mac, ack.ip, ack.port);
         t.counters.srdAcks++;
         t.counters.srdAckedPackets += ack.packets;
-        t.tx.emit(address);
     }
 
     void onProbe(Mbuf m) {

@@ -70,6 +70,8 @@ public final class SrdTransport implements AutoCloseable {
     final boolean udpChecksum;
     /** Writes the Ethernet/IPv4/UDP headers of every frame this device sends. */
     private final FrameWriter frames;
+    /** Writes the ACKs this device sends, SRD's and RC's. */
+    private final AckWriter acks;
     private final SplittableRandom random;
     final SrdCounters counters = new SrdCounters();
     private final AsyncEventQueue events = new AsyncEventQueue();
@@ -137,8 +139,9 @@ public final class SrdTransport implements AutoCloseable {
         this.rnrBackoffs = new RnrWaitList(requests);
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
+        this.acks = new AckWriter(tx, frames, epoch, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
-        this.responder = new Responder(this, config, messages, frames);
+        this.responder = new Responder(this, config, messages, frames, acks);
         this.datagrams = new UdDatagrams(this, this.config.paths, frames);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
@@ -263,7 +266,7 @@ public final class SrdTransport implements AutoCloseable {
         SrdQp qp = new SrdQp(this, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
             qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames);
-            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, frames);
+            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks);
         }
         qps.put(qp);
         return qp;
