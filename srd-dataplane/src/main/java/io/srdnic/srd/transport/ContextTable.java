@@ -48,6 +48,15 @@ final class ContextTable {
     }
 
     /**
+     * The flow a received packet from {@code ip} belongs to. The wire does not say which UDP port
+     * its sender listens on (the source port carries path entropy), so it is this fabric's one SRD
+     * port, which every address handle names (see {@link SrdTransport#createAddressHandle}).
+     */
+    long flowFrom(int ip) {
+        return FlowKey.pack(ip, config.udpPort);
+    }
+
+    /**
      * The context for the remote device {@code flow}, opened if there is none ({@code mac} is where a
      * new one answers; an existing one keeps its MAC), or null when the table is full of contexts
      * that may not be evicted (counted).

@@ -25,7 +25,6 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class Responder {
     private final SrdTransport t;
-    private final FrameWriter frames;
     private final AckWriter acks;
     private final boolean delayedAck;
     private final int ackEvery;
@@ -35,9 +34,8 @@ final class Responder {
     private final RdmaDelivery rdma;
     private final SrdMessages messages;
 
-    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages, FrameWriter frames, AckWriter acks) {
+    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages, AckWriter acks) {
         this.t = transport;
-        this.frames = frames;
         this.acks = acks;
         this.delayedAck = config.delayedAck;
         this.ackEvery = config.ackEvery;
@@ -225,19 +223,5 @@ final class Responder {
         acks.send(ack.mac, ack.ip, ack.port);
         t.counters.srdAcks++;
         t.counters.srdAckedPackets += ack.packets;
-    }
-
-    void onProbe(Mbuf m) {
-        t.counters.rxProbes++;
-        long address = t.tx.take();
-        if (address == 0) {
-            return;
-        }
-        SrdContext ctx = t.existingContext(t.flowFrom(Ipv4UdpFrame.sourceIp(m)));
-        Mbuf reply = t.tx.view.wrap(address);
-        t.writeControlHeader(reply, PacketType.PROBE_REPLY, ctx == null ? 0 : ctx.id, SrdHeader.sourceContext(m),
-            SrdHeader.psn(m), 0, SrdHeader.timestamp(m));
-        frames.answer(reply, Ipv4UdpFrame.sourceMac(m), Ipv4UdpFrame.sourceIp(m), Ipv4UdpFrame.sourcePort(m), SrdHeader.LENGTH);
-        t.tx.emit(address);
     }
 }

@@ -1,6 +1,5 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.pmd.Mbuf;
@@ -13,7 +12,6 @@ import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
-import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
 import java.lang.foreign.Arena;
@@ -93,6 +91,8 @@ public final class SrdTransport implements AutoCloseable {
     final HeldPacketPool heldPackets;
     final MemoryRegions regions;
     private final SrdMessages messages;
+    private final SrdAckIntake ackIntake;
+    private final PathProbes probes;
     private final Responder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
@@ -107,8 +107,6 @@ public final class SrdTransport implements AutoCloseable {
     private long lastHousekeeping;
     /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
     private long lastDrained;
-    /** The SACK words of the ACK being handled (read once from the frame). */
-    private final long[] sack = new long[SrdAck.SACK_WORDS];
 
     /**
      * @param epoch this incarnation's epoch: non-zero, new at every start and later than the last incarnation's (see {@link #newEpoch()})
@@ -141,7 +139,9 @@ public final class SrdTransport implements AutoCloseable {
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
-        this.responder = new Responder(this, config, messages, frames, acks);
+        this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
+        this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
+        this.responder = new Responder(this, config, messages, acks);
         this.datagrams = new UdDatagrams(this, this.config.paths, frames);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
@@ -572,13 +572,9 @@ public final class SrdTransport implements AutoCloseable {
         return contexts.openFor(flow, mac, now);
     }
 
-    /**
-     * The flow a received packet from {@code ip} belongs to. The wire does not say which UDP port
-     * its sender listens on (the source port carries path entropy), so it is this fabric's one SRD
-     * port, which every address handle names (see {@link #createAddressHandle}).
-     */
+    /** The flow a received packet from {@code ip} belongs to ({@link ContextTable#flowFrom}). */
     long flowFrom(int ip) {
-        return FlowKey.pack(ip, udpPort);
+        return contexts.flowFrom(ip);
     }
 
     /**
@@ -754,7 +750,7 @@ public final class SrdTransport implements AutoCloseable {
             work += sender.hasWindow() ? sender.detectLosses(now, messages) : 0;
             int path = sender.paths.probeDue(now);
             if (path != PathSet.NONE) {
-                probe(ctx, path, now);
+                probes.probe(ctx, path, now);
                 work++;
             }
             sender.paths.expireProbes(now);
@@ -799,37 +795,13 @@ public final class SrdTransport implements AutoCloseable {
         counters.contextsReclaimed += contexts.reclaimIdle(lastDrained, config.idleContextNanos);
     }
 
-    // ---------------------------------------------------------------- transmit
-
-    /** Probes {@code path} of {@code ctx}, which has been avoided long enough, and waits for the reply. */
-    private void probe(SrdContext ctx, int path, long now) {
-        ReliableSender sender = ctx.sender;
-        sendProbe(ctx, path, now);
-        sender.paths.onProbeSent(path, now, Math.max(sender.rtt.rto(), 4 * sender.rtt.srtt()));
-    }
+    // ---------------------------------------------------------------- liveness
 
     /** {@code ctx} made no progress for the transport timeout: the application hears of it once, until progress resumes. */
     private void becameUnresponsive(SrdContext ctx, long now) {
         ctx.sender.unresponsive = true;
         counters.unresponsiveEvents++;
         events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, stalledAddressHandle(ctx), ctx.remoteIp, now);
-    }
-
-    private void sendProbe(SrdContext ctx, int path, long now) {
-        long address = tx.take();
-        if (address == 0) {
-            return;
-        }
-        Mbuf m = tx.view.wrap(address);
-        writeControlHeader(m, PacketType.PROBE, ctx.id, ctx.remoteContextId, path, ctx.sender.sendBase, now);
-        frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH);
-        counters.txProbes++;
-        tx.emit(address);
-    }
-
-    /** The header of a packet without payload or QPs (probes and their replies). */
-    void writeControlHeader(Mbuf m, int type, int srcContext, int dstContext, int psn, int sendBase, long timestamp) {
-        SrdHeader.write(m, type, 0, 0, srcContext, dstContext, epoch, psn, sendBase, 0, 0, 0, 0, timestamp);
     }
 
     // ---------------------------------------------------------------- receive
@@ -865,9 +837,9 @@ public final class SrdTransport implements AutoCloseable {
                 continue;
             }
             switch (type) {
-                case PacketType.ACK -> onAck(m, now);
-                case PacketType.PROBE -> responder.onProbe(m);
-                case PacketType.PROBE_REPLY -> onProbeReply(m);
+                case PacketType.ACK -> ackIntake.onAck(m, now);
+                case PacketType.PROBE -> probes.onProbe(m);
+                case PacketType.PROBE_REPLY -> probes.onProbeReply(m);
                 default -> {
                     if ((flags & SrdHeader.FLAG_UNRELIABLE) != 0) {
                         responder.onDatagram(m, type);
@@ -879,47 +851,6 @@ public final class SrdTransport implements AutoCloseable {
         }
         responder.endOfBurst();
         return n;
-    }
-
-    private void onAck(Mbuf m, long now) {
-        counters.rxAcks++;
-        SrdContext ctx = existingContext(flowFrom(Ipv4UdpFrame.sourceIp(m)));
-        if (ctx == null || !ctx.hasRequesterState() || SrdAck.destinationContext(m) != ctx.id || SrdAck.echoedEpoch(m) != epoch) {
-            counters.staleAcks++;
-            return;
-        }
-        ReliableSender sender = ctx.sender;
-        int cumulative = SrdAck.cumulativePsn(m);
-        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
-            sack[w] = SrdAck.sackWord(m, w); // read once: checked, then acted on
-        }
-        int drops = SrdAck.dropCount(m);
-        if (!AckChecks.namesOnlySentPsns(sender, m, cumulative, sack, drops)) {
-            counters.acksRefused++;
-            return;
-        }
-        ctx.remoteContextId = SrdAck.sourceContext(m);
-        ctx.peerEpoch = SrdAck.epoch(m);
-        ctx.lastActivity = now;
-        ctx.lastHeard = now;
-        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, config.rtoMaxNanos * 4);
-        boolean progress = false;
-        for (int i = 0; i < drops; i++) {
-            int psn = SrdAck.dropPsn(m, i);
-            int r = sender.owner(psn);
-            if (r != ReliableSender.EMPTY) {
-                sender.forget(psn);
-                messages.onDropIndication(ctx, r, SrdAck.dropReason(m, i), now);
-                progress = true;
-            }
-        }
-        progress |= sender.onAcknowledged(cumulative, sack, messages);
-        sender.advanceSendBase();
-        if (progress) {
-            sender.lastProgress = now;
-            sender.unresponsive = false;
-        }
-        sender.detectLosses(now, messages);
     }
 
     /** Request {@code r} of {@code ctx} was refused for want of a receive: it goes again after a backoff that doubles per attempt. */
@@ -955,14 +886,6 @@ public final class SrdTransport implements AutoCloseable {
     private int stalledAddressHandle(SrdContext ctx) {
         int r = ctx.sender.oldestOwner();
         return r == ReliableSender.EMPTY ? 0 : requests.addressHandle[r];
-    }
-
-    private void onProbeReply(Mbuf m) {
-        counters.rxProbes++;
-        SrdContext ctx = existingContext(flowFrom(Ipv4UdpFrame.sourceIp(m)));
-        if (ctx != null && SrdHeader.destinationContext(m) == ctx.id) {
-            ctx.sender.paths.onProbeReply(SrdHeader.psn(m));
-        }
     }
 
     // ---------------------------------------------------------------- introspection
