@@ -2,18 +2,12 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
-import io.srdnic.pmd.Mbuf;
-import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.wire.Ipv4UdpFrame;
-import io.srdnic.srd.wire.PacketType;
-import io.srdnic.srd.wire.SrdHeader;
-import io.srdnic.srd.wire.SrdParser;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
@@ -85,7 +79,6 @@ public final class SrdTransport implements AutoCloseable {
     private final IntConsumer afterRnrBackoff = this::afterRnrBackoff;
 
     private final Arena arena = Arena.ofConfined();
-    private final MbufBatch rxBatch;
     final TxBurst tx;
     /** Where RC and SRC responders keep packets that came early: one pool for all of them. */
     final HeldPacketPool heldPackets;
@@ -93,6 +86,7 @@ public final class SrdTransport implements AutoCloseable {
     private final SrdMessages messages;
     private final SrdAckIntake ackIntake;
     private final PathProbes probes;
+    private final PacketDispatcher dispatcher;
     private final Responder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
@@ -105,8 +99,6 @@ public final class SrdTransport implements AutoCloseable {
     private long lastCycle;
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
-    /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
-    private long lastDrained;
 
     /**
      * @param epoch this incarnation's epoch: non-zero, new at every start and later than the last incarnation's (see {@link #newEpoch()})
@@ -135,7 +127,6 @@ public final class SrdTransport implements AutoCloseable {
         this.regions = new MemoryRegions(config.maxMemoryRegions, random.split());
         this.messages = new SrdMessages(this, requests, mtu, frames);
         this.rnrBackoffs = new RnrWaitList(requests);
-        this.rxBatch = new MbufBatch(arena, config.burst);
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
@@ -145,6 +136,7 @@ public final class SrdTransport implements AutoCloseable {
         this.datagrams = new UdDatagrams(this, this.config.paths, frames);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
+        this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder);
     }
 
     private static final java.util.concurrent.atomic.AtomicInteger LAST_EPOCH = new java.util.concurrent.atomic.AtomicInteger();
@@ -357,12 +349,12 @@ public final class SrdTransport implements AutoCloseable {
         return qp;
     }
 
-    /** The time of the current duty cycle, for the events of objects the transport drives (an SRQ's limit). */
     /** The last time the RX ring was found empty: what timers that judge a peer's silence measure up to. */
     long lastDrained() {
-        return lastDrained;
+        return dispatcher.lastDrained();
     }
 
+    /** The time of the current duty cycle, for the events of objects the transport drives (an SRQ's limit). */
     long now() {
         return lastNow;
     }
@@ -582,8 +574,7 @@ public final class SrdTransport implements AutoCloseable {
      * reserved (224/3), loopback, nor this device's own address (a reflected or spoofed frame).
      */
     boolean isUsableSource(int ip) {
-        int top = ip >>> 24;
-        return ip != 0 && top < 224 && top != 127 && ip != localIp;
+        return PacketDispatcher.isUsableSource(ip, localIp);
     }
 
     /** The contexts alive now (for tests and reports). */
@@ -628,14 +619,14 @@ public final class SrdTransport implements AutoCloseable {
             // as long as an RTO can be: hear the ACKs that waited in the RX ring before the timers
             // judge anything lost, or every packet in flight goes again and each such pause spends
             // a transmission of every one from its retry budget.
-            work += receive(now);
+            work += dispatcher.receive(now);
         }
         lastCycle = now;
         int timed = timers(now);
         if (timed > 0) {
             tx.flush();
         }
-        work += timed + receive(now);
+        work += timed + dispatcher.receive(now);
         tx.flush(); // probe replies, ACKs of loss signals, and ACKs when not delayed
         return work;
     }
@@ -786,13 +777,13 @@ public final class SrdTransport implements AutoCloseable {
         reclaimIdleContexts(now);
         // READs silent up to the last time the RX ring was emptied, as for idle contexts: after a stall
         // of this thread the answers that kept coming are still in the ring, unread.
-        return messages.hasReadsOutstanding() ? messages.expireSilentReads(lastDrained, readSilenceLimit) : 0;
+        return messages.hasReadsOutstanding() ? messages.expireSilentReads(dispatcher.lastDrained(), readSilenceLimit) : 0;
     }
 
     private void reclaimIdleContexts(long now) {
         // Idle up to the last time the RX ring was emptied, not up to now: a thread that stalled
         // has not read what arrived meanwhile, retransmissions into this window among it.
-        counters.contextsReclaimed += contexts.reclaimIdle(lastDrained, config.idleContextNanos);
+        counters.contextsReclaimed += contexts.reclaimIdle(dispatcher.lastDrained(), config.idleContextNanos);
     }
 
     // ---------------------------------------------------------------- liveness
@@ -804,54 +795,7 @@ public final class SrdTransport implements AutoCloseable {
         events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, stalledAddressHandle(ctx), ctx.remoteIp, now);
     }
 
-    // ---------------------------------------------------------------- receive
-
-    private int receive(long now) {
-        // The last burst's mbufs go back now rather than right after it was handled: that cycle's
-        // messages reached their CQ without waiting for the free.
-        if (!rxBatch.isEmpty()) {
-            io.free(rxBatch);
-        }
-        int n = io.receive(rxBatch);
-        if (n < rxBatch.capacity()) {
-            lastDrained = now;
-        }
-        for (int i = 0; i < n; i++) {
-            Mbuf m = rxBatch.get(i);
-            int type = SrdParser.parse(m, udpPort, mtu);
-            if (type < 0) {
-                counters.parseErrors[Ipv4UdpFrame.error(type).ordinal()]++;
-                continue;
-            }
-            if (Ipv4UdpFrame.destinationIp(m) != localIp) {
-                counters.notForUs++;
-                continue;
-            }
-            if (!isUsableSource(Ipv4UdpFrame.sourceIp(m))) {
-                counters.badSource++;
-                continue;
-            }
-            int flags = SrdHeader.flags(m); // read once: RC's flag, then the unreliable one
-            if ((flags & SrdHeader.FLAG_RC) != 0) {
-                rc.onPacket(m, type, now);
-                continue;
-            }
-            switch (type) {
-                case PacketType.ACK -> ackIntake.onAck(m, now);
-                case PacketType.PROBE -> probes.onProbe(m);
-                case PacketType.PROBE_REPLY -> probes.onProbeReply(m);
-                default -> {
-                    if ((flags & SrdHeader.FLAG_UNRELIABLE) != 0) {
-                        responder.onDatagram(m, type);
-                    } else {
-                        responder.onData(m, type, now);
-                    }
-                }
-            }
-        }
-        responder.endOfBurst();
-        return n;
-    }
+    // ---------------------------------------------------------------- RNR waits
 
     /** Request {@code r} of {@code ctx} was refused for want of a receive: it goes again after a backoff that doubles per attempt. */
     void waitOutRnr(SrdContext ctx, int r, long now) {
@@ -868,11 +812,6 @@ public final class SrdTransport implements AutoCloseable {
         ctx.rnrWaiting--;
     }
 
-    /**
-     * One pass over the RNR wait list: every request whose backoff is over goes back to the head of
-     * its context's queue; the earliest of the rest is remembered, so no cycle walks the list before
-     * then. Returns how many went back.
-     */
     /** A request whose RNR backoff is over goes back to the head of its context's queue. */
     private void afterRnrBackoff(int r) {
         SrdContext ctx = contexts.at(requests.context[r]);
@@ -905,7 +844,7 @@ public final class SrdTransport implements AutoCloseable {
         responder.sendOwedAcks(); // the peer is owed them for what was delivered
         rc.sendOwedAcks();
         tx.close();
-        io.free(rxBatch);
+        dispatcher.close();
         arena.close();
     }
 }
