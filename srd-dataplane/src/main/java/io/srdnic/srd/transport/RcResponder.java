@@ -47,6 +47,7 @@ final class RcResponder {
 
     private final SrdTransport t;
     private final AckWriter acks;
+    private final QpErrors errors;
     private final SrdQp qp;
     private final RcRequester requester;
     private final int window;
@@ -90,9 +91,10 @@ final class RcResponder {
     private int nakReason;
     private int nakDetail;
 
-    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks) {
+    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors) {
         this.t = transport;
         this.acks = acks;
+        this.errors = errors;
         this.qp = qp;
         this.requester = requester;
         this.window = config.window();
@@ -115,7 +117,7 @@ final class RcResponder {
     /** The QP leaves service: a receive being filled completes with {@code status} (silently when -1); nothing held stays. */
     void flush(int status) {
         if (inMessage && status >= 0 && !receiveCq.push(receiveWrId, status, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
-            t.onCqOverrun(receiveCq);
+            errors.onCqOverrun(receiveCq);
         }
         inMessage = false;
         receiveBuffer = null;
@@ -368,7 +370,7 @@ final class RcResponder {
         inMessage = false;
         receiveBuffer = null;
         if (!receiveCq.push(receiveWrId, status, WcOpcode.RECV, receivedLength, false, 0, qp.qpn, 0, 0)) {
-            t.onCqOverrun(receiveCq);
+            errors.onCqOverrun(receiveCq);
         }
     }
 
@@ -377,7 +379,7 @@ final class RcResponder {
      * SRC SRQ's CQ has no QP of its own, so this one goes to ERROR here).
      */
     private int overrun(CompletionQueue full) {
-        t.onCqOverrun(full);
+        errors.onCqOverrun(full);
         t.rc.enterError(qp, t.now());
         return QP_FAILED;
     }

@@ -17,6 +17,8 @@ public final class SrdQp {
     public static final int DEFAULT_RNR_RETRY = 0;
 
     final SrdTransport transport;
+    /** Where this QP's CQ overruns, flushes and events go. */
+    private final QpErrors errors;
     final QpType type;
     final int qpn;
     /** The protection domain: RDMA requests to this QP may name only this domain's memory regions. */
@@ -53,8 +55,9 @@ public final class SrdQp {
     RcRequester rcRequester;
     RcResponder rcResponder;
 
-    SrdQp(SrdTransport transport, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    SrdQp(SrdTransport transport, QpErrors errors, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         this.transport = transport;
+        this.errors = errors;
         this.type = type;
         this.qpn = qpn;
         this.pd = pd;
@@ -124,7 +127,7 @@ public final class SrdQp {
         drainedEventOwed = next == QpState.SQD && attributes.has(QpAttributes.SQ_DRAINED_NOTIFY) && attributes.sqDrainedNotify();
         raiseDrainedIfOwed();
         if (next == QpState.ERROR || next == QpState.RESET) {
-            transport.flushQp(this, next == QpState.ERROR);
+            errors.flush(this, next == QpState.ERROR);
         }
     }
 
@@ -166,7 +169,7 @@ public final class SrdQp {
         if (drainedEventOwed && sqOutstanding == 0) {
             drainedEventOwed = false;
             if (state == QpState.SQD) { // not after a CQ overrun moved the QP to ERROR behind modify's back
-                transport.raiseQpEvent(AsyncEventQueue.SQ_DRAINED, this);
+                errors.raise(AsyncEventQueue.SQ_DRAINED, this);
             }
         }
     }
@@ -248,7 +251,7 @@ public final class SrdQp {
     /** Destroys the QP: its pending sends are aborted (no completions), others on the same contexts unaffected. */
     public void destroy() {
         if (!destroyed) {
-            transport.destroyQp(this);
+            errors.destroy(this);
             if (srq != null) {
                 srq.detach();
             }
@@ -300,7 +303,7 @@ public final class SrdQp {
         if (!recvCq.isFull()) {
             return false;
         }
-        transport.onCqOverrun(recvCq);
+        errors.onCqOverrun(recvCq);
         return true;
     }
 
@@ -317,7 +320,7 @@ public final class SrdQp {
         receives.removeHead();
         transport.counters.receivesRegionGone++;
         if (!recvCq.push(wrId, WcStatus.LOCAL_PROTECTION_ERROR, WcOpcode.RECV, 0, false, 0, qpn, 0, 0)) {
-            transport.onCqOverrun(recvCq);
+            errors.onCqOverrun(recvCq);
         }
         return true;
     }
@@ -334,7 +337,7 @@ public final class SrdQp {
         sqOutstanding--;
         // Errors are always reported; successes only when the WR asked to be signaled (as in verbs).
         if ((signaled || status != WcStatus.SUCCESS) && !sendCq.push(wrId, status, opcode, length, false, 0, qpn, 0, 0)) {
-            transport.onCqOverrun(sendCq);
+            errors.onCqOverrun(sendCq);
         }
         raiseDrainedIfOwed(); // after the completion: whoever sees the event finds every send's completion in the CQ
     }

@@ -87,6 +87,7 @@ public final class SrdTransport implements AutoCloseable {
     private final SrdAckIntake ackIntake;
     private final PathProbes probes;
     private final PacketDispatcher dispatcher;
+    private final QpErrors qpErrors;
     private final Responder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
@@ -136,6 +137,7 @@ public final class SrdTransport implements AutoCloseable {
         this.datagrams = new UdDatagrams(this, this.config.paths, frames);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
+        this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, this::now);
         this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder);
     }
 
@@ -255,10 +257,10 @@ public final class SrdTransport implements AutoCloseable {
         if (qpn < 0) {
             throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
         }
-        SrdQp qp = new SrdQp(this, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
+        SrdQp qp = new SrdQp(this, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
             qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames);
-            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks);
+            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks, qpErrors);
         }
         qps.put(qp);
         return qp;
@@ -278,7 +280,7 @@ public final class SrdTransport implements AutoCloseable {
         if (!qps.managementFree()) {
             throw new IllegalStateException("this device already has its management QP (QPN " + MANAGEMENT_QPN + ")");
         }
-        SrdQp qp = new SrdQp(this, QpType.UD, MANAGEMENT_QPN, pd, sqDepth, rqDepth, sendCq, recvCq);
+        SrdQp qp = new SrdQp(this, qpErrors, QpType.UD, MANAGEMENT_QPN, pd, sqDepth, rqDepth, sendCq, recvCq);
         qps.put(qp);
         return qp;
     }
@@ -427,61 +429,9 @@ public final class SrdTransport implements AutoCloseable {
         return addressHandles.port(ah);
     }
 
-    void destroyQp(SrdQp qp) {
-        if (qp.type.connected()) {
-            rc.flush(qp, false, lastNow);
-        }
-        for (int r = 0; r < requests.capacity; r++) {
-            if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
-                messages.finish(r, -1);
-            }
-        }
-        qp.destroyed = true;
-        qps.remove(qp);
-    }
-
-    /**
-     * A completion did not fit {@code cq}: as in verbs, the CQ is in error (CQ_ERROR, once) and every
-     * QP reporting to it goes to ERROR (QP_FATAL each), flushing its work: nothing more is accepted
-     * for them that their application could not be told about.
-     */
-    void onCqOverrun(io.srdnic.srd.api.CompletionQueue cq) {
-        counters.cqOverruns++;
-        if (!cq.markError()) {
-            return;
-        }
-        events.raise(AsyncEventQueue.CQ_ERROR, 0, 0, 0, lastNow);
-        for (int i = 0; i <= qps.indexMask(); i++) {
-            SrdQp qp = qps.at(i);
-            if (qp != null && (qp.sendCq == cq || qp.recvCq == cq) && qp.state != QpState.ERROR) {
-                events.raise(AsyncEventQueue.QP_FATAL, 0, 0, qp.qpn, lastNow);
-                qp.state = QpState.ERROR;
-                flushQp(qp, true);
-            }
-        }
-    }
-
-    /** An event about one QP (SQ_DRAINED), stamped with this cycle's time. */
-    void raiseQpEvent(int type, SrdQp qp) {
-        events.raise(type, 0, 0, qp.qpn, lastNow);
-    }
-
-    /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
+    /** QP to ERROR or RESET: see {@link QpErrors#flush}. */
     void flushQp(SrdQp qp, boolean withCompletions) {
-        if (qp.type.connected()) {
-            rc.flush(qp, withCompletions, lastNow);
-        }
-        for (int r = 0; r < requests.capacity; r++) {
-            if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
-                messages.finish(r, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
-            }
-        }
-        while (qp.ownsReceives() && !qp.receives.isEmpty()) { // an SRQ's receives stay for its other QPs
-            if (withCompletions && !qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
-                onCqOverrun(qp.recvCq);
-            }
-            qp.receives.removeHead();
-        }
+        qpErrors.flush(qp, withCompletions);
     }
 
     // ---------------------------------------------------------------- posting
@@ -553,7 +503,7 @@ public final class SrdTransport implements AutoCloseable {
     public void completeLocally(SrdQp qp, long wrId, int status, int length) {
         counters.sendCompletions[status]++;
         if (!qp.sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qp.qpn, 0, 0)) {
-            onCqOverrun(qp.sendCq);
+            qpErrors.onCqOverrun(qp.sendCq);
         }
     }
 

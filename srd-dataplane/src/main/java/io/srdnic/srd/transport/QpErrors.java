@@ -1,0 +1,95 @@
+package io.srdnic.srd.transport;
+
+import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import java.util.function.LongSupplier;
+
+/**
+ * How a QP's trouble spreads, as in verbs: a completion that does not fit its CQ puts the CQ in
+ * error and every QP reporting to it in ERROR; a QP in ERROR (or back to RESET, or destroyed)
+ * gives up its work, with WR_FLUSH_ERROR completions (or silently); the events the application
+ * hears of it. Stamped with the duty cycle's time.
+ */
+final class QpErrors {
+    private final QpTable qps;
+    private final SendRequests requests;
+    private final SrdMessages messages;
+    private final RcConnections rc;
+    private final AsyncEventQueue events;
+    private final SrdCounters counters;
+    /** The time of the current duty cycle. */
+    private final LongSupplier clock;
+
+    QpErrors(QpTable qps, SendRequests requests, SrdMessages messages, RcConnections rc, AsyncEventQueue events, SrdCounters counters,
+             LongSupplier clock) {
+        this.qps = qps;
+        this.requests = requests;
+        this.messages = messages;
+        this.rc = rc;
+        this.events = events;
+        this.counters = counters;
+        this.clock = clock;
+    }
+
+    /**
+     * A completion did not fit {@code cq}: as in verbs, the CQ is in error (CQ_ERROR, once) and every
+     * QP reporting to it goes to ERROR (QP_FATAL each), flushing its work: nothing more is accepted
+     * for them that their application could not be told about.
+     */
+    void onCqOverrun(CompletionQueue cq) {
+        counters.cqOverruns++;
+        if (!cq.markError()) {
+            return;
+        }
+        long now = clock.getAsLong();
+        events.raise(AsyncEventQueue.CQ_ERROR, 0, 0, 0, now);
+        for (int i = 0; i <= qps.indexMask(); i++) {
+            SrdQp qp = qps.at(i);
+            if (qp != null && (qp.sendCq == cq || qp.recvCq == cq) && qp.state != QpState.ERROR) {
+                events.raise(AsyncEventQueue.QP_FATAL, 0, 0, qp.qpn, now);
+                qp.state = QpState.ERROR;
+                flush(qp, true);
+            }
+        }
+    }
+
+    /** An event about one QP (SQ_DRAINED), stamped with this cycle's time. */
+    void raise(int type, SrdQp qp) {
+        events.raise(type, 0, 0, qp.qpn, clock.getAsLong());
+    }
+
+    /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
+    void flush(SrdQp qp, boolean withCompletions) {
+        if (qp.type.connected()) {
+            rc.flush(qp, withCompletions, clock.getAsLong());
+        }
+        finishRequests(qp, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
+        while (qp.ownsReceives() && !qp.receives.isEmpty()) { // an SRQ's receives stay for its other QPs
+            if (withCompletions && !qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
+                onCqOverrun(qp.recvCq);
+            }
+            qp.receives.removeHead();
+        }
+    }
+
+    /** The QP is destroyed: its work is dropped silently and its number names nothing any more. */
+    void destroy(SrdQp qp) {
+        if (qp.type.connected()) {
+            rc.flush(qp, false, clock.getAsLong());
+        }
+        finishRequests(qp, -1);
+        qp.destroyed = true;
+        qps.remove(qp);
+    }
+
+    /** Ends every SRD/UD request of {@code qp} still in the transport's table with {@code status} (-1: no completion). */
+    private void finishRequests(SrdQp qp, int status) {
+        for (int r = 0; r < requests.capacity; r++) {
+            if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
+                messages.finish(r, status);
+            }
+        }
+    }
+}
