@@ -28,14 +28,18 @@ final class SrdMessages implements ReliableSender.Listener {
 
     private final SrdTransport t;
     private final FrameWriter frames;
+    private final ActiveContexts active;
+    private final SrdRnrWaits rnrWaits;
     private final SendRequests requests;
     private final int dataPerSegment;
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
-    SrdMessages(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames) {
+    SrdMessages(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits) {
         this.t = transport;
         this.frames = frames;
+        this.active = active;
+        this.rnrWaits = rnrWaits;
         this.requests = requests;
         this.dataPerSegment = mtu - RdmaHeader.LENGTH;
     }
@@ -56,7 +60,7 @@ final class SrdMessages implements ReliableSender.Listener {
         }
         requests.state[r] = SendRequests.PENDING;
         ctx.appendPending(r, requests.next);
-        t.activate(ctx);
+        active.add(ctx);
     }
 
     /**
@@ -185,7 +189,7 @@ final class SrdMessages implements ReliableSender.Listener {
             SrdContext ctx = t.contextAt(flow.flow);
             requests.state[r] = SendRequests.PENDING;
             ctx.prependPending(r, requests.next);
-            t.activate(ctx);
+            active.add(ctx);
         }
     }
 
@@ -207,7 +211,7 @@ final class SrdMessages implements ReliableSender.Listener {
             && requests.inFlight[r] == 0) {
             // The PSN is spent at the responder; the packet goes again later under a new one.
             requests.nextSegment[r]--;
-            t.waitOutRnr(ctx, r, now);
+            rnrWaits.waitOut(ctx, r, now);
             return;
         }
         finish(r, switch (reason) {
@@ -232,7 +236,7 @@ final class SrdMessages implements ReliableSender.Listener {
             requests.inFlight[r] = 0;
         }
         if (st == SendRequests.RNR_WAIT) {
-            t.stopRnrWait(ctx, r);
+            rnrWaits.stop(ctx, r);
         }
         SrdQp qp = requests.qp[r];
         int op = requests.opcode[r];

@@ -11,7 +11,6 @@ import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
-import java.util.function.IntConsumer;
 
 /**
  * The SRD transport of one device (one {@link PacketIo}): its QPs, address handles and SRD
@@ -69,14 +68,13 @@ public final class SrdTransport implements AutoCloseable {
     private final AsyncEventQueue events = new AsyncEventQueue();
 
     private final ContextTable contexts;
-    private final int[] active;
-    private int activeCount;
+    /** The contexts the duty cycle looks at. */
+    private final ActiveContexts active;
 
     private final QpTable qps;
     private final AddressHandles addressHandles = new AddressHandles(65536);
     private final SendRequests requests;
-    private final RnrWaitList rnrBackoffs;
-    private final IntConsumer afterRnrBackoff = this::afterRnrBackoff;
+    private final SrdRnrWaits rnrWaits;
 
     private final Arena arena = Arena.ofConfined();
     final TxBurst tx;
@@ -122,12 +120,12 @@ public final class SrdTransport implements AutoCloseable {
         this.frames = new FrameWriter(localMac, localIp, udpPort, udpChecksum);
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
-        this.active = new int[config.maxContexts];
+        this.active = new ActiveContexts(contexts, config.maxContexts);
         this.qps = new QpTable(config.maxQps, random);
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.regions = new MemoryRegions(config.maxMemoryRegions, random.split());
-        this.messages = new SrdMessages(this, requests, mtu, frames);
-        this.rnrBackoffs = new RnrWaitList(requests);
+        this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
+        this.messages = new SrdMessages(this, requests, mtu, frames, active, rnrWaits);
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
@@ -541,13 +539,6 @@ public final class SrdTransport implements AutoCloseable {
         return contexts.existing(flow);
     }
 
-    void activate(SrdContext ctx) {
-        if (!ctx.active) {
-            ctx.active = true;
-            active[activeCount++] = ctx.index;
-        }
-    }
-
     /** Number of contexts alive now (created and not reclaimed). */
     public int contextCount() {
         return contexts.size();
@@ -623,8 +614,8 @@ public final class SrdTransport implements AutoCloseable {
         if (next == lastNow) {
             return next;
         }
-        for (int i = 0; i < activeCount; i++) {
-            SrdContext ctx = contexts.at(active[i]);
+        for (int i = 0; i < active.count(); i++) {
+            SrdContext ctx = active.at(i);
             ReliableSender s = ctx.sender;
             if (ctx.pendingCount > 0 && s.sendAllowance() > 0 && (s.canSendNextPsn() || s.inflight == 0)) {
                 return lastNow;
@@ -635,7 +626,7 @@ public final class SrdTransport implements AutoCloseable {
                 next = Math.min(next, s.lastProgress + config.transportTimeoutNanos);
             }
         }
-        next = Math.min(next, rnrBackoffs.earliest());
+        next = Math.min(next, rnrWaits.earliest());
         if (messages.hasReadsOutstanding()) {
             next = Math.min(next, lastHousekeeping + HOUSEKEEPING_INTERVAL); // a READ's data may stop coming
         }
@@ -652,8 +643,8 @@ public final class SrdTransport implements AutoCloseable {
     private int schedule(long now) {
         postedSinceSchedule = false;
         int work = 0;
-        for (int i = 0; i < activeCount; i++) {
-            SrdContext ctx = contexts.at(active[i]);
+        for (int i = 0; i < active.count(); i++) {
+            SrdContext ctx = active.at(i);
             if (ctx.pendingCount == 0) {
                 continue; // active for what it has in flight: nothing to send (every cycle of a round trip's wait)
             }
@@ -685,8 +676,8 @@ public final class SrdTransport implements AutoCloseable {
 
     private int timers(long now) {
         int work = 0;
-        for (int i = 0; i < activeCount; ) {
-            SrdContext ctx = contexts.at(active[i]);
+        for (int i = 0; i < active.count(); ) {
+            SrdContext ctx = active.at(i);
             ReliableSender sender = ctx.sender;
             work += sender.hasWindow() ? sender.detectLosses(now, messages) : 0;
             int path = sender.paths.probeDue(now);
@@ -699,15 +690,12 @@ public final class SrdTransport implements AutoCloseable {
                 becameUnresponsive(ctx, now);
             }
             if (ctx.idle() && sender.paths.healthyCount() == sender.paths.count()) {
-                ctx.active = false;
-                active[i] = active[--activeCount];
+                active.removeAt(i);
             } else {
                 i++;
             }
         }
-        if (rnrBackoffs.earliest() - now <= 0) {
-            work += rnrBackoffs.takeDue(now, afterRnrBackoff);
-        }
+        work += rnrWaits.resumeDue(now);
         if (!rc.idle()) { // a small test here, not a call, on a path every duty cycle takes
             work += rc.timers(now);
         }
@@ -743,32 +731,6 @@ public final class SrdTransport implements AutoCloseable {
         ctx.sender.unresponsive = true;
         counters.unresponsiveEvents++;
         events.raise(AsyncEventQueue.REMOTE_UNRESPONSIVE, stalledAddressHandle(ctx), ctx.remoteIp, now);
-    }
-
-    // ---------------------------------------------------------------- RNR waits
-
-    /** Request {@code r} of {@code ctx} was refused for want of a receive: it goes again after a backoff that doubles per attempt. */
-    void waitOutRnr(SrdContext ctx, int r, long now) {
-        int attempt = requests.qp[r].rnrRetry - requests.rnrLeft[r];
-        requests.rnrLeft[r]--;
-        requests.state[r] = SendRequests.RNR_WAIT;
-        rnrBackoffs.add(r, now + (config.rnrBackoffNanos << Math.min(attempt, 10)));
-        ctx.rnrWaiting++;
-    }
-
-    /** Request {@code r} ends while waiting out an RNR backoff. */
-    void stopRnrWait(SrdContext ctx, int r) {
-        rnrBackoffs.remove(r);
-        ctx.rnrWaiting--;
-    }
-
-    /** A request whose RNR backoff is over goes back to the head of its context's queue. */
-    private void afterRnrBackoff(int r) {
-        SrdContext ctx = contexts.at(requests.context[r]);
-        ctx.rnrWaiting--;
-        requests.state[r] = SendRequests.PENDING;
-        ctx.prependPending(r, requests.next);
-        activate(ctx);
     }
 
     /** The address handle the oldest stalled request of {@code ctx} was posted through (what REMOTE_UNRESPONSIVE names). */
