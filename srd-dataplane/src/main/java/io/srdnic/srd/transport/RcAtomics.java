@@ -31,14 +31,14 @@ final class RcAtomics {
      * DropReason of its NAK, negated; {@code pd}: the protection domain it is checked against (the
      * QP's on RC, the named SRQ's on SRC).
      */
-    static int check(SrdTransport t, SrdQp qp, int pd, Mbuf m) {
+    static int check(MemoryRegions regions, SrdQp qp, int pd, Mbuf m) {
         if (SrdHeader.payloadLength(m) != AtomicHeader.LENGTH) {
             return -DropReason.REMOTE_INVALID_REQUEST; // data after the header: not an atomic anyone sent
         }
         long address = AtomicHeader.address(m);
         int region = (qp.accessFlags & QpAttributes.ACCESS_REMOTE_ATOMIC) == 0 ? -1
-            : t.regions.find(AtomicHeader.rkey(m), pd, address, SendOpcode.ATOMIC_SIZE, MemoryRegions.REMOTE_ATOMIC);
-        if (region < 0 || t.regions.segment(region).isReadOnly()) {
+            : regions.find(AtomicHeader.rkey(m), pd, address, SendOpcode.ATOMIC_SIZE, MemoryRegions.REMOTE_ATOMIC);
+        if (region < 0 || regions.segment(region).isReadOnly()) {
             return -DropReason.REMOTE_ACCESS; // read-only memory: registered so, whatever its flags say
         }
         if ((address & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {

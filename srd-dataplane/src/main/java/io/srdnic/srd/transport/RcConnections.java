@@ -16,6 +16,7 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class RcConnections {
     private final SrdTransport t;
+    private final SrdCounters counters;
     private final RcRequester[] active;
     private int activeCount;
     private final RcResponder[] owing;
@@ -25,6 +26,7 @@ final class RcConnections {
 
     RcConnections(SrdTransport transport, int maxQps) {
         this.t = transport;
+        this.counters = transport.port.counters;
         this.active = new RcRequester[maxQps + 1];
         this.owing = new RcResponder[maxQps + 1];
     }
@@ -169,16 +171,16 @@ final class RcConnections {
         } else if (PacketType.isData(type)) {
             onData(m, type, now);
         } else {
-            t.counters.rcRefused++;
+            counters.rcRefused++;
         }
     }
 
     /** An RC data packet: to the responder of the QP it names, if that is an RC or SRC QP. */
     void onData(Mbuf m, int type, long now) {
-        t.counters.rxData++;
+        counters.rxData++;
         SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
         if (qp == null || !qp.type.connected()) {
-            t.counters.rcRefused++; // no such RC QP: as verbs, silently dropped (the requester's retries run out)
+            counters.rcRefused++; // no such RC QP: as verbs, silently dropped (the requester's retries run out)
             return;
         }
         qp.rcResponder.onData(m, type, now);
@@ -186,11 +188,11 @@ final class RcConnections {
 
     /** An RC ACK: to the requester of the QP it names, if it is from that QP's peer. */
     void onAck(Mbuf m, long now) {
-        t.counters.rxAcks++;
+        counters.rxAcks++;
         SrdQp qp = t.qp(SrdAck.destinationContext(m));
         if (qp == null || !qp.type.connected() || !sends(qp) || Ipv4UdpFrame.sourceIp(m) != qp.rcRequester.remoteIp
             || SrdAck.sourceContext(m) != qp.destQpn) {
-            t.counters.staleAcks++;
+            counters.staleAcks++;
             return;
         }
         for (int w = 0; w < SrdAck.SACK_WORDS; w++) {

@@ -40,6 +40,10 @@ final class RcRequester implements ReliableSender.Listener {
     private static final int RNR_RETRY_INFINITE = 7;
 
     private final SrdTransport t;
+    private final SrdCounters counters;
+    private final TxBurst tx;
+    private final MemoryRegions regions;
+    private final int epoch;
     private final FrameWriter frames;
     final SrdQp qp;
     final ReliableSender sender;
@@ -103,10 +107,14 @@ final class RcRequester implements ReliableSender.Listener {
 
     RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames) {
         this.t = transport;
+        this.counters = transport.port.counters;
+        this.tx = transport.port.tx;
+        this.regions = transport.port.regions;
+        this.epoch = transport.port.epoch;
         this.frames = frames;
         this.qp = qp;
         this.depth = sqDepth;
-        this.sender = new ReliableSender(qp.qpn & transport.qpIndexMask(), config, transport.counters, config.rcPaths());
+        this.sender = new ReliableSender(qp.qpn & transport.qpIndexMask(), config, counters, config.rcPaths());
         opcode = new int[sqDepth];
         wrId = new long[sqDepth];
         buffer = new MemorySegment[sqDepth];
@@ -195,7 +203,7 @@ final class RcRequester implements ReliableSender.Listener {
 
     /** The peer is given up on: RETRY_EXCEEDED_ERROR on the oldest request not done, as verbs blames the one it was waiting on. */
     private void retryExceeded(long now) {
-        t.counters.rcRetryExceeded++;
+        counters.rcRetryExceeded++;
         failAt(oldestNotDone(), WcStatus.RETRY_EXCEEDED_ERROR, now);
     }
 
@@ -303,11 +311,11 @@ final class RcRequester implements ReliableSender.Listener {
 
     @Override
     public void emit(ReliableSender flow, int psn, int owner, int seg, int path, int xmit, long now) {
-        long address = t.tx.take();
+        long address = tx.take();
         if (address == 0) {
             return; // counted; the RTO sends it again
         }
-        Mbuf m = t.tx.view.wrap(address);
+        Mbuf m = tx.view.wrap(address);
         int flags = SrdHeader.FLAG_RC | (xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0);
         int type;
         int header = 0;
@@ -319,7 +327,7 @@ final class RcRequester implements ReliableSender.Listener {
             int a = owner - depth;
             type = PacketType.READ_RESPONSE;
             header = ReadResponseHeader.LENGTH;
-            data = answers.write(m, a, seg, rdmaData, t.regions);
+            data = answers.write(m, a, seg, rdmaData, regions);
             flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (answers.isLast(a, seg) ? SrdHeader.FLAG_LAST : 0);
         } else {
             int s = owner;
@@ -356,14 +364,14 @@ final class RcRequester implements ReliableSender.Listener {
             data = copyData(m, s, at, header, data);
         }
         if (data < 0) { // the memory to send from was freed under it
-            t.tx.giveBack(address);
+            tx.giveBack(address);
             failOwner(owner, WcStatus.LOCAL_PROTECTION_ERROR, now);
             return;
         }
         // SRC: the remote SRQ number rides in the destination context id field, 0 in RC packets (see SrdHeader.FLAG_SRC).
-        SrdHeader.write(m, type, flags, header + data, 0, srqn, t.epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
+        SrdHeader.write(m, type, flags, header + data, 0, srqn, epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
         frames.onPath(m, remoteMac, remoteIp, remotePort, path, SrdHeader.LENGTH + header + data);
-        t.tx.emit(address);
+        tx.emit(address);
     }
 
     /** Copies {@code data} bytes at {@code at} of request {@code s}'s buffer after its headers; returns {@code data}, or -1 if the buffer was freed. */
@@ -434,7 +442,7 @@ final class RcRequester implements ReliableSender.Listener {
         if (status < 0) {
             qp.sqOutstanding--;
         } else {
-            t.counters.sendCompletions[status]++;
+            counters.sendCompletions[status]++;
             qp.completeSend(wrId[s], SendOpcode.completionOpcode(opcode[s]), status, length[s], signaled[s]);
         }
         qp.released(buf, offset[s]);
@@ -447,7 +455,7 @@ final class RcRequester implements ReliableSender.Listener {
         int cumulative = SrdAck.cumulativePsn(m);
         int naks = SrdAck.dropCount(m);
         if (!sender.hasWindow() || !AckChecks.namesOnlySentPsns(sender, m, cumulative, sack, naks)) {
-            t.counters.acksRefused++;
+            counters.acksRefused++;
             return;
         }
         sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, t.config().rtoMaxNanos * 4);
@@ -470,7 +478,7 @@ final class RcRequester implements ReliableSender.Listener {
                 // Acknowledged selectively while held, then refused when its turn came: its request fails all the same.
                 owner = ownerOfAcknowledged(psn);
             }
-            t.counters.dropsReceived[reason]++;
+            counters.dropsReceived[reason]++;
             if (reason == DropReason.RNR) {
                 if (!rnrHolding && SrdAck.echoedTimestamp(m) - rnrResumedAt < 0) {
                     continue; // a late copy of a NAK whose wait is over: what it answered went again since
@@ -571,15 +579,15 @@ final class RcRequester implements ReliableSender.Listener {
     /** Responder: answers a checked READ from this QP's own sending half; false when every answer slot is busy (the READ waits). */
     boolean answerRead(int token, int key, MemorySegment memory, long off, int len) {
         if (len == 0) {
-            t.counters.rdmaReadsAnswered++;
+            counters.rdmaReadsAnswered++;
             return true;
         }
         if (answers.isFull()) {
-            t.counters.readsDeferred++;
+            counters.readsDeferred++;
             return false;
         }
         answers.addRead(token, key, memory, off, len, rdmaData);
-        t.counters.rdmaReadsAnswered++;
+        counters.rdmaReadsAnswered++;
         t.rc.activate(this);
         return true;
     }
@@ -592,7 +600,7 @@ final class RcRequester implements ReliableSender.Listener {
     /** Responder: owes the atomic {@code token} names {@code original}, the value it found (a slot is free: {@link #canAnswer}). */
     void answerAtomic(int token, long original) {
         answers.addAtomic(token, original);
-        t.counters.atomicsExecuted++;
+        counters.atomicsExecuted++;
         t.rc.activate(this);
     }
 
@@ -611,7 +619,7 @@ final class RcRequester implements ReliableSender.Listener {
         if (s >= depth || !isWaiting(s) || !SendOpcode.awaitsResponse(opcode[s]) || token(s) != token
             || ReadResponseHeader.readLength(m) != length[s] || at < 0 || data > readLeft[s] || (long) at + data > length[s]
             || (atomic && ReadResponseHeader.status(m) == 0 && data != SendOpcode.ATOMIC_SIZE)) {
-            t.counters.readResponsesRefused++;
+            counters.readResponsesRefused++;
             return;
         }
         if (ReadResponseHeader.status(m) != 0) {
@@ -630,7 +638,7 @@ final class RcRequester implements ReliableSender.Listener {
             failAt(s, WcStatus.LOCAL_PROTECTION_ERROR, now);
             return;
         }
-        t.counters.readResponsesPlaced++;
+        counters.readResponsesPlaced++;
         readLeft[s] -= data;
         lastAnswerAt = now;
         completeReady();

@@ -46,6 +46,8 @@ final class RcResponder {
     private static final int QP_FAILED = -2;
 
     private final SrdTransport t;
+    private final SrdCounters counters;
+    private final MemoryRegions regions;
     private final AckWriter acks;
     private final QpErrors errors;
     private final SrdQp qp;
@@ -93,12 +95,14 @@ final class RcResponder {
 
     RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors) {
         this.t = transport;
+        this.counters = transport.port.counters;
+        this.regions = transport.port.regions;
         this.acks = acks;
         this.errors = errors;
         this.qp = qp;
         this.requester = requester;
         this.window = config.window();
-        this.held = new RcReorderBuffer(window, transport.heldPackets);
+        this.held = new RcReorderBuffer(window, transport.port.heldPackets);
         this.src = qp.type == QpType.SRC;
     }
 
@@ -129,21 +133,21 @@ final class RcResponder {
     /** A packet of the connection arrives (the transport found this QP by its destination QPN). */
     void onData(Mbuf m, int type, long now) {
         if (!qp.state.canReceive()) {
-            t.counters.rcRefused++; // before RTR, or in ERROR: as verbs, silently dropped
+            counters.rcRefused++; // before RTR, or in ERROR: as verbs, silently dropped
             return;
         }
         if (Ipv4UdpFrame.sourceIp(m) != requester.remoteIp || SrdHeader.sourceQpn(m) != qp.destQpn) {
-            t.counters.rcForeign++; // not our peer's QP: a connection admits no one else
+            counters.rcForeign++; // not our peer's QP: a connection admits no one else
             return;
         }
         int psn = SrdHeader.psn(m);
         int ahead = psn - expectedPsn;
         if (ahead >= window) {
-            t.counters.outOfWindow++; // no honest requester sends a window past what we acknowledged
+            counters.outOfWindow++; // no honest requester sends a window past what we acknowledged
             return;
         }
         if (ahead < 0 || held.holds(psn)) {
-            t.counters.duplicates++; // executed already, or held: acknowledged again, never executed twice
+            counters.duplicates++; // executed already, or held: acknowledged again, never executed twice
             oweAck(m, psn);
             return;
         }
@@ -155,10 +159,10 @@ final class RcResponder {
         }
         if (ahead > 0) {
             if (held.put(m, psn)) {
-                t.counters.rcHeldEarly++;
+                counters.rcHeldEarly++;
                 oweAck(m, psn);
             } else if (t.heldPackets.isFull()) {
-                t.counters.rcHeldPoolFull++; // not acknowledged: the requester sends it again
+                counters.rcHeldPoolFull++; // not acknowledged: the requester sends it again
             }
             return;
         }
@@ -264,11 +268,11 @@ final class RcResponder {
         }
         SharedReceiveQueue s = t.srcSrq(SrdHeader.srqNumber(m));
         if (s == null) {
-            t.counters.srcUnknownSrq++;
+            counters.srcUnknownSrq++;
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         if (s.srcDomain != qp.srcDomain) {
-            t.counters.srcDomainMismatch++;
+            counters.srcDomainMismatch++;
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         if (inMessage && s != receiveSrq) {
@@ -332,11 +336,11 @@ final class RcResponder {
             return DropReason.REMOTE_INVALID_REQUEST; // a MIDDLE or LAST with no FIRST
         }
         int data = SrdHeader.payloadLength(m);
-        if (!t.regions.admits(receiveKey, receiveBuffer, receiveOffset, receiveCapacity)) {
+        if (!regions.admits(receiveKey, receiveBuffer, receiveOffset, receiveCapacity)) {
             // Its region was deregistered after the receive was posted, or since this message's FIRST
             // packet took it: nothing more lands there (verbs: a local protection error at the
             // responder, the requester hears a remote operational error).
-            t.counters.receivesRegionGone++;
+            counters.receivesRegionGone++;
             failReceive(WcStatus.LOCAL_PROTECTION_ERROR);
             return DropReason.REMOTE_OPERATION;
         }
@@ -360,7 +364,7 @@ final class RcResponder {
                 SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), Ipv4UdpFrame.sourceIp(m))) {
                 return overrun(receiveCq);
             }
-            t.counters.delivered++;
+            counters.delivered++;
         }
         return DONE;
     }
@@ -399,12 +403,12 @@ final class RcResponder {
         long address = RdmaHeader.address(m);
         int rkey = RdmaHeader.rkey(m);
         // The QP's own access flags first (ibv_modify_qp's qp_access_flags), then the region's, over the whole request's range.
-        int region = (qp.accessFlags & access) == 0 ? -1 : t.regions.find(rkey, pd, address, length, access);
+        int region = (qp.accessFlags & access) == 0 ? -1 : regions.find(rkey, pd, address, length, access);
         if (region < 0) {
             return DropReason.REMOTE_ACCESS;
         }
-        MemorySegment memory = t.regions.segment(region);
-        long offset = t.regions.offset(region, address);
+        MemorySegment memory = regions.segment(region);
+        long offset = regions.offset(region, address);
         if (read) {
             return requester.answerRead(SrdHeader.immediate(m), rkey, memory, offset, length) ? DONE : LATER;
         }
@@ -421,7 +425,7 @@ final class RcResponder {
                 return overrun(cq);
             }
         }
-        int refused = RdmaDelivery.land(t, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
+        int refused = RdmaDelivery.land(counters, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
         if (refused != 0) {
             return refused;
         }
@@ -430,7 +434,7 @@ final class RcResponder {
             rq.removeHead();
             cq.push(wr, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m),
                 Ipv4UdpFrame.sourceIp(m));
-            t.counters.delivered++;
+            counters.delivered++;
             completedOrdinal++;
         }
         return DONE;
@@ -441,17 +445,17 @@ final class RcResponder {
         if (inMessage) {
             return DropReason.REMOTE_INVALID_REQUEST; // inside a SEND: the message sequence is broken
         }
-        int region = RcAtomics.check(t, qp, pd, m);
+        int region = RcAtomics.check(regions, qp, pd, m);
         if (region < 0) {
             return -region;
         }
         if (!requester.canAnswer()) {
-            t.counters.atomicsDeferred++;
+            counters.atomicsDeferred++;
             return LATER; // not run yet: once run, its answer must have a place to wait in
         }
         long original;
         try {
-            original = RcAtomics.execute(m, t.regions, region);
+            original = RcAtomics.execute(m, regions, region);
         } catch (IllegalStateException freedMemory) {
             return DropReason.REMOTE_ACCESS;
         }
@@ -466,7 +470,7 @@ final class RcResponder {
      * RNR NAK, and of two RNR NAKs the lower PSN is kept: the requester goes back to it.
      */
     private void nak(int psn, int reason, int detail) {
-        t.counters.dropsSent[reason]++;
+        counters.dropsSent[reason]++;
         if (nakOwed && (nakReason != DropReason.RNR || (reason == DropReason.RNR && psn - nakPsn > 0))) {
             return;
         }

@@ -22,10 +22,14 @@ final class RdmaDelivery {
     static final int LATER = -1;
 
     private final SrdTransport t;
+    private final SrdCounters counters;
+    private final MemoryRegions regions;
     private final SrdMessages messages;
 
     RdmaDelivery(SrdTransport transport, SrdMessages messages) {
         this.t = transport;
+        this.counters = transport.port.counters;
+        this.regions = transport.port.regions;
         this.messages = messages;
     }
 
@@ -48,12 +52,12 @@ final class RdmaDelivery {
         long address = RdmaHeader.address(m);
         int rkey = RdmaHeader.rkey(m);
         // The whole request's range, not just this packet's: a request straying outside its region changes nothing.
-        int region = t.regions.find(rkey, qp.pd, address, length, read ? MemoryRegions.REMOTE_READ : MemoryRegions.REMOTE_WRITE);
+        int region = regions.find(rkey, qp.pd, address, length, read ? MemoryRegions.REMOTE_READ : MemoryRegions.REMOTE_WRITE);
         if (region < 0) {
             return DropReason.REMOTE_ACCESS;
         }
-        MemorySegment memory = t.regions.segment(region);
-        long offset = t.regions.offset(region, address);
+        MemorySegment memory = regions.segment(region);
+        long offset = regions.offset(region, address);
         if (read) {
             return messages.answerRead(ctx, qp, SrdHeader.sourceQpn(m), SrdHeader.immediate(m), rkey, memory, offset, length) ? 0 : LATER;
         }
@@ -66,7 +70,7 @@ final class RdmaDelivery {
                 return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
             }
         }
-        return land(t, qp, m, memory, offset + at, data, withImmediate, length, ctx.remoteIp);
+        return land(counters, qp, m, memory, offset + at, data, withImmediate, length, ctx.remoteIp);
     }
 
     /**
@@ -74,14 +78,14 @@ final class RdmaDelivery {
      * WRITE with immediate, completes the receive it consumes (RC and SRD alike); 0, or
      * REMOTE_ACCESS if the region's memory was freed under it.
      */
-    static int land(SrdTransport t, SrdQp qp, Mbuf m, MemorySegment memory, long at, int data, boolean withImmediate, int length,
+    static int land(SrdCounters counters, SrdQp qp, Mbuf m, MemorySegment memory, long at, int data, boolean withImmediate, int length,
                     int sourceIp) {
         try {
             m.copyTo(RdmaHeader.DATA_OFFSET, memory, at, data);
         } catch (IllegalStateException closedMemory) {
             return DropReason.REMOTE_ACCESS;
         }
-        t.counters.rdmaWritesPlaced++;
+        counters.rdmaWritesPlaced++;
         if (withImmediate) {
             qp.completeReceive(WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), SrdHeader.sourceQpn(m), sourceIp);
         }

@@ -25,6 +25,7 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class Responder {
     private final SrdTransport t;
+    private final SrdCounters counters;
     private final AckWriter acks;
     private final boolean delayedAck;
     private final int ackEvery;
@@ -36,6 +37,7 @@ final class Responder {
 
     Responder(SrdTransport transport, SrdConfig config, SrdMessages messages, AckWriter acks) {
         this.t = transport;
+        this.counters = transport.port.counters;
         this.acks = acks;
         this.delayedAck = config.delayedAck;
         this.ackEvery = config.ackEvery;
@@ -74,14 +76,14 @@ final class Responder {
     }
 
     void onDatagram(Mbuf m, int type) {
-        t.counters.rxDatagrams++;
+        counters.rxDatagrams++;
         if (delivery.check(m, type, QpType.UD) != 0 || delivery.deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
-            t.counters.datagramsDropped++; // UD: no indication goes back
+            counters.datagramsDropped++; // UD: no indication goes back
         }
     }
 
     void onData(Mbuf m, int type, long now) {
-        t.counters.rxData++;
+        counters.rxData++;
         int srcIp = Ipv4UdpFrame.sourceIp(m);
         SrdContext ctx = t.contextFor(t.flowFrom(srcIp), Ipv4UdpFrame.sourceMac(m), now);
         if (ctx == null) {
@@ -91,7 +93,7 @@ final class Responder {
         if (addressed != 0 && addressed != ctx.id) {
             // Meant for an earlier incarnation of our context (reclaimed, or we restarted): what it
             // delivered is forgotten, so taking this up could deliver a message twice.
-            t.counters.staleDestination++;
+            counters.staleDestination++;
             return;
         }
         int peerEpoch = SrdHeader.epoch(m);
@@ -99,17 +101,17 @@ final class Responder {
         int psn = SrdHeader.psn(m);
         int sendBase = SrdHeader.sendBase(m);
         if (psn - sendBase < 0 || psn - sendBase >= window) {
-            t.counters.sendBaseRefused++; // no honest sender has a PSN below its base or a window past it
+            counters.sendBaseRefused++; // no honest sender has a PSN below its base or a window past it
             return;
         }
         if (!ctx.rxPeer.is(peerEpoch, peerContext)) {
             if (!ctx.rxPeer.mayMoveTo(peerEpoch, peerContext)) {
-                t.counters.staleIncarnation++; // a late packet of an incarnation already left, or a forged jump
+                counters.staleIncarnation++; // a late packet of an incarnation already left, or a forged jump
                 return;
             }
             // First contact, or the peer restarted (later epoch) or re-created its context: its PSNs start afresh.
             if (ctx.rxPeer.started()) {
-                t.counters.peerResets++;
+                counters.peerResets++;
             }
             ctx.ensureResponder();
             ctx.rx.reset(sendBase);
@@ -127,7 +129,7 @@ final class Responder {
             }
         } else if (sendBase - ctx.rx.base() > window) {
             // Everything up to a send base that far ahead would count as received: refuse the claim.
-            t.counters.sendBaseRefused++;
+            counters.sendBaseRefused++;
             return;
         }
         ctx.rxPackets++;
@@ -146,7 +148,7 @@ final class Responder {
                         return; // too many unconfirmed drops: leave it unacknowledged, it comes again
                     }
                     ctx.rx.recordDrop(psn, reason);
-                    t.counters.dropsSent[reason]++;
+                    counters.dropsSent[reason]++;
                     ctx.drops++;
                 } else {
                     ctx.delivered++;
@@ -157,10 +159,10 @@ final class Responder {
                 lossSignal = pastGap || ctx.rx.base() - psn > 1; // arrived past a gap, or filled one
             }
             case ReceiveWindow.DUPLICATE, ReceiveWindow.OLD -> {
-                t.counters.duplicates++;
+                counters.duplicates++;
                 ctx.duplicates++;
             }
-            default -> t.counters.outOfWindow++;
+            default -> counters.outOfWindow++;
         }
         acknowledge(ctx, psn, peerContext, peerEpoch, SrdHeader.timestamp(m), Ipv4UdpFrame.sourceMac(m), srcIp,
             Ipv4UdpFrame.sourcePort(m), lossSignal);
@@ -221,7 +223,7 @@ final class Responder {
             SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
         }
         acks.send(ack.mac, ack.ip, ack.port);
-        t.counters.srdAcks++;
-        t.counters.srdAckedPackets += ack.packets;
+        counters.srdAcks++;
+        counters.srdAckedPackets += ack.packets;
     }
 }

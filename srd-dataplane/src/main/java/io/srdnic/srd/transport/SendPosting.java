@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class SendPosting {
     private final SrdTransport t;
+    private final SrdCounters counters;
     private final SendRequests requests;
     private final SrdMessages messages;
     private final UdDatagrams datagrams;
@@ -20,6 +21,7 @@ final class SendPosting {
 
     SendPosting(SrdTransport t, SendRequests requests, SrdMessages messages, UdDatagrams datagrams, AddressHandles addressHandles) {
         this.t = t;
+        this.counters = t.port.counters;
         this.requests = requests;
         this.messages = messages;
         this.datagrams = datagrams;
@@ -72,7 +74,7 @@ final class SendPosting {
         ctx.ensureRequester();
         int r = requests.take();
         if (r < 0) {
-            t.counters.requestTableFull++;
+            counters.requestTableFull++;
             return SrdTransport.POST_NO_RESOURCES;
         }
         requests.opcode[r] = opcode;
@@ -114,7 +116,7 @@ final class SendPosting {
             return false;
         }
         qp.sqOutstanding++;
-        t.counters.sendCompletions[refused]++;
+        counters.sendCompletions[refused]++;
         qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), refused, length, signaled);
         qp.released(buffer, offset);
         return true;

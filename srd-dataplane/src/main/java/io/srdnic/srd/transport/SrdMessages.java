@@ -27,6 +27,10 @@ final class SrdMessages implements ReliableSender.Listener {
     static final int MAX_RDMA_SIZE = 1 << 30;
 
     private final SrdTransport t;
+    private final SrdCounters counters;
+    private final TxBurst tx;
+    private final MemoryRegions regions;
+    private final int epoch;
     private final FrameWriter frames;
     private final ActiveContexts active;
     private final SrdRnrWaits rnrWaits;
@@ -37,6 +41,10 @@ final class SrdMessages implements ReliableSender.Listener {
 
     SrdMessages(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits) {
         this.t = transport;
+        this.counters = transport.port.counters;
+        this.tx = transport.port.tx;
+        this.regions = transport.port.regions;
+        this.epoch = transport.port.epoch;
         this.frames = frames;
         this.active = active;
         this.rnrWaits = rnrWaits;
@@ -115,11 +123,11 @@ final class SrdMessages implements ReliableSender.Listener {
     public void emit(ReliableSender flow, int psn, int r, int segment, int path, int xmit, long now) {
         SrdContext ctx = t.contextAt(flow.flow);
         ctx.lastActivity = now;
-        long address = t.tx.take();
+        long address = tx.take();
         if (address == 0) {
             return; // counted; the RTO sends it again
         }
-        Mbuf m = t.tx.view.wrap(address);
+        Mbuf m = tx.view.wrap(address);
         int op = requests.opcode[r];
         int type;
         int header = 0;
@@ -140,7 +148,7 @@ final class SrdMessages implements ReliableSender.Listener {
             if (op == SendRequests.OP_READ_RESPONSE) {
                 type = PacketType.READ_RESPONSE;
                 header = ReadResponseHeader.LENGTH;
-                if (!t.regions.isLive(requests.rkey[r])) {
+                if (!regions.isLive(requests.rkey[r])) {
                     // Deregistered while the read was being answered: the rest of it is refused, not sent.
                     status = DropReason.REMOTE_ACCESS;
                     data = 0;
@@ -157,18 +165,18 @@ final class SrdMessages implements ReliableSender.Listener {
             try {
                 m.copyFrom(requests.buffer[r], requests.offset[r] + at, SrdHeader.PAYLOAD_OFFSET + header, data);
             } catch (IllegalStateException closedBuffer) {
-                t.tx.giveBack(address);
+                tx.giveBack(address);
                 flow.forget(psn);
                 requests.inFlight[r]--;
                 finish(r, WcStatus.LOCAL_PROTECTION_ERROR);
                 return;
             }
         }
-        SrdHeader.write(m, type, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, header + data, ctx.id, ctx.remoteContextId, t.epoch,
+        SrdHeader.write(m, type, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, header + data, ctx.id, ctx.remoteContextId, epoch,
             psn, flow.sendBase, requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r],
             op == SendOpcode.RDMA_READ ? requests.token(r) : requests.immediate[r], now);
         frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data);
-        t.tx.emit(address);
+        tx.emit(address);
     }
 
     @Override
@@ -205,7 +213,7 @@ final class SrdMessages implements ReliableSender.Listener {
 
     /** The responder dropped packet {@code psn} of request {@code r} for {@code reason} (the engine has let it go). */
     void onDropIndication(SrdContext ctx, int r, int reason, long now) {
-        t.counters.dropsReceived[reason]++;
+        counters.dropsReceived[reason]++;
         requests.inFlight[r]--;
         if (reason == DropReason.RNR && requests.rnrLeft[r] > 0 && requests.state[r] == SendRequests.OUTSTANDING
             && requests.inFlight[r] == 0) {
@@ -246,7 +254,7 @@ final class SrdMessages implements ReliableSender.Listener {
         if (op == SendRequests.OP_READ_RESPONSE) {
             // Ours, not the application's: nothing to complete.
         } else if (status >= 0) {
-            t.counters.sendCompletions[status]++;
+            counters.sendCompletions[status]++;
             qp.completeSend(requests.wrId[r], SendOpcode.completionOpcode(op), status, requests.length[r], requests.signaled[r]);
         } else {
             qp.sqOutstanding--;
@@ -275,7 +283,7 @@ final class SrdMessages implements ReliableSender.Listener {
         for (int r = 0; r < requests.capacity && readsOutstanding > 0; r++) {
             if (requests.opcode[r] == SendOpcode.RDMA_READ && requests.state[r] == SendRequests.OUTSTANDING && requests.inFlight[r] == 0
                 && requests.nextSegment[r] == requests.segments[r] && now - requests.readyAt[r] >= timeout) {
-                t.counters.readsTimedOut++;
+                counters.readsTimedOut++;
                 finish(r, WcStatus.REMOTE_UNRESPONSIVE);
                 expired++;
             }
@@ -292,12 +300,12 @@ final class SrdMessages implements ReliableSender.Listener {
     boolean answerRead(SrdContext ctx, SrdQp qp, int requesterQpn, int token, int rkey, java.lang.foreign.MemorySegment memory,
                        long offset, int length) {
         if (length == 0) {
-            t.counters.rdmaReadsAnswered++;
+            counters.rdmaReadsAnswered++;
             return true; // nothing to send: the READ's acknowledgement completes it
         }
         int r = requests.take();
         if (r < 0) {
-            t.counters.readsDeferred++;
+            counters.readsDeferred++;
             return false;
         }
         ctx.ensureRequester();
@@ -315,7 +323,7 @@ final class SrdMessages implements ReliableSender.Listener {
         requests.signaled[r] = false;
         requests.rnrLeft[r] = 0;
         queue(ctx, r);
-        t.counters.rdmaReadsAnswered++;
+        counters.rdmaReadsAnswered++;
         return true;
     }
 
@@ -332,7 +340,7 @@ final class SrdMessages implements ReliableSender.Listener {
             || requests.qp[r].qpn != SrdHeader.destinationQpn(m) || requests.state[r] == SendRequests.CANCELLED
             || ReadResponseHeader.readLength(m) != requests.length[r] || at < 0 || data > requests.readLeft[r]
             || (long) at + data > requests.length[r]) {
-            t.counters.readResponsesRefused++;
+            counters.readResponsesRefused++;
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         int status = ReadResponseHeader.status(m);
@@ -346,7 +354,7 @@ final class SrdMessages implements ReliableSender.Listener {
             finish(r, WcStatus.LOCAL_PROTECTION_ERROR);
             return 0;
         }
-        t.counters.readResponsesPlaced++;
+        counters.readResponsesPlaced++;
         requests.readLeft[r] -= data;
         requests.readyAt[r] = t.now();
         if (requests.readLeft[r] == 0 && requests.inFlight[r] == 0 && requests.nextSegment[r] == requests.segments[r]) {

@@ -50,6 +50,8 @@ public final class SrdTransport implements AutoCloseable {
     private final FrameWriter frames;
     /** Writes the ACKs this device sends, SRD's and RC's. */
     private final AckWriter acks;
+    /** What the QP types' halves share below the transport. */
+    final TransportPort port;
     private final SplittableRandom random;
     final SrdCounters counters = new SrdCounters();
     private final AsyncEventQueue events = new AsyncEventQueue();
@@ -106,11 +108,12 @@ public final class SrdTransport implements AutoCloseable {
         this.qps = new QpTable(config.maxQps, random);
         this.requests = new SendRequests(config.maxOutstandingRequests);
         this.regions = new MemoryRegions(config.maxMemoryRegions, random.split());
-        this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdMessages(this, requests, mtu, frames, active, rnrWaits);
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
+        this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch);
+        this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
+        this.messages = new SrdMessages(this, requests, mtu, frames, active, rnrWaits);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
         this.responder = new Responder(this, config, messages, acks);

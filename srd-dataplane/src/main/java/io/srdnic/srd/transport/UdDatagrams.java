@@ -14,12 +14,18 @@ import java.lang.foreign.MemorySegment;
  */
 final class UdDatagrams {
     private final SrdTransport t;
+    private final SrdCounters counters;
+    private final TxBurst tx;
+    private final int epoch;
     private final FrameWriter frames;
     private final int paths;
     private int datagramEntropy;
 
     UdDatagrams(SrdTransport t, int paths, FrameWriter frames) {
         this.t = t;
+        this.counters = t.port.counters;
+        this.tx = t.port.tx;
+        this.epoch = t.port.epoch;
         this.frames = frames;
         this.paths = paths;
     }
@@ -32,31 +38,31 @@ final class UdDatagrams {
     void send(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
               boolean withImmediate, int immediate, boolean signaled, long now) {
         qp.sqOutstanding++;
-        long address = t.tx.take();
+        long address = tx.take();
         if (address == 0) {
-            t.counters.sendCompletions[WcStatus.SUCCESS]++;
+            counters.sendCompletions[WcStatus.SUCCESS]++;
             qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled); // UD: a datagram lost locally is lost
             qp.released(buffer, offset);
             return;
         }
-        Mbuf m = t.tx.view.wrap(address);
+        Mbuf m = tx.view.wrap(address);
         try {
             m.copyFrom(buffer, offset, SrdHeader.PAYLOAD_OFFSET, length);
         } catch (IllegalStateException closedBuffer) {
-            t.tx.giveBack(address);
-            t.counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
+            tx.giveBack(address);
+            counters.sendCompletions[WcStatus.LOCAL_PROTECTION_ERROR]++;
             qp.completeSend(wrId, WcOpcode.SEND, WcStatus.LOCAL_PROTECTION_ERROR, length, signaled);
             qp.released(buffer, offset);
             return;
         }
-        SrdHeader.write(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, SrdHeader.FLAG_UNRELIABLE, length, 0, 0, t.epoch,
+        SrdHeader.write(m, withImmediate ? PacketType.SEND_WITH_IMM : PacketType.SEND, SrdHeader.FLAG_UNRELIABLE, length, 0, 0, epoch,
             0, 0, qp.qpn, destQpn, qkey, immediate, now);
         int entropy = datagramEntropy;
         datagramEntropy = datagramEntropy + 1 == paths ? 0 : datagramEntropy + 1;
         frames.onPath(m, t.addressHandleMac(ah), t.addressHandleIp(ah), t.addressHandlePort(ah), entropy, SrdHeader.LENGTH + length);
-        t.counters.txDatagrams++;
-        t.tx.emit(address);
-        t.counters.sendCompletions[WcStatus.SUCCESS]++;
+        counters.txDatagrams++;
+        tx.emit(address);
+        counters.sendCompletions[WcStatus.SUCCESS]++;
         qp.completeSend(wrId, WcOpcode.SEND, WcStatus.SUCCESS, length, signaled);
         qp.released(buffer, offset);
     }

@@ -1,0 +1,28 @@
+package io.srdnic.srd.transport;
+
+/**
+ * What every QP type's sending and receiving halves share below the transport: the TX burst and
+ * the writers of frames and ACKs, the memory regions RDMA lands in, the pool of held RC packets,
+ * the counters, and this incarnation's epoch. Handed to them at construction, so that they do not
+ * reach into {@link SrdTransport} for it.
+ */
+final class TransportPort {
+    final TxBurst tx;
+    final FrameWriter frames;
+    final AckWriter acks;
+    final MemoryRegions regions;
+    final HeldPacketPool heldPackets;
+    final SrdCounters counters;
+    final int epoch;
+
+    TransportPort(TxBurst tx, FrameWriter frames, AckWriter acks, MemoryRegions regions, HeldPacketPool heldPackets, SrdCounters counters,
+                  int epoch) {
+        this.tx = tx;
+        this.frames = frames;
+        this.acks = acks;
+        this.regions = regions;
+        this.heldPackets = heldPackets;
+        this.counters = counters;
+        this.epoch = epoch;
+    }
+}
