@@ -26,9 +26,9 @@ final class DutyCycle {
     private final SrdConfig config;
     private final TxBurst tx;
     private final PacketDispatcher dispatcher;
-    private final Responder responder;
+    private final SrdResponder responder;
     private final RcConnections rc;
-    private final SrdMessages messages;
+    private final SrdRequester messages;
     private final ContextTable contexts;
     private final ActiveContexts active;
     private final SrdRnrWaits rnrWaits;
@@ -44,7 +44,7 @@ final class DutyCycle {
     private boolean postedSinceSchedule;
     private long lastHousekeeping;
 
-    DutyCycle(SrdConfig config, TxBurst tx, PacketDispatcher dispatcher, Responder responder, RcConnections rc, SrdMessages messages,
+    DutyCycle(SrdConfig config, TxBurst tx, PacketDispatcher dispatcher, SrdResponder responder, RcConnections rc, SrdRequester messages,
               ContextTable contexts, ActiveContexts active, SrdRnrWaits rnrWaits, PathProbes probes, SendRequests requests,
               SrdCounters counters, AsyncEventQueue events) {
         this.readSilenceLimit = Math.max(config.transportTimeoutNanos, config.retransmitLifetimeNanos());

@@ -13,7 +13,7 @@ import java.lang.foreign.Arena;
  * The receive half of a duty cycle and nothing else: reads a burst from the device, parses each
  * frame, checks it is addressed to this device from a possible peer (each refusal counted), and
  * routes it: RC and SRC packets to {@link RcConnections}, SRD ACKs to {@link SrdAckIntake},
- * probes to {@link PathProbes}, SRD data and UD datagrams to {@link Responder}.
+ * probes to {@link PathProbes}, SRD data and UD datagrams to {@link SrdResponder}.
  */
 final class PacketDispatcher {
     private final PacketIo io;
@@ -25,12 +25,12 @@ final class PacketDispatcher {
     private final RcConnections rc;
     private final SrdAckIntake ackIntake;
     private final PathProbes probes;
-    private final Responder responder;
+    private final SrdResponder responder;
     /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
     private long lastDrained;
 
     PacketDispatcher(PacketIo io, Arena arena, SrdConfig config, SrdCounters counters, RcConnections rc, SrdAckIntake ackIntake,
-                     PathProbes probes, Responder responder) {
+                     PathProbes probes, SrdResponder responder) {
         this.io = io;
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.udpPort = config.udpPort;

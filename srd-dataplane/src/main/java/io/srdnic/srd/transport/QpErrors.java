@@ -15,14 +15,14 @@ import java.util.function.LongSupplier;
 final class QpErrors {
     private final QpTable qps;
     private final SendRequests requests;
-    private final SrdMessages messages;
+    private final SrdRequester messages;
     private final RcConnections rc;
     private final AsyncEventQueue events;
     private final SrdCounters counters;
     /** The time of the current duty cycle. */
     private final LongSupplier clock;
 
-    QpErrors(QpTable qps, SendRequests requests, SrdMessages messages, RcConnections rc, AsyncEventQueue events, SrdCounters counters,
+    QpErrors(QpTable qps, SendRequests requests, SrdRequester messages, RcConnections rc, AsyncEventQueue events, SrdCounters counters,
              LongSupplier clock) {
         this.qps = qps;
         this.requests = requests;

@@ -392,7 +392,7 @@ final class RcResponder {
         if (inMessage) {
             return DropReason.REMOTE_INVALID_REQUEST; // inside a SEND: the message sequence is broken
         }
-        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdMessages.MAX_RDMA_SIZE)) {
+        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdRequester.MAX_RDMA_SIZE)) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;

@@ -24,9 +24,9 @@ final class RdmaDelivery {
     private final SrdTransport t;
     private final SrdCounters counters;
     private final MemoryRegions regions;
-    private final SrdMessages messages;
+    private final SrdRequester messages;
 
-    RdmaDelivery(SrdTransport transport, SrdMessages messages) {
+    RdmaDelivery(SrdTransport transport, SrdRequester messages) {
         this.t = transport;
         this.counters = transport.port.counters;
         this.regions = transport.port.regions;
@@ -42,7 +42,7 @@ final class RdmaDelivery {
         if (SrdHeader.qkey(m) != qp.qkey) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
-        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdMessages.MAX_RDMA_SIZE)) {
+        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdRequester.MAX_RDMA_SIZE)) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;

@@ -15,11 +15,11 @@ final class SendPosting {
     private final SrdTransport t;
     private final SrdCounters counters;
     private final SendRequests requests;
-    private final SrdMessages messages;
+    private final SrdRequester messages;
     private final UdDatagrams datagrams;
     private final AddressHandles addressHandles;
 
-    SendPosting(SrdTransport t, SendRequests requests, SrdMessages messages, UdDatagrams datagrams, AddressHandles addressHandles) {
+    SendPosting(SrdTransport t, SendRequests requests, SrdRequester messages, UdDatagrams datagrams, AddressHandles addressHandles) {
         this.t = t;
         this.counters = t.port.counters;
         this.requests = requests;
@@ -58,7 +58,7 @@ final class SendPosting {
         boolean rdma = SendOpcode.isRdma(opcode);
         // Atomics never reach SRD or UD (see postAtomic); here they would also lack their operands.
         boolean refused = (rdma && qp.type == QpType.UD) || SendOpcode.isAtomic(opcode);
-        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? SrdMessages.MAX_RDMA_SIZE : t.mtu(), buffer, offset, length, signaled)) {
+        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? SrdRequester.MAX_RDMA_SIZE : t.mtu(), buffer, offset, length, signaled)) {
             return SrdTransport.POST_OK;
         }
         if (qp.type == QpType.UD) {
@@ -132,7 +132,7 @@ final class SendPosting {
             return SrdTransport.POST_SQ_FULL;
         }
         // An atomic's two operands come with postAtomic: this entry has no room for them.
-        if (refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdMessages.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
+        if (refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdRequester.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
             return SrdTransport.POST_OK;
         }
         qp.sqOutstanding++;

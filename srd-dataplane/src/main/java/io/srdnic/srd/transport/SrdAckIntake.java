@@ -15,14 +15,14 @@ import io.srdnic.srd.wire.SrdAck;
  */
 final class SrdAckIntake {
     private final ContextTable contexts;
-    private final SrdMessages messages;
+    private final SrdRequester messages;
     private final SrdCounters counters;
     private final int epoch;
     private final SrdConfig config;
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
-    SrdAckIntake(ContextTable contexts, SrdMessages messages, SrdCounters counters, int epoch, SrdConfig config) {
+    SrdAckIntake(ContextTable contexts, SrdRequester messages, SrdCounters counters, int epoch, SrdConfig config) {
         this.contexts = contexts;
         this.messages = messages;
         this.counters = counters;

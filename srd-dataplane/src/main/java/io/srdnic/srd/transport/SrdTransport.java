@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
  * packet is lost once one sent sufficiently later has been acknowledged — and by RTO with backoff;
  * a retransmission avoids the path the packet was lost on.
  * <p>
- * Responder: {@link Responder} (transport checks, then QP checks; delivery in arrival order; drop
+ * Responder: {@link SrdResponder} (transport checks, then QP checks; delivery in arrival order; drop
  * indications the requester here turns into the matching completion status).
  */
 public final class SrdTransport implements AutoCloseable {
@@ -70,13 +70,13 @@ public final class SrdTransport implements AutoCloseable {
     /** Where RC and SRC responders keep packets that came early: one pool for all of them. */
     final HeldPacketPool heldPackets;
     final MemoryRegions regions;
-    private final SrdMessages messages;
+    private final SrdRequester messages;
     private final SrdAckIntake ackIntake;
     private final PathProbes probes;
     private final PacketDispatcher dispatcher;
     private final QpErrors qpErrors;
     private final DutyCycle cycle;
-    private final Responder responder;
+    private final SrdResponder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
     final RcConnections rc;
@@ -113,10 +113,10 @@ public final class SrdTransport implements AutoCloseable {
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
         this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdMessages(this, requests, mtu, frames, active, rnrWaits);
+        this.messages = new SrdRequester(this, requests, mtu, frames, active, rnrWaits);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
-        this.responder = new Responder(this, config, messages, acks);
+        this.responder = new SrdResponder(this, config, messages, acks);
         this.datagrams = new UdDatagrams(this, this.config.paths, frames);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
@@ -478,7 +478,7 @@ public final class SrdTransport implements AutoCloseable {
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */
     public int maxRdmaSize() {
-        return SrdMessages.MAX_RDMA_SIZE;
+        return SrdRequester.MAX_RDMA_SIZE;
     }
 
     /**

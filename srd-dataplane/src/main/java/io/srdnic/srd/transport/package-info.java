@@ -18,8 +18,8 @@
  *     <ul>
  *     <li>SRD: the flow is an {@code SrdContext} per remote device (its {@code FlowKey}: IPv4
          address and UDP port, in {@code ContextTable}), shared by its QPs;
- *         {@code SrdMessages} (a SEND in one packet, RDMA segmented, completions in any order),
- *         {@code SendRequests}; responder: {@code Responder} (transport checks) then a delivery
+ *         {@code SrdRequester} (a SEND in one packet, RDMA segmented, completions in any order),
+ *         {@code SendRequests}; responder: {@code SrdResponder} (transport checks) then a delivery
  *         policy per packet type, {@code SendDelivery} and {@code RdmaDelivery}.</li>
  *     <li>RC: the flow is the QP itself; {@code RcRequester} (segmentation, in-order completion,
  *         READ answers), {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},

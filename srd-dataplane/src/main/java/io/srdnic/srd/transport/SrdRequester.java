@@ -22,7 +22,7 @@ import io.srdnic.srd.wire.SrdHeader;
  * <p>
  * Requests live in {@link SendRequests}; the engine's owner token is the request's index.
  */
-final class SrdMessages implements ReliableSender.Listener {
+final class SrdRequester implements ReliableSender.Listener {
     /** The largest RDMA request on SRD (reported by queryDevice). */
     static final int MAX_RDMA_SIZE = 1 << 30;
 
@@ -39,7 +39,7 @@ final class SrdMessages implements ReliableSender.Listener {
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
-    SrdMessages(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits) {
+    SrdRequester(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits) {
         this.t = transport;
         this.counters = transport.port.counters;
         this.tx = transport.port.tx;

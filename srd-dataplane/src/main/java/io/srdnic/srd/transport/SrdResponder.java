@@ -23,7 +23,7 @@ import io.srdnic.srd.wire.SrdHeader;
  * sender's RACK hears of it without waiting: a packet past a gap, one that fills a gap, a
  * duplicate, one beyond the window.
  */
-final class Responder {
+final class SrdResponder {
     private final SrdTransport t;
     private final SrdCounters counters;
     private final AckWriter acks;
@@ -33,9 +33,9 @@ final class Responder {
     private final OwedAcks owed;
     private final SendDelivery delivery;
     private final RdmaDelivery rdma;
-    private final SrdMessages messages;
+    private final SrdRequester messages;
 
-    Responder(SrdTransport transport, SrdConfig config, SrdMessages messages, AckWriter acks) {
+    SrdResponder(SrdTransport transport, SrdConfig config, SrdRequester messages, AckWriter acks) {
         this.t = transport;
         this.counters = transport.port.counters;
         this.acks = acks;
