@@ -16,6 +16,8 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class RcConnections {
     private final SrdTransport t;
+    private final QpTable qps;
+    private final AddressHandles addressHandles;
     private final SrdCounters counters;
     private final RcRequester[] active;
     private int activeCount;
@@ -26,6 +28,8 @@ final class RcConnections {
 
     RcConnections(SrdTransport transport, int maxQps) {
         this.t = transport;
+        this.qps = transport.port.qps;
+        this.addressHandles = transport.port.addressHandles;
         this.counters = transport.port.counters;
         this.active = new RcRequester[maxQps + 1];
         this.owing = new RcResponder[maxQps + 1];
@@ -36,8 +40,8 @@ final class RcConnections {
     /** A modify moved RC QP {@code qp} from {@code from}: RTR connects it (the peer's address, the RQ PSN), RTS starts its PSNs. */
     void onModify(SrdQp qp, QpState from, long now) {
         if (qp.state == QpState.RTR && from == QpState.INIT) {
-            qp.rcRequester.connect(t.addressHandleMac(qp.addressHandle), t.addressHandleIp(qp.addressHandle),
-                t.addressHandlePort(qp.addressHandle), qp.pathMtu);
+            qp.rcRequester.connect(addressHandles.mac(qp.addressHandle), addressHandles.ip(qp.addressHandle),
+                addressHandles.port(qp.addressHandle), qp.pathMtu);
             qp.rcResponder.start();
         } else if (qp.state == QpState.RTS && from == QpState.RTR) {
             qp.rcRequester.start(now);
@@ -178,7 +182,7 @@ final class RcConnections {
     /** An RC data packet: to the responder of the QP it names, if that is an RC or SRC QP. */
     void onData(Mbuf m, int type, long now) {
         counters.rxData++;
-        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
         if (qp == null || !qp.type.connected()) {
             counters.rcRefused++; // no such RC QP: as verbs, silently dropped (the requester's retries run out)
             return;
@@ -189,7 +193,7 @@ final class RcConnections {
     /** An RC ACK: to the requester of the QP it names, if it is from that QP's peer. */
     void onAck(Mbuf m, long now) {
         counters.rxAcks++;
-        SrdQp qp = t.qp(SrdAck.destinationContext(m));
+        SrdQp qp = qps.get(SrdAck.destinationContext(m));
         if (qp == null || !qp.type.connected() || !sends(qp) || Ipv4UdpFrame.sourceIp(m) != qp.rcRequester.remoteIp
             || SrdAck.sourceContext(m) != qp.destQpn) {
             counters.staleAcks++;

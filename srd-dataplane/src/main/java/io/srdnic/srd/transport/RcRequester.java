@@ -40,6 +40,7 @@ final class RcRequester implements ReliableSender.Listener {
     private static final int RNR_RETRY_INFINITE = 7;
 
     private final SrdTransport t;
+    private final RcConnections rc;
     private final SrdCounters counters;
     private final TxBurst tx;
     private final MemoryRegions regions;
@@ -105,8 +106,9 @@ final class RcRequester implements ReliableSender.Listener {
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
 
-    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames) {
+    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames, RcConnections rc) {
         this.t = transport;
+        this.rc = rc;
         this.counters = transport.port.counters;
         this.tx = transport.port.tx;
         this.regions = transport.port.regions;
@@ -417,7 +419,7 @@ final class RcRequester implements ReliableSender.Listener {
                 done[h] = true;
                 if (SendOpcode.awaitsResponse(opcode[h])) {
                     readsInFlight--;
-                    t.rc.activate(this); // a READ or atomic waiting for max_rd_atomic may go now
+                    rc.activate(this); // a READ or atomic waiting for max_rd_atomic may go now
                 }
             }
             head++;
@@ -522,7 +524,7 @@ final class RcRequester implements ReliableSender.Listener {
             }
             rnrHolding = true;
             rnrUntil = now + RnrTimer.nanos(timerCode & RnrTimer.MAX_CODE);
-            t.rc.activate(this);
+            rc.activate(this);
         }
         // As verbs goes back to the NAKed PSN: everything from it on not yet acknowledged waits out the timer too
         // (later segments of the message met no receive either; those the responder holds are acknowledged already).
@@ -571,7 +573,7 @@ final class RcRequester implements ReliableSender.Listener {
                 complete(h, WcStatus.WR_FLUSH_ERROR);
             }
         }
-        t.rc.enterError(qp, now);
+        rc.enterError(qp, now);
     }
 
     // ---------------------------------------------------------------- RDMA READ and atomics, both ends
@@ -588,7 +590,7 @@ final class RcRequester implements ReliableSender.Listener {
         }
         answers.addRead(token, key, memory, off, len, rdmaData);
         counters.rdmaReadsAnswered++;
-        t.rc.activate(this);
+        rc.activate(this);
         return true;
     }
 
@@ -601,7 +603,7 @@ final class RcRequester implements ReliableSender.Listener {
     void answerAtomic(int token, long original) {
         answers.addAtomic(token, original);
         counters.atomicsExecuted++;
-        t.rc.activate(this);
+        rc.activate(this);
     }
 
     /**

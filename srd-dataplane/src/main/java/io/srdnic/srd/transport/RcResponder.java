@@ -46,6 +46,8 @@ final class RcResponder {
     private static final int QP_FAILED = -2;
 
     private final SrdTransport t;
+    private final SrcSrqTable srcSrqs;
+    private final RcConnections rc;
     private final SrdCounters counters;
     private final MemoryRegions regions;
     private final AckWriter acks;
@@ -93,8 +95,11 @@ final class RcResponder {
     private int nakReason;
     private int nakDetail;
 
-    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors) {
+    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors,
+                RcConnections rc) {
         this.t = transport;
+        this.srcSrqs = transport.port.srcSrqs;
+        this.rc = rc;
         this.counters = transport.port.counters;
         this.regions = transport.port.regions;
         this.acks = acks;
@@ -176,13 +181,13 @@ final class RcResponder {
             // and runs once one frees, rather than be dropped, resent, and spend the requester's retries.
             if (held.put(m, psn)) {
                 oweAck(m, psn);
-                t.rc.activate(requester);
+                rc.activate(requester);
             }
         } else if (result > 0) {
             nak(psn, result, result == DropReason.RNR ? qp.minRnrTimer : 0);
             oweAck(m, psn);
             if (result != DropReason.RNR) {
-                t.rc.enterError(qp, now);
+                rc.enterError(qp, now);
             }
         }
     }
@@ -208,7 +213,7 @@ final class RcResponder {
                 if (result > 0) {
                     nak(expectedPsn, result, 0);
                     reoweAck();
-                    t.rc.enterError(qp, now);
+                    rc.enterError(qp, now);
                 }
                 return n;
             }
@@ -250,7 +255,7 @@ final class RcResponder {
             before--;
         }
         if (src) {
-            SharedReceiveQueue s = (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) == 0 ? null : t.srcSrq(SrdHeader.srqNumber(m));
+            SharedReceiveQueue s = (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) == 0 ? null : srcSrqs.get(SrdHeader.srqNumber(m));
             return s == null || s.srcDomain != qp.srcDomain || before < s.receives.size();
         }
         return before < qp.receives.size();
@@ -266,7 +271,7 @@ final class RcResponder {
         if ((SrdHeader.flags(m) & SrdHeader.FLAG_SRC) == 0) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
-        SharedReceiveQueue s = t.srcSrq(SrdHeader.srqNumber(m));
+        SharedReceiveQueue s = srcSrqs.get(SrdHeader.srqNumber(m));
         if (s == null) {
             counters.srcUnknownSrq++;
             return DropReason.REMOTE_INVALID_REQUEST;
@@ -384,7 +389,7 @@ final class RcResponder {
      */
     private int overrun(CompletionQueue full) {
         errors.onCqOverrun(full);
-        t.rc.enterError(qp, t.now());
+        rc.enterError(qp, t.now());
         return QP_FAILED;
     }
 
@@ -489,7 +494,7 @@ final class RcResponder {
         ackPort = Ipv4UdpFrame.sourcePort(m);
         if (!ackOwed) {
             ackOwed = true;
-            t.rc.oweAck(this);
+            rc.oweAck(this);
         }
     }
 
@@ -497,7 +502,7 @@ final class RcResponder {
     private void reoweAck() {
         if (!ackOwed && ackIp != 0) {
             ackOwed = true;
-            t.rc.oweAck(this);
+            rc.oweAck(this);
         }
     }
 

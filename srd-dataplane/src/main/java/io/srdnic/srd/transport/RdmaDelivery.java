@@ -22,12 +22,14 @@ final class RdmaDelivery {
     static final int LATER = -1;
 
     private final SrdTransport t;
+    private final QpTable qps;
     private final SrdCounters counters;
     private final MemoryRegions regions;
     private final SrdRequester messages;
 
     RdmaDelivery(SrdTransport transport, SrdRequester messages) {
         this.t = transport;
+        this.qps = transport.port.qps;
         this.counters = transport.port.counters;
         this.regions = transport.port.regions;
         this.messages = messages;
@@ -35,7 +37,7 @@ final class RdmaDelivery {
 
     /** Checks and executes an RDMA request of {@code type} from {@code ctx}; 0, a DropReason, or {@link #LATER}. */
     int execute(Mbuf m, int type, SrdContext ctx) {
-        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
         if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
         }

@@ -14,9 +14,11 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class SendDelivery {
     private final SrdTransport t;
+    private final QpTable qps;
 
     SendDelivery(SrdTransport transport) {
         this.t = transport;
+        this.qps = transport.port.qps;
     }
 
     /**
@@ -26,7 +28,7 @@ final class SendDelivery {
      * memory region is still registered (else the receive is taken with LOCAL_PROTECTION_ERROR).
      */
     int check(Mbuf m, int type, QpType qpType) {
-        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
         if (qp == null || qp.type != qpType || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
         }
@@ -55,7 +57,7 @@ final class SendDelivery {
 
     /** Copies a checked message into the QP's next receive and completes it; 0, or the DropReason if the receive's memory is gone. */
     int deliver(Mbuf m, int type, int srcIp) {
-        SrdQp qp = t.qp(SrdHeader.destinationQpn(m));
+        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
         int length = SrdHeader.payloadLength(m);
         try {
             m.copyTo(SrdHeader.PAYLOAD_OFFSET, qp.receives.headBuffer(), qp.receives.headOffset(), length);

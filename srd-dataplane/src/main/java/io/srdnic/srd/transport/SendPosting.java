@@ -13,14 +13,19 @@ import java.lang.foreign.MemorySegment;
  */
 final class SendPosting {
     private final SrdTransport t;
+    private final ContextTable contexts;
+    private final RcConnections rc;
     private final SrdCounters counters;
     private final SendRequests requests;
     private final SrdRequester messages;
     private final UdDatagrams datagrams;
     private final AddressHandles addressHandles;
 
-    SendPosting(SrdTransport t, SendRequests requests, SrdRequester messages, UdDatagrams datagrams, AddressHandles addressHandles) {
+    SendPosting(SrdTransport t, SendRequests requests, SrdRequester messages, UdDatagrams datagrams, AddressHandles addressHandles,
+                RcConnections rc) {
         this.t = t;
+        this.contexts = t.port.contexts;
+        this.rc = rc;
         this.counters = t.port.counters;
         this.requests = requests;
         this.messages = messages;
@@ -65,7 +70,7 @@ final class SendPosting {
             datagrams.send(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM, immediate, signaled, now);
             return SrdTransport.POST_OK;
         }
-        SrdContext ctx = t.contextFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), now);
+        SrdContext ctx = contexts.openFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), now);
         if (ctx == null) {
             return SrdTransport.POST_NO_RESOURCES;
         }
@@ -142,7 +147,7 @@ final class SendPosting {
 
     /** An RC QP's requester has a new request: it is visited from the next cycle on. */
     private int queuedOnRc(SrdQp qp) {
-        t.rc.activate(qp.rcRequester);
+        rc.activate(qp.rcRequester);
         t.markPosted();
         return SrdTransport.POST_OK;
     }

@@ -27,6 +27,7 @@ final class SrdRequester implements ReliableSender.Listener {
     static final int MAX_RDMA_SIZE = 1 << 30;
 
     private final SrdTransport t;
+    private final ContextTable contexts;
     private final SrdCounters counters;
     private final TxBurst tx;
     private final MemoryRegions regions;
@@ -41,6 +42,7 @@ final class SrdRequester implements ReliableSender.Listener {
 
     SrdRequester(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits) {
         this.t = transport;
+        this.contexts = transport.port.contexts;
         this.counters = transport.port.counters;
         this.tx = transport.port.tx;
         this.regions = transport.port.regions;
@@ -121,7 +123,7 @@ final class SrdRequester implements ReliableSender.Listener {
 
     @Override
     public void emit(ReliableSender flow, int psn, int r, int segment, int path, int xmit, long now) {
-        SrdContext ctx = t.contextAt(flow.flow);
+        SrdContext ctx = contexts.at(flow.flow);
         ctx.lastActivity = now;
         long address = tx.take();
         if (address == 0) {
@@ -194,7 +196,7 @@ final class SrdRequester implements ReliableSender.Listener {
             }
         } else if (requests.state[r] == SendRequests.OUTSTANDING) {
             // A WRITE with immediate whose other segments have all landed: its last may go now.
-            SrdContext ctx = t.contextAt(flow.flow);
+            SrdContext ctx = contexts.at(flow.flow);
             requests.state[r] = SendRequests.PENDING;
             ctx.prependPending(r, requests.next);
             active.add(ctx);
@@ -208,7 +210,7 @@ final class SrdRequester implements ReliableSender.Listener {
         finish(r, WcStatus.REMOTE_UNRESPONSIVE);
         // The responder may have lost this context (reclaimed or restarted) and drop what is
         // addressed to its old id: the next packets introduce themselves afresh.
-        t.contextAt(flow.flow).remoteContextId = 0;
+        contexts.at(flow.flow).remoteContextId = 0;
     }
 
     /** The responder dropped packet {@code psn} of request {@code r} for {@code reason} (the engine has let it go). */
@@ -238,7 +240,7 @@ final class SrdRequester implements ReliableSender.Listener {
      */
     void finish(int r, int status) {
         int st = requests.state[r];
-        SrdContext ctx = t.contextAt(requests.context[r]);
+        SrdContext ctx = contexts.at(requests.context[r]);
         if (requests.inFlight[r] > 0) {
             ctx.sender.forgetAll(r);
             requests.inFlight[r] = 0;

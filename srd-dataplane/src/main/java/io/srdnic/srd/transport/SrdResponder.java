@@ -25,6 +25,7 @@ import io.srdnic.srd.wire.SrdHeader;
  */
 final class SrdResponder {
     private final SrdTransport t;
+    private final ContextTable contexts;
     private final SrdCounters counters;
     private final AckWriter acks;
     private final boolean delayedAck;
@@ -37,6 +38,7 @@ final class SrdResponder {
 
     SrdResponder(SrdTransport transport, SrdConfig config, SrdRequester messages, AckWriter acks) {
         this.t = transport;
+        this.contexts = transport.port.contexts;
         this.counters = transport.port.counters;
         this.acks = acks;
         this.delayedAck = config.delayedAck;
@@ -56,7 +58,7 @@ final class SrdResponder {
     int sendOwedAcks() {
         int n = owed.count;
         for (int i = 0; i < n; i++) {
-            SrdContext ctx = t.contextAt(owed.context[i]);
+            SrdContext ctx = contexts.at(owed.context[i]);
             // Not by the context's id: a sending half reincarnated meanwhile still owes its ACK.
             // Else answered already this cycle (a loss signal, every-N), or the context was
             // released (which clears it) or reopened (which clears it, and notes itself again).
@@ -85,7 +87,7 @@ final class SrdResponder {
     void onData(Mbuf m, int type, long now) {
         counters.rxData++;
         int srcIp = Ipv4UdpFrame.sourceIp(m);
-        SrdContext ctx = t.contextFor(t.flowFrom(srcIp), Ipv4UdpFrame.sourceMac(m), now);
+        SrdContext ctx = contexts.openFor(contexts.flowFrom(srcIp), Ipv4UdpFrame.sourceMac(m), now);
         if (ctx == null) {
             return; // no context to hold its state: unacknowledged, the sender retries
         }

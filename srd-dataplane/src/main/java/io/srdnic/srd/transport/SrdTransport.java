@@ -111,15 +111,16 @@ public final class SrdTransport implements AutoCloseable {
         this.tx = new TxBurst(io, arena, config.burst, counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
-        this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch);
+        this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles, srcSrqs,
+            contexts);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
         this.messages = new SrdRequester(this, requests, mtu, frames, active, rnrWaits);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
         this.responder = new SrdResponder(this, config, messages, acks);
         this.datagrams = new UdDatagrams(this, this.config.paths, frames);
-        this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles);
         this.rc = new RcConnections(this, config.maxQps);
+        this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc);
         this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, this::now);
         this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder);
         this.cycle = new DutyCycle(this.config, tx, dispatcher, responder, rc, messages, contexts, active, rnrWaits, probes, requests,
@@ -244,8 +245,8 @@ public final class SrdTransport implements AutoCloseable {
         }
         SrdQp qp = new SrdQp(this, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
-            qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames);
-            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks, qpErrors);
+            qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames, rc);
+            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks, qpErrors, rc);
         }
         qps.put(qp);
         return qp;

@@ -3,7 +3,7 @@ package io.srdnic.srd.transport;
 /**
  * What every QP type's sending and receiving halves share below the transport: the TX burst and
  * the writers of frames and ACKs, the memory regions RDMA lands in, the pool of held RC packets,
- * the counters, and this incarnation's epoch. Handed to them at construction, so that they do not
+ * the counters, this incarnation's epoch, and the device's tables. Handed to them at construction, so that they do not
  * reach into {@link SrdTransport} for it.
  */
 final class TransportPort {
@@ -14,9 +14,14 @@ final class TransportPort {
     final HeldPacketPool heldPackets;
     final SrdCounters counters;
     final int epoch;
+    /** The device's tables: QPs by number, address handles, SRC SRQs by SRC number, SRD contexts by peer. */
+    final QpTable qps;
+    final AddressHandles addressHandles;
+    final SrcSrqTable srcSrqs;
+    final ContextTable contexts;
 
     TransportPort(TxBurst tx, FrameWriter frames, AckWriter acks, MemoryRegions regions, HeldPacketPool heldPackets, SrdCounters counters,
-                  int epoch) {
+                  int epoch, QpTable qps, AddressHandles addressHandles, SrcSrqTable srcSrqs, ContextTable contexts) {
         this.tx = tx;
         this.frames = frames;
         this.acks = acks;
@@ -24,5 +29,9 @@ final class TransportPort {
         this.heldPackets = heldPackets;
         this.counters = counters;
         this.epoch = epoch;
+        this.qps = qps;
+        this.addressHandles = addressHandles;
+        this.srcSrqs = srcSrqs;
+        this.contexts = contexts;
     }
 }

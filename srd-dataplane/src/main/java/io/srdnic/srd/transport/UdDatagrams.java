@@ -14,6 +14,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class UdDatagrams {
     private final SrdTransport t;
+    private final AddressHandles addressHandles;
     private final SrdCounters counters;
     private final TxBurst tx;
     private final int epoch;
@@ -23,6 +24,7 @@ final class UdDatagrams {
 
     UdDatagrams(SrdTransport t, int paths, FrameWriter frames) {
         this.t = t;
+        this.addressHandles = t.port.addressHandles;
         this.counters = t.port.counters;
         this.tx = t.port.tx;
         this.epoch = t.port.epoch;
@@ -59,7 +61,7 @@ final class UdDatagrams {
             0, 0, qp.qpn, destQpn, qkey, immediate, now);
         int entropy = datagramEntropy;
         datagramEntropy = datagramEntropy + 1 == paths ? 0 : datagramEntropy + 1;
-        frames.onPath(m, t.addressHandleMac(ah), t.addressHandleIp(ah), t.addressHandlePort(ah), entropy, SrdHeader.LENGTH + length);
+        frames.onPath(m, addressHandles.mac(ah), addressHandles.ip(ah), addressHandles.port(ah), entropy, SrdHeader.LENGTH + length);
         counters.txDatagrams++;
         tx.emit(address);
         counters.sendCompletions[WcStatus.SUCCESS]++;
