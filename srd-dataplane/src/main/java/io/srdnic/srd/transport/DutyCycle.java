@@ -36,17 +36,15 @@ final class DutyCycle {
     private final SendRequests requests;
     private final SrdCounters counters;
     private final AsyncEventQueue events;
+    private final CycleClock clock;
 
-    /** The time of the current cycle (of its send half, which every cycle starts with). */
-    private long lastNow;
     /** When the last whole duty cycle ({@link #doWork}) ran. */
     private long lastCycle;
-    private boolean postedSinceSchedule;
     private long lastHousekeeping;
 
     DutyCycle(SrdConfig config, TxBurst tx, PacketDispatcher dispatcher, SrdResponder responder, RcConnections rc, SrdRequester messages,
               ContextTable contexts, ActiveContexts active, SrdRnrWaits rnrWaits, PathProbes probes, SendRequests requests,
-              SrdCounters counters, AsyncEventQueue events) {
+              SrdCounters counters, AsyncEventQueue events, CycleClock clock) {
         this.readSilenceLimit = Math.max(config.transportTimeoutNanos, config.retransmitLifetimeNanos());
         this.config = config;
         this.tx = tx;
@@ -61,16 +59,7 @@ final class DutyCycle {
         this.requests = requests;
         this.counters = counters;
         this.events = events;
-    }
-
-    /** The time of the current duty cycle. */
-    long now() {
-        return lastNow;
-    }
-
-    /** The posting half of a cycle: work was posted since the last schedule. */
-    void markPosted() {
-        postedSinceSchedule = true;
+        this.clock = clock;
     }
 
     /**
@@ -105,7 +94,7 @@ final class DutyCycle {
      * the application has posted. Returns the work done.
      */
     int transmitPosted(long now) {
-        lastNow = now;
+        clock.start(now);
         int work = schedule(now);
         tx.flush();
         return owesAcks() ? work + sendOwedAcks() : work;
@@ -125,7 +114,7 @@ final class DutyCycle {
 
     /** Whether {@link #transmitPosted} has anything to do: frames built or owed, or a post since the last send. */
     boolean hasPostedWork() {
-        return postedSinceSchedule || !tx.isEmpty() || owesAcks();
+        return clock.posted() || !tx.isEmpty() || owesAcks();
     }
 
     /**
@@ -135,17 +124,17 @@ final class DutyCycle {
      */
     long nextDeadline() {
         if (owesAcks()) {
-            return lastNow; // they leave with the next cycle
+            return clock.now(); // they leave with the next cycle
         }
-        long next = rc.idle() ? Long.MAX_VALUE : rc.nextDeadline(lastNow);
-        if (next == lastNow) {
+        long next = rc.idle() ? Long.MAX_VALUE : rc.nextDeadline(clock.now());
+        if (next == clock.now()) {
             return next;
         }
         for (int i = 0; i < active.count(); i++) {
             SrdContext ctx = active.at(i);
             ReliableSender s = ctx.sender;
             if (ctx.pendingCount > 0 && s.sendAllowance() > 0 && (s.canSendNextPsn() || s.inflight == 0)) {
-                return lastNow;
+                return clock.now();
             }
             next = Math.min(next, s.nextTimeout());
             next = Math.min(next, s.paths.nextDeadline());
@@ -168,7 +157,7 @@ final class DutyCycle {
     }
 
     private int schedule(long now) {
-        postedSinceSchedule = false;
+        clock.scheduled();
         int work = 0;
         for (int i = 0; i < active.count(); i++) {
             SrdContext ctx = active.at(i);
@@ -242,13 +231,13 @@ final class DutyCycle {
         reclaimIdleContexts(now);
         // READs silent up to the last time the RX ring was emptied, as for idle contexts: after a stall
         // of this thread the answers that kept coming are still in the ring, unread.
-        return messages.hasReadsOutstanding() ? messages.expireSilentReads(dispatcher.lastDrained(), readSilenceLimit) : 0;
+        return messages.hasReadsOutstanding() ? messages.expireSilentReads(clock.lastDrained(), readSilenceLimit) : 0;
     }
 
     private void reclaimIdleContexts(long now) {
         // Idle up to the last time the RX ring was emptied, not up to now: a thread that stalled
         // has not read what arrived meanwhile, retransmissions into this window among it.
-        counters.contextsReclaimed += contexts.reclaimIdle(dispatcher.lastDrained(), config.idleContextNanos);
+        counters.contextsReclaimed += contexts.reclaimIdle(clock.lastDrained(), config.idleContextNanos);
     }
 
     /** {@code ctx} made no progress for the transport timeout: the application hears of it once, until progress resumes. */

@@ -26,11 +26,10 @@ final class PacketDispatcher {
     private final SrdAckIntake ackIntake;
     private final PathProbes probes;
     private final SrdResponder responder;
-    /** The start of the last cycle whose receive emptied the RX ring: every frame that arrived before it has been read. */
-    private long lastDrained;
+    private final CycleClock clock;
 
     PacketDispatcher(PacketIo io, Arena arena, SrdConfig config, SrdCounters counters, RcConnections rc, SrdAckIntake ackIntake,
-                     PathProbes probes, SrdResponder responder) {
+                     PathProbes probes, SrdResponder responder, CycleClock clock) {
         this.io = io;
         this.rxBatch = new MbufBatch(arena, config.burst);
         this.udpPort = config.udpPort;
@@ -41,6 +40,7 @@ final class PacketDispatcher {
         this.ackIntake = ackIntake;
         this.probes = probes;
         this.responder = responder;
+        this.clock = clock;
     }
 
     /**
@@ -53,11 +53,6 @@ final class PacketDispatcher {
         return ip != 0 && top < 224 && top != 127 && ip != localIp;
     }
 
-    /** The last time the RX ring was found empty: what timers that judge a peer's silence measure up to. */
-    long lastDrained() {
-        return lastDrained;
-    }
-
     /** Reads one burst and hands each frame on; returns the frames read. */
     int receive(long now) {
         // The last burst's mbufs go back now rather than right after it was handled: that cycle's
@@ -67,7 +62,7 @@ final class PacketDispatcher {
         }
         int n = io.receive(rxBatch);
         if (n < rxBatch.capacity()) {
-            lastDrained = now;
+            clock.drained(now);
         }
         for (int i = 0; i < n; i++) {
             Mbuf m = rxBatch.get(i);

@@ -40,6 +40,7 @@ final class RcRequester implements ReliableSender.Listener {
     private static final int RNR_RETRY_INFINITE = 7;
 
     private final SrdTransport t;
+    private final CycleClock clock;
     private final RcConnections rc;
     private final SrdCounters counters;
     private final TxBurst tx;
@@ -106,8 +107,9 @@ final class RcRequester implements ReliableSender.Listener {
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
 
-    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames, RcConnections rc) {
+    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames, RcConnections rc, CycleClock clock) {
         this.t = transport;
+        this.clock = clock;
         this.rc = rc;
         this.counters = transport.port.counters;
         this.tx = transport.port.tx;
@@ -188,7 +190,7 @@ final class RcRequester implements ReliableSender.Listener {
      */
     int expireSilentAnswers(long now) {
         long deadline = answerDeadline();
-        if (deadline == Long.MAX_VALUE || t.lastDrained() - deadline < 0) {
+        if (deadline == Long.MAX_VALUE || clock.lastDrained() - deadline < 0) {
             return 0;
         }
         retryExceeded(now);
@@ -258,7 +260,7 @@ final class RcRequester implements ReliableSender.Listener {
         if (awaitsResponse && qp.maxRdAtomic == 0) {
             // No READ or atomic may be outstanding on this QP (max_rd_atomic 0): it would wait for ever.
             nextSegment[s] = segments[s];
-            failAt(s, WcStatus.LOCAL_QP_OPERATION_ERROR, t.now());
+            failAt(s, WcStatus.LOCAL_QP_OPERATION_ERROR, clock.now());
         }
     }
 

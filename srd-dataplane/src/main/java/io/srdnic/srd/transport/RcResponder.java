@@ -46,6 +46,7 @@ final class RcResponder {
     private static final int QP_FAILED = -2;
 
     private final SrdTransport t;
+    private final CycleClock clock;
     private final SrcSrqTable srcSrqs;
     private final RcConnections rc;
     private final SrdCounters counters;
@@ -96,8 +97,9 @@ final class RcResponder {
     private int nakDetail;
 
     RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors,
-                RcConnections rc) {
+                RcConnections rc, CycleClock clock) {
         this.t = transport;
+        this.clock = clock;
         this.srcSrqs = transport.port.srcSrqs;
         this.rc = rc;
         this.counters = transport.port.counters;
@@ -389,7 +391,7 @@ final class RcResponder {
      */
     private int overrun(CompletionQueue full) {
         errors.onCqOverrun(full);
-        rc.enterError(qp, t.now());
+        rc.enterError(qp, clock.now());
         return QP_FAILED;
     }
 

@@ -13,6 +13,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class SendPosting {
     private final SrdTransport t;
+    private final CycleClock clock;
     private final ContextTable contexts;
     private final RcConnections rc;
     private final SrdCounters counters;
@@ -22,8 +23,9 @@ final class SendPosting {
     private final AddressHandles addressHandles;
 
     SendPosting(SrdTransport t, SendRequests requests, SrdRequester messages, UdDatagrams datagrams, AddressHandles addressHandles,
-                RcConnections rc) {
+                RcConnections rc, CycleClock clock) {
         this.t = t;
+        this.clock = clock;
         this.contexts = t.port.contexts;
         this.rc = rc;
         this.counters = t.port.counters;
@@ -100,7 +102,7 @@ final class SendPosting {
         requests.rnrLeft[r] = qp.rnrRetry;
         qp.sqOutstanding++;
         messages.queue(ctx, r);
-        t.markPosted();
+        clock.markPosted();
         return SrdTransport.POST_OK;
     }
 
@@ -148,7 +150,7 @@ final class SendPosting {
     /** An RC QP's requester has a new request: it is visited from the next cycle on. */
     private int queuedOnRc(SrdQp qp) {
         rc.activate(qp.rcRequester);
-        t.markPosted();
+        clock.markPosted();
         return SrdTransport.POST_OK;
     }
 

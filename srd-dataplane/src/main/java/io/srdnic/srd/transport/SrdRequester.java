@@ -27,6 +27,7 @@ final class SrdRequester implements ReliableSender.Listener {
     static final int MAX_RDMA_SIZE = 1 << 30;
 
     private final SrdTransport t;
+    private final CycleClock clock;
     private final ContextTable contexts;
     private final SrdCounters counters;
     private final TxBurst tx;
@@ -40,8 +41,10 @@ final class SrdRequester implements ReliableSender.Listener {
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
-    SrdRequester(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits) {
+    SrdRequester(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits,
+                 CycleClock clock) {
         this.t = transport;
+        this.clock = clock;
         this.contexts = transport.port.contexts;
         this.counters = transport.port.counters;
         this.tx = transport.port.tx;
@@ -84,7 +87,7 @@ final class SrdRequester implements ReliableSender.Listener {
         requests.readLeft[r] = op == SendOpcode.RDMA_READ ? requests.length[r] : 0;
         if (op == SendOpcode.RDMA_READ) {
             readsOutstanding++;
-            requests.readyAt[r] = t.now(); // the time of its last progress, for expireSilentReads
+            requests.readyAt[r] = clock.now(); // the time of its last progress, for expireSilentReads
         }
     }
 
@@ -192,7 +195,7 @@ final class SrdRequester implements ReliableSender.Listener {
             if (requests.readLeft[r] == 0) {
                 finish(r, WcStatus.SUCCESS);
             } else {
-                requests.readyAt[r] = t.now(); // acknowledged: its data is on the way from now
+                requests.readyAt[r] = clock.now(); // acknowledged: its data is on the way from now
             }
         } else if (requests.state[r] == SendRequests.OUTSTANDING) {
             // A WRITE with immediate whose other segments have all landed: its last may go now.
@@ -358,7 +361,7 @@ final class SrdRequester implements ReliableSender.Listener {
         }
         counters.readResponsesPlaced++;
         requests.readLeft[r] -= data;
-        requests.readyAt[r] = t.now();
+        requests.readyAt[r] = clock.now();
         if (requests.readLeft[r] == 0 && requests.inFlight[r] == 0 && requests.nextSegment[r] == requests.segments[r]) {
             finish(r, WcStatus.SUCCESS);
         }

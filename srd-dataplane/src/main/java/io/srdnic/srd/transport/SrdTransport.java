@@ -76,6 +76,8 @@ public final class SrdTransport implements AutoCloseable {
     private final PacketDispatcher dispatcher;
     private final QpErrors qpErrors;
     private final DutyCycle cycle;
+    /** The duty cycle's time, as the parts it drives read it. */
+    private final CycleClock clock = new CycleClock();
     private final SrdResponder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
@@ -114,17 +116,17 @@ public final class SrdTransport implements AutoCloseable {
         this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles, srcSrqs,
             contexts);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdRequester(this, requests, mtu, frames, active, rnrWaits);
+        this.messages = new SrdRequester(this, requests, mtu, frames, active, rnrWaits, clock);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
         this.responder = new SrdResponder(this, config, messages, acks);
         this.datagrams = new UdDatagrams(this, this.config.paths, frames);
         this.rc = new RcConnections(this, config.maxQps);
-        this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc);
-        this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, this::now);
-        this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder);
+        this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc, clock);
+        this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, clock::now);
+        this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder, clock);
         this.cycle = new DutyCycle(this.config, tx, dispatcher, responder, rc, messages, contexts, active, rnrWaits, probes, requests,
-            counters, events);
+            counters, events, clock);
     }
 
     private static final java.util.concurrent.atomic.AtomicInteger LAST_EPOCH = new java.util.concurrent.atomic.AtomicInteger();
@@ -245,8 +247,8 @@ public final class SrdTransport implements AutoCloseable {
         }
         SrdQp qp = new SrdQp(this, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
-            qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames, rc);
-            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks, qpErrors, rc);
+            qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames, rc, clock);
+            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks, qpErrors, rc, clock);
         }
         qps.put(qp);
         return qp;
@@ -337,14 +339,9 @@ public final class SrdTransport implements AutoCloseable {
         return qp;
     }
 
-    /** The last time the RX ring was found empty: what timers that judge a peer's silence measure up to. */
-    long lastDrained() {
-        return dispatcher.lastDrained();
-    }
-
     /** The time of the current duty cycle, for the events of objects the transport drives (an SRQ's limit). */
     long now() {
-        return cycle.now();
+        return clock.now();
     }
 
     // ---------------------------------------------------------------- (end of shared receive queues)
@@ -441,7 +438,7 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
-        return posting.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, cycle.now());
+        return posting.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, clock.now());
     }
 
     /**
@@ -470,11 +467,6 @@ public final class SrdTransport implements AutoCloseable {
     public int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
                              int rkey, long compareOrAdd, long swap, boolean signaled) {
         return posting.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
-    }
-
-    /** The posting half of a cycle: work was posted since the last schedule. */
-    void markPosted() {
-        cycle.markPosted();
     }
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */
