@@ -5,9 +5,16 @@
  * transport's tables, TX burst, counters, a QP's fields) that splitting them would make public
  * API; the class names carry the layer ({@code Rc*} for RC, {@code Srd*}/{@code Send*} for SRD):
  * <ol>
- * <li><b>Duty cycle and tables</b> — {@link io.srdnic.srd.transport.SrdTransport} ({@code SendPosting}: the checks of a post and the hand-off to a message layer;
- *     receive demultiplexing, timers), {@code QpTable}, {@code AddressHandles}, {@code ContextTable},
- *     {@link io.srdnic.srd.transport.MemoryRegions}, {@code TxBurst}.</li>
+ * <li><b>Device: creation, posting, duty cycle</b> — {@link io.srdnic.srd.transport.SrdTransport} (creates
+ *     QPs, SRQs, address handles; the post entry points; introspection), {@code SendPosting} (the
+ *     checks of a post and the hand-off to a message layer), {@code DutyCycle} (send, ACKs owed,
+ *     timers, receive; next deadline) with its {@code CycleClock}, {@code PacketDispatcher}
+ *     (parse, source check, route), {@code QpErrors} (CQ overrun, flush, destroy, QP events).</li>
+ * <li><b>Port: what every QP type shares below it</b> — {@code TransportPort} hands out
+ *     {@code TxBurst}, {@code FrameWriter} (every Ethernet/IPv4/UDP header this device writes),
+ *     {@code AckWriter} (every ACK, SRD's and RC's), {@link io.srdnic.srd.transport.MemoryRegions},
+ *     {@code HeldPacketPool}, the counters, the epoch and the tables ({@code QpTable},
+ *     {@code AddressHandles}, {@code SrcSrqTable}, {@code ContextTable}).</li>
  * <li><b>Reliability engine</b>, one per flow whatever the QP type — its own package,
  *     {@link io.srdnic.srd.transport.engine} ({@code ReliableSender}: PSN space, per-packet
  *     descriptors with an owner token, selective ACK, RACK and RTO, retry limits, holding for RNR;
@@ -17,10 +24,12 @@
  * <li><b>Message layers</b> above it:
  *     <ul>
  *     <li>SRD: the flow is an {@code SrdContext} per remote device (its {@code FlowKey}: IPv4
-         address and UDP port, in {@code ContextTable}), shared by its QPs;
- *         {@code SrdRequester} (a SEND in one packet, RDMA segmented, completions in any order),
- *         {@code SendRequests}; responder: {@code SrdResponder} (transport checks) then a delivery
- *         policy per packet type, {@code SendDelivery} and {@code RdmaDelivery}.</li>
+ *         address and UDP port, in {@code ContextTable}), shared by its QPs, on the duty cycle's
+ *         list while busy ({@code ActiveContexts}); {@code SrdRequester} (a SEND in one packet,
+ *         RDMA segmented, completions in any order), {@code SendRequests}, {@code SrdAckIntake}
+ *         (the ACKs of its peer), {@code SrdRnrWaits} (RNR backoffs), {@code PathProbes} (both
+ *         ends of a probe); responder: {@code SrdResponder} (transport checks, ACKs owed) then a
+ *         delivery policy per packet type, {@code SendDelivery} and {@code RdmaDelivery}.</li>
  *     <li>RC: the flow is the QP itself; {@code RcRequester} (segmentation, in-order completion,
  *         READ answers), {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},
  *         NAKs, coalesced ACKs), {@code RcConnections} (which RC QPs the duty cycle visits).</li>
