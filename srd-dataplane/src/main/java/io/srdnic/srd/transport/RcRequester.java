@@ -52,33 +52,9 @@ final class RcRequester implements ReliableSender.Listener {
     private final int depth;
 
     // The send queue, a ring in post order: [head, tail) posted and not completed; [nextToSend, tail) not all sent.
-    private final int[] opcode;
-    private final long[] wrId;
-    private final MemorySegment[] buffer;
-    private final long[] offset;
-    private final int[] length;
-    private final int[] immediate;
-    private final long[] remoteAddress;
-    private final int[] rkey;
-    /** Atomics: CMP_SWAP's compare and swap, FETCH_ADD's add (in compareAdd), as ibv_send_wr.wr.atomic names them. */
-    private final long[] compareAdd;
-    private final long[] swap;
-    private final boolean[] signaled;
-    private final int[] segments;
-    private final int[] nextSegment;
-    private final int[] inFlight;
-    private final int[] readLeft;
-    /** SEND and WRITE_WITH_IMM: the message's receive sequence number (the responder's check that it takes the right receive). */
-    private final int[] ordinal;
-    /** SRC: the responder's SRQ the request is for, carried by every packet of it (0 on RC). */
-    private final int[] remoteSrqn;
+    private final RcSendSlot[] slots;
     /** SRC QPs mark their request packets so (FLAG_SRC); 0 on RC. */
     private final int srcFlag;
-    /** The PSNs of a request's first and last packet: it is done only once the cumulative ACK passes its last. */
-    private final int[] firstPsn;
-    private final int[] lastPsn;
-    private final int[] generation;
-    private final boolean[] done;
     private long head;
     private long tail;
     private long nextToSend;
@@ -118,29 +94,12 @@ final class RcRequester implements ReliableSender.Listener {
         this.frames = frames;
         this.qp = qp;
         this.depth = sqDepth;
+        this.slots = new RcSendSlot[sqDepth];
+        for (int i = 0; i < sqDepth; i++) {
+            slots[i] = new RcSendSlot();
+        }
         this.sender = new ReliableSender(qp.qpn & transport.qpIndexMask(), config, counters, config.rcPaths());
-        opcode = new int[sqDepth];
-        wrId = new long[sqDepth];
-        buffer = new MemorySegment[sqDepth];
-        offset = new long[sqDepth];
-        length = new int[sqDepth];
-        immediate = new int[sqDepth];
-        remoteAddress = new long[sqDepth];
-        rkey = new int[sqDepth];
-        compareAdd = new long[sqDepth];
-        swap = new long[sqDepth];
-        signaled = new boolean[sqDepth];
-        segments = new int[sqDepth];
-        nextSegment = new int[sqDepth];
-        inFlight = new int[sqDepth];
-        readLeft = new int[sqDepth];
-        ordinal = new int[sqDepth];
-        remoteSrqn = new int[sqDepth];
         srcFlag = qp.type == QpType.SRC ? SrdHeader.FLAG_SRC : 0;
-        firstPsn = new int[sqDepth];
-        lastPsn = new int[sqDepth];
-        generation = new int[sqDepth];
-        done = new boolean[sqDepth];
     }
 
     // ---------------------------------------------------------------- the QP's life
@@ -237,29 +196,30 @@ final class RcRequester implements ReliableSender.Listener {
     /** Queues a work request (the transport checked the QP state, depth, length and buffer); {@code srqn}: SRC's remote SRQ, else 0. */
     void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig, int srqn) {
         int s = slot(tail++);
-        remoteSrqn[s] = srqn;
-        opcode[s] = op;
-        wrId[s] = id;
-        buffer[s] = buf;
-        offset[s] = off;
-        length[s] = len;
-        immediate[s] = imm;
-        remoteAddress[s] = raddr;
-        rkey[s] = key;
-        signaled[s] = sig;
-        generation[s]++;
-        nextSegment[s] = 0;
-        inFlight[s] = 0;
-        done[s] = false;
+        RcSendSlot w = slots[s];
+        w.remoteSrqn = srqn;
+        w.opcode = op;
+        w.wrId = id;
+        w.buffer = buf;
+        w.offset = off;
+        w.length = len;
+        w.immediate = imm;
+        w.remoteAddress = raddr;
+        w.rkey = key;
+        w.signaled = sig;
+        w.generation++;
+        w.nextSegment = 0;
+        w.inFlight = 0;
+        w.done = false;
         boolean awaitsResponse = SendOpcode.awaitsResponse(op);
-        readLeft[s] = awaitsResponse ? len : 0;
+        w.readLeft = awaitsResponse ? len : 0;
         int per = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM ? sendData : rdmaData;
-        segments[s] = awaitsResponse ? 1 : Math.max(1, (int) ((len + (long) per - 1) / per));
+        w.segments = awaitsResponse ? 1 : Math.max(1, (int) ((len + (long) per - 1) / per));
         boolean consumesReceive = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM || op == SendOpcode.RDMA_WRITE_WITH_IMM;
-        ordinal[s] = consumesReceive ? nextOrdinal++ : 0;
+        w.ordinal = consumesReceive ? nextOrdinal++ : 0;
         if (awaitsResponse && qp.maxRdAtomic == 0) {
             // No READ or atomic may be outstanding on this QP (max_rd_atomic 0): it would wait for ever.
-            nextSegment[s] = segments[s];
+            w.nextSegment = w.segments;
             failAt(s, WcStatus.LOCAL_QP_OPERATION_ERROR, clock.now());
         }
     }
@@ -267,9 +227,9 @@ final class RcRequester implements ReliableSender.Listener {
     /** Queues an atomic (checked as {@link #post} says) on 8 bytes at {@code off} of {@code buf}, with its operands. */
     void postAtomic(long id, int op, MemorySegment buf, long off, long raddr, int key, long compareOrAdd, long swapValue, boolean sig,
                     int srqn) {
-        int s = slot(tail);
-        compareAdd[s] = compareOrAdd;
-        swap[s] = swapValue;
+        RcSendSlot w = slots[slot(tail)];
+        w.compareAdd = compareOrAdd;
+        w.swap = swapValue;
         post(id, op, buf, off, SendOpcode.ATOMIC_SIZE, 0, raddr, key, sig, srqn);
     }
 
@@ -279,7 +239,7 @@ final class RcRequester implements ReliableSender.Listener {
 
     private boolean readBlocked() {
         int s = slot(nextToSend);
-        return SendOpcode.awaitsResponse(opcode[s]) && nextSegment[s] == 0 && readsInFlight >= qp.maxRdAtomic;
+        return SendOpcode.awaitsResponse(slots[s].opcode) && slots[s].nextSegment == 0 && readsInFlight >= qp.maxRdAtomic;
     }
 
     /** Gives packets PSNs while the window allows, answers first; returns the packets sent. */
@@ -290,18 +250,18 @@ final class RcRequester implements ReliableSender.Listener {
                 answers.sendNext(sender, depth, now, this);
             } else if (nextToSend != tail && !readBlocked()) {
                 int s = slot(nextToSend);
-                if (SendOpcode.awaitsResponse(opcode[s]) && nextSegment[s] == 0) {
+                if (SendOpcode.awaitsResponse(slots[s].opcode) && slots[s].nextSegment == 0) {
                     readsInFlight++;
                 }
-                int seg = nextSegment[s]++;
-                boolean last = nextSegment[s] == segments[s];
+                int seg = slots[s].nextSegment++;
+                boolean last = slots[s].nextSegment == slots[s].segments;
                 if (last) {
                     nextToSend++;
                 }
-                inFlight[s]++;
+                slots[s].inFlight++;
                 int psn = sender.send(s, seg, now, this);
-                firstPsn[s] = seg == 0 ? psn : firstPsn[s];
-                lastPsn[s] = last ? psn : lastPsn[s];
+                slots[s].firstPsn = seg == 0 ? psn : slots[s].firstPsn;
+                slots[s].lastPsn = last ? psn : slots[s].lastPsn;
             } else {
                 break;
             }
@@ -335,35 +295,35 @@ final class RcRequester implements ReliableSender.Listener {
             flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (answers.isLast(a, seg) ? SrdHeader.FLAG_LAST : 0);
         } else {
             int s = owner;
-            int op = opcode[s];
+            int op = slots[s].opcode;
             long at = 0;
-            seq = ordinal[s];
-            imm = immediate[s];
-            srqn = remoteSrqn[s];
+            seq = slots[s].ordinal;
+            imm = slots[s].immediate;
+            srqn = slots[s].remoteSrqn;
             flags |= srcFlag;
-            boolean last = seg == segments[s] - 1;
+            boolean last = seg == slots[s].segments - 1;
             flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (last ? SrdHeader.FLAG_LAST : 0);
             if (op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM) {
                 type = op == SendOpcode.SEND ? PacketType.SEND : PacketType.SEND_WITH_IMM;
                 at = (long) seg * sendData;
-                data = (int) Math.min(sendData, length[s] - at);
+                data = (int) Math.min(sendData, slots[s].length - at);
             } else if (op == SendOpcode.RDMA_READ) {
                 type = PacketType.RDMA_READ;
                 header = RdmaHeader.LENGTH;
                 imm = token(s);
-                RdmaHeader.write(m, remoteAddress[s], rkey[s], length[s], 0);
+                RdmaHeader.write(m, slots[s].remoteAddress, slots[s].rkey, slots[s].length, 0);
             } else if (SendOpcode.isAtomic(op)) {
                 boolean cmpSwap = op == SendOpcode.ATOMIC_CMP_SWAP;
                 type = cmpSwap ? PacketType.ATOMIC_CMP_SWAP : PacketType.ATOMIC_FETCH_ADD;
                 header = AtomicHeader.LENGTH;
                 imm = token(s);
-                AtomicHeader.write(m, remoteAddress[s], rkey[s], cmpSwap ? swap[s] : compareAdd[s], cmpSwap ? compareAdd[s] : 0);
+                AtomicHeader.write(m, slots[s].remoteAddress, slots[s].rkey, cmpSwap ? slots[s].swap : slots[s].compareAdd, cmpSwap ? slots[s].compareAdd : 0);
             } else {
                 type = op == SendOpcode.RDMA_WRITE_WITH_IMM && last ? PacketType.RDMA_WRITE_WITH_IMM : PacketType.RDMA_WRITE;
                 header = RdmaHeader.LENGTH;
                 at = (long) seg * rdmaData;
-                data = (int) Math.min(rdmaData, length[s] - at);
-                RdmaHeader.write(m, remoteAddress[s], rkey[s], length[s], (int) at);
+                data = (int) Math.min(rdmaData, slots[s].length - at);
+                RdmaHeader.write(m, slots[s].remoteAddress, slots[s].rkey, slots[s].length, (int) at);
             }
             data = copyData(m, s, at, header, data);
         }
@@ -382,7 +342,7 @@ final class RcRequester implements ReliableSender.Listener {
     private int copyData(Mbuf m, int s, long at, int header, int data) {
         if (data > 0) {
             try {
-                m.copyFrom(buffer[s], offset[s] + at, SrdHeader.PAYLOAD_OFFSET + header, data);
+                m.copyFrom(slots[s].buffer, slots[s].offset + at, SrdHeader.PAYLOAD_OFFSET + header, data);
             } catch (IllegalStateException closedBuffer) {
                 return -1;
             }
@@ -396,7 +356,7 @@ final class RcRequester implements ReliableSender.Listener {
             answers.acked(owner - depth);
             return;
         }
-        inFlight[owner]--;
+        slots[owner].inFlight--;
         completeReady();
     }
 
@@ -414,12 +374,12 @@ final class RcRequester implements ReliableSender.Listener {
     private void completeReady() {
         while (head != tail) {
             int h = slot(head);
-            if (!done[h]) {
-                if (nextSegment[h] != segments[h] || inFlight[h] != 0 || readLeft[h] != 0 || sender.peerCumulative - lastPsn[h] <= 0) {
+            if (!slots[h].done) {
+                if (slots[h].nextSegment != slots[h].segments || slots[h].inFlight != 0 || slots[h].readLeft != 0 || sender.peerCumulative - slots[h].lastPsn <= 0) {
                     return;
                 }
-                done[h] = true;
-                if (SendOpcode.awaitsResponse(opcode[h])) {
+                slots[h].done = true;
+                if (SendOpcode.awaitsResponse(slots[h].opcode)) {
                     readsInFlight--;
                     rc.activate(this); // a READ or atomic waiting for max_rd_atomic may go now
                 }
@@ -431,9 +391,9 @@ final class RcRequester implements ReliableSender.Listener {
 
     /** The request whose packets include {@code psn}, already acknowledged selectively; {@code depth} (an answer of ours) if none. */
     private int ownerOfAcknowledged(int psn) {
-        for (long q = head; q != tail && nextSegment[slot(q)] > 0; q++) { // sent in post order: the unsent come last
+        for (long q = head; q != tail && slots[slot(q)].nextSegment > 0; q++) { // sent in post order: the unsent come last
             int s = slot(q);
-            if (psn - firstPsn[s] >= 0 && (nextSegment[s] < segments[s] || lastPsn[s] - psn >= 0)) {
+            if (psn - slots[s].firstPsn >= 0 && (slots[s].nextSegment < slots[s].segments || slots[s].lastPsn - psn >= 0)) {
                 return s;
             }
         }
@@ -441,15 +401,15 @@ final class RcRequester implements ReliableSender.Listener {
     }
 
     private void complete(int s, int status) {
-        MemorySegment buf = buffer[s];
-        buffer[s] = null;
+        MemorySegment buf = slots[s].buffer;
+        slots[s].buffer = null;
         if (status < 0) {
             qp.sqOutstanding--;
         } else {
             counters.sendCompletions[status]++;
-            qp.completeSend(wrId[s], SendOpcode.completionOpcode(opcode[s]), status, length[s], signaled[s]);
+            qp.completeSend(slots[s].wrId, SendOpcode.completionOpcode(slots[s].opcode), status, slots[s].length, slots[s].signaled);
         }
-        qp.released(buf, offset[s]);
+        qp.released(buf, slots[s].offset);
     }
 
     // ---------------------------------------------------------------- acknowledgements
@@ -554,7 +514,7 @@ final class RcRequester implements ReliableSender.Listener {
     /** The slot of the oldest request not done (what verbs blames a transport failure on), or -1. */
     private int oldestNotDone() {
         for (long q = head; q != tail; q++) {
-            if (!done[slot(q)]) {
+            if (!slots[slot(q)].done) {
                 return slot(q);
             }
         }
@@ -568,7 +528,7 @@ final class RcRequester implements ReliableSender.Listener {
             if (!reached && h == s) {
                 reached = true;
                 complete(h, status);
-            } else if (!reached && done[h]) {
+            } else if (!reached && slots[h].done) {
                 complete(h, WcStatus.SUCCESS);
             } else {
                 reached = true;
@@ -619,9 +579,9 @@ final class RcRequester implements ReliableSender.Listener {
         int s = token & ((1 << TOKEN_SLOT_BITS) - 1);
         int data = SrdHeader.payloadLength(m) - ReadResponseHeader.LENGTH;
         int at = ReadResponseHeader.readOffset(m);
-        boolean atomic = s < depth && SendOpcode.isAtomic(opcode[s]);
-        if (s >= depth || !isWaiting(s) || !SendOpcode.awaitsResponse(opcode[s]) || token(s) != token
-            || ReadResponseHeader.readLength(m) != length[s] || at < 0 || data > readLeft[s] || (long) at + data > length[s]
+        boolean atomic = s < depth && SendOpcode.isAtomic(slots[s].opcode);
+        if (s >= depth || !isWaiting(s) || !SendOpcode.awaitsResponse(slots[s].opcode) || token(s) != token
+            || ReadResponseHeader.readLength(m) != slots[s].length || at < 0 || data > slots[s].readLeft || (long) at + data > slots[s].length
             || (atomic && ReadResponseHeader.status(m) == 0 && data != SendOpcode.ATOMIC_SIZE)) {
             counters.readResponsesRefused++;
             return;
@@ -634,16 +594,16 @@ final class RcRequester implements ReliableSender.Listener {
         try {
             if (atomic) {
                 // A number on the wire, a word in host byte order in the local buffer, as verbs returns it.
-                buffer[s].set(ValueLayout.JAVA_LONG_UNALIGNED, offset[s], m.getLongBE(ReadResponseHeader.DATA_OFFSET));
+                slots[s].buffer.set(ValueLayout.JAVA_LONG_UNALIGNED, slots[s].offset, m.getLongBE(ReadResponseHeader.DATA_OFFSET));
             } else {
-                m.copyTo(ReadResponseHeader.DATA_OFFSET, buffer[s], offset[s] + at, data);
+                m.copyTo(ReadResponseHeader.DATA_OFFSET, slots[s].buffer, slots[s].offset + at, data);
             }
         } catch (IllegalStateException closedBuffer) {
             failAt(s, WcStatus.LOCAL_PROTECTION_ERROR, now);
             return;
         }
         counters.readResponsesPlaced++;
-        readLeft[s] -= data;
+        slots[s].readLeft -= data;
         lastAnswerAt = now;
         completeReady();
     }
@@ -652,11 +612,11 @@ final class RcRequester implements ReliableSender.Listener {
     private boolean isWaiting(int s) {
         long n = tail - head;
         long position = (s - slot(head) + depth) % depth;
-        return position < n && !done[s];
+        return position < n && !slots[s].done;
     }
 
     private int token(int s) {
-        return (generation[s] << TOKEN_SLOT_BITS) | s;
+        return (slots[s].generation << TOKEN_SLOT_BITS) | s;
     }
 
     private int slot(long sequence) {

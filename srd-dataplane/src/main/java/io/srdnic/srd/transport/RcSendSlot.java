@@ -1,0 +1,37 @@
+package io.srdnic.srd.transport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One work request on an RC (or SRC) QP's send queue, as rxe's send WQE: what was posted (opcode,
+ * buffer, remote memory, atomic operands) and how far it has got (segments sent and in flight,
+ * its PSN range, READ bytes still due, done). The requester posts into a slot, segments and emits
+ * from it, and completes it; the slots are made once, with the QP, and reused in ring order.
+ */
+final class RcSendSlot {
+    int opcode;
+    long wrId;
+    MemorySegment buffer;
+    long offset;
+    int length;
+    int immediate;
+    long remoteAddress;
+    int rkey;
+    /** Atomics: CMP_SWAP's compare and swap, FETCH_ADD's add (in compareAdd), as ibv_send_wr.wr.atomic names them. */
+    long compareAdd;
+    long swap;
+    boolean signaled;
+    int segments;
+    int nextSegment;
+    int inFlight;
+    int readLeft;
+    /** SEND and WRITE_WITH_IMM: the message's receive sequence number (the responder's check that it takes the right receive). */
+    int ordinal;
+    /** SRC: the responder's SRQ the request is for, carried by every packet of it (0 on RC). */
+    int remoteSrqn;
+    /** The PSNs of a request's first and last packet: it is done only once the cumulative ACK passes its last. */
+    int firstPsn;
+    int lastPsn;
+    int generation;
+    boolean done;
+}
