@@ -40,6 +40,7 @@ final class Libc {
     static final int O_CLOEXEC = 0x80000;
     static final int ENXIO = 6;
     static final int ENOMEM = 12;
+    static final int ENOSPC = 28;
     static final int EOPNOTSUPP = 95;
 
     private static final Linker LINKER = Linker.nativeLinker();
