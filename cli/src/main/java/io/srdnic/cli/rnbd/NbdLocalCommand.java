@@ -71,7 +71,7 @@ public final class NbdLocalCommand implements Callable<Integer> {
         }
         String device = DEVICE;
         serverArgs.addAll(LocalDevice.of(DEVICE, size, backing).serverArgs());
-        PeerProcess server = PeerProcess.start("rnbd-server", null, serverArgs);
+        PeerProcess server = PeerProcess.start("rnbd-server", null, DataplaneJvm.OPTIONS, serverArgs);
         RnbdGateway gateway = null;
         NbdServer nbd = null;
         ControlChannel control = null;

@@ -63,6 +63,8 @@ class RnbdArgumentsTest {
         String sock = dir.resolve("s.sock").toString();
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "2M", "--backing", disk.toString()), "refused, not ignored");
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock), "no size and no backing");
+        IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", "1024T", null));
+        assertTrue(tooBig.getMessage().contains("does not fit in memory"), tooBig.getMessage());
         assertTrue(Files.notExists(Path.of(sock)));
     }
 }

@@ -87,6 +87,15 @@ public final class MemoryBlockDevice implements BlockDevice {
         }
     }
 
+    /**
+     * Throws the IllegalArgumentException a device of {@code size} would throw now for want of
+     * memory (both sizes named), without making one: for a launcher whose device lives in a child.
+     */
+    public static void checkFits(long size) {
+        MemoryBudget.reserve(size, "a memory device");
+        MemoryBudget.release(size);
+    }
+
     @Override
     public long size() {
         return size;
