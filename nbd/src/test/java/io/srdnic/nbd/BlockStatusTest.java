@@ -137,4 +137,43 @@ class BlockStatusTest {
             c.go("disk", false);
         }
     }
+
+    @Test
+    void shouldNotAllocatePerBlockStatusRequestOnceWarm() throws IOException {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (RawClient c = server.client()) {
+            structured(c);
+            contexts(c, Nbd.OPT_SET_META_CONTEXT, contextData("disk", "base:allocation"));
+            c.go("disk", false);
+            for (int page = 0; page < 256; page += 2) { // every other page written: 128 extents of each kind
+                c.request(0, Nbd.CMD_WRITE, page, (long) page * 4096, 4096, new byte[4096]);
+                assertEquals(0, c.reply(0).error());
+            }
+            Thread connection = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("nbd-conn-")).findFirst().orElseThrow();
+            statusBatches(c, 200);
+            long[] windows = new long[3];
+            for (int w = 0; w < windows.length; w++) {
+                long before = threads.getThreadAllocatedBytes(connection.threadId());
+                statusBatches(c, 125);
+                windows[w] = threads.getThreadAllocatedBytes(connection.threadId()) - before;
+            }
+            java.util.Arrays.sort(windows);
+            assertEquals(true, windows[1] < 2000, "median window: " + windows[1] + " bytes allocated for 2000 BLOCK_STATUS requests");
+        }
+    }
+
+    /** Batches of 16 BLOCK_STATUS requests over the whole MiB (256 descriptors each), replies read after each batch. */
+    private static void statusBatches(RawClient c, int batches) throws IOException {
+        for (int b = 0; b < batches; b++) {
+            for (int i = 0; i < 16; i++) {
+                c.request(0, Nbd.CMD_BLOCK_STATUS, i, 0, 1 << 20, null);
+            }
+            for (int i = 0; i < 16; i++) {
+                RawClient.Reply r = c.reply(0);
+                assertEquals(0, r.error());
+                assertEquals(4 + 8 * 256, r.payload().length);
+            }
+        }
+    }
 }
