@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The storage operator's proof: ext4 on the whole block path. {@code srdnic nbd-local} with two
  * paths (an RNBD server process with a memory device, RTRS over two memif links, the NBD gateway)
  * is exposed as a file by nbdfuse and as a block device by a loop device; mkfs.ext4, files
- * written and checksummed, unmounted, {@code e2fsck -f -n} clean; then the loop device and the
+ * written and checksummed, some deleted and {@code fstrim}med (TRIM through every layer), unmounted,
+ * {@code e2fsck -f -n} clean; then the loop device and the
  * FUSE mount are taken down and made anew (so nothing is read from a cache above the gateway),
  * mounted again and every file's checksum compared. Root: loop devices and mounts need it; skipped
  * with the reason when /dev/fuse or /dev/loop-control is missing.
@@ -40,7 +41,7 @@ class NbdExt4IT {
         assumeTrue(Files.exists(Path.of("/dev/fuse")), "no /dev/fuse: FUSE is not available in this kernel or container, nbdfuse cannot run");
         assumeTrue(Files.exists(Path.of("/dev/loop-control")), "no /dev/loop-control: loop devices are not available here");
         assumeTrue("root".equals(System.getProperty("user.name")), "losetup and mount need root (CI runs as root)");
-        for (String tool : new String[] {"nbdfuse", "losetup", "mkfs.ext4", "e2fsck", "mount", "umount"}) {
+        for (String tool : new String[] {"nbdfuse", "losetup", "mkfs.ext4", "e2fsck", "mount", "umount", "fstrim"}) {
             Tools.require(tool);
         }
         Path socket = dir.resolve("nbd.sock");
@@ -54,6 +55,13 @@ class NbdExt4IT {
                 int empty = inodesInUse(Tools.run(dir, 120, "e2fsck", "-f", "-n", loop));
                 Tools.run(dir, 60, "mount", loop, mnt.toString());
                 Map<String, String> written = writeFiles(mnt);
+                for (String top : written.keySet().stream().filter(n -> !n.contains("/")).toList()) {
+                    Files.delete(mnt.resolve(top)); // freed blocks for fstrim: TRIM through loop, FUSE, NBD, RNBD to the device
+                    written.remove(top);
+                }
+                String trimmed = Tools.run(dir, 120, "fstrim", "-v", mnt.toString());
+                java.util.regex.Matcher bytes = java.util.regex.Pattern.compile("\\((\\d+) bytes\\) trimmed").matcher(trimmed);
+                assertTrue(bytes.find() && Long.parseLong(bytes.group(1)) > 0, "fstrim discarded the freed blocks: " + trimmed);
                 Tools.run(dir, 120, "umount", mnt.toString());
                 String fsck = Tools.run(dir, 120, "e2fsck", "-f", "-n", loop);
                 assertTrue(inodesInUse(fsck) >= empty + written.size() + 2, "e2fsck finds at least our 16 files and 2 directories more than on the empty ext4: " + fsck);
