@@ -142,6 +142,34 @@ class MemoryBlockDeviceTest {
         new MemoryBlockDevice(big, false).close();
     }
 
+    /** This process's resident set (VmRSS), in bytes. */
+    private static long rss() throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new AssertionError("no VmRSS");
+    }
+
+    @Test
+    void shouldGiveTrimmedPagesAndTheWholeDeviceOnCloseBackToTheKernel() throws java.io.IOException {
+        long size = 128L << 20;
+        MemoryBlockDevice d = new MemoryBlockDevice(size, false);
+        ByteBuffer block = ByteBuffer.allocateDirect(1 << 20);
+        long before = rss();
+        for (long at = 0; at < size; at += block.capacity()) {
+            d.write(at, block.clear(), false, MemoryBlockDeviceTest::ok);
+        }
+        long filled = rss();
+        assertTrue(filled - before > 112L << 20, "128 MiB written: RSS grew by " + (filled - before));
+        d.trim(0, 64L << 20, false, MemoryBlockDeviceTest::ok);
+        long trimmed = rss();
+        assertTrue(filled - trimmed > 56L << 20, "64 MiB trimmed: RSS fell by " + (filled - trimmed));
+        d.close();
+        assertTrue(trimmed - rss() > 56L << 20, "closed: the other 64 MiB went back at once, RSS fell by " + (trimmed - rss()));
+    }
+
     @Test
     void shouldRefuseSizesItCannotIndex() {
         assertThrows(IllegalArgumentException.class, () -> new MemoryBlockDevice(-1, false));
