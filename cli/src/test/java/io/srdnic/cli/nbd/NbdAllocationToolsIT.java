@@ -129,17 +129,41 @@ class NbdAllocationToolsIT {
     @Test
     void trimShouldPunchAHoleInTheBackingFile() throws Exception {
         Tools.require("qemu-io");
-        Path backing = dir.resolve("full.img");
-        byte[] ones = new byte[SIZE];
-        java.util.Arrays.fill(ones, (byte) 1);
-        Files.write(backing, ones);
+        Path backing = fullFile("full.img");
         long before = allocatedBytes(backing);
         try (NbdServerProcess server = start(backing)) {
             Tools.run(dir, 60, "qemu-io", "-f", "raw", "-c", "discard 0 32M", server.uri("file"));
         }
-        long after = allocatedBytes(backing);
-        assertTrue(before >= SIZE && after <= before - (32 << 20), "allocated " + before + " bytes before TRIM, " + after + " after");
-        byte[] back = Files.readAllBytes(backing);
+        assertFirstHalfPunched(backing, before, "TRIM on a file export");
+    }
+
+    @Test
+    void trimThroughNbdLocalShouldPunchAHoleInItsBackingFile() throws Exception {
+        Tools.require("qemu-io");
+        Path backing = fullFile("backing-full.img");
+        long before = allocatedBytes(backing);
+        Path socket = dir.resolve("local.sock");
+        try (NbdServerProcess server = NbdServerProcess.startCommand("nbd-local", socket, dir.resolve("nbd-local.err"),
+            "--socket", socket.toString(), "--backing", backing.toString(), "--paths", "2")) {
+            Tools.run(dir, 60, "qemu-io", "-f", "raw", "-c", "discard 0 32M", server.uri("disk"));
+            String info = Tools.run(dir, 30, "nbdinfo", "--json", server.uri("disk"));
+            assertTrue(info.matches("(?s).*\"export-size\"\\s*:\\s*" + SIZE + "\\b.*"), "served at the file's own size: " + info);
+        }
+        assertFirstHalfPunched(backing, before, "TRIM through the gateway, RNBD and the server's file device");
+    }
+
+    /** A 64 MiB file of ones, every block allocated. */
+    private Path fullFile(String name) throws IOException {
+        byte[] ones = new byte[SIZE];
+        java.util.Arrays.fill(ones, (byte) 1);
+        return Files.write(dir.resolve(name), ones);
+    }
+
+    /** After a discard of the first 32 MiB: that much less allocated, zeroes there, ones after. */
+    private static void assertFirstHalfPunched(Path file, long before, String what) throws Exception {
+        long after = allocatedBytes(file);
+        assertTrue(before >= SIZE && after <= before - (32 << 20), what + ": allocated " + before + " bytes before, " + after + " after");
+        byte[] back = Files.readAllBytes(file);
         assertEquals(0, back[0]);
         assertEquals(1, back[32 << 20]);
     }
