@@ -55,6 +55,39 @@ public interface BlockDevice extends AutoCloseable {
      */
     void writeZeroes(long offset, long length, boolean fua, boolean mayPunch, IoCompletion done);
 
+    /**
+     * Whether zeroing can be done faster than writing zeroes (NBD_FLAG_SEND_FAST_ZERO): then
+     * {@link #writeZeroesFast} is called for requests with NBD_CMD_FLAG_FAST_ZERO.
+     */
+    default boolean canFastZero() {
+        return false;
+    }
+
+    /**
+     * As {@link #writeZeroes}, but only if that is quick (a hole punched, a range zeroed by the
+     * file system or the memory manager); otherwise completes {@link Errno#ENOTSUP} having changed
+     * nothing, so the client falls back to a plain write-zeroes or skips the range.
+     */
+    default void writeZeroesFast(long offset, long length, boolean fua, boolean mayPunch, IoCompletion done) {
+        done.complete(Errno.ENOTSUP);
+    }
+
+    /** Whether {@link #blockStatus} tells holes and zeroes from data (NBD's base:allocation context). */
+    default boolean reportsAllocation() {
+        return false;
+    }
+
+    /**
+     * Describes the range from {@code offset} as consecutive extents, each at most what is left of
+     * {@code length}, until the range is covered or {@code out} wants no more. Runs on the caller's
+     * thread and returns 0 or an {@link Errno} value. The default says "allocated" for the whole
+     * range, which is always true enough (proto.md: a server may always report status 0).
+     */
+    default int blockStatus(long offset, long length, Extents out) {
+        out.extent(length, 0);
+        return 0;
+    }
+
     /** Releases the device; no operation is started afterwards. */
     @Override
     void close();

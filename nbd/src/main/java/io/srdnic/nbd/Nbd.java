@@ -27,6 +27,7 @@ public final class Nbd {
     public static final int REP_ACK = 1;
     public static final int REP_SERVER = 2;
     public static final int REP_INFO = 3;
+    public static final int REP_META_CONTEXT = 4;
     public static final int REP_ERR_UNSUP = 0x8000_0001;
     public static final int REP_ERR_POLICY = 0x8000_0002;
     public static final int REP_ERR_INVALID = 0x8000_0003;
@@ -48,6 +49,7 @@ public final class Nbd {
     public static final int FLAG_SEND_WRITE_ZEROES = 1 << 6;
     public static final int FLAG_SEND_DF = 1 << 7;
     public static final int FLAG_CAN_MULTI_CONN = 1 << 8;
+    public static final int FLAG_SEND_FAST_ZERO = 1 << 11;
 
     // Requests and replies
     public static final int REQUEST_MAGIC = 0x25609513;
@@ -78,7 +80,14 @@ public final class Nbd {
     public static final int REPLY_FLAG_DONE = 1;
     public static final int REPLY_TYPE_NONE = 0;
     public static final int REPLY_TYPE_OFFSET_DATA = 1;
+    public static final int REPLY_TYPE_BLOCK_STATUS = 5;
     public static final int REPLY_TYPE_ERROR = 0x8001;
+
+    // The base:allocation metadata context: its name, the id this server gives it, its state bits
+    public static final String CONTEXT_BASE_ALLOCATION = "base:allocation";
+    public static final int CONTEXT_BASE_ALLOCATION_ID = 1;
+    public static final int STATE_HOLE = 1;
+    public static final int STATE_ZERO = 2;
 
     /** Longest option payload read; a longer one is skipped and refused (names are at most 4096 bytes). */
     public static final int MAX_OPTION_LENGTH = 65536;

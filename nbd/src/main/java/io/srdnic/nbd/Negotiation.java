@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
  * The fixed-newstyle handshake, server side: greeting, client flags, then options until one of
  * NBD_OPT_GO or NBD_OPT_EXPORT_NAME picks an export (transmission starts) or the client leaves.
  * Options it does not implement are answered NBD_REP_ERR_UNSUP, as fixed newstyle requires.
+ * Metadata contexts: {@code base:allocation} only, for every export (a device that cannot tell
+ * holes reports everything as data, which the spec allows).
  * Not the hot path: it allocates freely.
  */
 final class Negotiation {
@@ -16,6 +18,9 @@ final class Negotiation {
     private final Exports exports;
     private boolean noZeroes;
     private boolean structuredReplies;
+    /** The export the last NBD_OPT_SET_META_CONTEXT named, and whether it selected base:allocation. */
+    private Export metaExport;
+    private boolean baseAllocation;
 
     Negotiation(WireReader in, WireWriter out, Exports exports) {
         this.in = in;
@@ -86,6 +91,7 @@ final class Negotiation {
                     reply(option, Nbd.REP_ACK, null);
                 }
             }
+            case Nbd.OPT_LIST_META_CONTEXT, Nbd.OPT_SET_META_CONTEXT -> metaContext(option, data);
             case Nbd.OPT_INFO, Nbd.OPT_GO -> {
                 return info(option, data);
             }
@@ -175,7 +181,72 @@ final class Negotiation {
     }
 
     private Session session(Export export) {
-        return new Session(export, Session.transmissionFlags(export.device(), structuredReplies), structuredReplies);
+        // Contexts selected for another export do not carry over to this one.
+        boolean blockStatus = structuredReplies && baseAllocation && metaExport == export;
+        return new Session(export, Session.transmissionFlags(export.device(), structuredReplies), structuredReplies, blockStatus);
+    }
+
+    /**
+     * NBD_OPT_LIST_META_CONTEXT and NBD_OPT_SET_META_CONTEXT: export name, then queries. LIST with
+     * no query, or with "base:", lists base:allocation (id 0, as the spec asks); SET selects it
+     * when a query names it exactly, and replaces whatever an earlier SET selected.
+     */
+    private void metaContext(int option, ByteBuffer data) {
+        if (!structuredReplies) {
+            reply(option, Nbd.REP_ERR_INVALID, "negotiate structured replies (NBD_OPT_STRUCTURED_REPLY) first");
+            return;
+        }
+        String name = string(data);
+        if (name == null || data.remaining() < 4) {
+            reply(option, Nbd.REP_ERR_INVALID, "malformed export name or query count");
+            return;
+        }
+        long queries = data.getInt() & 0xFFFF_FFFFL;
+        boolean selected = queries == 0 && option == Nbd.OPT_LIST_META_CONTEXT;
+        for (long i = 0; i < queries; i++) {
+            String query = string(data);
+            if (query == null) {
+                reply(option, Nbd.REP_ERR_INVALID, "malformed query " + i);
+                return;
+            }
+            selected |= query.equals(Nbd.CONTEXT_BASE_ALLOCATION) || option == Nbd.OPT_LIST_META_CONTEXT && query.equals("base:");
+        }
+        if (data.hasRemaining()) {
+            reply(option, Nbd.REP_ERR_INVALID, "bytes after the last query");
+            return;
+        }
+        Export export = exports.find(name);
+        if (export == null) {
+            reply(option, Nbd.REP_ERR_UNKNOWN, "no export named '" + name + "'");
+            return;
+        }
+        boolean set = option == Nbd.OPT_SET_META_CONTEXT;
+        if (set) {
+            metaExport = export;
+            baseAllocation = selected;
+        }
+        if (selected) {
+            byte[] context = Nbd.CONTEXT_BASE_ALLOCATION.getBytes(StandardCharsets.UTF_8);
+            ByteBuffer reply = ByteBuffer.allocate(4 + context.length).putInt(set ? Nbd.CONTEXT_BASE_ALLOCATION_ID : 0).put(context);
+            if (!replyWith(option, Nbd.REP_META_CONTEXT, reply.flip())) {
+                return;
+            }
+        }
+        reply(option, Nbd.REP_ACK, null);
+    }
+
+    /** A u32 length and that many bytes of UTF-8, or null if the data ends first. */
+    private static String string(ByteBuffer data) {
+        if (data.remaining() < 4) {
+            return null;
+        }
+        long length = data.getInt() & 0xFFFF_FFFFL;
+        if (length > data.remaining()) {
+            return null;
+        }
+        byte[] bytes = new byte[(int) length];
+        data.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     private static ByteBuffer infoString(int type, String text) {

@@ -2,7 +2,8 @@ package io.srdnic.nbd;
 
 /**
  * Whether a request may run, and if not the error it gets, in the order proto.md suggests:
- * unknown command, then a flag not documented for the command, then a write to a read-only
+ * unknown command (BLOCK_STATUS is unknown unless a metadata context was selected), then a flag
+ * not documented for the command (FAST_ZERO only when advertised), then a write to a read-only
  * export (EPERM), then lengths (FLUSH carries none; the others at least one byte, READ and WRITE
  * at most the advertised maximum payload), then the range (past the end: ENOSPC for the writing
  * commands, EINVAL otherwise).
@@ -13,12 +14,18 @@ final class RequestCheck {
 
     /** @return 0 or the errno to answer with; {@code length} is the unsigned 32-bit wire value */
     static int check(int type, int flags, long offset, long length, long size, int maxPayload,
-                     boolean readOnly, boolean structuredReplies) {
+                     boolean readOnly, Session session) {
         int allowed = Nbd.CMD_FLAG_FUA;
         switch (type) {
-            case Nbd.CMD_READ -> allowed |= structuredReplies ? Nbd.CMD_FLAG_DF : 0;
-            case Nbd.CMD_WRITE_ZEROES -> allowed |= Nbd.CMD_FLAG_NO_HOLE;
+            case Nbd.CMD_READ -> allowed |= session.structuredReplies() ? Nbd.CMD_FLAG_DF : 0;
+            case Nbd.CMD_WRITE_ZEROES -> allowed |= Nbd.CMD_FLAG_NO_HOLE | (session.fastZero() ? Nbd.CMD_FLAG_FAST_ZERO : 0);
             case Nbd.CMD_WRITE, Nbd.CMD_FLUSH, Nbd.CMD_TRIM -> { }
+            case Nbd.CMD_BLOCK_STATUS -> {
+                if (!session.blockStatus()) {
+                    return Errno.EINVAL;
+                }
+                allowed |= Nbd.CMD_FLAG_REQ_ONE;
+            }
             default -> {
                 return Errno.EINVAL;
             }

@@ -1,9 +1,16 @@
 package io.srdnic.nbd;
 
-/** What the handshake agreed on: the export, the transmission flags sent, and structured replies. */
-record Session(Export export, int transmissionFlags, boolean structuredReplies) {
+/**
+ * What the handshake agreed on: the export, the transmission flags sent, structured replies, and
+ * whether the client selected the {@code base:allocation} metadata context for this export (then
+ * NBD_CMD_BLOCK_STATUS is valid).
+ */
+record Session(Export export, int transmissionFlags, boolean structuredReplies, boolean blockStatus) {
 
-    /** The transmission flags for a device (NBD_FLAG_SEND_DF only once structured replies are on). */
+    /**
+     * The transmission flags for a device (NBD_FLAG_SEND_DF only once structured replies are on;
+     * NBD_FLAG_SEND_FAST_ZERO when the device can zero quickly).
+     */
     static int transmissionFlags(BlockDevice device, boolean structuredReplies) {
         int flags = Nbd.FLAG_HAS_FLAGS | Nbd.FLAG_SEND_FLUSH | Nbd.FLAG_SEND_FUA | Nbd.FLAG_SEND_TRIM
             | Nbd.FLAG_SEND_WRITE_ZEROES;
@@ -17,6 +24,13 @@ record Session(Export export, int transmissionFlags, boolean structuredReplies) 
             // Every read is answered with one data chunk, so "don't fragment" always holds.
             flags |= Nbd.FLAG_SEND_DF;
         }
+        if (device.canFastZero()) {
+            flags |= Nbd.FLAG_SEND_FAST_ZERO;
+        }
         return flags;
+    }
+
+    boolean fastZero() {
+        return (transmissionFlags & Nbd.FLAG_SEND_FAST_ZERO) != 0;
     }
 }

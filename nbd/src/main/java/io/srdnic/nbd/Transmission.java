@@ -36,6 +36,7 @@ final class Transmission {
     private final SlotPool slots;
     private final Semaphore largeInUse = new Semaphore(1);
     private RequestSlot.DataBuffer large;
+    private final BlockStatusReply blockStatus = new BlockStatusReply();
     private final ByteBuffer[] batch = new ByteBuffer[BATCH];
     private final RequestSlot[] batchSlots = new RequestSlot[BATCH];
     private int batched;
@@ -89,7 +90,7 @@ final class Transmission {
             slot.type = type;
             slot.offset = offset;
             slot.length = (int) length;
-            int error = RequestCheck.check(type, flags, offset, length, size, maxPayload, device.readOnly(), session.structuredReplies());
+            int error = RequestCheck.check(type, flags, offset, length, size, maxPayload, device.readOnly(), session);
             if (error != 0) {
                 if (type == Nbd.CMD_WRITE) {
                     flushUnlessBuffered(length);
@@ -98,15 +99,16 @@ final class Transmission {
                 finish(slot, error);
                 continue;
             }
-            start(slot, flags, offset, (int) length);
+            start(slot, flags, offset, length);
         }
     }
 
-    private void start(RequestSlot slot, int flags, long offset, int length) throws IOException, InterruptedException {
+    /** Starts a checked request; {@code length} is the wire's unsigned 32 bits (READ and WRITE: at most the maximum payload). */
+    private void start(RequestSlot slot, int flags, long offset, long length) throws IOException, InterruptedException {
         boolean fua = (flags & Nbd.CMD_FLAG_FUA) != 0;
         ByteBuffer data = null;
         if (slot.type == Nbd.CMD_READ || slot.type == Nbd.CMD_WRITE) {
-            data = attach(slot, length);
+            data = attach(slot, (int) length);
         }
         if (slot.type == Nbd.CMD_WRITE) {
             flushUnlessBuffered(length);
@@ -119,7 +121,20 @@ final class Transmission {
                 case Nbd.CMD_WRITE -> device.write(offset, data, fua, slot);
                 case Nbd.CMD_FLUSH -> device.flush(slot);
                 case Nbd.CMD_TRIM -> device.trim(offset, length, fua, slot);
-                case Nbd.CMD_WRITE_ZEROES -> device.writeZeroes(offset, length, fua, (flags & Nbd.CMD_FLAG_NO_HOLE) == 0, slot);
+                case Nbd.CMD_WRITE_ZEROES -> {
+                    boolean punch = (flags & Nbd.CMD_FLAG_NO_HOLE) == 0;
+                    if ((flags & Nbd.CMD_FLAG_FAST_ZERO) != 0) {
+                        device.writeZeroesFast(offset, length, fua, punch, slot);
+                    } else {
+                        device.writeZeroes(offset, length, fua, punch, slot);
+                    }
+                }
+                case Nbd.CMD_BLOCK_STATUS -> {
+                    int filled = blockStatus.fill(device, offset, length, (flags & Nbd.CMD_FLAG_REQ_ONE) != 0,
+                        attach(slot, BlockStatusReply.MAX_PAYLOAD));
+                    slot.length = Math.max(0, filled);
+                    finish(slot, Math.max(0, -filled));
+                }
                 default -> throw new IllegalStateException("unchecked command " + slot.type);
             }
         } catch (RuntimeException e) {
@@ -174,7 +189,10 @@ final class Transmission {
      * the next {@link #flush}.
      */
     void finish(RequestSlot slot, int error) {
-        ByteBuffer reply = error == 0 && slot.type == Nbd.CMD_READ ? readReply(slot) : statusReply(slot, error);
+        ByteBuffer reply = error != 0 ? statusReply(slot, error)
+            : slot.type == Nbd.CMD_READ ? readReply(slot)
+            : slot.type == Nbd.CMD_BLOCK_STATUS ? BlockStatusReply.reply(slot)
+            : statusReply(slot, 0);
         if (Thread.currentThread() == reader) {
             batch[batched] = reply;
             batchSlots[batched++] = slot;
@@ -243,7 +261,7 @@ final class Transmission {
      */
     private ByteBuffer statusReply(RequestSlot slot, int error) {
         ByteBuffer reply = slot.reply.clear();
-        if (session.structuredReplies() && slot.type == Nbd.CMD_READ) {
+        if (session.structuredReplies() && (slot.type == Nbd.CMD_READ || slot.type == Nbd.CMD_BLOCK_STATUS)) {
             reply.putInt(Nbd.STRUCTURED_REPLY_MAGIC).putShort((short) Nbd.REPLY_FLAG_DONE)
                 .putShort((short) Nbd.REPLY_TYPE_ERROR).putLong(slot.handle).putInt(6)
                 .putInt(error).putShort((short) 0);

@@ -35,15 +35,24 @@ public final class PeerProcess implements AutoCloseable {
         reader.start();
     }
 
+    /** The JVM options of a peer unless its starter chooses others: a serial collector, a 512 MiB heap. */
+    public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xmx512m");
+
     /** Starts {@code srdnic <args>} in a new JVM, inside {@code namespace} unless it is null. */
     public static PeerProcess start(String role, String namespace, List<String> args) {
+        return start(role, namespace, DEFAULT_JVM_OPTIONS, args);
+    }
+
+    /** As {@link #start(String, String, List)}, with these JVM options (heap, collector) instead of the defaults. */
+    public static PeerProcess start(String role, String namespace, List<String> jvmOptions, List<String> args) {
         List<String> command = new ArrayList<>();
         if (namespace != null) {
             command.addAll(List.of("ip", "netns", "exec", namespace));
         }
         command.add(System.getProperty("java.home") + "/bin/java");
-        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx512m", "-cp",
-            System.getProperty("srdnic.jar", System.getProperty("java.class.path"))));
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("srdnic.jar", System.getProperty("java.class.path"))));
         // Extra JVM options for both sides (a profiler's agent, a perf map, GC logging).
         String extra = System.getenv("SRDNIC_PEER_JAVA_OPTS");
         if (extra != null && !extra.isBlank()) {

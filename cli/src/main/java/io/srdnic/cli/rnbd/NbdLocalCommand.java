@@ -4,11 +4,9 @@ import io.srdnic.cli.pktgen.PeerProcess;
 import io.srdnic.nbd.Export;
 import io.srdnic.nbd.Exports;
 import io.srdnic.nbd.NbdServer;
-import io.srdnic.nbd.spec.Sizes;
 import io.srdnic.rnbd.client.RnbdDevice;
 import io.srdnic.rnbd.protocol.Rnbd;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +35,8 @@ public final class NbdLocalCommand implements Callable<Integer> {
     @Option(names = "--socket", required = true, paramLabel = "PATH", description = "The NBD unix socket (must not exist; removed on exit).")
     Path socket;
 
-    @Option(names = "--size", required = true, paramLabel = "BYTES", description = "The device's size (e.g. 1G): a multiple of 512.")
+    @Option(names = "--size", paramLabel = "BYTES", description = "The memory device's size (e.g. 1G): a multiple of 512. With --backing: the size to make a missing file;"
+        + " an existing file is served at its own size and a different --size is refused.")
     String size;
 
     @Option(names = "--paths", defaultValue = "2", description = "RTRS paths, one memif link each (default ${DEFAULT-VALUE}).")
@@ -46,7 +45,7 @@ public final class NbdLocalCommand implements Callable<Integer> {
     @Option(names = "--transport", defaultValue = "rc", description = "rc (the only one: RTRS paths are CM connections, which are RC).")
     String transport;
 
-    @Option(names = "--backing", paramLabel = "FILE", description = "Serve this file (made, of --size, if missing) instead of memory.")
+    @Option(names = "--backing", paramLabel = "FILE", description = "Serve this file, and nothing else of its directory (made sparse, of --size, if missing), instead of memory.")
     Path backing;
 
     @Override
@@ -57,10 +56,6 @@ public final class NbdLocalCommand implements Callable<Integer> {
         }
         if (paths < 1 || paths > 8) {
             throw new IllegalArgumentException("--paths is 1..8");
-        }
-        long bytes = Sizes.parse(size);
-        if (bytes <= 0 || bytes % Rnbd.SECTOR_SIZE != 0) {
-            throw new IllegalArgumentException("--size must be a positive multiple of 512: " + size);
         }
         if (Files.exists(socket)) {
             throw new IllegalArgumentException("--socket " + socket + " exists already");
@@ -75,19 +70,8 @@ public final class NbdLocalCommand implements Callable<Integer> {
             serverArgs.addAll(List.of("--memif-socket", s));
         }
         String device = DEVICE;
-        if (backing != null) {
-            Path file = backing.toAbsolutePath();
-            if (!Files.exists(file)) {
-                try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-                    f.setLength(bytes);
-                }
-            }
-            serverArgs.addAll(List.of("--export-dir", file.getParent().toString()));
-            device = file.getFileName().toString();
-        } else {
-            serverArgs.addAll(List.of("--memory", DEVICE + "=" + bytes));
-        }
-        PeerProcess server = PeerProcess.start("rnbd-server", null, serverArgs);
+        serverArgs.addAll(LocalDevice.of(DEVICE, size, backing).serverArgs());
+        PeerProcess server = PeerProcess.start("rnbd-server", null, DataplaneJvm.OPTIONS, serverArgs);
         RnbdGateway gateway = null;
         NbdServer nbd = null;
         ControlChannel control = null;

@@ -28,6 +28,9 @@ public final class RnbdServerCommand implements Callable<Integer> {
     @Option(names = "--memory", paramLabel = "NAME=SIZE", description = "A memory-backed device (e.g. disk=1G). Repeatable.")
     List<String> memory = new ArrayList<>();
 
+    @Option(names = "--export-file", paramLabel = "NAME=PATH", description = "Export one regular file as NAME, nothing else of its directory. Repeatable.")
+    List<String> exportFiles = new ArrayList<>();
+
     @Option(names = "--link", defaultValue = "memif", description = "memif (one --memif-socket per path) or vdev (one --vdev per path; af_xdp on a veth or NIC).")
     String link;
 
@@ -66,8 +69,15 @@ public final class RnbdServerCommand implements Callable<Integer> {
             }
             exports.memory(m.substring(0, eq), Sizes.parse(m.substring(eq + 1)));
         }
-        if (exportDir == null && memory.isEmpty()) {
-            throw new IllegalArgumentException("nothing to export: give --export-dir DIR and/or --memory NAME=SIZE");
+        for (String f : exportFiles) {
+            int eq = f.indexOf('=');
+            if (eq <= 0 || eq == f.length() - 1) {
+                throw new IllegalArgumentException("--export-file " + f + ": expected NAME=PATH");
+            }
+            exports.file(f.substring(0, eq), Path.of(f.substring(eq + 1)));
+        }
+        if (exportDir == null && memory.isEmpty() && exportFiles.isEmpty()) {
+            throw new IllegalArgumentException("nothing to export: give --export-dir DIR, --export-file NAME=PATH and/or --memory NAME=SIZE");
         }
         ServeLoop loop = new ServeLoop(exitOnStdinEof);
         RnbdServer rnbd = new RnbdServer(exports);
@@ -78,7 +88,7 @@ public final class RnbdServerCommand implements Callable<Integer> {
             server = RtrsServer.open(new ServerConfig().port(port).queueDepth(queueDepth)
                 .heartbeat(RnbdGateway.HEARTBEAT_NANOS, RnbdGateway.HEARTBEAT_MISSED), links.contexts(), rnbd);
             System.err.println("srdnic rnbd-server: " + specs.size() + " link(s), RTRS port " + port + ", exports "
-                + (exportDir != null ? exportDir + " " : "") + memory);
+                + (exportDir != null ? exportDir + " " : "") + memory + (exportFiles.isEmpty() ? "" : " " + exportFiles));
             System.out.println("ready");
             System.out.flush();
             loop.run(server::poll, links::quitRequested);

@@ -40,18 +40,35 @@ final class NbdServerProcess implements AutoCloseable {
 
     /** As {@link #startCommand}, inside network namespace {@code namespace} ({@code ip netns exec}) unless it is null. */
     static NbdServerProcess startIn(String namespace, String subcommand, Path socket, Path stderr, String... args) throws IOException {
+        return startWith(namespace, List.of(), subcommand, socket, stderr, args);
+    }
+
+    /** As {@link #startIn}, with options for the server's JVM (a heap limit, GC logging). */
+    static NbdServerProcess startWith(String namespace, List<String> jvmOptions, String subcommand, Path socket, Path stderr, String... args)
+        throws IOException {
         List<String> command = new ArrayList<>();
         if (namespace != null) {
             command.addAll(List.of("ip", "netns", "exec", namespace)); // it execs the JVM: SIGTERM reaches srdnic itself
         }
-        command.addAll(List.of(System.getProperty("java.home") + "/bin/java",
-            "--enable-native-access=ALL-UNNAMED", "-jar", System.getProperty("srdnic.jar"), subcommand));
+        command.addAll(List.of(System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", System.getProperty("srdnic.jar"), subcommand));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
         assertEquals("ready", line, () -> "first line of stdout; stderr: " + read(stderr));
         return new NbdServerProcess(p, socket);
+    }
+
+    /** The server's resident set (VmRSS), in bytes. */
+    long residentBytes() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + process.pid() + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new IOException("no VmRSS for " + process.pid());
     }
 
     /** The libnbd / qemu URI of an export on the unix socket. */

@@ -3,13 +3,16 @@ package io.srdnic.nbd.local;
 import io.srdnic.nbd.BlockDevice;
 import io.srdnic.nbd.BlockSizes;
 import io.srdnic.nbd.Errno;
+import io.srdnic.nbd.Extents;
 import io.srdnic.nbd.IoCompletion;
+import io.srdnic.nbd.Nbd;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.LinkOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -17,24 +20,38 @@ import java.util.concurrent.atomic.AtomicLong;
  * A regular file (or block device node) of fixed size, read and written in place with positional
  * IO, which is safe from many threads at once. Writes land in the kernel's page cache, shared by
  * every connection, so the device is multi-connection safe; FLUSH and FUA are {@code fdatasync}
- * ({@link FileChannel#force(boolean) force(false)}) before the reply. TRIM is accepted and does
- * nothing (allowed: it is a hint); write-zeroes writes zeroes. Completes before returning.
- * Read-only when the file is not writable or when asked.
+ * ({@link FileChannel#force(boolean) force(false)}) before the reply. Completes before returning.
+ * Read-only when the file is not writable or when asked. Never opened through a symbolic link.
+ *
+ * <p>Holes, where the file system has them: TRIM and write-zeroes punch a hole
+ * ({@code fallocate(PUNCH_HOLE | KEEP_SIZE)}), write-zeroes with NO_HOLE zeroes the range in place
+ * ({@code ZERO_RANGE}); where the file system refuses, TRIM does nothing (a hint) and write-zeroes
+ * writes zeroes, but a <em>fast</em> write-zeroes answers ENOTSUP instead. Block status comes
+ * from {@code lseek(SEEK_DATA / SEEK_HOLE)}: a hole reads as zeroes. These calls go through a
+ * second descriptor of the same file, opened with libc (Java does not expose the channel's).
  */
 public final class FileBlockDevice implements BlockDevice {
     private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
 
     private final Path path;
     private final FileChannel channel;
+    /** The same file through libc, for fallocate and lseek. */
+    private final int fd;
     private final long size;
     private final boolean readOnly;
     private final AtomicLong syncs = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
 
     public FileBlockDevice(Path path, boolean readOnly) throws IOException {
         this.path = path;
         this.readOnly = readOnly || !Files.isWritable(path);
-        this.channel = this.readOnly ? FileChannel.open(path, StandardOpenOption.READ)
-            : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        this.channel = this.readOnly ? FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
+            : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        this.fd = Libc.open(path.toString(), this.readOnly ? Libc.O_RDONLY : Libc.O_RDWR);
+        if (fd < 0) {
+            channel.close();
+            throw new IOException("cannot open " + path + ": errno " + -fd);
+        }
         this.size = channel.size();
     }
 
@@ -55,6 +72,16 @@ public final class FileBlockDevice implements BlockDevice {
 
     @Override
     public boolean multiConnSafe() {
+        return true;
+    }
+
+    @Override
+    public boolean canFastZero() {
+        return !readOnly;
+    }
+
+    @Override
+    public boolean reportsAllocation() {
         return true;
     }
 
@@ -114,11 +141,99 @@ public final class FileBlockDevice implements BlockDevice {
 
     @Override
     public void trim(long offset, long length, boolean fua, IoCompletion done) {
-        done.complete(0);
+        int error = 0;
+        try {
+            int r = Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
+            if (r < 0 && r != -Libc.EOPNOTSUPP) {
+                error = Errno.EIO;
+            } else if (fua) {
+                sync();
+            }
+        } catch (IOException e) {
+            error = errno(e);
+        }
+        done.complete(error);
     }
 
     @Override
     public void writeZeroes(long offset, long length, boolean fua, boolean mayPunch, IoCompletion done) {
+        int r = zeroInFileSystem(offset, length, mayPunch);
+        if (r == 0) {
+            done.complete(syncIf(fua));
+        } else if (r != -Libc.EOPNOTSUPP) {
+            done.complete(r == -Libc.ENOSPC ? Errno.ENOSPC : Errno.EIO);
+        } else {
+            writeZeroBytes(offset, length, fua, done);
+        }
+    }
+
+    @Override
+    public void writeZeroesFast(long offset, long length, boolean fua, boolean mayPunch, IoCompletion done) {
+        int r = zeroInFileSystem(offset, length, mayPunch);
+        if (r == 0) {
+            done.complete(syncIf(fua));
+        } else {
+            done.complete(r == -Libc.EOPNOTSUPP ? Errno.ENOTSUP : r == -Libc.ENOSPC ? Errno.ENOSPC : Errno.EIO);
+        }
+    }
+
+    /** A hole punched (or, for NO_HOLE or where punching is refused, the range zeroed in place): 0 or -errno. */
+    private int zeroInFileSystem(long offset, long length, boolean mayPunch) {
+        int r = -Libc.EOPNOTSUPP;
+        if (mayPunch) {
+            r = Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
+        }
+        if (r == -Libc.EOPNOTSUPP) {
+            r = Libc.fallocate(fd, Libc.FALLOC_FL_ZERO_RANGE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
+        }
+        return r;
+    }
+
+    private int syncIf(boolean fua) {
+        try {
+            if (fua) {
+                sync();
+            }
+            return 0;
+        } catch (IOException e) {
+            return errno(e);
+        }
+    }
+
+    /**
+     * base:allocation from the file system: SEEK_DATA finds the next data, SEEK_HOLE its end. No
+     * data after the offset (ENXIO) is one hole to the end; a file system that cannot tell (any
+     * other error) is reported as data.
+     */
+    @Override
+    public int blockStatus(long offset, long length, Extents out) {
+        long end = offset + length;
+        long at = offset;
+        while (at < end) {
+            long data = Libc.lseek(fd, at, Libc.SEEK_DATA);
+            if (data < 0) {
+                out.extent(end - at, data == -Libc.ENXIO ? Nbd.STATE_HOLE | Nbd.STATE_ZERO : 0);
+                return 0;
+            }
+            long next;
+            int state;
+            if (data > at) {
+                next = Math.min(data, end);
+                state = Nbd.STATE_HOLE | Nbd.STATE_ZERO;
+            } else {
+                long hole = Libc.lseek(fd, at, Libc.SEEK_HOLE);
+                next = hole <= at ? end : Math.min(hole, end);
+                state = 0;
+            }
+            if (!out.extent(next - at, state)) {
+                return 0;
+            }
+            at = next;
+        }
+        return 0;
+    }
+
+    private void writeZeroBytes(long offset, long length, boolean fua, IoCompletion done) {
         int error = 0;
         try {
             ByteBuffer zeroes = ZEROES.duplicate(); // its own position: other threads write zeroes too
@@ -151,7 +266,11 @@ public final class FileBlockDevice implements BlockDevice {
 
     @Override
     public void close() {
+        if (!open.compareAndSet(true, false)) {
+            return; // the descriptor number may belong to another file by now
+        }
         try {
+            Libc.close(fd);
             channel.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -92,7 +92,7 @@ class NbdConnectionFuzzTest {
                 }
                 case 2 -> c.option(Nbd.OPT_INFO, data.consumeBytes(data.consumeInt(0, 40)));
                 case 3 -> c.option(Nbd.OPT_GO, data.consumeBoolean() ? Client.info("nope") : data.consumeBytes(data.consumeInt(0, 5)));
-                default -> c.option(data.consumeInt(9, 100), data.consumeBytes(data.consumeInt(0, 64)));
+                default -> c.option(data.consumeInt(11, 100), data.consumeBytes(data.consumeInt(0, 64))); // 9, 10: meta contexts (BlockStatusTest)
             }
             options.add(kind);
         }
@@ -164,7 +164,7 @@ class NbdConnectionFuzzTest {
         }
         int rest = flags & ~Nbd.CMD_FLAG_FUA; // FUA is valid on every command once SEND_FUA is advertised
         if (type == Nbd.CMD_WRITE_ZEROES) {
-            rest &= ~Nbd.CMD_FLAG_NO_HOLE;
+            rest &= ~(Nbd.CMD_FLAG_NO_HOLE | Nbd.CMD_FLAG_FAST_ZERO); // the memory device offers fast zero
         }
         if (type == Nbd.CMD_READ && structured) {
             rest &= ~Nbd.CMD_FLAG_DF;

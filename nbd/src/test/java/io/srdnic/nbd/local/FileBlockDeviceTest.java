@@ -46,12 +46,51 @@ class FileBlockDeviceTest {
             assertArrayEquals(data, got);
             d.writeZeroes(1000, 1 << 19, true, false, FileBlockDeviceTest::ok);
             assertEquals(3, d.syncs(), "FUA on write-zeroes syncs too");
-            d.trim(0, 4096, false, FileBlockDeviceTest::ok);
         }
         byte[] onDisk = Files.readAllBytes(file);
         assertEquals(9, onDisk[0]);
         assertArrayEquals(new byte[1 << 19], Arrays.copyOfRange(onDisk, 1000, 1000 + (1 << 19)));
         assertArrayEquals(Arrays.copyOfRange(data, 1 << 19, data.length), Arrays.copyOfRange(onDisk, 1000 + (1 << 19), 1000 + data.length));
+    }
+
+    /** The extents block status reports, as {length, state} pairs. */
+    private static java.util.List<java.util.List<Long>> extents(FileBlockDevice d, long offset, long length) {
+        java.util.List<java.util.List<Long>> out = new java.util.ArrayList<>();
+        assertEquals(0, d.blockStatus(offset, length, (n, state) -> out.add(java.util.List.of(n, (long) state))));
+        return out;
+    }
+
+    @Test
+    void shouldPunchHolesForTrimAndWriteZeroesAndReportThemAsZeroHoles() throws IOException {
+        Path file = dir.resolve("sparse");
+        try (var f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            f.setLength(4 << 20); // all hole
+        }
+        long hole = io.srdnic.nbd.Nbd.STATE_HOLE | io.srdnic.nbd.Nbd.STATE_ZERO;
+        byte[] ones = new byte[1 << 20];
+        Arrays.fill(ones, (byte) 1);
+        try (FileBlockDevice d = new FileBlockDevice(file, false)) {
+            assertTrue(d.reportsAllocation() && d.canFastZero());
+            assertEquals(java.util.List.of(java.util.List.of(4L << 20, hole)), extents(d, 0, 4 << 20), "a new sparse file is one hole");
+            d.write(1 << 20, ByteBuffer.wrap(ones), false, FileBlockDeviceTest::ok);
+            assertEquals(java.util.List.of(java.util.List.of(1L << 20, hole), java.util.List.of(1L << 20, 0L), java.util.List.of(2L << 20, hole)),
+                extents(d, 0, 4 << 20));
+            d.trim(1 << 20, 256 << 10, false, FileBlockDeviceTest::ok);
+            int[] fast = {-1};
+            d.writeZeroesFast((1 << 20) + (512 << 10), 256 << 10, false, true, e -> fast[0] = e);
+            assertEquals(0, fast[0], "ext4 and tmpfs punch holes: fast zero succeeds");
+            assertEquals(java.util.List.of(java.util.List.of((1L << 20) + (256 << 10), hole), java.util.List.of(256L << 10, 0L),
+                    java.util.List.of(256L << 10, hole), java.util.List.of(256L << 10, 0L), java.util.List.of(2L << 20, hole)),
+                extents(d, 0, 4 << 20), "trim and write-zeroes punched holes");
+            d.writeZeroes((1 << 20) + (256 << 10), 4096, false, false, FileBlockDeviceTest::ok); // NO_HOLE: zeroed in place
+            assertEquals(java.util.List.of(java.util.List.of(100L, 0L)), extents(d, (1 << 20) + (300 << 10), 100), "never past the request");
+        }
+        byte[] onDisk = Files.readAllBytes(file);
+        byte[] expected = new byte[4 << 20];
+        Arrays.fill(expected, 1 << 20, 2 << 20, (byte) 1);
+        Arrays.fill(expected, 1 << 20, (1 << 20) + (256 << 10) + 4096, (byte) 0);
+        Arrays.fill(expected, (1 << 20) + (512 << 10), (1 << 20) + (768 << 10), (byte) 0);
+        assertArrayEquals(expected, onDisk, "the holes read as zeroes, the rest is the data");
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.srdnic.nbd.local;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -58,13 +59,15 @@ class MemoryBlockDeviceTest {
 
     @Test
     void shouldAllocateOnlyWrittenPagesAndDropWholeOnesOnTrim() {
-        MemoryBlockDevice d = new MemoryBlockDevice(1L << 40, false); // 1 TiB, nothing allocated
+        MemoryBlockDevice d = new MemoryBlockDevice(1L << 30, false); // 1 GiB, nothing allocated
         assertEquals(0, d.allocatedPages());
-        d.write((1L << 39) + PAGE - 2, ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), false, MemoryBlockDeviceTest::ok);
+        d.write((1L << 29) + PAGE - 2, ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), false, MemoryBlockDeviceTest::ok);
         assertEquals(2, d.allocatedPages(), "a write across a page boundary makes both pages");
-        assertArrayEquals(new byte[] {0, 1, 2, 3, 4, 0}, read(d, (1L << 39) + PAGE - 3, 6));
-        d.trim(1L << 39, 2L * PAGE, false, MemoryBlockDeviceTest::ok);
+        assertArrayEquals(new byte[] {0, 1, 2, 3, 4, 0}, read(d, (1L << 29) + PAGE - 3, 6));
+        d.trim(1L << 29, 2L * PAGE, false, MemoryBlockDeviceTest::ok);
         assertEquals(0, d.allocatedPages());
+        assertArrayEquals(new byte[6], read(d, (1L << 29) + PAGE - 3, 6), "a trimmed page reads as zeroes");
+        d.close();
     }
 
     @Test
@@ -74,6 +77,97 @@ class MemoryBlockDeviceTest {
         assertEquals(1, d.allocatedPages());
         d.trim(PAGE, 100, false, MemoryBlockDeviceTest::ok);
         assertEquals(0, d.allocatedPages());
+    }
+
+    @Test
+    void shouldKeepItsDataOffTheJavaHeap() {
+        Runtime rt = Runtime.getRuntime();
+        System.gc();
+        long heapBefore = rt.totalMemory() - rt.freeMemory();
+        MemoryBlockDevice d = new MemoryBlockDevice(512L << 20, false);
+        ByteBuffer block = ByteBuffer.allocateDirect(1 << 20);
+        for (int i = 0; i < block.capacity(); i++) {
+            block.put(i, (byte) (i * 31 + 7));
+        }
+        for (long at = 0; at < d.size(); at += block.capacity()) {
+            d.write(at, block.clear(), false, MemoryBlockDeviceTest::ok);
+        }
+        System.gc();
+        long grown = rt.totalMemory() - rt.freeMemory() - heapBefore;
+        assertEquals(512L << 20 >> 12, d.allocatedPages());
+        assertTrue(grown < 32L << 20, "512 MiB written, the heap grew by " + grown + " bytes");
+        assertEquals((byte) (5 * 31 + 7), read(d, (300L << 20) + 5, 1)[0]);
+        d.close();
+    }
+
+    @Test
+    void shouldReportWrittenPagesAsDataAndTheRestAsZeroHoles() {
+        MemoryBlockDevice d = new MemoryBlockDevice(64L << 20, false);
+        d.write(PAGE + 10, ByteBuffer.wrap(new byte[] {1}), false, MemoryBlockDeviceTest::ok);
+        d.write(10L * PAGE, ByteBuffer.wrap(new byte[3 * PAGE]), false, MemoryBlockDeviceTest::ok);
+        d.writeZeroes(11L * PAGE, PAGE, false, true, MemoryBlockDeviceTest::ok); // punched again
+        d.writeZeroes(40L * PAGE, 2 * PAGE, false, false, MemoryBlockDeviceTest::ok); // NO_HOLE: allocated
+        java.util.List<long[]> extents = new java.util.ArrayList<>();
+        d.blockStatus(0, d.size(), (length, state) -> extents.add(new long[] {length, state}));
+        int hole = io.srdnic.nbd.Nbd.STATE_HOLE | io.srdnic.nbd.Nbd.STATE_ZERO;
+        long[][] expected = {
+            {PAGE, hole}, {PAGE, 0}, {8L * PAGE, hole}, {PAGE, 0}, {PAGE, hole}, {PAGE, 0}, {27L * PAGE, hole}, {2L * PAGE, 0},
+            {(64L << 20) - 42L * PAGE, hole}};
+        assertEquals(expected.length, extents.size(), () -> extents.stream().map(java.util.Arrays::toString).toList().toString());
+        for (int i = 0; i < expected.length; i++) {
+            assertArrayEquals(expected[i], extents.get(i), "extent " + i);
+        }
+        java.util.List<long[]> one = new java.util.ArrayList<>();
+        d.blockStatus(PAGE + 100, 3 * PAGE, (length, state) -> one.add(new long[] {length, state}) && false);
+        assertEquals(1, one.size(), "the device stops when asked");
+        assertArrayEquals(new long[] {PAGE - 100, 0}, one.get(0), "an extent starts at the offset asked about");
+        d.close();
+    }
+
+    @Test
+    void shouldRefuseASizeTheMachineCannotHoldNamingBothSizes() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new MemoryBlockDevice(1L << 50, false));
+        assertTrue(e.getMessage().contains("1048576.0 GiB (1125899906842624 bytes) does not fit in memory"), e.getMessage());
+        assertTrue(e.getMessage().contains("available"), e.getMessage());
+    }
+
+    @Test
+    void shouldUnmapOnCloseAndGiveItsSizeBackToTheBudget() {
+        long big = MemoryBudget.available() / 3 * 2 / PAGE * PAGE; // two at once would not fit
+        MemoryBlockDevice d = new MemoryBlockDevice(big, false);
+        d.write(0, ByteBuffer.wrap(new byte[] {1}), false, MemoryBlockDeviceTest::ok);
+        assertThrows(IllegalArgumentException.class, () -> new MemoryBlockDevice(big, false));
+        d.close();
+        assertThrows(IllegalStateException.class, () -> read(d, 0, 1), "closed: the memory is gone, access fails cleanly");
+        new MemoryBlockDevice(big, false).close();
+    }
+
+    /** This process's resident set (VmRSS), in bytes. */
+    private static long rss() throws java.io.IOException {
+        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        throw new AssertionError("no VmRSS");
+    }
+
+    @Test
+    void shouldGiveTrimmedPagesAndTheWholeDeviceOnCloseBackToTheKernel() throws java.io.IOException {
+        long size = 128L << 20;
+        MemoryBlockDevice d = new MemoryBlockDevice(size, false);
+        ByteBuffer block = ByteBuffer.allocateDirect(1 << 20);
+        long before = rss();
+        for (long at = 0; at < size; at += block.capacity()) {
+            d.write(at, block.clear(), false, MemoryBlockDeviceTest::ok);
+        }
+        long filled = rss();
+        assertTrue(filled - before > 112L << 20, "128 MiB written: RSS grew by " + (filled - before));
+        d.trim(0, 64L << 20, false, MemoryBlockDeviceTest::ok);
+        long trimmed = rss();
+        assertTrue(filled - trimmed > 56L << 20, "64 MiB trimmed: RSS fell by " + (filled - trimmed));
+        d.close();
+        assertTrue(trimmed - rss() > 56L << 20, "closed: the other 64 MiB went back at once, RSS fell by " + (trimmed - rss()));
     }
 
     @Test

@@ -11,8 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * What a server may export (Linux's rnbd_server dev_search_path): memory devices by name, and the
- * regular files under one directory by their path relative to it. A name never leaves the
+ * What a server may export (Linux's rnbd_server dev_search_path): memory devices by name, single
+ * files by the name given to each, and the regular files under one directory by their path
+ * relative to it. A name never leaves the
  * directory: absolute names, {@code ..} and {@code .} segments are refused before the file system
  * is asked, and the real path (symbolic links followed) must still lie inside the real directory.
  */
@@ -29,8 +30,9 @@ public final class ExportDirectory {
 
     private final Path root;
     private final Map<String, MemoryBlockDevice> memory = new LinkedHashMap<>();
+    private final Map<String, Path> files = new LinkedHashMap<>();
 
-    /** {@code root} null: memory devices only. */
+    /** {@code root} null: memory devices and single files only. */
     public ExportDirectory(Path root) throws IOException {
         this.root = root == null ? null : root.toRealPath();
     }
@@ -44,6 +46,25 @@ public final class ExportDirectory {
         return this;
     }
 
+    /**
+     * One regular file served under {@code name} and nothing else of its directory (what nbd-local's
+     * --backing asks for). The path must name a regular file, not a symbolic link to one.
+     */
+    public ExportDirectory file(String name, Path path) throws IOException {
+        if (name.isEmpty() || memory.containsKey(name) || files.containsKey(name)) {
+            throw new IllegalArgumentException("export file " + name + ": the name is empty or taken");
+        }
+        if (Files.isSymbolicLink(path) || !Files.isRegularFile(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            throw new IllegalArgumentException("export file " + name + "=" + path + ": not a regular file (symbolic links are refused: give the real path)");
+        }
+        long size = Files.size(path);
+        if (size % io.srdnic.rnbd.protocol.Rnbd.SECTOR_SIZE != 0) {
+            throw new IllegalArgumentException("export file " + path + ": its size, " + size + " bytes, is not a multiple of 512 (RNBD counts sectors)");
+        }
+        files.put(name, path.toAbsolutePath());
+        return this;
+    }
+
     /** Whether {@code name} is a memory device (opened once, never closed while the server runs). */
     boolean isMemory(String name) {
         return memory.containsKey(name);
@@ -54,6 +75,14 @@ public final class ExportDirectory {
         MemoryBlockDevice m = memory.get(name);
         if (m != null) {
             return m;
+        }
+        Path single = files.get(name);
+        if (single != null) {
+            try {
+                return new FileBlockDevice(single, false);
+            } catch (IOException e) {
+                throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EIO, "cannot open " + single + ": " + e.getMessage());
+            }
         }
         if (root == null) {
             throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.ENOENT, "no device " + name);

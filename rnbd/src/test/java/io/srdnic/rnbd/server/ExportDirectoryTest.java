@@ -46,4 +46,20 @@ class ExportDirectoryTest {
         assertEquals(RnbdErrno.ENOENT, assertThrows(ExportDirectory.Refused.class, () -> d.open("file.img")).errno);
         assertThrows(IllegalArgumentException.class, () -> d.memory("odd", 1000));
     }
+
+    @Test
+    void shouldServeANamedFileAndNothingElseOfItsDirectory() throws Exception {
+        Path disk = Files.write(tmp.resolve("disk.img"), new byte[8192]);
+        Files.write(tmp.resolve("neighbour.img"), new byte[4096]);
+        ExportDirectory d = new ExportDirectory(null).file("disk", disk);
+        try (var device = d.open("disk")) {
+            assertEquals(8192, device.size());
+        }
+        assertEquals(RnbdErrno.ENOENT, assertThrows(ExportDirectory.Refused.class, () -> d.open("neighbour.img")).errno);
+        assertEquals(RnbdErrno.ENOENT, assertThrows(ExportDirectory.Refused.class, () -> d.open("disk.img")).errno);
+        Files.createSymbolicLink(tmp.resolve("link.img"), disk);
+        assertThrows(IllegalArgumentException.class, () -> new ExportDirectory(null).file("l", tmp.resolve("link.img")), "a link");
+        Path odd = Files.write(tmp.resolve("odd.img"), new byte[1000]);
+        assertThrows(IllegalArgumentException.class, () -> new ExportDirectory(null).file("o", odd), "not whole sectors");
+    }
 }
