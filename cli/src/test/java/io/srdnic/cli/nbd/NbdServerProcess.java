@@ -40,6 +40,12 @@ final class NbdServerProcess implements AutoCloseable {
 
     /** As {@link #startCommand}, inside network namespace {@code namespace} ({@code ip netns exec}) unless it is null. */
     static NbdServerProcess startIn(String namespace, String subcommand, Path socket, Path stderr, String... args) throws IOException {
+        return startWith(java.util.Map.of(), namespace, subcommand, socket, stderr, args);
+    }
+
+    /** As {@link #startIn}, with {@code env} added to the process's environment. */
+    static NbdServerProcess startWith(java.util.Map<String, String> env, String namespace, String subcommand, Path socket, Path stderr,
+                                      String... args) throws IOException {
         List<String> command = new ArrayList<>();
         if (namespace != null) {
             command.addAll(List.of("ip", "netns", "exec", namespace)); // it execs the JVM: SIGTERM reaches srdnic itself
@@ -47,7 +53,9 @@ final class NbdServerProcess implements AutoCloseable {
         command.addAll(List.of(System.getProperty("java.home") + "/bin/java",
             "--enable-native-access=ALL-UNNAMED", "-jar", System.getProperty("srdnic.jar"), subcommand));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
+        ProcessBuilder b = new ProcessBuilder(command).redirectError(stderr.toFile());
+        b.environment().putAll(env);
+        Process p = b.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
         assertEquals("ready", line, () -> "first line of stdout; stderr: " + read(stderr));
