@@ -142,9 +142,9 @@ class NbdLocalPauseIT {
      * The proof: fio crc32c verify through nbd-local while path 0 is taken down (its port stopped,
      * 12 s: longer than RC's ~8.6 s retry limit, so its IO really fails over) and up twice, on a
      * machine kept busy by a spinning process per core. fio runs back to back until the flaps are
-     * over; every run must end clean. CI runs the short form; -Dproof.iodepth, -Dproof.numjobs,
-     * -Dproof.size (per job), -Dproof.device (nbd-local --size) and -Dproof.backing (a file) make
-     * the long one.
+     * over; every run must end clean. This is the short form for CI (~60 s); scripts/nbd-flap-proof
+     * is the long one (iodepth 128, numjobs 4, larger devices). The proof.* system properties
+     * (iodepth, numjobs, size per job, device, backing, downMs) change this one's shape.
      */
     @Test
     void fioVerifyShouldBeCleanWithPath0FlappedTwiceUnderACpuHogOnBothCores() throws Exception {
@@ -184,8 +184,8 @@ class NbdLocalPauseIT {
             long ios = 0;
             while (flaps.isAlive() || runs == 0) {
                 Path out = dir.resolve("fio-" + runs + ".json");
-                Process fio = fio(server, out, "--size=" + size, "--iodepth=" + iodepth, "--numjobs=" + numjobs, "--group_reporting=1",
-                    "--runtime=600");
+                Process fio = fio(server, out, "--size=" + size, "--offset_increment=" + size, "--iodepth=" + iodepth, "--numjobs="
+                    + numjobs, "--group_reporting=1", "--runtime=600"); // each job verifies its own region
                 String report = assertClean(fio, out, 900);
                 Matcher written = Pattern.compile("\"total_ios\"\\s*:\\s*(\\d+)").matcher(report);
                 while (written.find()) {
