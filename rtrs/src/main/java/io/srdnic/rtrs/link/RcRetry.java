@@ -11,9 +11,9 @@ import io.srdnic.verbs.cm.ConnParam;
  * 4.096 µs × 2^{@code ackTimeout} have passed.
  *
  * <p>Linux's RTRS asks for retry_count 7 and rnr_retry_count 7 and leaves the ACK timeout to the
- * CM, which derives it from the path's packet lifetime: with the RoCE lifetime of the kernels RTRS
- * came with, about a second per try, so a peer must stay silent for several seconds before a path
- * fails. The verbs facade's own default (14: 67 ms, given up after ~0.5 s) is perftest's; a GC
+ * CM, which derives it from the path's packet lifetime (cma's RoCE default 16 or 18, depending on
+ * the kernel): on the order of 0.5-2 s per try, so a peer must stay silent for seconds before a
+ * path fails. The verbs facade's own default (14: 67 ms, given up after ~0.5 s) is perftest's; a GC
  * pause or a SIGSTOP of the server outlasts it and every path failed at once. {@link #DEFAULT}
  * takes code 18 (1.07 s): given up after ~8.6 s of silence.
  */
