@@ -141,6 +141,15 @@ public final class PeerProcess implements AutoCloseable {
         return process.waitFor(timeoutMillis, TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Completes with the exit status when the process ends, however it ends. */
+    public java.util.concurrent.CompletableFuture<Integer> onExit() {
+        return process.onExit().thenApply(Process::exitValue);
+    }
+
     /** Closes the process's stdin: a pktgen side takes it as leave to close its port and exit. */
     public void closeStdin() {
         try {

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -24,6 +26,11 @@ import picocli.CommandLine.Option;
  * clients can connect; serves until SIGTERM, then stops the NBD server, closes the device, the
  * session and the links, and lets the server process go. A control socket next to the NBD socket
  * ({@code PATH.ctl}) serves {@code srdnic rtrs path} and {@code srdnic rtrs stats}.
+ *
+ * <p>Supervision: when the server process dies (killed, crashed, out of memory) the device is gone
+ * for good, so nbd-local says so, stops everything and exits with status {@link #SERVER_DIED}
+ * rather than answering EIO for ever; a supervisor (systemd's Restart=, a shell loop) restarts
+ * it. Sockets a SIGKILL left behind (nobody listening) are removed at start; a live one is refused.
  */
 @Command(name = "nbd-local", mixinStandardHelpOptions = true,
     description = "NBD on a unix socket, backed by an RNBD server in a second process over RTRS on memif links; prints 'ready'.")
@@ -31,8 +38,12 @@ public final class NbdLocalCommand implements Callable<Integer> {
     static final String DEVICE = "disk";
     static final String SERVER_IP = "10.0.0.1";
     static final String GATEWAY_IP = "10.0.0.2";
+    /** The exit status when the RNBD server process died under nbd-local. */
+    static final int SERVER_DIED = 3;
+    private static final String MEMIF_PREFIX = "srdnic-nbd-local-";
 
-    @Option(names = "--socket", required = true, paramLabel = "PATH", description = "The NBD unix socket (must not exist; removed on exit).")
+    @Option(names = "--socket", required = true, paramLabel = "PATH", description = "The NBD unix socket (removed on exit; a stale one nobody listens on is"
+        + " replaced, a live one refused).")
     Path socket;
 
     @Option(names = "--size", paramLabel = "BYTES", description = "The memory device's size (e.g. 1G): a multiple of 512. With --backing: the size to make a missing file;"
@@ -57,13 +68,15 @@ public final class NbdLocalCommand implements Callable<Integer> {
         if (paths < 1 || paths > 8) {
             throw new IllegalArgumentException("--paths is 1..8");
         }
-        if (Files.exists(socket)) {
-            throw new IllegalArgumentException("--socket " + socket + " exists already");
-        }
+        OneLineLog.install();
+        claim(socket, "--socket");
+        claim(ControlChannel.pathFor(socket), "control socket");
+        removeStaleMemifSockets(Path.of("/run"));
         List<String> serverSockets = new ArrayList<>();
-        String base = "/run/srdnic-nbd-local-" + ProcessHandle.current().pid();
+        String base = "/run/" + MEMIF_PREFIX + ProcessHandle.current().pid();
         for (int i = 0; i < paths; i++) {
             serverSockets.add(base + "-" + i + ".sock");
+            claim(Path.of(serverSockets.get(i)), "memif socket");
         }
         List<String> serverArgs = new ArrayList<>(List.of("rnbd-server", "--exit-on-stdin-eof", "--ip", SERVER_IP, "--link", "memif"));
         for (String s : serverSockets) {
@@ -92,18 +105,76 @@ public final class NbdLocalCommand implements Callable<Integer> {
             throw e;
         }
         CountDownLatch stopped = new CountDownLatch(1);
+        AtomicBoolean stopping = new AtomicBoolean();
+        AtomicInteger status = new AtomicInteger();
         NbdServer n = nbd;
         Exports x = exports;
         ControlChannel c = control;
         RnbdGateway g = gateway;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            stop(n, x, c, g, server);
+            if (stopping.compareAndSet(false, true)) {
+                stop(n, x, c, g, server);
+            }
             stopped.countDown();
         }, "nbd-local-shutdown"));
+        server.onExit().thenAccept(exit -> {
+            if (stopping.compareAndSet(false, true)) {
+                log("the RNBD server process (pid " + server.pid() + ") exited with status " + exit + " (" + exitReason(exit)
+                    + "): its device is gone; closing the NBD socket and exiting with status " + SERVER_DIED);
+                status.set(SERVER_DIED);
+                stop(n, x, c, g, server);
+                stopped.countDown();
+            }
+        });
         System.out.println("ready");
         System.out.flush();
         stopped.await();
-        return 0;
+        return status.get();
+    }
+
+    /** A signal's name for a status of 128 + N, as a shell reports a killed child. */
+    private static String exitReason(int exit) {
+        return switch (exit) {
+            case 137 -> "killed by SIGKILL";
+            case 143 -> "killed by SIGTERM";
+            case 134 -> "aborted (SIGABRT)";
+            case 139 -> "crashed (SIGSEGV)";
+            default -> exit > 128 ? "killed by signal " + (exit - 128) : "exited";
+        };
+    }
+
+    private static void claim(Path path, String what) {
+        if (StaleSocket.claim(path, what)) {
+            log("removed a stale " + what + " " + path + " (nobody listened on it: left by a process killed before it could)");
+        }
+    }
+
+    /** memif sockets of nbd-local processes that no longer exist and that nobody listens on: litter of a SIGKILL. */
+    static void removeStaleMemifSockets(Path dir) {
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                String name = f.getFileName().toString();
+                if (!name.startsWith(MEMIF_PREFIX) || !name.endsWith(".sock")) {
+                    continue;
+                }
+                String[] parts = name.substring(MEMIF_PREFIX.length(), name.length() - ".sock".length()).split("-");
+                long pid;
+                try {
+                    pid = Long.parseLong(parts[0]);
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                if (ProcessHandle.of(pid).isEmpty()) {
+                    try {
+                        claim(f, "memif socket");
+                    } catch (IllegalArgumentException e) {
+                        log(e.getMessage()); // someone else's, alive: left alone
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // no /run to tidy
+        }
     }
 
     /** In order: no new NBD clients, the device closed, the control socket, the session and links, the server process. */

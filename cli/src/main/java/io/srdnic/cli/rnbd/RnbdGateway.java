@@ -23,9 +23,14 @@ import java.util.function.Supplier;
  * progress on the port.
  */
 public final class RnbdGateway implements AutoCloseable {
-    /** Faster than Linux's 5 s x 5: a link taken down is noticed in ~3 s even when idle. */
-    static final long HEARTBEAT_NANOS = 1_000_000_000L;
-    static final int HEARTBEAT_MISSED = 3;
+    /**
+     * Every 2 s, dead after 4 missed: an idle path that went silent is given up after ~10 s, a path
+     * with IO in flight after RC's retry limit (RcRetry.DEFAULT, ~8.6 s). Both are seconds, as
+     * Linux's (5 s x 5; retry 7 of ~1 s), so that a GC pause or a SIGSTOP of either process for a
+     * few seconds costs latency, not IO; Linux's own 30 s would hold IO that long on a pulled cable.
+     */
+    static final long HEARTBEAT_NANOS = 2_000_000_000L;
+    static final int HEARTBEAT_MISSED = 4;
 
     private final List<String> vdevs;
     private final int localIp;

@@ -60,7 +60,13 @@ public final class RnbdServerCommand implements Callable<Integer> {
         if (!"rc".equals(transport)) {
             throw new IllegalArgumentException("--transport " + transport + ": RTRS runs on RC only (its paths are CM connections)");
         }
+        OneLineLog.install();
         List<String> specs = specs(link, memifSockets, vdevs, "server");
+        for (String m : memifSockets) {
+            if (StaleSocket.claim(java.nio.file.Path.of(m), "memif socket")) {
+                System.err.println("srdnic rnbd-server: removed a stale memif socket " + m + " (nobody listened on it)");
+            }
+        }
         ExportDirectory exports = new ExportDirectory(exportDir);
         for (String m : memory) {
             int eq = m.indexOf('=');

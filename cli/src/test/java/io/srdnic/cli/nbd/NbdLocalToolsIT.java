@@ -43,14 +43,6 @@ class NbdLocalToolsIT {
     }
 
 
-    private static long sum(String json, String field) {
-        Matcher m = Pattern.compile("\"" + field + "\":(\\d+)").matcher(json);
-        long total = 0;
-        while (m.find()) {
-            total += Long.parseLong(m.group(1));
-        }
-        return total;
-    }
 
     @Test
     void nbdinfoNbdcopyAndQemuImgShouldRunUnmodifiedThroughTwoPathsBitIdentical() throws Exception {
@@ -94,7 +86,7 @@ class NbdLocalToolsIT {
             Thread.sleep(1500);
             assertTrue(fio.isAlive(), "fio still writing when the path goes: " + Files.readString(out));
             assertTrue(srdnic(30, "rtrs", "path", "--socket", server.socket.toString(), "--down", "0").contains("down"));
-            Thread.sleep(3000);
+            Thread.sleep(12_000); // longer than RC's retry limit (~8.6 s): shorter outages are ridden through, not failed over
             srdnic(30, "rtrs", "path", "--socket", server.socket.toString(), "--up", "0");
             assertTrue(fio.waitFor(180, TimeUnit.SECONDS), "fio finished");
             String report = Files.readString(out);
@@ -103,8 +95,8 @@ class NbdLocalToolsIT {
             assertTrue(error.find(), report);
             assertEquals(0, Long.parseLong(error.group(1)), "zero verify errors: " + report);
             String stats = srdnic(30, "rtrs", "stats", "--socket", server.socket.toString(), "--json");
-            assertTrue(sum(stats, "failovers") > 0, "in-flight IO failed over: " + stats);
-            assertTrue(sum(stats, "reconnects_failed") > 0, "path 0 was down: " + stats);
+            assertTrue(Tools.sum(stats, "failovers") > 0, "in-flight IO failed over: " + stats);
+            assertTrue(Tools.sum(stats, "reconnects_failed") > 0, "path 0 was down: " + stats);
             long end = System.currentTimeMillis() + 20_000;
             while (!stats.contains("\"path\":0,\"port\":\"net_memif0\",\"state\":\"CONNECTED\"") && System.currentTimeMillis() < end) {
                 Thread.sleep(500);

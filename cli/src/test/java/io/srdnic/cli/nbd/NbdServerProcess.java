@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,12 +41,12 @@ final class NbdServerProcess implements AutoCloseable {
 
     /** As {@link #startCommand}, inside network namespace {@code namespace} ({@code ip netns exec}) unless it is null. */
     static NbdServerProcess startIn(String namespace, String subcommand, Path socket, Path stderr, String... args) throws IOException {
-        return startWith(namespace, List.of(), subcommand, socket, stderr, args);
+        return startWith(Map.of(), namespace, List.of(), subcommand, socket, stderr, args);
     }
 
-    /** As {@link #startIn}, with options for the server's JVM (a heap limit, GC logging). */
-    static NbdServerProcess startWith(String namespace, List<String> jvmOptions, String subcommand, Path socket, Path stderr, String... args)
-        throws IOException {
+    /** As {@link #startIn}, with {@code env} added to the process's environment and options for the server's JVM (a heap limit, GC logging). */
+    static NbdServerProcess startWith(Map<String, String> env, String namespace, List<String> jvmOptions, String subcommand, Path socket,
+                                      Path stderr, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         if (namespace != null) {
             command.addAll(List.of("ip", "netns", "exec", namespace)); // it execs the JVM: SIGTERM reaches srdnic itself
@@ -54,7 +55,9 @@ final class NbdServerProcess implements AutoCloseable {
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", System.getProperty("srdnic.jar"), subcommand));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
+        ProcessBuilder b = new ProcessBuilder(command).redirectError(stderr.toFile());
+        b.environment().putAll(env);
+        Process p = b.start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = out.readLine();
         assertEquals("ready", line, () -> "first line of stdout; stderr: " + read(stderr));

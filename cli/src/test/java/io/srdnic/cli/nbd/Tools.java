@@ -48,4 +48,14 @@ final class Tools {
         }
         return Files.write(dir.resolve(name), data);
     }
+
+    /** The sum of every {@code "field":N} in a JSON text (a field each path or job repeats). */
+    static long sum(String json, String field) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + field + "\":(\\d+)").matcher(json);
+        long total = 0;
+        while (m.find()) {
+            total += Long.parseLong(m.group(1));
+        }
+        return total;
+    }
 }

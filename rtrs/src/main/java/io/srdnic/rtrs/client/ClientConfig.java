@@ -1,6 +1,7 @@
 package io.srdnic.rtrs.client;
 
 import io.srdnic.rtrs.protocol.Rtrs;
+import io.srdnic.rtrs.link.RcRetry;
 import java.util.UUID;
 
 /** A client session's settings (Linux's rtrs_clt_open arguments and rnbd-client's path options). */
@@ -15,6 +16,7 @@ public final class ClientConfig {
     int maxReconnectAttempts = -1;
     long connectTimeoutNanos = 2_000_000_000L;
     MpPolicy policy = MpPolicy.MIN_INFLIGHT;
+    RcRetry rcRetry = RcRetry.DEFAULT;
     java.util.random.RandomGenerator random = new java.util.SplittableRandom(1);
 
     /** The session's name, sent in each path's INFO_REQ: 1..254 ASCII bytes, no '/' or '.'. */
@@ -58,6 +60,12 @@ public final class ClientConfig {
     /** How long a connect attempt (all connections and the INFO exchange) may take. */
     public ClientConfig connectTimeout(long nanos) {
         this.connectTimeoutNanos = nanos;
+        return this;
+    }
+
+    /** The RC retry limits every connection of every path is made with (through the CM): how long a silent server is waited for. */
+    public ClientConfig rcRetry(RcRetry r) {
+        this.rcRetry = java.util.Objects.requireNonNull(r);
         return this;
     }
 

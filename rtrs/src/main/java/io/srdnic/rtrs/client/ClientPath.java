@@ -32,7 +32,10 @@ import java.util.UUID;
  * heartbeats, torn down on any error and reconnected after a back-off.
  */
 final class ClientPath {
+    private static final System.Logger LOG = System.getLogger(ClientPath.class.getName());
     final RtrsClient client;
+    /** This path's index in its session, for the log. */
+    final int index;
     final PathAddress address;
     final long uuidHi;
     final long uuidLo;
@@ -62,8 +65,9 @@ final class ClientPath {
     /** The errno of the last refused connect (0: none), for tests and stats. */
     int lastRejectErrno;
 
-    ClientPath(RtrsClient client, PathAddress address, UUID uuid) {
+    ClientPath(RtrsClient client, int index, PathAddress address, UUID uuid) {
         this.client = client;
+        this.index = index;
         this.address = address;
         this.uuidHi = uuid.getMostSignificantBits();
         this.uuidLo = uuid.getLeastSignificantBits();
@@ -82,6 +86,9 @@ final class ClientPath {
     void connect() {
         if (verbs == null) {
             verbs = new PathVerbs(address.context());
+        }
+        if (state == PathState.RECONNECTING) {
+            log(System.Logger.Level.INFO, "reconnecting (attempt " + (attempts + 1) + ")");
         }
         state = PathState.CONNECTING;
         established = 0;
@@ -127,13 +134,14 @@ final class ClientPath {
         }
         long now = now();
         if (state == PathState.CONNECTING && now - deadline >= 0) {
-            failed();
+            failed("connect timed out after " + client.config.connectTimeoutNanos / 1_000_000 + " ms");
         } else if (state == PathState.CONNECTED) {
             int hb = heartbeat.poll(now);
             if (hb == Heartbeat.SEND) {
                 verbs.sendEmpty(qps[0], Imm.heartbeat(), 0);
             } else if (hb == Heartbeat.DEAD) {
-                failed();
+                failed("HB missed max reached (" + client.config.heartbeatMissedMax + " x " + client.config.heartbeatIntervalNanos / 1_000_000
+                    + " ms)");
             }
         } else if (state == PathState.RECONNECTING && now - reconnectAt >= 0) {
             connect();
@@ -154,29 +162,30 @@ final class ClientPath {
                     : verbs.createIoQp(id, client.queueDepth + 8, client.queueDepth);
                 boolean first = !client.anyConnected();
                 ConReq.write(requestSegment, 0, cid, cidNum, reconCnt, uuidHi, uuidLo, client.uuidHi, client.uuidLo, first);
-                id.connect(new ConnParam().privateData(request).retryCount(7).rnrRetryCount(7));
+                id.connect(client.config.rcRetry.apply(id, new ConnParam().privateData(request)));
             }
             case ESTABLISHED -> established(cid, e);
             case REJECTED -> {
                 MemorySegment m = MemorySegment.ofArray(e.privateData());
                 lastRejectErrno = ConRsp.check(m, 0, e.privateDataLength()) == ConRsp.OK ? ConRsp.errno(m, 0) : Errno.ECONNRESET;
-                failed();
+                failed("connection " + cid + " rejected by the server: errno " + lastRejectErrno);
             }
-            default -> failed(); // UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL...
+            default -> failed("CM event " + e.type() + " on connection " + cid); // UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL...
         }
     }
 
     private void established(int cid, CmEvent e) {
         MemorySegment m = MemorySegment.ofArray(e.privateData());
         if (ConRsp.check(m, 0, e.privateDataLength()) != ConRsp.OK || ConRsp.errno(m, 0) != 0) {
-            failed();
+            failed("invalid CON_RSP on connection " + cid);
             return;
         }
         if (cid == 0) {
             int depth = ConRsp.queueDepth(m, 0);
             if (!client.geometry(depth, ConRsp.maxIoSize(m, 0), ConRsp.maxHdrSize(m, 0))) {
-                failed();
+                failed("the server's queue depth or chunk size changed (" + depth + ")");
                 state = PathState.DEAD; // Linux too stops reconnecting when the queue depth changed
+                log(System.Logger.Level.WARNING, "dead: no more reconnects after a change of geometry");
                 return;
             }
             if (chunkAddress == null) {
@@ -211,7 +220,7 @@ final class ClientPath {
         }
         if (!wc.ok()) {
             if (wc.status() != WcStatus.WR_FLUSH_ERROR) {
-                failed();
+                failed("RDMA failed: " + wc.statusName() + " on connection " + cid);
             }
             return;
         }
@@ -245,7 +254,7 @@ final class ClientPath {
         int depth = client.queueDepth;
         int chunk = client.chunkSize;
         if (InfoRsp.check(r, at, wc.byteLength(), depth, chunk) != InfoRsp.OK) {
-            failed();
+            failed("invalid INFO_RSP");
             return;
         }
         int i = 0;
@@ -259,6 +268,7 @@ final class ClientPath {
             }
         }
         state = PathState.CONNECTED;
+        log(System.Logger.Level.INFO, wasConnected ? "reconnected after " + attempts + " attempt(s)" : "connected");
         attempts = 0;
         if (wasConnected) {
             stats.reconnectsOk++;
@@ -287,15 +297,15 @@ final class ClientPath {
                 chunkAddress[p.id], chunkKey[p.id], imm, p.id, true);
         }
         if (rc != 0) {
-            return false;
+            return false; // the send queue is full
         }
         p.path = this;
         stats.inflight++;
         return true;
     }
 
-    /** The attempt or the connected path failed: tear down, fail over its IO, and wait to reconnect. */
-    void failed() {
+    /** The attempt or the connected path failed for {@code reason}: tear down, fail over its IO, and wait to reconnect. */
+    void failed(String reason) {
         if (state != PathState.CONNECTING && state != PathState.CONNECTED) {
             return;
         }
@@ -307,12 +317,16 @@ final class ClientPath {
         attempts++;
         reconCnt = (reconCnt + 1) & 0xFFFF;
         int max = client.config.maxReconnectAttempts;
+        String what = wasUp ? "disconnected: " : "connect attempt " + attempts + " failed: ";
         if (max >= 0 && attempts > max) {
             state = PathState.DEAD;
+            log(System.Logger.Level.WARNING, what + reason + "; dead, " + max + " reconnect attempt(s) spent");
         } else {
             state = PathState.RECONNECTING;
             long delay = client.config.reconnectDelayNanos << Math.min(3, Math.max(0, attempts - 1));
-            reconnectAt = now() + delay + client.config.random.nextLong(Math.max(1, delay / 8));
+            delay += client.config.random.nextLong(Math.max(1, delay / 8));
+            reconnectAt = now() + delay;
+            log(System.Logger.Level.WARNING, what + reason + "; reconnecting in " + delay / 1_000_000 + " ms");
         }
         client.pathDown(this);
     }
@@ -337,6 +351,13 @@ final class ClientPath {
         }
         verbs.drain();
         stats.inflight = 0;
+    }
+
+    /** One line per state change, with the path and why, as Linux's rtrs_err/rtrs_info do. */
+    void log(System.Logger.Level level, String what) {
+        int ip = address.serverIp();
+        LOG.log(level, "rtrs client " + client.config.sessionName + ": path " + index + " (to " + (ip >>> 24) + "." + (ip >>> 16 & 0xFF) + "."
+            + (ip >>> 8 & 0xFF) + "." + (ip & 0xFF) + "): " + what);
     }
 
     /** Closes the path for good (removePath, close). */

@@ -70,7 +70,7 @@ public final class RtrsClient implements AutoCloseable {
         if (paths.size() >= Rtrs.MAX_PATHS) {
             throw new IllegalStateException("a session has at most " + Rtrs.MAX_PATHS + " paths");
         }
-        ClientPath p = new ClientPath(this, address, UUID.randomUUID());
+        ClientPath p = new ClientPath(this, paths.size(), address, UUID.randomUUID());
         paths.add(p);
         p.connect();
         return paths.size() - 1;
@@ -79,8 +79,9 @@ public final class RtrsClient implements AutoCloseable {
     /** Removes path {@code i} (Linux's remove_path): its IO fails over first. The index stays, CLOSED. */
     public void removePath(int i) {
         ClientPath p = paths.get(i);
-        p.failed();
+        p.failed("removed");
         p.close();
+        p.log(System.Logger.Level.INFO, "closed");
     }
 
     /** Runs every path: CM events, completions, heartbeats, reconnects. Returns the work done. */
@@ -103,8 +104,8 @@ public final class RtrsClient implements AutoCloseable {
     }
 
     boolean anyConnected() {
-        for (ClientPath p : paths) {
-            if (p.state == PathState.CONNECTED) {
+        for (int i = 0; i < paths.size(); i++) { // no iterator: submit calls this per IO
+            if (paths.get(i).state == PathState.CONNECTED) {
                 return true;
             }
         }
@@ -187,8 +188,7 @@ public final class RtrsClient implements AutoCloseable {
         if (dataLength < 0 || dataLength > maxIoSize || headerLength < 0 || headerLength + msg > maxHdrSize || (read && dataLength == 0)) {
             return Errno.EMSGSIZE;
         }
-        ClientPath path = choose(null);
-        if (path == null) {
+        if (!anyConnected()) {
             return Errno.ECONNABORTED;
         }
         p.read = read;
@@ -198,11 +198,33 @@ public final class RtrsClient implements AutoCloseable {
         long at = read ? p.offset + maxIoSize : p.offset + dataLength;
         MemorySegment.copy(header, offset, staging, at, headerLength);
         p.inflight = true;
-        if (!path.post(p)) {
+        if (post(p, null) == null) {
             p.inflight = false;
             return Errno.ECONNABORTED;
         }
         return 0;
+    }
+
+    /**
+     * Posts {@code p} on the path the policy picks among the connected ones ({@code not} aside) and,
+     * if that path's send queue refuses it, on every other connected path in turn, as Linux's
+     * path iterator does for a request and its failover. Returns the path that took it, or null.
+     */
+    private ClientPath post(Permit p, ClientPath not) {
+        ClientPath first = choose(not);
+        if (first == null) {
+            return null;
+        }
+        if (first.post(p)) {
+            return first;
+        }
+        for (int i = 0; i < paths.size(); i++) {
+            ClientPath q = paths.get(i);
+            if (q != not && q != first && q.state == PathState.CONNECTED && q.post(p)) {
+                return q;
+            }
+        }
+        return null;
     }
 
     /** A path by the session's mp_policy among the connected ones, {@code not} aside; null if none. */
@@ -273,18 +295,33 @@ public final class RtrsClient implements AutoCloseable {
 
     /** {@code failed}'s IO goes to another connected path, the same permit; with none left, it fails with ECONNABORTED. */
     void pathDown(ClientPath failed) {
+        int[] movedTo = null; // per path, for the log line: a path going down is the control path, not the IO path
+        int aborted = 0;
         for (Permit p : permits) {
             if (!p.inflight || p.path != failed) {
                 continue;
             }
-            ClientPath alive = choose(failed);
-            if (alive != null && alive.post(p)) {
+            ClientPath alive = post(p, failed);
+            if (alive != null) {
                 alive.stats.failovers++;
+                if (movedTo == null) {
+                    movedTo = new int[paths.size()];
+                }
+                movedTo[alive.index]++;
             } else {
                 p.inflight = false;
                 p.path = null;
+                aborted++;
                 p.callback.done(p, Errno.ECONNABORTED);
             }
+        }
+        for (int i = 0; movedTo != null && i < movedTo.length; i++) {
+            if (movedTo[i] > 0) {
+                failed.log(System.Logger.Level.WARNING, "failover of " + movedTo[i] + " IO(s) from path " + failed.index + " to path " + i);
+            }
+        }
+        if (aborted > 0) {
+            failed.log(System.Logger.Level.WARNING, aborted + " IO(s) failed with ECONNABORTED: no other path is connected");
         }
     }
 

@@ -24,6 +24,7 @@ import java.util.Map;
  * from one thread.
  */
 public final class RtrsServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RtrsServer.class.getName());
     final ServerConfig config;
     final RtrsServerHandler handler;
     final ServerCounters counters = new ServerCounters();
@@ -91,7 +92,7 @@ public final class RtrsServer implements AutoCloseable {
             return;
         }
         switch (e.type()) {
-            case DISCONNECTED, REJECTED, UNREACHABLE, DEVICE_REMOVAL -> closePath(p);
+            case DISCONNECTED, REJECTED, UNREACHABLE, DEVICE_REMOVAL -> closePath(p, "CM event " + e.type());
             default -> { } // ESTABLISHED: the path is up once its INFO_REQ comes; TIMEWAIT_EXIT: nothing left to do
         }
     }
@@ -120,7 +121,7 @@ public final class RtrsServer implements AutoCloseable {
         ServerPath p = s.path(ConReq.pathUuidHi(m, 0), ConReq.pathUuidLo(m, 0));
         if (p != null && p.reconCnt != recon) {
             // The client reconnects this path (a new recon_cnt) while the old incarnation is still here: let it go.
-            closePath(p);
+            closePath(p, "the client reconnects it (recon_cnt " + recon + ")");
             p = null;
         }
         if (p != null && (p.connected() || p.closed || cidNum != p.cidNum || p.ids[cid] != null)) {
@@ -143,7 +144,7 @@ public final class RtrsServer implements AutoCloseable {
         p.attach(cid, id);
         owners.put(id, p);
         ConRsp.writeAccept(responseSegment, 0, s.queueDepth, s.chunkSize - Rtrs.MAX_HDR_SIZE, Rtrs.MAX_HDR_SIZE, 0);
-        id.accept(new ConnParam().privateData(response));
+        id.accept(config.rcRetry.apply(id, new ConnParam().privateData(response)));
     }
 
     private PathVerbs made(PathVerbs v) {
@@ -171,9 +172,13 @@ public final class RtrsServer implements AutoCloseable {
         return null;
     }
 
-    void closePath(ServerPath p) {
+    /** Closes {@code p} for {@code reason}, logged with the path once, as Linux's server logs a path's end. */
+    void closePath(ServerPath p, String reason) {
         if (p.closed) {
             return;
+        }
+        if (reason != null) {
+            LOG.log(System.Logger.Level.WARNING, "rtrs server: session " + p.session.name + ": path " + p.generation + " closed: " + reason);
         }
         for (CmId id : p.ids) {
             if (id != null) {
@@ -227,7 +232,7 @@ public final class RtrsServer implements AutoCloseable {
     public void close() {
         for (ServerSession s : new ArrayList<>(sessions)) {
             for (ServerPath p : new ArrayList<>(s.paths)) {
-                closePath(p);
+                closePath(p, null);
             }
         }
         for (java.util.ArrayDeque<PathVerbs> free : spare.values()) {

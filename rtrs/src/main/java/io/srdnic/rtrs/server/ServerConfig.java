@@ -1,5 +1,6 @@
 package io.srdnic.rtrs.server;
 
+import io.srdnic.rtrs.link.RcRetry;
 import io.srdnic.rtrs.protocol.Rtrs;
 
 /** What a server offers each session (Linux's rtrs_server module parameters and constants), set before {@link RtrsServer#open}. */
@@ -13,6 +14,7 @@ public final class ServerConfig {
     int maxPaths = Rtrs.MAX_PATHS;
     long heartbeatIntervalNanos = Rtrs.HB_INTERVAL_MS * 1_000_000L;
     int heartbeatMissedMax = Rtrs.HB_MISSED_MAX;
+    RcRetry rcRetry = RcRetry.DEFAULT;
 
     public ServerConfig port(int p) {
         this.port = p;
@@ -49,6 +51,12 @@ public final class ServerConfig {
     public ServerConfig heartbeat(long intervalNanos, int missedMax) {
         this.heartbeatIntervalNanos = intervalNanos;
         this.heartbeatMissedMax = missedMax;
+        return this;
+    }
+
+    /** The RC retry limits each accepted connection is given (through the CM): how long a silent client is waited for. */
+    public ServerConfig rcRetry(RcRetry r) {
+        this.rcRetry = java.util.Objects.requireNonNull(r);
         return this;
     }
 }

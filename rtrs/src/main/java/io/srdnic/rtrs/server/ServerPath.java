@@ -24,6 +24,7 @@ import java.lang.foreign.MemorySegment;
  * INFO_REQ, then CONNECTED; closed on any error, CM event or heartbeat loss.
  */
 final class ServerPath {
+    private static final System.Logger LOG = System.getLogger(ServerPath.class.getName());
     private static final WorkCompletion[] NONE = new WorkCompletion[0];
 
     final ServerSession session;
@@ -81,7 +82,7 @@ final class ServerPath {
             if (hb == Heartbeat.SEND) {
                 verbs.sendEmpty(qps[0], Imm.heartbeat(), 0);
             } else if (hb == Heartbeat.DEAD) {
-                session.server.closePath(this);
+                session.server.closePath(this, "HB missed max reached");
             }
         }
         return n;
@@ -103,7 +104,7 @@ final class ServerPath {
         }
         if (!wc.ok()) {
             if (wc.status() != WcStatus.WR_FLUSH_ERROR) {
-                session.server.closePath(this);
+                session.server.closePath(this, "RDMA failed: " + wc.statusName() + " on connection " + cid);
             }
             return;
         }
@@ -137,7 +138,7 @@ final class ServerPath {
         long at = PathVerbs.slotOffset(wc.wrId());
         if (InfoReq.check(r, at, wc.byteLength()) != InfoReq.OK) {
             session.server.counters.badInfoRequests++;
-            session.server.closePath(this);
+            session.server.closePath(this, "invalid INFO_REQ");
             return;
         }
         session.name = InfoReq.name(r, at);
@@ -145,6 +146,7 @@ final class ServerPath {
         InfoRsp.writeHeader(c, 0, 1);
         InfoRsp.writeDesc(c, 0, 0, session.chunks.address(), chunkRegion.rkey(), session.queueDepth * session.chunkSize);
         connected = true;
+        LOG.log(System.Logger.Level.INFO, "rtrs server: session " + session.name + ": path " + generation + " connected");
         heartbeat.start(verbs.context.now());
         verbs.sendControl(qps[0], InfoRsp.length(1), 0);
     }
