@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
  * {@code ready} on stdout once every lcore's clients can connect, and {@code link up <i>} when port
  * i's link first comes up.
  */
-@Command(name = "dataplane", mixinStandardHelpOptions = true,
+@Command(name = "dataplane", mixinStandardHelpOptions = true, subcommands = ResCommand.class,
     description = "Run the dedicated dataplane: own the ports, serve attached applications over DIR/control.sock.")
 public final class DataplaneCommand implements Callable<Integer> {
     private static final System.Logger LOG = System.getLogger(DataplaneCommand.class.getName());

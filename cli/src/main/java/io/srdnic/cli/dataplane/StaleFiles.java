@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * only when that pid is verifiably dead (no such process) and the file is this uid's — a pid that
  * is running again (reused) keeps its files, a file of another uid is not ours to judge.
  * <ul>
- * <li>counters files {@code DIR/<pid>-*.counters} (and their half-made {@code .tmp-<pid>} copies);
+ * <li>counters files {@code DIR/<pid>-*.counters} (and their half-made {@code .tmp-<pid>} copies) and res files {@code DIR/<pid>-*.res};
  * <li>clients' shared files {@code SHM_DIR/srdnic-<pid>-<client>} (gone from /dev/shm they free its memory);
  * <li>EAL's runtime directory {@code /var/run/dpdk/srdnic-<pid>} (the dataplane's file prefix);
  * <li>the control sockets of lcores this dataplane does not run ({@code DIR/lcore-k}, k ≥ lcores):
@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  */
 final class StaleFiles {
     private static final System.Logger LOG = System.getLogger(StaleFiles.class.getName());
-    private static final Pattern COUNTERS = Pattern.compile("(\\d+)-.*" + Pattern.quote(CountersLayout.FILE_SUFFIX) + "(\\.tmp-\\d+)?");
+    private static final Pattern COUNTERS = Pattern.compile("(\\d+)-.*(" + Pattern.quote(CountersLayout.FILE_SUFFIX) + "(\\.tmp-\\d+)?|\\.res(\\.tmp)?)");
     private static final Pattern SHM = Pattern.compile("srdnic-(\\d+)-\\d+");
     private static final Pattern EAL = Pattern.compile("srdnic-(\\d+)");
     private static final Pattern LCORE = Pattern.compile("lcore-(\\d+)");

@@ -79,6 +79,9 @@ public final class AttachServer implements AutoCloseable {
     private long ringCorruptions;
     /** The live counters file of the attach side, or null. */
     private AttachCounters published;
+    /** Who holds what ({@code srdnic dataplane res}), written beside the counters file; or null. */
+    private ResFile res;
+    private int lcore;
 
     /** One client's socket, its half-read frames, and its session. */
     private static final class Connection {
@@ -94,6 +97,8 @@ public final class AttachServer implements AutoCloseable {
         final ByteBuffer out = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
         /** The pid it states in OPEN (logged beside the kernel's). */
         long pid;
+        /** The port it opened. */
+        int port;
         /** Its ring occupancy counters in the counters file, once it is open and the file published; else null. */
         int[] ringCounters;
         /** Sends it one of its CM ids' events: made once, not per control interval. */
@@ -172,6 +177,7 @@ public final class AttachServer implements AutoCloseable {
             work += routeEvents();
             if (published != null) {
                 published.maybeExport(this, now, false);
+                res.maybeWrite(this, lcore, now, false);
             }
         }
         return work;
@@ -244,6 +250,9 @@ public final class AttachServer implements AutoCloseable {
             throw new IllegalStateException("the attach counters are published already, in " + published.file());
         }
         published = new AttachCounters(dir, lcore);
+        this.lcore = lcore;
+        res = new ResFile(dir, lcore);
+        res.maybeWrite(this, lcore, System.nanoTime(), true);
         for (int i = 0; i < connections.size(); i++) {
             Connection c = connections.get(i);
             if (c.session.isOpen()) {
@@ -252,6 +261,16 @@ public final class AttachServer implements AutoCloseable {
         }
         published.maybeExport(this, System.nanoTime(), true);
         return published.file();
+    }
+
+    /** Each open client's objects as lines of the res file (on this thread). */
+    void describeClients(StringBuilder out) {
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen()) {
+                c.session.describe(out, c.uid, c.peerPid, c.port);
+            }
+        }
     }
 
     /** Each open client's ring occupancy into its counters (the counters file's export, on this thread). */
@@ -378,6 +397,9 @@ public final class AttachServer implements AutoCloseable {
     /** Handles one request and sends its reply; false when the connection was dropped. */
     private boolean answer(Connection c, int id, ControlMessage m) {
         ClientSession s = c.session;
+        if (res != null) {
+            res.changed(); // a request may make or destroy an object: the res file is rewritten at the next interval
+        }
         if (m instanceof CloseRequest) {
             send(c, id, HandleReply.of(0));
             drop(c, CLOSED_CONTEXT);
@@ -422,6 +444,7 @@ public final class AttachServer implements AutoCloseable {
             throw new VerbsException("no port " + r.port() + ": this dataplane serves ports 0.." + (ports.size() - 1));
         }
         c.pid = r.pid();
+        c.port = r.port();
         ControlMessage reply = c.session.open(ports.get(r.port()), r);
         clientsAttached++;
         if (published != null) {
@@ -480,6 +503,9 @@ public final class AttachServer implements AutoCloseable {
         if (!connections.remove(c)) {
             return;
         }
+        if (res != null) {
+            res.changed();
+        }
         server.closeConnection(c.fd);
         connectionsByUid.computeIfPresent(c.uid, (u, n) -> n == 1 ? null : n - 1);
         boolean wasOpen = c.session.isOpen();
@@ -507,6 +533,7 @@ public final class AttachServer implements AutoCloseable {
         if (published != null) {
             published.maybeExport(this, System.nanoTime(), true); // the final counts, then the file is marked closed
             published.close();
+            res.close();
         }
         try {
             server.close();
