@@ -31,6 +31,14 @@ final class RunDirectory {
         try {
             if (Files.notExists(dir, LinkOption.NOFOLLOW_LINKS)) {
                 Path parent = dir.toAbsolutePath().getParent();
+                for (Path p = parent; p != null; p = p.getParent()) {
+                    if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p)) {
+                        if (!Files.isDirectory(p)) { // Java's createDirectories says EEXIST here; the kernel's word is ENOTDIR
+                            throw new IllegalStateException("--dir " + dir + ": cannot make it: errno 20 ENOTDIR (Not a directory) at " + p);
+                        }
+                        break;
+                    }
+                }
                 if (parent != null) {
                     Files.createDirectories(parent);
                 }
@@ -45,8 +53,12 @@ final class RunDirectory {
             check(dir);
             return dir;
         } catch (IOException e) {
-            throw new IllegalStateException("--dir " + dir + ": cannot make it (" + e.getMessage() + ")", e);
+            throw new IllegalStateException("--dir " + dir + ": cannot make or check it: " + Errno.of(e) + " at " + failedAt(e, dir), e);
         }
+    }
+
+    private static String failedAt(IOException e, Path dir) {
+        return e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? f.getFile() : dir.toString();
     }
 
     /** Refuses {@code dir} unless it is a directory (not a link) of this uid that group and others cannot write. */

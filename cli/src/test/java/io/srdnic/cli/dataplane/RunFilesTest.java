@@ -98,6 +98,20 @@ class RunFilesTest {
         assertEquals(4, swept.size(), swept.toString());
     }
 
+    @Test
+    void shouldNameTheErrnoOfABadDirOrShmDirInOneLine() throws Exception {
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> RunDirectory.prepare(file.resolve("run")));
+        assertTrue(e.getMessage().contains("errno 20 ENOTDIR (Not a directory)"), e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        e = assertThrows(IllegalStateException.class, () -> ShmDirectory.check(tmp.resolve("missing")));
+        assertEquals("--shm-dir " + tmp.resolve("missing") + ": errno 2 ENOENT (No such file or directory): clients' shared memory is made"
+            + " there (the default is /dev/shm)", e.getMessage());
+        e = assertThrows(IllegalStateException.class, () -> ShmDirectory.check(file));
+        assertTrue(e.getMessage().contains("errno 20 ENOTDIR"), e.getMessage());
+        ShmDirectory.check(tmp); // a directory it can write in: no error
+    }
+
     private static long deadPid() {
         for (long p = 4_000_000; p > 300_000; p -= 7919) {
             if (ProcessHandle.of(p).isEmpty()) {
