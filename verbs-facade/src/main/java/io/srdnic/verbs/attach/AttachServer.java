@@ -62,8 +62,9 @@ public final class AttachServer implements AutoCloseable {
     private final List<Connection> connections = new ArrayList<>();
     /** Open connections per peer uid, for {@link AttachPolicy#maxConnectionsPerUid}. */
     private final Map<Integer, Integer> connectionsByUid = new HashMap<>();
-    /** The connections' descriptors in {@link #connections}' order, for the poll. */
+    /** The connections' descriptors in {@link #connections}' order, for the poll, and the connections polled. */
     private int[] pollSet = new int[16];
+    private Connection[] polled = new Connection[16];
     private long connectionsRefused;
     private long openTimeouts;
     private long nextClient;
@@ -99,6 +100,8 @@ public final class AttachServer implements AutoCloseable {
         long pid;
         /** The port it opened. */
         int port;
+        /** Dropped: its descriptor is closed (a poll that saw it ready must not read it). */
+        boolean dropped;
         /** Its ring occupancy counters in the counters file, once it is open and the file published; else null. */
         int[] ringCounters;
         /** Sends it one of its CM ids' events: made once, not per control interval. */
@@ -287,9 +290,11 @@ public final class AttachServer implements AutoCloseable {
         int count = connections.size();
         if (pollSet.length < count) {
             pollSet = new int[Math.max(count, pollSet.length * 2)];
+            polled = new Connection[pollSet.length];
         }
         for (int i = 0; i < count; i++) {
-            pollSet[i] = connections.get(i).fd;
+            polled[i] = connections.get(i);
+            pollSet[i] = polled[i].fd;
         }
         int ready;
         try {
@@ -300,10 +305,13 @@ public final class AttachServer implements AutoCloseable {
         }
         int work = 0;
         if (ready > 0) {
-            // Connections first, from the last (a drop removes from the list); the poll's slots are i + 1.
-            for (int i = count - 1; i >= 0; i--) {
-                if (server.ready(i + 1)) {
-                    read(connections.get(i));
+            // Connections first (the poll's slots are i + 1), as polled: answering one may drop another
+            // (a failed send of an event), which then is skipped, its descriptor closed.
+            for (int i = 0; i < count; i++) {
+                Connection c = polled[i];
+                polled[i] = null;
+                if (server.ready(i + 1) && !c.dropped) {
+                    read(c);
                     work++;
                 }
             }
@@ -503,6 +511,7 @@ public final class AttachServer implements AutoCloseable {
         if (!connections.remove(c)) {
             return;
         }
+        c.dropped = true;
         if (res != null) {
             res.changed();
         }
