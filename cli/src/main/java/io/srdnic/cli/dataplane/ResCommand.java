@@ -25,6 +25,9 @@ import picocli.CommandLine.Option;
 @Command(name = "res", mixinStandardHelpOptions = true,
     description = "Resources each attached client holds (QPs, CQs, MRs, PDs, ...), as rdma res show: from the running dataplane in DIR.")
 public final class ResCommand implements Callable<Integer> {
+    /** The kinds of object a client holds, in the order they are listed. */
+    static final List<String> KINDS = List.of("pd", "cq", "qp", "mr", "srq", "ah", "xrcd", "cm_id");
+
     @Option(names = "--dir", defaultValue = "/run/srdnic", description = "The dataplane's run directory (default ${DEFAULT-VALUE}).")
     Path dir;
 
@@ -44,11 +47,11 @@ public final class ResCommand implements Callable<Integer> {
                 Map<String, Object> byId = new LinkedHashMap<>();
                 clients.forEach((id, c) -> {
                     Map<String, Object> m = new LinkedHashMap<>(c.fields());
-                    c.objects().forEach((kind, list) -> {
+                    for (String kind : KINDS) { // every kind, empty or not: a consumer need not ask whether a key is there
                         Map<String, Object> objs = new LinkedHashMap<>();
-                        list.forEach(o -> objs.put(o.get("handle"), new LinkedHashMap<>(o)));
+                        c.objects().getOrDefault(kind, List.of()).forEach(o -> objs.put(o.get("handle"), new LinkedHashMap<>(o)));
                         m.put(kind, objs);
-                    });
+                    }
                     byId.put(id, m);
                 });
                 out.put(plane, Map.of("clients", byId));
@@ -66,7 +69,7 @@ public final class ResCommand implements Callable<Integer> {
             clients.forEach((id, c) -> {
                 Map<String, String> f = c.fields();
                 sb.append(String.format("client %s: uid %s pid %s port %s %s:", id, f.get("uid"), f.get("pid"), f.get("port"), f.get("device")));
-                for (String kind : List.of("pd", "cq", "qp", "mr", "srq", "ah", "xrcd", "cm_id")) {
+                for (String kind : KINDS) {
                     sb.append(' ').append(kind).append(' ').append(c.objects().getOrDefault(kind, List.of()).size());
                 }
                 sb.append(String.format(" pool %s bytes (%s in MRs) rings %s bytes%n", f.get("pool_bytes"), f.get("mr_bytes"), f.get("ring_bytes")));
