@@ -262,7 +262,7 @@ public class AttachedRoundTripBench {
             // The same ring pair and contexts as the embedded mode's, made on this thread, which runs them.
             try (ContextPair ring = ContextPair.open("ring")) {
                 Files.writeString(owner, "bench");
-                AttachServer server = new AttachServer(dir, List.of(ring.a, ring.b), AllowRule.sameUserOrRoot(owner), dir);
+                AttachServer server = new AttachServer(dir, List.of(ring.a, ring.b), AllowRule.ownUidOrRoot(), dir);
                 ready.complete(null);
                 while (running) {
                     server.doWork(System.nanoTime());

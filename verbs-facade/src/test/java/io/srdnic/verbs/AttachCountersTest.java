@@ -25,7 +25,7 @@ class AttachCountersTest {
 
     @Test
     void shouldPublishClientsAndWhatWasReclaimedInTheCountersFile() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4)) {
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4)) {
             Path file = w.onLoop(() -> w.server.publishCounters(dir));
             assertEquals(1, read(file).get("dataplane=attach clients"), "a attached");
             App b = new App(dir, 1, 4);
@@ -58,7 +58,7 @@ class AttachCountersTest {
 
     @Test
     void shouldPublishEachClientsRingOccupancyAndItsHighWaterMarks() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 8)) {
             Path file = w.onLoop(() -> w.server.publishCounters(dir));
             String bScope = "dataplane=attach client=2 ";

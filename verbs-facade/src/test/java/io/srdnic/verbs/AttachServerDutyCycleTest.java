@@ -28,7 +28,7 @@ class AttachServerDutyCycleTest {
 
     @Test
     void shouldTransmitAPostedSendInThePassThatTakesItFromTheRing() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
              App b = new App(dir, 1, 4)) {
             AddressHandle toB = a.to(b);
             w.pause(true);

@@ -153,7 +153,7 @@ class AttachedCmTest {
 
     @Test
     void shouldConnectAnAttachedRcQpThroughTheCmToAnEmbeddedPeerAndExchangeData() {
-        try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir))) {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot())) {
             EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
             try (Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()))) {
                 c.id.connect(new ConnParam().privateData("hello".getBytes(StandardCharsets.US_ASCII)));
@@ -201,7 +201,7 @@ class AttachedCmTest {
 
     @Test
     void shouldTellTheEmbeddedPeerWhenTheAttachedClientIsKilled() {
-        try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir))) {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot())) {
             EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
             Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()));
             connect(w, peer, c);
@@ -215,7 +215,7 @@ class AttachedCmTest {
     /** rdma_cm tells every id DEVICE_REMOVAL when its device goes: so does an attached context when its dataplane dies. */
     @Test
     void shouldTellTheAttachedClientsIdsDeviceRemovalWhenTheDataplaneDies() {
-        AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir));
+        AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot());
         EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
         try (Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()))) {
             connect(w, peer, c);
@@ -231,7 +231,7 @@ class AttachedCmTest {
     /** The dataplane runs each port's CM whether or not a client holds an id: a request to a port nobody listens on is refused. */
     @Test
     void shouldAnswerARequestToAServedPortNobodyListensOn() {
-        try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.sameUserOrRoot(dir));
+        try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot());
              Context client = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 16).attachedRingBytes(1 << 16))) {
             int servedIp = client.ip();
             EventChannel channel = new EventChannel();

@@ -24,7 +24,7 @@ class AttachedExampleTest {
 
     @Test
     void shouldRunThePingPongExampleAttached() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir))) {
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot())) {
             PrintStream original = System.out;
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
@@ -43,7 +43,7 @@ class AttachedExampleTest {
     /** XrcJobs attached: XRC domain, XRC SRQs, XRC_SEND and XRC_RECV QPs served, connected by the dataplane's CM. */
     @Test
     void shouldRunTheXrcJobsExampleAttached() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir))) {
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot())) {
             PrintStream original = System.out;
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));

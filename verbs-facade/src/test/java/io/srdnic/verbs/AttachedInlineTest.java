@@ -41,7 +41,7 @@ class AttachedInlineTest {
 
     @Test
     void shouldSendTheBytesThatWereThereWhenPostSendReturned() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
              App b = new App(dir, 1, 4)) {
             AddressHandle toB = a.to(b);
             w.pause(true); // the dataplane does not take the record before the buffer is reused
@@ -61,7 +61,7 @@ class AttachedInlineTest {
 
     @Test
     void shouldSendInlineBytesFromMemoryOutsideThePool() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
              App b = new App(dir, 1, 4); Arena arena = Arena.ofConfined()) {
             MemorySegment heapish = arena.allocate(64);
             heapish.setString(0, "from anywhere");
@@ -74,7 +74,7 @@ class AttachedInlineTest {
 
     @Test
     void shouldRefuseARecordWhoseInlineLengthWasScribbledOver() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
              App b = new App(dir, 1, 4)) {
             AddressHandle toB = a.to(b);
             w.pause(true);
@@ -101,7 +101,7 @@ class AttachedInlineTest {
 
     @Test
     void shouldOfferNoMoreInlineDataThanARecordCarries() {
-        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0)) {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0)) {
             assertEquals(SendRecord.MAX_INLINE, a.ctx.queryDevice().maxInlineData());
         }
     }

@@ -30,8 +30,8 @@ class AttachedLcoresTest {
         Path shm = Files.createDirectories(dir.resolve("shm"));
         Path lcore0 = Files.createDirectories(dir.resolve("lcore-0"));
         Path lcore1 = Files.createDirectories(dir.resolve("lcore-1"));
-        try (AttachedWorld w0 = new AttachedWorld(lcore0, 1, AllowRule.sameUserOrRoot(dir), shm, 0, 2);
-             AttachedWorld w1 = new AttachedWorld(lcore1, 1, AllowRule.sameUserOrRoot(dir), shm, 1, 2);
+        try (AttachedWorld w0 = new AttachedWorld(lcore0, 1, AllowRule.ownUidOrRoot(), shm, 0, 2);
+             AttachedWorld w1 = new AttachedWorld(lcore1, 1, AllowRule.ownUidOrRoot(), shm, 1, 2);
              App a = new App(lcore0, 0, 4);
              App b = new App(lcore1, 0, 4)) {
             assertEquals(2, sharedFiles(shm).size(), "one file per client, neither replacing the other: " + sharedFiles(shm));

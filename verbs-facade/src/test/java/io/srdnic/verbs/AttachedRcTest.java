@@ -89,7 +89,7 @@ class AttachedRcTest {
 
     @Test
     void shouldRunEveryRcOpcodeThroughTheRingsAndCompleteInPostOrder() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); RcApp a = new RcApp(dir, 0, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); RcApp a = new RcApp(dir, 0, 4);
              RcApp b = new RcApp(dir, 1, 4)) {
             pair(a, b, 14, 7);
             assertEquals(QpState.RTS, a.qp.state());
@@ -133,7 +133,7 @@ class AttachedRcTest {
 
     @Test
     void shouldPutTheQpInErrorOnARemoteAccessErrorAndFlushWhatItsClientPostsAfter() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); RcApp a = new RcApp(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); RcApp a = new RcApp(dir, 0, 0);
              RcApp b = new RcApp(dir, 1, 4)) {
             pair(a, b, 14, 7);
             MemoryRegion readOnly = b.pd.allocateRegion(4096, Access.REMOTE_READ);
@@ -154,7 +154,7 @@ class AttachedRcTest {
 
     @Test
     void shouldAnswerAQueryWithTheWholeAttributes() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); RcApp a = new RcApp(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); RcApp a = new RcApp(dir, 0, 0);
              RcApp b = new RcApp(dir, 1, 0)) {
             pair(a, b, 12, 3);
             QpAttributes q = a.qp.query();
@@ -168,7 +168,7 @@ class AttachedRcTest {
 
     @Test
     void shouldFlushAKilledClientsRcQpAndLetItsPeerFindOutAsVerbsDoes() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); RcApp a = new RcApp(dir, 0, 4)) {
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); RcApp a = new RcApp(dir, 0, 4)) {
             RcApp b = new RcApp(dir, 1, 4);
             pair(a, b, 8, 2); // a local ACK timeout of about 1 ms, two retries: the peer finds out fast
             assertEquals(0, a.qp.postSend(a.wr(1, SendWr.OP_SEND, 0, 8)));

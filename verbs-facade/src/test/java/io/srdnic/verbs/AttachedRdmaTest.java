@@ -27,7 +27,7 @@ class AttachedRdmaTest {
 
     @Test
     void shouldWriteAndReadAnAttachedRegionAtTheAddressItsApplicationAdvertises() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4)) {
             MemoryRegion target = b.pd.allocateRegion(4096, REMOTE);
             long advertised = target.segment().address() + 128; // b's own mapping, as an application sends it to its peer
@@ -54,7 +54,7 @@ class AttachedRdmaTest {
 
     @Test
     void shouldRefuseAnotherClientsRkeyAndChangeNothing() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4); App c = new App(dir, 1, 4)) {
             MemoryRegion bTarget = b.pd.allocateRegion(4096, REMOTE);
             MemoryRegion cTarget = c.pd.allocateRegion(4096, REMOTE);

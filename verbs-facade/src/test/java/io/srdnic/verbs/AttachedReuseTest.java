@@ -33,7 +33,7 @@ class AttachedReuseTest {
 
     @Test
     void shouldHandOutTheRingsOfDestroyedQpsAndCqsAgain() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App b = new App(dir, 1, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App b = new App(dir, 1, 4);
              Context a = smallContext(0)) {
             ProtectionDomain pd = a.allocPd();
             MemoryRegion mr = pd.allocateRegion(256, Access.LOCAL_WRITE);
@@ -84,7 +84,7 @@ class AttachedReuseTest {
     /** A CQ a QP still completes into cannot be destroyed (EBUSY in verbs): its ring would be handed out while still written. */
     @Test
     void shouldRefuseToDestroyACqAQpStillCompletesInto() {
-        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.sameUserOrRoot(dir)); Context a = smallContext(0)) {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot()); Context a = smallContext(0)) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
             QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 16, 16, 1, 0);
@@ -102,7 +102,7 @@ class AttachedReuseTest {
      */
     @Test
     void shouldNotLetAMessageForADeregisteredRegionLandInANewOne() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App b = new App(dir, 1, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App b = new App(dir, 1, 4);
              Context a = smallContext(0)) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);

@@ -77,7 +77,7 @@ class AttachedSrdTest {
 
     @Test
     void shouldSendBetweenTwoAttachedApplicationsWithTheUnchangedApi() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4)) {
             assertTrue(a.ctx.isAttached());
             assertEquals(0, a.send(a.to(b), b, 9, "ping"));
@@ -96,7 +96,7 @@ class AttachedSrdTest {
 
     @Test
     void shouldRefuseMemoryOutsideThePool() {
-        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
              java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
             VerbsException e = assertThrows(VerbsException.class, () -> a.pd.registerMemory(arena.allocate(4096), Access.LOCAL_WRITE));
             assertTrue(e.getMessage().contains("allocateRegion"), e.getMessage());
@@ -105,7 +105,7 @@ class AttachedSrdTest {
 
     @Test
     void shouldRefuseAnotherClientsHandles() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4); App c = new App(dir, 0, 0)) {
             AttachedSession s = c.ctx.session;
             assertTrue(assertThrows(VerbsException.class, () -> s.request(new io.srdnic.verbs.attach.control.DestroyRequest(
@@ -134,7 +134,7 @@ class AttachedSrdTest {
 
     @Test
     void shouldReclaimAClientThatGoesAndAnswerItsPeersWithBadDestQp() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4)) {
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4)) {
             App b = new App(dir, 1, 4);
             int bQpn = b.qp.qpNum();
             b.ctx.session.dieForTest();
@@ -154,7 +154,7 @@ class AttachedSrdTest {
 
     @Test
     void shouldFailFastWithAFatalEventWhenTheDataplaneDies() {
-        AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir));
+        AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot());
         try (App a = new App(dir, 0, 1); App b = new App(dir, 1, 1)) {
             AddressHandle toB = a.to(b);
             w.close();
@@ -169,7 +169,7 @@ class AttachedSrdTest {
 
     @Test
     void shouldContainAClientThatScribblesOverItsRings() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 4);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4)) {
             App bad = new App(dir, 0, 0);
             // the producer index of its send ring, far ahead of anything it published

@@ -26,7 +26,7 @@ class AttachedSrqTest {
 
     @Test
     void shouldDeliverIntoAnAttachedSrqAndRaiseItsLimitEvent() {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.sameUserOrRoot(dir)); App a = new App(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
              Context b = Context.open(Device.attached(dir), new ContextConfig().attachedPort(1).attachedPoolBytes(1 << 20)
                  .attachedRingBytes(1 << 20))) {
             ProtectionDomain pd = b.allocPd();
@@ -74,7 +74,7 @@ class AttachedSrqTest {
 
     @Test
     void shouldReclaimAKilledClientsSrqAfterItsQps() {
-        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.sameUserOrRoot(dir))) {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot())) {
             Context b = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 20).attachedRingBytes(1 << 20));
             ProtectionDomain pd = b.allocPd();
             CompletionQueue cq = b.createCq(8);

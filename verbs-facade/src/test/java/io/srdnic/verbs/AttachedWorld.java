@@ -1,6 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.verbs.attach.AllowRule;
+import io.srdnic.verbs.attach.AttachPolicy;
 import io.srdnic.verbs.attach.AttachServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -32,17 +33,22 @@ final class AttachedWorld implements AutoCloseable {
         this(dir, ports, 0, allow);
     }
 
+    /** One served port under {@code policy} (who may connect, how many, how long before OPEN). */
+    AttachedWorld(Path dir, AttachPolicy policy) {
+        this(dir, 1, 0, policy, dir, 0, 1);
+    }
+
     /** As above, with {@code embeddedHosts} more hosts in the world that applications use embedded, on the loop. */
     AttachedWorld(Path dir, int ports, int embeddedHosts, AllowRule allow) {
-        this(dir, ports, embeddedHosts, allow, dir, 0, 1);
+        this(dir, ports, embeddedHosts, AttachPolicy.of(allow), dir, 0, 1);
     }
 
     /** The server of lcore {@code lcore} of {@code lcores} in one process, its clients' shared files in {@code shmDir}. */
     AttachedWorld(Path dir, int ports, AllowRule allow, Path shmDir, int lcore, int lcores) {
-        this(dir, ports, 0, allow, shmDir, lcore, lcores);
+        this(dir, ports, 0, AttachPolicy.of(allow), shmDir, lcore, lcores);
     }
 
-    private AttachedWorld(Path dir, int ports, int embeddedHosts, AllowRule allow, Path shmDir, int lcore, int lcores) {
+    private AttachedWorld(Path dir, int ports, int embeddedHosts, AttachPolicy allow, Path shmDir, int lcore, int lcores) {
         this.dir = dir;
         CompletableFuture<AttachServer> made = new CompletableFuture<>();
         loop = new Thread(() -> {

@@ -2,6 +2,8 @@ package io.srdnic.cli.dataplane;
 
 import io.srdnic.pmd.lcore.HandoffCounts;
 import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.verbs.attach.AllowRule;
+import io.srdnic.verbs.attach.AttachPolicy;
 import io.srdnic.verbs.attach.AttachServer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,13 +35,14 @@ import picocli.CommandLine.Spec;
  * {@code ready} on stdout once every lcore's clients can connect, and {@code link up <i>} when port
  * i's link first comes up.
  */
-@Command(name = "dataplane", mixinStandardHelpOptions = true,
+@Command(name = "dataplane", mixinStandardHelpOptions = true, subcommands = ResCommand.class,
     description = "Run the dedicated dataplane: own the ports, serve attached applications over DIR/control.sock.")
 public final class DataplaneCommand implements Callable<Integer> {
     private static final System.Logger LOG = System.getLogger(DataplaneCommand.class.getName());
 
     @Option(names = "--config", paramLabel = "FILE",
-        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, log-level;"
+        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, log-level,"
+            + " group, allow-uid, allow-group, max-connections, max-connections-per-uid, open-timeout-ms;"
             + " port repeats; set.KEY for a transport setting); options on the command line win.")
     Path config;
 
@@ -61,7 +64,9 @@ public final class DataplaneCommand implements Callable<Integer> {
         description = "Pin lcore k to the k-th CPU listed (default: let the scheduler place them).")
     List<Integer> cpus = new ArrayList<>();
 
-    @Option(names = "--dir", defaultValue = "/run/srdnic", description = "Control socket and PID file directory (default ${DEFAULT-VALUE}).")
+    @Option(names = "--dir", defaultValue = "/run/srdnic",
+        description = "The run directory: control socket, pid file, counters, memif sockets (default ${DEFAULT-VALUE}); made mode 0755,"
+            + " or refused unless owned by this uid and not writable by group or others.")
     Path dir;
 
     @Option(names = "--shm-dir", defaultValue = "/dev/shm", description = "Where clients' shared files are made (default ${DEFAULT-VALUE}).")
@@ -72,6 +77,30 @@ public final class DataplaneCommand implements Callable<Integer> {
 
     @Option(names = "--memory-mb", defaultValue = "512", description = "EAL memory in MiB (default ${DEFAULT-VALUE}).")
     int memoryMb;
+
+    @Option(names = "--group", defaultValue = "-1", paramLabel = "GID",
+        description = "Numeric group of the control sockets (mode 0660) and memif server sockets (default: the dataplane's own).")
+    int group;
+
+    @Option(names = "--allow-uid", split = ",", paramLabel = "UID[,UID...]",
+        description = "Numeric uids that may attach, besides root (default: the dataplane's own uid and root).")
+    List<Integer> allowUids = new ArrayList<>();
+
+    @Option(names = "--allow-group", split = ",", paramLabel = "GID[,GID...]",
+        description = "Numeric gids whose members (by the client's primary gid) may attach.")
+    List<Integer> allowGroups = new ArrayList<>();
+
+    @Option(names = "--max-connections", defaultValue = "" + AttachPolicy.DEFAULT_MAX_CONNECTIONS,
+        description = "Control connections at once, per lcore (default ${DEFAULT-VALUE}); more are told why and closed.")
+    int maxConnections;
+
+    @Option(names = "--max-connections-per-uid", defaultValue = "" + AttachPolicy.DEFAULT_MAX_CONNECTIONS_PER_UID,
+        description = "Control connections at once of one uid, per lcore (default ${DEFAULT-VALUE}).")
+    int maxConnectionsPerUid;
+
+    @Option(names = "--open-timeout-ms", defaultValue = "" + AttachPolicy.DEFAULT_OPEN_TIMEOUT_MILLIS,
+        description = "A connection that has not sent OPEN within this is closed (default ${DEFAULT-VALUE}).")
+    long openTimeoutMs;
 
     @Option(names = "--busy-spin", description = "Never park an idle lcore (lowest latency; burns its core).")
     boolean busySpin;
@@ -99,10 +128,7 @@ public final class DataplaneCommand implements Callable<Integer> {
                 lcores = number("lcores", v);
             }
             if (!given("--cpu") && (v = file.value("cpu")) != null) {
-                cpus = new ArrayList<>();
-                for (String cpu : v.split(",")) {
-                    cpus.add(number("cpu", cpu.strip()));
-                }
+                cpus = numbers("cpu", v);
             }
             if (!given("--dir") && (v = file.value("dir")) != null) {
                 dir = Path.of(v);
@@ -125,6 +151,24 @@ public final class DataplaneCommand implements Callable<Integer> {
             if (!given("--log-level") && (v = file.value("log-level")) != null) {
                 logLevel = v;
             }
+            if (!given("--group") && (v = file.value("group")) != null) {
+                group = number("group", v);
+            }
+            if (!given("--allow-uid") && (v = file.value("allow-uid")) != null) {
+                allowUids = numbers("allow-uid", v);
+            }
+            if (!given("--allow-group") && (v = file.value("allow-group")) != null) {
+                allowGroups = numbers("allow-group", v);
+            }
+            if (!given("--max-connections") && (v = file.value("max-connections")) != null) {
+                maxConnections = number("max-connections", v);
+            }
+            if (!given("--max-connections-per-uid") && (v = file.value("max-connections-per-uid")) != null) {
+                maxConnectionsPerUid = number("max-connections-per-uid", v);
+            }
+            if (!given("--open-timeout-ms") && (v = file.value("open-timeout-ms")) != null) {
+                openTimeoutMs = number("open-timeout-ms", v);
+            }
             Map<String, String> merged = new LinkedHashMap<>(file.settings());
             merged.putAll(settings); // --set wins
             settings = merged;
@@ -143,6 +187,21 @@ public final class DataplaneCommand implements Callable<Integer> {
         return spec != null && spec.commandLine().getParseResult().hasMatchedOption(option);
     }
 
+    private List<Integer> numbers(String key, String value) {
+        List<Integer> out = new ArrayList<>();
+        for (String n : value.split(",")) {
+            out.add(number(key, n.strip()));
+        }
+        return out;
+    }
+
+    /** Who may attach and how much of the control socket they may hold, from the options. */
+    AttachPolicy policy() {
+        AllowRule allow = allowUids.isEmpty() && allowGroups.isEmpty() ? AllowRule.ownUidOrRoot()
+            : AllowRule.of(new java.util.HashSet<>(allowUids), new java.util.HashSet<>(allowGroups));
+        return new AttachPolicy(allow, group, maxConnections, maxConnectionsPerUid, openTimeoutMs);
+    }
+
     private int number(String key, String value) {
         try {
             return Integer.parseInt(value);
@@ -159,9 +218,15 @@ public final class DataplaneCommand implements Callable<Integer> {
         }
         configureLogging(Level.parse(logLevel));
         int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
+        AttachPolicy policy = policy();
+        RunDirectory.prepare(dir);
+        ShmDirectory.check(shmDir);
         try (PidLock lock = PidLock.acquire(dir)) {
-            DataplaneSetup setup = new DataplaneSetup(List.copyOf(ports), lcores, List.copyOf(cpus), firstIp, dir, shmDir, lock.path(), memoryMb,
-                busySpin, Map.copyOf(settings));
+            StaleFiles.sweep(dir, shmDir, StaleFiles.EAL_RUNTIME, lcores);
+            List<String> specs = ports.stream().map(p -> MemifSockets.withDefaults(p, dir)).toList();
+            MemifSockets.removeStale(specs);
+            DataplaneSetup setup = new DataplaneSetup(specs, lcores, List.copyOf(cpus), firstIp, dir, shmDir, lock.path(), memoryMb,
+                busySpin, Map.copyOf(settings), policy);
             HandoffCounts[] counts = new HandoffCounts[lcores];
             Arrays.setAll(counts, k -> new HandoffCounts());
             CompletableFuture<DataplanePorts> portsOpened = new CompletableFuture<>();

@@ -18,7 +18,8 @@ import java.util.Set;
  */
 final class DataplaneConfigFile {
     /** The options a file may set: those of {@link DataplaneCommand} but {@code --config} itself. */
-    static final Set<String> KEYS = Set.of("port", "lcores", "cpu", "dir", "shm-dir", "ip", "memory-mb", "busy-spin", "log-level");
+    static final Set<String> KEYS = Set.of("port", "lcores", "cpu", "dir", "shm-dir", "ip", "memory-mb", "busy-spin", "log-level",
+        "group", "allow-uid", "allow-group", "max-connections", "max-connections-per-uid", "open-timeout-ms");
     static final String SETTING = "set.";
 
     private final Map<String, List<String>> values = new LinkedHashMap<>();

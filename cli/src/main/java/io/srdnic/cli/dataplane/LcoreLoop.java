@@ -10,9 +10,7 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.ThreadingMode;
-import io.srdnic.verbs.attach.AllowRule;
 import io.srdnic.verbs.attach.AttachServer;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -73,6 +71,7 @@ final class LcoreLoop implements Runnable {
                 eal.enterLoop();
                 eal.registerThread();
                 portsOpened.complete(DataplanePorts.open(setup.ports(), setup.lcores(), setup.firstIp(), counts));
+                MemifSockets.secure(setup.ports(), setup.policy().socketGid());
             } else {
                 portsOpened.join(); // EAL and the ports are up once lcore 0 has opened them
                 eal = Eal.current();
@@ -87,8 +86,8 @@ final class LcoreLoop implements Runnable {
                 contexts.add(Context.open(device, config));
             }
             // Client ids (and the shared files named by them) are numbered per lcore so that no two servers' clients share one.
-            server = new AttachServer(Files.createDirectories(setup.attachDir(index)), contexts, AllowRule.sameUserOrRoot(setup.pidFile()),
-                setup.shmDir(), index, setup.lcores());
+            server = new AttachServer(RunDirectory.prepare(setup.attachDir(index)), contexts, setup.policy(), setup.shmDir(), index,
+                setup.lcores());
             server.publishCounters(setup.dir(), index);
             lcoreCounters = new LcoreCounters(setup.dir(), index, counts[index]);
             ready.complete(server);

@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
     description = {"Live counters of the dataplanes and contexts writing counters files in a directory.",
-        "A writer that died is shown STALE with its last counts; a context that closed, with its final ones."})
+        "Files of writers no longer running are skipped; with --all a writer that died is shown STALE with its last counts,",
+        "one that closed with its final ones."})
 public final class StatCommand implements Callable<Integer> {
     @Option(names = "--dir", defaultValue = "/run/srdnic", description = "Where the counters files are (default ${DEFAULT-VALUE}).")
     Path dir;
@@ -32,6 +33,9 @@ public final class StatCommand implements Callable<Integer> {
     @Option(names = "--count", defaultValue = "0", description = "Stop after this many refreshes (default ${DEFAULT-VALUE}: until interrupted).")
     long count;
 
+    @Option(names = "--all", description = "Also the files of writers that are no longer running (shown STALE or closed, with their last counts).")
+    boolean all;
+
     @Option(names = "--metrics-port", description = "Also serve the counters for Prometheus on this port (/metrics).")
     Integer metricsPort;
 
@@ -40,7 +44,7 @@ public final class StatCommand implements Callable<Integer> {
         if (interval <= 0) {
             throw new IllegalArgumentException("--interval must be positive, was " + interval);
         }
-        CountersDirectory counters = new CountersDirectory(dir, filter == null ? null : Pattern.compile(filter));
+        CountersDirectory counters = new CountersDirectory(dir, filter == null ? null : Pattern.compile(filter), all);
         if (json) {
             System.out.println(Json.object(StatView.json(counters, counters.read())));
             return 0;

@@ -56,4 +56,30 @@ class DataplaneOptionsTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--set", "paths=100")).getMessage()
             .contains("paths must be 1..64"), "out of range: refused before EAL starts, not when the contexts open");
     }
+
+    @Test
+    void shouldBuildTheAttachPolicyFromNumbersInTheFileOrOnTheCommandLine() throws Exception {
+        Path file = Files.writeString(tmp.resolve("access.conf"), """
+            port = net_memif0,role=server
+            group = 27
+            allow-uid = 1000, 1001
+            allow-group = 27
+            max-connections = 32
+            max-connections-per-uid = 4
+            open-timeout-ms = 750
+            """);
+        io.srdnic.verbs.attach.AttachPolicy p = parsed("--config", file.toString(), "--max-connections-per-uid", "8").policy();
+        assertEquals(27, p.socketGid());
+        assertTrue(p.allow().allows(1000, 5) && p.allow().allows(1001, 5) && p.allow().allows(0, 0), "the uids listed, and root");
+        assertTrue(p.allow().allows(4242, 27), "a member of the group by its primary gid");
+        assertTrue(!p.allow().allows(4242, 5), "anyone else is refused");
+        assertEquals(32, p.maxConnections());
+        assertEquals(8, p.maxConnectionsPerUid(), "the command line wins");
+        assertEquals(750, p.openTimeoutMillis());
+        io.srdnic.verbs.attach.AttachPolicy defaults = parsed("--port", "net_ring0").policy();
+        assertTrue(defaults.allow().allows(io.srdnic.verbs.attach.AllowRule.ownUid(), -1) && defaults.allow().allows(0, -1));
+        assertEquals(-1, defaults.socketGid(), "the dataplane's own group");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--config", Files.writeString(tmp.resolve("bad.conf"),
+            "port = net_ring0\nallow-uid = root\n").toString())).getMessage().contains("allow-uid is a number, was root"), "names are refused");
+    }
 }

@@ -1,6 +1,7 @@
 package io.srdnic.cli.stat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.counters.CountersLayout;
@@ -21,23 +22,29 @@ class MetricsEndpointTest {
     Path dir;
 
     @Test
-    void shouldServeEachCounterWithItsScopeAsLabelsAndCurrentValue() throws Exception {
+    void shouldServeDeviceLevelCountersUnderPrometheusNamesWithBoundedLabels() throws Exception {
         try (CountersWriter w = CountersWriter.create(dir.resolve("42-1-sim-1.counters"), "embedded context sim-1", 64);
              MetricsEndpoint endpoint = MetricsEndpoint.start(new CountersDirectory(dir, null), 0)) {
             int tx = w.allocate(CountersLayout.COUNTER, "device=sim-1 tx_data", 0);
+            int created = w.allocate(CountersLayout.COUNTER, "device=sim-1 contexts_created", 0);
+            int cycle = w.allocate(CountersLayout.GAUGE, "dataplane=lcore,lcore=1 duty_cycle_ns", 0);
             int rtt = w.allocate(CountersLayout.GAUGE, "device=sim-1,peer=10.0.0.2:4791 peer_srtt_ns", 0);
+            int ring = w.allocate(CountersLayout.GAUGE, "dataplane=attach client=7 send_ring_fill", 0);
             w.set(tx, 1234);
+            w.set(created, 3);
+            w.set(cycle, 2_500);
             w.set(rtt, 56_000);
+            w.set(ring, 9);
             String body = scrape(endpoint.port());
-            assertEquals(1234, value(body, "srdnic_tx_data_total{device=\"sim-1\",file=\"42-1-sim-1.counters\"}"), body);
-            assertEquals(56_000, value(body, "srdnic_peer_srtt_ns{device=\"sim-1\",file=\"42-1-sim-1.counters\",peer=\"10.0.0.2:4791\"}"), body);
+            assertEquals(1234, value(body, "srdnic_tx_data_total{device=\"sim-1\"}"), body);
             assertTrue(body.contains("# TYPE srdnic_tx_data_total counter"), body);
-            assertTrue(body.contains("# TYPE srdnic_peer_srtt_ns gauge"), body);
-            assertEquals(1, value(body, "srdnic_writer_up{file=\"42-1-sim-1.counters\",pid=\"" + ProcessHandle.current().pid()
-                + "\",status=\"live\"}"), body);
+            assertEquals(3, value(body, "srdnic_contexts_creations_total{device=\"sim-1\"}"), "a reserved suffix spelt out: " + body);
+            assertEquals(2.5e-6, doubleValue(body, "srdnic_duty_cycle_seconds{dataplane=\"lcore\",lcore=\"1\"}"), 1e-12, "base units: " + body);
+            assertFalse(body.contains("peer_srtt") || body.contains("send_ring_fill"), "per-peer and per-client series are left out: " + body);
+            assertFalse(body.contains("file=") || body.contains("pid="), "no file name or pid in labels: " + body);
+            assertEquals(1, value(body, "srdnic_counters_files{status=\"live\"}"), body);
             w.set(tx, 1300);
-            assertEquals(1300, value(scrape(endpoint.port()), "srdnic_tx_data_total{device=\"sim-1\",file=\"42-1-sim-1.counters\"}"),
-                "each scrape reads the file afresh");
+            assertEquals(1300, value(scrape(endpoint.port()), "srdnic_tx_data_total{device=\"sim-1\"}"), "each scrape reads the file afresh");
         }
     }
 
@@ -57,8 +64,12 @@ class MetricsEndpointTest {
     }
 
     static long value(String body, String series) {
+        return (long) doubleValue(body, series);
+    }
+
+    static double doubleValue(String body, String series) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(body);
         assertTrue(m.find(), "no " + series + " in\n" + body);
-        return (long) Double.parseDouble(m.group(1));
+        return Double.parseDouble(m.group(1));
     }
 }

@@ -39,6 +39,35 @@ class StatViewTest {
     }
 
     @Test
+    void shouldSkipTheFilesOfWritersThatAreGoneUnlessAskedForAll() throws Exception {
+        try (CountersWriter live = CountersWriter.create(dir.resolve("1-1-a.counters"), "embedded context a", 8)) {
+            live.set(live.allocate(CountersLayout.COUNTER, "device=a tx_data", 0), 7);
+            Path dead = dir.resolve("2-1-b.counters");
+            CountersWriter.create(dead, "embedded context b", 8).allocate(CountersLayout.COUNTER, "device=b tx_data", 0);
+            // As a writer killed with -9 leaves it: marked live, its pid gone.
+            long gone = deadPid();
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dead, java.nio.file.StandardOpenOption.WRITE)) {
+                ch.write(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder()).putLong(0, gone), CountersLayout.PID_OFFSET);
+            }
+            CountersDirectory running = new CountersDirectory(dir, null);
+            String text = StatView.text(running, running.read(), Instant.EPOCH);
+            assertTrue(text.contains("1-1-a.counters") && !text.contains("2-1-b.counters"), "a dead writer's file is skipped: " + text);
+            CountersDirectory all = new CountersDirectory(dir, null, true);
+            text = StatView.text(all, all.read(), Instant.EPOCH);
+            assertTrue(text.contains("2-1-b.counters: embedded context b, pid " + gone + ", STALE"), "--all shows it: " + text);
+        }
+    }
+
+    private static long deadPid() {
+        for (long p = 4_000_000; p > 300_000; p -= 7919) {
+            if (ProcessHandle.of(p).isEmpty()) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("no free pid found");
+    }
+
+    @Test
     void shouldSayWhenThereIsNothingToShow() {
         CountersDirectory none = new CountersDirectory(dir.resolve("missing"), null);
         assertEquals(0, none.read().size());

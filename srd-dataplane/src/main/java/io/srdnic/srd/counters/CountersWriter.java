@@ -11,9 +11,12 @@ import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /**
  * Writes a counters file ({@link CountersLayout}): allocates and frees counters on the control path
@@ -51,9 +54,16 @@ public final class CountersWriter implements AutoCloseable {
         this.freed = new int[capacity];
     }
 
+    /** The mode every counters file gets, whatever the umask: its writer's uid writes, its group (operators, a metrics exporter) reads. */
+    public static final String MODE = "rw-r-----";
+
     /**
      * Creates (or replaces) {@code file} holding up to {@code capacity} counters, its header naming
-     * this process and {@code writerName}; the directory is created if need be.
+     * this process and {@code writerName}; the directory is created if need be. The file is made
+     * under a temporary name, exclusively and without following a link there (O_CREAT|O_EXCL|
+     * O_NOFOLLOW: a link planted at that name is refused, its target never written), given mode
+     * {@link #MODE} on the open file, and renamed over {@code file} (a rename replaces a link
+     * there; it never writes through it).
      */
     public static CountersWriter create(Path file, String writerName, int capacity) {
         if (capacity < 1 || capacity > 1 << 20) {
@@ -70,8 +80,12 @@ public final class CountersWriter implements AutoCloseable {
             long length = fileLength(capacity);
             Arena arena = Arena.ofShared();
             MemorySegment map;
-            try (FileChannel channel = FileChannel.open(made, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
+            Files.deleteIfExists(made); // our own pid's half-made copy (a link there is removed, not followed)
+            try (FileChannel channel = FileChannel.open(made, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
+                // By name but without following (the JDK opens it O_NOFOLLOW and fchmods the descriptor): the umask plays no part.
+                Files.getFileAttributeView(made, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setPermissions(PosixFilePermissions.fromString(MODE));
                 channel.write(java.nio.ByteBuffer.allocate(1), length - 1); // the file's full length, zero-filled (sparse)
                 map = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
             }

@@ -26,31 +26,25 @@ import io.srdnic.verbs.attach.control.RegisterMrRequest;
 import io.srdnic.verbs.cm.ConnectionManager;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 
 /**
  * The attach side of {@code srdnic dataplane}: serves clients over {@code DIR/control.sock} and
  * their shared files, on the embedded contexts (one per port) the dataplane opened. One thread runs
  * everything — the transports, every client's rings, and (every {@link #CONTROL_INTERVAL_NANOS})
- * the control socket through a non-blocking selector — so the transport is touched by one thread
- * and a post costs no syscall on either side. A client whose socket closes is reclaimed; one that
- * sends a malformed message or breaks a ring index is counted, told, and dropped; the dataplane
- * stays up.
+ * the control socket through one non-blocking {@code poll} ({@link UnixListener}) — so the
+ * transport is touched by one thread and a post costs no syscall on either side. A client whose
+ * socket closes is reclaimed; one that sends a malformed message or breaks a ring index is counted,
+ * told, and dropped; the dataplane stays up. Who may connect, and how many at once, is the
+ * {@link AttachPolicy}: the peer's uid and gid from SO_PEERCRED against numeric allow lists, limits
+ * on connections in total and per uid, and a deadline to send OPEN.
  */
 public final class AttachServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AttachServer.class.getName());
@@ -62,11 +56,17 @@ public final class AttachServer implements AutoCloseable {
     private final List<Context> ports;
     /** Each port's connection manager, owner of its management QP: served to every client, run here always. */
     private final List<ConnectionManager> cms = new ArrayList<>();
-    private final AllowRule allow;
+    private final AttachPolicy policy;
     private final Path shmDir;
-    private final ServerSocketChannel server;
-    private final Selector selector;
+    private final UnixListener server;
     private final List<Connection> connections = new ArrayList<>();
+    /** Open connections per peer uid, for {@link AttachPolicy#maxConnectionsPerUid}. */
+    private final Map<Integer, Integer> connectionsByUid = new HashMap<>();
+    /** The connections' descriptors in {@link #connections}' order, for the poll, and the connections polled. */
+    private int[] pollSet = new int[16];
+    private Connection[] polled = new Connection[16];
+    private long connectionsRefused;
+    private long openTimeouts;
     private long nextClient;
     /** Between one client id and the next: the number of servers in the process, each numbering its own residue. */
     private final long clientIdStep;
@@ -80,24 +80,40 @@ public final class AttachServer implements AutoCloseable {
     private long ringCorruptions;
     /** The live counters file of the attach side, or null. */
     private AttachCounters published;
+    /** Who holds what ({@code srdnic dataplane res}), written beside the counters file; or null. */
+    private ResFile res;
+    private int lcore;
 
     /** One client's socket, its half-read frames, and its session. */
     private static final class Connection {
-        final SocketChannel channel;
+        final int fd;
         final ClientSession session;
+        /** "uid U pid P", as the kernel said at connect. */
         final String peer;
-        final ByteBuffer in = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+        final int uid;
+        final int peerPid;
+        /** When it connected: it must send OPEN within the policy's timeout. */
+        final long connectedNanos;
+        final ByteBuffer in = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
         final ByteBuffer out = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+        /** The pid it states in OPEN (logged beside the kernel's). */
         long pid;
+        /** The port it opened. */
+        int port;
+        /** Dropped: its descriptor is closed (a poll that saw it ready must not read it). */
+        boolean dropped;
         /** Its ring occupancy counters in the counters file, once it is open and the file published; else null. */
         int[] ringCounters;
         /** Sends it one of its CM ids' events: made once, not per control interval. */
         java.util.function.Consumer<io.srdnic.verbs.attach.control.CmEventMessage> cmEvents;
 
-        Connection(SocketChannel channel, ClientSession session, String peer) {
-            this.channel = channel;
+        Connection(UnixListener.Peer peer, ClientSession session, long now) {
+            this.fd = peer.fd();
             this.session = session;
-            this.peer = peer;
+            this.uid = peer.uid();
+            this.peerPid = peer.pid();
+            this.peer = "uid " + peer.uid() + " pid " + peer.pid();
+            this.connectedNanos = now;
         }
     }
 
@@ -106,15 +122,20 @@ public final class AttachServer implements AutoCloseable {
      * directory's lock) for clients of {@code ports}; shared files go in {@code shmDir}.
      */
     public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir) {
-        this(dir, ports, allow, shmDir, 0, 1);
+        this(dir, ports, AttachPolicy.of(allow), shmDir, 0, 1);
+    }
+
+    /** As below, with the default limits and socket group. */
+    public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir, int lcore, int lcores) {
+        this(dir, ports, AttachPolicy.of(allow), shmDir, lcore, lcores);
     }
 
     /**
-     * The server of lcore {@code lcore} of {@code lcores} in a dataplane that runs one per lcore:
+     * The server of lcore {@code lcore} of {@code lcores} in a dataplane that runs one per lcore, under {@code policy}:
      * its client ids are {@code lcore + 1}, {@code lcore + 1 + lcores}, ..., so that no two clients
      * of the process share an id, nor the shared file named by it.
      */
-    public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir, int lcore, int lcores) {
+    public AttachServer(Path dir, List<Context> ports, AttachPolicy policy, Path shmDir, int lcore, int lcores) {
         if (lcore < 0 || lcore >= lcores) {
             throw new IllegalArgumentException("lcore " + lcore + " of " + lcores);
         }
@@ -122,22 +143,19 @@ public final class AttachServer implements AutoCloseable {
         this.clientIdStep = lcores;
         this.socketPath = dir.resolve(SOCKET);
         this.ports = List.copyOf(ports);
-        this.allow = allow;
+        this.policy = policy;
         this.shmDir = shmDir;
         for (Context port : this.ports) {
             cms.add(ConnectionManager.of(port));
         }
         try {
             Files.deleteIfExists(socketPath);
-            server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            server.bind(UnixDomainSocketAddress.of(socketPath));
-            server.configureBlocking(false);
-            selector = Selector.open();
-            server.register(selector, SelectionKey.OP_ACCEPT);
+            server = UnixListener.listen(socketPath, "rw-rw----", policy.socketGid());
         } catch (IOException e) {
             throw new VerbsException("cannot listen on " + socketPath + ": " + e.getMessage());
         }
-        LOG.log(Level.INFO, "listening on {0} for {1} port(s); attach allowed to {2}", socketPath, ports.size(), allow.description());
+        LOG.log(Level.INFO, "listening on {0} for {1} port(s); attach allowed to {2}; at most {3} connections, {4} per uid",
+            socketPath, ports.size(), policy.allow().description(), policy.maxConnections(), policy.maxConnectionsPerUid());
     }
 
     public Path socketPath() {
@@ -158,10 +176,11 @@ public final class AttachServer implements AutoCloseable {
             for (int i = 0; i < cms.size(); i++) {
                 work += cms.get(i).poll();
             }
-            work += pollControl();
+            work += pollControl(now);
             work += routeEvents();
             if (published != null) {
                 published.maybeExport(this, now, false);
+                res.maybeWrite(this, lcore, now, false);
             }
         }
         return work;
@@ -213,6 +232,8 @@ public final class AttachServer implements AutoCloseable {
         out[6] = ringCorruptions;
         out[7] = refused;
         out[8] = clientsClosed;
+        out[9] = connectionsRefused;
+        out[10] = openTimeouts;
     }
 
     /**
@@ -232,6 +253,9 @@ public final class AttachServer implements AutoCloseable {
             throw new IllegalStateException("the attach counters are published already, in " + published.file());
         }
         published = new AttachCounters(dir, lcore);
+        this.lcore = lcore;
+        res = new ResFile(dir, lcore);
+        res.maybeWrite(this, lcore, System.nanoTime(), true);
         for (int i = 0; i < connections.size(); i++) {
             Connection c = connections.get(i);
             if (c.session.isOpen()) {
@@ -240,6 +264,16 @@ public final class AttachServer implements AutoCloseable {
         }
         published.maybeExport(this, System.nanoTime(), true);
         return published.file();
+    }
+
+    /** Each open client's objects as lines of the res file (on this thread). */
+    void describeClients(StringBuilder out) {
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen()) {
+                c.session.describe(out, c.uid, c.peerPid, c.port);
+            }
+        }
     }
 
     /** Each open client's ring occupancy into its counters (the counters file's export, on this thread). */
@@ -252,78 +286,97 @@ public final class AttachServer implements AutoCloseable {
         }
     }
 
-    private int pollControl() {
-        int work = 0;
+    private int pollControl(long now) {
+        int count = connections.size();
+        if (pollSet.length < count) {
+            pollSet = new int[Math.max(count, pollSet.length * 2)];
+            polled = new Connection[pollSet.length];
+        }
+        for (int i = 0; i < count; i++) {
+            polled[i] = connections.get(i);
+            pollSet[i] = polled[i].fd;
+        }
+        int ready;
         try {
-            if (selector.selectNow() == 0) {
-                return 0;
-            }
+            ready = server.poll(pollSet, count);
         } catch (IOException e) {
-            LOG.log(Level.ERROR, "selector failed: " + e.getMessage());
+            LOG.log(Level.ERROR, "poll of the control socket failed: " + e.getMessage());
             return 0;
         }
-        Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
-        while (keys.hasNext()) {
-            SelectionKey key = keys.next();
-            keys.remove();
-            if (!key.isValid()) {
-                continue;
+        int work = 0;
+        if (ready > 0) {
+            // Connections first (the poll's slots are i + 1), as polled: answering one may drop another
+            // (a failed send of an event), which then is skipped, its descriptor closed.
+            for (int i = 0; i < count; i++) {
+                Connection c = polled[i];
+                polled[i] = null;
+                if (server.ready(i + 1) && !c.dropped) {
+                    read(c);
+                    work++;
+                }
             }
-            if (key.isAcceptable()) {
-                accept();
-            } else if (key.isReadable()) {
-                read((Connection) key.attachment());
+            if (server.ready(0)) {
+                accept(now);
+                work++;
             }
-            work++;
         }
+        expireUnopened(now);
         return work;
     }
 
-    private void accept() {
-        SocketChannel ch;
+    /** Closes every connection that has not sent OPEN within the policy's timeout. */
+    private void expireUnopened(long now) {
+        long limit = policy.openTimeoutMillis() * 1_000_000L;
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            Connection c = connections.get(i);
+            if (!c.session.isOpen() && now - c.connectedNanos > limit) {
+                openTimeouts++;
+                send(c, 0, new ErrorReply("no OPEN within " + policy.openTimeoutMillis() + " ms: closed"));
+                drop(c, "sent no OPEN within " + policy.openTimeoutMillis() + " ms");
+            }
+        }
+    }
+
+    private void accept(long now) {
         while (true) {
+            UnixListener.Peer who;
             try {
-                ch = server.accept();
+                who = server.accept();
             } catch (IOException e) {
                 LOG.log(Level.WARNING, "accept failed: " + e.getMessage());
                 return;
             }
-            if (ch == null) {
+            if (who == null) {
                 return;
             }
-            try {
-                UnixDomainPrincipal who = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
-                ch.configureBlocking(false);
-                Connection c = new Connection(ch, new ClientSession(nextClient, shmDir), who.user().getName());
-                nextClient += clientIdStep;
-                c.cmEvents = m -> send(c, 0, m);
-                if (!allow.allows().test(who.user())) {
-                    clientsRefused++;
-                    LOG.log(Level.WARNING, "refused a client of user {0}: attach is allowed to {1}", c.peer, allow.description());
-                    send(c, 0, new ErrorReply("user " + c.peer + " may not attach to this dataplane (allowed: " + allow.description() + ")"));
-                    ch.close();
-                    continue;
-                }
-                ch.register(selector, SelectionKey.OP_READ, c);
-                connections.add(c);
-            } catch (IOException e) {
-                LOG.log(Level.WARNING, "a new client's socket failed: " + e.getMessage());
-                try {
-                    ch.close();
-                } catch (IOException ignored) {
-                    // already gone
-                }
+            String refusal = null;
+            if (!policy.allow().allows(who.uid(), who.gid())) {
+                clientsRefused++;
+                refusal = "uid " + who.uid() + " (gid " + who.gid() + ") may not attach to this dataplane (allowed: "
+                    + policy.allow().description() + ")";
+            } else if (connections.size() >= policy.maxConnections()) {
+                connectionsRefused++;
+                refusal = "the dataplane has " + connections.size() + " control connections, its limit (--max-connections)";
+            } else if (connectionsByUid.getOrDefault(who.uid(), 0) >= policy.maxConnectionsPerUid()) {
+                connectionsRefused++;
+                refusal = "uid " + who.uid() + " has " + policy.maxConnectionsPerUid() + " control connections, its limit (--max-connections-per-uid)";
             }
+            Connection c = new Connection(who, new ClientSession(nextClient, shmDir), now);
+            if (refusal != null) {
+                LOG.log(Level.WARNING, "refused a connection of {0}: {1}", c.peer, refusal);
+                send(c, 0, new ErrorReply(refusal));
+                server.closeConnection(c.fd);
+                continue;
+            }
+            nextClient += clientIdStep;
+            c.cmEvents = m -> send(c, 0, m);
+            connections.add(c);
+            connectionsByUid.merge(c.uid, 1, Integer::sum);
         }
     }
 
     private void read(Connection c) {
-        int n;
-        try {
-            n = c.channel.read(c.in);
-        } catch (IOException e) {
-            n = -1;
-        }
+        int n = server.read(c.fd, c.in);
         if (n < 0) {
             drop(c, "closed its socket");
             return;
@@ -352,6 +405,9 @@ public final class AttachServer implements AutoCloseable {
     /** Handles one request and sends its reply; false when the connection was dropped. */
     private boolean answer(Connection c, int id, ControlMessage m) {
         ClientSession s = c.session;
+        if (res != null) {
+            res.changed(); // a request may make or destroy an object: the res file is rewritten at the next interval
+        }
         if (m instanceof CloseRequest) {
             send(c, id, HandleReply.of(0));
             drop(c, CLOSED_CONTEXT);
@@ -396,12 +452,13 @@ public final class AttachServer implements AutoCloseable {
             throw new VerbsException("no port " + r.port() + ": this dataplane serves ports 0.." + (ports.size() - 1));
         }
         c.pid = r.pid();
+        c.port = r.port();
         ControlMessage reply = c.session.open(ports.get(r.port()), r);
         clientsAttached++;
         if (published != null) {
             c.ringCounters = published.addClient(c.session.id);
         }
-        LOG.log(Level.INFO, "client {0} (user {1}, pid {2}) attached to port {3}", c.session.id, c.peer, r.pid(), r.port());
+        LOG.log(Level.INFO, "client {0} ({1}, pid {2} as it says) attached to port {3}", c.session.id, c.peer, r.pid(), r.port());
         return reply;
     }
 
@@ -436,29 +493,30 @@ public final class AttachServer implements AutoCloseable {
         c.out.clear();
         ControlCodec.write(c.out, id, m);
         c.out.flip();
-        try {
-            for (int spins = 0; c.out.hasRemaining(); spins++) {
-                if (c.channel.write(c.out) == 0 && spins > 10_000) {
-                    drop(c, "does not read its control socket");
-                    return false;
-                }
+        for (int spins = 0; c.out.hasRemaining(); spins++) {
+            int n = server.write(c.fd, c.out);
+            if (n < 0) {
+                drop(c, "closed its socket");
+                return false;
             }
-            return true;
-        } catch (IOException e) {
-            drop(c, "closed its socket");
-            return false;
+            if (n == 0 && spins > 10_000) {
+                drop(c, "does not read its control socket");
+                return false;
+            }
         }
+        return true;
     }
 
     private void drop(Connection c, String why) {
         if (!connections.remove(c)) {
             return;
         }
-        try {
-            c.channel.close();
-        } catch (IOException ignored) {
-            // gone already
+        c.dropped = true;
+        if (res != null) {
+            res.changed();
         }
+        server.closeConnection(c.fd);
+        connectionsByUid.computeIfPresent(c.uid, (u, n) -> n == 1 ? null : n - 1);
         boolean wasOpen = c.session.isOpen();
         int objects = c.session.reclaim();
         if (c.ringCounters != null) {
@@ -471,8 +529,8 @@ public final class AttachServer implements AutoCloseable {
             clientsReclaimed++;
             objectsReclaimed += objects;
         }
-        LOG.log(why.startsWith("closed") ? Level.INFO : Level.WARNING, "client {0} (user {1}, pid {2}) {3}; {4} object(s) reclaimed",
-            c.session.id, c.peer, c.pid, why, objects);
+        LOG.log(why.startsWith("closed") ? Level.INFO : Level.WARNING, "client {0} ({1}) {2}; {3} object(s) reclaimed",
+            c.session.id, c.peer, why, objects);
     }
 
     /** Drops every client (reclaiming what it made) and stops listening; the ports' contexts are the caller's. */
@@ -484,11 +542,10 @@ public final class AttachServer implements AutoCloseable {
         if (published != null) {
             published.maybeExport(this, System.nanoTime(), true); // the final counts, then the file is marked closed
             published.close();
+            res.close();
         }
         try {
-            selector.close();
             server.close();
-            Files.deleteIfExists(socketPath);
         } catch (IOException e) {
             LOG.log(Level.WARNING, "closing " + socketPath + " failed: " + e.getMessage());
         }

@@ -110,6 +110,38 @@ final class ClientSession {
         return pool;
     }
 
+    /**
+     * This client's objects as lines of the res file ({@link ResFile}), headed by its line
+     * {@code client ID uid U pid P port I ...}: on the dataplane thread.
+     */
+    void describe(StringBuilder out, int uid, int pid, int port) {
+        long mrBytes = 0;
+        for (MemoryRegion mr : mrs.values()) {
+            mrBytes += mr.segment().byteSize();
+        }
+        out.append("client ").append(id).append(" uid ").append(uid).append(" pid ").append(pid).append(" port ").append(port)
+            .append(" device ").append(context.queryDevice().name()).append(" pool_bytes ").append(pool.byteSize())
+            .append(" ring_bytes ").append(rings.byteSize()).append(" mr_bytes ").append(mrBytes).append('\n');
+        String of = " client " + id;
+        pds.keySet().stream().sorted().forEach(h -> out.append("pd ").append(h).append(of).append('\n'));
+        cqs.values().stream().sorted(java.util.Comparator.comparingInt(c -> c.handle))
+            .forEach(c -> out.append("cq ").append(c.handle).append(of).append(" depth ").append(c.ring.capacity()).append('\n'));
+        qps.values().stream().sorted(java.util.Comparator.comparingInt(q -> q.qp.qpNum())).forEach(q -> out.append("qp ").append(q.qp.qpNum())
+            .append(of).append(" type ").append(q.qp.type()).append(" state ").append(q.qp.state()).append('\n'));
+        mrs.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> out.append("mr ").append(Integer.toUnsignedString(e.getKey()))
+            .append(of).append(" length ").append(e.getValue().segment().byteSize()).append('\n'));
+        srqs.keySet().stream().sorted().forEach(n -> out.append("srq ").append(n).append(of).append('\n'));
+        for (int n = 1; n < ahs.length; n++) {
+            if (ahs[n] != null) {
+                out.append("ah ").append(n).append(of).append('\n');
+            }
+        }
+        xrcds.keySet().stream().sorted().forEach(h -> out.append("xrcd ").append(h).append(of).append('\n'));
+        if (cm != null) {
+            cm.handles().forEach(h -> out.append("cm_id ").append(h).append(of).append('\n'));
+        }
+    }
+
     /** Work requests the dataplane refused for this client before the transport saw them. */
     long refusedCount() {
         return refused;

@@ -131,4 +131,9 @@ final class ServedCm {
         return new ConnParam().privateData(r.data(), 0, r.data().length).responderResources(a[0]).initiatorDepth(a[1]).retryCount(a[2])
             .rnrRetryCount(a[3]);
     }
+
+    /** The handles of the client's live CM ids, in order (for the res file). */
+    java.util.List<Integer> handles() {
+        return ids.keySet().stream().sorted().toList();
+    }
 }
