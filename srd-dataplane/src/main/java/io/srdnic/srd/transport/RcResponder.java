@@ -57,6 +57,8 @@ final class RcResponder {
     private final RcRequester requester;
     private final int window;
     private final RcReorderBuffer held;
+    /** The device's pool the held packets come from (shared by every RC and SRC QP). */
+    private final HeldPacketPool heldPackets;
     /** An SRC QP: request packets name their SRQ, which says where receives, completions and protection come from. */
     private final boolean src;
 
@@ -109,7 +111,8 @@ final class RcResponder {
         this.qp = qp;
         this.requester = requester;
         this.window = config.window();
-        this.held = new RcReorderBuffer(window, transport.port.heldPackets);
+        this.heldPackets = transport.port.heldPackets;
+        this.held = new RcReorderBuffer(window, heldPackets);
         this.src = qp.type == QpType.SRC;
     }
 
@@ -168,7 +171,7 @@ final class RcResponder {
             if (held.put(m, psn)) {
                 counters.rcHeldEarly++;
                 oweAck(m, psn);
-            } else if (t.heldPackets.isFull()) {
+            } else if (heldPackets.isFull()) {
                 counters.rcHeldPoolFull++; // not acknowledged: the requester sends it again
             }
             return;

@@ -31,7 +31,7 @@
  *         ends of a probe); responder: {@code SrdResponder} (transport checks, ACKs owed) then a
  *         delivery policy per packet type, {@code SendDelivery} and {@code RdmaDelivery}.</li>
  *     <li>RC: the flow is the QP itself; {@code RcRequester} (segmentation, in-order completion,
- *         READ answers), {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},
+ *         READ answers; a posted request is an {@code RcSendSlot}), {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},
  *         NAKs, coalesced ACKs), {@code RcConnections} (which RC QPs the duty cycle visits).</li>
  *     <li>UD: one datagram, no flow ({@code UdDatagrams}, {@code SendDelivery}).</li>
  *     </ul></li>
