@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * A real run writes counters that agree with what it reports: srdnic perf over a lossy simulated
  * network with -Dsrdnic.counters.dir, in its own JVM, then {@code srdnic stat --json} on that
- * directory: the server's and client's files, closed, with the packets the run says went and came.
+ * directory: the server's and client's files, closed, with the packets the run says went and came
+ * (with {@code --all}: by default stat skips the files of writers that have ended).
  */
 class StatIT {
     @TempDir
@@ -40,7 +41,9 @@ class StatIT {
         long sent = Long.parseLong(report.get("sent"));
         long received = Long.parseLong(report.get("received"));
 
-        CliRun stat = CliRun.of("stat", "--dir", dir.toString(), "--json");
+        assertTrue(countersByFile(CliRun.of("stat", "--dir", dir.toString(), "--json").stdout()).isEmpty(),
+            "perf has ended: by default stat shows only running writers");
+        CliRun stat = CliRun.of("stat", "--dir", dir.toString(), "--json", "--all");
         assertEquals(0, stat.status());
         String json = stat.stdout().strip().lines().reduce((a, b) -> b).orElseThrow();
         List<Map<String, Long>> files = countersByFile(json);
@@ -83,12 +86,14 @@ class StatIT {
             perf.destroyForcibly(); // SIGKILL: no close, no CLOSED state
             perf.waitFor(30, TimeUnit.SECONDS);
         }
-        CliRun stat = CliRun.of("stat", "--dir", dir.toString(), "--json");
+        assertTrue(countersByFile(CliRun.of("stat", "--dir", dir.toString(), "--json").stdout()).isEmpty(),
+            "a killed writer's files are skipped by default");
+        CliRun stat = CliRun.of("stat", "--dir", dir.toString(), "--json", "--all");
         String json = stat.stdout().strip().lines().reduce((a, b) -> b).orElseThrow();
         assertEquals(2, countersByFile(json).size(), json);
         assertTrue(json.contains("\"status\":\"stale\"") && !json.contains("\"status\":\"live\""), json);
         assertTrue(value(countersByFile(json).get(1), "tx_data") > 0, "the last counts it published stay readable");
-        CliRun screen = CliRun.of("stat", "--dir", dir.toString(), "--count", "1");
+        CliRun screen = CliRun.of("stat", "--dir", dir.toString(), "--count", "1", "--all");
         assertTrue(screen.stdout().contains("STALE: pid " + perf.pid() + " is not running"), screen.stdout());
     }
 
