@@ -40,12 +40,19 @@ final class NbdServerProcess implements AutoCloseable {
 
     /** As {@link #startCommand}, inside network namespace {@code namespace} ({@code ip netns exec}) unless it is null. */
     static NbdServerProcess startIn(String namespace, String subcommand, Path socket, Path stderr, String... args) throws IOException {
+        return startJvm(namespace, List.of(), subcommand, socket, stderr, args);
+    }
+
+    /** As {@link #startIn}, with these options for the JVM (e.g. -XX:MaxDirectMemorySize). */
+    static NbdServerProcess startJvm(String namespace, List<String> jvmOptions, String subcommand, Path socket, Path stderr, String... args)
+        throws IOException {
         List<String> command = new ArrayList<>();
         if (namespace != null) {
             command.addAll(List.of("ip", "netns", "exec", namespace)); // it execs the JVM: SIGTERM reaches srdnic itself
         }
-        command.addAll(List.of(System.getProperty("java.home") + "/bin/java",
-            "--enable-native-access=ALL-UNNAMED", "-jar", System.getProperty("srdnic.jar"), subcommand));
+        command.addAll(List.of(System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", System.getProperty("srdnic.jar"), subcommand));
         command.addAll(List.of(args));
         Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
