@@ -157,6 +157,61 @@ class NbdClientIsolationIT {
     }
 
     /**
+     * With 4 MiB of direct memory, 20 clients that stay connected each write 256 KiB (a buffer of
+     * their own, kept by their connection) and then 32 MiB: what finds no memory is answered
+     * ENOMEM (12) — nothing is left unanswered (or, when not even the connection's read buffer can
+     * be had, the client is hung up on before the greeting) — it is logged, and the server goes
+     * on serving.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void requestsWithoutDirectMemoryShouldBeAnsweredEnomemNotLost() throws Exception {
+        int small = 256 << 10;
+        int clients = 20;
+        try (NbdServerProcess server = nbd(List.of("-XX:MaxDirectMemorySize=4m"), "--export", "disk=mem:64M")) {
+            List<MisbehavingClient> open = new ArrayList<>();
+            int ok = 0;
+            int enomem = 0;
+            int hungUp = 0;
+            try {
+                for (int i = 0; i < clients; i++) {
+                    MisbehavingClient c;
+                    try {
+                        c = MisbehavingClient.open(server.socket, "disk");
+                    } catch (java.io.EOFException e) {
+                        hungUp++;
+                        continue;
+                    }
+                    open.add(c);
+                    c.send(MisbehavingClient.header(ByteBuffer.allocate(28), Nbd.CMD_WRITE, i, (long) i * small, small).flip());
+                    c.send(ByteBuffer.allocate(small));
+                    int error = c.reply(i, 0);
+                    assertTrue(error == 0 || error == 12, "client " + i + ": errno " + error);
+                    ok += error == 0 ? 1 : 0;
+                    enomem += error == 12 ? 1 : 0;
+                }
+                MisbehavingClient first = open.get(0);
+                first.send(MisbehavingClient.header(ByteBuffer.allocate(28), Nbd.CMD_WRITE, 100, 32L << 20, 32 << 20).flip());
+                first.send(ByteBuffer.allocate(32 << 20));
+                assertEquals(12, first.reply(100, 0), "no memory for a 32 MiB buffer: ENOMEM");
+            } finally {
+                for (MisbehavingClient c : open) {
+                    c.close();
+                }
+            }
+            System.out.println("4 MiB of direct memory, " + clients + " clients writing 256 KiB: " + ok + " ok, " + enomem + " ENOMEM, "
+                + hungUp + " hung up on before the greeting; then a 32 MiB write: ENOMEM");
+            assertTrue(enomem > 0, "some 256 KiB writes found no memory: " + ok + " ok, " + hungUp + " hung up on");
+            assertTrue(NbdServerProcess.read(dir.resolve("server.err")).contains("direct memory exhausted"), "logged");
+            Thread.sleep(1000); // the closed connections' buffers are garbage now
+            try (MisbehavingClient c = MisbehavingClient.open(server.socket, "disk")) {
+                c.send(MisbehavingClient.header(ByteBuffer.allocate(28 + 4096), Nbd.CMD_WRITE, 1, 0, 4096).position(28 + 4096).flip());
+                assertEquals(0, c.reply(1, 0), "the server still serves");
+            }
+        }
+    }
+
+    /**
      * Through the gateway: a client with 16 MiB of unread read replies must not delay nbdcopy
      * (4 MiB in and out, bit-identical, within 15 s; it hangs for ever when the poll thread blocks
      * on the stalled socket), and is hung up on after --reply-timeout (20 s), not before: logged.
