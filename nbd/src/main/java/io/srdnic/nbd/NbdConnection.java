@@ -20,8 +20,13 @@ public final class NbdConnection implements Runnable {
     private final String name;
     private final WireWriter out;
 
+    /** A connection outside any server (no watchdog), sharing the default limits' buffers with the others made so. */
     public NbdConnection(ByteChannel channel, Exports exports) {
-        this(channel, exports, new ServerResources(ServerLimits.defaults()), "nbd-conn");
+        this(channel, exports, Standalone.RESOURCES, "nbd-conn");
+    }
+
+    private static final class Standalone {
+        static final ServerResources RESOURCES = new ServerResources(ServerLimits.defaults());
     }
 
     NbdConnection(ByteChannel channel, Exports exports, ServerResources resources, String name) {
