@@ -113,46 +113,61 @@ class NbdClientIsolationIT {
     @Test
     void concurrentMaxSizeWritesShouldAllBeAnsweredWithLittleDirectMemory() throws Exception {
         Tools.require("nbdcopy");
+        try (NbdServerProcess server = nbd(List.of("-XX:MaxDirectMemorySize=64m"), "--export", "disk=mem:256M")) {
+            assertMaxSizeWritesAnswered(server, 2);
+        }
+    }
+
+    /** The same through the gateway (64 MiB of direct memory for the nbd-local process), one block per connection. */
+    @Test
+    void concurrentMaxSizeWritesThroughTheGatewayShouldAllBeAnsweredWithLittleDirectMemory() throws Exception {
+        Tools.require("nbdcopy");
+        Path socket = dir.resolve("nbd.sock");
+        try (NbdServerProcess server = NbdServerProcess.startJvm(null, List.of("-XX:MaxDirectMemorySize=64m"), "nbd-local", socket,
+            dir.resolve("server.err"), "--socket", socket.toString(), "--size", "128M", "--paths", "1")) {
+            assertMaxSizeWritesAnswered(server, 1);
+        }
+    }
+
+    /** Four connections write {@code perConnection} blocks of 32 MiB each at once; all answered 0 within 120 s and read back. */
+    private void assertMaxSizeWritesAnswered(NbdServerProcess server, int perConnection) throws Exception {
         int max = 32 << 20;
         int connections = 4;
-        int perConnection = 2;
         byte[][] blocks = new byte[connections * perConnection][];
-        try (NbdServerProcess server = nbd(List.of("-XX:MaxDirectMemorySize=64m"), "--export", "disk=mem:256M")) {
-            ExecutorService pool = Executors.newFixedThreadPool(connections);
-            List<Future<int[]>> results = new ArrayList<>();
-            for (int c = 0; c < connections; c++) {
-                int conn = c;
-                results.add(pool.submit(() -> {
-                    try (MisbehavingClient client = MisbehavingClient.open(server.socket, "disk")) {
-                        for (int k = 0; k < perConnection; k++) {
-                            int index = conn * perConnection + k;
-                            byte[] data = new byte[max];
-                            new Random(index).nextBytes(data);
-                            blocks[index] = data;
-                            ByteBuffer header = MisbehavingClient.header(ByteBuffer.allocate(28), Nbd.CMD_WRITE, index, (long) index * max, max);
-                            client.send(header.flip());
-                            client.send(ByteBuffer.wrap(data));
-                        }
-                        int[] errors = new int[perConnection];
-                        for (int k = 0; k < perConnection; k++) {
-                            errors[k] = client.reply(conn * perConnection + k, 0);
-                        }
-                        return errors;
+        ExecutorService pool = Executors.newFixedThreadPool(connections);
+        List<Future<int[]>> results = new ArrayList<>();
+        for (int c = 0; c < connections; c++) {
+            int conn = c;
+            results.add(pool.submit(() -> {
+                try (MisbehavingClient client = MisbehavingClient.open(server.socket, "disk")) {
+                    for (int k = 0; k < perConnection; k++) {
+                        int index = conn * perConnection + k;
+                        byte[] data = new byte[max];
+                        new Random(index).nextBytes(data);
+                        blocks[index] = data;
+                        ByteBuffer header = MisbehavingClient.header(ByteBuffer.allocate(28), Nbd.CMD_WRITE, index, (long) index * max, max);
+                        client.send(header.flip());
+                        client.send(ByteBuffer.wrap(data));
                     }
-                }));
-            }
-            pool.shutdown();
-            assertTrue(pool.awaitTermination(120, TimeUnit.SECONDS), "every max-size write answered within 120 s; server log: "
-                + NbdServerProcess.read(dir.resolve("server.err")));
-            for (Future<int[]> f : results) {
-                assertArrayEquals(new int[perConnection], f.get(), "every write succeeded (errno 0)");
-            }
-            Path back = dir.resolve("back.img");
-            Tools.run(dir, 120, "nbdcopy", server.uri("disk"), back.toString());
-            byte[] all = Files.readAllBytes(back);
-            for (int i = 0; i < blocks.length; i++) {
-                assertTrue(Arrays.equals(blocks[i], 0, max, all, i * max, (i + 1) * max), "block " + i + " read back as written");
-            }
+                    int[] errors = new int[perConnection];
+                    for (int k = 0; k < perConnection; k++) {
+                        errors[k] = client.reply(conn * perConnection + k, 0);
+                    }
+                    return errors;
+                }
+            }));
+        }
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(120, TimeUnit.SECONDS), "every max-size write answered within 120 s; server log: "
+            + NbdServerProcess.read(dir.resolve("server.err")));
+        for (Future<int[]> f : results) {
+            assertArrayEquals(new int[perConnection], f.get(), "every write succeeded (errno 0)");
+        }
+        Path back = dir.resolve("back.img");
+        Tools.run(dir, 120, "nbdcopy", server.uri("disk"), back.toString());
+        byte[] all = Files.readAllBytes(back);
+        for (int i = 0; i < blocks.length; i++) {
+            assertTrue(Arrays.equals(blocks[i], 0, max, all, i * max, (i + 1) * max), "block " + i + " read back as written");
         }
     }
 
