@@ -16,20 +16,34 @@ public final class NbdConnection implements Runnable {
 
     private final ByteChannel channel;
     private final Exports exports;
+    private final ServerResources resources;
+    private final String name;
+    private final WireWriter out;
 
+    /** A connection outside any server (no watchdog), sharing the default limits' buffers with the others made so. */
     public NbdConnection(ByteChannel channel, Exports exports) {
+        this(channel, exports, Standalone.RESOURCES, "nbd-conn");
+    }
+
+    private static final class Standalone {
+        static final ServerResources RESOURCES = new ServerResources(ServerLimits.defaults());
+    }
+
+    NbdConnection(ByteChannel channel, Exports exports, ServerResources resources, String name) {
         this.channel = channel;
         this.exports = exports;
+        this.resources = resources;
+        this.name = name;
+        this.out = new WireWriter(channel);
     }
 
     @Override
     public void run() {
-        WireReader in = new WireReader(channel, READ_BUFFER);
-        WireWriter out = new WireWriter(channel);
         try {
+            WireReader in = new WireReader(channel, READ_BUFFER);
             Session session = new Negotiation(in, out, exports).run();
             if (session != null) {
-                new Transmission(in, out, session).run();
+                new Transmission(in, out, session, resources, name).run();
             }
         } catch (ProtocolViolation e) {
             LOG.log(Level.DEBUG, "nbd: hanging up on a client: {0}", e.getMessage());
@@ -37,6 +51,8 @@ public final class NbdConnection implements Runnable {
             LOG.log(Level.DEBUG, "nbd: client connection ended: {0}", e.toString());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (OutOfMemoryError e) {
+            LOG.log(Level.WARNING, "nbd: {0}: no memory for the connection''s buffers, hanging up: {1}", name, e.getMessage());
         } finally {
             try {
                 channel.close();
@@ -44,5 +60,19 @@ public final class NbdConnection implements Runnable {
                 LOG.log(Level.DEBUG, "nbd: closing a client connection: {0}", e.toString());
             }
         }
+    }
+
+    /**
+     * Hangs up if a reply write has been blocked for the reply timeout (the client stopped
+     * reading): counted and logged. Called by the server's watchdog.
+     */
+    boolean hangUpIfStalled(long now, long timeoutNanos) {
+        if (!out.hangUpIfStalled(now, timeoutNanos)) {
+            return false;
+        }
+        resources.stalledClients.incrementAndGet();
+        LOG.log(Level.WARNING, "nbd: {0}: client took no reply for {1} ms (not reading): hung up",
+            name, timeoutNanos / 1_000_000);
+        return true;
     }
 }

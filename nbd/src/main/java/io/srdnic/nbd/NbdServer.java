@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Listens on unix sockets and TCP addresses and runs one {@link NbdConnection} per client, each on
- * a thread of its own (blocking reads: the fewest hand-offs between the socket and the device).
- * Any number of clients, on any of the exports.
+ * a thread of its own (blocking reads: the fewest hand-offs between the socket and the device),
+ * with a second thread that writes the replies devices complete elsewhere. Up to
+ * {@link ServerLimits#maxConnections} clients, on any of the exports; a watchdog hangs up on a
+ * client that takes no reply for {@link ServerLimits#replyTimeoutMillis}.
  */
 public final class NbdServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NbdServer.class.getName());
@@ -30,6 +32,9 @@ public final class NbdServer implements AutoCloseable {
     private static final long DRAIN_MILLIS = 5_000;
 
     private final Exports exports;
+    private final ServerResources resources;
+    private final Map<SocketChannel, NbdConnection> connections = new ConcurrentHashMap<>();
+    private Thread watchdog;
     private final List<ServerSocketChannel> listeners = new ArrayList<>();
     private final List<Path> socketFiles = new ArrayList<>();
     private final List<Thread> acceptors = new ArrayList<>();
@@ -38,7 +43,31 @@ public final class NbdServer implements AutoCloseable {
     private volatile boolean closing;
 
     public NbdServer(Exports exports) {
+        this(exports, ServerLimits.defaults());
+    }
+
+    public NbdServer(Exports exports, ServerLimits limits) {
         this.exports = exports;
+        this.resources = new ServerResources(limits);
+    }
+
+    public ServerLimits limits() {
+        return resources.limits;
+    }
+
+    /** Clients hung up on because they took no reply for the reply timeout. */
+    public long stalledClientsDisconnected() {
+        return resources.stalledClients.get();
+    }
+
+    /** Requests answered ENOMEM because no buffer could be had for them. */
+    public long outOfMemoryReplies() {
+        return resources.outOfMemoryReplies.get();
+    }
+
+    /** Connections refused because {@link ServerLimits#maxConnections} clients were connected. */
+    public long refusedConnections() {
+        return resources.refusedConnections.get();
     }
 
     /**
@@ -63,6 +92,9 @@ public final class NbdServer implements AutoCloseable {
             throw new IllegalArgumentException("not a unix or TCP address: " + address);
         }
         listeners.add(listener);
+        if (watchdog == null) {
+            watchdog = Thread.ofPlatform().daemon().name("nbd-reply-watchdog").start(this::watch);
+        }
         Thread acceptor = Thread.ofPlatform().daemon().name("nbd-accept-" + listeners.size()).start(() -> accept(listener));
         acceptors.add(acceptor);
         return listener.getLocalAddress();
@@ -95,19 +127,52 @@ public final class NbdServer implements AutoCloseable {
             } catch (IOException e) {
                 LOG.log(Level.DEBUG, "nbd: socket option: {0}", e.toString());
             }
-            NbdConnection connection = new NbdConnection(client, exports);
-            Thread thread = Thread.ofPlatform().daemon().name("nbd-conn-" + connectionCount.incrementAndGet()).unstarted(() -> {
+            if (clients.size() >= resources.limits.maxConnections()) {
+                refuse(client);
+                continue;
+            }
+            String name = "nbd-conn-" + connectionCount.incrementAndGet();
+            NbdConnection connection = new NbdConnection(client, exports, resources, name);
+            Thread thread = Thread.ofPlatform().daemon().name(name).unstarted(() -> {
                 try {
                     connection.run();
                 } finally {
+                    connections.remove(client);
                     clients.remove(client);
                 }
             });
             clients.put(client, thread);
+            connections.put(client, connection);
             if (closing) {
                 closeQuietly(client);
             }
             thread.start();
+        }
+    }
+
+    private void refuse(SocketChannel client) {
+        long refused = resources.refusedConnections.incrementAndGet();
+        if (Long.bitCount(refused) == 1) { // the 1st, 2nd, 4th, 8th...: a flood does not flood the log
+            LOG.log(Level.WARNING, "nbd: {0} clients connected, the most allowed (--max-connections): refusing one ({1} so far)",
+                resources.limits.maxConnections(), refused);
+        }
+        closeQuietly(client);
+    }
+
+    /** Hangs up on every client whose reply writes have been blocked for the reply timeout. */
+    private void watch() {
+        long timeout = TimeUnit.MILLISECONDS.toNanos(resources.limits.replyTimeoutMillis());
+        long tick = Math.max(10, Math.min(1000, resources.limits.replyTimeoutMillis() / 4));
+        while (true) { // through close()'s drain too; close() ends it
+            try {
+                Thread.sleep(tick);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (NbdConnection c : connections.values()) {
+                c.hangUpIfStalled(now, timeout);
+            }
         }
     }
 
@@ -151,6 +216,9 @@ public final class NbdServer implements AutoCloseable {
         }
         for (SocketChannel c : clients.keySet()) {
             closeQuietly(c);
+        }
+        if (watchdog != null) {
+            watchdog.interrupt();
         }
         for (Thread t : acceptors) {
             try {

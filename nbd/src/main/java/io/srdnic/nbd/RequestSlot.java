@@ -21,12 +21,14 @@ final class RequestSlot implements IoCompletion {
     int type;
     long offset;
     int length;
-    /** The buffer this request's data is in: the slot's own or the connection's large one. */
+    /** The buffer this request's data is in: the slot's own or one of the server's large ones. */
     DataBuffer data;
-    /** Whether {@link #data} is the connection's large buffer, to be given back on completion. */
+    /** Whether {@link #data} is one of the server's large buffers, to be given back when done with. */
     boolean borrowsLarge;
     /** Grown on demand up to {@link Transmission#SLOT_BUFFER_MAX}. */
     DataBuffer own;
+    /** The reply, from completion until it is written. */
+    ByteBuffer outgoing;
 
     RequestSlot(Transmission owner) {
         this.owner = owner;

@@ -1,6 +1,7 @@
 package io.srdnic.nbd;
 
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.util.concurrent.Semaphore;
 
@@ -11,13 +12,18 @@ import java.util.concurrent.Semaphore;
  * slot beyond that.
  *
  * <p>Buffers: each slot owns a direct buffer grown to the largest request up to
- * {@link #SLOT_BUFFER_MAX} it has carried; a larger request borrows the connection's one large
- * buffer (grown up to the maximum payload), one such request at a time.
+ * {@link #SLOT_BUFFER_MAX} it has carried; a larger request takes one of the server's
+ * {@link LargeBuffers} (one at a time per connection). A write's buffer comes back when the device
+ * completes it, a read's once its reply is written. A buffer that cannot be had (direct memory
+ * exhausted) makes the request an ENOMEM reply, its payload read and dropped; a client gone in the
+ * middle of a payload gives its slot and buffer back. So every slot comes back on every path, and
+ * the connection ends when its client does.
  *
  * <p>Replies to requests the device completes on the reader's own thread (the local devices) are
  * held back while more requests are already buffered, and go out together in one gathering write
  * before the reader would block: a burst of requests costs one read and one write call, not one
- * write per reply. Replies completed on other threads go out at once.
+ * write per reply. Replies completed on other threads go to the connection's {@link ReplyWriter},
+ * so the completing thread never waits on this client's socket.
  */
 final class Transmission {
     private static final System.Logger LOG = System.getLogger(Transmission.class.getName());
@@ -34,15 +40,21 @@ final class Transmission {
     private final long size;
     private final int maxPayload;
     private final SlotPool slots;
+    private final ServerResources resources;
+    private final String name;
+    private final ReplyWriter writer;
+    /** One large buffer per connection at a time, so that one client cannot hold them all. */
     private final Semaphore largeInUse = new Semaphore(1);
-    private RequestSlot.DataBuffer large;
     private final BlockStatusReply blockStatus = new BlockStatusReply();
     private final ByteBuffer[] batch = new ByteBuffer[BATCH];
     private final RequestSlot[] batchSlots = new RequestSlot[BATCH];
     private int batched;
+    /** Taken by the reader and neither started on the device nor answered yet: given back if the reader fails. */
+    private RequestSlot pending;
+    private boolean outOfMemoryLogged;
     private Thread reader;
 
-    Transmission(WireReader in, WireWriter out, Session session) {
+    Transmission(WireReader in, WireWriter out, Session session, ServerResources resources, String name) {
         this.in = in;
         this.out = out;
         this.session = session;
@@ -50,6 +62,9 @@ final class Transmission {
         this.size = device.size();
         this.maxPayload = device.blockSizes().maximum();
         this.slots = new SlotPool(this, SLOTS);
+        this.resources = resources;
+        this.name = name;
+        this.writer = new ReplyWriter(this, out, SLOTS, name.replace("nbd-conn", "nbd-reply"));
     }
 
     /**
@@ -58,11 +73,17 @@ final class Transmission {
      */
     void run() throws IOException, InterruptedException {
         reader = Thread.currentThread();
+        writer.start();
         try {
             serve();
         } finally {
             flush();
+            if (pending != null) {
+                release(pending); // the client left inside the request: nobody to answer, but the slot and buffer come back
+                pending = null;
+            }
             slots.awaitAllFree();
+            writer.stop();
         }
     }
 
@@ -86,16 +107,21 @@ final class Transmission {
                 return;
             }
             RequestSlot slot = takeSlot();
+            pending = slot;
             slot.handle = handle;
             slot.type = type;
             slot.offset = offset;
             slot.length = (int) length;
             int error = RequestCheck.check(type, flags, offset, length, size, maxPayload, device.readOnly(), session);
+            if (error == 0 && (type == Nbd.CMD_READ || type == Nbd.CMD_WRITE) && attach(slot, (int) length) == null) {
+                error = outOfMemory();
+            }
             if (error != 0) {
                 if (type == Nbd.CMD_WRITE) {
                     flushUnlessBuffered(length);
                     in.skip(length); // the payload follows the header whether we take it or not
                 }
+                pending = null;
                 finish(slot, error);
                 continue;
             }
@@ -106,15 +132,13 @@ final class Transmission {
     /** Starts a checked request; {@code length} is the wire's unsigned 32 bits (READ and WRITE: at most the maximum payload). */
     private void start(RequestSlot slot, int flags, long offset, long length) throws IOException, InterruptedException {
         boolean fua = (flags & Nbd.CMD_FLAG_FUA) != 0;
-        ByteBuffer data = null;
-        if (slot.type == Nbd.CMD_READ || slot.type == Nbd.CMD_WRITE) {
-            data = attach(slot, (int) length);
-        }
+        ByteBuffer data = slot.data == null ? null : slot.data.prepare((int) length);
         if (slot.type == Nbd.CMD_WRITE) {
             flushUnlessBuffered(length);
             in.readFully(data);
             data.flip();
         }
+        pending = null;
         try {
             switch (slot.type) {
                 case Nbd.CMD_READ -> device.read(offset, data, slot);
@@ -129,42 +153,73 @@ final class Transmission {
                         device.writeZeroes(offset, length, fua, punch, slot);
                     }
                 }
-                case Nbd.CMD_BLOCK_STATUS -> {
-                    int filled = blockStatus.fill(device, offset, length, (flags & Nbd.CMD_FLAG_REQ_ONE) != 0,
-                        attach(slot, BlockStatusReply.MAX_PAYLOAD));
-                    slot.length = Math.max(0, filled);
-                    finish(slot, Math.max(0, -filled));
-                }
+                case Nbd.CMD_BLOCK_STATUS -> blockStatus(slot, flags, offset, length);
                 default -> throw new IllegalStateException("unchecked command " + slot.type);
             }
         } catch (RuntimeException e) {
             // A device that throws has not completed the request (BlockDevice's contract): answer it
             // here, or the connection would wait for it forever when it ends.
-            LOG.log(System.Logger.Level.WARNING, "nbd: device failed a request by throwing", e);
+            LOG.log(Level.WARNING, "nbd: device failed a request by throwing", e);
             finish(slot, Errno.EIO);
+        } catch (OutOfMemoryError e) {
+            finish(slot, outOfMemory());
         }
     }
 
-    /** Gives the slot a buffer for {@code length} bytes, growing or borrowing one as needed. */
-    private ByteBuffer attach(RequestSlot slot, int length) throws InterruptedException {
+    /** Answers BLOCK_STATUS from the device's extents, written into the slot's own buffer. */
+    private void blockStatus(RequestSlot slot, int flags, long offset, long length) throws InterruptedException {
+        RequestSlot.DataBuffer payload = attach(slot, BlockStatusReply.MAX_PAYLOAD);
+        if (payload == null) {
+            finish(slot, outOfMemory());
+            return;
+        }
+        int filled = blockStatus.fill(device, offset, length, (flags & Nbd.CMD_FLAG_REQ_ONE) != 0,
+            payload.prepare(BlockStatusReply.MAX_PAYLOAD));
+        slot.length = Math.max(0, filled);
+        finish(slot, Math.max(0, -filled));
+    }
+
+    /** Counts and (once per connection) logs a request answered ENOMEM; returns ENOMEM. */
+    private int outOfMemory() {
+        resources.outOfMemoryReplies.incrementAndGet();
+        if (!outOfMemoryLogged) {
+            outOfMemoryLogged = true;
+            LOG.log(Level.WARNING, "nbd: {0}: direct memory exhausted: answering ENOMEM (raise -XX:MaxDirectMemorySize"
+                + " or lower --large-requests)", name);
+        }
+        return Errno.ENOMEM;
+    }
+
+    /**
+     * Gives the slot a buffer for {@code length} bytes, growing its own or taking a large one;
+     * null when there is no memory for it.
+     */
+    private RequestSlot.DataBuffer attach(RequestSlot slot, int length) throws InterruptedException {
         if (length > SLOT_BUFFER_MAX) {
-            flush(); // the large buffer may be in a held-back reply
+            flush(); // our own large buffer may be in a held-back reply
             largeInUse.acquire();
-            if (large == null || large.capacity() < length) {
-                large = new RequestSlot.DataBuffer(grown(length, maxPayload));
+            RequestSlot.DataBuffer b = resources.large.take(length, maxPayload);
+            if (b == null) {
+                largeInUse.release();
+                return null;
             }
-            slot.data = large;
+            slot.data = b;
             slot.borrowsLarge = true;
         } else {
             if (slot.own == null || slot.own.capacity() < length) {
-                slot.own = new RequestSlot.DataBuffer(grown(length, SLOT_BUFFER_MAX));
+                slot.own = null; // collectable while the larger one is made
+                try {
+                    slot.own = new RequestSlot.DataBuffer(grown(length, SLOT_BUFFER_MAX));
+                } catch (OutOfMemoryError e) {
+                    return null;
+                }
             }
             slot.data = slot.own;
         }
-        return slot.data.prepare(length);
+        return slot.data;
     }
 
-    private static int grown(int length, int cap) {
+    static int grown(int length, int cap) {
         int size = Math.max(SLOT_BUFFER_MIN, Integer.highestOneBit(length - 1) << 1);
         return Math.max(length, Math.min(size, cap));
     }
@@ -185,14 +240,20 @@ final class Transmission {
     }
 
     /**
-     * Answers a request and frees its slot; on the reader's thread the answer is held back until
-     * the next {@link #flush}.
+     * Answers a request: on the reader's thread the answer is held back until the next
+     * {@link #flush}, from any other thread it goes to the reply writer. Only a read's data and a
+     * block status's extents travel with their reply; any other buffer comes back now.
      */
     void finish(RequestSlot slot, int error) {
-        ByteBuffer reply = error != 0 ? statusReply(slot, error)
-            : slot.type == Nbd.CMD_READ ? readReply(slot)
-            : slot.type == Nbd.CMD_BLOCK_STATUS ? BlockStatusReply.reply(slot)
-            : statusReply(slot, 0);
+        ByteBuffer reply;
+        if (error == 0 && slot.type == Nbd.CMD_READ) {
+            reply = readReply(slot);
+        } else if (error == 0 && slot.type == Nbd.CMD_BLOCK_STATUS) {
+            reply = BlockStatusReply.reply(slot);
+        } else {
+            releaseData(slot);
+            reply = statusReply(slot, error);
+        }
         if (Thread.currentThread() == reader) {
             batch[batched] = reply;
             batchSlots[batched++] = slot;
@@ -201,10 +262,8 @@ final class Transmission {
             }
             return;
         }
-        if (!out.broken()) {
-            out.write(reply);
-        }
-        release(slot);
+        slot.outgoing = reply;
+        writer.add(slot);
     }
 
     /** Writes the held-back replies together and frees their slots. */
@@ -227,13 +286,20 @@ final class Transmission {
         batched = 0;
     }
 
-    private void release(RequestSlot slot) {
+    /** Frees a slot whose reply has been written (or dropped: the client is gone). */
+    void release(RequestSlot slot) {
+        releaseData(slot);
+        slot.outgoing = null;
+        slots.give(slot);
+    }
+
+    private void releaseData(RequestSlot slot) {
         if (slot.borrowsLarge) {
             slot.borrowsLarge = false;
+            resources.large.give(slot.data);
             largeInUse.release();
         }
         slot.data = null;
-        slots.give(slot);
     }
 
     /** The read's data with its header written into the headroom in front of it. */

@@ -16,10 +16,14 @@ final class TestServer implements AutoCloseable {
     final SocketAddress address;
 
     TestServer(Export... exports) {
+        this(ServerLimits.defaults(), exports);
+    }
+
+    TestServer(ServerLimits limits, Export... exports) {
         try {
             this.exports = new Exports(List.of(exports));
             this.dir = Files.createTempDirectory("nbd-test");
-            this.server = new NbdServer(this.exports);
+            this.server = new NbdServer(this.exports, limits);
             this.address = server.listen(UnixDomainSocketAddress.of(dir.resolve("nbd.sock")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);

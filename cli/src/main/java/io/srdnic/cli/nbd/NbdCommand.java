@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -56,11 +57,15 @@ public final class NbdCommand implements Callable<Integer> {
     @Option(names = "--rnbd-port", defaultValue = "1234", description = "rnbd exports: the server's RTRS port (default ${DEFAULT-VALUE}).")
     int rnbdPort;
 
+    @Mixin
+    NbdServerOptions serverOptions = new NbdServerOptions();
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (socket == null && port == null) {
             throw new IllegalArgumentException("give --socket PATH and/or --port P");
         }
+        io.srdnic.nbd.ServerLimits limits = serverOptions.limits();
         boolean rnbd = exports.stream().anyMatch(e -> e.contains("=rnbd:"));
         RnbdExports rnbdExports = new RnbdExports(rnbd ? RnbdExports.specs(rnbdLink, rnbdMemifSockets, rnbdVdevs) : List.of(),
             RnbdExports.ip(rnbdIp), rnbdPort);
@@ -77,7 +82,7 @@ public final class NbdCommand implements Callable<Integer> {
             rnbdExports.close();
             throw e;
         }
-        NbdServer server = new NbdServer(all);
+        NbdServer server = new NbdServer(all, limits);
         CountDownLatch stopped = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             server.close();

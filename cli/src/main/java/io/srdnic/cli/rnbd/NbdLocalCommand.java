@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -59,6 +60,9 @@ public final class NbdLocalCommand implements Callable<Integer> {
     @Option(names = "--backing", paramLabel = "FILE", description = "Serve this file, and nothing else of its directory (made sparse, of --size, if missing), instead of memory.")
     Path backing;
 
+    @Mixin
+    io.srdnic.cli.nbd.NbdServerOptions serverOptions = new io.srdnic.cli.nbd.NbdServerOptions();
+
     @Override
     public Integer call() throws IOException, InterruptedException {
         if (!"rc".equals(transport)) {
@@ -95,7 +99,7 @@ public final class NbdLocalCommand implements Callable<Integer> {
                 io.srdnic.rtrs.server.ServerConfig.DEFAULT_PORT);
             RnbdDevice d = gateway.open(device, Rnbd.ACCESS_RW, 60_000);
             exports = new Exports(List.of(new Export(DEVICE, d)));
-            nbd = new NbdServer(exports);
+            nbd = new NbdServer(exports, serverOptions.limits());
             log("listening on " + nbd.listen(UnixDomainSocketAddress.of(socket)) + "; " + paths + " path(s); device " + device + ", "
                 + d.size() + " bytes");
             RnbdGateway g = gateway;
