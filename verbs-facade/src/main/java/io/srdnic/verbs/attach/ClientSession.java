@@ -53,11 +53,26 @@ final class ClientSession {
     static final long MAX_POOL = 16L << 30;
     static final long MIN_RINGS = 1 << 16;
     static final long MAX_RINGS = 1L << 30;
+    /** The most sends one QP's ring gives up in one pass. */
+    static final int BURST = 64;
+    /**
+     * The most receive records, and the most send records, one pass takes from one client (over
+     * all its rings): what bounds the time a pass spends on a client, whatever it writes. A client
+     * whose receive rings hold more waits for the next pass, and so do its sends (below).
+     */
+    static final int PASS_BUDGET = 1024;
 
     final long id;
     private final Path shmDir;
     private Context context;
     private Path shmFile;
+    /** The shared file, open while the client is: its size says whether the client truncated it under the mapping. */
+    private FileChannel fileChannel;
+    private long fileBytes;
+    private ClientQuota quota = ClientQuota.DEFAULTS;
+    /** Counted against {@link #quota}: ring records (a CQ's, a QP's two, an SRQ's) the client holds now. */
+    private long cqEntries;
+    private long qpEntries;
     private MemorySegment file;
     private MemorySegment pool;
     private MemorySegment rings;
@@ -87,6 +102,8 @@ final class ClientSession {
      * of the dataplane thread, copied into the counters file by the same thread: no lock.
      */
     private long sendFill;
+    /** This pass took fewer receives than the client's rings hold, for want of budget. */
+    private boolean receivesLeft;
     private long recvFill;
     private long completionFill;
     private long sendHighWater;
@@ -110,6 +127,30 @@ final class ClientSession {
         return pool;
     }
 
+    /**
+     * Whether the client made its shared file shorter than the dataplane mapped it: then touching
+     * the lost pages faults (SIGBUS, which the JVM raises as an InternalError), and the fault is
+     * this client's doing. (A memfd sealed against shrinking would rule it out; see docs/dataplane.md.)
+     */
+    boolean truncatedItsFile() {
+        try {
+            return fileChannel != null && fileChannel.size() < fileBytes;
+        } catch (IOException e) {
+            return true; // its file is not what the dataplane made: this client's doing too
+        }
+    }
+
+    private void closeFile() {
+        if (fileChannel != null) {
+            try {
+                fileChannel.close();
+            } catch (IOException ignored) {
+                // the mapping stays valid without it
+            }
+            fileChannel = null;
+        }
+    }
+
     /** Work requests the dataplane refused for this client before the transport saw them. */
     long refusedCount() {
         return refused;
@@ -119,8 +160,9 @@ final class ClientSession {
         refused++;
     }
 
-    /** OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything lies. */
-    OpenReply open(Context on, OpenRequest request) {
+    /** OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything lies; {@code quota} bounds what it may make. */
+    OpenReply open(Context on, OpenRequest request, ClientQuota quota) {
+        this.quota = quota;
         if (request.poolBytes() < MIN_POOL || request.poolBytes() > MAX_POOL) {
             throw new VerbsException("pool of " + request.poolBytes() + " bytes: ask " + MIN_POOL + ".." + MAX_POOL);
         }
@@ -135,11 +177,12 @@ final class ClientSession {
         try {
             Files.deleteIfExists(shmFile);
             Files.createFile(shmFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try (FileChannel ch = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                // An automatic arena: the mapping lives while the transport may still hold a segment of it.
-                file = ch.map(FileChannel.MapMode.READ_WRITE, 0, total, Arena.ofAuto());
-            }
+            fileChannel = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            // An automatic arena: the mapping lives while the transport may still hold a segment of it.
+            file = fileChannel.map(FileChannel.MapMode.READ_WRITE, 0, total, Arena.ofAuto());
+            fileBytes = total;
         } catch (IOException e) {
+            closeFile();
             throw new VerbsException("could not make the shared file " + shmFile + ": " + e.getMessage());
         }
         file.set(java.lang.foreign.ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
@@ -167,6 +210,10 @@ final class ClientSession {
             throw new VerbsException("CQ depth must be 1..1M, was " + depth);
         }
         int capacity = ShmRing.capacityFor(depth);
+        if (cqList.size() >= quota.cqs() || cqEntries + capacity > quota.cqEntries()) {
+            throw new VerbsException("over this client's quota: " + cqList.size() + " CQs of " + cqEntries + " entries held, a CQ of "
+                + capacity + " asked; at most " + quota.cqs() + " CQs and " + quota.cqEntries() + " entries");
+        }
         long at = carveRing(capacity, CompletionRecord.BYTES);
         ShmRing ring = ring(at, capacity, CompletionRecord.BYTES);
         CompletionQueue embedded;
@@ -178,6 +225,7 @@ final class ClientSession {
         }
         int handle = nextCq++;
         ServedCq cq = new ServedCq(handle, embedded, ring);
+        cqEntries += capacity;
         cqs.put(handle, cq);
         cqList.add(cq);
         return new HandleReply(handle, 0, at, capacity, 0, 0);
@@ -201,6 +249,10 @@ final class ClientSession {
         }
         int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
         int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
+        if (qpList.size() >= quota.qps() || qpEntries + sqCapacity + rqCapacity > quota.qpEntries()) {
+            throw new VerbsException("over this client's quota: " + qpList.size() + " QPs and " + qpEntries + " work request entries held, "
+                + (sqCapacity + rqCapacity) + " asked; at most " + quota.qps() + " QPs and " + quota.qpEntries() + " entries");
+        }
         long sqAt = carveRing(sqCapacity, SendRecord.BYTES);
         ShmRing sq = ring(sqAt, sqCapacity, SendRecord.BYTES);
         long rqAt;
@@ -219,6 +271,7 @@ final class ClientSession {
             releaseRing(rq);
             throw e;
         }
+        qpEntries += sqCapacity + rqCapacity;
         ServedQp served = new ServedQp(this, qp, sq, rq, send, recv);
         qps.put(qp.qpNum(), served);
         qpList.add(served);
@@ -253,6 +306,10 @@ final class ClientSession {
     HandleReply createSrq(CreateSrqRequest r) {
         ProtectionDomain pd = pd(r.pd());
         int capacity = ShmRing.capacityFor(Math.max(1, r.maxWr()));
+        if (srqList.size() >= quota.srqs() || qpEntries + capacity > quota.qpEntries()) {
+            throw new VerbsException("over this client's quota: " + srqList.size() + " SRQs and " + qpEntries + " work request entries held, "
+                + capacity + " asked; at most " + quota.srqs() + " SRQs and " + quota.qpEntries() + " entries");
+        }
         long at = carveRing(capacity, RecvRecord.BYTES);
         ShmRing ring = ring(at, capacity, RecvRecord.BYTES);
         ServedCq cq;
@@ -265,6 +322,7 @@ final class ClientSession {
             releaseRing(ring);
             throw e;
         }
+        qpEntries += capacity;
         ServedSrq served = new ServedSrq(this, srq, ring, cq);
         srqs.put(srq.srqNum(), served);
         srqList.add(served);
@@ -379,6 +437,7 @@ final class ClientSession {
                 qpList.remove(qp);
                 releaseRing(qp.sq);
                 releaseRing(qp.rq);
+                qpEntries -= qp.sq.capacity() + qp.rq.capacity();
             }
             case DestroyRequest.AH -> {
                 if (!ownsAh(r.handle())) {
@@ -401,6 +460,7 @@ final class ClientSession {
                 cqs.remove(r.handle());
                 cqList.remove(cq);
                 releaseRing(cq.ring);
+                cqEntries -= cq.ring.capacity();
             }
             case DestroyRequest.SRQ -> {
                 ServedSrq srq = srq(r.handle());
@@ -408,6 +468,7 @@ final class ClientSession {
                 srqs.remove(r.handle());
                 srqList.remove(srq);
                 releaseRing(srq.ring);
+                qpEntries -= srq.ring.capacity();
             }
             case DestroyRequest.XRCD -> {
                 xrcd(r.handle()).close();
@@ -422,48 +483,89 @@ final class ClientSession {
         return HandleReply.of(r.handle());
     }
 
-    /** The client's posts, from its send and receive rings into the transport; returns the records taken, or {@link ShmRing#CORRUPT}. */
-    int pumpPosts() {
-        int work = 0;
+    /**
+     * The start of a pass: reads every index the client writes that this pass acts on, once — each
+     * completion ring's consumer index (the room to write completions into) and each send ring's
+     * producer index (the sends to take) — and checks them. Returns {@link ShmRing#CORRUPT} when
+     * one is impossible, else 0.
+     */
+    int beginPass() {
+        for (int i = 0; i < cqList.size(); i++) {
+            if (cqList.get(i).beginPass() == ShmRing.CORRUPT) {
+                return ShmRing.CORRUPT;
+            }
+        }
         long sends = 0;
-        long receives = 0;
+        int budget = PASS_BUDGET;
         for (int i = 0; i < qpList.size(); i++) {
             ServedQp qp = qpList.get(i);
-            int n = qp.pump();
+            if (qp.snapshotSends(budget) == ShmRing.CORRUPT) {
+                return ShmRing.CORRUPT;
+            }
+            budget -= qp.sendsReady();
+            sends += qp.sendFill;
+        }
+        sendFill = sends;
+        sendHighWater = Math.max(sendHighWater, sends);
+        return 0;
+    }
+
+    /** The client's receives, from its QPs' and SRQs' receive rings into the transport; returns the records taken, or {@link ShmRing#CORRUPT}. */
+    int pumpReceives() {
+        int work = 0;
+        long receives = 0;
+        receivesLeft = false;
+        for (int i = 0; i < qpList.size(); i++) {
+            ServedQp qp = qpList.get(i);
+            int n = qp.pumpReceives(PASS_BUDGET - work);
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
-            sends += qp.sendFill;
             receives += qp.recvFill;
+            receivesLeft |= n < qp.recvFill && work == PASS_BUDGET;
         }
         for (int i = 0; i < srqList.size(); i++) {
             ServedSrq srq = srqList.get(i);
-            int n = srq.pump();
+            int n = srq.pump(PASS_BUDGET - work);
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
             receives += srq.fill;
+            receivesLeft |= n < srq.fill && work == PASS_BUDGET;
         }
-        sendFill = sends;
         recvFill = receives;
-        sendHighWater = Math.max(sendHighWater, sends);
         recvHighWater = Math.max(recvHighWater, receives);
         return work;
     }
 
-    /** The completions the transport has made, into the client's completion rings; returns how many, or {@link ShmRing#CORRUPT}. */
+    /**
+     * The sends {@link #beginPass} found, into the transport; returns how many were taken. None
+     * while receives the budget left in the client's rings wait: one of them may be what a send
+     * of this pass is answered into.
+     */
+    int pumpSends() {
+        if (receivesLeft) {
+            for (int i = 0; i < qpList.size(); i++) {
+                qpList.get(i).holdSends();
+            }
+            return 0;
+        }
+        int work = 0;
+        for (int i = 0; i < qpList.size(); i++) {
+            work += qpList.get(i).pumpSends();
+        }
+        return work;
+    }
+
+    /** The completions the transport has made, into the client's completion rings (as much as each has room this pass); returns how many. */
     int pumpCompletions() {
         int work = 0;
         long completions = 0;
         for (int i = 0; i < cqList.size(); i++) {
             ServedCq cq = cqList.get(i);
-            int n = cq.pump();
-            if (n == ShmRing.CORRUPT) {
-                return n;
-            }
-            work += n;
+            work += cq.pump();
             completions += cq.fill;
         }
         completionFill = completions;
@@ -533,8 +635,11 @@ final class ClientSession {
             n++;
         }
         pds.clear();
+        cqEntries = 0;
+        qpEntries = 0;
         if (shmFile != null) {
             try {
+                closeFile();
                 Files.deleteIfExists(shmFile);
             } catch (IOException e) {
                 System.getLogger(ClientSession.class.getName()).log(System.Logger.Level.WARNING, "could not remove " + shmFile, e);

@@ -1,0 +1,25 @@
+package io.srdnic.verbs.attach;
+
+/**
+ * What one attached client may make on the dataplane, checked before anything is allocated: a
+ * request past it is refused with an ERROR naming the quota, and leaves nothing behind. Each bound
+ * also bounds the dataplane's Java heap per client (a CQ entry costs ~37 bytes of it, a QP's work
+ * requests a few words each) and the work one pass does for it (its rings are taken at most
+ * {@link ClientSession#BURST} records each per pass).
+ *
+ * @param cqs         CQs at once
+ * @param cqEntries   the sum of the depths of its CQs
+ * @param qps         QPs at once
+ * @param qpEntries   the sum of the send and receive depths of its QPs and the depths of its SRQs
+ * @param srqs        SRQs at once
+ */
+public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int srqs) {
+    /** 64 CQs and 1 Mi CQ entries (~37 MB of heap), 256 QPs, 1 Mi QP and SRQ entries, 64 SRQs. */
+    public static final ClientQuota DEFAULTS = new ClientQuota(64, 1 << 20, 256, 1 << 20, 64);
+
+    public ClientQuota {
+        if (cqs < 1 || cqEntries < 1 || qps < 1 || qpEntries < 1 || srqs < 1) {
+            throw new IllegalArgumentException("every quota is at least 1: " + this);
+        }
+    }
+}
