@@ -205,6 +205,12 @@ public final class DataplaneCommand implements Callable<Integer> {
             } catch (IllegalStateException shuttingDown) {
                 // the hook is what stopped us
             }
+            for (int k = 0; k < lcores; k++) {
+                Throwable failure = loops.get(k).failure();
+                if (failure != null) { // an internal failure, not a stop asked for: exit status 1, saying why
+                    throw new IllegalStateException("lcore " + k + " failed, the dataplane stopped: " + failure, failure);
+                }
+            }
         }
         return 0;
     }

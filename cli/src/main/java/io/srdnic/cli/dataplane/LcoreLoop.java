@@ -40,6 +40,8 @@ final class LcoreLoop implements Runnable {
     private final CompletableFuture<AttachServer> ready = new CompletableFuture<>();
     private final CountDownLatch stopped;
     private final BooleanSupplier quit;
+    /** Why this lcore stopped on its own (its loop threw: the dataplane's own failure, not a client's), or null. */
+    private volatile Throwable failure;
 
     /** {@code portsOpened} is completed by lcore 0; {@code stopped} counts every lcore down as it stops. */
     LcoreLoop(int index, DataplaneSetup setup, HandoffCounts[] counts, CompletableFuture<DataplanePorts> portsOpened, CountDownLatch stopped,
@@ -50,6 +52,11 @@ final class LcoreLoop implements Runnable {
         this.portsOpened = portsOpened;
         this.stopped = stopped;
         this.quit = quit;
+    }
+
+    /** Why this lcore stopped other than by the quit flag, or null: the process then exits non-zero, saying why. */
+    Throwable failure() {
+        return failure;
     }
 
     /** Completed with this lcore's attach server once its clients can connect (exceptionally if it could not start). */
@@ -94,6 +101,7 @@ final class LcoreLoop implements Runnable {
             ready.complete(server);
             loop(ports, server, lcoreCounters, eal, index == 0 ? new LinkWatch(ports.ethPorts()) : null);
         } catch (Throwable t) {
+            failure = t;
             portsOpened.completeExceptionally(t); // no-op once opened; else the other lcores stop waiting
             ready.completeExceptionally(t);
             LOG.log(System.Logger.Level.ERROR, "lcore " + index + " stopped: " + t.getMessage(), t);
