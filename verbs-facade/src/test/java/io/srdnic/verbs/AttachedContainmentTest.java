@@ -221,4 +221,42 @@ class AttachedContainmentTest {
             assertUnharmed(traffic, before);
         }
     }
+
+    /** Makes objects with {@code make} until one is refused; returns how many were made, checking the refusal names the quota. */
+    private static int untilRefused(HostileClient bad, java.util.function.IntFunction<io.srdnic.verbs.attach.control.ControlMessage> make,
+                                    int atMost) throws Exception {
+        for (int i = 0; i < atMost; i++) {
+            if (bad.call(make.apply(i)) instanceof ErrorReply e) {
+                assertTrue(e.message().contains("quota"), e.message());
+                return i;
+            }
+        }
+        return atMost;
+    }
+
+    @Test
+    void shouldRefuseEachQuotaPastItsLimitAndLeakNothing() throws Exception {
+        ClientQuota q = ClientQuota.DEFAULTS;
+        try (HostileClient bad = new HostileClient(dir, 0, 1 << 20, 1 << 20)) {
+            assertEquals(q.pds(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.AllocPdRequest(), q.pds() + 8));
+            int pd = 1;
+            assertEquals(q.mrs(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.RegisterMrRequest(pd, 0, 4096, i * 4096L,
+                Access.LOCAL_WRITE), q.mrs() + 8));
+            Context peer = traffic.srdPeer();
+            assertEquals(q.ahs(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.CreateAhRequest(pd, peer.mac(), peer.ip(),
+                peer.udpPort()), q.ahs() + 8));
+            assertEquals(q.cqs(), untilRefused(bad, i -> new CreateCqRequest(1), q.cqs() + 8));
+            assertEquals(q.xrcds(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.OpenXrcdRequest(), q.xrcds() + 8));
+            assertEquals(q.cmIds(), untilRefused(bad, i -> io.srdnic.verbs.attach.control.CmRequest.of(
+                io.srdnic.verbs.attach.control.CmRequest.CREATE, 0, io.srdnic.verbs.cm.CmId.PS_TCP, -1), q.cmIds() + 8));
+            // a refused create left nothing behind: one destroyed, one made again
+            bad.handle(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.CQ, 1));
+            bad.createCq(1);
+            // the well-behaved tenant's own objects are its own quota: it still makes what it needs
+            try (AttachedSrdTest.App another = new AttachedSrdTest.App(dir, 0, 4)) {
+                assertTrue(another.qp.qpNum() > 0);
+            }
+            assertUnharmed(traffic, before);
+        }
+    }
 }

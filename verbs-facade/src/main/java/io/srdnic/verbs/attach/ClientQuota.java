@@ -12,13 +12,18 @@ package io.srdnic.verbs.attach;
  * @param qps         QPs at once
  * @param qpEntries   the sum of the send and receive depths of its QPs and the depths of its SRQs
  * @param srqs        SRQs at once
+ * @param pds         protection domains at once
+ * @param mrs         memory regions at once
+ * @param ahs         address handles at once
+ * @param cmIds       CM ids it creates, at once
+ * @param xrcds       XRC domains at once
  */
-public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int srqs) {
-    /** 64 CQs and 1 Mi CQ entries (~37 MB of heap), 256 QPs, 1 Mi QP and SRQ entries, 64 SRQs. */
-    public static final ClientQuota DEFAULTS = new ClientQuota(64, 1 << 20, 256, 1 << 20, 64);
+public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int srqs, int pds, int mrs, int ahs, int cmIds, int xrcds) {
+    /** 64 CQs and 1 Mi CQ entries (~37 MB of heap), 256 QPs, 1 Mi QP and SRQ entries, 64 SRQs, 64 PDs, 4096 MRs, 1024 AHs, 256 CM ids, 16 XRC domains. */
+    public static final ClientQuota DEFAULTS = new ClientQuota(64, 1 << 20, 256, 1 << 20, 64, 64, 4096, 1024, 256, 16);
 
     public ClientQuota {
-        if (cqs < 1 || cqEntries < 1 || qps < 1 || qpEntries < 1 || srqs < 1) {
+        if (cqs < 1 || cqEntries < 1 || qps < 1 || qpEntries < 1 || srqs < 1 || pds < 1 || mrs < 1 || ahs < 1 || cmIds < 1 || xrcds < 1) {
             throw new IllegalArgumentException("every quota is at least 1: " + this);
         }
     }

@@ -73,6 +73,8 @@ final class ClientSession {
     /** Counted against {@link #quota}: ring records (a CQ's, a QP's two, an SRQ's) the client holds now. */
     private long cqEntries;
     private long qpEntries;
+    /** Address handles held (the table is indexed by the transport's number, so its length is not the count). */
+    private int ahCount;
     private MemorySegment file;
     private MemorySegment pool;
     private MemorySegment rings;
@@ -200,6 +202,7 @@ final class ClientSession {
     }
 
     HandleReply allocPd() {
+        overQuota(pds.size() >= quota.pds(), "protection domains", pds.size(), quota.pds());
         int handle = nextPd++;
         pds.put(handle, context.allocPd());
         return HandleReply.of(handle);
@@ -302,6 +305,18 @@ final class ClientSession {
         throw new VerbsException(message);
     }
 
+    /** What the client may make (its CM ids check theirs). */
+    ClientQuota quota() {
+        return quota;
+    }
+
+    /** Refuses a create past the client's quota, before anything is made. */
+    static void overQuota(boolean over, String what, long held, long quota) {
+        if (over) {
+            throw new VerbsException("over this client's quota: " + held + " " + what + " held, at most " + quota);
+        }
+    }
+
     /** CREATE_SRQ: a basic SRQ, or an XRC SRQ of one of the client's domains, and its receive ring. */
     HandleReply createSrq(CreateSrqRequest r) {
         ProtectionDomain pd = pd(r.pd());
@@ -346,6 +361,7 @@ final class ClientSession {
 
     /** OPEN_XRCD: a new XRC domain of the client's. */
     HandleReply openXrcd() {
+        overQuota(xrcds.size() >= quota.xrcds(), "XRC domains", xrcds.size(), quota.xrcds());
         XrcDomain d = context.openXrcDomain();
         int handle = nextXrcd++;
         xrcds.put(handle, d);
@@ -403,12 +419,14 @@ final class ClientSession {
     }
 
     HandleReply createAh(CreateAhRequest r) {
+        overQuota(ahCount >= quota.ahs(), "address handles", ahCount, quota.ahs());
         AddressHandle ah = pd(r.pd()).createAddressHandle(r.mac(), r.ip(), r.udpPort());
         int n = ah.handle();
         if (n >= ahs.length) {
             ahs = java.util.Arrays.copyOf(ahs, Math.max(ahs.length * 2, n + 1));
         }
         ahs[n] = ah;
+        ahCount++;
         return HandleReply.of(n);
     }
 
@@ -418,6 +436,7 @@ final class ClientSession {
     }
 
     HandleReply registerMr(RegisterMrRequest r) {
+        overQuota(mrs.size() >= quota.mrs(), "memory regions", mrs.size(), quota.mrs());
         ProtectionDomain pd = pd(r.pd());
         if (r.poolOffset() < 0 || r.length() <= 0 || r.poolOffset() > pool.byteSize() - r.length()) {
             throw new VerbsException("region [" + r.poolOffset() + ", +" + r.length() + ") is not inside this context's pool of "
@@ -445,6 +464,7 @@ final class ClientSession {
                 }
                 ahs[r.handle()].destroy();
                 ahs[r.handle()] = null;
+                ahCount--;
             }
             case DestroyRequest.MR -> {
                 MemoryRegion mr = mrs.remove(r.handle());
@@ -637,6 +657,7 @@ final class ClientSession {
         pds.clear();
         cqEntries = 0;
         qpEntries = 0;
+        ahCount = 0;
         if (shmFile != null) {
             try {
                 closeFile();
