@@ -64,7 +64,9 @@ public final class DataplaneCommand implements Callable<Integer> {
     @Option(names = "--dir", defaultValue = "/run/srdnic", description = "Control socket and PID file directory (default ${DEFAULT-VALUE}).")
     Path dir;
 
-    @Option(names = "--shm-dir", defaultValue = "/dev/shm", description = "Where clients' shared files are made (default ${DEFAULT-VALUE}).")
+    @Option(names = "--shm-dir", paramLabel = "DIR",
+        description = "Make clients' shared memory as files in DIR (e.g. /dev/shm), which clients of another uid can open. Default: a"
+            + " sealed memfd per client, which no client can shrink under the dataplane and which only the dataplane's uid (or root) opens.")
     Path shmDir;
 
     @Option(names = "--ip", defaultValue = "10.0.0.1", description = "IPv4 address of the first port (default ${DEFAULT-VALUE}).")

@@ -106,7 +106,8 @@ public final class AttachServer implements AutoCloseable {
 
     /**
      * Listens on {@code dir}/control.sock (a stale socket file is replaced: the caller holds the
-     * directory's lock) for clients of {@code ports}; shared files go in {@code shmDir}.
+     * directory's lock) for clients of {@code ports}; shared files go in {@code shmDir}, or, when it
+     * is null, each client's memory is a sealed memfd ({@link SealedMemory}) that no one can shrink.
      */
     public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir) {
         this(dir, ports, allow, shmDir, 0, 1);

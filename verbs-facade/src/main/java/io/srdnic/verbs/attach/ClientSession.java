@@ -68,6 +68,8 @@ final class ClientSession {
     private Path shmFile;
     /** The shared file, open while the client is: its size says whether the client truncated it under the mapping. */
     private FileChannel fileChannel;
+    /** The sealed memfd holding it when the dataplane has no --shm-dir, else -1. */
+    private int memfd = -1;
     private long fileBytes;
     private ClientQuota quota = ClientQuota.DEFAULTS;
     /** Counted against {@link #quota}: ring records (a CQ's, a QP's two, an SRQ's) the client holds now. */
@@ -151,6 +153,10 @@ final class ClientSession {
             }
             fileChannel = null;
         }
+        if (memfd >= 0) {
+            SealedMemory.close(memfd); // the mapping keeps the memory until it goes
+            memfd = -1;
+        }
     }
 
     /** Work requests the dataplane refused for this client before the transport saw them. */
@@ -175,17 +181,27 @@ final class ClientSession {
         long poolOffset = SharedLayout.HEADER_BYTES + ringsBytes;
         long poolBytes = SharedLayout.align(request.poolBytes());
         long total = poolOffset + poolBytes;
-        shmFile = shmDir.resolve("srdnic-" + ProcessHandle.current().pid() + "-" + id);
+        String name = "srdnic-" + ProcessHandle.current().pid() + "-" + id;
+        Path clientPath; // where the client opens it
         try {
-            Files.deleteIfExists(shmFile);
-            Files.createFile(shmFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            fileChannel = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            if (shmDir == null) { // a sealed memfd: nothing can shrink it, nothing in /dev/shm names it
+                memfd = SealedMemory.create(name, total);
+                clientPath = SealedMemory.path(memfd);
+                fileChannel = FileChannel.open(SealedMemory.ownPath(memfd), StandardOpenOption.READ, StandardOpenOption.WRITE);
+            } else {
+                shmFile = shmDir.resolve(name);
+                clientPath = shmFile;
+                Files.deleteIfExists(shmFile);
+                Files.createFile(shmFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                fileChannel = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            }
             // An automatic arena: the mapping lives while the transport may still hold a segment of it.
             file = fileChannel.map(FileChannel.MapMode.READ_WRITE, 0, total, Arena.ofAuto());
             fileBytes = total;
         } catch (IOException e) {
             closeFile();
-            throw new VerbsException("could not make the shared file " + shmFile + ": " + e.getMessage());
+            throw new VerbsException("could not make the client's shared memory (" + (shmDir == null ? "memfd" : shmFile) + "): "
+                + e.getMessage());
         }
         file.set(java.lang.foreign.ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
         file.set(java.lang.foreign.ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
@@ -197,7 +213,7 @@ final class ClientSession {
         int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
             Math.min(a.maxInlineData(), SendRecord.MAX_INLINE), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
             a.rnrRetry() ? 1 : 0, a.maxSrq(), a.maxSrqWr(), a.maxSrqSge(), a.atomicCap(), a.maxQpRdAtom()};
-        return new OpenReply(shmFile.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
+        return new OpenReply(clientPath.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
             on.udpPort(), a.name(), attributes);
     }
 
@@ -658,9 +674,9 @@ final class ClientSession {
         cqEntries = 0;
         qpEntries = 0;
         ahCount = 0;
+        closeFile();
         if (shmFile != null) {
             try {
-                closeFile();
                 Files.deleteIfExists(shmFile);
             } catch (IOException e) {
                 System.getLogger(ClientSession.class.getName()).log(System.Logger.Level.WARNING, "could not remove " + shmFile, e);
