@@ -20,9 +20,12 @@ final class DataplaneConfigFile {
     /** The options a file may set: those of {@link DataplaneCommand} but {@code --config} itself. */
     static final Set<String> KEYS = Set.of("port", "lcores", "cpu", "dir", "shm-dir", "ip", "memory-mb", "busy-spin", "log-level");
     static final String SETTING = "set.";
+    /** A per-client quota, as {@code --quota NAME=VALUE}. */
+    static final String QUOTA = "quota.";
 
     private final Map<String, List<String>> values = new LinkedHashMap<>();
     private final Map<String, String> settings = new LinkedHashMap<>();
+    private final Map<String, String> quotas = new LinkedHashMap<>();
 
     private DataplaneConfigFile() {
     }
@@ -58,6 +61,8 @@ final class DataplaneConfigFile {
             }
             if (key.startsWith(SETTING) && key.length() > SETTING.length()) {
                 c.settings.put(key.substring(SETTING.length()), value);
+            } else if (key.startsWith(QUOTA) && key.length() > QUOTA.length()) {
+                c.quotas.put(key.substring(QUOTA.length()), value);
             } else if (KEYS.contains(key)) {
                 if (!key.equals("port") && c.values.containsKey(key)) {
                     throw new IllegalArgumentException(where + ": " + key + " is set twice (only port repeats)");
@@ -65,7 +70,7 @@ final class DataplaneConfigFile {
                 c.values.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
             } else {
                 throw new IllegalArgumentException(where + ": no option '" + key + "' (keys: " + String.join(", ", KEYS.stream().sorted().toList())
-                    + ", set.KEY for a transport setting)");
+                    + ", set.KEY for a transport setting, quota.NAME for a per-client quota)");
             }
         }
         return c;
@@ -80,6 +85,11 @@ final class DataplaneConfigFile {
     String value(String key) {
         List<String> v = values(key);
         return v.isEmpty() ? null : v.getFirst();
+    }
+
+    /** The per-client quotas ({@code quota.NAME = VALUE}), in file order. */
+    Map<String, String> quotas() {
+        return quotas;
     }
 
     /** The transport settings ({@code set.KEY = VALUE}), in file order. */

@@ -12,6 +12,7 @@ import io.srdnic.verbs.Device;
 import io.srdnic.verbs.ThreadingMode;
 import io.srdnic.verbs.attach.AllowRule;
 import io.srdnic.verbs.attach.AttachServer;
+import io.srdnic.verbs.attach.ClientQuota;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,12 +41,15 @@ final class LcoreLoop implements Runnable {
     private final CompletableFuture<AttachServer> ready = new CompletableFuture<>();
     private final CountDownLatch stopped;
     private final BooleanSupplier quit;
+    /** What each client of this lcore may make. */
+    private final ClientQuota quota;
     /** Why this lcore stopped on its own (its loop threw: the dataplane's own failure, not a client's), or null. */
     private volatile Throwable failure;
 
     /** {@code portsOpened} is completed by lcore 0; {@code stopped} counts every lcore down as it stops. */
     LcoreLoop(int index, DataplaneSetup setup, HandoffCounts[] counts, CompletableFuture<DataplanePorts> portsOpened, CountDownLatch stopped,
-              BooleanSupplier quit) {
+              BooleanSupplier quit, ClientQuota quota) {
+        this.quota = quota;
         this.index = index;
         this.setup = setup;
         this.counts = counts;
@@ -96,6 +100,7 @@ final class LcoreLoop implements Runnable {
             // Client ids (and the shared files named by them) are numbered per lcore so that no two servers' clients share one.
             server = new AttachServer(Files.createDirectories(setup.attachDir(index)), contexts, AllowRule.sameUserOrRoot(setup.pidFile()),
                 setup.shmDir(), index, setup.lcores());
+            server.quota(quota);
             server.publishCounters(setup.dir(), index);
             lcoreCounters = new LcoreCounters(setup.dir(), index, counts[index]);
             ready.complete(server);

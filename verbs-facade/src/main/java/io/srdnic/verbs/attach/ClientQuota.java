@@ -27,4 +27,36 @@ public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int 
             throw new IllegalArgumentException("every quota is at least 1: " + this);
         }
     }
+
+    /** The names {@link #with} takes, as {@code srdnic dataplane --quota NAME=VALUE} spells them. */
+    public static final java.util.List<String> NAMES = java.util.List.of("cqs", "cq-entries", "qps", "qp-entries", "srqs", "pds", "mrs",
+        "ahs", "cm-ids", "xrcds");
+
+    /** This quota with {@code name} (one of {@link #NAMES}) set to {@code value}; an unknown name or a value out of range is refused, saying which. */
+    public ClientQuota with(String name, String value) {
+        long v;
+        try {
+            v = Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("quota " + name + " is a number, was '" + value + "'");
+        }
+        if (v < 1 || (!name.endsWith("-entries") && v > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException("quota " + name + " must be 1.." + (name.endsWith("-entries") ? Long.MAX_VALUE : Integer.MAX_VALUE)
+                + ", was " + v);
+        }
+        int n = (int) Math.min(v, Integer.MAX_VALUE);
+        return switch (name) {
+            case "cqs" -> new ClientQuota(n, cqEntries, qps, qpEntries, srqs, pds, mrs, ahs, cmIds, xrcds);
+            case "cq-entries" -> new ClientQuota(cqs, v, qps, qpEntries, srqs, pds, mrs, ahs, cmIds, xrcds);
+            case "qps" -> new ClientQuota(cqs, cqEntries, n, qpEntries, srqs, pds, mrs, ahs, cmIds, xrcds);
+            case "qp-entries" -> new ClientQuota(cqs, cqEntries, qps, v, srqs, pds, mrs, ahs, cmIds, xrcds);
+            case "srqs" -> new ClientQuota(cqs, cqEntries, qps, qpEntries, n, pds, mrs, ahs, cmIds, xrcds);
+            case "pds" -> new ClientQuota(cqs, cqEntries, qps, qpEntries, srqs, n, mrs, ahs, cmIds, xrcds);
+            case "mrs" -> new ClientQuota(cqs, cqEntries, qps, qpEntries, srqs, pds, n, ahs, cmIds, xrcds);
+            case "ahs" -> new ClientQuota(cqs, cqEntries, qps, qpEntries, srqs, pds, mrs, n, cmIds, xrcds);
+            case "cm-ids" -> new ClientQuota(cqs, cqEntries, qps, qpEntries, srqs, pds, mrs, ahs, n, xrcds);
+            case "xrcds" -> new ClientQuota(cqs, cqEntries, qps, qpEntries, srqs, pds, mrs, ahs, cmIds, n);
+            default -> throw new IllegalArgumentException("no quota '" + name + "' (quotas: " + String.join(", ", NAMES) + ")");
+        };
+    }
 }
