@@ -75,7 +75,7 @@ final class AttachedQp {
         for (int i = 0; i < wr.numSge; i++) {
             Sge g = wr.sges[i];
             if (g.segment == null || g.offset < 0 || g.length < 0 || g.offset > g.segment.byteSize() - g.length
-                || total + g.length > SendRecord.MAX_INLINE) {
+                || (long) total + g.length > SendRecord.MAX_INLINE) {
                 return -1;
             }
             MemorySegment.copy(g.segment, g.offset, record, to + total, g.length);

@@ -63,7 +63,9 @@ final class AttachedSession implements AutoCloseable {
         this.dir = dir;
         this.channel = channel;
         this.info = info;
-        try (FileChannel f = FileChannel.open(Path.of(info.shmPath()), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        // A file in the dataplane's --shm-dir, or its sealed memfd as /proc/<its pid>/fd/<fd>, which
+        // the kernel opens for a process that may inspect the dataplane's (the same uid, or root).
+        try (FileChannel f = openShared(Path.of(info.shmPath()))) {
             MemorySegment file = f.map(FileChannel.MapMode.READ_WRITE, 0, info.fileBytes(), arena);
             this.pool = file.asSlice(info.poolOffset(), info.poolBytes());
             this.rings = file.asSlice(info.ringsOffset(), info.ringsBytes());
@@ -72,6 +74,16 @@ final class AttachedSession implements AutoCloseable {
         this.reader = new Thread(this::readLoop, "srdnic-attached-" + info.shmPath());
         reader.setDaemon(true);
         reader.start();
+    }
+
+    private static FileChannel openShared(Path path) throws IOException {
+        try {
+            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (java.nio.file.AccessDeniedException e) {
+            throw new IOException("cannot open the dataplane's shared memory " + path + " (permission denied): a dataplane without"
+                + " --shm-dir shares a memfd, which only its own user (or root) may open; run the application as that user, or the"
+                + " dataplane with --shm-dir", e);
+        }
     }
 
     /** Connects to the dataplane in {@code dir}, opens a context on its port {@code port} and maps the shared file. */

@@ -138,10 +138,12 @@ public final class Context implements AutoCloseable {
         if (depth < 1 || depth > (1 << 20)) {
             throw new VerbsException("CQ depth must be 1..1M, was " + depth);
         }
-        if (++cqs > MAX_CQ) {
+        if (cqs >= MAX_CQ) {
             throw new VerbsException("at most " + MAX_CQ + " CQs per context");
         }
-        return new CompletionQueue(this, depth);
+        CompletionQueue cq = new CompletionQueue(this, depth); // counted once made: a refused create (attached: the dataplane's ERROR) leaks no slot
+        cqs++;
+        return cq;
     }
 
     /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED, SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode. */

@@ -261,7 +261,7 @@ public final class QueuePair {
                 checkAtomic(wr); // what rxe refuses at posting is refused here too, not as a completion
             }
             if ((wr.flags & SendWr.INLINE) != 0) {
-                checkInline(wr, wr.totalLength());
+                checkInline(wr, wr.lengthsOverflow() ? Integer.MAX_VALUE : wr.totalLength());
             }
             return attached.postSend(wr, connected ? 0 : ah.id); // the dataplane runs the checks below on its side
         }
@@ -275,6 +275,10 @@ public final class QueuePair {
         // Atomics are RC's alone: SRD delivers in any order and keeps no answer per request.
         if (!SendOpcode.isValid(wr.opcode) || (rdma && type == QpType.UD) || (atomic && !connected)) {
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
+            return 0;
+        }
+        if (wr.lengthsOverflow()) {
+            context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, 0);
             return 0;
         }
         if (wr.numSge > maxSendSge || ((rdma || atomic) && wr.numSge != 1)) {

@@ -127,8 +127,18 @@ public final class SendWr {
         return this;
     }
 
+    /** The bytes the SGEs name together; see {@link #lengthsOverflow()} first. */
     int totalLength() {
-        int total = 0;
+        return (int) sumOfLengths();
+    }
+
+    /** Whether the SGEs' lengths add up past an int (each may lie in its region): LOCAL_LENGTH_ERROR, no message is that long. */
+    boolean lengthsOverflow() {
+        return sumOfLengths() > Integer.MAX_VALUE;
+    }
+
+    private long sumOfLengths() {
+        long total = 0;
         for (int i = 0; i < numSge; i++) {
             total += sges[i].length;
         }

@@ -101,7 +101,7 @@ final class AttachedWorld implements AutoCloseable {
         FutureTask<T> t = new FutureTask<>(call);
         onLoop.add(t);
         try {
-            return t.get();
+            return t.get(10, java.util.concurrent.TimeUnit.SECONDS); // a loop that died fails the test, not hangs it
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

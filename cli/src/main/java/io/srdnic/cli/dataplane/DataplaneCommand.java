@@ -5,6 +5,7 @@ import io.srdnic.srd.transport.SrdConfig;
 import io.srdnic.verbs.attach.AllowRule;
 import io.srdnic.verbs.attach.AttachPolicy;
 import io.srdnic.verbs.attach.AttachServer;
+import io.srdnic.verbs.attach.ClientQuota;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -50,6 +51,14 @@ public final class DataplaneCommand implements Callable<Integer> {
         description = "A transport setting of every context (docs/configuration.md), e.g. --set rto-min-us=200; repeatable.")
     Map<String, String> settings = new LinkedHashMap<>();
 
+    @Option(names = "--quota", paramLabel = "NAME=VALUE",
+        description = "A per-client quota (cqs, cq-entries, qps, qp-entries, srqs, pds, mrs, ahs, cm-ids, xrcds; docs/dataplane.md,"
+            + " Containment), e.g. --quota cq-entries=262144; repeatable. A create past it is refused, nothing made.")
+    Map<String, String> quotas = new LinkedHashMap<>();
+
+    /** What each client may make: the defaults with --quota and quota.NAME applied (checked by applyConfig). */
+    ClientQuota quota = ClientQuota.DEFAULTS;
+
     @Option(names = "--port", paramLabel = "SPEC",
         description = "A DPDK device by its EAL spec, e.g. net_memif0,role=server,socket=/run/m.sock (repeatable; with one lcore port i gets --ip + i).")
     List<String> ports = new ArrayList<>();
@@ -69,7 +78,9 @@ public final class DataplaneCommand implements Callable<Integer> {
             + " or refused unless owned by this uid and not writable by group or others.")
     Path dir;
 
-    @Option(names = "--shm-dir", defaultValue = "/dev/shm", description = "Where clients' shared files are made (default ${DEFAULT-VALUE}).")
+    @Option(names = "--shm-dir", paramLabel = "DIR",
+        description = "Make clients' shared memory as files in DIR (e.g. /dev/shm), which clients of another uid can open. Default: a"
+            + " sealed memfd per client, which no client can shrink under the dataplane and which only the dataplane's uid (or root) opens.")
     Path shmDir;
 
     @Option(names = "--ip", defaultValue = "10.0.0.1", description = "IPv4 address of the first port (default ${DEFAULT-VALUE}).")
@@ -172,12 +183,20 @@ public final class DataplaneCommand implements Callable<Integer> {
             Map<String, String> merged = new LinkedHashMap<>(file.settings());
             merged.putAll(settings); // --set wins
             settings = merged;
+            Map<String, String> mergedQuotas = new LinkedHashMap<>(file.quotas());
+            mergedQuotas.putAll(quotas); // --quota wins
+            quotas = mergedQuotas;
         }
         if (ports.isEmpty()) {
             throw new IllegalArgumentException("no port: give --port SPEC, or port = SPEC in --config");
         }
         // An unknown key, a value that does not parse or one out of range fails here, before EAL starts
         // (the link's MTU is fitted later, per port; here any frame size will do).
+        ClientQuota q = ClientQuota.DEFAULTS;
+        for (Map.Entry<String, String> e : quotas.entrySet()) {
+            q = q.with(e.getKey(), e.getValue());
+        }
+        quota = q;
         SrdConfig check = new SrdConfig();
         settings.forEach(check::set);
         check.conclude(1 << 16);
@@ -234,7 +253,7 @@ public final class DataplaneCommand implements Callable<Integer> {
             List<Thread> threads = new ArrayList<>();
             List<LcoreLoop> loops = new ArrayList<>();
             for (int k = 0; k < lcores; k++) {
-                LcoreLoop loop = new LcoreLoop(k, setup, counts, portsOpened, stopped, () -> quit);
+                LcoreLoop loop = new LcoreLoop(k, setup, counts, portsOpened, stopped, () -> quit, quota);
                 loops.add(loop);
                 threads.add(new Thread(loop, "srdnic-lcore-" + k));
             }
@@ -269,6 +288,12 @@ public final class DataplaneCommand implements Callable<Integer> {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
                 // the hook is what stopped us
+            }
+            for (int k = 0; k < lcores; k++) {
+                Throwable failure = loops.get(k).failure();
+                if (failure != null) { // an internal failure, not a stop asked for: exit status 1, saying why
+                    throw new IllegalStateException("lcore " + k + " failed, the dataplane stopped: " + failure, failure);
+                }
             }
         }
         return 0;

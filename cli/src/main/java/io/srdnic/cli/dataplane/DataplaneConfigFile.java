@@ -21,9 +21,12 @@ final class DataplaneConfigFile {
     static final Set<String> KEYS = Set.of("port", "lcores", "cpu", "dir", "shm-dir", "ip", "memory-mb", "busy-spin", "log-level",
         "group", "allow-uid", "allow-group", "max-connections", "max-connections-per-uid", "open-timeout-ms");
     static final String SETTING = "set.";
+    /** A per-client quota, as {@code --quota NAME=VALUE}. */
+    static final String QUOTA = "quota.";
 
     private final Map<String, List<String>> values = new LinkedHashMap<>();
     private final Map<String, String> settings = new LinkedHashMap<>();
+    private final Map<String, String> quotas = new LinkedHashMap<>();
 
     private DataplaneConfigFile() {
     }
@@ -59,6 +62,8 @@ final class DataplaneConfigFile {
             }
             if (key.startsWith(SETTING) && key.length() > SETTING.length()) {
                 c.settings.put(key.substring(SETTING.length()), value);
+            } else if (key.startsWith(QUOTA) && key.length() > QUOTA.length()) {
+                c.quotas.put(key.substring(QUOTA.length()), value);
             } else if (KEYS.contains(key)) {
                 if (!key.equals("port") && c.values.containsKey(key)) {
                     throw new IllegalArgumentException(where + ": " + key + " is set twice (only port repeats)");
@@ -66,7 +71,7 @@ final class DataplaneConfigFile {
                 c.values.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
             } else {
                 throw new IllegalArgumentException(where + ": no option '" + key + "' (keys: " + String.join(", ", KEYS.stream().sorted().toList())
-                    + ", set.KEY for a transport setting)");
+                    + ", set.KEY for a transport setting, quota.NAME for a per-client quota)");
             }
         }
         return c;
@@ -81,6 +86,11 @@ final class DataplaneConfigFile {
     String value(String key) {
         List<String> v = values(key);
         return v.isEmpty() ? null : v.getFirst();
+    }
+
+    /** The per-client quotas ({@code quota.NAME = VALUE}), in file order. */
+    Map<String, String> quotas() {
+        return quotas;
     }
 
     /** The transport settings ({@code set.KEY = VALUE}), in file order. */

@@ -11,6 +11,7 @@ import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.ThreadingMode;
 import io.srdnic.verbs.attach.AttachServer;
+import io.srdnic.verbs.attach.ClientQuota;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -38,16 +39,26 @@ final class LcoreLoop implements Runnable {
     private final CompletableFuture<AttachServer> ready = new CompletableFuture<>();
     private final CountDownLatch stopped;
     private final BooleanSupplier quit;
+    /** What each client of this lcore may make. */
+    private final ClientQuota quota;
+    /** Why this lcore stopped on its own (its loop threw: the dataplane's own failure, not a client's), or null. */
+    private volatile Throwable failure;
 
     /** {@code portsOpened} is completed by lcore 0; {@code stopped} counts every lcore down as it stops. */
     LcoreLoop(int index, DataplaneSetup setup, HandoffCounts[] counts, CompletableFuture<DataplanePorts> portsOpened, CountDownLatch stopped,
-              BooleanSupplier quit) {
+              BooleanSupplier quit, ClientQuota quota) {
+        this.quota = quota;
         this.index = index;
         this.setup = setup;
         this.counts = counts;
         this.portsOpened = portsOpened;
         this.stopped = stopped;
         this.quit = quit;
+    }
+
+    /** Why this lcore stopped other than by the quit flag, or null: the process then exits non-zero, saying why. */
+    Throwable failure() {
+        return failure;
     }
 
     /** Completed with this lcore's attach server once its clients can connect (exceptionally if it could not start). */
@@ -88,11 +99,13 @@ final class LcoreLoop implements Runnable {
             // Client ids (and the shared files named by them) are numbered per lcore so that no two servers' clients share one.
             server = new AttachServer(RunDirectory.prepare(setup.attachDir(index)), contexts, setup.policy(), setup.shmDir(), index,
                 setup.lcores());
+            server.quota(quota);
             server.publishCounters(setup.dir(), index);
             lcoreCounters = new LcoreCounters(setup.dir(), index, counts[index]);
             ready.complete(server);
             loop(ports, server, lcoreCounters, eal, index == 0 ? new LinkWatch(ports.ethPorts()) : null);
         } catch (Throwable t) {
+            failure = t;
             portsOpened.completeExceptionally(t); // no-op once opened; else the other lcores stop waiting
             ready.completeExceptionally(t);
             LOG.log(System.Logger.Level.ERROR, "lcore " + index + " stopped: " + t.getMessage(), t);

@@ -82,4 +82,18 @@ class DataplaneOptionsTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--config", Files.writeString(tmp.resolve("bad.conf"),
             "port = net_ring0\nallow-uid = root\n").toString())).getMessage().contains("allow-uid is a number, was root"), "names are refused");
     }
+
+    @Test
+    void shouldTakeQuotasFromTheFileAndTheCommandLineAndRefuseUnknownOnes() throws Exception {
+        Path file = Files.writeString(tmp.resolve("q.conf"), "port = net_ring0\nquota.cqs = 8\nquota.mrs = 100\n");
+        DataplaneCommand cmd = parsed("--config", file.toString(), "--quota", "mrs=200", "--quota", "cq-entries=4096");
+        assertEquals(8, cmd.quota.cqs());
+        assertEquals(200, cmd.quota.mrs(), "--quota wins over quota.mrs");
+        assertEquals(4096, cmd.quota.cqEntries());
+        assertEquals(io.srdnic.verbs.attach.ClientQuota.DEFAULTS.qps(), cmd.quota.qps(), "the default where neither says");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--quota", "gpus=1")).getMessage()
+            .contains("no quota 'gpus'"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--quota", "qps=0")).getMessage()
+            .contains("must be 1.."));
+    }
 }

@@ -78,6 +78,9 @@ public final class AttachServer implements AutoCloseable {
     private long objectsReclaimed;
     private long malformedMessages;
     private long ringCorruptions;
+    private long clientsFenced;
+    /** What each client may make; {@link ClientQuota#DEFAULTS} unless {@link #quota(ClientQuota)} says otherwise. */
+    private ClientQuota quota = ClientQuota.DEFAULTS;
     /** The live counters file of the attach side, or null. */
     private AttachCounters published;
     /** Who holds what ({@code srdnic dataplane res}), written beside the counters file; or null. */
@@ -119,7 +122,8 @@ public final class AttachServer implements AutoCloseable {
 
     /**
      * Listens on {@code dir}/control.sock (a stale socket file is replaced: the caller holds the
-     * directory's lock) for clients of {@code ports}; shared files go in {@code shmDir}.
+     * directory's lock) for clients of {@code ports}; shared files go in {@code shmDir}, or, when it
+     * is null, each client's memory is a sealed memfd ({@link SealedMemory}) that no one can shrink.
      */
     public AttachServer(Path dir, List<Context> ports, AllowRule allow, Path shmDir) {
         this(dir, ports, AttachPolicy.of(allow), shmDir, 0, 1);
@@ -158,26 +162,47 @@ public final class AttachServer implements AutoCloseable {
             socketPath, ports.size(), policy.allow().description(), policy.maxConnections(), policy.maxConnectionsPerUid());
     }
 
+    /** What each client that opens from now on may make (CQs, QPs, SRQs and their depths). */
+    public AttachServer quota(ClientQuota quota) {
+        this.quota = java.util.Objects.requireNonNull(quota);
+        return this;
+    }
+
     public Path socketPath() {
         return socketPath;
     }
 
-    /** One duty cycle at {@code now}: the transports, the clients' rings, and now and then the control socket. */
+    /**
+     * One duty cycle at {@code now}: the transports, the clients' rings, and now and then the
+     * control socket. A fault in one client's handling — anything its records, indexes, sizes or
+     * file make the dataplane's code throw — fences that client alone ({@link #fence}); the pass
+     * goes on for the others. Whatever else throws is the dataplane's own failure and leaves.
+     */
     public int doWork(long now) {
         // Posts first, so that the cycles below transmit them; completions last, so that what the
         // cycles made reaches the clients' rings in this pass: a record never waits a whole pass.
-        int work = pumpClients(true);
+        // The posts in the applications' order: every client's send indexes are read first, then
+        // every receive ring is taken, then the sends found: a receive published before a send
+        // (of any client of this server) is posted before that send, so it is in place when the
+        // send arrives, as a NIC's receive queue is (no RNR for a receive posted in time).
+        int work = eachClient(BEGIN_PASS);
+        work += eachClient(RECEIVES);
+        work += eachClient(SENDS);
         for (int i = 0; i < ports.size(); i++) {
-            work += ports.get(i).progress();
+            work += progress(ports.get(i));
         }
-        work += pumpClients(false);
+        work += eachClient(COMPLETIONS);
         if (now - lastControl >= CONTROL_INTERVAL_NANOS) {
             lastControl = now;
-            for (int i = 0; i < cms.size(); i++) {
-                work += cms.get(i).poll();
+            try { // the CMs and the async events run the ports' cycles too (INVOKER contexts)
+                for (int i = 0; i < cms.size(); i++) {
+                    work += cms.get(i).poll();
+                }
+                work += routeEvents();
+            } catch (InternalError e) {
+                work += fenceTruncators(e);
             }
             work += pollControl(now);
-            work += routeEvents();
             if (published != null) {
                 published.maybeExport(this, now, false);
                 res.maybeWrite(this, lcore, now, false);
@@ -186,15 +211,31 @@ public final class AttachServer implements AutoCloseable {
         return work;
     }
 
-    /** Every open client's posts ({@code posts}) or completions; a client that broke a ring index is dropped. */
-    private int pumpClients(boolean posts) {
+    private static final int BEGIN_PASS = 0;
+    private static final int RECEIVES = 1;
+    private static final int SENDS = 2;
+    private static final int COMPLETIONS = 3;
+
+    /** One step of the pass for every open client; a client that broke a ring index or faulted is fenced, the others go on. */
+    private int eachClient(int step) {
         int work = 0;
         for (int i = connections.size() - 1; i >= 0; i--) {
             Connection c = connections.get(i);
             if (!c.session.isOpen()) {
                 continue;
             }
-            int n = posts ? c.session.pumpPosts() : c.session.pumpCompletions();
+            int n;
+            try {
+                n = switch (step) {
+                    case BEGIN_PASS -> c.session.beginPass();
+                    case RECEIVES -> c.session.pumpReceives();
+                    case SENDS -> c.session.pumpSends();
+                    default -> c.session.pumpCompletions();
+                };
+            } catch (RuntimeException | InternalError e) {
+                fence(c, e);
+                continue;
+            }
             if (n == ShmRing.CORRUPT) {
                 ringCorruptions++;
                 send(c, 0, new ErrorReply("a ring index in the context's shared memory was overwritten"));
@@ -204,6 +245,48 @@ public final class AttachServer implements AutoCloseable {
             }
         }
         return work;
+    }
+
+    /**
+     * A port's cycle. The transport reads and writes clients' pools (sends leave from them,
+     * messages land in them); if a client truncated its shared file, that access faults (SIGBUS,
+     * an InternalError in Java) inside the cycle: the client whose file is short is fenced, and the
+     * pass goes on. A fault no client's file explains is the dataplane's own, and is thrown.
+     */
+    private int progress(Context port) {
+        try {
+            return port.progress();
+        } catch (InternalError e) {
+            return fenceTruncators(e);
+        }
+    }
+
+    /** After a fault in a port's cycle: fences every client whose shared file is short, or throws {@code fault} when none is. */
+    private int fenceTruncators(InternalError fault) {
+        int fenced = 0;
+        for (int i = connections.size() - 1; i >= 0; i--) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen() && c.session.truncatedItsFile()) {
+                fence(c, fault);
+                fenced++;
+            }
+        }
+        if (fenced == 0) {
+            throw fault;
+        }
+        return fenced;
+    }
+
+    /**
+     * Fences a client whose handling faulted: counted ({@code clients_fenced}), logged with its
+     * user and pid and the fault, told why in an ERROR, then dropped (its objects reclaimed).
+     */
+    private void fence(Connection c, Throwable fault) {
+        clientsFenced++;
+        String why = c.session.truncatedItsFile() ? "its shared file was truncated under the dataplane's mapping" : fault.toString();
+        LOG.log(Level.WARNING, "client " + c.session.id + " (user " + c.peer + ", pid " + c.pid + ") fenced: " + why, fault);
+        send(c, 0, new ErrorReply("this context was fenced by the dataplane: " + why));
+        drop(c, "fenced (" + why + ")");
     }
 
     /** Counters of the attach side, for logs and tests; {@link #publishCounters} puts them in the live counters file. */
@@ -234,6 +317,7 @@ public final class AttachServer implements AutoCloseable {
         out[8] = clientsClosed;
         out[9] = connectionsRefused;
         out[10] = openTimeouts;
+        out[11] = clientsFenced;
     }
 
     /**
@@ -443,6 +527,9 @@ public final class AttachServer implements AutoCloseable {
             return false;
         } catch (VerbsException | IllegalArgumentException | IllegalStateException e) {
             reply = new ErrorReply(String.valueOf(e.getMessage()));
+        } catch (RuntimeException | InternalError e) { // a fault in this client's request: it alone is fenced
+            fence(c, e);
+            return false;
         }
         return send(c, id, reply);
     }
@@ -453,7 +540,7 @@ public final class AttachServer implements AutoCloseable {
         }
         c.pid = r.pid();
         c.port = r.port();
-        ControlMessage reply = c.session.open(ports.get(r.port()), r);
+        ControlMessage reply = c.session.open(ports.get(r.port()), r, quota);
         clientsAttached++;
         if (published != null) {
             c.ringCounters = published.addClient(c.session.id);
@@ -518,7 +605,13 @@ public final class AttachServer implements AutoCloseable {
         server.closeConnection(c.fd);
         connectionsByUid.computeIfPresent(c.uid, (u, n) -> n == 1 ? null : n - 1);
         boolean wasOpen = c.session.isOpen();
-        int objects = c.session.reclaim();
+        int objects;
+        try {
+            objects = c.session.reclaim();
+        } catch (RuntimeException | InternalError e) { // what it held may stay in the transport: said, and the dataplane goes on
+            LOG.log(Level.ERROR, "reclaiming client " + c.session.id + " failed: " + e, e);
+            objects = 0;
+        }
         if (c.ringCounters != null) {
             published.removeClient(c.ringCounters);
             c.ringCounters = null;

@@ -53,11 +53,30 @@ final class ClientSession {
     static final long MAX_POOL = 16L << 30;
     static final long MIN_RINGS = 1 << 16;
     static final long MAX_RINGS = 1L << 30;
+    /** The most sends one QP's ring gives up in one pass. */
+    static final int BURST = 64;
+    /**
+     * The most receive records, and the most send records, one pass takes from one client (over
+     * all its rings): what bounds the time a pass spends on a client, whatever it writes. A client
+     * whose receive rings hold more waits for the next pass, and so do its sends (below).
+     */
+    static final int PASS_BUDGET = 1024;
 
     final long id;
     private final Path shmDir;
     private Context context;
     private Path shmFile;
+    /** The shared file, open while the client is: its size says whether the client truncated it under the mapping. */
+    private FileChannel fileChannel;
+    /** The sealed memfd holding it when the dataplane has no --shm-dir, else -1. */
+    private int memfd = -1;
+    private long fileBytes;
+    private ClientQuota quota = ClientQuota.DEFAULTS;
+    /** Counted against {@link #quota}: ring records (a CQ's, a QP's two, an SRQ's) the client holds now. */
+    private long cqEntries;
+    private long qpEntries;
+    /** Address handles held (the table is indexed by the transport's number, so its length is not the count). */
+    private int ahCount;
     private MemorySegment file;
     private MemorySegment pool;
     private MemorySegment rings;
@@ -87,6 +106,8 @@ final class ClientSession {
      * of the dataplane thread, copied into the counters file by the same thread: no lock.
      */
     private long sendFill;
+    /** This pass took fewer receives than the client's rings hold, for want of budget. */
+    private boolean receivesLeft;
     private long recvFill;
     private long completionFill;
     private long sendHighWater;
@@ -142,6 +163,34 @@ final class ClientSession {
         }
     }
 
+    /**
+     * Whether the client made its shared file shorter than the dataplane mapped it: then touching
+     * the lost pages faults (SIGBUS, which the JVM raises as an InternalError), and the fault is
+     * this client's doing. (A memfd sealed against shrinking would rule it out; see docs/dataplane.md.)
+     */
+    boolean truncatedItsFile() {
+        try {
+            return fileChannel != null && fileChannel.size() < fileBytes;
+        } catch (IOException e) {
+            return true; // its file is not what the dataplane made: this client's doing too
+        }
+    }
+
+    private void closeFile() {
+        if (fileChannel != null) {
+            try {
+                fileChannel.close();
+            } catch (IOException ignored) {
+                // the mapping stays valid without it
+            }
+            fileChannel = null;
+        }
+        if (memfd >= 0) {
+            SealedMemory.close(memfd); // the mapping keeps the memory until it goes
+            memfd = -1;
+        }
+    }
+
     /** Work requests the dataplane refused for this client before the transport saw them. */
     long refusedCount() {
         return refused;
@@ -151,8 +200,9 @@ final class ClientSession {
         refused++;
     }
 
-    /** OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything lies. */
-    OpenReply open(Context on, OpenRequest request) {
+    /** OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything lies; {@code quota} bounds what it may make. */
+    OpenReply open(Context on, OpenRequest request, ClientQuota quota) {
+        this.quota = quota;
         if (request.poolBytes() < MIN_POOL || request.poolBytes() > MAX_POOL) {
             throw new VerbsException("pool of " + request.poolBytes() + " bytes: ask " + MIN_POOL + ".." + MAX_POOL);
         }
@@ -163,16 +213,27 @@ final class ClientSession {
         long poolOffset = SharedLayout.HEADER_BYTES + ringsBytes;
         long poolBytes = SharedLayout.align(request.poolBytes());
         long total = poolOffset + poolBytes;
-        shmFile = shmDir.resolve("srdnic-" + ProcessHandle.current().pid() + "-" + id);
+        String name = "srdnic-" + ProcessHandle.current().pid() + "-" + id;
+        Path clientPath; // where the client opens it
         try {
-            Files.deleteIfExists(shmFile);
-            Files.createFile(shmFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try (FileChannel ch = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                // An automatic arena: the mapping lives while the transport may still hold a segment of it.
-                file = ch.map(FileChannel.MapMode.READ_WRITE, 0, total, Arena.ofAuto());
+            if (shmDir == null) { // a sealed memfd: nothing can shrink it, nothing in /dev/shm names it
+                memfd = SealedMemory.create(name, total);
+                clientPath = SealedMemory.path(memfd);
+                fileChannel = FileChannel.open(SealedMemory.ownPath(memfd), StandardOpenOption.READ, StandardOpenOption.WRITE);
+            } else {
+                shmFile = shmDir.resolve(name);
+                clientPath = shmFile;
+                Files.deleteIfExists(shmFile);
+                Files.createFile(shmFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                fileChannel = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
             }
+            // An automatic arena: the mapping lives while the transport may still hold a segment of it.
+            file = fileChannel.map(FileChannel.MapMode.READ_WRITE, 0, total, Arena.ofAuto());
+            fileBytes = total;
         } catch (IOException e) {
-            throw new VerbsException("could not make the shared file " + shmFile + ": " + e.getMessage());
+            closeFile();
+            throw new VerbsException("could not make the client's shared memory (" + (shmDir == null ? "memfd" : shmFile) + "): "
+                + e.getMessage());
         }
         file.set(java.lang.foreign.ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
         file.set(java.lang.foreign.ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
@@ -184,11 +245,12 @@ final class ClientSession {
         int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
             Math.min(a.maxInlineData(), SendRecord.MAX_INLINE), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
             a.rnrRetry() ? 1 : 0, a.maxSrq(), a.maxSrqWr(), a.maxSrqSge(), a.atomicCap(), a.maxQpRdAtom()};
-        return new OpenReply(shmFile.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
+        return new OpenReply(clientPath.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
             on.udpPort(), a.name(), attributes);
     }
 
     HandleReply allocPd() {
+        overQuota(pds.size() >= quota.pds(), "protection domains", pds.size(), quota.pds());
         int handle = nextPd++;
         pds.put(handle, context.allocPd());
         return HandleReply.of(handle);
@@ -199,6 +261,10 @@ final class ClientSession {
             throw new VerbsException("CQ depth must be 1..1M, was " + depth);
         }
         int capacity = ShmRing.capacityFor(depth);
+        if (cqList.size() >= quota.cqs() || cqEntries + capacity > quota.cqEntries()) {
+            throw new VerbsException("over this client's quota: " + cqList.size() + " CQs of " + cqEntries + " entries held, a CQ of "
+                + capacity + " asked; at most " + quota.cqs() + " CQs and " + quota.cqEntries() + " entries");
+        }
         long at = carveRing(capacity, CompletionRecord.BYTES);
         ShmRing ring = ring(at, capacity, CompletionRecord.BYTES);
         CompletionQueue embedded;
@@ -210,6 +276,7 @@ final class ClientSession {
         }
         int handle = nextCq++;
         ServedCq cq = new ServedCq(handle, embedded, ring);
+        cqEntries += capacity;
         cqs.put(handle, cq);
         cqList.add(cq);
         return new HandleReply(handle, 0, at, capacity, 0, 0);
@@ -233,6 +300,10 @@ final class ClientSession {
         }
         int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
         int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
+        if (qpList.size() >= quota.qps() || qpEntries + sqCapacity + rqCapacity > quota.qpEntries()) {
+            throw new VerbsException("over this client's quota: " + qpList.size() + " QPs and " + qpEntries + " work request entries held, "
+                + (sqCapacity + rqCapacity) + " asked; at most " + quota.qps() + " QPs and " + quota.qpEntries() + " entries");
+        }
         long sqAt = carveRing(sqCapacity, SendRecord.BYTES);
         ShmRing sq = ring(sqAt, sqCapacity, SendRecord.BYTES);
         long rqAt;
@@ -251,6 +322,7 @@ final class ClientSession {
             releaseRing(rq);
             throw e;
         }
+        qpEntries += sqCapacity + rqCapacity;
         ServedQp served = new ServedQp(this, qp, sq, rq, send, recv);
         qps.put(qp.qpNum(), served);
         qpList.add(served);
@@ -281,10 +353,26 @@ final class ClientSession {
         throw new VerbsException(message);
     }
 
+    /** What the client may make (its CM ids check theirs). */
+    ClientQuota quota() {
+        return quota;
+    }
+
+    /** Refuses a create past the client's quota, before anything is made. */
+    static void overQuota(boolean over, String what, long held, long quota) {
+        if (over) {
+            throw new VerbsException("over this client's quota: " + held + " " + what + " held, at most " + quota);
+        }
+    }
+
     /** CREATE_SRQ: a basic SRQ, or an XRC SRQ of one of the client's domains, and its receive ring. */
     HandleReply createSrq(CreateSrqRequest r) {
         ProtectionDomain pd = pd(r.pd());
         int capacity = ShmRing.capacityFor(Math.max(1, r.maxWr()));
+        if (srqList.size() >= quota.srqs() || qpEntries + capacity > quota.qpEntries()) {
+            throw new VerbsException("over this client's quota: " + srqList.size() + " SRQs and " + qpEntries + " work request entries held, "
+                + capacity + " asked; at most " + quota.srqs() + " SRQs and " + quota.qpEntries() + " entries");
+        }
         long at = carveRing(capacity, RecvRecord.BYTES);
         ShmRing ring = ring(at, capacity, RecvRecord.BYTES);
         ServedCq cq;
@@ -297,6 +385,7 @@ final class ClientSession {
             releaseRing(ring);
             throw e;
         }
+        qpEntries += capacity;
         ServedSrq served = new ServedSrq(this, srq, ring, cq);
         srqs.put(srq.srqNum(), served);
         srqList.add(served);
@@ -320,6 +409,7 @@ final class ClientSession {
 
     /** OPEN_XRCD: a new XRC domain of the client's. */
     HandleReply openXrcd() {
+        overQuota(xrcds.size() >= quota.xrcds(), "XRC domains", xrcds.size(), quota.xrcds());
         XrcDomain d = context.openXrcDomain();
         int handle = nextXrcd++;
         xrcds.put(handle, d);
@@ -377,12 +467,14 @@ final class ClientSession {
     }
 
     HandleReply createAh(CreateAhRequest r) {
+        overQuota(ahCount >= quota.ahs(), "address handles", ahCount, quota.ahs());
         AddressHandle ah = pd(r.pd()).createAddressHandle(r.mac(), r.ip(), r.udpPort());
         int n = ah.handle();
         if (n >= ahs.length) {
             ahs = java.util.Arrays.copyOf(ahs, Math.max(ahs.length * 2, n + 1));
         }
         ahs[n] = ah;
+        ahCount++;
         return HandleReply.of(n);
     }
 
@@ -392,6 +484,7 @@ final class ClientSession {
     }
 
     HandleReply registerMr(RegisterMrRequest r) {
+        overQuota(mrs.size() >= quota.mrs(), "memory regions", mrs.size(), quota.mrs());
         ProtectionDomain pd = pd(r.pd());
         if (r.poolOffset() < 0 || r.length() <= 0 || r.poolOffset() > pool.byteSize() - r.length()) {
             throw new VerbsException("region [" + r.poolOffset() + ", +" + r.length() + ") is not inside this context's pool of "
@@ -411,6 +504,7 @@ final class ClientSession {
                 qpList.remove(qp);
                 releaseRing(qp.sq);
                 releaseRing(qp.rq);
+                qpEntries -= qp.sq.capacity() + qp.rq.capacity();
             }
             case DestroyRequest.AH -> {
                 if (!ownsAh(r.handle())) {
@@ -418,6 +512,7 @@ final class ClientSession {
                 }
                 ahs[r.handle()].destroy();
                 ahs[r.handle()] = null;
+                ahCount--;
             }
             case DestroyRequest.MR -> {
                 MemoryRegion mr = mrs.remove(r.handle());
@@ -433,6 +528,7 @@ final class ClientSession {
                 cqs.remove(r.handle());
                 cqList.remove(cq);
                 releaseRing(cq.ring);
+                cqEntries -= cq.ring.capacity();
             }
             case DestroyRequest.SRQ -> {
                 ServedSrq srq = srq(r.handle());
@@ -440,6 +536,7 @@ final class ClientSession {
                 srqs.remove(r.handle());
                 srqList.remove(srq);
                 releaseRing(srq.ring);
+                qpEntries -= srq.ring.capacity();
             }
             case DestroyRequest.XRCD -> {
                 xrcd(r.handle()).close();
@@ -454,48 +551,89 @@ final class ClientSession {
         return HandleReply.of(r.handle());
     }
 
-    /** The client's posts, from its send and receive rings into the transport; returns the records taken, or {@link ShmRing#CORRUPT}. */
-    int pumpPosts() {
-        int work = 0;
+    /**
+     * The start of a pass: reads every index the client writes that this pass acts on, once — each
+     * completion ring's consumer index (the room to write completions into) and each send ring's
+     * producer index (the sends to take) — and checks them. Returns {@link ShmRing#CORRUPT} when
+     * one is impossible, else 0.
+     */
+    int beginPass() {
+        for (int i = 0; i < cqList.size(); i++) {
+            if (cqList.get(i).beginPass() == ShmRing.CORRUPT) {
+                return ShmRing.CORRUPT;
+            }
+        }
         long sends = 0;
-        long receives = 0;
+        int budget = PASS_BUDGET;
         for (int i = 0; i < qpList.size(); i++) {
             ServedQp qp = qpList.get(i);
-            int n = qp.pump();
+            if (qp.snapshotSends(budget) == ShmRing.CORRUPT) {
+                return ShmRing.CORRUPT;
+            }
+            budget -= qp.sendsReady();
+            sends += qp.sendFill;
+        }
+        sendFill = sends;
+        sendHighWater = Math.max(sendHighWater, sends);
+        return 0;
+    }
+
+    /** The client's receives, from its QPs' and SRQs' receive rings into the transport; returns the records taken, or {@link ShmRing#CORRUPT}. */
+    int pumpReceives() {
+        int work = 0;
+        long receives = 0;
+        receivesLeft = false;
+        for (int i = 0; i < qpList.size(); i++) {
+            ServedQp qp = qpList.get(i);
+            int n = qp.pumpReceives(PASS_BUDGET - work);
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
-            sends += qp.sendFill;
             receives += qp.recvFill;
+            receivesLeft |= n < qp.recvFill && work == PASS_BUDGET;
         }
         for (int i = 0; i < srqList.size(); i++) {
             ServedSrq srq = srqList.get(i);
-            int n = srq.pump();
+            int n = srq.pump(PASS_BUDGET - work);
             if (n == ShmRing.CORRUPT) {
                 return n;
             }
             work += n;
             receives += srq.fill;
+            receivesLeft |= n < srq.fill && work == PASS_BUDGET;
         }
-        sendFill = sends;
         recvFill = receives;
-        sendHighWater = Math.max(sendHighWater, sends);
         recvHighWater = Math.max(recvHighWater, receives);
         return work;
     }
 
-    /** The completions the transport has made, into the client's completion rings; returns how many, or {@link ShmRing#CORRUPT}. */
+    /**
+     * The sends {@link #beginPass} found, into the transport; returns how many were taken. None
+     * while receives the budget left in the client's rings wait: one of them may be what a send
+     * of this pass is answered into.
+     */
+    int pumpSends() {
+        if (receivesLeft) {
+            for (int i = 0; i < qpList.size(); i++) {
+                qpList.get(i).holdSends();
+            }
+            return 0;
+        }
+        int work = 0;
+        for (int i = 0; i < qpList.size(); i++) {
+            work += qpList.get(i).pumpSends();
+        }
+        return work;
+    }
+
+    /** The completions the transport has made, into the client's completion rings (as much as each has room this pass); returns how many. */
     int pumpCompletions() {
         int work = 0;
         long completions = 0;
         for (int i = 0; i < cqList.size(); i++) {
             ServedCq cq = cqList.get(i);
-            int n = cq.pump();
-            if (n == ShmRing.CORRUPT) {
-                return n;
-            }
-            work += n;
+            work += cq.pump();
             completions += cq.fill;
         }
         completionFill = completions;
@@ -565,6 +703,10 @@ final class ClientSession {
             n++;
         }
         pds.clear();
+        cqEntries = 0;
+        qpEntries = 0;
+        ahCount = 0;
+        closeFile();
         if (shmFile != null) {
             try {
                 Files.deleteIfExists(shmFile);

@@ -41,6 +41,7 @@ final class ServedCm {
     HandleReply call(CmRequest r) {
         int[] a = r.args();
         if (r.op() == CmRequest.CREATE) {
+            ClientSession.overQuota(ids.size() >= client.quota().cmIds(), "CM ids", ids.size(), client.quota().cmIds());
             CmId id = a[1] < 0 ? CmId.create(channel, client.context(), a[0]) : CmId.create(channel, client.context(), xrcType(a[1]));
             return HandleReply.of(handle(id));
         }

@@ -19,6 +19,13 @@ final class ServedCq {
     private final WorkCompletion[] wcs = CompletionQueue.array(BURST);
     /** Completions in the ring the client has not polled yet, after the dataplane's last copy (ring occupancy). */
     int fill;
+    /**
+     * Records the dataplane may still write this pass: the room it found when it read the
+     * client's consumer index, once, at the start of the pass ({@link #beginPass}), counted down
+     * as it writes. The client may change its index meanwhile; it is not read again until the next
+     * pass, so two reads cannot disagree (the room only grows as the client consumes).
+     */
+    private int room;
 
     ServedCq(int handle, CompletionQueue cq, ShmRing ring) {
         this.handle = handle;
@@ -26,29 +33,35 @@ final class ServedCq {
         this.ring = ring;
     }
 
-    /** Moves completions into the ring; returns how many, or {@link ShmRing#CORRUPT} when the client broke its index. */
-    int pump() {
+    /** Reads the client's consumer index, once this pass; returns the room, or {@link ShmRing#CORRUPT} when the index is impossible. */
+    int beginPass() {
         int free = ring.free();
-        if (free <= 0) {
-            fill = free == 0 ? ring.capacity() : 0;
-            return free == ShmRing.CORRUPT ? ShmRing.CORRUPT : 0;
+        room = Math.max(free, 0);
+        return free;
+    }
+
+    /** Moves completions into the ring, as many as the room found this pass; returns how many. */
+    int pump() {
+        if (room == 0) {
+            fill = ring.capacity();
+            return 0;
         }
-        int n = cq.pollCompleted(wcs, Math.min(free, BURST)); // the server's pass runs the cycles
-        fill = ring.capacity() - free + n;
+        int n = cq.pollCompleted(wcs, Math.min(room, BURST)); // the server's pass runs the cycles
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
             write(wc.wrId(), wc.status(), wc.opcode(), wc.byteLength(), wc.hasImmediate(), wc.immediate(), wc.qpNum(), wc.sourceQpn(),
                 wc.sourceIp());
         }
+        fill = ring.capacity() - room;
         return n;
     }
 
     /**
      * A completion made by the dataplane itself (a work request it refused before the transport saw
-     * it); false when the ring is full or broken, and then it is dropped (counted by the caller).
+     * it); false when the ring has no room this pass, and then it is dropped (counted by the caller).
      */
     boolean complete(long wrId, int status, int opcode, int length, int qpn) {
-        if (ring.free() <= 0) {
+        if (room == 0) {
             return false;
         }
         write(wrId, status, opcode, length, false, 0, qpn, 0, 0);
@@ -57,7 +70,8 @@ final class ServedCq {
 
     private void write(long wrId, int status, int opcode, int length, boolean hasImm, int imm, int qpn, int sourceQpn, int sourceIp) {
         MemorySegment s = ring.segment();
-        long at = ring.claim();
+        long at = ring.next();
+        room--;
         s.set(ValueLayout.JAVA_LONG, at + CompletionRecord.WR_ID, wrId);
         s.set(ValueLayout.JAVA_INT, at + CompletionRecord.STATUS, status);
         s.set(ValueLayout.JAVA_INT, at + CompletionRecord.OPCODE, opcode);

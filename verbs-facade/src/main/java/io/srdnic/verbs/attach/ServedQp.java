@@ -34,6 +34,8 @@ final class ServedQp implements ReceiveRing.Target {
     /** Records waiting in the send and receive rings when the dataplane last looked (ring occupancy). */
     int sendFill;
     int recvFill;
+    /** The sends this pass takes, found by {@link #snapshotSends}. */
+    private int sendsReady;
 
     ServedQp(ClientSession client, QueuePair qp, ShmRing sq, ShmRing rq, ServedCq sendCq, ServedCq recvCq) {
         this.client = client;
@@ -48,21 +50,41 @@ final class ServedQp implements ReceiveRing.Target {
         return sendCq == cq || recvCq == cq;
     }
 
-    /** Posts what the client put in its rings; returns the records taken, or {@link ShmRing#CORRUPT}. */
-    int pump() {
-        int sends = pumpSends();
-        if (sends == ShmRing.CORRUPT) {
-            return sends;
-        }
-        int receives = pumpReceives();
-        return receives == ShmRing.CORRUPT ? receives : sends + receives;
-    }
-
-    private int pumpSends() {
+    /**
+     * Reads the send ring's producer index, once this pass: the sends this pass will take (at
+     * most {@link ClientSession#BURST} and {@code budget}), or {@link ShmRing#CORRUPT}. Done for
+     * every client before any receive ring is read, so that a receive the application published
+     * before one of these sends is seen, and posted, before the send is.
+     */
+    int snapshotSends(int budget) {
         int n = sq.available();
         sendFill = Math.max(n, 0);
+        sendsReady = Math.min(Math.min(sendFill, ClientSession.BURST), Math.max(budget, 0));
+        return n;
+    }
+
+    int sendsReady() {
+        return sendsReady;
+    }
+
+    /** This pass takes none of the sends found (they stay in the ring for the next). */
+    void holdSends() {
+        sendsReady = 0;
+    }
+
+    /** Posts the receives the client put in its ring, at most {@code budget}; returns the records taken, or {@link ShmRing#CORRUPT}. */
+    int pumpReceives(int budget) {
+        int n = rq.available();
+        recvFill = Math.max(n, 0);
+        return n <= 0 ? n : ReceiveRing.take(rq, Math.min(n, budget), client.pool(), rwr, this);
+    }
+
+    /** Posts the sends {@link #snapshotSends} found; returns the records taken. */
+    int pumpSends() {
+        int n = sendsReady;
+        sendsReady = 0;
         if (n <= 0) {
-            return n;
+            return 0;
         }
         MemorySegment s = sq.segment();
         MemorySegment pool = client.pool();
@@ -98,10 +120,17 @@ final class ServedQp implements ReceiveRing.Target {
                 MemorySegment.copy(s, at + SendRecord.SGES, inlineBytes, 0, length);
                 wr.numSge(1).sge(0).set(inlineBytes, 0, length, 0);
             } else {
+                long total = 0; // each length is read once, and summed where it cannot overflow
                 for (int i = 0; i < numSge; i++) {
                     long sge = at + SendRecord.SGES + (long) i * SendRecord.SGE_BYTES;
-                    wr.sge(i).set(pool, s.get(ValueLayout.JAVA_LONG, sge + SendRecord.SGE_OFFSET),
-                        s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LENGTH), s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LKEY));
+                    int length = s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LENGTH);
+                    total += length;
+                    wr.sge(i).set(pool, s.get(ValueLayout.JAVA_LONG, sge + SendRecord.SGE_OFFSET), length,
+                        s.get(ValueLayout.JAVA_INT, sge + SendRecord.SGE_LKEY));
+                }
+                if (total > Integer.MAX_VALUE) {
+                    refuse(sendCq, wrId, WcStatus.LOCAL_LENGTH_ERROR, SendOpcode.completionOpcode(opcode));
+                    continue;
                 }
             }
             int rc;
@@ -121,12 +150,6 @@ final class ServedQp implements ReceiveRing.Target {
         }
         sq.release(taken);
         return taken;
-    }
-
-    private int pumpReceives() {
-        int n = rq.available();
-        recvFill = Math.max(n, 0);
-        return n <= 0 ? n : ReceiveRing.take(rq, n, client.pool(), rwr, this);
     }
 
     @Override

@@ -31,11 +31,11 @@ final class ServedSrq implements ReceiveRing.Target {
         return this.cq == cq;
     }
 
-    /** Posts what the client put in the ring; returns the records taken, or {@link ShmRing#CORRUPT}. */
-    int pump() {
+    /** Posts what the client put in the ring, at most {@code budget}; returns the records taken, or {@link ShmRing#CORRUPT}. */
+    int pump(int budget) {
         int n = ring.available();
         fill = Math.max(n, 0);
-        return n <= 0 ? n : ReceiveRing.take(ring, n, client.pool(), wr, this);
+        return n <= 0 ? n : ReceiveRing.take(ring, Math.min(n, budget), client.pool(), wr, this);
     }
 
     @Override

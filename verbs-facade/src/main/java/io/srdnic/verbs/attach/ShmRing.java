@@ -81,7 +81,16 @@ public final class ShmRing {
         return used < 0 || used > capacity ? CORRUPT : (int) (capacity - used);
     }
 
-    /** Producer: publishes the record {@link #claim()} gave. */
+    /**
+     * Producer: the offset of the next record to fill, without reading the consumer's index: for a
+     * producer that read {@link #free()} once this pass and counts down the room it found (a
+     * consumer index the other side changes meanwhile is not read twice, so cannot disagree).
+     */
+    public long next() {
+        return recordOffset(own);
+    }
+
+    /** Producer: publishes the record {@link #claim()} or {@link #next()} gave. */
     public void publish() {
         own++;
         LONG.setRelease(segment, (long) PRODUCER_OFFSET, own);
