@@ -19,6 +19,8 @@ public final class NbdConnection implements Runnable {
     private final ServerResources resources;
     private final String name;
     private final WireWriter out;
+    /** Made when the connection starts running (its buffer's memory is the connection's to fail on); null before. */
+    private volatile WireReader in;
 
     /** A connection outside any server (no watchdog), sharing the default limits' buffers with the others made so. */
     public NbdConnection(ByteChannel channel, Exports exports) {
@@ -41,6 +43,7 @@ public final class NbdConnection implements Runnable {
     public void run() {
         try {
             WireReader in = new WireReader(channel, READ_BUFFER);
+            this.in = in;
             Session session = new Negotiation(in, out, exports).run();
             if (session != null) {
                 new Transmission(in, out, session, resources, name).run();
@@ -64,15 +67,26 @@ public final class NbdConnection implements Runnable {
 
     /**
      * Hangs up if a reply write has been blocked for the reply timeout (the client stopped
-     * reading): counted and logged. Called by the server's watchdog.
+     * reading), or a write's payload has made no progress for as long (the client stopped sending
+     * in the middle of a request, holding a slot and maybe a large buffer): counted and logged.
+     * Called by the server's watchdog. Closing the channel ends the reader's blocked read, which
+     * gives the request's slot and buffer back as a client gone mid-payload does.
      */
     boolean hangUpIfStalled(long now, long timeoutNanos) {
-        if (!out.hangUpIfStalled(now, timeoutNanos)) {
-            return false;
+        if (out.hangUpIfStalled(now, timeoutNanos)) {
+            stalled("took no reply for {1} ms (not reading)", timeoutNanos);
+            return true;
         }
+        WireReader reader = in;
+        if (reader != null && reader.payloadStalled(now, timeoutNanos) && out.hangUp()) {
+            stalled("sent no more of a write''s payload for {1} ms", timeoutNanos);
+            return true;
+        }
+        return false;
+    }
+
+    private void stalled(String what, long timeoutNanos) {
         resources.stalledClients.incrementAndGet();
-        LOG.log(Level.WARNING, "nbd: {0}: client took no reply for {1} ms (not reading): hung up",
-            name, timeoutNanos / 1_000_000);
-        return true;
+        LOG.log(Level.WARNING, "nbd: {0}: client " + what + ": hung up", name, timeoutNanos / 1_000_000);
     }
 }

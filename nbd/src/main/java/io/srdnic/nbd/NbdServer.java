@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * a thread of its own (blocking reads: the fewest hand-offs between the socket and the device),
  * with a second thread that writes the replies devices complete elsewhere. Up to
  * {@link ServerLimits#maxConnections} clients, on any of the exports; a watchdog hangs up on a
- * client that takes no reply for {@link ServerLimits#replyTimeoutMillis}.
+ * client that takes no reply, or sends no more of a write's payload, for {@link ServerLimits#replyTimeoutMillis}.
  */
 public final class NbdServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NbdServer.class.getName());

@@ -6,8 +6,8 @@ import java.lang.management.ManagementFactory;
  * What one NBD server lets its clients hold, so that no client can stall another and memory stays
  * bounded however clients behave.
  *
- * @param replyTimeoutMillis a client whose replies make no progress (not one byte of the next
- *     {@link WireWriter#CHUNK} taken) for this long is hung up on: it has stopped reading
+ * @param replyTimeoutMillis a client whose replies, or whose write's payload, make no progress (not the whole of the next
+ *     {@link WireWriter#CHUNK} taken or sent) for this long is hung up on: it has stopped reading or sending
  * @param maxConnections clients served at once; one more is refused at accept (its socket closed)
  * @param largeRequests requests over {@link Transmission#SLOT_BUFFER_MAX} in flight at once across
  *     the whole server, each in a buffer of up to the maximum payload (32 MiB); more wait for one

@@ -122,9 +122,20 @@ final class WireWriter {
         if (started == 0 || now - started <= timeoutNanos || broken || callStarted != started) {
             return false; // (the last check: the call has just returned, the client is reading after all)
         }
+        return hangUp();
+    }
+
+    /**
+     * Closes the channel (the blocked write and the reader's read end with
+     * AsynchronousCloseException); later messages are dropped. False if it was already broken.
+     */
+    boolean hangUp() {
+        if (broken) {
+            return false;
+        }
         broken = true;
         try {
-            channel.close(); // the blocked write (and the reader's read) end with AsynchronousCloseException
+            channel.close();
         } catch (IOException e) {
             // closed all the same
         }
