@@ -175,4 +175,25 @@ class MemoryBlockDeviceTest {
         assertThrows(IllegalArgumentException.class, () -> new MemoryBlockDevice(-1, false));
         assertThrows(IllegalArgumentException.class, () -> new MemoryBlockDevice(Long.MAX_VALUE, false));
     }
+
+    /** Close while another thread writes: close returns, and the write fails cleanly (no fault, no busy close). */
+    @Test
+    void shouldCloseWhileAnotherThreadIsWritingAndFailThatWriteCleanly() throws Exception {
+        MemoryBlockDevice d = new MemoryBlockDevice(64L << 20, false);
+        ByteBuffer src = ByteBuffer.allocateDirect(64 << 20);
+        Throwable[] failure = {null};
+        Thread writer = Thread.ofPlatform().start(() -> {
+            try {
+                while (true) {
+                    d.write(0, src.clear(), false, MemoryBlockDeviceTest::ok);
+                }
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        });
+        Thread.sleep(50);
+        d.close();
+        writer.join(10_000);
+        assertTrue(failure[0] instanceof IllegalStateException, () -> "the write after or during close: " + failure[0]);
+    }
 }
