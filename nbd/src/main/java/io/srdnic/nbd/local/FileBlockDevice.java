@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.LinkOption;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,7 +29,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code ZERO_RANGE}); where the file system refuses, TRIM does nothing (a hint) and write-zeroes
  * writes zeroes, but a <em>fast</em> write-zeroes answers ENOTSUP instead. Block status comes
  * from {@code lseek(SEEK_DATA / SEEK_HOLE)}: a hole reads as zeroes. These calls go through a
- * second descriptor of the same file, opened with libc (Java does not expose the channel's).
+ * descriptor opened with libc (Java does not expose the channel's); the channel is then opened
+ * from that descriptor ({@code /proc/self/fd/N}), not the path again, and both are checked to
+ * be the file the path names (device and inode), so the two cannot be different files.
+ *
+ * <p>The libc descriptor is counted: each fallocate and lseek holds it, and {@link #close} closes
+ * it only once none is in flight (the last one out closes it). Closed under a straggling TRIM,
+ * its number could go to a file the process opens next, and the TRIM would punch that file.
  */
 public final class FileBlockDevice implements BlockDevice {
     private static final ByteBuffer ZEROES = ByteBuffer.allocateDirect(1 << 20).asReadOnlyBuffer();
@@ -41,18 +48,74 @@ public final class FileBlockDevice implements BlockDevice {
     private final boolean readOnly;
     private final AtomicLong syncs = new AtomicLong();
     private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
+    /** Holders of {@link #fd}: 1 for the open device, plus one per fallocate or lseek running; 0 once closed. */
+    private final AtomicInteger fdHolders = new AtomicInteger(1);
 
     public FileBlockDevice(Path path, boolean readOnly) throws IOException {
         this.path = path;
         this.readOnly = readOnly || !Files.isWritable(path);
-        this.channel = this.readOnly ? FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)
-            : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         this.fd = Libc.open(path.toString(), this.readOnly ? Libc.O_RDONLY : Libc.O_RDWR);
         if (fd < 0) {
-            channel.close();
             throw new IOException("cannot open " + path + ": errno " + -fd);
         }
-        this.size = channel.size();
+        FileChannel opened = null;
+        try {
+            Path same = Path.of("/proc/self/fd/" + fd); // the file fd has open, not a second lookup of the path
+            opened = this.readOnly ? FileChannel.open(same, StandardOpenOption.READ)
+                : FileChannel.open(same, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            Object[] viaFd = identity(same);
+            Object[] viaPath = identity(path, LinkOption.NOFOLLOW_LINKS);
+            if (!java.util.Arrays.equals(viaFd, viaPath)) {
+                throw new IOException(path + " was replaced while it was being opened (device:inode "
+                    + viaPath[0] + ":" + viaPath[1] + ", opened " + viaFd[0] + ":" + viaFd[1] + "): refusing it");
+            }
+            this.channel = opened;
+            this.size = channel.size();
+        } catch (IOException | RuntimeException e) {
+            if (opened != null) {
+                opened.close();
+            }
+            Libc.close(fd);
+            throw e;
+        }
+    }
+
+    /** {device, inode} of a file. */
+    private static Object[] identity(Path p, LinkOption... options) throws IOException {
+        var a = Files.readAttributes(p, "unix:dev,ino", options);
+        return new Object[] {a.get("dev"), a.get("ino")};
+    }
+
+    /** Takes a hold on {@link #fd}; false once the device is closed (then the number may be another file's). */
+    private boolean holdFd() {
+        while (true) {
+            int holders = fdHolders.get();
+            if (holders == 0) {
+                return false;
+            }
+            if (fdHolders.compareAndSet(holders, holders + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Gives a hold back; the last one, after close, closes the descriptor. */
+    private void releaseFd() {
+        if (fdHolders.decrementAndGet() == 0) {
+            Libc.close(fd);
+        }
+    }
+
+    /** fallocate on the held descriptor: 0 or -errno (-EBADF once the device is closed). */
+    private int fallocate(int mode, long offset, long length) {
+        if (!holdFd()) {
+            return -Libc.EBADF;
+        }
+        try {
+            return Libc.fallocate(fd, mode, offset, length);
+        } finally {
+            releaseFd();
+        }
     }
 
     @Override
@@ -143,7 +206,7 @@ public final class FileBlockDevice implements BlockDevice {
     public void trim(long offset, long length, boolean fua, IoCompletion done) {
         int error = 0;
         try {
-            int r = Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
+            int r = fallocate(Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
             if (r < 0 && r != -Libc.EOPNOTSUPP) {
                 error = Errno.EIO;
             } else if (fua) {
@@ -181,10 +244,10 @@ public final class FileBlockDevice implements BlockDevice {
     private int zeroInFileSystem(long offset, long length, boolean mayPunch) {
         int r = -Libc.EOPNOTSUPP;
         if (mayPunch) {
-            r = Libc.fallocate(fd, Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
+            r = fallocate(Libc.FALLOC_FL_PUNCH_HOLE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
         }
         if (r == -Libc.EOPNOTSUPP) {
-            r = Libc.fallocate(fd, Libc.FALLOC_FL_ZERO_RANGE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
+            r = fallocate(Libc.FALLOC_FL_ZERO_RANGE | Libc.FALLOC_FL_KEEP_SIZE, offset, length);
         }
         return r;
     }
@@ -207,6 +270,17 @@ public final class FileBlockDevice implements BlockDevice {
      */
     @Override
     public int blockStatus(long offset, long length, Extents out) {
+        if (!holdFd()) {
+            return Errno.EIO; // closed
+        }
+        try {
+            return describe(offset, length, out);
+        } finally {
+            releaseFd();
+        }
+    }
+
+    private int describe(long offset, long length, Extents out) {
         long end = offset + length;
         long at = offset;
         while (at < end) {
@@ -269,8 +343,8 @@ public final class FileBlockDevice implements BlockDevice {
         if (!open.compareAndSet(true, false)) {
             return; // the descriptor number may belong to another file by now
         }
+        releaseFd(); // the device's own hold: fd closes now, or when the last operation using it ends
         try {
-            Libc.close(fd);
             channel.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);

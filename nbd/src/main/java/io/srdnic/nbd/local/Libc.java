@@ -38,6 +38,7 @@ final class Libc {
     static final int O_RDWR = 2;
     static final int O_NOFOLLOW = 0x20000;
     static final int O_CLOEXEC = 0x80000;
+    static final int EBADF = 9;
     static final int ENXIO = 6;
     static final int ENOMEM = 12;
     static final int ENOSPC = 28;
