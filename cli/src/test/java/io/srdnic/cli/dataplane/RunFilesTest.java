@@ -36,6 +36,17 @@ class RunFilesTest {
     }
 
     @Test
+    void shouldNotCreateTheTargetOfADanglingLinkAtThePidFile() throws Exception {
+        // The pid file is opened O_CREAT without O_EXCL: only O_NOFOLLOW keeps a dangling link from making its target.
+        Path dir = RunDirectory.prepare(tmp.resolve("run"));
+        Path target = tmp.resolve("made-through-the-link");
+        Files.createSymbolicLink(dir.resolve(PidLock.FILE), target);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> PidLock.acquire(dir));
+        assertTrue(e.getMessage().contains("is a symbolic link"), e.getMessage());
+        assertFalse(Files.exists(target, LinkOption.NOFOLLOW_LINKS), "the link's target is not created");
+    }
+
+    @Test
     void shouldReplaceAStalePidFileAndRefuseAHeldOne() throws Exception {
         Path dir = RunDirectory.prepare(tmp.resolve("run"));
         Path pid = Files.writeString(dir.resolve(PidLock.FILE), "999999\n"); // left by a dataplane killed with -9: nobody holds its lock
