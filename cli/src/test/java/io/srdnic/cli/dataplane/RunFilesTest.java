@@ -85,6 +85,14 @@ class RunFilesTest {
     }
 
     @Test
+    void shouldSweepWithoutAShmDirectory() throws Exception {
+        // No --shm-dir (the default: a sealed memfd per client): the run directory is still swept.
+        Path dir = RunDirectory.prepare(tmp.resolve("run"));
+        Path stale = Files.writeString(dir.resolve("999999-attach.counters"), "");
+        assertEquals(java.util.List.of(stale), StaleFiles.sweep(dir, null, tmp.resolve("no-eal"), 1));
+    }
+
+    @Test
     void shouldSweepOnlyTheFilesOfDeadPids() throws Exception {
         Path dir = RunDirectory.prepare(tmp.resolve("run"));
         Path shm = Files.createDirectory(tmp.resolve("shm"));
