@@ -42,7 +42,7 @@ final class StaleFiles {
     private StaleFiles() {
     }
 
-    /** Sweeps DIR, SHM_DIR and {@code ealRuntime}; returns what it removed (each also logged). */
+    /** Sweeps DIR, SHM_DIR (when given) and {@code ealRuntime}; returns what it removed (each also logged). */
     static List<Path> sweep(Path dir, Path shmDir, Path ealRuntime, int lcores) {
         List<Path> removed = new ArrayList<>();
         for (Path f : list(dir)) {
@@ -56,7 +56,7 @@ final class StaleFiles {
                 remove(f.resolve(AttachServer.SOCKET), removed);
             }
         }
-        for (Path f : list(shmDir)) {
+        for (Path f : shmDir == null ? List.<Path>of() : list(shmDir)) { // null: clients' memory is sealed memfds, no files to sweep
             Matcher m = SHM.matcher(f.getFileName().toString());
             if (m.matches() && deadAndOurs(f, m.group(1))) {
                 remove(f, removed);

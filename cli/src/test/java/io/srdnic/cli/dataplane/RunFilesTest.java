@@ -36,6 +36,17 @@ class RunFilesTest {
     }
 
     @Test
+    void shouldNotCreateTheTargetOfADanglingLinkAtThePidFile() throws Exception {
+        // The pid file is opened O_CREAT without O_EXCL: only O_NOFOLLOW keeps a dangling link from making its target.
+        Path dir = RunDirectory.prepare(tmp.resolve("run"));
+        Path target = tmp.resolve("made-through-the-link");
+        Files.createSymbolicLink(dir.resolve(PidLock.FILE), target);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> PidLock.acquire(dir));
+        assertTrue(e.getMessage().contains("is a symbolic link"), e.getMessage());
+        assertFalse(Files.exists(target, LinkOption.NOFOLLOW_LINKS), "the link's target is not created");
+    }
+
+    @Test
     void shouldReplaceAStalePidFileAndRefuseAHeldOne() throws Exception {
         Path dir = RunDirectory.prepare(tmp.resolve("run"));
         Path pid = Files.writeString(dir.resolve(PidLock.FILE), "999999\n"); // left by a dataplane killed with -9: nobody holds its lock
@@ -71,6 +82,14 @@ class RunFilesTest {
         Files.setAttribute(theirs, "unix:uid", 65534);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> RunDirectory.prepare(theirs));
         assertTrue(e.getMessage().contains("is owned by uid 65534"), e.getMessage());
+    }
+
+    @Test
+    void shouldSweepWithoutAShmDirectory() throws Exception {
+        // No --shm-dir (the default: a sealed memfd per client): the run directory is still swept.
+        Path dir = RunDirectory.prepare(tmp.resolve("run"));
+        Path stale = Files.writeString(dir.resolve("999999-attach.counters"), "");
+        assertEquals(java.util.List.of(stale), StaleFiles.sweep(dir, null, tmp.resolve("no-eal"), 1));
     }
 
     @Test
