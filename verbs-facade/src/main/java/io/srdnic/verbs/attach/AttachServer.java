@@ -79,6 +79,8 @@ public final class AttachServer implements AutoCloseable {
     private long malformedMessages;
     private long ringCorruptions;
     private long clientsFenced;
+    /** The client whose CM pump fails (a test's stand-in for a CM fault no client request reaches); -1: none. */
+    private long cmFaultClient = -1;
     /** What each client may make; {@link ClientQuota#DEFAULTS} unless {@link #quota(ClientQuota)} says otherwise. */
     private ClientQuota quota = ClientQuota.DEFAULTS;
     /** The live counters file of the attach side, or null. */
@@ -259,6 +261,16 @@ public final class AttachServer implements AutoCloseable {
         } catch (InternalError e) {
             return fenceTruncators(e);
         }
+    }
+
+    private boolean anyTruncated() {
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen() && c.session.truncatedItsFile()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** After a fault in a port's cycle: fences every client whose shared file is short, or throws {@code fault} when none is. */
@@ -534,6 +546,11 @@ public final class AttachServer implements AutoCloseable {
         return send(c, id, reply);
     }
 
+    /** Makes the newest client's CM pump throw from now on (tests: containment of a CM fault). */
+    void failCmPumpOfNewestClient() {
+        cmFaultClient = nextClient - clientIdStep;
+    }
+
     private ControlMessage open(Connection c, OpenRequest r) {
         if (r.port() < 0 || r.port() >= ports.size()) {
             throw new VerbsException("no port " + r.port() + ": this dataplane serves ports 0.." + (ports.size() - 1));
@@ -552,9 +569,27 @@ public final class AttachServer implements AutoCloseable {
     private int routeEvents() {
         int n = 0;
         for (int i = connections.size() - 1; i >= 0; i--) {
+            if (i >= connections.size()) {
+                continue; // a fence below dropped several clients
+            }
             Connection c = connections.get(i);
-            if (c.session.isOpen()) {
+            if (!c.session.isOpen()) {
+                continue;
+            }
+            try { // as eachClient: a fault in one client's CM fences that client, the lcore goes on
+                if (c.session.id == cmFaultClient) {
+                    throw new IllegalStateException("a fault in client " + cmFaultClient + "'s CM");
+                }
                 n += c.session.pumpCm(c.cmEvents);
+            } catch (InternalError e) {
+                // the pump runs the port's cycle too: a fault a truncated file explains is that client's
+                if (anyTruncated()) {
+                    n += fenceTruncators(e);
+                } else {
+                    fence(c, e);
+                }
+            } catch (RuntimeException e) {
+                fence(c, e);
             }
         }
         for (Context port : ports) {
