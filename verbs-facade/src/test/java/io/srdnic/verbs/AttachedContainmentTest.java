@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.attach.AllowRule;
-import io.srdnic.verbs.attach.AttachFaults;
+import io.srdnic.verbs.attach.AttachInternals;
 import io.srdnic.verbs.attach.ClientQuota;
 import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.attach.ShmRing;
@@ -165,7 +165,7 @@ class AttachedContainmentTest {
             // No client request is known to make the CM pump throw (it takes every id state the CM
             // reaches): a test stand-in throws there, as a fault in the client's CM ids would.
             w.onLoop(() -> {
-                AttachFaults.failCmPumpOfNewestClient(w.server);
+                AttachInternals.failCmPumpOfNewestClient(w.server);
                 return null;
             });
             assertTrue(bad.awaitDropped(), "fenced");

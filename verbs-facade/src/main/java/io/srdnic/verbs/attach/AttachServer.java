@@ -501,9 +501,6 @@ public final class AttachServer implements AutoCloseable {
     /** Handles one request and sends its reply; false when the connection was dropped. */
     private boolean answer(Connection c, int id, ControlMessage m) {
         ClientSession s = c.session;
-        if (res != null) {
-            res.changed(); // a request may make or destroy an object: the res file is rewritten at the next interval
-        }
         if (m instanceof CloseRequest) {
             send(c, id, HandleReply.of(0));
             drop(c, CLOSED_CONTEXT);
@@ -543,7 +540,23 @@ public final class AttachServer implements AutoCloseable {
             fence(c, e);
             return false;
         }
+        if (res != null && !(reply instanceof ErrorReply) && changesRes(m)) {
+            res.changed(); // rewritten at the next interval; a query (which a client may loop on) rewrites nothing
+        }
         return send(c, id, reply);
+    }
+
+    /**
+     * Whether a request that succeeded changes what the res file says: it made or destroyed an
+     * object, attached, or moved a QP's state (MODIFY_QP, or a CM request that will). Queries do not.
+     */
+    private static boolean changesRes(ControlMessage m) {
+        return !(m instanceof QueryQpRequest || m instanceof SrqRequest);
+    }
+
+    /** Package-private for tests: how many times the res file was written. */
+    long resWrites() {
+        return res == null ? 0 : res.writes();
     }
 
     /** Makes the newest client's CM pump throw from now on (tests: containment of a CM fault). */
@@ -580,7 +593,11 @@ public final class AttachServer implements AutoCloseable {
                 if (c.session.id == cmFaultClient) {
                     throw new IllegalStateException("a fault in client " + cmFaultClient + "'s CM");
                 }
-                n += c.session.pumpCm(c.cmEvents);
+                int events = c.session.pumpCm(c.cmEvents);
+                if (events > 0 && res != null) {
+                    res.changed(); // a CONNECT_REQUEST made a CM id, a connection moved a QP's state
+                }
+                n += events;
             } catch (InternalError e) {
                 // the pump runs the port's cycle too: a fault a truncated file explains is that client's
                 if (anyTruncated()) {

@@ -43,6 +43,8 @@ final class ResFile implements AutoCloseable {
     private final StringBuilder text = new StringBuilder();
     private boolean dirty = true;
     private long lastWrite;
+    /** How many times the file was written (tests: a query must not rewrite it). */
+    private long writes;
 
     ResFile(Path dir, int lcore) {
         this.file = dir.resolve(ProcessHandle.current().pid() + "-attach" + (lcore == 0 ? "" : "-lcore" + lcore) + SUFFIX);
@@ -52,7 +54,11 @@ final class ResFile implements AutoCloseable {
         return file;
     }
 
-    /** The clients' objects changed: the next {@link #maybeWrite} rewrites the file. */
+    /**
+     * The clients' objects changed (made, destroyed, a QP's state, a client came or went): the next
+     * {@link #maybeWrite} rewrites the file. Not called for queries: a client looping on them must
+     * not make the dataplane's thread rebuild and write this file.
+     */
     void changed() {
         dirty = true;
     }
@@ -71,7 +77,12 @@ final class ResFile implements AutoCloseable {
         write(text.toString().getBytes(StandardCharsets.US_ASCII));
     }
 
+    long writes() {
+        return writes;
+    }
+
     private void write(byte[] bytes) {
+        writes++;
         Path made = file.resolveSibling(file.getFileName() + ".tmp");
         try {
             Files.deleteIfExists(made);
