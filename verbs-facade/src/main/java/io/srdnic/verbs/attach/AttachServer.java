@@ -65,6 +65,8 @@ public final class AttachServer implements AutoCloseable {
     /** The connections' descriptors in {@link #connections}' order, for the poll, and the connections polled. */
     private int[] pollSet = new int[16];
     private Connection[] polled = new Connection[16];
+    /** The one buffer every refused connection's ERROR is written from (a refusal allocates no direct memory). */
+    private final ByteBuffer refusalOut = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
     private long connectionsRefused;
     private long openTimeouts;
     private long nextClient;
@@ -445,30 +447,42 @@ public final class AttachServer implements AutoCloseable {
             if (who == null) {
                 return;
             }
-            String refusal = null;
-            if (!policy.allow().allows(who.uid(), who.gid())) {
-                clientsRefused++;
-                refusal = "uid " + who.uid() + " (gid " + who.gid() + ") may not attach to this dataplane (allowed: "
-                    + policy.allow().description() + ")";
-            } else if (connections.size() >= policy.maxConnections()) {
-                connectionsRefused++;
-                refusal = "the dataplane has " + connections.size() + " control connections, its limit (--max-connections)";
-            } else if (connectionsByUid.getOrDefault(who.uid(), 0) >= policy.maxConnectionsPerUid()) {
-                connectionsRefused++;
-                refusal = "uid " + who.uid() + " has " + policy.maxConnectionsPerUid() + " control connections, its limit (--max-connections-per-uid)";
-            }
-            Connection c = new Connection(who, new ClientSession(nextClient, shmDir), now);
+            // Decided before anything is made for the connection: a refused uid that floods connect()
+            // costs the dataplane's thread one reply from a shared buffer, no session or buffers.
+            String refusal = refusal(who);
             if (refusal != null) {
-                LOG.log(Level.WARNING, "refused a connection of {0}: {1}", c.peer, refusal);
-                send(c, 0, new ErrorReply(refusal));
-                server.closeConnection(c.fd);
+                LOG.log(Level.WARNING, "refused a connection of uid {0} pid {1}: {2}", who.uid(), who.pid(), refusal);
+                refusalOut.clear();
+                ControlCodec.write(refusalOut, 0, new ErrorReply(refusal));
+                refusalOut.flip();
+                writeWhole(who.fd(), refusalOut); // told if it reads at once; closed either way
+                server.closeConnection(who.fd());
                 continue;
             }
+            Connection c = new Connection(who, new ClientSession(nextClient, shmDir), now);
             nextClient += clientIdStep;
             c.cmEvents = m -> send(c, 0, m);
             connections.add(c);
             connectionsByUid.merge(c.uid, 1, Integer::sum);
         }
+    }
+
+    /** Why {@code who} may not connect (counted), or null when it may. */
+    private String refusal(UnixListener.Peer who) {
+        if (!policy.allow().allows(who.uid(), who.gid())) {
+            clientsRefused++;
+            return "uid " + who.uid() + " (gid " + who.gid() + ") may not attach to this dataplane (allowed: "
+                + policy.allow().description() + ")";
+        }
+        if (connections.size() >= policy.maxConnections()) {
+            connectionsRefused++;
+            return "the dataplane has " + connections.size() + " control connections, its limit (--max-connections)";
+        }
+        if (connectionsByUid.getOrDefault(who.uid(), 0) >= policy.maxConnectionsPerUid()) {
+            connectionsRefused++;
+            return "uid " + who.uid() + " has " + policy.maxConnectionsPerUid() + " control connections, its limit (--max-connections-per-uid)";
+        }
+        return null;
     }
 
     private void read(Connection c) {
@@ -632,18 +646,26 @@ public final class AttachServer implements AutoCloseable {
         c.out.clear();
         ControlCodec.write(c.out, id, m);
         c.out.flip();
-        for (int spins = 0; c.out.hasRemaining(); spins++) {
-            int n = server.write(c.fd, c.out);
-            if (n < 0) {
-                drop(c, "closed its socket");
-                return false;
-            }
-            if (n == 0 && spins > 10_000) {
-                drop(c, "does not read its control socket");
-                return false;
-            }
+        String failed = writeWhole(c.fd, c.out);
+        if (failed != null) {
+            drop(c, failed);
+            return false;
         }
         return true;
+    }
+
+    /** Writes what {@code out} holds to {@code fd}; null when all of it went, else why not. */
+    private String writeWhole(int fd, ByteBuffer out) {
+        for (int spins = 0; out.hasRemaining(); spins++) {
+            int n = server.write(fd, out);
+            if (n < 0) {
+                return "closed its socket";
+            }
+            if (n == 0 && spins > 10_000) {
+                return "does not read its control socket";
+            }
+        }
+        return null;
     }
 
     private void drop(Connection c, String why) {
