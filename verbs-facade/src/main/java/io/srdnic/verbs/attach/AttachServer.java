@@ -451,7 +451,7 @@ public final class AttachServer implements AutoCloseable {
             // costs the dataplane's thread one reply from a shared buffer, no session or buffers.
             String refusal = refusal(who);
             if (refusal != null) {
-                LOG.log(Level.WARNING, "refused a connection of uid {0} pid {1}: {2}", who.uid(), who.pid(), refusal);
+                LOG.log(Level.WARNING, "refused a connection of uid " + who.uid() + " pid " + who.pid() + ": " + refusal);
                 refusalOut.clear();
                 ControlCodec.write(refusalOut, 0, new ErrorReply(refusal));
                 refusalOut.flip();
