@@ -51,8 +51,18 @@ class AttachedResWritesTest {
                     Thread.sleep(10);
                 }
                 assertEquals(made + 1, resWrites(w), "a new PD rewrites the file once");
+                // written by the res file's own thread: the file comes to list both PDs
+                Path res = dir.resolve(ProcessHandle.current().pid() + "-attach.res");
+                while (pdLines(res) < 2 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertEquals(2, pdLines(res), "the res file lists both PDs");
             }
         }
+    }
+
+    private static long pdLines(Path res) throws java.io.IOException {
+        return java.nio.file.Files.exists(res) ? java.nio.file.Files.readAllLines(res).stream().filter(l -> l.startsWith("pd ")).count() : 0;
     }
 
     private static long resWrites(AttachedWorld w) {
