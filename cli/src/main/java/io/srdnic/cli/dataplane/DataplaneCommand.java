@@ -239,7 +239,9 @@ public final class DataplaneCommand implements Callable<Integer> {
         int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
         AttachPolicy policy = policy();
         RunDirectory.prepare(dir);
-        ShmDirectory.check(shmDir);
+        if (shmDir != null) { // without --shm-dir each client's memory is a sealed memfd: no directory to check
+            ShmDirectory.check(shmDir);
+        }
         try (PidLock lock = PidLock.acquire(dir)) {
             StaleFiles.sweep(dir, shmDir, StaleFiles.EAL_RUNTIME, lcores);
             List<String> specs = ports.stream().map(p -> MemifSockets.withDefaults(p, dir)).toList();

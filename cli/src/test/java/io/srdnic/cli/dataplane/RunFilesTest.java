@@ -9,6 +9,7 @@ import io.srdnic.srd.counters.CountersLayout;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.List;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -96,6 +97,17 @@ class RunFilesTest {
         assertTrue(Files.exists(liveCounters) && Files.exists(liveShm) && Files.exists(liveEal), "a live pid's files stay");
         assertTrue(Files.exists(keptLcore), "an lcore it runs replaces its own socket");
         assertEquals(4, swept.size(), swept.toString());
+    }
+
+    @Test
+    void shouldSweepDirAndEalWithoutAnShmDir() throws Exception {
+        // no --shm-dir: clients' memory is sealed memfds, which leave nothing behind to sweep
+        Path dir = RunDirectory.prepare(tmp.resolve("run"));
+        Path eal = Files.createDirectory(tmp.resolve("dpdk"));
+        Path deadCounters = Files.createFile(dir.resolve(deadPid() + "-attach.counters"));
+        var swept = StaleFiles.sweep(dir, null, eal, 1);
+        assertFalse(Files.exists(deadCounters));
+        assertEquals(List.of(deadCounters), swept);
     }
 
     @Test
