@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.attach.AllowRule;
+import io.srdnic.verbs.attach.AttachInternals;
 import io.srdnic.verbs.attach.ClientQuota;
 import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.attach.ShmRing;
@@ -154,6 +155,23 @@ class AttachedContainmentTest {
             assertTrue(bad.errors.get(0).contains("ring index"), bad.errors.toString());
             assertEquals(1, w.counter("ring_corruptions"));
             assertUnharmed(traffic, traffic.rounds());
+        }
+    }
+
+    @Test
+    void shouldFenceAClientWhoseCmPumpFaults() throws Exception {
+        try (HostileClient bad = new HostileClient(dir, 0, 1 << 20, 1 << 16)) {
+            bad.allocPd(); // open: its CM events are routed from now on
+            // No client request is known to make the CM pump throw (it takes every id state the CM
+            // reaches): a test stand-in throws there, as a fault in the client's CM ids would.
+            w.onLoop(() -> {
+                AttachInternals.failCmPumpOfNewestClient(w.server);
+                return null;
+            });
+            assertTrue(bad.awaitDropped(), "fenced");
+            assertTrue(bad.errors.stream().anyMatch(e -> e.contains("fenced") && e.contains("CM")), "told why: " + bad.errors);
+            assertEquals(1, w.counter("clients_fenced"));
+            assertUnharmed(traffic, before);
         }
     }
 

@@ -136,6 +136,30 @@ class ControlSocketAccessTest {
         }
     }
 
+    @Test
+    void shouldRefuseAConnectionFloodWithoutAllocatingDirectMemory() throws Exception {
+        // A refused uid may connect() in a loop: each refusal must cost the dataplane's thread no
+        // direct buffer (they are freed only by a GC, and count against the process's direct limit).
+        java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
+            .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream().filter(b -> b.getName().equals("direct")).findFirst()
+            .orElseThrow();
+        try (AttachedWorld w = new AttachedWorld(dir, AttachPolicy.of(AllowRule.nobody()))) {
+            readUntilClosed(connect()); // the first refusal: what is made once is made
+            long countBefore = direct.getCount();
+            long bytesBefore = direct.getMemoryUsed();
+            int floods = 200;
+            for (int i = 0; i < floods; i++) {
+                String said = readUntilClosed(connect());
+                assertTrue(said.contains("may not attach"), said);
+            }
+            assertEquals(floods + 1, w.counter("clients_refused"));
+            long grew = direct.getCount() - countBefore;
+            long grewBytes = direct.getMemoryUsed() - bytesBefore;
+            assertTrue(grew < floods / 10, floods + " refused connections made " + grew + " direct buffers (" + grewBytes + " bytes)");
+            assertTrue(grewBytes < 64 * 1024, floods + " refused connections took " + grewBytes + " bytes of direct memory");
+        }
+    }
+
     private SocketChannel connect() throws IOException {
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
         ch.connect(UnixDomainSocketAddress.of(dir.resolve(AttachServer.SOCKET)));

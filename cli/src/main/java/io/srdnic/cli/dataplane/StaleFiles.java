@@ -89,8 +89,12 @@ final class StaleFiles {
         }
     }
 
+    /** The entries of {@code dir}; none when it is null (no --shm-dir: sealed memfds, nothing left behind to sweep). */
     private static List<Path> list(Path dir) {
         List<Path> out = new ArrayList<>();
+        if (dir == null) {
+            return out;
+        }
         try (DirectoryStream<Path> s = Files.newDirectoryStream(dir)) {
             s.forEach(out::add);
         } catch (NoSuchFileException e) {

@@ -9,6 +9,7 @@ import io.srdnic.srd.counters.CountersLayout;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.List;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,14 +86,6 @@ class RunFilesTest {
     }
 
     @Test
-    void shouldSweepWithoutAShmDirectory() throws Exception {
-        // No --shm-dir (the default: a sealed memfd per client): the run directory is still swept.
-        Path dir = RunDirectory.prepare(tmp.resolve("run"));
-        Path stale = Files.writeString(dir.resolve("999999-attach.counters"), "");
-        assertEquals(java.util.List.of(stale), StaleFiles.sweep(dir, null, tmp.resolve("no-eal"), 1));
-    }
-
-    @Test
     void shouldSweepOnlyTheFilesOfDeadPids() throws Exception {
         Path dir = RunDirectory.prepare(tmp.resolve("run"));
         Path shm = Files.createDirectory(tmp.resolve("shm"));
@@ -115,6 +108,17 @@ class RunFilesTest {
         assertTrue(Files.exists(liveCounters) && Files.exists(liveShm) && Files.exists(liveEal), "a live pid's files stay");
         assertTrue(Files.exists(keptLcore), "an lcore it runs replaces its own socket");
         assertEquals(4, swept.size(), swept.toString());
+    }
+
+    @Test
+    void shouldSweepDirAndEalWithoutAnShmDir() throws Exception {
+        // no --shm-dir: clients' memory is sealed memfds, which leave nothing behind to sweep
+        Path dir = RunDirectory.prepare(tmp.resolve("run"));
+        Path eal = Files.createDirectory(tmp.resolve("dpdk"));
+        Path deadCounters = Files.createFile(dir.resolve(deadPid() + "-attach.counters"));
+        var swept = StaleFiles.sweep(dir, null, eal, 1);
+        assertFalse(Files.exists(deadCounters));
+        assertEquals(List.of(deadCounters), swept);
     }
 
     @Test

@@ -65,6 +65,8 @@ public final class AttachServer implements AutoCloseable {
     /** The connections' descriptors in {@link #connections}' order, for the poll, and the connections polled. */
     private int[] pollSet = new int[16];
     private Connection[] polled = new Connection[16];
+    /** The one buffer every refused connection's ERROR is written from (a refusal allocates no direct memory). */
+    private final ByteBuffer refusalOut = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
     private long connectionsRefused;
     private long openTimeouts;
     private long nextClient;
@@ -79,6 +81,8 @@ public final class AttachServer implements AutoCloseable {
     private long malformedMessages;
     private long ringCorruptions;
     private long clientsFenced;
+    /** The client whose CM pump fails (a test's stand-in for a CM fault no client request reaches); -1: none. */
+    private long cmFaultClient = -1;
     /** What each client may make; {@link ClientQuota#DEFAULTS} unless {@link #quota(ClientQuota)} says otherwise. */
     private ClientQuota quota = ClientQuota.DEFAULTS;
     /** The live counters file of the attach side, or null. */
@@ -261,6 +265,16 @@ public final class AttachServer implements AutoCloseable {
         }
     }
 
+    private boolean anyTruncated() {
+        for (int i = 0; i < connections.size(); i++) {
+            Connection c = connections.get(i);
+            if (c.session.isOpen() && c.session.truncatedItsFile()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** After a fault in a port's cycle: fences every client whose shared file is short, or throws {@code fault} when none is. */
     private int fenceTruncators(InternalError fault) {
         int fenced = 0;
@@ -433,30 +447,42 @@ public final class AttachServer implements AutoCloseable {
             if (who == null) {
                 return;
             }
-            String refusal = null;
-            if (!policy.allow().allows(who.uid(), who.gid())) {
-                clientsRefused++;
-                refusal = "uid " + who.uid() + " (gid " + who.gid() + ") may not attach to this dataplane (allowed: "
-                    + policy.allow().description() + ")";
-            } else if (connections.size() >= policy.maxConnections()) {
-                connectionsRefused++;
-                refusal = "the dataplane has " + connections.size() + " control connections, its limit (--max-connections)";
-            } else if (connectionsByUid.getOrDefault(who.uid(), 0) >= policy.maxConnectionsPerUid()) {
-                connectionsRefused++;
-                refusal = "uid " + who.uid() + " has " + policy.maxConnectionsPerUid() + " control connections, its limit (--max-connections-per-uid)";
-            }
-            Connection c = new Connection(who, new ClientSession(nextClient, shmDir), now);
+            // Decided before anything is made for the connection: a refused uid that floods connect()
+            // costs the dataplane's thread one reply from a shared buffer, no session or buffers.
+            String refusal = refusal(who);
             if (refusal != null) {
-                LOG.log(Level.WARNING, "refused a connection of {0}: {1}", c.peer, refusal);
-                send(c, 0, new ErrorReply(refusal));
-                server.closeConnection(c.fd);
+                LOG.log(Level.WARNING, "refused a connection of uid " + who.uid() + " pid " + who.pid() + ": " + refusal);
+                refusalOut.clear();
+                ControlCodec.write(refusalOut, 0, new ErrorReply(refusal));
+                refusalOut.flip();
+                writeWhole(who.fd(), refusalOut); // told if it reads at once; closed either way
+                server.closeConnection(who.fd());
                 continue;
             }
+            Connection c = new Connection(who, new ClientSession(nextClient, shmDir), now);
             nextClient += clientIdStep;
             c.cmEvents = m -> send(c, 0, m);
             connections.add(c);
             connectionsByUid.merge(c.uid, 1, Integer::sum);
         }
+    }
+
+    /** Why {@code who} may not connect (counted), or null when it may. */
+    private String refusal(UnixListener.Peer who) {
+        if (!policy.allow().allows(who.uid(), who.gid())) {
+            clientsRefused++;
+            return "uid " + who.uid() + " (gid " + who.gid() + ") may not attach to this dataplane (allowed: "
+                + policy.allow().description() + ")";
+        }
+        if (connections.size() >= policy.maxConnections()) {
+            connectionsRefused++;
+            return "the dataplane has " + connections.size() + " control connections, its limit (--max-connections)";
+        }
+        if (connectionsByUid.getOrDefault(who.uid(), 0) >= policy.maxConnectionsPerUid()) {
+            connectionsRefused++;
+            return "uid " + who.uid() + " has " + policy.maxConnectionsPerUid() + " control connections, its limit (--max-connections-per-uid)";
+        }
+        return null;
     }
 
     private void read(Connection c) {
@@ -489,9 +515,6 @@ public final class AttachServer implements AutoCloseable {
     /** Handles one request and sends its reply; false when the connection was dropped. */
     private boolean answer(Connection c, int id, ControlMessage m) {
         ClientSession s = c.session;
-        if (res != null) {
-            res.changed(); // a request may make or destroy an object: the res file is rewritten at the next interval
-        }
         if (m instanceof CloseRequest) {
             send(c, id, HandleReply.of(0));
             drop(c, CLOSED_CONTEXT);
@@ -531,7 +554,28 @@ public final class AttachServer implements AutoCloseable {
             fence(c, e);
             return false;
         }
+        if (res != null && !(reply instanceof ErrorReply) && changesRes(m)) {
+            res.changed(); // rewritten at the next interval; a query (which a client may loop on) rewrites nothing
+        }
         return send(c, id, reply);
+    }
+
+    /**
+     * Whether a request that succeeded changes what the res file says: it made or destroyed an
+     * object, attached, or moved a QP's state (MODIFY_QP, or a CM request that will). Queries do not.
+     */
+    private static boolean changesRes(ControlMessage m) {
+        return !(m instanceof QueryQpRequest || m instanceof SrqRequest);
+    }
+
+    /** Package-private for tests: how many times the res file was written. */
+    long resWrites() {
+        return res == null ? 0 : res.writes();
+    }
+
+    /** Makes the newest client's CM pump throw from now on (tests: containment of a CM fault). */
+    void failCmPumpOfNewestClient() {
+        cmFaultClient = nextClient - clientIdStep;
     }
 
     private ControlMessage open(Connection c, OpenRequest r) {
@@ -552,9 +596,31 @@ public final class AttachServer implements AutoCloseable {
     private int routeEvents() {
         int n = 0;
         for (int i = connections.size() - 1; i >= 0; i--) {
+            if (i >= connections.size()) {
+                continue; // a fence below dropped several clients
+            }
             Connection c = connections.get(i);
-            if (c.session.isOpen()) {
-                n += c.session.pumpCm(c.cmEvents);
+            if (!c.session.isOpen()) {
+                continue;
+            }
+            try { // as eachClient: a fault in one client's CM fences that client, the lcore goes on
+                if (c.session.id == cmFaultClient) {
+                    throw new IllegalStateException("a fault in client " + cmFaultClient + "'s CM");
+                }
+                int events = c.session.pumpCm(c.cmEvents);
+                if (events > 0 && res != null) {
+                    res.changed(); // a CONNECT_REQUEST made a CM id, a connection moved a QP's state
+                }
+                n += events;
+            } catch (InternalError e) {
+                // the pump runs the port's cycle too: a fault a truncated file explains is that client's
+                if (anyTruncated()) {
+                    n += fenceTruncators(e);
+                } else {
+                    fence(c, e);
+                }
+            } catch (RuntimeException e) {
+                fence(c, e);
             }
         }
         for (Context port : ports) {
@@ -580,18 +646,26 @@ public final class AttachServer implements AutoCloseable {
         c.out.clear();
         ControlCodec.write(c.out, id, m);
         c.out.flip();
-        for (int spins = 0; c.out.hasRemaining(); spins++) {
-            int n = server.write(c.fd, c.out);
-            if (n < 0) {
-                drop(c, "closed its socket");
-                return false;
-            }
-            if (n == 0 && spins > 10_000) {
-                drop(c, "does not read its control socket");
-                return false;
-            }
+        String failed = writeWhole(c.fd, c.out);
+        if (failed != null) {
+            drop(c, failed);
+            return false;
         }
         return true;
+    }
+
+    /** Writes what {@code out} holds to {@code fd}; null when all of it went, else why not. */
+    private String writeWhole(int fd, ByteBuffer out) {
+        for (int spins = 0; out.hasRemaining(); spins++) {
+            int n = server.write(fd, out);
+            if (n < 0) {
+                return "closed its socket";
+            }
+            if (n == 0 && spins > 10_000) {
+                return "does not read its control socket";
+            }
+        }
+        return null;
     }
 
     private void drop(Connection c, String why) {

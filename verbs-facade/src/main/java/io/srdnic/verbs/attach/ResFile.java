@@ -12,12 +12,17 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * What every attached client holds, as {@code srdnic dataplane res} reads it (the shape of
  * {@code rdma res show}): {@code DIR/<pid>-attach[-lcore<k>].res}, one record a line, rewritten
  * whole by the attach server when its clients' objects change (at most every {@link #INTERVAL_NANOS}),
- * removed when the server closes. Made as a counters file is: under a temporary name, exclusively
+ * removed when the server closes. The text is made on the dataplane's thread (it reads the clients'
+ * state, which is that thread's); the file IO is done by a writer thread of its own, so that the
+ * packet thread never waits on the filesystem. Made as a counters file is: under a temporary name, exclusively
  * and without following a link, mode 0640 on the open file, renamed into place (a reader sees the
  * old whole file or the new one). Format ({@link #VERSION}):
  * <pre>
@@ -43,6 +48,13 @@ final class ResFile implements AutoCloseable {
     private final StringBuilder text = new StringBuilder();
     private boolean dirty = true;
     private long lastWrite;
+    /** How many times the file's text was made and handed to the writer (tests: a query must not rewrite it). */
+    private long writes;
+    /** The newest text not yet written: the dataplane's thread sets it, the writer thread takes it. */
+    private final AtomicReference<byte[]> pending = new AtomicReference<>();
+    /** Writes the file off the dataplane's thread (create, chmod, write, rename): started at the first write. */
+    private Thread writer;
+    private volatile boolean closing;
 
     ResFile(Path dir, int lcore) {
         this.file = dir.resolve(ProcessHandle.current().pid() + "-attach" + (lcore == 0 ? "" : "-lcore" + lcore) + SUFFIX);
@@ -52,7 +64,11 @@ final class ResFile implements AutoCloseable {
         return file;
     }
 
-    /** The clients' objects changed: the next {@link #maybeWrite} rewrites the file. */
+    /**
+     * The clients' objects changed (made, destroyed, a QP's state, a client came or went): the next
+     * {@link #maybeWrite} rewrites the file. Not called for queries: a client looping on them must
+     * not make the dataplane's thread rebuild and write this file.
+     */
     void changed() {
         dirty = true;
     }
@@ -68,7 +84,31 @@ final class ResFile implements AutoCloseable {
         text.append("srdnic-res ").append(VERSION).append('\n');
         text.append("dataplane pid ").append(ProcessHandle.current().pid()).append(" lcore ").append(lcore).append('\n');
         server.describeClients(text);
-        write(text.toString().getBytes(StandardCharsets.US_ASCII));
+        writes++;
+        // The text is the clients' state, read here on their thread; the file IO is the writer's.
+        pending.set(text.toString().getBytes(StandardCharsets.US_ASCII));
+        if (writer == null) {
+            writer = Thread.ofPlatform().daemon().name("srdnic-res-" + file.getFileName()).start(this::writeLoop);
+        }
+        LockSupport.unpark(writer);
+    }
+
+    long writes() {
+        return writes;
+    }
+
+    /** The writer thread: writes the newest text handed over (older ones are skipped), until closed. */
+    private void writeLoop() {
+        while (true) {
+            byte[] bytes = pending.getAndSet(null);
+            if (bytes != null) {
+                write(bytes);
+            } else if (closing) {
+                return;
+            } else {
+                LockSupport.park(this);
+            }
+        }
     }
 
     private void write(byte[] bytes) {
@@ -88,6 +128,16 @@ final class ResFile implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
+        pending.set(null); // the file goes: a write still waiting would only make it again
+        if (writer != null) {
+            LockSupport.unpark(writer);
+            try {
+                writer.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         try {
             Files.deleteIfExists(file);
         } catch (IOException ignored) {
