@@ -2,6 +2,7 @@ package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.verbs.attach.AttachServer;
+import io.srdnic.verbs.attach.ControlSocket;
 import io.srdnic.verbs.attach.SharedLayout;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
@@ -17,13 +18,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
@@ -43,7 +39,7 @@ final class AttachedSession implements AutoCloseable {
     final OpenReply info;
     final MemorySegment pool;
     final MemorySegment rings;
-    private final SocketChannel channel;
+    private final ControlSocket channel;
     private final Arena arena = Arena.ofShared();
     private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<CmEventMessage> cmEvents = new ConcurrentLinkedQueue<>();
@@ -59,40 +55,27 @@ final class AttachedSession implements AutoCloseable {
     /** What of the pool is handed out to regions ({@code ProtectionDomain.allocateRegion}); never taken back (see allocate). */
     private final io.srdnic.verbs.attach.FreeSpace poolSpace;
 
-    private AttachedSession(Path dir, SocketChannel channel, OpenReply info) throws IOException {
+    private AttachedSession(Path dir, ControlSocket channel, OpenReply info, int memoryFd) throws IOException {
         this.dir = dir;
         this.channel = channel;
         this.info = info;
-        // A file in the dataplane's --shm-dir, or its sealed memfd as /proc/<its pid>/fd/<fd>, which
-        // the kernel opens for a process that may inspect the dataplane's (the same uid, or root).
-        try (FileChannel f = openShared(Path.of(info.shmPath()))) {
-            MemorySegment file = f.map(FileChannel.MapMode.READ_WRITE, 0, info.fileBytes(), arena);
-            this.pool = file.asSlice(info.poolOffset(), info.poolBytes());
-            this.rings = file.asSlice(info.ringsOffset(), info.ringsBytes());
-        }
+        // The dataplane passed its descriptor of this context's memory with OPEN's reply (SCM_RIGHTS):
+        // mapped here, the descriptor closed; close() unmaps it (the arena).
+        MemorySegment file = ControlSocket.mapAndClose(memoryFd, info.fileBytes(), arena);
+        this.pool = file.asSlice(info.poolOffset(), info.poolBytes());
+        this.rings = file.asSlice(info.ringsOffset(), info.ringsBytes());
         this.poolSpace = new io.srdnic.verbs.attach.FreeSpace(pool.byteSize());
         this.reader = new Thread(this::readLoop, "srdnic-attached-" + info.shmPath());
         reader.setDaemon(true);
         reader.start();
     }
 
-    private static FileChannel openShared(Path path) throws IOException {
-        try {
-            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
-        } catch (java.nio.file.AccessDeniedException e) {
-            throw new IOException("cannot open the dataplane's shared memory " + path + " (permission denied): a dataplane without"
-                + " --shm-dir shares a memfd, which only its own user (or root) may open; run the application as that user, or the"
-                + " dataplane with --shm-dir", e);
-        }
-    }
-
     /** Connects to the dataplane in {@code dir}, opens a context on its port {@code port} and maps the shared file. */
     static AttachedSession open(Path dir, int port, long poolBytes, long ringBytes) {
         Path socket = dir.resolve(AttachServer.SOCKET);
-        SocketChannel ch;
+        ControlSocket ch;
         try {
-            ch = SocketChannel.open(StandardProtocolFamily.UNIX);
-            ch.connect(UnixDomainSocketAddress.of(socket));
+            ch = ControlSocket.connect(socket);
         } catch (IOException e) {
             throw new VerbsException("cannot reach the srdnic dataplane at " + socket + " (" + e.getMessage()
                 + "): is `srdnic dataplane --dir " + dir + "` running, and may this user open its socket?");
@@ -115,7 +98,11 @@ final class AttachedSession implements AutoCloseable {
             if (!(reply instanceof OpenReply info)) {
                 throw new VerbsException("the srdnic dataplane at " + dir + " answered OPEN with " + reply.getClass().getSimpleName());
             }
-            return new AttachedSession(dir, ch, info);
+            int memoryFd = ch.takeReceivedFd();
+            if (memoryFd < 0) {
+                throw new VerbsException("the srdnic dataplane at " + dir + " answered OPEN without passing the context's memory");
+            }
+            return new AttachedSession(dir, ch, info, memoryFd);
         } catch (IOException | ProtocolException | RuntimeException e) {
             try {
                 ch.close();
@@ -130,7 +117,7 @@ final class AttachedSession implements AutoCloseable {
     }
 
     /** Reads one whole frame (blocking) into {@code buf} and decodes it. */
-    private static ControlMessage readFrame(SocketChannel ch, ByteBuffer buf) throws IOException, ProtocolException {
+    private static ControlMessage readFrame(ControlSocket ch, ByteBuffer buf) throws IOException, ProtocolException {
         buf.clear().limit(ControlCodec.LENGTH_BYTES);
         fill(ch, buf);
         buf.flip();
@@ -141,7 +128,7 @@ final class AttachedSession implements AutoCloseable {
         return ControlCodec.read(buf);
     }
 
-    private static void fill(SocketChannel ch, ByteBuffer buf) throws IOException {
+    private static void fill(ControlSocket ch, ByteBuffer buf) throws IOException {
         while (buf.hasRemaining()) {
             if (ch.read(buf) < 0) {
                 throw new EOFException("the dataplane closed the control socket");

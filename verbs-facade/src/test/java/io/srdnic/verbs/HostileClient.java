@@ -2,7 +2,9 @@ package io.srdnic.verbs;
 
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
+import io.srdnic.ffm.Libc;
 import io.srdnic.verbs.attach.AttachServer;
+import io.srdnic.verbs.attach.ControlSocket;
 import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.attach.RecvRecord;
 import io.srdnic.verbs.attach.SendRecord;
@@ -25,11 +27,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -58,7 +57,7 @@ final class HostileClient implements AutoCloseable {
     final FileChannel file;
     /** ERROR messages the dataplane sent unasked (request id 0): why it dropped this client. */
     final List<String> errors = new ArrayList<>();
-    private final SocketChannel channel;
+    private final ControlSocket channel;
     private final Arena arena = Arena.ofShared();
     private final ByteBuffer in = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
     private final ByteBuffer out = ByteBuffer.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
@@ -66,11 +65,16 @@ final class HostileClient implements AutoCloseable {
     private int nextId = 1;
 
     HostileClient(Path dir, int port, long poolBytes, long ringBytes) throws IOException {
-        channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-        channel.connect(UnixDomainSocketAddress.of(dir.resolve(AttachServer.SOCKET)));
-        channel.configureBlocking(false); // every read below has a deadline: a dataplane that died must fail the test, not hang it
+        channel = ControlSocket.connect(dir.resolve(AttachServer.SOCKET));
+        channel.readTimeout(100); // every read below has a deadline: a dataplane that died must fail the test, not hang it
         info = (OpenReply) call(new OpenRequest(port, poolBytes, ringBytes, ProcessHandle.current().pid()));
-        file = FileChannel.open(Path.of(info.shmPath()), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        // the descriptor OPEN's reply passed (SCM_RIGHTS), opened again as a channel this client can truncate with
+        int memoryFd = channel.takeReceivedFd();
+        if (memoryFd < 0) {
+            throw new IOException("OPEN's reply passed no descriptor");
+        }
+        file = FileChannel.open(Path.of("/proc/self/fd/" + memoryFd), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        Libc.close(memoryFd);
         MemorySegment all = file.map(FileChannel.MapMode.READ_WRITE, 0, info.fileBytes(), arena);
         rings = all.asSlice(info.ringsOffset(), info.ringsBytes());
         pool = all.asSlice(info.poolOffset(), info.poolBytes());

@@ -19,6 +19,7 @@ import io.srdnic.verbs.attach.control.DestroyRequest;
 import io.srdnic.verbs.attach.control.ErrorReply;
 import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
+import io.srdnic.verbs.attach.control.OpenReply;
 import io.srdnic.verbs.attach.control.OpenRequest;
 import io.srdnic.verbs.attach.control.ProtocolException;
 import io.srdnic.verbs.attach.control.QueryQpRequest;
@@ -646,12 +647,35 @@ public final class AttachServer implements AutoCloseable {
         c.out.clear();
         ControlCodec.write(c.out, id, m);
         c.out.flip();
-        String failed = writeWhole(c.fd, c.out);
+        String failed = m instanceof OpenReply ? passMemory(c) : null; // its first bytes carry the client's memory
+        if (failed == null) {
+            failed = writeWhole(c.fd, c.out);
+        }
         if (failed != null) {
             drop(c, failed);
             return false;
         }
         return true;
+    }
+
+    /**
+     * Writes the first bytes of OPEN's reply with the descriptor of the client's memory attached
+     * (SCM_RIGHTS): the client maps what it receives, so nothing in a file system names the memory
+     * and no other process can open it. Null when it went, else why not.
+     */
+    private String passMemory(Connection c) {
+        for (int spins = 0; ; spins++) {
+            int n = server.writeWithFd(c.fd, c.out, c.session.memoryFd());
+            if (n > 0) {
+                return null;
+            }
+            if (n < 0) {
+                return "closed its socket";
+            }
+            if (spins > 10_000) {
+                return "does not read its control socket";
+            }
+        }
     }
 
     /** Writes what {@code out} holds to {@code fd}; null when all of it went, else why not. */

@@ -30,11 +30,8 @@ import io.srdnic.verbs.attach.control.RegisterMrRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -66,10 +63,13 @@ final class ClientSession {
     private final Path shmDir;
     private Context context;
     private Path shmFile;
-    /** The shared file, open while the client is: its size says whether the client truncated it under the mapping. */
-    private FileChannel fileChannel;
-    /** The sealed memfd holding it when the dataplane has no --shm-dir, else -1. */
-    private int memfd = -1;
+    /**
+     * The client's memory (a sealed memfd, or with --shm-dir a file there), open while the client
+     * is: what OPEN's reply passes it, and (for a file) whose size says whether it was truncated.
+     */
+    private int memoryFd = -1;
+    /** Holds the dataplane's one mapping of it: closed (munmap) when the client is reclaimed. */
+    private Arena mapping;
     private long fileBytes;
     private ClientQuota quota = ClientQuota.DEFAULTS;
     /** Counted against {@link #quota}: ring records (a CQ's, a QP's two, an SRQ's) the client holds now. */
@@ -169,25 +169,27 @@ final class ClientSession {
      * this client's doing. (A memfd sealed against shrinking would rule it out; see docs/dataplane.md.)
      */
     boolean truncatedItsFile() {
-        try {
-            return fileChannel != null && fileChannel.size() < fileBytes;
-        } catch (IOException e) {
-            return true; // its file is not what the dataplane made: this client's doing too
-        }
+        // a sealed memfd cannot shrink; a file's size is asked (-1, not what the dataplane made, is this client's doing too)
+        return memoryFd >= 0 && shmFile != null && SealedMemory.size(memoryFd) < fileBytes;
     }
 
+    /** The descriptor of the client's memory, which OPEN's reply passes it (SCM_RIGHTS); -1 before OPEN. */
+    int memoryFd() {
+        return memoryFd;
+    }
+
+    /** Unmaps the client's memory now (closing the arena waits out any thread inside it), then closes its descriptor. */
     private void closeFile() {
-        if (fileChannel != null) {
-            try {
-                fileChannel.close();
-            } catch (IOException ignored) {
-                // the mapping stays valid without it
-            }
-            fileChannel = null;
+        if (mapping != null) {
+            mapping.close();
+            mapping = null;
+            file = null;
+            pool = null;
+            rings = null;
         }
-        if (memfd >= 0) {
-            SealedMemory.close(memfd); // the mapping keeps the memory until it goes
-            memfd = -1;
+        if (memoryFd >= 0) {
+            SealedMemory.close(memoryFd);
+            memoryFd = -1;
         }
     }
 
@@ -209,31 +211,42 @@ final class ClientSession {
         if (request.ringBytes() < MIN_RINGS || request.ringBytes() > MAX_RINGS) {
             throw new VerbsException("ring area of " + request.ringBytes() + " bytes: ask " + MIN_RINGS + ".." + MAX_RINGS);
         }
+        if (request.poolBytes() > quota.poolBytes()) {
+            throw new VerbsException("over this client's quota: a pool of " + request.poolBytes() + " bytes asked; at most " + quota.poolBytes()
+                + " bytes (--quota pool-bytes)");
+        }
         long ringsBytes = SharedLayout.align(request.ringBytes());
         long poolOffset = SharedLayout.HEADER_BYTES + ringsBytes;
         long poolBytes = SharedLayout.align(request.poolBytes());
         long total = poolOffset + poolBytes;
         String name = "srdnic-" + ProcessHandle.current().pid() + "-" + id;
-        Path clientPath; // where the client opens it
+        String described; // what the reply names it by (logs, thread names): the client maps the descriptor it is passed
         try {
             if (shmDir == null) { // a sealed memfd: nothing can shrink it, nothing in /dev/shm names it
-                memfd = SealedMemory.create(name, total);
-                clientPath = SealedMemory.path(memfd);
-                fileChannel = FileChannel.open(SealedMemory.ownPath(memfd), StandardOpenOption.READ, StandardOpenOption.WRITE);
+                memoryFd = SealedMemory.create(name, total);
+                described = "memfd:" + name;
             } else {
                 shmFile = shmDir.resolve(name);
-                clientPath = shmFile;
-                Files.deleteIfExists(shmFile);
-                Files.createFile(shmFile, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-                fileChannel = FileChannel.open(shmFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                described = shmFile.toString();
+                Files.deleteIfExists(shmFile); // a dead dataplane's of the same pid and id
+                memoryFd = SealedMemory.createFile(shmFile, total);
             }
-            // An automatic arena: the mapping lives while the transport may still hold a segment of it.
-            file = fileChannel.map(FileChannel.MapMode.READ_WRITE, 0, total, Arena.ofAuto());
+            // A shared arena closed at reclaim: munmap then, whatever the GC does; the client's
+            // objects are destroyed first, so the transport holds no segment of it by then.
+            mapping = Arena.ofShared();
+            file = SealedMemory.map(memoryFd, total, mapping);
             fileBytes = total;
         } catch (IOException e) {
             closeFile();
-            throw new VerbsException("could not make the client's shared memory (" + (shmDir == null ? "memfd" : shmFile) + "): "
-                + e.getMessage());
+            if (shmFile != null) {
+                try {
+                    Files.deleteIfExists(shmFile);
+                } catch (IOException ignored) {
+                    // said below; the sweep at start removes it
+                }
+            }
+            throw new VerbsException("could not make the client's " + total + " bytes of shared memory (" + (shmDir == null ? "memfd" : shmFile)
+                + "): " + e.getMessage());
         }
         file.set(java.lang.foreign.ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
         file.set(java.lang.foreign.ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
@@ -245,7 +258,7 @@ final class ClientSession {
         int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
             Math.min(a.maxInlineData(), SendRecord.MAX_INLINE), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
             a.rnrRetry() ? 1 : 0, a.maxSrq(), a.maxSrqWr(), a.maxSrqSge(), a.atomicCap(), a.maxQpRdAtom()};
-        return new OpenReply(clientPath.toString(), total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
+        return new OpenReply(described, total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
             on.udpPort(), a.name(), attributes);
     }
 
