@@ -102,8 +102,10 @@ public final class AttachServer implements AutoCloseable {
         final int peerPid;
         /** When it connected: it must send OPEN within the policy's timeout. */
         final long connectedNanos;
-        final ByteBuffer in = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
-        final ByteBuffer out = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
+        /** Its buffers' native memory, freed when it is dropped (a direct ByteBuffer's waits for a GC: 32 KiB per client gone). */
+        final java.lang.foreign.Arena buffers = java.lang.foreign.Arena.ofShared();
+        final ByteBuffer in = buffers.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES).asByteBuffer();
+        final ByteBuffer out = buffers.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES).asByteBuffer();
         /** The pid it states in OPEN (logged beside the kernel's). */
         long pid;
         /** The port it opened. */
@@ -644,6 +646,9 @@ public final class AttachServer implements AutoCloseable {
 
     /** Writes one frame whole (a client that does not read its socket is dropped); false when dropped. */
     private boolean send(Connection c, int id, ControlMessage m) {
+        if (c.dropped) {
+            return false; // its buffers are freed (an event for it may come after its drop in the same pass)
+        }
         c.out.clear();
         ControlCodec.write(c.out, id, m);
         c.out.flip();
@@ -701,6 +706,7 @@ public final class AttachServer implements AutoCloseable {
             res.changed();
         }
         server.closeConnection(c.fd);
+        c.buffers.close(); // nothing touches them once dropped (send checks)
         connectionsByUid.computeIfPresent(c.uid, (u, n) -> n == 1 ? null : n - 1);
         boolean wasOpen = c.session.isOpen();
         int objects;
