@@ -122,9 +122,16 @@ class DataplaneFilesIT {
     /** {@code srdnic dataplane ARGS} in a new JVM started under {@code umask}, its stderr in {@code log}. */
     record Plane(Process process, Path logFile, BufferedReader out) implements AutoCloseable {
         static Plane start(String umask, Path log, String... args) throws IOException {
+            return startWith(List.of(), umask, log, args);
+        }
+
+        /** As {@link #start}, with {@code jvmOptions} for the dataplane's JVM. */
+        static Plane startWith(List<String> jvmOptions, String umask, Path log, String... args) throws IOException {
             List<String> command = new ArrayList<>(List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\"",
-                System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx512m", "-cp",
-                System.getProperty("srdnic.jar", System.getProperty("java.class.path")), "io.srdnic.cli.Srdnic", "dataplane"));
+                System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC", "-Xmx512m"));
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-cp", System.getProperty("srdnic.jar", System.getProperty("java.class.path")), "io.srdnic.cli.Srdnic",
+                "dataplane"));
             command.addAll(List.of(args));
             Process p = new ProcessBuilder(command).redirectError(log.toFile()).start();
             return new Plane(p, log, new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)));

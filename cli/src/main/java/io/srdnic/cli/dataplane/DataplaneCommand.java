@@ -52,8 +52,9 @@ public final class DataplaneCommand implements Callable<Integer> {
     Map<String, String> settings = new LinkedHashMap<>();
 
     @Option(names = "--quota", paramLabel = "NAME=VALUE",
-        description = "A per-client quota (cqs, cq-entries, qps, qp-entries, srqs, pds, mrs, ahs, cm-ids, xrcds; docs/dataplane.md,"
-            + " Containment), e.g. --quota cq-entries=262144; repeatable. A create past it is refused, nothing made.")
+        description = "A per-client quota (cqs, cq-entries, qps, qp-entries, srqs, pds, mrs, ahs, cm-ids, xrcds, pool-bytes;"
+            + " docs/dataplane.md, Containment), e.g. --quota cq-entries=262144; repeatable. A create (or an OPEN's pool) past it is"
+            + " refused, nothing made.")
     Map<String, String> quotas = new LinkedHashMap<>();
 
     /** What each client may make: the defaults with --quota and quota.NAME applied (checked by applyConfig). */
