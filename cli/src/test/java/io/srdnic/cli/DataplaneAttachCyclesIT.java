@@ -92,6 +92,10 @@ class DataplaneAttachCyclesIT {
             assertEquals(base.fds(), end.fds(), "descriptors: " + base + " -> " + end);
             assertTrue(end.rssKib() - base.rssKib() <= RSS_SLACK_KIB, "rss grew: " + base + " -> " + end);
             assertTrue(plane.process().isAlive(), plane.log());
+            // ids as they are, without digit grouping (MessageFormat printed "pid 23,379")
+            String log = plane.log();
+            assertTrue(log.contains("dataplane pid " + plane.pid() + " running"), log);
+            assertTrue(log.contains("pid " + ProcessHandle.current().pid() + " as it says"), log);
         }
     }
 

@@ -160,6 +160,46 @@ class ControlSocketAccessTest {
         }
     }
 
+    /** A uid that floods connect() gets one WARNING line per second (with a count), not one per connection: all are counted. */
+    @Test
+    void shouldLogRefusedConnectionsAtMostOncePerSecond() throws Exception {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(AttachServer.class.getName());
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getMessage() != null && r.getMessage().startsWith("refused a connection")) {
+                    lines.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(h);
+        try (AttachedWorld w = new AttachedWorld(dir, AttachPolicy.of(AllowRule.nobody()))) {
+            long start = System.nanoTime();
+            int floods = 100;
+            for (int i = 0; i < floods; i++) {
+                readUntilClosed(connect());
+            }
+            long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+            assertEquals(floods, w.counter("clients_refused"), "every refusal counted");
+            assertTrue(lines.size() <= seconds + 1, lines.size() + " lines in " + seconds + " s: " + lines);
+            Thread.sleep(1100);
+            readUntilClosed(connect());
+            String last = lines.get(lines.size() - 1);
+            assertTrue(last.contains("more refused since the last such line"), "the count of those not logged: " + lines);
+        } finally {
+            jul.removeHandler(h);
+        }
+    }
+
     private SocketChannel connect() throws IOException {
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
         ch.connect(UnixDomainSocketAddress.of(dir.resolve(AttachServer.SOCKET)));

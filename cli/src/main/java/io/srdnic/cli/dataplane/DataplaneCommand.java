@@ -269,7 +269,8 @@ public final class DataplaneCommand implements Callable<Integer> {
             try {
                 for (int k = 0; k < lcores; k++) {
                     AttachServer server = loops.get(k).ready().join();
-                    LOG.log(System.Logger.Level.INFO, "lcore {0} serving its context on each of {1} port(s) on {2}", k, ports.size(),
+                    LOG.log(System.Logger.Level.INFO, "lcore {0} serving its context on each of {1} port(s) on {2}", String.valueOf(k),
+                        String.valueOf(ports.size()),
                         server.socketPath());
                 }
             } catch (CompletionException e) {
@@ -279,7 +280,8 @@ public final class DataplaneCommand implements Callable<Integer> {
             }
             System.out.println("ready");
             System.out.flush();
-            LOG.log(System.Logger.Level.INFO, "dataplane pid {0} running {1} lcore(s)", ProcessHandle.current().pid(), lcores);
+            LOG.log(System.Logger.Level.INFO, "dataplane pid {0} running {1} lcore(s)",
+                String.valueOf(ProcessHandle.current().pid()), String.valueOf(lcores)); // as text: MessageFormat groups digits
             while (stopped.getCount() == lcores && !quit) {
                 Thread.sleep(50); // until a signal (the hook) or a failure stops an lcore
             }

@@ -96,7 +96,7 @@ final class DataplanePorts implements AutoCloseable {
         for (PortDispatcher d : dispatchers) {
             int freed = d == null ? 0 : d.drain();
             if (freed > 0) {
-                LOG.log(System.Logger.Level.INFO, "freed {0} frame(s) left in hand-off rings", freed);
+                LOG.log(System.Logger.Level.INFO, "freed {0} frame(s) left in hand-off rings", String.valueOf(freed));
             }
         }
         for (Device device : devices) {

@@ -123,7 +123,7 @@ final class LcoreLoop implements Runnable {
             } else if (eal != null) {
                 eal.exitLoop();
             }
-            LOG.log(System.Logger.Level.INFO, "lcore {0} stopped", index);
+            LOG.log(System.Logger.Level.INFO, "lcore {0} stopped", String.valueOf(index));
         }
     }
 
@@ -159,7 +159,7 @@ final class LcoreLoop implements Runnable {
     private void closePorts(DataplanePorts ports, Eal eal) {
         try {
             if (!stopped.await(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                LOG.log(System.Logger.Level.WARNING, "not every lcore stopped within {0} ms: closing the ports anyway", STOP_WAIT_MILLIS);
+                LOG.log(System.Logger.Level.WARNING, "not every lcore stopped within {0} ms: closing the ports anyway", String.valueOf(STOP_WAIT_MILLIS));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -32,7 +32,7 @@ final class LinkWatch {
             if (!up[i] && ports.get(i) != null && ports.get(i).link().up()) {
                 up[i] = true;
                 down--;
-                LOG.log(System.Logger.Level.INFO, "port {0} ({1}): link up", i, ports.get(i).name());
+                LOG.log(System.Logger.Level.INFO, "port {0} ({1}): link up", String.valueOf(i), ports.get(i).name());
                 System.out.println("link up " + i);
                 System.out.flush();
             }

@@ -66,6 +66,11 @@ public final class AttachServer implements AutoCloseable {
     /** The connections' descriptors in {@link #connections}' order, for the poll, and the connections polled. */
     private int[] pollSet = new int[16];
     private Connection[] polled = new Connection[16];
+    private static final long REFUSAL_LOG_INTERVAL_NANOS = 1_000_000_000L;
+    /** Refusals since the last logged one, and when that was (see logRefusal). */
+    private long refusalsNotLogged;
+    private long lastRefusalLogNanos;
+    private boolean refusalsLogged;
     /** The one buffer every refused connection's ERROR is written from (a refusal allocates no direct memory). */
     private final ByteBuffer refusalOut = ByteBuffer.allocateDirect(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES);
     private long connectionsRefused;
@@ -166,7 +171,8 @@ public final class AttachServer implements AutoCloseable {
             throw new VerbsException("cannot listen on " + socketPath + ": " + e.getMessage());
         }
         LOG.log(Level.INFO, "listening on {0} for {1} port(s); attach allowed to {2}; at most {3} connections, {4} per uid",
-            socketPath, ports.size(), policy.allow().description(), policy.maxConnections(), policy.maxConnectionsPerUid());
+            socketPath, String.valueOf(ports.size()), policy.allow().description(), String.valueOf(policy.maxConnections()),
+            String.valueOf(policy.maxConnectionsPerUid())); // numbers as text: MessageFormat would group their digits
     }
 
     /** What each client that opens from now on may make (CQs, QPs, SRQs and their depths). */
@@ -454,7 +460,7 @@ public final class AttachServer implements AutoCloseable {
             // costs the dataplane's thread one reply from a shared buffer, no session or buffers.
             String refusal = refusal(who);
             if (refusal != null) {
-                LOG.log(Level.WARNING, "refused a connection of uid " + who.uid() + " pid " + who.pid() + ": " + refusal);
+                logRefusal(who, refusal, now);
                 refusalOut.clear();
                 ControlCodec.write(refusalOut, 0, new ErrorReply(refusal));
                 refusalOut.flip();
@@ -468,6 +474,23 @@ public final class AttachServer implements AutoCloseable {
             connections.add(c);
             connectionsByUid.merge(c.uid, 1, Integer::sum);
         }
+    }
+
+    /**
+     * Logs a refused connection at most once per {@link #REFUSAL_LOG_INTERVAL_NANOS}, with how many
+     * more were refused since the last line: a uid that floods connect() must not flood the log (the
+     * refusals are all counted in clients_refused).
+     */
+    private void logRefusal(UnixListener.Peer who, String refusal, long now) {
+        if (refusalsLogged && now - lastRefusalLogNanos < REFUSAL_LOG_INTERVAL_NANOS) {
+            refusalsNotLogged++;
+            return;
+        }
+        String more = refusalsNotLogged == 0 ? "" : " (" + refusalsNotLogged + " more refused since the last such line)";
+        LOG.log(Level.WARNING, "refused a connection of uid " + who.uid() + " pid " + who.pid() + ": " + refusal + more);
+        refusalsLogged = true;
+        lastRefusalLogNanos = now;
+        refusalsNotLogged = 0;
     }
 
     /** Why {@code who} may not connect (counted), or null when it may. */
@@ -592,7 +615,8 @@ public final class AttachServer implements AutoCloseable {
         if (published != null) {
             c.ringCounters = published.addClient(c.session.id);
         }
-        LOG.log(Level.INFO, "client {0} ({1}, pid {2} as it says) attached to port {3}", c.session.id, c.peer, r.pid(), r.port());
+        LOG.log(Level.INFO, "client {0} ({1}, pid {2} as it says) attached to port {3}", String.valueOf(c.session.id), c.peer,
+            String.valueOf(r.pid()), String.valueOf(r.port())); // as text: MessageFormat would print pid 23,379
         return reply;
     }
 
@@ -727,7 +751,7 @@ public final class AttachServer implements AutoCloseable {
             objectsReclaimed += objects;
         }
         LOG.log(why.startsWith("closed") ? Level.INFO : Level.WARNING, "client {0} ({1}) {2}; {3} object(s) reclaimed",
-            c.session.id, c.peer, why, objects);
+            String.valueOf(c.session.id), c.peer, why, String.valueOf(objects));
     }
 
     /** Drops every client (reclaiming what it made) and stops listening; the ports' contexts are the caller's. */
