@@ -6,22 +6,67 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Runs the srdnic command in this JVM, capturing stdout, and reads its last-line JSON. */
-record CliRun(int status, String stdout) {
+/**
+ * Runs the srdnic command in this JVM, capturing stdout and stderr (with what the processes it
+ * starts write to theirs: PeerProcess copies it to System.err), and reads its last-line JSON.
+ */
+record CliRun(int status, String stdout, String stderr) {
+
+    CliRun(int status, String stdout) {
+        this(status, stdout, "");
+    }
 
     static CliRun of(String... args) {
         PrintStream original = System.out;
+        PrintStream originalErr = System.err;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        ByteArrayOutputStream capturedErr = new ByteArrayOutputStream();
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(new TeeStream(capturedErr, originalErr), true, StandardCharsets.UTF_8));
         int status;
         try {
             status = Srdnic.run(args);
         } finally {
             System.setOut(original);
+            System.setErr(originalErr);
         }
         String out = captured.toString(StandardCharsets.UTF_8);
         original.print(out);
-        return new CliRun(status, out);
+        return new CliRun(status, out, capturedErr.toString(StandardCharsets.UTF_8));
+    }
+
+    /** stdout, then stderr (the command's and its child processes'): for an assertion's message. */
+    String output() {
+        return stdout + "\n--- stderr (srdnic and the processes it started) ---\n" + stderr;
+    }
+
+    /** Writes to both: stderr is captured and still shown as it comes. */
+    private static final class TeeStream extends java.io.OutputStream {
+        private final java.io.OutputStream a;
+        private final java.io.OutputStream b;
+
+        TeeStream(java.io.OutputStream a, java.io.OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public synchronized void write(int x) throws java.io.IOException {
+            a.write(x);
+            b.write(x);
+        }
+
+        @Override
+        public synchronized void write(byte[] bytes, int off, int len) throws java.io.IOException {
+            a.write(bytes, off, len);
+            b.write(bytes, off, len);
+        }
+
+        @Override
+        public void flush() throws java.io.IOException {
+            a.flush();
+            b.flush();
+        }
     }
 
     /** The JSON object on the last line, as field name to raw value. */

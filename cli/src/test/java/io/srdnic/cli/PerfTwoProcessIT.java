@@ -37,7 +37,7 @@ class PerfTwoProcessIT {
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
         CliRun run = CliRun.of("perf", "--link", link, "--transport", transport, "--mode", mode, "--op", op, "--size", "64",
             "--iters", mode.equals("lat") ? "1000" : "20000", "--warmup-ms", "0", "--json");
-        assertEquals(0, run.status(), run.stdout());
+        assertEquals(0, run.status(), run.output());
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, mode, true);
         assertEquals(link, json.get("link"));
@@ -46,10 +46,10 @@ class PerfTwoProcessIT {
         }
         if (op.equals("write")) {
             assertTrue(run.stdout().contains("the server's region 64 B, the pattern in every byte; the client's region 64 B, the pattern"
-                + " in every byte"), run.stdout());
+                + " in every byte"), run.output());
         }
         if (op.equals("read")) {
-            assertTrue(run.stdout().contains("the client's region 64 B, the pattern in every byte"), run.stdout());
+            assertTrue(run.stdout().contains("the client's region 64 B, the pattern in every byte"), run.output());
         }
         if (link.equals("af_xdp")) {
             String namespaces = Shell.run("ip", "netns", "list");
@@ -78,7 +78,7 @@ class PerfTwoProcessIT {
             args.addAll(List.of("--set", "ack-every=8")); // a transport setting: perf gives it to the dataplanes it starts
         }
         CliRun run = CliRun.of(args.toArray(String[]::new));
-        assertEquals(0, run.status(), run.stdout());
+        assertEquals(0, run.status(), run.output());
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, mode, false);
         assertEquals("memif", json.get("link"));
@@ -119,7 +119,7 @@ class PerfTwoProcessIT {
     void shouldConnectRcQueuePairsBetweenTwoProcessesAndLandEveryByte() {
         CliRun run = CliRun.of("perf", "--link", "memif", "--transport", "rc", "--mode", "lat", "--size", "12000", "--iters", "1000",
             "--qps", "2", "--warmup-ms", "0", "--no-raw", "--json");
-        assertEquals(0, run.status(), run.stdout());
+        assertEquals(0, run.status(), run.output());
         Map<String, String> json = run.json();
         PerfSimIT.assertContract(json, "lat", false);
         assertEquals("rc", json.get("transport"));
@@ -127,24 +127,24 @@ class PerfTwoProcessIT {
         assertEquals(json.get("sent"), json.get("received"));
         assertEquals("0", json.get("errors"));
         assertTrue(run.stdout().contains("the server's region 12000 B, the pattern in every byte; the client's region 12000 B, the"
-            + " pattern in every byte"), run.stdout());
+            + " pattern in every byte"), run.output());
         CliRun corrupt = CliRun.of("perf", "--link", "memif", "--transport", "rc", "--mode", "lat", "--size", "12000", "--iters", "50",
             "--warmup", "50", "--warmup-ms", "0", "--no-raw", "--corrupt-payload", "--json");
-        assertEquals(1, corrupt.status(), corrupt.stdout());
-        assertTrue(corrupt.stdout().contains("byte 6000 of the 12000 B in the server's region is not what was sent"), corrupt.stdout());
+        assertEquals(1, corrupt.status(), corrupt.output());
+        assertTrue(corrupt.stdout().contains("byte 6000 of the 12000 B in the server's region is not what was sent"), corrupt.output());
     }
 
     @Test
     void shouldHandTheSrdSettingsToBothChildren() {
         CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--cpu", "1", "--set", "delayed-ack=false",
             "--set", "paths=2", "--stats", "--json");
-        assertEquals(0, run.status(), run.stdout());
+        assertEquals(0, run.status(), run.output());
         assertEquals(run.json().get("sent"), run.json().get("received"));
         assertEquals("1", run.json().get("client_cpus"), "--cpu 1: the client on CPU 1 (the server on the next, CPU 0)");
         // The client's context sprays over the two paths --set gave it: two entries in its path report
         // (the server's report goes to its stderr).
         List<String> reports = run.stdout().lines().filter(l -> l.contains("paths: ")).toList();
-        assertEquals(1, reports.size(), "the client's one context: " + run.stdout());
+        assertEquals(1, reports.size(), "the client's one context: " + run.output());
         for (String report : reports) {
             String paths = report.substring(report.indexOf("paths: "));
             assertEquals(2, paths.chars().filter(c -> c == '[').count(), report);
@@ -154,7 +154,7 @@ class PerfTwoProcessIT {
     @Test
     void shouldMeasureTheRawPingPongBaselineBetweenTwoProcesses() {
         CliRun run = CliRun.of("pktgen", "--mode", "pingpong", "--link", "memif", "--iters", "2000", "--size", "154", "--json");
-        assertEquals(0, run.status(), run.stdout());
+        assertEquals(0, run.status(), run.output());
         Map<String, String> json = run.json();
         assertEquals("2000", json.get("measured"));
         assertEquals("0", json.get("lost"));

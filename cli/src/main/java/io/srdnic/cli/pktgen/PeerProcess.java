@@ -30,6 +30,11 @@ public final class PeerProcess implements AutoCloseable {
         this.role = role;
         this.process = process;
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        // Its stderr copied line by line to this JVM's System.err (not inherited at the descriptor):
+        // what a caller that captures System.err (a test's assertion message) sees too.
+        Thread errors = new Thread(this::pumpErrors, "srdnic-peer-" + role + "-stderr");
+        errors.setDaemon(true);
+        errors.start();
         Thread reader = new Thread(this::pump, "srdnic-peer-" + role);
         reader.setDaemon(true);
         reader.start();
@@ -61,9 +66,19 @@ public final class PeerProcess implements AutoCloseable {
         command.add("io.srdnic.cli.Srdnic");
         command.addAll(args);
         try {
-            return new PeerProcess(role, new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            return new PeerProcess(role, new ProcessBuilder(command).start());
         } catch (IOException e) {
             throw new IllegalStateException("cannot start the " + role + " side: " + e.getMessage(), e);
+        }
+    }
+
+    private void pumpErrors() {
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                System.err.println(line);
+            }
+        } catch (IOException ignored) {
+            // the process ended
         }
     }
 
