@@ -1,5 +1,6 @@
 package io.srdnic.cli.dataplane;
 
+import io.srdnic.ffm.Libc;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -11,56 +12,43 @@ import java.nio.file.NotLinkException;
 import java.util.Map;
 
 /**
- * The errno behind a file error, named and explained in one phrase ({@code errno 13 EACCES
- * (Permission denied)}): Java's file exceptions carry the path, and the reason only as the
- * exception's type or strerror's text, which an operator cannot look up. For the dataplane's
- * start-up errors about {@code --dir} and {@code --shm-dir}.
+ * The errno behind a file error, named and explained in one phrase as every srdnic message says
+ * one ({@code EACCES (Permission denied)}, {@link Libc#describe}): Java's file exceptions carry the
+ * path, and the reason only as the exception's type or strerror's text, which an operator cannot
+ * look up. For the dataplane's start-up errors about {@code --dir} and {@code --shm-dir}.
  */
 final class Errno {
-    private record Code(int number, String name, String meaning) {
-        @Override
-        public String toString() {
-            return "errno " + number + " " + name + " (" + meaning + ")";
-        }
-    }
-
-    private static final Code ENOENT = new Code(2, "ENOENT", "No such file or directory");
-    private static final Code EACCES = new Code(13, "EACCES", "Permission denied");
-    private static final Code EEXIST = new Code(17, "EEXIST", "File exists");
-    private static final Code ENOTDIR = new Code(20, "ENOTDIR", "Not a directory");
-    private static final Code ENOTEMPTY = new Code(39, "ENOTEMPTY", "Directory not empty");
-    private static final Code EINVAL = new Code(22, "EINVAL", "Invalid argument");
-    /** strerror's text, as the JDK puts it in a FileSystemException's reason, to its code. */
-    private static final Map<String, Code> BY_TEXT = Map.ofEntries(
-        Map.entry("Operation not permitted", new Code(1, "EPERM", "Operation not permitted")),
-        Map.entry(ENOENT.meaning(), ENOENT),
-        Map.entry(EACCES.meaning(), EACCES),
-        Map.entry(EEXIST.meaning(), EEXIST),
-        Map.entry(ENOTDIR.meaning(), ENOTDIR),
-        Map.entry("Is a directory", new Code(21, "EISDIR", "Is a directory")),
-        Map.entry(EINVAL.meaning(), EINVAL),
-        Map.entry("No space left on device", new Code(28, "ENOSPC", "No space left on device")),
-        Map.entry("Read-only file system", new Code(30, "EROFS", "Read-only file system")),
-        Map.entry("File name too long", new Code(36, "ENAMETOOLONG", "File name too long")),
-        Map.entry("Too many levels of symbolic links", new Code(40, "ELOOP", "Too many levels of symbolic links")),
-        Map.entry("Disk quota exceeded", new Code(122, "EDQUOT", "Disk quota exceeded")),
-        Map.entry("No such device or address", new Code(6, "ENXIO", "No such device or address")));
+    /** strerror's text, as the JDK puts it in a FileSystemException's reason, to its errno. */
+    private static final Map<String, Integer> BY_TEXT = Map.ofEntries(
+        Map.entry("Operation not permitted", Libc.EPERM),
+        Map.entry("No such file or directory", Libc.ENOENT),
+        Map.entry("Permission denied", Libc.EACCES),
+        Map.entry("File exists", Libc.EEXIST),
+        Map.entry("Not a directory", Libc.ENOTDIR),
+        Map.entry("Is a directory", Libc.EISDIR),
+        Map.entry("Invalid argument", Libc.EINVAL),
+        Map.entry("No space left on device", Libc.ENOSPC),
+        Map.entry("Read-only file system", Libc.EROFS),
+        Map.entry("File name too long", Libc.ENAMETOOLONG),
+        Map.entry("Too many levels of symbolic links", Libc.ELOOP),
+        Map.entry("Disk quota exceeded", Libc.EDQUOT),
+        Map.entry("No such device or address", Libc.ENXIO));
 
     private Errno() {
     }
 
-    /** "errno N NAME (meaning)" for {@code e}, or its message when no errno can be told. */
+    /** "NAME (meaning)" for {@code e}, or its message when no errno can be told. */
     static String of(IOException e) {
-        Code c = switch (e) {
-            case NoSuchFileException x -> ENOENT;
-            case AccessDeniedException x -> EACCES;
-            case FileAlreadyExistsException x -> EEXIST;
-            case NotDirectoryException x -> ENOTDIR;
-            case DirectoryNotEmptyException x -> ENOTEMPTY;
-            case NotLinkException x -> EINVAL;
+        Integer errno = switch (e) {
+            case NoSuchFileException x -> Libc.ENOENT;
+            case AccessDeniedException x -> Libc.EACCES;
+            case FileAlreadyExistsException x -> Libc.EEXIST;
+            case NotDirectoryException x -> Libc.ENOTDIR;
+            case DirectoryNotEmptyException x -> Libc.ENOTEMPTY;
+            case NotLinkException x -> Libc.EINVAL;
             case FileSystemException x when x.getReason() != null -> BY_TEXT.get(x.getReason().strip());
             default -> null;
         };
-        return c != null ? c.toString() : String.valueOf(e.getMessage());
+        return errno != null ? Libc.describe(errno) : String.valueOf(e.getMessage());
     }
 }

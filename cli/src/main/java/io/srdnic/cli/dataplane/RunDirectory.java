@@ -1,5 +1,6 @@
 package io.srdnic.cli.dataplane;
 
+import io.srdnic.ffm.Libc;
 import io.srdnic.verbs.attach.AllowRule;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -38,7 +39,7 @@ final class RunDirectory {
                 for (Path p = parent; p != null; p = p.getParent()) {
                     if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p)) {
                         if (!Files.isDirectory(p)) { // Java's createDirectories says EEXIST here; the kernel's word is ENOTDIR
-                            throw new IllegalStateException("--dir " + dir + ": cannot make it: errno 20 ENOTDIR (Not a directory) at " + p);
+                            throw new IllegalStateException("--dir " + dir + ": cannot make it: " + Libc.describe(Libc.ENOTDIR) + " at " + p);
                         }
                         refuseUnsafeAncestors(dir, p); // before making anything in it
                         break;

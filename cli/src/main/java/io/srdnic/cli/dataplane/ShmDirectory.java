@@ -1,5 +1,6 @@
 package io.srdnic.cli.dataplane;
 
+import io.srdnic.ffm.Libc;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,7 +19,7 @@ final class ShmDirectory {
 
     static void check(Path dir) {
         if (!Files.isDirectory(dir)) {
-            String why = Files.exists(dir, LinkOption.NOFOLLOW_LINKS) ? "errno 20 ENOTDIR (Not a directory)" : "errno 2 ENOENT (No such file or directory)";
+            String why = Files.exists(dir, LinkOption.NOFOLLOW_LINKS) ? Libc.describe(Libc.ENOTDIR) : Libc.describe(Libc.ENOENT);
             throw new IllegalStateException("--shm-dir " + dir + ": " + why + ": clients' shared memory is made there (the default is /dev/shm)");
         }
         Path probe = dir.resolve("srdnic-probe-" + ProcessHandle.current().pid());

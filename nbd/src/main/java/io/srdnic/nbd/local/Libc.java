@@ -1,66 +1,38 @@
 package io.srdnic.nbd.local;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
-
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 
 /**
- * The few libc calls the local devices need and Java does not offer: anonymous mappings
- * ({@code mmap}, {@code munmap}, {@code madvise}) for memory that is not on the heap, and
- * {@code fallocate} and {@code lseek(SEEK_DATA/SEEK_HOLE)} for holes in files. Linux x86-64 and
- * aarch64 values. Each call returns the libc result, or {@code -errno} when it failed, so callers
- * tell "not supported here" from a real error without exceptions.
+ * The few libc calls the local devices need and Java does not offer, through srdnic's one libc
+ * binding ({@link io.srdnic.ffm.Libc}): anonymous mappings ({@code mmap}, {@code munmap},
+ * {@code madvise}) for memory that is not on the heap, and {@code fallocate} and
+ * {@code lseek(SEEK_DATA/SEEK_HOLE)} for holes in files. Each call returns the libc result, or
+ * {@code -errno} when it failed, so callers tell "not supported here" from a real error without
+ * exceptions; none allocates (TRIM and SEEK_DATA run per request).
  */
-@SuppressWarnings("restricted") // native access is granted at launch: --enable-native-access=ALL-UNNAMED
 final class Libc {
-    static final int PROT_READ = 1;
-    static final int PROT_WRITE = 2;
-    static final int MAP_PRIVATE = 0x02;
-    static final int MAP_ANONYMOUS = 0x20;
-    static final int MAP_NORESERVE = 0x4000;
-    /** Private anonymous pages: freed, and read back as zeroes. */
-    static final int MADV_DONTNEED = 4;
-    static final int FALLOC_FL_KEEP_SIZE = 1;
-    static final int FALLOC_FL_PUNCH_HOLE = 2;
-    static final int FALLOC_FL_ZERO_RANGE = 0x10;
-    static final int SEEK_DATA = 3;
-    static final int SEEK_HOLE = 4;
-    static final int O_RDONLY = 0;
-    static final int O_RDWR = 2;
-    static final int O_NOFOLLOW = 0x20000;
-    static final int O_CLOEXEC = 0x80000;
-    static final int EBADF = 9;
-    static final int ENXIO = 6;
-    static final int ENOMEM = 12;
-    static final int ENOSPC = 28;
-    static final int EOPNOTSUPP = 95;
-
-    private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
-    private static final MethodHandle MMAP = handle("mmap", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG));
-    private static final MethodHandle MUNMAP = handle("munmap", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    private static final MethodHandle MADVISE = handle("madvise", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle FALLOCATE = handle("fallocate", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG));
-    private static final MethodHandle LSEEK = handle("lseek", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
-    private static final MethodHandle OPEN = handle("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
-    private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    static final int PROT_READ = io.srdnic.ffm.Libc.PROT_READ;
+    static final int PROT_WRITE = io.srdnic.ffm.Libc.PROT_WRITE;
+    static final int MAP_PRIVATE = io.srdnic.ffm.Libc.MAP_PRIVATE;
+    static final int MAP_ANONYMOUS = io.srdnic.ffm.Libc.MAP_ANONYMOUS;
+    static final int MAP_NORESERVE = io.srdnic.ffm.Libc.MAP_NORESERVE;
+    static final int MADV_DONTNEED = io.srdnic.ffm.Libc.MADV_DONTNEED;
+    static final int FALLOC_FL_KEEP_SIZE = io.srdnic.ffm.Libc.FALLOC_FL_KEEP_SIZE;
+    static final int FALLOC_FL_PUNCH_HOLE = io.srdnic.ffm.Libc.FALLOC_FL_PUNCH_HOLE;
+    static final int FALLOC_FL_ZERO_RANGE = io.srdnic.ffm.Libc.FALLOC_FL_ZERO_RANGE;
+    static final int SEEK_DATA = io.srdnic.ffm.Libc.SEEK_DATA;
+    static final int SEEK_HOLE = io.srdnic.ffm.Libc.SEEK_HOLE;
+    static final int O_RDONLY = io.srdnic.ffm.Libc.O_RDONLY;
+    static final int O_RDWR = io.srdnic.ffm.Libc.O_RDWR;
+    static final int O_NOFOLLOW = io.srdnic.ffm.Libc.O_NOFOLLOW; // by os.arch: it differs on aarch64
+    static final int O_CLOEXEC = io.srdnic.ffm.Libc.O_CLOEXEC;
+    static final int EBADF = io.srdnic.ffm.Libc.EBADF;
+    static final int ENXIO = io.srdnic.ffm.Libc.ENXIO;
+    static final int ENOMEM = io.srdnic.ffm.Libc.ENOMEM;
+    static final int ENOSPC = io.srdnic.ffm.Libc.ENOSPC;
+    static final int EOPNOTSUPP = io.srdnic.ffm.Libc.EOPNOTSUPP;
 
     private Libc() {
-    }
-
-    private static MethodHandle handle(String name, FunctionDescriptor descriptor) {
-        return LINKER.downcallHandle(LINKER.defaultLookup().find(name).orElseThrow(), descriptor, CAPTURE_ERRNO);
     }
 
     /**
@@ -69,83 +41,42 @@ final class Libc {
      * Returns its address (0-length segment) or throws with the errno.
      */
     static MemorySegment mapAnonymous(long bytes) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            MemorySegment at = (MemorySegment) MMAP.invokeExact(state, MemorySegment.NULL, bytes, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
-            if (at.address() == -1L) {
-                throw new IllegalStateException("mmap of " + bytes + " bytes failed: errno " + errno(state));
-            }
-            return at;
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException("mmap", t);
+        MemorySegment at = io.srdnic.ffm.Libc.mmap(MemorySegment.NULL, bytes, PROT_READ | PROT_WRITE,
+            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
+        if (io.srdnic.ffm.Libc.mapFailed(at)) {
+            throw new IllegalStateException("mmap of " + bytes + " bytes failed: " + io.srdnic.ffm.Libc.describe(io.srdnic.ffm.Libc.errno()));
         }
+        return at;
     }
 
     static int munmap(MemorySegment at, long bytes) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            return result((int) MUNMAP.invokeExact(state, at, bytes), state);
-        } catch (Throwable t) {
-            throw new IllegalStateException("munmap", t);
-        }
+        return result(io.srdnic.ffm.Libc.munmap(at, bytes));
     }
 
     static int madvise(MemorySegment at, long bytes, int advice) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            return result((int) MADVISE.invokeExact(state, at, bytes, advice), state);
-        } catch (Throwable t) {
-            throw new IllegalStateException("madvise", t);
-        }
+        return result(io.srdnic.ffm.Libc.madvise(at, bytes, advice));
     }
 
     static int fallocate(int fd, int mode, long offset, long length) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            return result((int) FALLOCATE.invokeExact(state, fd, mode, offset, length), state);
-        } catch (Throwable t) {
-            throw new IllegalStateException("fallocate", t);
-        }
+        return result(io.srdnic.ffm.Libc.fallocate(fd, mode, offset, length));
     }
 
     /** lseek's result, or {@code -errno}. */
     static long lseek(int fd, long offset, int whence) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            long r = (long) LSEEK.invokeExact(state, fd, offset, whence);
-            return r < 0 ? -errno(state) : r;
-        } catch (Throwable t) {
-            throw new IllegalStateException("lseek", t);
-        }
+        long r = io.srdnic.ffm.Libc.lseek(fd, offset, whence);
+        return r < 0 ? -io.srdnic.ffm.Libc.errno() : r;
     }
 
     /** open(2) of a path that must not be a symbolic link (O_NOFOLLOW), close-on-exec; the fd or {@code -errno}. */
     static int open(String path, int flags) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            return result((int) OPEN.invokeExact(state, arena.allocateFrom(path), flags | O_NOFOLLOW | O_CLOEXEC, 0), state);
-        } catch (Throwable t) {
-            throw new IllegalStateException("open", t);
-        }
+        return result(io.srdnic.ffm.Libc.open(path, flags | O_NOFOLLOW | O_CLOEXEC, 0));
     }
 
     static void close(int fd) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = arena.allocate(CALL_STATE);
-            int ignored = (int) CLOSE.invokeExact(state, fd);
-        } catch (Throwable t) {
-            throw new IllegalStateException("close", t);
-        }
+        io.srdnic.ffm.Libc.close(fd);
     }
 
-    private static int result(int r, MemorySegment state) {
-        return r < 0 ? -errno(state) : r;
-    }
-
-    private static int errno(MemorySegment state) {
-        return (int) ERRNO.get(state, 0L);
+    private static int result(int r) {
+        return r < 0 ? -io.srdnic.ffm.Libc.errno() : r;
     }
 }
