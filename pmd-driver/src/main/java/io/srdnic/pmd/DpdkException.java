@@ -34,8 +34,12 @@ public final class DpdkException extends RuntimeException {
         return new DpdkException(what, srdnic_shim_h.srdnic_errno(), advice);
     }
 
+    /** A POSIX errno as every srdnic message says one ("ENODEV (No such device)"); DPDK's own (1000 and up) by rte_strerror. */
     static String describe(int errno) {
+        if (errno > 0 && errno < 1000) {
+            return io.srdnic.ffm.Libc.describe(errno);
+        }
         String text = rte_errno_h.rte_strerror(errno).reinterpret(512).getString(0);
-        return text + " (errno " + errno + ")";
+        return "rte_errno " + errno + " (" + text + ")";
     }
 }

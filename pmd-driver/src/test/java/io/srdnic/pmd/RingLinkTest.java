@@ -123,8 +123,11 @@ class RingLinkTest {
         assertTrue(noPort.getMessage().contains("net_nosuch0"), noPort.getMessage());
         DpdkException badVdev = assertThrows(DpdkException.class, () -> EthPort.attach("net_nosuchpmd0"));
         assertTrue(badVdev.getMessage().contains("PMD"), badVdev.getMessage());
+        // the cause as every srdnic error names one, in one line: "...: ENODEV (No such device) — advice"
+        assertTrue(badVdev.getMessage().matches("[^\n]*: E[A-Z0-9]+ \\([^)]+\\)[^\n]*"), badVdev.getMessage());
         assertThrows(IllegalArgumentException.class, () -> MbufPool.create("tiny", 8, 2048));
         DpdkException huge = assertThrows(DpdkException.class, () -> MbufPool.create("huge", 4_000_000, 60000));
         assertTrue(huge.getMessage().contains("memory"), huge.getMessage());
+        assertTrue(huge.getMessage().matches("[^\n]*: E[A-Z0-9]+ \\([^)]+\\)[^\n]*"), huge.getMessage());
     }
 }

@@ -56,7 +56,7 @@ public final class FileBlockDevice implements BlockDevice {
         this.readOnly = readOnly || !Files.isWritable(path);
         this.fd = Libc.open(path.toString(), this.readOnly ? Libc.O_RDONLY : Libc.O_RDWR);
         if (fd < 0) {
-            throw new IOException("cannot open " + path + ": errno " + -fd);
+            throw new IOException("cannot open " + path + ": " + io.srdnic.ffm.Libc.describe(-fd));
         }
         FileChannel opened = null;
         try {
