@@ -16,6 +16,9 @@ import picocli.CommandLine.Command;
 public final class Srdnic {
 
     public static void main(String[] args) {
+        if (System.getProperty("java.util.logging.manager") == null) { // before anything logs: see ShutdownSafeLogManager
+            System.setProperty("java.util.logging.manager", "io.srdnic.cli.ShutdownSafeLogManager");
+        }
         System.exit(run(args));
     }
 

@@ -96,6 +96,10 @@ class DataplaneAttachCyclesIT {
             String log = plane.log();
             assertTrue(log.contains("dataplane pid " + plane.pid() + " running"), log);
             assertTrue(log.contains("pid " + ProcessHandle.current().pid() + " as it says"), log);
+            // SIGTERM: the last lines (the lcore's stop, after the JVM's shutdown began) are in the log
+            plane.process().destroy();
+            assertEquals(143, plane.exitStatus(30), plane.log()); // the documented status after SIGTERM
+            assertTrue(plane.log().contains("lcore 0 stopped"), "the log after SIGTERM:\n" + plane.log());
         }
     }
 
