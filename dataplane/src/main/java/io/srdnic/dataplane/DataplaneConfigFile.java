@@ -18,7 +18,7 @@ import java.util.Set;
  */
 public final class DataplaneConfigFile {
     /** The options a file may set: those of {@code srdnic dataplane} but {@code --config} itself. */
-    static final Set<String> KEYS = Set.of("port", "lcores", "cpu", "dir", "shm-dir", "ip", "memory-mb", "busy-spin", "log-level",
+    static final Set<String> KEYS = Set.of("port", "lcores", "cpu", "dir", "shm-dir", "ip", "memory-mb", "busy-spin", "idle", "log-level",
         "group", "allow-uid", "allow-group", "max-connections", "max-connections-per-uid", "open-timeout-ms");
     static final String SETTING = "set.";
     /** A per-client quota, as {@code --quota NAME=VALUE}. */

@@ -12,10 +12,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * The dedicated dataplane process, started by {@code srdnic dataplane}: it owns its ports (EAL runs
- * here), runs their transports on pinned lcore threads ({@link LcoreLoop}) — RX burst, hand-off to
+ * here), runs their transports on pinned lcore threads (each an Agrona {@link AgentRunner} of one
+ * {@link LcoreLoop} agent, idling by {@link IdleStrategies}) — RX burst, hand-off to
  * the owning lcore, transport, TX burst, then every attached client's rings, run to completion — and
  * serves applications that attach with {@code Device.attached(DIR)} through {@code DIR/control.sock}
  * (lcore k > 0: {@code DIR/lcore-k}). {@code DIR/dataplane.pid} is held locked so two dataplanes
@@ -34,15 +38,19 @@ public final class DataplaneProcess {
     private final Path dir;
     private final Path shmDir;
     private final int memoryMb;
-    private final boolean busySpin;
+    /** What an idle lcore does: {@link IdleStrategies}. */
+    private final String idle;
     private final Map<String, String> settings;
     private final AttachPolicy policy;
     private final ClientQuota quota;
     private volatile boolean quit;
 
-    /** The options, already checked by the command: {@code shmDir} null for sealed memfds; {@code firstIp} the first port's IPv4 address. */
+    /**
+     * The options, already checked by the command: {@code shmDir} null for sealed memfds; {@code firstIp} the first port's IPv4
+     * address; {@code idle} the idle strategy's name ({@link IdleStrategies#named}).
+     */
     public DataplaneProcess(List<String> ports, int lcores, List<Integer> cpus, int firstIp, Path dir, Path shmDir, int memoryMb,
-                            boolean busySpin, Map<String, String> settings, AttachPolicy policy, ClientQuota quota) {
+                            String idle, Map<String, String> settings, AttachPolicy policy, ClientQuota quota) {
         this.ports = List.copyOf(ports);
         this.lcores = lcores;
         this.cpus = List.copyOf(cpus);
@@ -50,7 +58,7 @@ public final class DataplaneProcess {
         this.dir = dir;
         this.shmDir = shmDir;
         this.memoryMb = memoryMb;
-        this.busySpin = busySpin;
+        this.idle = idle;
         this.settings = Map.copyOf(settings);
         this.policy = policy;
         this.quota = quota;
@@ -61,6 +69,7 @@ public final class DataplaneProcess {
      * saying which lcore and why, so the process exits non-zero).
      */
     public void run() throws Exception {
+        Supplier<IdleStrategy> idleStrategy = IdleStrategies.named(idle);
         RunDirectory.prepare(dir);
         if (shmDir != null) { // without --shm-dir clients' memory is a sealed memfd each: no directory to check
             ShmDirectory.check(shmDir);
@@ -70,7 +79,7 @@ public final class DataplaneProcess {
             List<String> specs = ports.stream().map(p -> MemifSockets.withDefaults(p, dir)).toList();
             MemifSockets.removeStale(specs);
             DataplaneSetup setup = new DataplaneSetup(specs, lcores, cpus, firstIp, dir, shmDir, lock.path(), memoryMb,
-                busySpin, settings, policy);
+                idle.equals(IdleStrategies.SPIN), settings, policy);
             HandoffCounts[] counts = new HandoffCounts[lcores];
             Arrays.setAll(counts, k -> new HandoffCounts());
             CompletableFuture<DataplanePorts> portsOpened = new CompletableFuture<>();
@@ -80,7 +89,8 @@ public final class DataplaneProcess {
             for (int k = 0; k < lcores; k++) {
                 LcoreLoop loop = new LcoreLoop(k, setup, counts, portsOpened, stopped, () -> quit, quota);
                 loops.add(loop);
-                threads.add(new Thread(loop, "srdnic-lcore-" + k));
+                AgentRunner runner = new AgentRunner(idleStrategy.get(), loop::onError, null, loop);
+                threads.add(new Thread(runner, loop.roleName()));
             }
             Thread hook = new Thread(() -> {
                 quit = true;

@@ -1,5 +1,7 @@
 package io.srdnic.dataplane;
 
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
 import io.srdnic.pmd.EthPort;
 import java.util.List;
 
@@ -9,7 +11,7 @@ import java.util.List;
  * end is up only after its peer has connected, and SRD gives up on a peer that never answers.
  * Reads the link state without waiting, at most every 10 ms, and only of ports still down.
  */
-final class LinkWatch {
+final class LinkWatch implements Agent {
     private static final long PERIOD_NANOS = 10_000_000L;
     private static final System.Logger LOG = System.getLogger(LinkWatch.class.getName());
     private final List<EthPort> ports;
@@ -17,10 +19,26 @@ final class LinkWatch {
     private int down;
     private long next;
 
-    LinkWatch(List<EthPort> ports) {
+    private final NanoClock clock;
+
+    /** {@code clock}: the lcore's pass time. */
+    LinkWatch(List<EthPort> ports, NanoClock clock) {
         this.ports = ports;
+        this.clock = clock;
         this.up = new boolean[ports.size()];
         this.down = ports.size();
+    }
+
+    @Override
+    public String roleName() {
+        return "link-watch";
+    }
+
+    /** A duty of lcore 0's pass: never counted as work, so an idle lcore still idles. */
+    @Override
+    public int doWork() {
+        check(clock.nanoTime());
+        return 0;
     }
 
     void check(long now) {

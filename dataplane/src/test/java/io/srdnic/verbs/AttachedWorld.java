@@ -1,5 +1,7 @@
 package io.srdnic.verbs;
 
+import io.srdnic.dataplane.ClientsDuty;
+import org.agrona.concurrent.CachedNanoClock;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.AttachServer;
@@ -69,6 +71,8 @@ final class AttachedWorld implements AutoCloseable {
                 made.completeExceptionally(t);
                 return;
             }
+            CachedNanoClock clock = new CachedNanoClock();
+            ClientsDuty duties = new ClientsDuty(s, clock);
             while (running) {
                 FutureTask<?> t;
                 while ((t = onLoop.poll()) != null) {
@@ -78,7 +82,8 @@ final class AttachedWorld implements AutoCloseable {
                     Thread.onSpinWait();
                     continue;
                 }
-                int work = s.doWork(System.nanoTime());
+                clock.update(System.nanoTime());
+                int work = duties.doWork(); // the lcore's client duty, as the dataplane runs it
                 for (int i = 0; i < embedded.size(); i++) {
                     work += embedded.get(i).progress();
                 }
@@ -94,6 +99,11 @@ final class AttachedWorld implements AutoCloseable {
         loop.setDaemon(true);
         loop.start();
         server = made.join();
+    }
+
+    /** The dataplane's thread, for what it allocates. */
+    long loopThreadId() {
+        return loop.threadId();
     }
 
     /** Runs {@code call} on the dataplane's thread (its counters are that thread's). */

@@ -171,7 +171,7 @@ public final class Context implements AutoCloseable {
         if (dataplane != null) {
             dataplane.idle(spins);
         } else {
-            Backoff.idle(spins, false, 1_000);
+            Dataplane.await(spins);
         }
     }
 

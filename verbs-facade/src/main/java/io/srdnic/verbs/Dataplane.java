@@ -18,15 +18,30 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
 
 /**
  * The embedded dataplane of one context: the SRD transport and the duty cycle that drives it.
  * INVOKER: the application's poll and post calls run the cycle. DEDICATED: an agent thread runs it,
  * taking posts from a single-producer ring and control operations from a command queue (the
- * transport is only ever touched by one thread); idle, it spins, then yields, then parks briefly.
+ * transport is only ever touched by one thread); it is an Agrona agent ({@link Cycles}) whose
+ * runner, idle, spins, then yields, then parks briefly (BackoffIdleStrategy; busySpin: never parks).
  */
 final class Dataplane implements AutoCloseable {
     private static final int POST_RING_CAPACITY = 8192;
+    private static final System.Logger LOG = System.getLogger(Dataplane.class.getName());
+    /** DEDICATED, idle: the agent's park (a park costs tens of µs of timer slack, so a dataplane that must answer fast spins: busySpin). */
+    private static final long IDLE_PARK_NANOS = 10_000;
+    /**
+     * A thread waiting on another one (the agent, or the dataplane process) spins, yields, then parks
+     * 1 µs at a time; one strategy per waiting thread, so a wait allocates nothing.
+     */
+    private static final ThreadLocal<BackoffIdleStrategy> WAITER = ThreadLocal.withInitial(() -> new BackoffIdleStrategy(100, 100, 1_000,
+        1_000));
 
     /** Made on the thread that runs it (its buffers live in a confined arena); set before anyone else sees the dataplane. */
     SrdTransport transport;
@@ -52,7 +67,9 @@ final class Dataplane implements AutoCloseable {
         this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
         if (this.mode == ThreadingMode.DEDICATED) {
             CompletableFuture<SrdTransport> made = new CompletableFuture<>();
-            agent = new Thread(() -> agentLoop(factory, countersOpener, cpu, made), "srdnic-dataplane-" + name);
+            AgentRunner runner = new AgentRunner(busySpin ? new BusySpinIdleStrategy() : new BackoffIdleStrategy(100, 100, IDLE_PARK_NANOS,
+                IDLE_PARK_NANOS), t -> onAgentError(t, made), null, new Cycles(factory, countersOpener, cpu, made));
+            agent = new Thread(runner, "srdnic-dataplane-" + name);
             agent.setDaemon(true);
             agent.start();
             transport = made.join();
@@ -143,13 +160,41 @@ final class Dataplane implements AutoCloseable {
         if (mode == ThreadingMode.INVOKER) {
             progress();
         } else {
-            Backoff.idle(spins, false, 1_000);
+            await(spins);
         }
     }
 
-    private void agentLoop(Supplier<SrdTransport> factory, DataplaneCounters.Opener countersOpener, int cpu,
-                           CompletableFuture<SrdTransport> made) {
-        try {
+    /** One wait of a thread waiting on another, the {@code spins}-th in a row (0 starts a new wait). */
+    static void await(int spins) {
+        BackoffIdleStrategy idle = WAITER.get();
+        if (spins == 0) {
+            idle.reset();
+        }
+        idle.idle();
+    }
+
+    /** DEDICATED: the agent's duty cycles, run by an Agrona AgentRunner on the dataplane's own thread until {@link #close}. */
+    private final class Cycles implements Agent {
+        private final Supplier<SrdTransport> factory;
+        private final DataplaneCounters.Opener countersOpener;
+        private final int cpu;
+        private final CompletableFuture<SrdTransport> made;
+
+        Cycles(Supplier<SrdTransport> factory, DataplaneCounters.Opener countersOpener, int cpu, CompletableFuture<SrdTransport> made) {
+            this.factory = factory;
+            this.countersOpener = countersOpener;
+            this.cpu = cpu;
+            this.made = made;
+        }
+
+        @Override
+        public String roleName() {
+            return "srdnic-dataplane";
+        }
+
+        /** The transport is made on the thread that runs it (its buffers live in a confined arena). */
+        @Override
+        public void onStart() {
             if (cpu >= 0) {
                 Affinity.pinCurrentThread(cpu);
             }
@@ -157,20 +202,38 @@ final class Dataplane implements AutoCloseable {
             transport = factory.get();
             counters = openCounters(countersOpener);
             made.complete(transport);
-        } catch (Throwable t) {
-            made.completeExceptionally(t);
-            return;
         }
-        int idle = 0;
-        while (running) {
-            if (runCycle(clock.getAsLong()) > 0) {
-                idle = 0;
-            } else {
-                Backoff.idle(++idle, busySpin, 10_000);
+
+        @Override
+        public int doWork() {
+            if (!running) {
+                throw new AgentTerminationException(); // close(): a stop asked for
+            }
+            try {
+                return runCycle(clock.getAsLong());
+            } catch (RuntimeException | Error e) {
+                throw new AgentTerminationException(e); // a transport that threw is not run on (Agrona's runner would)
             }
         }
-        transport.close(); // on its own thread: its arena is confined to it
-        closeCounters(); // after the close, so that the ACKs it sends are in the final counts
+
+        @Override
+        public void onClose() {
+            if (transport != null && made.isDone() && !made.isCompletedExceptionally()) {
+                transport.close(); // on its own thread: its arena is confined to it
+                closeCounters(); // after the close, so that the ACKs it sends are in the final counts
+            }
+        }
+    }
+
+    /** The runner's error handler: a start that failed fails the open; a cycle that threw stopped the agent, logged. */
+    private static void onAgentError(Throwable t, CompletableFuture<SrdTransport> made) {
+        if (t instanceof AgentTerminationException && t.getCause() == null) {
+            return;
+        }
+        if (!made.completeExceptionally(t)) {
+            Throwable cause = t.getCause() != null ? t.getCause() : t;
+            LOG.log(System.Logger.Level.ERROR, "dataplane agent stopped: " + cause, cause);
+        }
     }
 
     /** The final counts into the file, which is marked closed; on the thread that ran the cycles, once the transport has closed. */

@@ -2,6 +2,7 @@ package io.srdnic.cli.dataplane;
 
 import io.srdnic.dataplane.DataplaneConfigFile;
 import io.srdnic.dataplane.DataplaneProcess;
+import io.srdnic.dataplane.IdleStrategies;
 import io.srdnic.srd.transport.SrdConfig;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
@@ -30,7 +31,7 @@ public final class DataplaneCommand implements Callable<Integer> {
     private static final System.Logger LOG = System.getLogger(DataplaneCommand.class.getName());
 
     @Option(names = "--config", paramLabel = "FILE",
-        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, log-level,"
+        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, idle, log-level,"
             + " group, allow-uid, allow-group, max-connections, max-connections-per-uid, open-timeout-ms;"
             + " port repeats; set.KEY for a transport setting); options on the command line win.")
     Path config;
@@ -101,8 +102,13 @@ public final class DataplaneCommand implements Callable<Integer> {
         description = "A connection that has not sent OPEN within this is closed (default ${DEFAULT-VALUE}).")
     long openTimeoutMs;
 
-    @Option(names = "--busy-spin", description = "Never park an idle lcore (lowest latency; burns its core).")
+    @Option(names = "--busy-spin", description = "Never park an idle lcore (lowest latency; burns its core): --idle spin.")
     boolean busySpin;
+
+    @Option(names = "--idle", defaultValue = "backoff", paramLabel = "STRATEGY",
+        description = "What an lcore does after a pass with nothing to do: backoff (spin, yield, then park 20 us; default), spin"
+            + " (never park: latency runs), sleep (1 ms: a host where an idle dataplane must not take CPU).")
+    String idle;
 
     @Option(names = "--log-level", defaultValue = "INFO", description = "SEVERE, WARNING, INFO, FINE (default ${DEFAULT-VALUE}); logs go to stderr.")
     String logLevel;
@@ -145,6 +151,9 @@ public final class DataplaneCommand implements Callable<Integer> {
                 }
                 busySpin = Boolean.parseBoolean(v);
             }
+            if (!given("--idle") && (v = file.value("idle")) != null) {
+                idle = v;
+            }
             if (!given("--log-level") && (v = file.value("log-level")) != null) {
                 logLevel = v;
             }
@@ -183,6 +192,7 @@ public final class DataplaneCommand implements Callable<Integer> {
             q = q.with(e.getKey(), e.getValue());
         }
         quota = q;
+        IdleStrategies.named(idle); // an unknown name fails here, naming the known ones
         SrdConfig check = new SrdConfig();
         settings.forEach(check::set);
         check.conclude(1 << 16);
@@ -223,7 +233,7 @@ public final class DataplaneCommand implements Callable<Integer> {
         }
         configureLogging(Level.parse(logLevel));
         int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
-        new DataplaneProcess(ports, lcores, cpus, firstIp, dir, shmDir, memoryMb, busySpin, settings, policy(), quota).run();
+        new DataplaneProcess(ports, lcores, cpus, firstIp, dir, shmDir, memoryMb, busySpin ? "spin" : idle, settings, policy(), quota).run();
         return 0;
     }
 

@@ -96,4 +96,15 @@ class DataplaneOptionsTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--quota", "qps=0")).getMessage()
             .contains("must be 1.."));
     }
+
+    /** --idle (Agrona idle strategies): from the file, the command line wins, --busy-spin is spin, an unknown name is refused. */
+    @Test
+    void shouldTakeTheIdleStrategyFromTheFileOrTheCommandLineAndRefuseUnknownOnes() throws Exception {
+        Path file = Files.writeString(tmp.resolve("idle.conf"), "port = net_ring0\nidle = sleep\n");
+        assertEquals("sleep", parsed("--config", file.toString()).idle);
+        assertEquals("spin", parsed("--config", file.toString(), "--idle", "spin").idle, "the command line wins");
+        assertEquals("backoff", parsed("--port", "net_ring0").idle, "the default");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--idle", "nap")).getMessage()
+            .contains("--idle is backoff, spin or sleep, was nap"));
+    }
 }
