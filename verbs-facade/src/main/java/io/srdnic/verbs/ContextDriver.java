@@ -25,15 +25,17 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 
 /**
- * The embedded dataplane of one context: the SRD transport and the duty cycle that drives it.
+ * The driver of one context in the application's process: the SRD transport and the duty cycle that
+ * drives it (not "the dataplane", which is the process {@code srdnic dataplane} runs; an attached
+ * context has no driver of its own).
  * INVOKER: the application's poll and post calls run the cycle. DEDICATED: an agent thread runs it,
  * taking posts from a single-producer ring and control operations from a command queue (the
  * transport is only ever touched by one thread); it is an Agrona agent ({@link Cycles}) whose
  * runner, idle, spins, then yields, then parks briefly (BackoffIdleStrategy; busySpin: never parks).
  */
-final class Dataplane implements AutoCloseable {
+final class ContextDriver implements AutoCloseable {
     private static final int POST_RING_CAPACITY = 8192;
-    private static final System.Logger LOG = System.getLogger(Dataplane.class.getName());
+    private static final System.Logger LOG = System.getLogger(ContextDriver.class.getName());
     /** DEDICATED, idle: the agent's park (a park costs tens of µs of timer slack, so a dataplane that must answer fast spins: busySpin). */
     private static final long IDLE_PARK_NANOS = 10_000;
     /**
@@ -58,7 +60,7 @@ final class Dataplane implements AutoCloseable {
     /** The counters file (ContextConfig.countersDir), or null; made and written on the thread that runs the cycles. */
     private DataplaneCounters counters;
 
-    Dataplane(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, boolean busySpin, LongSupplier clock, SimWorld world,
+    ContextDriver(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, boolean busySpin, LongSupplier clock, SimWorld world,
               String name, DataplaneCounters.Opener countersOpener) {
         this.mode = world != null ? ThreadingMode.INVOKER : mode;
         this.busySpin = busySpin;
@@ -69,7 +71,7 @@ final class Dataplane implements AutoCloseable {
             CompletableFuture<SrdTransport> made = new CompletableFuture<>();
             AgentRunner runner = new AgentRunner(busySpin ? new BusySpinIdleStrategy() : new BackoffIdleStrategy(100, 100, IDLE_PARK_NANOS,
                 IDLE_PARK_NANOS), t -> onAgentError(t, made), null, new Cycles(factory, countersOpener, cpu, made));
-            agent = new Thread(runner, "srdnic-dataplane-" + name);
+            agent = new Thread(runner, "srdnic-driver-" + name);
             agent.setDaemon(true);
             agent.start();
             transport = made.join();
@@ -189,7 +191,7 @@ final class Dataplane implements AutoCloseable {
 
         @Override
         public String roleName() {
-            return "srdnic-dataplane";
+            return "srdnic-driver";
         }
 
         /** The transport is made on the thread that runs it (its buffers live in a confined arena). */
@@ -232,7 +234,7 @@ final class Dataplane implements AutoCloseable {
         }
         if (!made.completeExceptionally(t)) {
             Throwable cause = t.getCause() != null ? t.getCause() : t;
-            LOG.log(System.Logger.Level.ERROR, "dataplane agent stopped: " + cause, cause);
+            LOG.log(System.Logger.Level.ERROR, "context driver stopped: " + cause, cause);
         }
     }
 
