@@ -99,7 +99,7 @@ final class LcoreLoop implements Agent {
             try {
                 MemifSockets.secure(setup.ports(), setup.policy().socketGid());
             } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                throw new java.io.UncheckedIOException(e.getMessage(), e);
             }
         } else {
             portsOpened.join(); // EAL and the ports are up once lcore 0 has opened them
