@@ -1,5 +1,9 @@
 package io.srdnic.bench;
 
+import io.srdnic.dataplane.ClientsDuty;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.IdleStrategy;
 import io.srdnic.pmd.Affinity;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
@@ -14,8 +18,8 @@ import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
-import io.srdnic.verbs.attach.AllowRule;
-import io.srdnic.verbs.attach.AttachServer;
+import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.dataplane.attach.AttachServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -264,8 +268,13 @@ public class AttachedRoundTripBench {
                 Files.writeString(owner, "bench");
                 AttachServer server = new AttachServer(dir, List.of(ring.a, ring.b), AllowRule.ownUidOrRoot(), dir);
                 ready.complete(null);
+                // The lcore's client duty and the --idle spin strategy, as srdnic dataplane --busy-spin runs them.
+                CachedNanoClock clock = new CachedNanoClock();
+                ClientsDuty clients = new ClientsDuty(server, clock);
+                IdleStrategy spin = new BusySpinIdleStrategy();
                 while (running) {
-                    server.doWork(System.nanoTime());
+                    clock.update(System.nanoTime());
+                    spin.idle(clients.doWork());
                 }
                 server.close();
             } catch (Throwable t) {

@@ -1,7 +1,6 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.verbs.attach.AttachServer;
 import io.srdnic.verbs.attach.ControlSocket;
 import io.srdnic.verbs.attach.SharedLayout;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
@@ -72,7 +71,7 @@ final class AttachedSession implements AutoCloseable {
 
     /** Connects to the dataplane in {@code dir}, opens a context on its port {@code port} and maps the shared file. */
     static AttachedSession open(Path dir, int port, long poolBytes, long ringBytes) {
-        Path socket = dir.resolve(AttachServer.SOCKET);
+        Path socket = dir.resolve(SharedLayout.CONTROL_SOCKET);
         ControlSocket ch;
         try {
             ch = ControlSocket.connect(socket);

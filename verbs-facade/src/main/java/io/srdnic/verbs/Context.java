@@ -26,7 +26,7 @@ public final class Context implements AutoCloseable {
 
     final Device device;
     /** The embedded dataplane; null when attached. */
-    final Dataplane dataplane;
+    final ContextDriver dataplane;
     /** The link to a {@code srdnic dataplane} process when the device is attached; else null. */
     final AttachedSession session;
     private final int mtu;
@@ -61,7 +61,7 @@ public final class Context implements AutoCloseable {
         int epoch = SrdTransport.newEpoch(); // later than any earlier start's: peers tell a restart from a stale packet
         long psnSeed = r.nextLong();
         this.keys = r.split();
-        this.dataplane = new Dataplane(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu,
+        this.dataplane = new ContextDriver(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu,
             config.busySpin, device.clock, device.world, device.name, DataplaneCounters.opener(config, device.name));
         this.mtu = dataplane.transport.mtu();
         this.qpIndexMask = dataplane.transport.qpIndexMask();
@@ -171,7 +171,7 @@ public final class Context implements AutoCloseable {
         if (dataplane != null) {
             dataplane.idle(spins);
         } else {
-            Backoff.idle(spins, false, 1_000);
+            ContextDriver.await(spins);
         }
     }
 

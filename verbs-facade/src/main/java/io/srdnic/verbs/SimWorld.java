@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
  */
 public final class SimWorld implements AutoCloseable {
     private final SimNetwork network;
-    private final List<Dataplane> dataplanes = new ArrayList<>();
+    private final List<ContextDriver> dataplanes = new ArrayList<>();
     private int hosts;
     private PcapWriter capture;
 
@@ -77,11 +77,11 @@ public final class SimWorld implements AutoCloseable {
         return 0x02_00_00_00_00_00L | host;
     }
 
-    void join(Dataplane d) {
+    void join(ContextDriver d) {
         dataplanes.add(d);
     }
 
-    void leave(Dataplane d) {
+    void leave(ContextDriver d) {
         dataplanes.remove(d);
     }
 

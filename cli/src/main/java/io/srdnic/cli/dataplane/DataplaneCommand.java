@@ -1,21 +1,18 @@
 package io.srdnic.cli.dataplane;
 
-import io.srdnic.pmd.lcore.HandoffCounts;
+import io.srdnic.dataplane.DataplaneConfigFile;
+import io.srdnic.dataplane.DataplaneProcess;
+import io.srdnic.dataplane.IdleStrategies;
 import io.srdnic.srd.transport.SrdConfig;
-import io.srdnic.verbs.attach.AllowRule;
-import io.srdnic.verbs.attach.AttachPolicy;
-import io.srdnic.verbs.attach.AttachServer;
-import io.srdnic.verbs.attach.ClientQuota;
+import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.dataplane.attach.AttachPolicy;
+import io.srdnic.dataplane.attach.ClientQuota;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -25,16 +22,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code srdnic dataplane}: the dedicated dataplane process. It owns its ports (EAL runs here),
- * runs their transports on {@code --lcores} pinned lcore threads ({@link LcoreLoop}) — RX burst,
- * hand-off to the owning lcore, transport, TX burst, then every attached client's rings, run to
- * completion — and serves applications that attach with {@code Device.attached(DIR)} through
- * {@code DIR/control.sock} (lcore k > 0: {@code DIR/lcore-k}). {@code DIR/dataplane.pid} is held
- * locked so two dataplanes cannot own one DIR. SIGINT/SIGTERM stop it in order: every lcore leaves
- * its loop, drops its clients (reclaiming their objects) and closes its contexts; then lcore 0 frees
- * what the hand-off rings hold, closes the ports and leaves EAL to its own shutdown hook. Prints
- * {@code ready} on stdout once every lcore's clients can connect, and {@code link up <i>} when port
- * i's link first comes up.
+ * {@code srdnic dataplane}: the options of the dedicated dataplane process ({@link DataplaneProcess},
+ * in the {@code dataplane} module), merged with {@code --config} and checked before anything starts.
  */
 @Command(name = "dataplane", mixinStandardHelpOptions = true, subcommands = ResCommand.class,
     description = "Run the dedicated dataplane: own the ports, serve attached applications over DIR/control.sock.")
@@ -42,7 +31,7 @@ public final class DataplaneCommand implements Callable<Integer> {
     private static final System.Logger LOG = System.getLogger(DataplaneCommand.class.getName());
 
     @Option(names = "--config", paramLabel = "FILE",
-        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, log-level,"
+        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, idle, log-level,"
             + " group, allow-uid, allow-group, max-connections, max-connections-per-uid, open-timeout-ms;"
             + " port repeats; set.KEY for a transport setting); options on the command line win.")
     Path config;
@@ -114,16 +103,19 @@ public final class DataplaneCommand implements Callable<Integer> {
         description = "A connection that has not sent OPEN within this is closed (default ${DEFAULT-VALUE}).")
     long openTimeoutMs;
 
-    @Option(names = "--busy-spin", description = "Never park an idle lcore (lowest latency; burns its core).")
+    @Option(names = "--busy-spin", description = "Never park an idle lcore (lowest latency; burns its core): --idle spin.")
     boolean busySpin;
+
+    @Option(names = "--idle", defaultValue = "backoff", paramLabel = "STRATEGY",
+        description = "What an lcore does after a pass with nothing to do: backoff (spin, yield, then park 20 us; default), spin"
+            + " (never park: latency runs), sleep (1 ms: a host where an idle dataplane must not take CPU).")
+    String idle;
 
     @Option(names = "--log-level", defaultValue = "INFO", description = "SEVERE, WARNING, INFO, FINE (default ${DEFAULT-VALUE}); logs go to stderr.")
     String logLevel;
 
     @Spec
     CommandSpec spec;
-
-    private volatile boolean quit;
 
     /**
      * Takes what {@code --config} sets for every option the command line does not, then checks the
@@ -159,6 +151,9 @@ public final class DataplaneCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--config " + config + ": busy-spin is true or false, was " + v);
                 }
                 busySpin = Boolean.parseBoolean(v);
+            }
+            if (!given("--idle") && (v = file.value("idle")) != null) {
+                idle = v;
             }
             if (!given("--log-level") && (v = file.value("log-level")) != null) {
                 logLevel = v;
@@ -198,6 +193,7 @@ public final class DataplaneCommand implements Callable<Integer> {
             q = q.with(e.getKey(), e.getValue());
         }
         quota = q;
+        IdleStrategies.named(idle); // an unknown name fails here, naming the known ones
         SrdConfig check = new SrdConfig();
         settings.forEach(check::set);
         check.conclude(1 << 16);
@@ -238,79 +234,8 @@ public final class DataplaneCommand implements Callable<Integer> {
         }
         configureLogging(Level.parse(logLevel));
         int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
-        AttachPolicy policy = policy();
-        RunDirectory.prepare(dir);
-        if (shmDir != null) { // without --shm-dir clients' memory is a sealed memfd each: no directory to check
-            ShmDirectory.check(shmDir);
-        }
-        try (PidLock lock = PidLock.acquire(dir)) {
-            StaleFiles.sweep(dir, shmDir, StaleFiles.EAL_RUNTIME, lcores);
-            List<String> specs = ports.stream().map(p -> MemifSockets.withDefaults(p, dir)).toList();
-            MemifSockets.removeStale(specs);
-            DataplaneSetup setup = new DataplaneSetup(specs, lcores, List.copyOf(cpus), firstIp, dir, shmDir, lock.path(), memoryMb,
-                busySpin, Map.copyOf(settings), policy);
-            HandoffCounts[] counts = new HandoffCounts[lcores];
-            Arrays.setAll(counts, k -> new HandoffCounts());
-            CompletableFuture<DataplanePorts> portsOpened = new CompletableFuture<>();
-            CountDownLatch stopped = new CountDownLatch(lcores);
-            List<Thread> threads = new ArrayList<>();
-            List<LcoreLoop> loops = new ArrayList<>();
-            for (int k = 0; k < lcores; k++) {
-                LcoreLoop loop = new LcoreLoop(k, setup, counts, portsOpened, stopped, () -> quit, quota);
-                loops.add(loop);
-                threads.add(new Thread(loop, "srdnic-lcore-" + k));
-            }
-            Thread hook = new Thread(() -> {
-                quit = true;
-                threads.forEach(DataplaneCommand::join);
-            }, "srdnic-dataplane-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
-            threads.forEach(Thread::start);
-            try {
-                for (int k = 0; k < lcores; k++) {
-                    AttachServer server = loops.get(k).ready().join();
-                    LOG.log(System.Logger.Level.INFO, "lcore {0} serving its context on each of {1} port(s) on {2}", String.valueOf(k),
-                        String.valueOf(ports.size()),
-                        server.socketPath());
-                }
-            } catch (CompletionException e) {
-                quit = true; // one lcore could not start: the others stop too
-                threads.forEach(DataplaneCommand::join);
-                throw e;
-            }
-            System.out.println("ready");
-            System.out.flush();
-            LOG.log(System.Logger.Level.INFO, "dataplane pid {0} running {1} lcore(s)",
-                String.valueOf(ProcessHandle.current().pid()), String.valueOf(lcores)); // as text: MessageFormat groups digits
-            while (stopped.getCount() == lcores && !quit) {
-                Thread.sleep(50); // until a signal (the hook) or a failure stops an lcore
-            }
-            quit = true; // one lcore gone (its flows with it): the others stop too, in order
-            for (Thread t : threads) {
-                t.join();
-            }
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException shuttingDown) {
-                // the hook is what stopped us
-            }
-            for (int k = 0; k < lcores; k++) {
-                Throwable failure = loops.get(k).failure();
-                if (failure != null) { // an internal failure, not a stop asked for: exit status 1, saying why
-                    throw new IllegalStateException("lcore " + k + " failed, the dataplane stopped: " + failure, failure);
-                }
-            }
-        }
+        new DataplaneProcess(ports, lcores, cpus, firstIp, dir, shmDir, memoryMb, busySpin ? "spin" : idle, settings, policy(), quota).run();
         return 0;
-    }
-
-    /** The shutdown hook's wait: bounded, so a stuck lcore cannot hold the JVM up (EAL's hook waits 2 s for loops too). */
-    private static void join(Thread t) {
-        try {
-            t.join(6_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     private static void configureLogging(Level level) {

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * The gateway's RNBD client: one thread that opens a DPDK link per path (INVOKER contexts are
@@ -79,7 +80,7 @@ public final class RnbdGateway implements AutoCloseable {
                 .heartbeat(HEARTBEAT_NANOS, HEARTBEAT_MISSED).reconnect(500_000_000L, -1).connectTimeout(3_000_000_000L);
             client = RnbdClient.over(RtrsClient.open(config, addresses), 256);
             started.complete(client);
-            Backoff backoff = new Backoff();
+            IdleStrategy backoff = ServeLoop.idleStrategy();
             while (!stop && !links.quitRequested()) {
                 int work = client.poll();
                 Runnable r;
@@ -87,7 +88,7 @@ public final class RnbdGateway implements AutoCloseable {
                     r.run();
                     work++;
                 }
-                backoff.after(work);
+                backoff.idle(work);
             }
         } catch (Throwable t) {
             started.completeExceptionally(t);

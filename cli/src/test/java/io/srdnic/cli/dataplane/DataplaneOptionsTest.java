@@ -68,7 +68,7 @@ class DataplaneOptionsTest {
             max-connections-per-uid = 4
             open-timeout-ms = 750
             """);
-        io.srdnic.verbs.attach.AttachPolicy p = parsed("--config", file.toString(), "--max-connections-per-uid", "8").policy();
+        io.srdnic.dataplane.attach.AttachPolicy p = parsed("--config", file.toString(), "--max-connections-per-uid", "8").policy();
         assertEquals(27, p.socketGid());
         assertTrue(p.allow().allows(1000, 5) && p.allow().allows(1001, 5) && p.allow().allows(0, 0), "the uids listed, and root");
         assertTrue(p.allow().allows(4242, 27), "a member of the group by its primary gid");
@@ -76,8 +76,8 @@ class DataplaneOptionsTest {
         assertEquals(32, p.maxConnections());
         assertEquals(8, p.maxConnectionsPerUid(), "the command line wins");
         assertEquals(750, p.openTimeoutMillis());
-        io.srdnic.verbs.attach.AttachPolicy defaults = parsed("--port", "net_ring0").policy();
-        assertTrue(defaults.allow().allows(io.srdnic.verbs.attach.AllowRule.ownUid(), -1) && defaults.allow().allows(0, -1));
+        io.srdnic.dataplane.attach.AttachPolicy defaults = parsed("--port", "net_ring0").policy();
+        assertTrue(defaults.allow().allows(io.srdnic.dataplane.attach.AllowRule.ownUid(), -1) && defaults.allow().allows(0, -1));
         assertEquals(-1, defaults.socketGid(), "the dataplane's own group");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--config", Files.writeString(tmp.resolve("bad.conf"),
             "port = net_ring0\nallow-uid = root\n").toString())).getMessage().contains("allow-uid is a number, was root"), "names are refused");
@@ -90,10 +90,21 @@ class DataplaneOptionsTest {
         assertEquals(8, cmd.quota.cqs());
         assertEquals(200, cmd.quota.mrs(), "--quota wins over quota.mrs");
         assertEquals(4096, cmd.quota.cqEntries());
-        assertEquals(io.srdnic.verbs.attach.ClientQuota.DEFAULTS.qps(), cmd.quota.qps(), "the default where neither says");
+        assertEquals(io.srdnic.dataplane.attach.ClientQuota.DEFAULTS.qps(), cmd.quota.qps(), "the default where neither says");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--quota", "gpus=1")).getMessage()
             .contains("no quota 'gpus'"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--quota", "qps=0")).getMessage()
             .contains("must be 1.."));
+    }
+
+    /** --idle (Agrona idle strategies): from the file, the command line wins, --busy-spin is spin, an unknown name is refused. */
+    @Test
+    void shouldTakeTheIdleStrategyFromTheFileOrTheCommandLineAndRefuseUnknownOnes() throws Exception {
+        Path file = Files.writeString(tmp.resolve("idle.conf"), "port = net_ring0\nidle = sleep\n");
+        assertEquals("sleep", parsed("--config", file.toString()).idle);
+        assertEquals("spin", parsed("--config", file.toString(), "--idle", "spin").idle, "the command line wins");
+        assertEquals("backoff", parsed("--port", "net_ring0").idle, "the default");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--idle", "nap")).getMessage()
+            .contains("--idle is backoff, spin or sleep, was nap"));
     }
 }

@@ -22,6 +22,8 @@ public final class SharedLayout {
     public static final long HEADER_BYTES = 4096;
     /** Rings and MRs start cache-line aligned. */
     public static final int ALIGN = 64;
+    /** The control socket's name in the dataplane's run directory (lcore k > 0: in DIR/lcore-k): both sides need it. */
+    public static final String CONTROL_SOCKET = "control.sock";
 
     private SharedLayout() {
     }

@@ -1,0 +1,254 @@
+package io.srdnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.dataplane.attach.AttachPolicy;
+import io.srdnic.dataplane.attach.AttachServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Who may use the control socket and how much of it, as a local user would try: the socket's mode
+ * and group are explicit; a client of a uid not allowed (nobody, run with setpriv) is refused by
+ * the uid the kernel gives for it (SO_PEERCRED), and allowed when its gid is; connections beyond
+ * the total and per-uid limits are told why and closed; one that never sends OPEN is closed when
+ * its time is up. Root is needed to run a client as another uid (CI runs as root).
+ */
+class ControlSocketAccessTest {
+    private static final int NOBODY = 65534;
+    private Path dir;
+
+    @BeforeEach
+    void makeDir() throws IOException {
+        // Not a @TempDir (0700): the client running as nobody must reach the socket inside.
+        dir = Files.createTempDirectory(Path.of("/tmp"), "srdnic-access-",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @AfterEach
+    void removeDir() throws IOException {
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    @Test
+    void shouldGiveTheControlSocketMode0660AndTheGroupAsked() throws Exception {
+        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), NOBODY, 8, 8, 5_000))) {
+            Path socket = dir.resolve(AttachServer.SOCKET);
+            assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket, LinkOption.NOFOLLOW_LINKS)));
+            assertEquals(NOBODY, (int) (Integer) Files.getAttribute(socket, "unix:gid", LinkOption.NOFOLLOW_LINKS));
+        }
+        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot())) {
+            Path socket = dir.resolve(AttachServer.SOCKET);
+            assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket, LinkOption.NOFOLLOW_LINKS)),
+                "the default: 0660 whatever the umask (the JVM's is 022 here)");
+        }
+    }
+
+    @Test
+    void shouldRefuseAClientOfAnotherUidByTheUidTheKernelGives() throws Exception {
+        assumeTrue(root(), "running a client as nobody (setpriv --reuid) needs root");
+        // The socket's group is nobody's so that nobody can connect at all: what refuses it is the allow rule.
+        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), NOBODY, 8, 8, 5_000))) {
+            String out = runAsNobody();
+            assertTrue(out.contains("closed by the dataplane") && out.contains("uid " + NOBODY + " (gid " + NOBODY + ") may not attach"), out);
+            assertTrue(out.contains("allowed: uid 0"), out);
+            assertEquals(1, w.counter("clients_refused"));
+        }
+    }
+
+    @Test
+    void shouldLetAClientInByItsGroupAndCloseItWhenItNeverOpens() throws Exception {
+        assumeTrue(root(), "running a client as nobody (setpriv --regid) needs root");
+        AllowRule byGroup = AllowRule.of(Set.of(), Set.of(NOBODY));
+        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(byGroup, NOBODY, 8, 8, 300))) {
+            String out = runAsNobody();
+            assertTrue(out.contains("no OPEN within 300 ms"), "allowed in by its gid, then closed for never opening: " + out);
+            assertEquals(0, w.counter("clients_refused"));
+            assertEquals(1, w.counter("open_timeouts"));
+        }
+    }
+
+    @Test
+    void shouldCloseConnectionsBeyondThePerUidAndTotalLimits() throws Exception {
+        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), -1, 100, 3, 60_000))) {
+            List<SocketChannel> held = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                held.add(connect());
+            }
+            awaitCounter(w, "clients", 3);
+            String refused = readUntilClosed(connect());
+            assertTrue(refused.contains("has 3 control connections, its limit (--max-connections-per-uid)"), refused);
+            assertEquals(1, w.counter("connections_refused"));
+            assertEquals(3, w.counter("clients"), "the three within the limit stay");
+            held.getFirst().close();
+            awaitCounter(w, "clients", 2);
+            held.set(0, connect()); // a slot freed is a slot to take again
+            awaitCounter(w, "clients", 3);
+            for (SocketChannel c : held) {
+                c.close();
+            }
+        }
+        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), -1, 2, 100, 60_000))) {
+            SocketChannel a = connect();
+            SocketChannel b = connect();
+            awaitCounter(w, "clients", 2);
+            String refused = readUntilClosed(connect());
+            assertTrue(refused.contains("its limit (--max-connections)"), refused);
+            a.close();
+            b.close();
+        }
+    }
+
+    @Test
+    void shouldCloseAConnectionThatNeverSendsOpenByDefault() throws Exception {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot())) {
+            long start = System.nanoTime();
+            String said = readUntilClosed(connect());
+            long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(said.contains("no OPEN within " + AttachPolicy.DEFAULT_OPEN_TIMEOUT_MILLIS + " ms"), said);
+            assertTrue(waited >= AttachPolicy.DEFAULT_OPEN_TIMEOUT_MILLIS, "not before its time: " + waited + " ms");
+            assertEquals(1, w.counter("open_timeouts"));
+            assertEquals(0, w.counter("clients"));
+        }
+    }
+
+    @Test
+    void shouldRefuseAConnectionFloodWithoutAllocatingDirectMemory() throws Exception {
+        // A refused uid may connect() in a loop: each refusal must cost the dataplane's thread no
+        // direct buffer (they are freed only by a GC, and count against the process's direct limit).
+        java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
+            .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream().filter(b -> b.getName().equals("direct")).findFirst()
+            .orElseThrow();
+        try (AttachedWorld w = new AttachedWorld(dir, AttachPolicy.of(AllowRule.nobody()))) {
+            readUntilClosed(connect()); // the first refusal: what is made once is made
+            long countBefore = direct.getCount();
+            long bytesBefore = direct.getMemoryUsed();
+            int floods = 200;
+            for (int i = 0; i < floods; i++) {
+                String said = readUntilClosed(connect());
+                assertTrue(said.contains("may not attach"), said);
+            }
+            assertEquals(floods + 1, w.counter("clients_refused"));
+            long grew = direct.getCount() - countBefore;
+            long grewBytes = direct.getMemoryUsed() - bytesBefore;
+            assertTrue(grew < floods / 10, floods + " refused connections made " + grew + " direct buffers (" + grewBytes + " bytes)");
+            assertTrue(grewBytes < 64 * 1024, floods + " refused connections took " + grewBytes + " bytes of direct memory");
+        }
+    }
+
+    /** A uid that floods connect() gets one WARNING line per second (with a count), not one per connection: all are counted. */
+    @Test
+    void shouldLogRefusedConnectionsAtMostOncePerSecond() throws Exception {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(AttachServer.class.getName());
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getMessage() != null && r.getMessage().startsWith("refused a connection")) {
+                    lines.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        jul.addHandler(h);
+        try (AttachedWorld w = new AttachedWorld(dir, AttachPolicy.of(AllowRule.nobody()))) {
+            long start = System.nanoTime();
+            int floods = 100;
+            for (int i = 0; i < floods; i++) {
+                readUntilClosed(connect());
+            }
+            long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+            assertEquals(floods, w.counter("clients_refused"), "every refusal counted");
+            assertTrue(lines.size() <= seconds + 1, lines.size() + " lines in " + seconds + " s: " + lines);
+            Thread.sleep(1100);
+            readUntilClosed(connect());
+            String last = lines.get(lines.size() - 1);
+            assertTrue(last.contains("more refused since the last such line"), "the count of those not logged: " + lines);
+        } finally {
+            jul.removeHandler(h);
+        }
+    }
+
+    private SocketChannel connect() throws IOException {
+        SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
+        ch.connect(UnixDomainSocketAddress.of(dir.resolve(AttachServer.SOCKET)));
+        return ch;
+    }
+
+    /** What the dataplane sends before it closes {@code ch} (bounded by a read timeout of the test's own, 30 s). */
+    private static String readUntilClosed(SocketChannel ch) throws Exception {
+        ByteBuffer in = ByteBuffer.allocate(1 << 16);
+        long deadline = System.currentTimeMillis() + 30_000;
+        ch.configureBlocking(false);
+        while (System.currentTimeMillis() < deadline) {
+            if (ch.read(in) < 0) {
+                ch.close();
+                return new String(in.array(), 0, in.position(), StandardCharsets.ISO_8859_1);
+            }
+            Thread.sleep(10);
+        }
+        ch.close();
+        throw new AssertionError("the dataplane did not close the connection within 30 s; it sent: "
+            + new String(in.array(), 0, in.position(), StandardCharsets.ISO_8859_1));
+    }
+
+    private static void awaitCounter(AttachedWorld w, String name, long value) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (w.counter(name) != value) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError(name + " is " + w.counter(name) + ", not " + value);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /** Runs RawControlClient as uid and gid nobody (no supplementary groups) against the socket; its output. */
+    private String runAsNobody() throws Exception {
+        Path source = dir.resolve("RawControlClient.java");
+        try (InputStream s = ControlSocketAccessTest.class.getResourceAsStream("/attach/RawControlClient.java")) {
+            Files.write(source, s.readAllBytes());
+        }
+        Files.setPosixFilePermissions(source, PosixFilePermissions.fromString("rw-r--r--"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process p = new ProcessBuilder("setpriv", "--reuid", Integer.toString(NOBODY), "--regid", Integer.toString(NOBODY), "--clear-groups",
+            java, "-Xshare:off", "-Duser.home=/tmp", source.toString(), dir.resolve(AttachServer.SOCKET).toString())
+            .redirectErrorStream(true).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the client as nobody ended");
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    private static boolean root() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+}
