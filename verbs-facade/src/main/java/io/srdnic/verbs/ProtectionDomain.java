@@ -54,16 +54,14 @@ public final class ProtectionDomain {
         if (size <= 0) {
             throw new VerbsException("a region needs at least one byte, asked " + size);
         }
-        MemorySegment segment = context.session != null ? context.session.allocate(size) : context.arena().allocate(size, 64);
+        MemorySegment segment = context.provider.allocate(size);
         return registerMemory(segment, access);
     }
 
     /** An address handle for a remote device (its MAC, IPv4 address and SRD UDP port). */
     public AddressHandle createAddressHandle(long mac, int ip, int udpPort) {
         checkAlive();
-        int id = context.session != null
-            ? context.session.request(new io.srdnic.verbs.attach.control.CreateAhRequest(this.id, mac, ip, udpPort)).handle()
-            : context.dataplane.call(() -> context.dataplane.transport.createAddressHandle(mac, ip, udpPort));
+        int id = context.provider.createAh(this.id, mac, ip, udpPort);
         ahs.incrementAndGet();
         return new AddressHandle(this, id, mac, ip, udpPort);
     }
@@ -224,8 +222,8 @@ public final class ProtectionDomain {
             throw new VerbsException("protection domain still has " + qps.get() + " QP(s), " + srqs.get() + " SRQ(s), " + mrs.get()
                 + " MR(s), " + ahs.get() + " AH(s): destroy them first");
         }
-        if (context.session != null && !destroyed) {
-            context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.PD, id));
+        if (!destroyed) {
+            context.provider.destroyPd(id);
         }
         destroyed = true;
     }

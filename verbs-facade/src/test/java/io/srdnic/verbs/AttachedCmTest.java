@@ -205,7 +205,7 @@ class AttachedCmTest {
             EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
             Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()));
             connect(w, peer, c);
-            c.ctx.session.dieForTest();
+            c.ctx.session().dieForTest();
             awaitOnLoop(w, peer, CmEventType.DISCONNECTED); // the dataplane destroyed the dead client's id: its DREQ
             assertEquals(QpState.ERROR, w.onLoop(() -> peer.child.qp().query().state()));
             assertEquals(5, w.counter("objects_reclaimed"), "its CM id, QP, MR, CQ and PD");

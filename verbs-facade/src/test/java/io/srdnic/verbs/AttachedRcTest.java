@@ -173,7 +173,7 @@ class AttachedRcTest {
             pair(a, b, 8, 2); // a local ACK timeout of about 1 ms, two retries: the peer finds out fast
             assertEquals(0, a.qp.postSend(a.wr(1, SendWr.OP_SEND, 0, 8)));
             assertEquals(WcStatus.SUCCESS, a.await().status());
-            b.ctx.session.dieForTest();
+            b.ctx.session().dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();

@@ -107,7 +107,7 @@ class AttachedSrdTest {
     void shouldRefuseAnotherClientsHandles() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4); App c = new App(dir, 0, 0)) {
-            AttachedSession s = c.ctx.session;
+            AttachedSession s = c.ctx.session();
             assertTrue(assertThrows(VerbsException.class, () -> s.request(new io.srdnic.verbs.attach.control.DestroyRequest(
                 io.srdnic.verbs.attach.control.DestroyRequest.QP, a.qp.qpNum()))).getMessage().contains("no QP"));
             assertTrue(assertThrows(VerbsException.class, () -> s.request(io.srdnic.verbs.attach.control.ModifyQpRequest.simple(
@@ -137,7 +137,7 @@ class AttachedSrdTest {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4)) {
             App b = new App(dir, 1, 4);
             int bQpn = b.qp.qpNum();
-            b.ctx.session.dieForTest();
+            b.ctx.session().dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
@@ -173,7 +173,7 @@ class AttachedSrdTest {
              App b = new App(dir, 1, 4)) {
             App bad = new App(dir, 0, 0);
             // the producer index of its send ring, far ahead of anything it published
-            bad.ctx.session.rings.set(java.lang.foreign.ValueLayout.JAVA_LONG, firstSendRing(bad), 1L << 40);
+            bad.ctx.session().rings.set(java.lang.foreign.ValueLayout.JAVA_LONG, firstSendRing(bad), 1L << 40);
             AsyncEventQueue.AsyncEvent e = bad.ctx.awaitAsyncEvent(5, TimeUnit.SECONDS);
             assertEquals(AsyncEventQueue.DEVICE_FATAL, e.type());
             assertTrue(assertThrows(VerbsException.class, bad.ctx::allocPd).getMessage().contains("ring"));

@@ -80,7 +80,7 @@ class AttachedSrqTest {
             CompletionQueue cq = b.createCq(8);
             SharedReceiveQueue srq = pd.createSrq(8, 1, 0);
             pd.createQueuePair(QpType.UD, cq, cq, srq, 8, 1, 0);
-            b.session.dieForTest();
+            b.session().dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();

@@ -211,10 +211,10 @@ class VerbsSrqSimTest {
             }
             assertEquals(QueuePair.ENOMEM, srq.postSrqRecv(r));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (c.dataplane.call(srq.srq::receivesPosted) < 4 && System.nanoTime() - deadline < 0) {
+            while (c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted) < 4 && System.nanoTime() - deadline < 0) {
                 Thread.onSpinWait(); // the agent drains the posts after the commands of its cycle
             }
-            assertEquals(4, (int) c.dataplane.call(srq.srq::receivesPosted), "every post reached the dataplane's SRQ");
+            assertEquals(4, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted), "every post reached the dataplane's SRQ");
             assertEquals(QueuePair.ENOMEM, srq.postSrqRecv(r), "and they still count");
             assertThrows(VerbsException.class, srq::destroy, "refused on the agent thread, reported here");
             qp.destroy();
@@ -231,10 +231,10 @@ class VerbsSrqSimTest {
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             // The agent runs a cycle's commands before its posts: hold it inside a destroy while a receive is posted.
-            Thread destroyer = new Thread(() -> c.dataplane.call(() -> {
+            Thread destroyer = new Thread(() -> c.dataplane().call(() -> {
                 running.countDown();
                 release.await();
-                srq.srq.destroy();
+                EmbeddedProvider.transportSrq(srq).destroy();
                 return null;
             }));
             destroyer.start();
@@ -244,8 +244,8 @@ class VerbsSrqSimTest {
             assertEquals(0, srq.postSrqRecv(r), "into the ring, drained after the destroy");
             release.countDown();
             destroyer.join();
-            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> c.dataplane.call(() -> null), "the agent thread lives on");
-            assertEquals(0, (int) c.dataplane.call(srq.srq::receivesPosted));
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> c.dataplane().call(() -> null), "the agent thread lives on");
+            assertEquals(0, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted));
         }
     }
 }
