@@ -102,7 +102,7 @@ final class AttachedQp implements VerbsProvider.Qp {
         MemorySegment s = sq.segment();
         s.set(ValueLayout.JAVA_LONG, at + SendRecord.WR_ID, wr.wrId);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.OPCODE, wr.opcode);
-        s.set(ValueLayout.JAVA_INT, at + SendRecord.FLAGS, wr.flags);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.FLAGS, owner.sqSigAll ? wr.flags | SendWr.SIGNALED : wr.flags);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.AH, ah);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.DEST_QPN, wr.remoteQpn);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.DEST_QKEY, wr.remoteQkey);

@@ -120,7 +120,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             return QueuePair.ENOMEM;
         }
         boolean connected = owner.type.connected();
-        boolean signaled = (wr.flags & SendWr.SIGNALED) != 0;
+        boolean signaled = owner.sqSigAll || (wr.flags & SendWr.SIGNALED) != 0;
         int total = wr.totalLength();
         boolean rdma = SendOpcode.isRdma(wr.opcode);
         boolean atomic = SendOpcode.isAtomic(wr.opcode);

@@ -38,43 +38,33 @@ public final class QueuePair {
     final int maxRecvWr;
     final int maxSendSge;
     final int maxInlineData;
+    /** Every send is signaled, whatever its work request says (ibv_qp_init_attr.sq_sig_all). */
+    final boolean sqSigAll;
     /** The provider's QP (made last, from the fields above): the transport's, or the dataplane process's rings. */
     final VerbsProvider.Qp ops;
     /** What the last verb on the QP (modify, query, a refused post) found it in; the provider sets it. */
     volatile QpState state = QpState.RESET;
     volatile boolean destroyed;
 
-    QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
-              int maxRecvWr, int maxSendSge, int maxInlineData) {
-        this(pd, type, null, null, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData, false);
-    }
-
-    /** {@code management}: the device's management QP (UD at {@link SrdTransport#MANAGEMENT_QPN}), else a QP of a drawn number. */
-    QueuePair(ProtectionDomain pd, QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
-              int maxRecvWr, int maxSendSge, int maxInlineData, boolean management) {
-        this(pd, type, null, null, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData, management);
-    }
-
-    /** An XRC QP: XRC_SEND with {@code sendCq}, or XRC_RECV in {@code xrcd}. */
-    QueuePair(ProtectionDomain pd, XrcQpType xrcType, XrcDomain xrcd, CompletionQueue sendCq, int maxSendWr, int maxSendSge,
-              int maxInlineData) {
-        this(pd, QpType.SRC, xrcType, xrcd, sendCq, null, null, maxSendWr, 1, maxSendSge, maxInlineData, false);
-    }
-
-    private QueuePair(ProtectionDomain pd, QpType type, XrcQpType xrcType, XrcDomain xrcd, CompletionQueue sendCq, CompletionQueue recvCq,
-                      SharedReceiveQueue srq, int maxSendWr, int maxRecvWr, int maxSendSge, int maxInlineData, boolean management) {
+    /**
+     * A QP of {@code pd} as {@code init} says ({@link ProtectionDomain#createQueuePair(QpInitAttributes)} checked it);
+     * {@code management}: the device's management QP (UD at {@link SrdTransport#MANAGEMENT_QPN}), else a QP of a drawn number.
+     */
+    QueuePair(ProtectionDomain pd, QpInitAttributes init, boolean management) {
         this.pd = pd;
-        this.xrcType = xrcType;
+        this.xrcType = init.xrcType;
         this.context = pd.context;
-        this.type = type;
-        this.sendCq = sendCq;
-        this.recvCq = recvCq;
-        this.srq = srq;
-        this.maxSendWr = maxSendWr;
-        this.maxRecvWr = maxRecvWr;
-        this.maxSendSge = maxSendSge;
-        this.maxInlineData = maxInlineData;
-        this.ops = context.provider.createQp(this, xrcd, management);
+        this.type = init.type;
+        this.sendCq = init.sendCq;
+        this.recvCq = init.recvCq;
+        this.srq = init.srq;
+        // What a queue the QP does not have is sized at: one entry (the transport makes every QP both queues).
+        this.maxSendWr = xrcType == XrcQpType.XRC_RECV ? 1 : init.maxSendWr;
+        this.maxRecvWr = srq != null || xrcType != null ? 1 : init.maxRecvWr;
+        this.maxSendSge = xrcType == XrcQpType.XRC_RECV ? 1 : init.maxSendSge;
+        this.maxInlineData = init.maxInlineData;
+        this.sqSigAll = init.sqSigAll;
+        this.ops = context.provider.createQp(this, init.xrcd, management);
     }
 
     /** XRC_SEND or XRC_RECV for the XRC shape of an SRC QP, else null. */

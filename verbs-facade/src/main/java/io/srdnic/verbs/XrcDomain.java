@@ -28,7 +28,7 @@ public final class XrcDomain {
      */
     public QueuePair createRecvQueuePair() {
         checkOpen();
-        QueuePair qp = new QueuePair(owner, XrcQpType.XRC_RECV, this, null, 1, 1, 0);
+        QueuePair qp = new QueuePair(owner, QpInitAttributes.xrcRecv(this).build(), false);
         owner.qps.incrementAndGet();
         return qp;
     }

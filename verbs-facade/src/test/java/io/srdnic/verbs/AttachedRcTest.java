@@ -45,7 +45,8 @@ class AttachedRcTest {
                 .attachedRingBytes(1 << 20));
             pd = ctx.allocPd();
             cq = ctx.createCq(256);
-            qp = pd.createQueuePair(QpType.RC, cq, cq, 64, 64, 2, 64);
+            qp = pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(cq)
+                .maxSendWr(64).maxRecvWr(64).maxSendSge(2).maxInlineData(64).build());
             mr = pd.allocateRegion(64 * 1024, REMOTE);
             qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
                 .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ | QpAttributes.ACCESS_REMOTE_ATOMIC));

@@ -40,7 +40,8 @@ class AttachedSrdTest {
                 .attachedRingBytes(1 << 20));
             pd = ctx.allocPd();
             cq = ctx.createCq(256);
-            qp = pd.createQueuePair(QpType.SRD, cq, cq, 64, 64, 2, 64);
+            qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq)
+                .maxSendWr(64).maxRecvWr(64).maxSendSge(2).maxInlineData(64).build());
             mr = pd.allocateRegion(64 * 1024, Access.LOCAL_WRITE);
             qp.modify(QpState.INIT, QKEY);
             qp.modify(QpState.RTR, 0);
