@@ -171,8 +171,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             }
         }
         sendsOutstanding.incrementAndGet();
-        return post(dataplane.postSend(qp, ah, wr.remoteQpn, wr.remoteQkey, wr.remoteSrqn, wr.wrId, wr.opcode,
-            buffer, offset, total, wr.immediate, wr.remoteAddress, wr.rkey, signaled), buffer, offset);
+        return post(dataplane.postSend(qp, wr, ah, buffer, offset, total, signaled), buffer, offset);
     }
 
     /**
@@ -190,8 +189,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         }
         Sge s = wr.sges[0];
         sendsOutstanding.incrementAndGet();
-        return post(dataplane.postAtomic(qp, wr.remoteSrqn, wr.wrId, wr.opcode, s.segment, s.offset, wr.remoteAddress, wr.rkey,
-            wr.compareAdd, wr.swap, signaled), s.segment, s.offset);
+        return post(dataplane.postSend(qp, wr, 0, s.segment, s.offset, SendOpcode.ATOMIC_SIZE, signaled), s.segment, s.offset);
     }
 
     /**
