@@ -1,5 +1,6 @@
 package io.srdnic.cli;
 
+import io.srdnic.verbs.QpInitAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,7 +33,7 @@ class DataplaneResIT {
             try (Context ctx = Context.open(Device.attached(dir))) {
                 ProtectionDomain pd = ctx.allocPd();
                 CompletionQueue cq = ctx.createCq(256);
-                QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 64, 64, 1, 0);
+                QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(64).maxRecvWr(64).build());
                 MemoryRegion mr = pd.allocateRegion(1 << 20, Access.LOCAL_WRITE);
                 String json = awaitRes(dir, "\"qp\":{\"" + qp.qpNum() + "\"");
                 String client = "\"uid\":\"0\",\"pid\":\"" + me + "\",\"port\":\"0\",\"device\":\"net_memif0\"";

@@ -29,7 +29,7 @@ class AttachCountersTest {
             Path file = w.onLoop(() -> w.server.publishCounters(dir));
             assertEquals(1, read(file).get("dataplane=attach clients"), "a attached");
             App b = new App(dir, 1, 4);
-            b.ctx.session.dieForTest();
+            b.ctx.session().dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             Map<String, Long> seen = read(file);
             // The file is written counter by counter, without a lock: one read can see an export half

@@ -40,7 +40,7 @@ class AttachServerDutyCycleTest {
                 assertEquals(0, a.send(toB, b, 9, "ping"));
                 boolean unsent = w.onLoop(() -> {
                     w.server.doWork(now);
-                    return w.served(0).dataplane.transport.hasPostedWork();
+                    return w.served(0).dataplane().transport.hasPostedWork();
                 });
                 assertFalse(unsent, "the send was still in the dataplane (posted, or built and not flushed) when its pass ended");
                 assertEquals(1L, w.onLoop(() -> w.served(0).counters().get("tx_data")));

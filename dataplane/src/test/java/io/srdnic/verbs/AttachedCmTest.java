@@ -61,7 +61,7 @@ class AttachedCmTest {
         /** Accepts the pending request with {@code reply} as private data, its QP's receives posted first. */
         void accept(CmId request, String reply) {
             child = request;
-            QueuePair qp = request.createQp(pd, cq, cq, 16, 16, 1, 0);
+            QueuePair qp = request.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(16).maxRecvWr(16).build());
             RecvWr r = new RecvWr();
             for (int i = 0; i < 4; i++) {
                 r.wrId(i).sge().set(mr, 1024 + i * 256L, 256);
@@ -136,7 +136,7 @@ class AttachedCmTest {
             channel.ack(await(channel, CmEventType.ADDR_RESOLVED));
             id.resolveRoute();
             channel.ack(await(channel, CmEventType.ROUTE_RESOLVED));
-            qp = id.createQp(pd, cq, cq, 16, 16, 1, 0);
+            qp = id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(16).maxRecvWr(16).build());
             assertEquals(QpState.INIT, qp.state(), "the dataplane's CM took it to INIT");
             RecvWr r = new RecvWr();
             for (int i = 0; i < 4; i++) {
@@ -205,7 +205,7 @@ class AttachedCmTest {
             EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
             Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()));
             connect(w, peer, c);
-            c.ctx.session.dieForTest();
+            c.ctx.session().dieForTest();
             awaitOnLoop(w, peer, CmEventType.DISCONNECTED); // the dataplane destroyed the dead client's id: its DREQ
             assertEquals(QpState.ERROR, w.onLoop(() -> peer.child.qp().query().state()));
             assertEquals(5, w.counter("objects_reclaimed"), "its CM id, QP, MR, CQ and PD");
@@ -240,7 +240,7 @@ class AttachedCmTest {
                 CmId made = CmId.create(channel, peer);
                 made.resolveAddr(servedIp, PORT);
                 made.resolveRoute();
-                made.createQp(peer.allocPd(), peer.createCq(8), peer.createCq(8), 4, 4, 1, 0);
+                made.createQp(peer.allocPd(), QpInitAttributes.builder(QpType.RC).cq(peer.createCq(8)).maxSendWr(4).maxRecvWr(4).build());
                 made.connect(new ConnParam());
                 return made;
             });

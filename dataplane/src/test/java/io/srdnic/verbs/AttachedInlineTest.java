@@ -82,7 +82,7 @@ class AttachedInlineTest {
                 a.mr.segment().setString(0, "ping");
                 assertEquals(0, a.qp.postSend(inline(a, b, toB, a.mr.segment(), 0, 5)));
                 long record = AttachedSrdTest.firstSendRing(a) + ShmRing.RECORDS_OFFSET;
-                a.ctx.session.rings.set(ValueLayout.JAVA_INT, record + SendRecord.INLINE_LENGTH, 1 << 20);
+                a.ctx.session().rings.set(ValueLayout.JAVA_INT, record + SendRecord.INLINE_LENGTH, 1 << 20);
             } finally {
                 w.pause(false);
             }

@@ -40,7 +40,7 @@ class AttachedPostOrderTest {
             ProtectionDomain pd = ctxs[i].allocPd();
             CompletionQueue cq = ctxs[i].createCq(16);
             for (int q = 0; q < BYSTANDER_QPS; q++) {
-                pd.createQueuePair(io.srdnic.srd.transport.QpType.SRD, cq, cq, 4, 4, 1, 0);
+                pd.createQueuePair(QpInitAttributes.builder(io.srdnic.srd.transport.QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
             }
         }
         return () -> {

@@ -45,7 +45,8 @@ class AttachedRcTest {
                 .attachedRingBytes(1 << 20));
             pd = ctx.allocPd();
             cq = ctx.createCq(256);
-            qp = pd.createQueuePair(QpType.RC, cq, cq, 64, 64, 2, 64);
+            qp = pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(cq)
+                .maxSendWr(64).maxRecvWr(64).maxSendSge(2).maxInlineData(64).build());
             mr = pd.allocateRegion(64 * 1024, REMOTE);
             qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
                 .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ | QpAttributes.ACCESS_REMOTE_ATOMIC));
@@ -173,7 +174,7 @@ class AttachedRcTest {
             pair(a, b, 8, 2); // a local ACK timeout of about 1 ms, two retries: the peer finds out fast
             assertEquals(0, a.qp.postSend(a.wr(1, SendWr.OP_SEND, 0, 8)));
             assertEquals(WcStatus.SUCCESS, a.await().status());
-            b.ctx.session.dieForTest();
+            b.ctx.session().dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();

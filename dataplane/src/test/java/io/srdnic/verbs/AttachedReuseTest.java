@@ -48,7 +48,7 @@ class AttachedReuseTest {
                     cq.destroy();
                 }
                 cq = a.createCq(64);
-                qp = pd.createQueuePair(QpType.SRD, cq, cq, 64, 64, 1, 0);
+                qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(64).maxRecvWr(64).build());
                 qp.modify(QpState.INIT, AttachedSrdTest.QKEY);
                 for (int i = 0; i < 3; i++) {
                     stale.wrId(1000 + round * 10 + i).sge().set(mr, 128, 64);
@@ -87,7 +87,7 @@ class AttachedReuseTest {
         try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot()); Context a = smallContext(0)) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
-            QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 16, 16, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(16).maxRecvWr(16).build());
             VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, cq::destroy);
             assertTrue(e.getMessage().contains("in use"), e.getMessage());
             qp.destroy();
@@ -106,7 +106,7 @@ class AttachedReuseTest {
              Context a = smallContext(0)) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
-            QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 16, 16, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(16).maxRecvWr(16).build());
             qp.modify(QpState.INIT, AttachedSrdTest.QKEY);
             qp.modify(QpState.RTR, 0);
             qp.modify(QpState.RTS, 0);

@@ -40,7 +40,8 @@ class AttachedSrdTest {
                 .attachedRingBytes(1 << 20));
             pd = ctx.allocPd();
             cq = ctx.createCq(256);
-            qp = pd.createQueuePair(QpType.SRD, cq, cq, 64, 64, 2, 64);
+            qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq)
+                .maxSendWr(64).maxRecvWr(64).maxSendSge(2).maxInlineData(64).build());
             mr = pd.allocateRegion(64 * 1024, Access.LOCAL_WRITE);
             qp.modify(QpState.INIT, QKEY);
             qp.modify(QpState.RTR, 0);
@@ -107,7 +108,7 @@ class AttachedSrdTest {
     void shouldRefuseAnotherClientsHandles() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4); App c = new App(dir, 0, 0)) {
-            AttachedSession s = c.ctx.session;
+            AttachedSession s = c.ctx.session();
             assertTrue(assertThrows(VerbsException.class, () -> s.request(new io.srdnic.verbs.attach.control.DestroyRequest(
                 io.srdnic.verbs.attach.control.DestroyRequest.QP, a.qp.qpNum()))).getMessage().contains("no QP"));
             assertTrue(assertThrows(VerbsException.class, () -> s.request(io.srdnic.verbs.attach.control.ModifyQpRequest.simple(
@@ -137,7 +138,7 @@ class AttachedSrdTest {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4)) {
             App b = new App(dir, 1, 4);
             int bQpn = b.qp.qpNum();
-            b.ctx.session.dieForTest();
+            b.ctx.session().dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
@@ -173,7 +174,7 @@ class AttachedSrdTest {
              App b = new App(dir, 1, 4)) {
             App bad = new App(dir, 0, 0);
             // the producer index of its send ring, far ahead of anything it published
-            bad.ctx.session.rings.set(java.lang.foreign.ValueLayout.JAVA_LONG, firstSendRing(bad), 1L << 40);
+            bad.ctx.session().rings.set(java.lang.foreign.ValueLayout.JAVA_LONG, firstSendRing(bad), 1L << 40);
             AsyncEventQueue.AsyncEvent e = bad.ctx.awaitAsyncEvent(5, TimeUnit.SECONDS);
             assertEquals(AsyncEventQueue.DEVICE_FATAL, e.type());
             assertTrue(assertThrows(VerbsException.class, bad.ctx::allocPd).getMessage().contains("ring"));

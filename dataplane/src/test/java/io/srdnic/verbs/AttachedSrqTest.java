@@ -33,7 +33,7 @@ class AttachedSrqTest {
             CompletionQueue cq = b.createCq(64);
             MemoryRegion mr = pd.allocateRegion(4096, Access.LOCAL_WRITE);
             SharedReceiveQueue srq = pd.createSrq(16, 1, 0);
-            QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, srq, 16, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).srq(srq).maxSendWr(16).build());
             qp.modify(QpState.INIT, AttachedSrdTest.QKEY);
             qp.modify(QpState.RTR, 0);
             qp.modify(QpState.RTS, 0);
@@ -79,8 +79,8 @@ class AttachedSrqTest {
             ProtectionDomain pd = b.allocPd();
             CompletionQueue cq = b.createCq(8);
             SharedReceiveQueue srq = pd.createSrq(8, 1, 0);
-            pd.createQueuePair(QpType.UD, cq, cq, srq, 8, 1, 0);
-            b.session.dieForTest();
+            pd.createQueuePair(QpInitAttributes.builder(QpType.UD).cq(cq).srq(srq).maxSendWr(8).build());
+            b.session().dieForTest();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();

@@ -4,6 +4,7 @@ import io.srdnic.dataplane.ClientsDuty;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.CachedNanoClock;
 import org.agrona.concurrent.IdleStrategy;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.pmd.Affinity;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
@@ -105,8 +106,8 @@ public class AttachedRoundTripBench {
         ProtectionDomain pdb = b.allocPd();
         cqa = a.createCq(64);
         cqb = b.createCq(64);
-        qa = pda.createQueuePair(QpType.SRD, cqa, cqa, 16, 16, 1, 0);
-        qb = pdb.createQueuePair(QpType.SRD, cqb, cqb, 16, 16, 1, 0);
+        qa = pda.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cqa).maxSendWr(16).maxRecvWr(16).build());
+        qb = pdb.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cqb).maxSendWr(16).maxRecvWr(16).build());
         // allocateRegion: pool memory attached (the dataplane must reach it), arena memory embedded.
         MemoryRegion mra = pda.allocateRegion(2 * SIZE, Access.LOCAL_WRITE);
         MemoryRegion mrb = pdb.allocateRegion(2 * SIZE, Access.LOCAL_WRITE);

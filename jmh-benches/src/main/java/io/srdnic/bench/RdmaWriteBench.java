@@ -1,5 +1,6 @@
 package io.srdnic.bench;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.QpState;
@@ -95,8 +96,8 @@ public class RdmaWriteBench {
         cqa = a.createCq(64);
         CompletionQueue cqb = b.createCq(64);
         QpType type = transport.equals("rc") ? QpType.RC : QpType.SRD;
-        qa = pda.createQueuePair(type, cqa, cqa, 16, 16, 1, 0);
-        qb = pdb.createQueuePair(type, cqb, cqb, 16, 16, 1, 0);
+        qa = pda.createQueuePair(QpInitAttributes.builder(type).cq(cqa).maxSendWr(16).maxRecvWr(16).build());
+        qb = pdb.createQueuePair(QpInitAttributes.builder(type).cq(cqb).maxSendWr(16).maxRecvWr(16).build());
         source = arena.allocate(size, 64);
         target = arena.allocate(size, 64);
         for (long i = 0; i < size; i += 8) {

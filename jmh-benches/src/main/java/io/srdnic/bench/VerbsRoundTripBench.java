@@ -1,5 +1,6 @@
 package io.srdnic.bench;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
@@ -82,8 +83,8 @@ public class VerbsRoundTripBench {
         ProtectionDomain pdb = b.allocPd();
         cqa = a.createCq(64);
         cqb = b.createCq(64);
-        qa = pda.createQueuePair(QpType.SRD, cqa, cqa, 16, 16, 1, 0);
-        qb = pdb.createQueuePair(QpType.SRD, cqb, cqb, 16, 16, 1, 0);
+        qa = pda.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cqa).maxSendWr(16).maxRecvWr(16).build());
+        qb = pdb.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cqb).maxSendWr(16).maxRecvWr(16).build());
         mra = pda.registerMemory(arena.allocate(size), Access.LOCAL_WRITE);
         mrb = pdb.registerMemory(arena.allocate(size), Access.LOCAL_WRITE);
         for (QueuePair qp : new QueuePair[] {qa, qb}) {

@@ -1,5 +1,6 @@
 package io.srdnic.examples;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
@@ -38,7 +39,7 @@ public final class PingPong {
             ProtectionDomain pd = ctx.allocPd();                        // 2. a protection domain
             MemoryRegion mr = pd.allocateRegion(2 * SIZE, Access.LOCAL_WRITE); // 3. registered memory
             CompletionQueue cq = ctx.createCq(16);                      // 4. one CQ for sends and receives
-            QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 8, 8, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(8).maxRecvWr(8).build());
             qp.modify(QpState.INIT, QKEY);                              // 5. UD's state machine: INIT, RTR, RTS
             qp.modify(QpState.RTR, 0);
             qp.modify(QpState.RTS, 0);

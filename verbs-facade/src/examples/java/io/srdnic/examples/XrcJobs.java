@@ -1,5 +1,6 @@
 package io.srdnic.examples;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -80,7 +81,7 @@ public final class XrcJobs {
             QueuePair recv = xrcd.createRecvQueuePair();                   // 3. node b: one XRC_RECV QP for all jobs
             ProtectionDomain pdA = a.allocPd();                            // 4. node a: one XRC_SEND QP
             CompletionQueue cqA = a.createCq(16);
-            QueuePair send = pdA.createXrcSendQueuePair(cqA, 16, 1, 0);
+            QueuePair send = pdA.createQueuePair(QpInitAttributes.xrcSend(cqA).maxSendWr(16).build());
             MemoryRegion mrA = pdA.allocateRegion(SIZE, Access.LOCAL_WRITE);
             int[] srqNumbers = connect(channel, send, recv, a, b, jobs);   // 5. connected by the CM, SRQ numbers told
             System.out.println("connected by the CM; the accept told " + srqNumbers.length + " SRQ numbers");

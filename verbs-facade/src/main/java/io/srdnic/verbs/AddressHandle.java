@@ -44,14 +44,7 @@ public final class AddressHandle {
             throw new VerbsException("address handle already destroyed");
         }
         destroyed = true;
-        if (pd.context.session != null) {
-            pd.context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.AH, id));
-        } else {
-            pd.context.dataplane.call(() -> {
-                pd.context.dataplane.transport.destroyAddressHandle(id);
-                return null;
-            });
-        }
+        pd.context.provider.destroyAh(id);
         pd.ahs.decrementAndGet();
     }
 }

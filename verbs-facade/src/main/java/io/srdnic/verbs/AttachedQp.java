@@ -1,8 +1,15 @@
 package io.srdnic.verbs;
 
+import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.transport.QpAttributes;
+import io.srdnic.srd.transport.QpState;
 import io.srdnic.verbs.attach.RecvRecord;
 import io.srdnic.verbs.attach.SendRecord;
 import io.srdnic.verbs.attach.ShmRing;
+import io.srdnic.verbs.attach.control.DestroyRequest;
+import io.srdnic.verbs.attach.control.ModifyQpRequest;
+import io.srdnic.verbs.attach.control.QpAttributesReply;
+import io.srdnic.verbs.attach.control.QueryQpRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -13,21 +20,81 @@ import java.lang.foreign.ValueLayout;
  * pool; one outside the pool is written as -1, which the dataplane completes with
  * LOCAL_PROTECTION_ERROR, as it would a wrong lkey. An INLINE send's bytes go into the record.
  */
-final class AttachedQp {
+final class AttachedQp implements VerbsProvider.Qp {
     final int qpn;
     private final AttachedSession session;
+    /** The facade's QP; null for an SRQ's receive ring, which posts as a QP's does. */
+    private final QueuePair owner;
     private final ShmRing sq;
     private final ShmRing rq;
 
-    AttachedQp(AttachedSession session, int qpn, ShmRing sq, ShmRing rq) {
+    AttachedQp(AttachedSession session, QueuePair owner, int qpn, ShmRing sq, ShmRing rq) {
         this.session = session;
+        this.owner = owner;
         this.qpn = qpn;
         this.sq = sq;
         this.rq = rq;
     }
 
+    @Override
+    public int qpNum() {
+        return qpn;
+    }
+
+    @Override
+    public void modify(QpState next, int qkey) {
+        apply(ModifyQpRequest.simple(qpn, next, qkey));
+    }
+
+    @Override
+    public void modify(QpAttributes complete) {
+        apply(ModifyQpRequest.of(qpn, complete));
+    }
+
+    private void apply(ModifyQpRequest request) {
+        owner.state = ModifyQpRequest.state(session.request(request).state());
+    }
+
+    /** Asks the dataplane; the QP's state becomes what it answered (an RC QP may have gone to ERROR there since the last modify). */
+    @Override
+    public QpAttributes query() {
+        QpAttributes a = session.call(new QueryQpRequest(qpn), QpAttributesReply.class).attributes().toAttributes();
+        owner.state = a.state();
+        return a;
+    }
+
+    @Override
+    public void rnrRetry(int retries) {
+        throw new VerbsException("RNR retry changes outside modify are not served on an attached context yet (docs/dataplane.md):"
+            + " open the device embedded");
+    }
+
+    /** What rxe refuses at posting is refused here too, not as a completion; the dataplane runs the other checks on its side. */
+    @Override
+    public int postSend(SendWr wr, int ah) {
+        if (SendOpcode.isAtomic(wr.opcode)) {
+            QueuePair.checkAtomic(wr);
+        }
+        if ((wr.flags & SendWr.INLINE) != 0) {
+            owner.checkInline(wr, wr.lengthsOverflow() ? Integer.MAX_VALUE : wr.totalLength());
+        }
+        return write(wr, ah);
+    }
+
+    /** The sends in flight are the dataplane's to count. */
+    @Override
+    public int sendsOutstanding() {
+        return 0;
+    }
+
+    /** First: a refused or timed-out destroy leaves the QP usable, and destroyable again. */
+    @Override
+    public void destroy() {
+        session.request(new DestroyRequest(DestroyRequest.QP, qpn));
+    }
+
     /** 0, or ENOMEM when the send ring is full. */
-    int postSend(SendWr wr, int ah) {
+    private int write(SendWr wr, int ah) {
         long at = claim(sq);
         if (at < 0) {
             return QueuePair.ENOMEM;
@@ -35,7 +102,7 @@ final class AttachedQp {
         MemorySegment s = sq.segment();
         s.set(ValueLayout.JAVA_LONG, at + SendRecord.WR_ID, wr.wrId);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.OPCODE, wr.opcode);
-        s.set(ValueLayout.JAVA_INT, at + SendRecord.FLAGS, wr.flags);
+        s.set(ValueLayout.JAVA_INT, at + SendRecord.FLAGS, owner.sqSigAll ? wr.flags | SendWr.SIGNALED : wr.flags);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.AH, ah);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.DEST_QPN, wr.remoteQpn);
         s.set(ValueLayout.JAVA_INT, at + SendRecord.DEST_QKEY, wr.remoteQkey);
@@ -85,7 +152,8 @@ final class AttachedQp {
     }
 
     /** 0, or ENOMEM when the receive ring is full. */
-    int postRecv(RecvWr wr) {
+    @Override
+    public int postRecv(RecvWr wr) {
         long at = claim(rq);
         if (at < 0) {
             return QueuePair.ENOMEM;

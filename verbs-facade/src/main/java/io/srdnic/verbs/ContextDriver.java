@@ -51,6 +51,8 @@ final class ContextDriver implements AutoCloseable {
     private final LongSupplier clock;
     private final SimWorld world;
     private final PostRing posts;
+    /** INVOKER's post slot, and DEDICATED's for the management QP's posts (run on the agent thread): one post at a time. */
+    private final PostRing direct = new PostRing(2);
     private final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
     private final PostRing.Consumer postConsumer = this::consume;
@@ -283,79 +285,58 @@ final class ContextDriver implements AutoCloseable {
         }
     }
 
-    /** Posts a send; INVOKER straight into the transport, DEDICATED through the ring. Returns a POST_* code. */
-    int postSend(SrdQp qp, int ah, int destQpn, int qkey, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset,
-                 int length, int imm, long remoteAddress, int rkey, boolean signaled) {
+    /**
+     * Posts {@code wr} (a send, an RDMA operation or an RC atomic) from {@code buffer} at {@code offset}
+     * ({@code length} bytes: the SGE, or the staging slot the SGEs were gathered into); {@code ah}: its
+     * address handle, 0 for a connected QP. The work request is copied once, into a post slot (the
+     * ring's in DEDICATED mode, this thread's own in INVOKER), and the transport takes it from there.
+     * Returns a POST_* code.
+     */
+    int postSend(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled) {
         if (posts == null) {
-            return send(qp, ah, destQpn, qkey, remoteSrqn, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
+            return submitDirect(qp, wr, ah, buffer, offset, length, signaled);
         }
         if (managedElsewhere(qp)) {
-            return call(() -> send(qp, ah, destQpn, qkey, remoteSrqn, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey,
-                signaled));
+            return call(() -> submitDirect(qp, wr, ah, buffer, offset, length, signaled)); // call waits: wr is read before it returns
         }
-        int i = claimSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
-        if (i < 0) {
-            return SrdTransport.POST_SQ_FULL;
-        }
-        posts.remoteSrqn[i] = remoteSrqn;
-        posts.publish();
-        return SrdTransport.POST_OK;
-    }
-
-    /** Into the transport: an SRC QP's post names the remote SRQ ({@code remoteSrqn}), the others' their destination. */
-    private int send(SrdQp qp, int ah, int destQpn, int qkey, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset,
-                     int length, int imm, long remoteAddress, int rkey, boolean signaled) {
-        return qp.type() == QpType.SRC
-            ? transport.postSrc(qp, remoteSrqn, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled)
-            : transport.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, signaled);
-    }
-
-    private int atomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
-                       long compareAdd, long swap, boolean signaled) {
-        return qp.type() == QpType.SRC
-            ? transport.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled)
-            : transport.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled);
-    }
-
-    /** DEDICATED: a ring slot filled with a SEND record, not yet published (an atomic adds its operands); -1 when the ring is full. */
-    private int claimSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
-                          int imm, long remoteAddress, int rkey, boolean signaled) {
         int i = posts.claim();
         if (i < 0) {
-            return -1;
-        }
-        posts.op[i] = PostRing.SEND;
-        posts.qp[i] = qp;
-        posts.wrId[i] = wrId;
-        posts.ah[i] = ah;
-        posts.destQpn[i] = destQpn;
-        posts.qkey[i] = qkey;
-        posts.buffer[i] = buffer;
-        posts.offset[i] = offset;
-        posts.length[i] = length;
-        posts.opcode[i] = opcode;
-        posts.imm[i] = imm;
-        posts.remoteAddress[i] = remoteAddress;
-        posts.rkey[i] = rkey;
-        posts.signaled[i] = signaled;
-        return i;
-    }
-
-    /** Posts an RC atomic; INVOKER straight into the transport, DEDICATED through the ring (a SEND record with its operands). */
-    int postAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
-                   long compareAdd, long swap, boolean signaled) {
-        if (posts == null) {
-            return atomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareAdd, swap, signaled);
-        }
-        int i = claimSend(qp, 0, 0, 0, wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, 0, remoteAddress, rkey, signaled);
-        if (i < 0) {
             return SrdTransport.POST_SQ_FULL;
         }
-        posts.compareAdd[i] = compareAdd;
-        posts.swap[i] = swap;
-        posts.remoteSrqn[i] = remoteSrqn;
+        posts.putSend(i, qp, wr, ah, buffer, offset, length, signaled);
         posts.publish();
         return SrdTransport.POST_OK;
+    }
+
+    /** On the thread that owns the transport: {@code wr} into the one-slot ring, and at once to the transport. */
+    private int submitDirect(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled) {
+        direct.putSend(0, qp, wr, ah, buffer, offset, length, signaled);
+        try {
+            return submit(direct, 0);
+        } finally {
+            direct.clear(0);
+        }
+    }
+
+    /**
+     * The transport's post of the SEND slot {@code i} of {@code ring}: the one place a facade work
+     * request meets the transport's post entry points. An SRC QP's post names the remote SRQ, the
+     * others' their destination; an atomic carries its operands.
+     */
+    private int submit(PostRing ring, int i) {
+        SrdQp qp = ring.qp[i];
+        if (SendOpcode.isAtomic(ring.opcode[i])) {
+            return qp.type() == QpType.SRC
+                ? transport.postSrcAtomic(qp, ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i],
+                    ring.remoteAddress[i], ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i])
+                : transport.postAtomic(qp, ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.remoteAddress[i],
+                    ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i]);
+        }
+        return qp.type() == QpType.SRC
+            ? transport.postSrc(qp, ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.length[i],
+                ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i])
+            : transport.postSend(qp, ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.opcode[i], ring.buffer[i],
+                ring.offset[i], ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
     }
 
     /** Posts a receive; false when there is no room. */
@@ -435,12 +416,7 @@ final class ContextDriver implements AutoCloseable {
     private void consume(PostRing ring, int i) {
         switch (ring.op[i]) {
             case PostRing.SEND -> {
-                int rc = SendOpcode.isAtomic(ring.opcode[i])
-                    ? atomic(ring.qp[i], ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i],
-                        ring.remoteAddress[i], ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i])
-                    : send(ring.qp[i], ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i],
-                        ring.buffer[i], ring.offset[i], ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
-                if (rc != SrdTransport.POST_OK) {
+                if (submit(ring, i) != SrdTransport.POST_OK) {
                     // Checked on the application side already; only a race with destroy/modify ends here.
                     transport.completeLocally(ring.qp[i], ring.wrId[i], WcStatus.WR_FLUSH_ERROR, ring.length[i]);
                     ring.qp[i].onPostRefused(ring.buffer[i], ring.offset[i]);

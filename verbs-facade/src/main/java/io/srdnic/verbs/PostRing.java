@@ -85,6 +85,37 @@ final class PostRing {
         status = new int[size];
     }
 
+    /**
+     * Fills slot {@code i} with a SEND record of {@code wr}: every field the transport's posts take,
+     * copied, so that the application may change {@code wr} as soon as its post returns.
+     */
+    void putSend(int i, SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled) {
+        op[i] = SEND;
+        this.qp[i] = qp;
+        wrId[i] = wr.wrId;
+        this.ah[i] = ah;
+        destQpn[i] = wr.remoteQpn;
+        qkey[i] = wr.remoteQkey;
+        remoteSrqn[i] = wr.remoteSrqn;
+        this.buffer[i] = buffer;
+        this.offset[i] = offset;
+        this.length[i] = length;
+        opcode[i] = wr.opcode;
+        imm[i] = wr.immediate;
+        remoteAddress[i] = wr.remoteAddress;
+        rkey[i] = wr.rkey;
+        compareAdd[i] = wr.compareAdd;
+        swap[i] = wr.swap;
+        this.signaled[i] = signaled;
+    }
+
+    /** Lets go of what slot {@code i} refers to (a drained slot's buffer and QP are not kept alive by the ring). */
+    void clear(int i) {
+        buffer[i] = null;
+        qp[i] = null;
+        srq[i] = null;
+    }
+
     /** The slot to fill, or -1 when the ring is full. Producer only. */
     int claim() {
         long t = tail;
@@ -107,9 +138,7 @@ final class PostRing {
         for (; h < t; h++, n++) {
             int i = (int) (h & mask);
             consumer.accept(this, i);
-            buffer[i] = null;
-            qp[i] = null;
-            srq[i] = null;
+            clear(i);
         }
         if (n > 0) {
             HEAD.setRelease(this, h);

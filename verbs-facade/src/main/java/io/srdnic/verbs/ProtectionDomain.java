@@ -54,16 +54,14 @@ public final class ProtectionDomain {
         if (size <= 0) {
             throw new VerbsException("a region needs at least one byte, asked " + size);
         }
-        MemorySegment segment = context.session != null ? context.session.allocate(size) : context.arena().allocate(size, 64);
+        MemorySegment segment = context.provider.allocate(size);
         return registerMemory(segment, access);
     }
 
     /** An address handle for a remote device (its MAC, IPv4 address and SRD UDP port). */
     public AddressHandle createAddressHandle(long mac, int ip, int udpPort) {
         checkAlive();
-        int id = context.session != null
-            ? context.session.request(new io.srdnic.verbs.attach.control.CreateAhRequest(this.id, mac, ip, udpPort)).handle()
-            : context.dataplane.call(() -> context.dataplane.transport.createAddressHandle(mac, ip, udpPort));
+        int id = context.provider.createAh(this.id, mac, ip, udpPort);
         ahs.incrementAndGet();
         return new AddressHandle(this, id, mac, ip, udpPort);
     }
@@ -73,27 +71,50 @@ public final class ProtectionDomain {
         return createAddressHandle(mac, ip, context.udpPort());
     }
 
-    /** Creates a QP in RESET. */
-    public QueuePair createQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-                                     int maxSendSge, int maxInlineData) {
-        return newQueuePair(type, sendCq, recvCq, null, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
+    /**
+     * Creates a QP in RESET as {@code init} says (ibv_create_qp with an ibv_qp_init_attr): SRD, UD or
+     * RC with its own receive queue or on an SRQ, or the XRC shapes. A QP on an SRQ has no receive
+     * queue of its own; the SRQ may be another PD's of the same context (its receives were checked
+     * against its own PD when posted). An XRC_RECV QP belongs to its XRC domain, not to this PD (as
+     * in rdma-core): it is made as {@link XrcDomain#createRecvQueuePair()} makes it. Caps beyond the
+     * device's ({@link Context#queryDevice()}) are refused.
+     */
+    public QueuePair createQueuePair(QpInitAttributes init) {
+        if (init.xrcType == XrcQpType.XRC_RECV) {
+            if (init.xrcd.context != context) {
+                throw new VerbsException("the XRC domain belongs to another device context than this protection domain");
+            }
+            return init.xrcd.createRecvQueuePair();
+        }
+        if (init.srq != null) {
+            init.srq.checkAlive();
+            if (init.srq.context != context) {
+                throw new VerbsException("the SRQ belongs to another device context than this protection domain");
+            }
+        }
+        checkQueuePair(init.maxSendWr, init.srq != null || init.xrcType != null ? 1 : init.maxRecvWr, init.maxSendSge, init.maxInlineData);
+        QueuePair qp = new QueuePair(this, init, false);
+        qps.incrementAndGet();
+        return qp;
     }
 
-    /**
-     * Creates a QP in RESET that takes its receives from {@code srq} (ibv_qp_init_attr.srq): it has
-     * no receive queue of its own, so there is no max_recv_wr. The SRQ may be another PD's of the
-     * same context: its receives were checked against its own PD when posted.
-     */
+    /** Creates a QP in RESET. */
+    @Deprecated
+    public QueuePair createQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
+                                     int maxSendSge, int maxInlineData) {
+        return createQueuePair(QpInitAttributes.builder(type).sendCq(sendCq).recvCq(recvCq).maxSendWr(maxSendWr).maxRecvWr(maxRecvWr)
+            .maxSendSge(maxSendSge).maxInlineData(maxInlineData).build());
+    }
+
+    /** Creates a QP in RESET that takes its receives from {@code srq} (ibv_qp_init_attr.srq). */
+    @Deprecated
     public QueuePair createQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
                                      int maxSendSge, int maxInlineData) {
         if (srq == null) {
             throw new VerbsException("no SRQ given: use the createQueuePair that takes max_recv_wr for a QP with its own receive queue");
         }
-        srq.checkAlive();
-        if (srq.context != context) {
-            throw new VerbsException("the SRQ belongs to another device context than this protection domain");
-        }
-        return newQueuePair(type, sendCq, recvCq, srq, maxSendWr, 1, maxSendSge, maxInlineData);
+        return createQueuePair(QpInitAttributes.builder(type).sendCq(sendCq).recvCq(recvCq).srq(srq).maxSendWr(maxSendWr)
+            .maxSendSge(maxSendSge).maxInlineData(maxInlineData).build());
     }
 
     /**
@@ -107,7 +128,8 @@ public final class ProtectionDomain {
         context.notAttached("management QPs (the dataplane owns each port's, and serves the connection manager on it)");
         QueuePair qp;
         try {
-            qp = new QueuePair(this, QpType.UD, sendCq, recvCq, null, maxSendWr, maxRecvWr, 1, 0, true);
+            qp = new QueuePair(this, QpInitAttributes.builder(QpType.UD).sendCq(sendCq).recvCq(recvCq).maxSendWr(maxSendWr)
+                .maxRecvWr(maxRecvWr).build(), true);
         } catch (IllegalStateException | IllegalArgumentException e) {
             throw new VerbsException(e.getMessage());
         }
@@ -122,22 +144,10 @@ public final class ProtectionDomain {
      * (INIT → RTR without maxDestRdAtomic and minRnrTimer: the facade fills the receive-side
      * attributes it never uses).
      */
+    @Deprecated
     public QueuePair createXrcSendQueuePair(CompletionQueue sendCq, int maxSendWr, int maxSendSge, int maxInlineData) {
-        checkQueuePair(maxSendWr, 1, maxSendSge, maxInlineData);
-        QueuePair qp = new QueuePair(this, XrcQpType.XRC_SEND, null, sendCq, maxSendWr, maxSendSge, maxInlineData);
-        qps.incrementAndGet();
-        return qp;
-    }
-
-    private QueuePair newQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
-                                   int maxRecvWr, int maxSendSge, int maxInlineData) {
-        if (type == QpType.SRC) {
-            throw new VerbsException("SRC QPs come in their XRC shape: createXrcSendQueuePair, XrcDomain.createRecvQueuePair");
-        }
-        checkQueuePair(maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
-        QueuePair qp = new QueuePair(this, type, sendCq, recvCq, srq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
-        qps.incrementAndGet();
-        return qp;
+        return createQueuePair(QpInitAttributes.xrcSend(sendCq).maxSendWr(maxSendWr).maxSendSge(maxSendSge).maxInlineData(maxInlineData)
+            .build());
     }
 
     private void checkQueuePair(int maxSendWr, int maxRecvWr, int maxSendSge, int maxInlineData) {
@@ -224,8 +234,8 @@ public final class ProtectionDomain {
             throw new VerbsException("protection domain still has " + qps.get() + " QP(s), " + srqs.get() + " SRQ(s), " + mrs.get()
                 + " MR(s), " + ahs.get() + " AH(s): destroy them first");
         }
-        if (context.session != null && !destroyed) {
-            context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.PD, id));
+        if (!destroyed) {
+            context.provider.destroyPd(id);
         }
         destroyed = true;
     }

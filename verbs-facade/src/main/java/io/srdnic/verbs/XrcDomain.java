@@ -1,7 +1,5 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.SrcDomain;
-
 /**
  * An XRC domain (ibv_xrcd, from {@link Context#openXrcDomain()}): the transport's SRC domain. Its
  * XRC SRQs ({@link ProtectionDomain#createXrcSrq}) and XRC_RECV QPs ({@link #createRecvQueuePair})
@@ -10,27 +8,15 @@ import io.srdnic.srd.transport.SrcDomain;
  */
 public final class XrcDomain {
     final Context context;
-    /** The transport's domain; null attached (the dataplane's, named by {@link #handle}). */
-    final SrcDomain domain;
-    /** Attached: the dataplane's handle of the domain, and its number; else 0 and the domain's. */
-    final int handle;
-    private final int number;
+    /** The provider's domain: the transport's SRC domain, or the dataplane process's handle of it. */
+    final VerbsProvider.Xrcd ops;
     /** Owns the domain's XRC_RECV QPs on this side (rdma-core gives them no PD: their messages use their SRQ's). */
     private final ProtectionDomain owner;
     private volatile boolean closed;
 
     XrcDomain(Context context) {
         this.context = context;
-        if (context.session != null) {
-            io.srdnic.verbs.attach.control.HandleReply r = context.session.request(new io.srdnic.verbs.attach.control.OpenXrcdRequest());
-            this.domain = null;
-            this.handle = r.handle();
-            this.number = r.state();
-        } else {
-            this.domain = context.dataplane.call(context.dataplane.transport::createSrcDomain);
-            this.handle = 0;
-            this.number = domain.number();
-        }
+        this.ops = context.provider.openXrcd();
         this.owner = context.allocPd();
     }
 
@@ -42,32 +28,20 @@ public final class XrcDomain {
      */
     public QueuePair createRecvQueuePair() {
         checkOpen();
-        QueuePair qp = new QueuePair(owner, XrcQpType.XRC_RECV, this, null, 1, 1, 0);
+        QueuePair qp = new QueuePair(owner, QpInitAttributes.xrcRecv(this).build(), false);
         owner.qps.incrementAndGet();
         return qp;
     }
 
     /** The domain's number on its device. */
     public int number() {
-        return number;
+        return ops.number();
     }
 
     /** Closes the domain (ibv_close_xrcd); refused while an XRC SRQ or XRC_RECV QP still uses it. */
     public void close() {
         checkOpen();
-        if (context.session != null) {
-            context.session.request(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.XRCD,
-                handle));
-        } else {
-            try {
-                context.dataplane.call(() -> {
-                    domain.destroy();
-                    return null;
-                });
-            } catch (IllegalStateException e) {
-                throw new VerbsException(e.getMessage());
-            }
-        }
+        ops.close();
         closed = true;
         owner.destroy();
     }

@@ -131,7 +131,7 @@ class VerbsAtomicSimTest {
             new Recording(network.addHost(SimWorld.macOf(1)), sent), System::nanoTime), new ContextConfig().mode(ThreadingMode.DEDICATED))) {
             ProtectionDomain pd = c.allocPd();
             CompletionQueue cq = c.createCq(16);
-            QueuePair qp = pd.createQueuePair(QpType.RC, cq, cq, 8, 1, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(8).maxRecvWr(1).build());
             AddressHandle ah = pd.createAddressHandle(SimWorld.macOf(2), SimWorld.ipOf(2), c.udpPort());
             qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
             qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(ah.handle()).pathMtu(1024).destQpn(5).rqPsn(1)

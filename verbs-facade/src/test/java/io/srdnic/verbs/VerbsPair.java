@@ -56,7 +56,8 @@ final class VerbsPair implements AutoCloseable {
         Side s = new Side();
         s.pd = c.allocPd();
         s.cq = c.createCq(4096);
-        s.qp = s.pd.createQueuePair(type, s.cq, s.cq, 1024, Math.max(1, receives), 4, 128);
+        s.qp = s.pd.createQueuePair(QpInitAttributes.builder(type).cq(s.cq)
+            .maxSendWr(1024).maxRecvWr(Math.max(1, receives)).maxSendSge(4).maxInlineData(128).build());
         MemorySegment mem = arena.allocate((long) Math.max(1, receives + 16) * Math.max(1, size), 64);
         s.mr = s.pd.registerMemory(mem, Access.LOCAL_WRITE);
         if (type == QpType.RC) {

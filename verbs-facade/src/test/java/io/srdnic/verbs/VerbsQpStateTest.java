@@ -23,7 +23,7 @@ class VerbsQpStateTest {
         try (SimWorld w = new SimWorld(11); Context a = Context.open(Device.sim(w))) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
-            QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 4, 4, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
             QpAttributes attr = new QpAttributes();
             VerbsException missing = assertThrows(VerbsException.class, () -> qp.modify(attr.clear().state(QpState.INIT).port(1).pkeyIndex(0)));
             assertTrue(missing.getMessage().contains("missing qkey"), missing.getMessage());
@@ -80,7 +80,7 @@ class VerbsQpStateTest {
         try (SimWorld w = new SimWorld(13); Context a = Context.open(Device.sim(w))) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
-            QueuePair qp = pd.createQueuePair(QpType.RC, cq, cq, 4, 4, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(4).maxRecvWr(4).build());
             assertEquals(QpType.RC, qp.type());
             SendWr wr = new SendWr().wrId(1).opcode(SendWr.OP_SEND);
             VerbsException e = assertThrows(VerbsException.class, () -> qp.postSend(wr));

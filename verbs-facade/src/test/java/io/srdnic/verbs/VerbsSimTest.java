@@ -196,7 +196,7 @@ class VerbsSimTest {
         try (SimWorld w = new SimWorld(7); Context a = Context.open(Device.sim(w)); Context b = Context.open(Device.sim(w))) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(64);
-            QueuePair qp = pd.createQueuePair(QpType.SRD, cq, cq, 2, 2, 1, 0);
+            QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(2).maxRecvWr(2).build());
             MemoryRegion mr = pd.registerMemory(java.lang.foreign.Arena.global().allocate(64), Access.LOCAL_WRITE);
             AddressHandle ah = pd.createAddressHandle(b.mac(), b.ip());
             SendWr wr = new SendWr().destination(ah, 1, 1).numSge(1);
@@ -212,7 +212,8 @@ class VerbsSimTest {
             assertEquals(0, qp.postSend(wr.wrId(1)));
             assertEquals(0, qp.postSend(wr.wrId(2)));
             assertEquals(QueuePair.ENOMEM, qp.postSend(wr.wrId(3)), "a send queue of depth 2 is full");
-            assertThrows(VerbsException.class, () -> pd.createQueuePair(QpType.SRD, cq, cq, 0, 1, 1, 0), "depth 0");
+            assertThrows(VerbsException.class, () -> pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq)
+                .maxSendWr(0).maxRecvWr(1).build()), "depth 0");
             VerbsException illegal = assertThrows(VerbsException.class, () -> qp.modify(QpState.INIT, 1));
             assertTrue(illegal.getMessage().contains("illegal transition"), illegal.getMessage());
         }

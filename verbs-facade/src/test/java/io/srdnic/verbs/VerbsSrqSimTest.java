@@ -41,7 +41,7 @@ class VerbsSrqSimTest {
     }
 
     static QueuePair onSrq(VerbsPair.Side side, QpType type, SharedReceiveQueue srq) {
-        return rts(side.pd.createQueuePair(type, side.cq, side.cq, srq, 64, 1, 0));
+        return rts(side.pd.createQueuePair(QpInitAttributes.builder(type).cq(side.cq).srq(srq).maxSendWr(64).build()));
     }
 
     /** Posts SRQ receives with wr ids {@code first} .. {@code first + n - 1} (receive k at k × SIZE); returns the last post's result. */
@@ -76,7 +76,8 @@ class VerbsSrqSimTest {
             SharedReceiveQueue srq = p.sb.pd.createSrq(8, 1, 0);
             QueuePair srd = onSrq(p.sb, QpType.SRD, srq);
             QueuePair ud = onSrq(p.sb, QpType.UD, srq);
-            QueuePair udSender = rts(p.sa.pd.createQueuePair(QpType.UD, p.sa.cq, p.sa.cq, 64, 1, 1, 0));
+            QueuePair udSender = rts(p.sa.pd.createQueuePair(QpInitAttributes.builder(QpType.UD).cq(p.sa.cq)
+                .maxSendWr(64).maxRecvWr(1).build()));
             assertEquals(0, post(p.sb, srq, 0, 8));
             assertEquals(QueuePair.ENOMEM, post(p.sb, srq, 8, 1), "max_wr receives are waiting");
             for (int i = 0; i < 4; i++) {
@@ -173,7 +174,8 @@ class VerbsSrqSimTest {
             assertThrows(VerbsException.class, () -> srq.postSrqRecv(r), "a region without LOCAL_WRITE");
             r.sge().set(p.sa.mr, 0, SIZE);
             assertThrows(VerbsException.class, () -> srq.postSrqRecv(r), "another PD's region");
-            assertThrows(VerbsException.class, () -> p.sa.pd.createQueuePair(QpType.SRD, p.sa.cq, p.sa.cq, srq, 8, 1, 0),
+            assertThrows(VerbsException.class, () -> p.sa.pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(p.sa.cq).srq(srq)
+                .maxSendWr(8).build()),
                 "an SRQ of another context");
             VerbsException inUse = assertThrows(VerbsException.class, srq::destroy);
             assertTrue(inUse.getMessage().contains("still used by 1 QP"), inUse.getMessage());
@@ -203,7 +205,7 @@ class VerbsSrqSimTest {
             MemoryRegion mr = pd.registerMemory(java.lang.foreign.Arena.ofAuto().allocate(4L * SIZE), Access.LOCAL_WRITE);
             SharedReceiveQueue srq = pd.createSrq(4, 1, 0);
             CompletionQueue cq = c.createCq(16);
-            QueuePair qp = rts(pd.createQueuePair(QpType.UD, cq, cq, srq, 8, 1, 0));
+            QueuePair qp = rts(pd.createQueuePair(QpInitAttributes.builder(QpType.UD).cq(cq).srq(srq).maxSendWr(8).build()));
             RecvWr r = new RecvWr();
             for (int k = 0; k < 4; k++) {
                 r.wrId(k).sge().set(mr, (long) k * SIZE, SIZE);
@@ -211,10 +213,10 @@ class VerbsSrqSimTest {
             }
             assertEquals(QueuePair.ENOMEM, srq.postSrqRecv(r));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (c.dataplane.call(srq.srq::receivesPosted) < 4 && System.nanoTime() - deadline < 0) {
+            while (c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted) < 4 && System.nanoTime() - deadline < 0) {
                 Thread.onSpinWait(); // the agent drains the posts after the commands of its cycle
             }
-            assertEquals(4, (int) c.dataplane.call(srq.srq::receivesPosted), "every post reached the dataplane's SRQ");
+            assertEquals(4, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted), "every post reached the dataplane's SRQ");
             assertEquals(QueuePair.ENOMEM, srq.postSrqRecv(r), "and they still count");
             assertThrows(VerbsException.class, srq::destroy, "refused on the agent thread, reported here");
             qp.destroy();
@@ -231,10 +233,10 @@ class VerbsSrqSimTest {
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
             // The agent runs a cycle's commands before its posts: hold it inside a destroy while a receive is posted.
-            Thread destroyer = new Thread(() -> c.dataplane.call(() -> {
+            Thread destroyer = new Thread(() -> c.dataplane().call(() -> {
                 running.countDown();
                 release.await();
-                srq.srq.destroy();
+                EmbeddedProvider.transportSrq(srq).destroy();
                 return null;
             }));
             destroyer.start();
@@ -244,8 +246,8 @@ class VerbsSrqSimTest {
             assertEquals(0, srq.postSrqRecv(r), "into the ring, drained after the destroy");
             release.countDown();
             destroyer.join();
-            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> c.dataplane.call(() -> null), "the agent thread lives on");
-            assertEquals(0, (int) c.dataplane.call(srq.srq::receivesPosted));
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> c.dataplane().call(() -> null), "the agent thread lives on");
+            assertEquals(0, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted));
         }
     }
 }

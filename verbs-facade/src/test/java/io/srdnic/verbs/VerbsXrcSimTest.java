@@ -118,7 +118,8 @@ class VerbsXrcSimTest {
             assertThrows(VerbsException.class, basic::srqNumber);
             VerbsException inUse = assertThrows(VerbsException.class, p.xrcd::close);
             assertTrue(inUse.getMessage().contains("still used"), inUse.getMessage());
-            assertThrows(VerbsException.class, () -> p.pdA.createQueuePair(QpType.SRC, p.cqA, p.cqA, 4, 4, 1, 0));
+            assertThrows(VerbsException.class, () -> p.pdA.createQueuePair(QpInitAttributes.builder(QpType.SRC).cq(p.cqA)
+                .maxSendWr(4).maxRecvWr(4).build()));
         }
     }
 

@@ -35,7 +35,7 @@ final class XrcPair implements AutoCloseable {
         this.b = b;
         pdA = a.allocPd();
         cqA = a.createCq(4096);
-        send = pdA.createXrcSendQueuePair(cqA, 1024, 1, 0);
+        send = pdA.createQueuePair(QpInitAttributes.xrcSend(cqA).maxSendWr(1024).build());
         mrA = pdA.registerMemory(arena.allocate(16L * size + (1 << 20), 64), Access.LOCAL_WRITE);
         xrcd = b.openXrcDomain();
         recv = xrcd.createRecvQueuePair();

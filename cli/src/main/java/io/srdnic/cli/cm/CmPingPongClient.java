@@ -1,5 +1,7 @@
 package io.srdnic.cli.cm;
 
+import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -120,7 +122,7 @@ final class CmPingPongClient {
         id = CmId.create(channel, context);
         id.resolveAddr(serverIp, port);
         id.resolveRoute();
-        qp = id.createQp(pd, cq, cq, 16, 16, 1, 0);
+        qp = id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(16).maxRecvWr(16).build());
         qp.postRecv(recv);
         pings = 0;
         connectStart = context.now();

@@ -1,5 +1,7 @@
 package io.srdnic.cli.cm;
 
+import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -111,7 +113,7 @@ final class CmPingPongServer {
                     return;
                 }
                 id = requested;
-                qp = id.createQp(pd, cq, cq, 16, 16, 1, 0);
+                qp = id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(16).maxRecvWr(16).build());
                 post();
                 id.accept(accept);
             }

@@ -1,5 +1,6 @@
 package io.srdnic.cli.demo;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.pmd.fault.FaultInjectingPacketIo;
 import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.transport.QpType;
@@ -38,7 +39,7 @@ final class DemoEndpoint implements AutoCloseable {
         this.faults = faults;
         this.pd = context.allocPd();
         this.cq = context.createCq(8192);
-        this.qp = pd.createQueuePair(QpType.SRD, cq, cq, 4096, RECEIVES, 1, 0);
+        this.qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(4096).maxRecvWr(RECEIVES).build());
         this.mr = pd.registerMemory(arena.allocate((long) (RECEIVES + 1) * SLOT, 4096), Access.LOCAL_WRITE);
         qp.modify(QpState.INIT, QKEY);
         for (int i = 0; i < RECEIVES; i++) {

@@ -1,5 +1,6 @@
 package io.srdnic.cli.demo;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.transport.QpAttributes;
 import io.srdnic.srd.transport.QpState;
@@ -74,8 +75,8 @@ final class RcRdmaDemo {
         pathMtu = Integer.highestOneBit(Math.min(4096, a.context.mtu()));
         rcCqA = a.context.createCq(256);
         rcCqB = b.context.createCq(256);
-        rcA = a.pd.createQueuePair(QpType.RC, rcCqA, rcCqA, 64, RC_MESSAGES, 1, 0);
-        rcB = b.pd.createQueuePair(QpType.RC, rcCqB, rcCqB, 64, RC_MESSAGES, 1, 0);
+        rcA = a.pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(rcCqA).maxSendWr(64).maxRecvWr(RC_MESSAGES).build());
+        rcB = b.pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(rcCqB).maxSendWr(64).maxRecvWr(RC_MESSAGES).build());
         rcSource = a.pd.registerMemory(arena.allocate((long) RC_MESSAGES * RC_SIZE, 4096), Access.LOCAL_WRITE);
         rdmaSource = a.pd.registerMemory(arena.allocate(RDMA_SIZE, 4096), Access.LOCAL_WRITE);
         readBack = a.pd.registerMemory(arena.allocate(RDMA_SIZE, 4096), Access.LOCAL_WRITE);

@@ -1,5 +1,6 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.cli.perf.PerfParams.Op;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.transport.QpAttributes;
@@ -140,8 +141,8 @@ final class PerfEndpoint implements AutoCloseable {
             }
             int maxQpn = 0;
             for (int i = 0; i < qps.length; i++) {
-                QueuePair qp = src ? pd.createXrcSendQueuePair(cq, params.sendDepth(), 1, 0)
-                    : pd.createQueuePair(type, cq, cq, params.sendDepth(), recvDepth, 1, 0);
+                QueuePair qp = src ? pd.createQueuePair(QpInitAttributes.xrcSend(cq).maxSendWr(params.sendDepth()).build())
+                    : pd.createQueuePair(QpInitAttributes.builder(type).cq(cq).maxSendWr(params.sendDepth()).maxRecvWr(recvDepth).build());
                 qps[i] = qp;
                 if (src) { // the CM takes both halves from RESET; the receives go to the SRQ
                     targets[i] = xrcd.createRecvQueuePair();

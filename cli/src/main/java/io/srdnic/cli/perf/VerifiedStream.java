@@ -1,5 +1,6 @@
 package io.srdnic.cli.perf;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.cli.adversary.StreamLedger;
 import io.srdnic.cli.adversary.StreamPayload;
 import io.srdnic.srd.api.WcOpcode;
@@ -69,7 +70,7 @@ final class VerifiedStream implements AutoCloseable {
             this.recvMr = pd.allocateRegion((long) recvDepth * slot, Access.LOCAL_WRITE);
             this.sendBuffers = sendMr.segment();
             this.recvBuffers = recvMr.segment();
-            this.qp = pd.createQueuePair(QpType.SRD, cq, cq, window, recvDepth, 1, 0);
+            this.qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(window).maxRecvWr(recvDepth).build());
             qp.modify(QpState.INIT, qkey);
             for (int s = 0; s < recvDepth; s++) {
                 post(s);

@@ -1,5 +1,6 @@
 package io.srdnic.cli.xrc;
 
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -112,7 +113,7 @@ final class XrcNode implements AutoCloseable {
                 recv.wrId(s).sge().set(b.mr, (long) s * size, size);
                 b.srq.postSrqRecv(recv);
             }
-            b.send = pd.createXrcSendQueuePair(b.cq, Math.min(perJob, 256), 1, 0);
+            b.send = pd.createQueuePair(QpInitAttributes.xrcSend(b.cq).maxSendWr(Math.min(perJob, 256)).build());
             b.expected = new int[jobs];
             job[j] = b;
             targets[j] = xrcd.createRecvQueuePair();

@@ -1,5 +1,7 @@
 package io.srdnic.rtrs.link;
 
+import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -53,7 +55,7 @@ public final class PathVerbs {
 
     /** The service connection's RC QP, every receive slot posted; made before connect or accept. */
     public QueuePair createServiceQp(CmId id, int sendDepth) {
-        QueuePair qp = id.createQp(pd, cq, cq, sendDepth, slots, 1, 0);
+        QueuePair qp = id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(sendDepth).maxRecvWr(slots).build());
         for (int i = 0; i < slots; i++) {
             repost(qp, i);
         }
@@ -62,7 +64,7 @@ public final class PathVerbs {
 
     /** An IO connection's RC QP with {@code receives} dataless receives posted. */
     public QueuePair createIoQp(CmId id, int sendDepth, int receives) {
-        QueuePair qp = id.createQp(pd, cq, cq, sendDepth, receives, 1, 0);
+        QueuePair qp = id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(sendDepth).maxRecvWr(receives).build());
         for (int i = 0; i < receives; i++) {
             repost(qp, DATALESS);
         }

@@ -1,5 +1,7 @@
 package io.srdnic.rtrs.session;
 
+import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.srd.transport.QpType;
 import static io.srdnic.rtrs.session.RtrsSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -63,7 +65,7 @@ class RtrsEstablishmentSimTest {
         ch.ack(got[0]);
         ProtectionDomain pd = given != null ? given : ctx.allocPd();
         CompletionQueue cq = ctx.createCq(16);
-        id.createQp(pd, cq, cq, 8, 8, 1, 0);
+        id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(8).maxRecvWr(8).build());
         id.connect(new ConnParam().privateData(data));
         assertTrue(sim.run(() -> (got[0] = ch.poll()) != null, 1000 * MS));
         type[0] = got[0].type();

@@ -8,6 +8,7 @@ import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.XrcQpType;
@@ -247,16 +248,30 @@ public final class CmId {
         }
     }
 
-    /** Creates the id's RC QP (rdma_create_qp) in {@code pd}, in INIT so receives can be posted before the connection is up. */
+    /**
+     * Creates the id's QP (rdma_create_qp) in {@code pd} as {@code init} says, in INIT so receives
+     * can be posted before the connection is up: RC for an RC id, the id's XRC shape for an XRC id.
+     */
+    public QueuePair createQp(ProtectionDomain pd, QpInitAttributes init) {
+        if (init.xrcType() != xrcType || (xrcType == null && init.type() != QpType.RC)) {
+            throw new VerbsException("this id connects " + (xrcType == null ? "RC" : xrcType) + " QPs, not "
+                + (init.xrcType() == null ? init.type() : init.xrcType()));
+        }
+        QueuePair made = pd.createQueuePair(init);
+        attachQp(made);
+        return made;
+    }
+
+    /** Creates the id's RC QP: {@link #createQp(ProtectionDomain, QpInitAttributes)} with these caps. */
+    @Deprecated
     public QueuePair createQp(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
                               int maxSendSge, int maxInlineData) {
         if (xrcType != null) {
             throw new VerbsException("this id connects " + xrcType + " QPs: make one (createXrcSendQueuePair, "
                 + "XrcDomain.createRecvQueuePair) and attachQp it");
         }
-        QueuePair made = pd.createQueuePair(QpType.RC, sendCq, recvCq, maxSendWr, maxRecvWr, maxSendSge, maxInlineData);
-        attachQp(made);
-        return made;
+        return createQp(pd, QpInitAttributes.builder(QpType.RC).sendCq(sendCq).recvCq(recvCq).maxSendWr(maxSendWr).maxRecvWr(maxRecvWr)
+            .maxSendSge(maxSendSge).maxInlineData(maxInlineData).build());
     }
 
     /** Attaches a QP of the id's type (RC, XRC_SEND or XRC_RECV) the application made (in RESET or INIT): the CM drives it from now on. */

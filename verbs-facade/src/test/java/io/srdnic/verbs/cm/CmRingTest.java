@@ -1,5 +1,7 @@
 package io.srdnic.verbs.cm;
 
+import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.srd.transport.QpType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -69,7 +71,7 @@ class CmRingTest {
             expect(ca, CmEventType.ROUTE_RESOLVED);
             ProtectionDomain pa = a.allocPd();
             CompletionQueue qa = a.createCq(16);
-            QueuePair qpa = client.createQp(pa, qa, qa, 8, 8, 1, 0);
+            QueuePair qpa = client.createQp(pa, QpInitAttributes.builder(QpType.RC).cq(qa).maxSendWr(8).maxRecvWr(8).build());
             client.connect(new ConnParam().privateData(new byte[] {1, 2, 3}));
             CmEvent req = expect(cb, CmEventType.CONNECT_REQUEST);
             assertEquals(3, req.privateDataLength());
@@ -77,7 +79,7 @@ class CmRingTest {
             ProtectionDomain pb = b.allocPd();
             CompletionQueue qb = b.createCq(16);
             MemoryRegion mr = pb.registerMemory(arena.allocate(4096), Access.LOCAL_WRITE);
-            QueuePair qpb = server.createQp(pb, qb, qb, 8, 8, 1, 0);
+            QueuePair qpb = server.createQp(pb, QpInitAttributes.builder(QpType.RC).cq(qb).maxSendWr(8).maxRecvWr(8).build());
             io.srdnic.verbs.RecvWr r = new io.srdnic.verbs.RecvWr().wrId(1);
             r.sge().set(mr, 0, 4096);
             assertEquals(0, qpb.postRecv(r), "the QP is in INIT already: receives go in before the connection is up");
@@ -125,7 +127,7 @@ class CmRingTest {
             ProtectionDomain pa = a.allocPd();
             CompletionQueue qa = a.createCq(16);
             MemoryRegion source = pa.registerMemory(arena.allocate(4096), Access.LOCAL_WRITE);
-            client.attachQp(pa.createXrcSendQueuePair(qa, 8, 1, 0));
+            client.attachQp(pa.createQueuePair(QpInitAttributes.xrcSend(qa).maxSendWr(8).build()));
             client.connect(new ConnParam());
             CmId server = expect(cb, CmEventType.CONNECT_REQUEST).id();
             QueuePair target = xrcd.createRecvQueuePair();

@@ -1,5 +1,6 @@
 package io.srdnic.verbs.cm;
 
+import io.srdnic.verbs.QpInitAttributes;
 import static io.srdnic.verbs.cm.CmConnectSimTest.PORT;
 import static io.srdnic.verbs.cm.CmSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -208,7 +209,8 @@ class CmRobustnessSimTest {
             CmSim.Host server = sim.host();
             CmSim.Host attacker = sim.host();
             CmConnectSimTest.listen(server, PORT, 4);
-            QueuePair raw = attacker.pd.createQueuePair(QpType.UD, attacker.cq, attacker.cq, 64, 1, 1, 0);
+            QueuePair raw = attacker.pd.createQueuePair(QpInitAttributes.builder(QpType.UD).cq(attacker.cq)
+                .maxSendWr(64).maxRecvWr(1).build());
             raw.modify(QpState.INIT, CmMessage.QKEY);
             raw.modify(QpState.RTR, 0);
             raw.modify(QpState.RTS, 0);

@@ -1,5 +1,7 @@
 package io.srdnic.verbs.cm;
 
+import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.srd.transport.QpType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
@@ -69,7 +71,7 @@ final class CmSim implements AutoCloseable {
 
     /** An RC QP for {@code id} with 8 receives of 1 KiB posted. */
     static QueuePair qp(Host h, CmId id) {
-        QueuePair qp = id.createQp(h.pd, h.cq, h.cq, 64, 64, 1, 0);
+        QueuePair qp = id.createQp(h.pd, QpInitAttributes.builder(QpType.RC).cq(h.cq).maxSendWr(64).maxRecvWr(64).build());
         assertEquals(QpState.INIT, qp.state(), "rdma_create_qp leaves the QP in INIT: receives can be posted");
         RecvWr r = new RecvWr();
         for (int i = 0; i < 8; i++) {

@@ -1,5 +1,6 @@
 package io.srdnic.verbs.cm;
 
+import io.srdnic.verbs.QpInitAttributes;
 import static io.srdnic.verbs.cm.CmSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -83,7 +84,7 @@ class CmXrcSimTest {
         if (type == null) {
             CmSim.qp(client, id);
         } else {
-            id.attachQp(client.pd.createXrcSendQueuePair(client.cq, 16, 1, 0));
+            id.attachQp(client.pd.createQueuePair(QpInitAttributes.xrcSend(client.cq).maxSendWr(16).build()));
         }
         id.connect(new ConnParam().privateData(new byte[] {42}));
         return id;
@@ -217,7 +218,8 @@ class CmXrcSimTest {
             VerbsException connects = assertThrows(VerbsException.class, () -> recv.connect(new ConnParam()));
             assertTrue(connects.getMessage().contains("passive side"), connects.getMessage());
             CmId rc = CmId.create(client.channel, client.context);
-            assertThrows(VerbsException.class, () -> rc.attachQp(client.pd.createXrcSendQueuePair(client.cq, 4, 1, 0)));
+            assertThrows(VerbsException.class, () -> rc.attachQp(client.pd.createQueuePair(QpInitAttributes.xrcSend(client.cq)
+                .maxSendWr(4).build())));
             assertNull(rc.xrcType());
         }
     }

@@ -1,0 +1,308 @@
+package io.srdnic.verbs;
+
+import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.QpAttributes;
+import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.transport.SrcDomain;
+import io.srdnic.srd.transport.SrdQp;
+import io.srdnic.srd.transport.SrdTransport;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * An embedded QP: the transport's {@link SrdQp}. Runs the checks of a post that complete with a
+ * status (a wrong opcode for the type, an SGE outside its region, a message over the MTU), gathers
+ * several SGEs or INLINE bytes into a staging slot of the QP, recycled when the transport is done
+ * with it, and hands the post to the dataplane.
+ */
+final class EmbeddedQp implements VerbsProvider.Qp {
+    private final EmbeddedProvider provider;
+    private final ContextDriver dataplane;
+    private final QueuePair owner;
+    private final SrdQp qp;
+    /** XRC_SEND: the SRC domain the transport requires of an SRC QP, its own (no SRQ ever names it). */
+    private SrcDomain ownDomain;
+    private final AtomicInteger sendsOutstanding = new AtomicInteger();
+    private final AtomicInteger receivesPosted = new AtomicInteger();
+    private final Arena stagingArena = Arena.ofShared();
+    private MemorySegment staging;
+    private final int[] freeStaging;
+    private int freeStagingCount;
+    /** Staging slots the dataplane thread gave back, for the posting thread to pick up. */
+    private final AtomicIntegerArray returnedStaging;
+    private final AtomicInteger returnedHead = new AtomicInteger();
+    private int returnedRead;
+
+    EmbeddedQp(EmbeddedProvider provider, QueuePair owner, XrcDomain xrcd, boolean management) {
+        this.provider = provider;
+        this.dataplane = provider.dataplane;
+        this.owner = owner;
+        this.freeStaging = new int[owner.maxSendWr];
+        this.returnedStaging = new AtomicIntegerArray(Integer.highestOneBit(owner.maxSendWr) << 1);
+        this.qp = dataplane.call(() -> management
+            ? dataplane.transport.createManagementQp(owner.pd.id, owner.maxSendWr, owner.maxRecvWr, EmbeddedProvider.ring(owner.sendCq),
+                EmbeddedProvider.ring(owner.recvCq))
+            : create(xrcd));
+        qp.onSendRelease(this::released);
+    }
+
+    /** On the dataplane thread: the transport's QP for this one. */
+    private SrdQp create(XrcDomain xrcd) {
+        SrdTransport t = dataplane.transport;
+        if (owner.xrcType == XrcQpType.XRC_SEND) {
+            ownDomain = t.createSrcDomain();
+            return t.createQp(QpType.SRC, owner.pd.id, owner.maxSendWr, ownDomain, EmbeddedProvider.ring(owner.sendCq));
+        }
+        if (owner.xrcType == XrcQpType.XRC_RECV) {
+            // No send queue: its CQ would only ever see completions of work nobody can post.
+            return t.createQp(QpType.SRC, owner.pd.id, 1, EmbeddedProvider.domain(xrcd), new io.srdnic.srd.api.CompletionQueue(1));
+        }
+        io.srdnic.srd.api.CompletionQueue send = EmbeddedProvider.ring(owner.sendCq);
+        io.srdnic.srd.api.CompletionQueue recv = EmbeddedProvider.ring(owner.recvCq);
+        return owner.srq == null ? t.createQp(owner.type, owner.pd.id, owner.maxSendWr, owner.maxRecvWr, send, recv)
+            : t.createQp(owner.type, owner.pd.id, owner.maxSendWr, EmbeddedProvider.transportSrq(owner.srq), send, recv);
+    }
+
+    @Override
+    public int qpNum() {
+        return qp.qpn();
+    }
+
+    @Override
+    public void modify(QpState next, int qkey) {
+        apply(() -> qp.modify(next, qkey));
+    }
+
+    @Override
+    public void modify(QpAttributes complete) {
+        apply(() -> qp.modify(complete));
+    }
+
+    private void apply(Runnable modify) {
+        QpState now;
+        try {
+            now = dataplane.call(() -> {
+                // Posts made before this modify reach the transport before it: a move to SQD then
+                // drains them rather than refusing them.
+                dataplane.runPostedFirst();
+                modify.run();
+                return qp.state();
+            });
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw new VerbsException(e.getMessage());
+        }
+        owner.state = now;
+        if (now == QpState.RESET || now == QpState.ERROR) {
+            receivesPosted.set(0);
+        }
+    }
+
+    @Override
+    public QpAttributes query() {
+        return dataplane.call(() -> qp.query(new QpAttributes()));
+    }
+
+    @Override
+    public void rnrRetry(int retries) {
+        dataplane.call(() -> {
+            qp.rnrRetry(retries);
+            return null;
+        });
+    }
+
+    @Override
+    public int postSend(SendWr wr, int ah) {
+        if (sendsOutstanding.get() >= owner.maxSendWr) {
+            return QueuePair.ENOMEM;
+        }
+        boolean connected = owner.type.connected();
+        boolean signaled = owner.sqSigAll || (wr.flags & SendWr.SIGNALED) != 0;
+        int total = wr.totalLength();
+        boolean rdma = SendOpcode.isRdma(wr.opcode);
+        boolean atomic = SendOpcode.isAtomic(wr.opcode);
+        // Atomics are RC's alone: SRD delivers in any order and keeps no answer per request.
+        if (!SendOpcode.isValid(wr.opcode) || (rdma && owner.type == QpType.UD) || (atomic && !connected)) {
+            dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
+            return 0;
+        }
+        if (wr.lengthsOverflow()) {
+            dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, 0);
+            return 0;
+        }
+        if (wr.numSge > owner.maxSendSge || ((rdma || atomic) && wr.numSge != 1)) {
+            // RDMA and atomics go straight from (or into) one registered buffer: no gather or scatter here.
+            dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
+            return 0;
+        }
+        if (atomic) {
+            return postAtomic(wr, total, signaled);
+        }
+        boolean inline = (wr.flags & SendWr.INLINE) != 0;
+        if (inline) {
+            owner.checkInline(wr, total);
+        }
+        // Inline bytes are copied below, now, and name no region (verbs ignores an inline SGE's
+        // lkey); the others must lie in a region of this QP's PD. A READ's response is written into its SGE.
+        if (inline ? inlineRefused(wr, total) : sgeRefused(wr, wr.opcode == SendWr.OP_RDMA_READ, total)) {
+            return 0;
+        }
+        MemorySegment buffer;
+        long offset;
+        int mtu = provider.mtu();
+        if (wr.numSge == 1 && !inline) {
+            buffer = wr.sges[0].segment;
+            offset = wr.sges[0].offset;
+        } else if (total > mtu) {
+            buffer = MemorySegment.NULL;
+            offset = 0;
+        } else {
+            int slot = takeStaging();
+            buffer = staging;
+            offset = (long) slot * mtu;
+            long at = offset;
+            for (int i = 0; i < wr.numSge; i++) {
+                Sge s = wr.sges[i];
+                MemorySegment.copy(s.segment, s.offset, staging, at, s.length);
+                at += s.length;
+            }
+        }
+        sendsOutstanding.incrementAndGet();
+        return post(dataplane.postSend(qp, wr, ah, buffer, offset, total, signaled), buffer, offset);
+    }
+
+    /**
+     * An atomic checked as far as its opcode and SGE count: the rest of its checks, then the post.
+     * Apart from {@link #postSend}, whose SEND path every round trip takes.
+     */
+    private int postAtomic(SendWr wr, int total, boolean signaled) {
+        QueuePair.checkAtomic(wr);
+        if (total != SendOpcode.ATOMIC_SIZE) {
+            dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, total);
+            return 0;
+        }
+        if (sgeRefused(wr, true, total)) { // the original value is written into the SGE
+            return 0;
+        }
+        Sge s = wr.sges[0];
+        sendsOutstanding.incrementAndGet();
+        return post(dataplane.postSend(qp, wr, 0, s.segment, s.offset, SendOpcode.ATOMIC_SIZE, signaled), s.segment, s.offset);
+    }
+
+    /**
+     * Whether an SGE of {@code wr} lies outside a region of this QP's PD, or, where the response
+     * {@code landsLocally}, in one without LOCAL_WRITE: then the request completes at once with
+     * LOCAL_PROTECTION_ERROR.
+     */
+    private boolean sgeRefused(SendWr wr, boolean landsLocally, int total) {
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sges[i];
+            MemoryRegion mr = owner.context.region(s.lkey);
+            if (mr == null || mr.pd != owner.pd || s.segment == null || !mr.covers(s.segment, s.offset, s.length)
+                || (landsLocally && (mr.access & Access.LOCAL_WRITE) == 0)) {
+                dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** An inline SGE naming no memory, or bytes outside its segment: LOCAL_PROTECTION_ERROR, as a region check would. */
+    private boolean inlineRefused(SendWr wr, int total) {
+        for (int i = 0; i < wr.numSge; i++) {
+            Sge s = wr.sges[i];
+            if (s.segment == null || s.offset < 0 || s.length < 0 || s.offset > s.segment.byteSize() - s.length) {
+                dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_PROTECTION_ERROR, total);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The transport's answer {@code rc} to a post counted in sendsOutstanding: 0, ENOMEM, or the misuse it names. */
+    private int post(int rc, MemorySegment buffer, long offset) {
+        if (rc == SrdTransport.POST_OK) {
+            return 0;
+        }
+        released(buffer, offset);
+        if (rc == SrdTransport.POST_SQ_FULL || rc == SrdTransport.POST_NO_RESOURCES) {
+            return QueuePair.ENOMEM;
+        }
+        if (rc == SrdTransport.POST_BAD_QP_STATE) {
+            owner.state = qp.state();
+            throw new VerbsException("QP " + qpNum() + " is in " + owner.state + " (an RC QP goes there when its connection fails; its"
+                + " completions say why): sends need RTS");
+        }
+        throw new VerbsException("post refused by the transport (code " + rc + ")");
+    }
+
+    @Override
+    public int postRecv(RecvWr wr) {
+        if (receivesPosted.get() >= owner.maxRecvWr) {
+            return QueuePair.ENOMEM;
+        }
+        Sge s = wr.sge;
+        receivesPosted.incrementAndGet();
+        if (!dataplane.postRecv(qp, wr.wrId, s.segment, s.offset, s.length, s.lkey)) {
+            receivesPosted.decrementAndGet();
+            return QueuePair.ENOMEM;
+        }
+        return 0;
+    }
+
+    /** A receive of this QP's own queue completed and was polled (an SRQ's or an XRC QP's are counted elsewhere). */
+    void receiveConsumed() {
+        if (owner.srq == null && owner.xrcType == null) {
+            receivesPosted.decrementAndGet();
+        }
+    }
+
+    @Override
+    public int sendsOutstanding() {
+        return sendsOutstanding.get();
+    }
+
+    @Override
+    public void destroy() {
+        owner.destroyed = true; // before the dataplane call: a post racing the destroy is refused, not lost
+        dataplane.call(() -> {
+            qp.destroy();
+            if (ownDomain != null) {
+                ownDomain.destroy();
+            }
+            return null;
+        });
+        provider.unregisterQp(this);
+        stagingArena.close();
+    }
+
+    private int takeStaging() {
+        if (staging == null) {
+            staging = stagingArena.allocate((long) owner.maxSendWr * provider.mtu(), 64);
+            for (int i = owner.maxSendWr - 1; i >= 0; i--) {
+                freeStaging[freeStagingCount++] = i;
+            }
+        }
+        int mask = returnedStaging.length() - 1;
+        int head = returnedHead.get();
+        while (returnedRead != head) {
+            freeStaging[freeStagingCount++] = returnedStaging.get(returnedRead & mask);
+            returnedRead++;
+        }
+        return freeStaging[--freeStagingCount];
+    }
+
+    /** The transport is done with a send: count it off and recycle its staging slot. Dataplane thread. */
+    private void released(MemorySegment buffer, long offset) {
+        sendsOutstanding.decrementAndGet();
+        if (staging != null && buffer == staging) {
+            int mask = returnedStaging.length() - 1;
+            int h = returnedHead.get();
+            returnedStaging.set(h & mask, (int) (offset / provider.mtu()));
+            returnedHead.lazySet(h + 1);
+        }
+    }
+}
