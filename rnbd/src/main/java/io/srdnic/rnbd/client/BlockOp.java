@@ -1,6 +1,6 @@
 package io.srdnic.rnbd.client;
 
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.IoCompletion;
 import java.nio.ByteBuffer;
 
 /**

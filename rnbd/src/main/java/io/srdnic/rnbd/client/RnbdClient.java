@@ -1,7 +1,7 @@
 package io.srdnic.rnbd.client;
 
-import io.srdnic.nbd.Errno;
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.Errno;
+import io.srdnic.block.IoCompletion;
 import io.srdnic.rnbd.protocol.Close;
 import io.srdnic.rnbd.protocol.Io;
 import io.srdnic.rnbd.protocol.Open;

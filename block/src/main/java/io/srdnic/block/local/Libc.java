@@ -1,4 +1,4 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
