@@ -37,6 +37,8 @@ public final class RnbdGateway implements AutoCloseable {
     private final int serverIp;
     private final int port;
     private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
+    /** The loop's idle pause; devices' callers and control requests wake it. */
+    private final Backoff backoff = new Backoff();
     private final CompletableFuture<RnbdClient> started = new CompletableFuture<>();
     private volatile DpdkLinks links;
     private final Thread thread;
@@ -78,8 +80,8 @@ public final class RnbdGateway implements AutoCloseable {
             ClientConfig config = new ClientConfig().sessionName("srdnic-gw-" + ProcessHandle.current().pid()).port(port).ioConnections(1)
                 .heartbeat(HEARTBEAT_NANOS, HEARTBEAT_MISSED).reconnect(500_000_000L, -1).connectTimeout(3_000_000_000L);
             client = RnbdClient.over(RtrsClient.open(config, addresses), 256);
+            client.onEnqueue(backoff::wake);
             started.complete(client);
-            Backoff backoff = new Backoff();
             while (!stop && !links.quitRequested()) {
                 int work = client.poll();
                 Runnable r;
@@ -138,6 +140,7 @@ public final class RnbdGateway implements AutoCloseable {
                 f.completeExceptionally(t);
             }
         });
+        backoff.wake();
         try {
             return f.get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -175,6 +178,11 @@ public final class RnbdGateway implements AutoCloseable {
             }
             return all;
         });
+    }
+
+    /** Where the gateway's IO spends its time (IoStages), taken on the gateway's thread. */
+    public Map<String, Long> stages() {
+        return onGatewayThread(() -> client().stages().snapshot());
     }
 
     @Override
