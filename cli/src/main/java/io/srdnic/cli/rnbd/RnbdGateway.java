@@ -174,6 +174,12 @@ public final class RnbdGateway implements AutoCloseable {
                 m.put("port", links.portName(i));
                 m.put("state", r.state(i).name());
                 m.putAll(r.statsSnapshot(i));
+                // The link's transport below RTRS: losses and retransmissions say when RC, not the gateway, sets the pace.
+                for (Map.Entry<String, Long> c : links.contexts().get(i).counters().entrySet()) {
+                    if (c.getValue() != 0) {
+                        m.put("link_" + c.getKey(), c.getValue());
+                    }
+                }
                 all.add(m);
             }
             return all;
