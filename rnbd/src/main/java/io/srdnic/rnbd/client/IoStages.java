@@ -12,10 +12,15 @@ import java.util.Map;
  * the poll thread only; a snapshot read from another thread may be a few operations stale.
  */
 public final class IoStages {
+    /** Data operations completed. */
     long ops;
+    /** Enqueue to first piece posted, summed. */
     long queueNanos;
+    /** Piece posted to RTRS answer, summed over pieces. */
     long rtrsNanos;
+    /** Inside the caller's completion, summed. */
     long completeNanos;
+    /** Poll passes, passes that did work, and pieces posted in those. */
     long polls;
     long busyPolls;
     long submitted;
