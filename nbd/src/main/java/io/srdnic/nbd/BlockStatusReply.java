@@ -1,5 +1,8 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.Errno;
+import io.srdnic.block.Extents;
 import java.nio.ByteBuffer;
 
 /**

@@ -1,5 +1,6 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.BlockDevice;
 import java.util.Objects;
 
 /** A device under the name clients ask for (NBD_OPT_GO, NBD_OPT_EXPORT_NAME). */

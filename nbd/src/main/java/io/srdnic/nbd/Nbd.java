@@ -1,5 +1,7 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.Extents;
+
 /** Wire constants of the NBD protocol (NetworkBlockDevice/nbd doc/proto.md), one place for all. */
 public final class Nbd {
     // Handshake
@@ -86,8 +88,8 @@ public final class Nbd {
     // The base:allocation metadata context: its name, the id this server gives it, its state bits
     public static final String CONTEXT_BASE_ALLOCATION = "base:allocation";
     public static final int CONTEXT_BASE_ALLOCATION_ID = 1;
-    public static final int STATE_HOLE = 1;
-    public static final int STATE_ZERO = 2;
+    public static final int STATE_HOLE = Extents.HOLE;
+    public static final int STATE_ZERO = Extents.ZERO;
 
     /** Longest option payload read; a longer one is skipped and refused (names are at most 4096 bytes). */
     public static final int MAX_OPTION_LENGTH = 65536;

@@ -1,5 +1,7 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.BlockSizes;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.Errno;
+
 /**
  * Whether a request may run, and if not the error it gets, in the order proto.md suggests:
  * unknown command (BLOCK_STATUS is unknown unless a metadata context was selected), then a flag

@@ -1,5 +1,6 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.IoCompletion;
 import java.nio.ByteBuffer;
 
 /**

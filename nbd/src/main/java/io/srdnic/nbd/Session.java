@@ -1,5 +1,7 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.BlockDevice;
+
 /**
  * What the handshake agreed on: the export, the transmission flags sent, structured replies, and
  * whether the client selected the {@code base:allocation} metadata context for this export (then

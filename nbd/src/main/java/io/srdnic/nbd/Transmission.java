@@ -1,5 +1,7 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.Errno;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;

@@ -3,7 +3,7 @@ package io.srdnic.nbd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.srdnic.nbd.local.MemoryBlockDevice;
+import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.EOFException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

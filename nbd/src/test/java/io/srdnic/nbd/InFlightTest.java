@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.BlockSizes;
+import io.srdnic.block.Errno;
+import io.srdnic.block.IoCompletion;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package io.srdnic.nbd;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.nbd.local.MemoryBlockDevice;
+import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

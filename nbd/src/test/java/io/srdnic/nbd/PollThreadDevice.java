@@ -1,5 +1,8 @@
 package io.srdnic.nbd;
 
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.BlockSizes;
+import io.srdnic.block.IoCompletion;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.nbd.local.MemoryBlockDevice;
+import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;

@@ -29,6 +29,22 @@ final class DpdkLinks implements AutoCloseable {
      * for the close, so whatever the caller sends while closing (the CM's DREQs, RTRS's last
      * messages) goes out through ports and pools that are still there.
      */
+    /**
+     * The transport's timers for a link between two processes of one host. Its round trip is a
+     * few microseconds when both processes run, and as long as the scheduler keeps one of them off
+     * a core when they do not: milliseconds on a loaded 2-core machine. With the defaults (RTO at
+     * least 50 us, congestion control aiming at 15 us of queueing), every such wait fired a
+     * retransmission and cut the congestion window: measured at qd32 through nbd-local, 4% of the
+     * packets were retransmitted by RTO, a third of those arrived twice, and throughput fell to
+     * 1/10 for whole runs (docs/performance.md, "The block path"). A real loss here is a full
+     * receive ring, which RACK finds without the timer when later packets arrive.
+     */
+    static ContextConfig linkConfig(int ip) {
+        ContextConfig c = new ContextConfig().ip(ip);
+        c.srd().rtoInitialNanos(10_000_000).rtoMinNanos(5_000_000).ccTargetQueueingNanos(5_000_000);
+        return c;
+    }
+
     static DpdkLinks open(List<String> specs, int ip) {
         DpdkLinks links = new DpdkLinks();
         links.eal = Eal.startOrGet(new EalConfig().memoryMb(512));
@@ -41,7 +57,7 @@ final class DpdkLinks implements AutoCloseable {
                 MbufPool pool = MbufPool.create("rtrslink" + ProcessHandle.current().pid() % 100000 + "_" + links.pools.size(), 8191, frameRoom);
                 links.pools.add(pool);
                 port.configure(PortConfig.DEFAULT, pool).start();
-                links.contexts.add(Context.open(Device.dpdk(port, pool), new ContextConfig().ip(ip)));
+                links.contexts.add(Context.open(Device.dpdk(port, pool), linkConfig(ip)));
             }
         } catch (RuntimeException e) {
             links.close();

@@ -16,16 +16,16 @@ final class GatewayControl {
             return gateway.setPath(Integer.parseInt(w[2]), w[1].equals("up"));
         }
         if (line.equals("stats")) {
-            return statsJson(gateway.stats());
+            return statsJson(gateway.stats(), gateway.stages());
         }
         return "error: unknown command '" + line + "' (path down I | path up I | stats)";
     }
 
-    static String statsJson(List<Map<String, Object>> paths) {
+    static String statsJson(List<Map<String, Object>> paths, Map<String, Long> stages) {
         List<String> each = new ArrayList<>();
         for (Map<String, Object> p : paths) {
             each.add(Json.object(p));
         }
-        return "{\"paths\":[" + String.join(",", each) + "]}";
+        return "{\"paths\":[" + String.join(",", each) + "],\"stages\":" + Json.object(stages) + "}";
     }
 }

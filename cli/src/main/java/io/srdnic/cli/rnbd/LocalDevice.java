@@ -27,7 +27,7 @@ record LocalDevice(long bytes, List<String> serverArgs) {
             if (wanted == null) {
                 throw new IllegalArgumentException("give --size BYTES (a memory device) or --backing FILE");
             }
-            io.srdnic.nbd.local.MemoryBlockDevice.checkFits(wanted); // the child would refuse it; say so here, before starting it
+            io.srdnic.block.local.MemoryBlockDevice.checkFits(wanted); // the child would refuse it; say so here, before starting it
             return new LocalDevice(wanted, List.of("--memory", name + "=" + wanted));
         }
         Path file = backing.toAbsolutePath();

@@ -1,6 +1,6 @@
 package io.srdnic.cli.rnbd;
 
-import io.srdnic.nbd.BlockDevice;
+import io.srdnic.block.BlockDevice;
 import io.srdnic.nbd.spec.ExportSpecs;
 import java.util.List;
 

@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.agrona.concurrent.IdleStrategy;
 
 /**
  * The gateway's RNBD client: one thread that opens a DPDK link per path (INVOKER contexts are
@@ -38,6 +37,8 @@ public final class RnbdGateway implements AutoCloseable {
     private final int serverIp;
     private final int port;
     private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
+    /** The loop's idle pause; devices' callers and control requests wake it. */
+    private final WakeableIdle backoff = ServeLoop.idleStrategy();
     private final CompletableFuture<RnbdClient> started = new CompletableFuture<>();
     private volatile DpdkLinks links;
     private final Thread thread;
@@ -79,8 +80,8 @@ public final class RnbdGateway implements AutoCloseable {
             ClientConfig config = new ClientConfig().sessionName("srdnic-gw-" + ProcessHandle.current().pid()).port(port).ioConnections(1)
                 .heartbeat(HEARTBEAT_NANOS, HEARTBEAT_MISSED).reconnect(500_000_000L, -1).connectTimeout(3_000_000_000L);
             client = RnbdClient.over(RtrsClient.open(config, addresses), 256);
+            client.onEnqueue(backoff::wake);
             started.complete(client);
-            IdleStrategy backoff = ServeLoop.idleStrategy();
             while (!stop && !links.quitRequested()) {
                 int work = client.poll();
                 Runnable r;
@@ -139,6 +140,7 @@ public final class RnbdGateway implements AutoCloseable {
                 f.completeExceptionally(t);
             }
         });
+        backoff.wake();
         try {
             return f.get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
@@ -172,10 +174,21 @@ public final class RnbdGateway implements AutoCloseable {
                 m.put("port", links.portName(i));
                 m.put("state", r.state(i).name());
                 m.putAll(r.statsSnapshot(i));
+                // The link's transport below RTRS: losses and retransmissions say when RC, not the gateway, sets the pace.
+                for (Map.Entry<String, Long> c : links.contexts().get(i).counters().entrySet()) {
+                    if (c.getValue() != 0) {
+                        m.put("link_" + c.getKey(), c.getValue());
+                    }
+                }
                 all.add(m);
             }
             return all;
         });
+    }
+
+    /** Where the gateway's IO spends its time (IoStages), taken on the gateway's thread. */
+    public Map<String, Long> stages() {
+        return onGatewayThread(() -> client().stages().snapshot());
     }
 
     @Override

@@ -5,7 +5,6 @@ import java.io.InputStream;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 /**
@@ -49,12 +48,9 @@ final class ServeLoop {
         }
     }
 
-    /**
-     * An idle poll loop's pause: spins while work comes, then parks for 20 us at a time. Two busy
-     * processes (server and gateway) on a 2-core machine leave the NBD clients no CPU otherwise.
-     */
-    static IdleStrategy idleStrategy() {
-        return new BackoffIdleStrategy(2_000, 0, 20_000, 20_000);
+    /** An idle poll loop's pause (WakeableIdle says why it sleeps rather than spins). */
+    static WakeableIdle idleStrategy() {
+        return new WakeableIdle();
     }
 
     /** The caller's cleanup is over: a SIGTERM may let the JVM exit now. */

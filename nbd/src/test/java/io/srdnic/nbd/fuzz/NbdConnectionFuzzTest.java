@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.srdnic.nbd.Errno;
+import io.srdnic.block.Errno;
 import io.srdnic.nbd.Export;
 import io.srdnic.nbd.Exports;
 import io.srdnic.nbd.Nbd;
 import io.srdnic.nbd.NbdConnection;
-import io.srdnic.nbd.local.MemoryBlockDevice;
+import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.nbd.BlockDevice;
+import io.srdnic.block.BlockDevice;
 import io.srdnic.nbd.Export;
-import io.srdnic.nbd.local.FileBlockDevice;
-import io.srdnic.nbd.local.MemoryBlockDevice;
+import io.srdnic.block.local.FileBlockDevice;
+import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.srdnic.rnbd.client;
 
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.IoCompletion;
 import java.nio.ByteBuffer;
 
 /**
@@ -18,6 +18,9 @@ final class BlockOp {
     IoCompletion done;
     long progress;
     int piece;
+    /** System.nanoTime() when queued, and when its current piece went to RTRS (IoStages). */
+    long enqueuedAt;
+    long submittedAt;
 
     void set(RnbdDevice device, int op, int flags, long offset, long length, ByteBuffer buffer, IoCompletion done) {
         this.device = device;

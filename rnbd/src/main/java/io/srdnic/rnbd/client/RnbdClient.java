@@ -1,7 +1,7 @@
 package io.srdnic.rnbd.client;
 
-import io.srdnic.nbd.Errno;
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.Errno;
+import io.srdnic.block.IoCompletion;
 import io.srdnic.rnbd.protocol.Close;
 import io.srdnic.rnbd.protocol.Io;
 import io.srdnic.rnbd.protocol.Open;
@@ -44,6 +44,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     private final ArrayDeque<BlockOp> continuing;
     private final ConcurrentLinkedQueue<RnbdDevice> toOpen = new ConcurrentLinkedQueue<>();
     private final List<RnbdDevice> devices = new ArrayList<>();
+    private final IoStages stages = new IoStages();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment header = arena.allocate(Open.LENGTH);
     private int[] kind = new int[0];
@@ -55,6 +56,8 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     private int sessInfoErrno;
     private int sessions;
     private volatile boolean closed;
+    /** Run after an operation is queued, on the caller's thread: wakes a poll loop that sleeps when idle. */
+    private volatile Runnable onEnqueue = () -> { };
 
     private RnbdClient(RtrsClient rtrs, int poolSize) {
         this.rtrs = rtrs;
@@ -112,7 +115,9 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             return;
         }
         o.set(device, op, flags, offset, length, buffer, done);
+        o.enqueuedAt = System.nanoTime();
         incoming.add(o);
+        onEnqueue.run();
     }
 
     void closeDevice(RnbdDevice d) {
@@ -126,8 +131,19 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         enqueue(d, OP_CLOSE, 0, 0, 0, null, error -> { });
     }
 
+    /** {@code wake} runs on the device caller's thread after each queued operation (a poll loop that sleeps when idle wakes). */
+    public void onEnqueue(Runnable wake) {
+        this.onEnqueue = wake;
+    }
+
+    /** Where the client's IO spends its time (see {@link IoStages}); read from any thread. */
+    public IoStages stages() {
+        return stages;
+    }
+
     /** Runs the RTRS session, then RNBD's: session setup, opens, queued operations. Returns the work done. */
     public int poll() {
+        stages.polls++;
         int work = rtrs.poll();
         boolean anyPath = anyPath();
         if (!anyPath) {
@@ -163,7 +179,13 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
                 work++;
             }
         }
-        return work + drain();
+        int moved = drain();
+        work += moved;
+        if (work > 0) {
+            stages.busyPolls++;
+            stages.submitted += moved;
+        }
+        return work;
     }
 
     private boolean anyPath() {
@@ -281,6 +303,10 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         int piece = (int) Math.min(left, Math.min(max, 1L << 30));
         o.piece = piece;
         Io.write(header, 0, o.device.id, (o.offset + o.progress) >> Rnbd.SECTOR_SHIFT, o.op | o.flags, piece);
+        o.submittedAt = System.nanoTime();
+        if (o.progress == 0) {
+            stages.queueNanos += o.submittedAt - o.enqueuedAt;
+        }
         if (o.op == Rnbd.OP_WRITE) {
             ByteBuffer v = view(p);
             v.clear();
@@ -353,6 +379,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     }
 
     private void ioDone(Permit p, BlockOp o, int errno) {
+        stages.rtrsNanos += System.nanoTime() - o.submittedAt;
         if (errno != 0) {
             finish(o, nbdErrno(errno));
             return;
@@ -366,7 +393,10 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         if (o.progress < o.length) {
             continuing.addLast(o);
         } else {
+            long t = System.nanoTime();
             finish(o, 0);
+            stages.completeNanos += System.nanoTime() - t;
+            stages.ops++;
         }
     }
 

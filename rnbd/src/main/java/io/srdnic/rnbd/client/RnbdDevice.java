@@ -1,9 +1,9 @@
 package io.srdnic.rnbd.client;
 
-import io.srdnic.nbd.BlockDevice;
-import io.srdnic.nbd.BlockSizes;
-import io.srdnic.nbd.Errno;
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.BlockSizes;
+import io.srdnic.block.Errno;
+import io.srdnic.block.IoCompletion;
 import io.srdnic.rnbd.protocol.OpenRsp;
 import io.srdnic.rnbd.protocol.Rnbd;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.srdnic.rnbd.server;
 
-import io.srdnic.nbd.BlockDevice;
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.IoCompletion;
 import io.srdnic.rnbd.protocol.Rnbd;
 import io.srdnic.rtrs.server.ServerIo;
 import java.nio.ByteBuffer;

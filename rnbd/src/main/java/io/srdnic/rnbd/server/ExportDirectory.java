@@ -1,8 +1,8 @@
 package io.srdnic.rnbd.server;
 
-import io.srdnic.nbd.BlockDevice;
-import io.srdnic.nbd.local.FileBlockDevice;
-import io.srdnic.nbd.local.MemoryBlockDevice;
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.local.FileBlockDevice;
+import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -1,6 +1,6 @@
 package io.srdnic.rnbd.server;
 
-import io.srdnic.nbd.BlockDevice;
+import io.srdnic.block.BlockDevice;
 import io.srdnic.rnbd.protocol.Close;
 import io.srdnic.rnbd.protocol.Io;
 import io.srdnic.rnbd.protocol.Open;

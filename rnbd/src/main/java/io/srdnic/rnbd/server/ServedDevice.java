@@ -1,6 +1,6 @@
 package io.srdnic.rnbd.server;
 
-import io.srdnic.nbd.BlockDevice;
+import io.srdnic.block.BlockDevice;
 
 /** A backing device open on the server and who has it: every opener, and the writers among them (RW and MIGRATION). */
 final class ServedDevice {

@@ -1,6 +1,6 @@
 package io.srdnic.rnbd.client;
 
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.IoCompletion;
 
 /** A test's completion: how often it was called and with what. */
 final class Completion implements IoCompletion {

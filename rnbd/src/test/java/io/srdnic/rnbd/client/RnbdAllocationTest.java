@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.ThreadMXBean;
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.IoCompletion;
 import io.srdnic.rnbd.protocol.Rnbd;
 import io.srdnic.rnbd.server.ExportDirectory;
 import java.lang.management.ManagementFactory;

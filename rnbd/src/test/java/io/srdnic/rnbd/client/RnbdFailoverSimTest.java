@@ -4,8 +4,8 @@ import static io.srdnic.rnbd.client.RnbdSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.nbd.Errno;
-import io.srdnic.nbd.IoCompletion;
+import io.srdnic.block.Errno;
+import io.srdnic.block.IoCompletion;
 import io.srdnic.rnbd.protocol.Rnbd;
 import io.srdnic.rnbd.server.ExportDirectory;
 import io.srdnic.rtrs.client.PathState;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.nbd.Errno;
+import io.srdnic.block.Errno;
 import io.srdnic.rnbd.protocol.Rnbd;
 import io.srdnic.rnbd.protocol.RnbdErrno;
 import io.srdnic.rnbd.server.ExportDirectory;

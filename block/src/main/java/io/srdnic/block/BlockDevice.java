@@ -1,4 +1,4 @@
-package io.srdnic.nbd;
+package io.srdnic.block;
 
 import java.nio.ByteBuffer;
 

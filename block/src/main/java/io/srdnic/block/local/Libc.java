@@ -1,4 +1,4 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
 import java.lang.foreign.MemorySegment;
 

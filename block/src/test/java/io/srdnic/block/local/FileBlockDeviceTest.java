@@ -1,10 +1,11 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.nbd.Errno;
+import io.srdnic.block.Errno;
+import io.srdnic.block.Extents;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -66,7 +67,7 @@ class FileBlockDeviceTest {
         try (var f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(4 << 20); // all hole
         }
-        long hole = io.srdnic.nbd.Nbd.STATE_HOLE | io.srdnic.nbd.Nbd.STATE_ZERO;
+        long hole = Extents.HOLE | Extents.ZERO;
         byte[] ones = new byte[1 << 20];
         Arrays.fill(ones, (byte) 1);
         try (FileBlockDevice d = new FileBlockDevice(file, false)) {

@@ -1,10 +1,11 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.block.Extents;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
@@ -109,7 +110,7 @@ class MemoryBlockDeviceTest {
         d.writeZeroes(40L * PAGE, 2 * PAGE, false, false, MemoryBlockDeviceTest::ok); // NO_HOLE: allocated
         java.util.List<long[]> extents = new java.util.ArrayList<>();
         d.blockStatus(0, d.size(), (length, state) -> extents.add(new long[] {length, state}));
-        int hole = io.srdnic.nbd.Nbd.STATE_HOLE | io.srdnic.nbd.Nbd.STATE_ZERO;
+        int hole = Extents.HOLE | Extents.ZERO;
         long[][] expected = {
             {PAGE, hole}, {PAGE, 0}, {8L * PAGE, hole}, {PAGE, 0}, {PAGE, hole}, {PAGE, 0}, {27L * PAGE, hole}, {2L * PAGE, 0},
             {(64L << 20) - 42L * PAGE, hole}};

@@ -1,4 +1,4 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,5 @@
-package io.srdnic.nbd;
+package io.srdnic.block;
+
 
 /**
  * How a {@link BlockDevice} reports that an operation is over. The server passes the request's own

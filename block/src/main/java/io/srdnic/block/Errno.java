@@ -1,4 +1,5 @@
-package io.srdnic.nbd;
+package io.srdnic.block;
+
 
 /** The error values NBD allows on the wire (proto.md, "Error values"): Linux's errno numbers. */
 public final class Errno {

@@ -1,11 +1,10 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
-import io.srdnic.nbd.BlockDevice;
-import io.srdnic.nbd.BlockSizes;
-import io.srdnic.nbd.Errno;
-import io.srdnic.nbd.Extents;
-import io.srdnic.nbd.IoCompletion;
-import io.srdnic.nbd.Nbd;
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.BlockSizes;
+import io.srdnic.block.Errno;
+import io.srdnic.block.Extents;
+import io.srdnic.block.IoCompletion;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -286,14 +285,14 @@ public final class FileBlockDevice implements BlockDevice {
         while (at < end) {
             long data = Libc.lseek(fd, at, Libc.SEEK_DATA);
             if (data < 0) {
-                out.extent(end - at, data == -Libc.ENXIO ? Nbd.STATE_HOLE | Nbd.STATE_ZERO : 0);
+                out.extent(end - at, data == -Libc.ENXIO ? Extents.HOLE | Extents.ZERO : 0);
                 return 0;
             }
             long next;
             int state;
             if (data > at) {
                 next = Math.min(data, end);
-                state = Nbd.STATE_HOLE | Nbd.STATE_ZERO;
+                state = Extents.HOLE | Extents.ZERO;
             } else {
                 long hole = Libc.lseek(fd, at, Libc.SEEK_HOLE);
                 next = hole <= at ? end : Math.min(hole, end);

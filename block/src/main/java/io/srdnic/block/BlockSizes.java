@@ -1,4 +1,5 @@
-package io.srdnic.nbd;
+package io.srdnic.block;
+
 
 /**
  * NBD_INFO_BLOCK_SIZE: the smallest block a request may address without a read-modify-write

@@ -1,9 +1,9 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.nbd.Nbd;
+import io.srdnic.block.Extents;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +47,7 @@ class MemoryRaceTest {
             }
         });
         ByteBuffer page = ByteBuffer.allocateDirect(PAGE);
-        int hole = Nbd.STATE_HOLE | Nbd.STATE_ZERO;
+        int hole = Extents.HOLE | Extents.ZERO;
         int bad = 0;
         for (int i = 0; i < ROUNDS && failed.get() == null; i++) {
             start.await();

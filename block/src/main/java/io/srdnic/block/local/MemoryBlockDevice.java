@@ -1,10 +1,9 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
-import io.srdnic.nbd.BlockDevice;
-import io.srdnic.nbd.BlockSizes;
-import io.srdnic.nbd.Extents;
-import io.srdnic.nbd.IoCompletion;
-import io.srdnic.nbd.Nbd;
+import io.srdnic.block.BlockDevice;
+import io.srdnic.block.BlockSizes;
+import io.srdnic.block.Extents;
+import io.srdnic.block.IoCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -265,7 +264,7 @@ public final class MemoryBlockDevice implements BlockDevice {
             boolean data = isWritten(page);
             long next = nextDifferent(page + 1, data);
             long extentEnd = Math.min(end, next << PAGE_SHIFT);
-            if (!out.extent(extentEnd - at, data ? 0 : Nbd.STATE_HOLE | Nbd.STATE_ZERO)) {
+            if (!out.extent(extentEnd - at, data ? 0 : Extents.HOLE | Extents.ZERO)) {
                 break;
             }
             at = extentEnd;

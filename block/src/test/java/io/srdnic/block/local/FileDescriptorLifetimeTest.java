@@ -1,10 +1,10 @@
-package io.srdnic.nbd.local;
+package io.srdnic.block.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.nbd.Nbd;
+import io.srdnic.block.Extents;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -79,7 +79,7 @@ class FileDescriptorLifetimeTest {
             assertEquals(0, r);
             assertEquals(2, extents.size(), "a hole then data, from the device's own file");
             assertEquals(HALF, extents.get(0)[0]);
-            assertEquals(Nbd.STATE_HOLE | Nbd.STATE_ZERO, extents.get(0)[1]);
+            assertEquals(Extents.HOLE | Extents.ZERO, extents.get(0)[1]);
             assertEquals(HALF, extents.get(1)[0]);
             assertEquals(0, extents.get(1)[1], "the data half, not the unrelated file's hole");
         } finally {
