@@ -6,7 +6,7 @@ import io.srdnic.srd.sim.Scenario;
 import io.srdnic.srd.sim.SimOp;
 import io.srdnic.srd.sim.SimReport;
 import io.srdnic.srd.sim.SrdSimulation;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -9,7 +9,7 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.QueuePair;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package io.srdnic.examples;
 
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;

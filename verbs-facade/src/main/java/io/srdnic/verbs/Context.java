@@ -1,7 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.SrdTransport;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
@@ -86,7 +86,7 @@ public final class Context implements AutoCloseable {
         }
         return new DeviceAttributes(device.name, MAX_QP, MAX_CQ, MAX_MR, MAX_AH, MAX_QP_WR, MAX_SGE, MAX_INLINE, mtu, mtu,
             dataplane.transport.maxRdmaSize(), true, true, true, MAX_SRQ, MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE,
-            DeviceAttributes.ATOMIC_GLOB, io.srdnic.srd.transport.QpAttributes.RD_ATOMIC_LIMIT);
+            DeviceAttributes.ATOMIC_GLOB, io.srdnic.srd.api.QpAttributes.RD_ATOMIC_LIMIT);
     }
 
     public int mtu() {

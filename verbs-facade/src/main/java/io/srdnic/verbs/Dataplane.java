@@ -3,7 +3,7 @@ package io.srdnic.verbs;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.transport.SharedReceiveQueue;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A shared receive queue (ibv_srq): receives posted once and taken, in posting order, by whichever
  * QP created on it a message arrives at (SRD and UD; see
- * {@link ProtectionDomain#createQueuePair(io.srdnic.srd.transport.QpType, CompletionQueue, CompletionQueue, SharedReceiveQueue, int, int, int)}).
+ * {@link ProtectionDomain#createQueuePair(io.srdnic.srd.api.QpType, CompletionQueue, CompletionQueue, SharedReceiveQueue, int, int, int)}).
  * The receive completion names that QP. Such a QP refuses {@link QueuePair#postRecv}, and its move
  * to ERROR flushes none of these receives: they stay for the other QPs.
  * <p>

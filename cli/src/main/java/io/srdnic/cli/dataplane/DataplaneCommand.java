@@ -1,7 +1,7 @@
 package io.srdnic.cli.dataplane;
 
 import io.srdnic.pmd.lcore.HandoffCounts;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.verbs.attach.AllowRule;
 import io.srdnic.verbs.attach.AttachPolicy;
 import io.srdnic.verbs.attach.AttachServer;

@@ -1,6 +1,6 @@
 package io.srdnic.srd.sim;
 
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import java.lang.foreign.Arena;
 
 /** What every host of one run shares: the scenario, the transport settings, the ledger, the tallies. */

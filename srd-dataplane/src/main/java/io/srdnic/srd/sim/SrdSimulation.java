@@ -9,7 +9,7 @@ import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.pmd.sim.UdpSourcePortSelector;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.SrdCounters;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;

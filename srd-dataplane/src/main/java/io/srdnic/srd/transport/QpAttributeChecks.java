@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpAttributes;
+
 import java.util.function.IntPredicate;
 
 /**

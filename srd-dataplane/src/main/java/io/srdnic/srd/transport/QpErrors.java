@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcOpcode;

@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpAttributes;
+
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.wire.AtomicHeader;

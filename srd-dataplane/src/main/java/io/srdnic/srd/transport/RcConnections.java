@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpState;
+
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcStatus;

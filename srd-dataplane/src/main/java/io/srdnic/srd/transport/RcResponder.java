@@ -1,5 +1,9 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.QpState;
+
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.WcOpcode;

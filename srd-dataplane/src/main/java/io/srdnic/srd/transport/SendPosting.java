@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;

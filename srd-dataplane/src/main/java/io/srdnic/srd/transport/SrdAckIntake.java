@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
@@ -51,7 +53,7 @@ final class SrdAckIntake {
         ctx.peerEpoch = SrdAck.epoch(m);
         ctx.lastActivity = now;
         ctx.lastHeard = now;
-        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, config.rtoMaxNanos * 4);
+        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, config.rtoMaxNanos() * 4);
         boolean progress = false;
         for (int i = 0; i < drops; i++) {
             int psn = SrdAck.dropPsn(m, i);

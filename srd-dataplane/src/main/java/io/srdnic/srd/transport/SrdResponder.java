@@ -1,5 +1,8 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.QpType;
+
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
@@ -41,10 +44,10 @@ final class SrdResponder {
         this.contexts = transport.port.contexts;
         this.counters = transport.port.counters;
         this.acks = acks;
-        this.delayedAck = config.delayedAck;
-        this.ackEvery = config.ackEvery;
+        this.delayedAck = config.delayedAck();
+        this.ackEvery = config.ackEvery();
         this.window = config.window();
-        this.owed = new OwedAcks(config.burst);
+        this.owed = new OwedAcks(config.burst());
         this.delivery = new SendDelivery(transport);
         this.rdma = new RdmaDelivery(transport, messages);
         this.messages = messages;

@@ -65,7 +65,7 @@ public final class TransportCounters {
             portIds[i] = portKeepsStats ? writer.allocate(COUNTER, scope + " " + PortStats.NAMES.get(i), 0) : -1;
         }
         contextsId = writer.allocate(GAUGE, scope + " contexts", 0);
-        int slots = transport.config().maxContexts;
+        int slots = transport.config().maxContexts();
         peerFlow = new long[slots];
         peerContextId = new int[slots];
         peerIds = new int[slots][];

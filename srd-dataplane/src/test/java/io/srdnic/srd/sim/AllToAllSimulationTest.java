@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.sim.AllToAllSimulation.Report;
 import io.srdnic.srd.sim.AllToAllSimulation.Transport;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 

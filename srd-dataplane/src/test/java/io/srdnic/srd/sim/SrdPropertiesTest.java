@@ -3,7 +3,7 @@ package io.srdnic.srd.sim;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -77,8 +79,8 @@ class AckCoalescingTest {
     void shouldRefuseAckEveryOutsideOneToTheWindow() {
         assertThrows(IllegalArgumentException.class, () -> new SrdConfig().ackEvery(0).conclude(9000));
         assertThrows(IllegalArgumentException.class, () -> new SrdConfig().window(64).ackEvery(65).conclude(9000));
-        assertEquals(64, new SrdConfig().window(64).ackEvery(64).conclude(9000).ackEvery);
-        assertEquals(8, new SrdConfig().set("ack-every", "8").ackEvery);
+        assertEquals(64, new SrdConfig().window(64).ackEvery(64).conclude(9000).ackEvery());
+        assertEquals(8, new SrdConfig().set("ack-every", "8").ackEvery());
     }
 
     @ParameterizedTest

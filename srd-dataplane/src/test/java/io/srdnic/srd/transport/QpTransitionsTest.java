@@ -1,5 +1,9 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.QpState;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

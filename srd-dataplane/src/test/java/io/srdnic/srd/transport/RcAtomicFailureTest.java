@@ -1,5 +1,8 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+
 import static io.srdnic.srd.transport.RcPair.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

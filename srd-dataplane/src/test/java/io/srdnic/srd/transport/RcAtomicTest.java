@@ -1,5 +1,9 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.QpState;
+
 import static io.srdnic.srd.transport.RcPair.HOSTILE;
 import static io.srdnic.srd.transport.RcPair.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;

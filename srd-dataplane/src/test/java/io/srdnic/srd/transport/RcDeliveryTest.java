@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+
 import static io.srdnic.srd.transport.RcPair.HOSTILE;
 import static io.srdnic.srd.transport.RcPair.MIB;
 import static io.srdnic.srd.transport.RcPair.MS;

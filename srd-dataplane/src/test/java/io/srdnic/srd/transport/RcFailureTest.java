@@ -1,5 +1,9 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+
 import static io.srdnic.srd.transport.RcPair.MIB;
 import static io.srdnic.srd.transport.RcPair.MS;
 import static io.srdnic.srd.transport.RcPair.bytes;

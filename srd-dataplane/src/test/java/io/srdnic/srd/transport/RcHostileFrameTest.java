@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpState;
+
 import io.srdnic.srd.transport.engine.ReliableSender;
 import static io.srdnic.srd.transport.RcPair.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,10 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.QpState;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

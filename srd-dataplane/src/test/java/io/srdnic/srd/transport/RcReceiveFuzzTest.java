@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpState;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,8 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.QpState;
+
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;

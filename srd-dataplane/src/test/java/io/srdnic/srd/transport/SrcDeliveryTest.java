@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpState;
+
 import static io.srdnic.srd.transport.RcPair.HOSTILE;
 import static io.srdnic.srd.transport.RcPair.MS;
 import static io.srdnic.srd.transport.RcPair.bytes;

@@ -9,7 +9,7 @@ import io.srdnic.pmd.EalConfig;
 import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PortConfig;
 import io.srdnic.pmd.RingLink;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;

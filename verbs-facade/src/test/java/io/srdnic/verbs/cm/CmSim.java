@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.srdnic.pmd.sim.LinkConfig;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;

@@ -1,6 +1,6 @@
 package io.srdnic.srd.transport.engine;
 
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.SrdCounters;
 import java.util.Arrays;
 

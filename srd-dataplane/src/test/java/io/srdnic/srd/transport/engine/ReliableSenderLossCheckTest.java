@@ -2,7 +2,7 @@ package io.srdnic.srd.transport.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.SrdCounters;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.api;
 
 import java.util.StringJoiner;
 
@@ -13,7 +13,7 @@ import java.util.StringJoiner;
  *     .maxDestRdAtomic(1).minRnrTimer(12));
  * qp.modify(a.clear().state(QpState.RTS).sqPsn(localPsn).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(1));
  * }</pre>
- * Which attributes a transition requires and which it accepts is {@link QpTransitions}' table; the
+ * Which attributes a transition requires and which it accepts is {@code QpTransitions}' table; the
  * values are checked when the modify runs, so a bad one fails there with a message naming it. The
  * mask bits have ibv_qp_attr_mask's values, so code that knows verbs reads them as it expects.
  */
@@ -36,7 +36,7 @@ public final class QpAttributes {
     public static final int ADDRESS_HANDLE = 1 << 7;
     /** RC: the payload bytes per packet, 256..4096 and not above the device MTU (IBV_QP_PATH_MTU). */
     public static final int PATH_MTU = 1 << 8;
-    /** RC: local ACK timeout exponent, 4.096 µs × 2^timeout, 0 = infinite (IBV_QP_TIMEOUT); see {@link LocalAckTimeout}. */
+    /** RC: local ACK timeout exponent, 4.096 µs × 2^timeout, 0 = infinite (IBV_QP_TIMEOUT); see {@code LocalAckTimeout}. */
     public static final int TIMEOUT = 1 << 9;
     /** RC: how often a request is retransmitted after a timeout before it fails, 0..7 (IBV_QP_RETRY_CNT). */
     public static final int RETRY_CNT = 1 << 10;
@@ -46,7 +46,7 @@ public final class QpAttributes {
     public static final int RQ_PSN = 1 << 12;
     /** RC: RDMA READs and atomics this QP keeps outstanding as requester (IBV_QP_MAX_QP_RD_ATOMIC). */
     public static final int MAX_RD_ATOMIC = 1 << 13;
-    /** RC: the RNR NAK timer code this QP sends as responder, 0..31 (IBV_QP_MIN_RNR_TIMER); see {@link RnrTimer}. */
+    /** RC: the RNR NAK timer code this QP sends as responder, 0..31 (IBV_QP_MIN_RNR_TIMER); see {@code RnrTimer}. */
     public static final int MIN_RNR_TIMER = 1 << 15;
     /** The first PSN this QP sends (IBV_QP_SQ_PSN); SRD and UD take it as verbs asks and number per context instead. */
     public static final int SQ_PSN = 1 << 16;
@@ -240,13 +240,13 @@ public final class QpAttributes {
     }
 
     /** Drops every set attribute outside {@code keep} (a query keeps those of its QP's type). */
-    QpAttributes keepOnly(int keep) {
+    public QpAttributes keepOnly(int keep) {
         mask &= keep;
         return this;
     }
 
     /** Query only: the QP is in SQD and sends posted before are still outstanding (ibv_qp_attr.sq_draining). */
-    QpAttributes sqDraining(boolean value) {
+    public QpAttributes sqDraining(boolean value) {
         sqDraining = value;
         return this;
     }

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.api;
 
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.SrdHeader;
@@ -408,6 +408,47 @@ public final class SrdConfig {
 
     public int retryBudget() {
         return retryBudget;
+    }
+
+    // Read by the transport, which lives in another package.
+    public boolean udpChecksum() {
+        return udpChecksum;
+    }
+
+    public boolean delayedAck() {
+        return delayedAck;
+    }
+
+    public int ackEvery() {
+        return ackEvery;
+    }
+
+    public long rnrBackoffNanos() {
+        return rnrBackoffNanos;
+    }
+
+    public long maxPacketLifetimeNanos() {
+        return maxPacketLifetimeNanos;
+    }
+
+    public int maxContexts() {
+        return maxContexts;
+    }
+
+    public int maxQps() {
+        return maxQps;
+    }
+
+    public int maxMemoryRegions() {
+        return maxMemoryRegions;
+    }
+
+    public int maxOutstandingRequests() {
+        return maxOutstandingRequests;
+    }
+
+    public int burst() {
+        return burst;
     }
 
     /** Checks every value and fits the MTU to the link's largest frame; idempotent. */

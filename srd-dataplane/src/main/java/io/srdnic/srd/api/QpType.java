@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.api;
 
 /** The queue-pair types one transport carries side by side on the same dataplane. */
 public enum QpType {
@@ -12,7 +12,7 @@ public enum QpType {
      * Scalable Reliable Connection (seed 001, the precursor of XRC): an RC connection whose
      * messages each name the responder's SRQ they are for, so that one send queue reaches every
      * job of a remote node. RC's attributes, state machine and wire rules, plus a required
-     * {@link SrcDomain}; no SRQ and no receive queue of its own.
+     * {@code SrcDomain}; no SRQ and no receive queue of its own.
      */
     SRC;
 

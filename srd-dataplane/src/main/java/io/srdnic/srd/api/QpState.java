@@ -1,8 +1,8 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.api;
 
 /**
  * The verbs queue-pair states, in ibv_qp_state's order. Which moves between them are legal, and
- * with which attributes, is {@link QpTransitions}' business; SRD QPs follow UD's (seed §3.1.1.1).
+ * with which attributes, is {@code QpTransitions}' business; SRD QPs follow UD's (seed §3.1.1.1).
  */
 public enum QpState {
     RESET, INIT, RTR, RTS,
@@ -13,12 +13,12 @@ public enum QpState {
     ERROR;
 
     /** Whether a receive may be posted: from INIT on, as in UD (an SQD or SQE QP still receives). */
-    boolean canPostReceive() {
+    public boolean canPostReceive() {
         return this == INIT || this == RTR || this == RTS || this == SQD || this == SQE;
     }
 
     /** Whether an arriving message may be delivered: the receive side works in SQD and SQE as in RTS. */
-    boolean canReceive() {
+    public boolean canReceive() {
         return this == RTR || this == RTS || this == SQD || this == SQE;
     }
 }
