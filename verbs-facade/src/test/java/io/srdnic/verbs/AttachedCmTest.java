@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.attach.AllowRule;
 import io.srdnic.verbs.cm.CmEvent;
 import io.srdnic.verbs.cm.CmEventType;

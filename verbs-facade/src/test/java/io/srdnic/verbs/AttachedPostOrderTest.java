@@ -2,9 +2,9 @@ package io.srdnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.attach.AllowRule;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;

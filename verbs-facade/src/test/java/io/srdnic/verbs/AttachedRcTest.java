@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.attach.AllowRule;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;

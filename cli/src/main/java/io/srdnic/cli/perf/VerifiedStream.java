@@ -2,9 +2,9 @@ package io.srdnic.cli.perf;
 
 import io.srdnic.cli.adversary.StreamLedger;
 import io.srdnic.cli.adversary.StreamPayload;
-import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;

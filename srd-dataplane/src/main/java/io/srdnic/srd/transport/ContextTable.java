@@ -1,7 +1,8 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.SrdConfig;
-
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.LongIntMap;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;

@@ -1,9 +1,11 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.TxBurst;
 
 /**
  * The transport's duty cycle, driven by {@link SrdTransport#doWork(long)} on one thread with the

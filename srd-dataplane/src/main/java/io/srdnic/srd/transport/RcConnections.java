@@ -1,10 +1,11 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.QpState;
-
-import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.engine.PathSet;
+import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;

@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.port.AckWriter;
 
 /**
  * The responder's view of one context's PSN space: every PSN below {@link #base()} is done

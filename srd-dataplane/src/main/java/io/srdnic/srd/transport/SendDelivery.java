@@ -1,8 +1,7 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.QpType;
-
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;

@@ -1,8 +1,8 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.SrdConfig;
-
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.wire.Ipv4UdpFrame;

@@ -1,9 +1,13 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;

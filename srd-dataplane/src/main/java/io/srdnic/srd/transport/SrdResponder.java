@@ -1,9 +1,10 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.api.QpType;
-
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.AckWriter;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;

@@ -5,6 +5,7 @@ import static io.srdnic.srd.counters.CountersLayout.GAUGE;
 
 import io.srdnic.pmd.PortStats;
 import io.srdnic.srd.counters.CountersWriter;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import java.util.function.IntConsumer;

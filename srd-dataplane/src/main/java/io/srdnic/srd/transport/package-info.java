@@ -12,7 +12,7 @@
  *     (parse, source check, route), {@code QpErrors} (CQ overrun, flush, destroy, QP events).</li>
  * <li><b>Port: what every QP type shares below it</b> — {@code TransportPort} hands out
  *     {@code TxBurst}, {@code FrameWriter} (every Ethernet/IPv4/UDP header this device writes),
- *     {@code AckWriter} (every ACK, SRD's and RC's), {@link io.srdnic.srd.transport.MemoryRegions},
+ *     {@code AckWriter} (every ACK, SRD's and RC's), {@link io.srdnic.srd.transport.port.MemoryRegions},
  *     {@code HeldPacketPool}, the counters, the epoch and the tables ({@code QpTable},
  *     {@code AddressHandles}, {@code SrcSrqTable}, {@code ContextTable}).</li>
  * <li><b>Reliability engine</b>, one per flow whatever the QP type — its own package,

@@ -1,7 +1,5 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.SrdConfig;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,6 +8,7 @@ import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.PacketType;

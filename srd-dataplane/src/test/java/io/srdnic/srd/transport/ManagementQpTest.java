@@ -1,15 +1,14 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.QpState;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 

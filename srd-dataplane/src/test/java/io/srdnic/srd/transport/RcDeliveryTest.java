@@ -1,7 +1,5 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.SrdConfig;
-
 import static io.srdnic.srd.transport.RcPair.HOSTILE;
 import static io.srdnic.srd.transport.RcPair.MIB;
 import static io.srdnic.srd.transport.RcPair.MS;
@@ -12,8 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,13 +1,13 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.api.SrdConfig;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.RdmaHeader;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

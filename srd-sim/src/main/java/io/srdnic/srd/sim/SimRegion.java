@@ -1,7 +1,7 @@
 package io.srdnic.srd.sim;
 
-import io.srdnic.srd.transport.MemoryRegions;
 import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -3,9 +3,9 @@ package io.srdnic.srd.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.sim.AllToAllSimulation.Report;
 import io.srdnic.srd.sim.AllToAllSimulation.Transport;
-import io.srdnic.srd.api.SrdConfig;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 

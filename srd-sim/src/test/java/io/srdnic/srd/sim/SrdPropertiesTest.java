@@ -2,8 +2,8 @@ package io.srdnic.srd.sim;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.WcStatus;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.srdnic.verbs.attach;
 
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;

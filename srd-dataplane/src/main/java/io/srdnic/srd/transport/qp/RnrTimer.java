@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.qp;
 
 /**
  * The IBTA encoding of the RNR NAK timer (a QP's {@code min_rnr_timer}, carried in an RNR NAK): five

@@ -1,8 +1,9 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
+import io.srdnic.srd.counters.SrdCounters;
 import java.lang.foreign.Arena;
 
 /**
@@ -10,15 +11,15 @@ import java.lang.foreign.Arena;
  * time (one allocation downcall per burst, not per frame), and built frames go out together in one
  * transmit downcall when the burst is full or the duty cycle flushes it.
  */
-final class TxBurst implements AutoCloseable {
+public final class TxBurst implements AutoCloseable {
     private final PacketIo io;
     private final SrdCounters counters;
     private final MbufBatch batch;
     private final MbufBatch spare;
     /** The one view the transport writes frames through (reused: nothing allocated per frame). */
-    final Mbuf view = new Mbuf();
+    public final Mbuf view = new Mbuf();
 
-    TxBurst(PacketIo io, Arena arena, int burst, SrdCounters counters) {
+    public TxBurst(PacketIo io, Arena arena, int burst, SrdCounters counters) {
         this.io = io;
         this.counters = counters;
         this.batch = new MbufBatch(arena, burst);
@@ -26,7 +27,7 @@ final class TxBurst implements AutoCloseable {
     }
 
     /** An mbuf for the next frame, or 0 when the pool has none (counted as {@code no_mbuf}). */
-    long take() {
+    public long take() {
         if (spare.isEmpty() && io.allocate(spare, spare.capacity()) == 0 && io.allocate(spare, 1) == 0) {
             counters.noMbuf++;
             return 0;
@@ -35,12 +36,12 @@ final class TxBurst implements AutoCloseable {
     }
 
     /** Returns an mbuf taken but not sent. */
-    void giveBack(long address) {
+    public void giveBack(long address) {
         spare.add(address);
     }
 
     /** Queues a built frame; a full burst leaves at once. */
-    void emit(long address) {
+    public void emit(long address) {
         batch.add(address);
         if (batch.isFull()) {
             flush();
@@ -48,13 +49,13 @@ final class TxBurst implements AutoCloseable {
     }
 
     /** Sends what is queued (one downcall). */
-    void flush() {
+    public void flush() {
         if (!batch.isEmpty()) {
             io.transmit(batch);
         }
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return batch.isEmpty();
     }
 

@@ -1,8 +1,4 @@
-package io.srdnic.srd.transport;
-
-import io.srdnic.srd.api.QpAttributes;
-import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.QpState;
+package io.srdnic.srd.transport.qp;
 
 import static io.srdnic.srd.api.QpAttributes.ACCESS_FLAGS;
 import static io.srdnic.srd.api.QpAttributes.ADDRESS_HANDLE;
@@ -30,6 +26,9 @@ import static io.srdnic.srd.api.QpState.RTS;
 import static io.srdnic.srd.api.QpState.SQD;
 import static io.srdnic.srd.api.QpState.SQE;
 
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,14 +1,13 @@
-package io.srdnic.srd.transport;
-
-import io.srdnic.srd.api.QpAttributes;
-import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.QpState;
+package io.srdnic.srd.transport.qp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

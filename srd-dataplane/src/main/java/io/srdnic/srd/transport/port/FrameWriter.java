@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
@@ -11,13 +11,13 @@ import io.srdnic.srd.wire.SrdPort;
  * received (an ACK, a probe reply), which goes back on the path the packet came by: it echoes the
  * packet's source port as its own and is addressed to the fabric's one SRD port.
  */
-final class FrameWriter {
+public final class FrameWriter {
     private final long localMac;
     private final int localIp;
     private final int udpPort;
     private final boolean udpChecksum;
 
-    FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum) {
+    public FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum) {
         this.localMac = localMac;
         this.localIp = localIp;
         this.udpPort = udpPort;
@@ -25,12 +25,12 @@ final class FrameWriter {
     }
 
     /** A packet of {@code srdLength} bytes (SRD header and payload) to {@code port} of the peer, on path {@code path}. */
-    void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength) {
+    public void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength) {
         write(m, mac, ip, SrdPort.ENTROPY_BASE + path, port, srdLength);
     }
 
     /** An answer of {@code srdLength} bytes back on the path of a packet that came from {@code sourcePort} of the peer. */
-    void answer(Mbuf m, long mac, int ip, int sourcePort, int srdLength) {
+    public void answer(Mbuf m, long mac, int ip, int sourcePort, int srdLength) {
         write(m, mac, ip, sourcePort, udpPort, srdLength);
     }
 

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.counters;
 
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;

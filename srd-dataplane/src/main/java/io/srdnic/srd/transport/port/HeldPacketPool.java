@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimBufferPool;
@@ -14,25 +14,25 @@ import java.lang.foreign.Arena;
  * are made at the first hold. With every slot taken, an early packet is not held: it is dropped
  * unacknowledged and counted ({@code rc_held_pool_full}), and the requester sends it again.
  */
-final class HeldPacketPool {
+public final class HeldPacketPool {
     private final int capacity;
     private final int frameRoom;
     private SimBufferPool pool;
     private MbufBatch one;
     private int inUse;
 
-    HeldPacketPool(int capacity, int frameRoom) {
+    public HeldPacketPool(int capacity, int frameRoom) {
         this.capacity = capacity;
         this.frameRoom = frameRoom;
     }
 
     /** The largest frame a slot holds. */
-    int frameRoom() {
+    public int frameRoom() {
         return frameRoom;
     }
 
     /** A free slot's mbuf address, or 0 when every slot is taken. */
-    long take() {
+    public long take() {
         if (inUse == capacity) {
             return 0;
         }
@@ -48,16 +48,16 @@ final class HeldPacketPool {
         return one.address(0);
     }
 
-    void give(long address) {
+    public void give(long address) {
         pool.free(address);
         inUse--;
     }
 
-    int inUse() {
+    public int inUse() {
         return inUse;
     }
 
-    boolean isFull() {
+    public boolean isFull() {
         return inUse == capacity;
     }
 }

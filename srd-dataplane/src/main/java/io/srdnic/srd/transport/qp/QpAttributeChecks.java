@@ -1,14 +1,13 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.qp;
 
 import io.srdnic.srd.api.QpAttributes;
-
 import java.util.function.IntPredicate;
 
 /**
  * The value checks of a modify, for the attributes it sets (which ones it may set is
  * {@link QpTransitions}' business): each failure names the attribute, its range and the value given.
  */
-final class QpAttributeChecks {
+public final class QpAttributeChecks {
     /** IBTA's packet sizes: RC segments by one of these. */
     private static final int[] PATH_MTUS = {256, 512, 1024, 2048, 4096};
     private static final int PSN_MASK = 0xFF_FFFF;
@@ -24,7 +23,7 @@ final class QpAttributeChecks {
      * @param addressHandleLive whether an address handle exists on this transport
      * @throws IllegalArgumentException naming the first attribute whose value is out of range
      */
-    static void check(QpAttributes a, int deviceMtu, IntPredicate addressHandleLive) {
+    public static void check(QpAttributes a, int deviceMtu, IntPredicate addressHandleLive) {
         if (a.has(QpAttributes.PORT) && a.port() != 1) {
             throw bad(QpAttributes.PORT, "must be 1: a device has one port", a.port());
         }

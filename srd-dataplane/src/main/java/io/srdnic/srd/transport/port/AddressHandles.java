@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import java.util.Arrays;
 
@@ -8,7 +8,7 @@ import java.util.Arrays;
  * {@code capacity}: a transport talking to a few peers does not build 65,536 entries it never uses.
  * Lookups index the current arrays and allocate nothing.
  */
-final class AddressHandles {
+public final class AddressHandles {
     private static final int INITIAL_LENGTH = 16;
 
     private final int capacity;
@@ -22,7 +22,7 @@ final class AddressHandles {
     /** The lowest handle never issued: handle 0 is never issued. */
     private int nextUnused = 1;
 
-    AddressHandles(int capacity) {
+    public AddressHandles(int capacity) {
         this.capacity = capacity;
         int length = Math.min(capacity, INITIAL_LENGTH);
         mac = new long[length];
@@ -32,7 +32,7 @@ final class AddressHandles {
         free = new int[length];
     }
 
-    int create(long remoteMac, int remoteIp, int remotePort) {
+    public int create(long remoteMac, int remoteIp, int remotePort) {
         int ah;
         if (freeCount > 0) {
             ah = free[--freeCount];
@@ -60,24 +60,24 @@ final class AddressHandles {
         free = Arrays.copyOf(free, length);
     }
 
-    void destroy(int ah) {
+    public void destroy(int ah) {
         live[ah] = false;
         free[freeCount++] = ah;
     }
 
-    boolean isLive(int ah) {
+    public boolean isLive(int ah) {
         return ah > 0 && ah < live.length && live[ah];
     }
 
-    long mac(int ah) {
+    public long mac(int ah) {
         return mac[ah];
     }
 
-    int ip(int ah) {
+    public int ip(int ah) {
         return ip[ah];
     }
 
-    int port(int ah) {
+    public int port(int ah) {
         return port[ah];
     }
 }

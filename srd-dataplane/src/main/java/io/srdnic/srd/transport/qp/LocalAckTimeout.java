@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.qp;
 
 /**
  * The IBTA encoding of a QP's local ACK timeout ({@code timeout}, 0..31): how long a requester waits

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import java.util.Arrays;
 
@@ -7,19 +7,19 @@ import java.util.Arrays;
  * on the receive path allocate nothing. Key 0 is reserved (no {@link FlowKey} of a usable peer is 0:
  * its address is not 0.0.0.0).
  */
-final class LongIntMap {
-    static final int MISSING = -1;
+public final class LongIntMap {
+    public static final int MISSING = -1;
     private long[] keys;
     private int[] values;
     private int size;
 
-    LongIntMap(int expected) {
+    public LongIntMap(int expected) {
         int capacity = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
         keys = new long[capacity];
         values = new int[capacity];
     }
 
-    int get(long key) {
+    public int get(long key) {
         if (key == 0) {
             return MISSING; // empty slots hold key 0: never let them answer
         }
@@ -35,7 +35,7 @@ final class LongIntMap {
         }
     }
 
-    void put(long key, int value) {
+    public void put(long key, int value) {
         if (key == 0) {
             throw new IllegalArgumentException("key 0 is reserved");
         }
@@ -57,7 +57,7 @@ final class LongIntMap {
         }
     }
 
-    void remove(long key) {
+    public void remove(long key) {
         if (key == 0) {
             return; // never put: an empty slot would match it
         }
@@ -81,7 +81,7 @@ final class LongIntMap {
         }
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 

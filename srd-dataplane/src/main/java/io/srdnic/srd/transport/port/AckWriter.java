@@ -1,6 +1,7 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
@@ -12,9 +13,9 @@ import io.srdnic.srd.wire.SrdHeader;
  * drop entries it owes between them: {@link #begin}, then {@link SrdAck#drop} for each, then
  * {@link #send}. One at a time, on the transport's thread.
  */
-final class AckWriter {
+public final class AckWriter {
     /** What an ACK's selective bits are read from: what its sender holds above the cumulative PSN. */
-    interface SackSource {
+    public interface SackSource {
         /** Bit i of word {@code word}: PSN cumulative + 1 + 64 * word + i is held. */
         long sackWord(int cumulative, int word);
     }
@@ -27,7 +28,7 @@ final class AckWriter {
     private long address;
     private int drops;
 
-    AckWriter(TxBurst tx, FrameWriter frames, int epoch, SrdCounters counters) {
+    public AckWriter(TxBurst tx, FrameWriter frames, int epoch, SrdCounters counters) {
         this.tx = tx;
         this.frames = frames;
         this.epoch = epoch;
@@ -39,7 +40,7 @@ final class AckWriter {
      * for {@code drops} drop entries; returns the frame, for the caller to write them into, or null
      * when no TX buffer is free (no ACK goes: the peer's sender retries).
      */
-    Mbuf begin(int flags, int drops, int source, int destination, int cumulative, int echoedEpoch, int triggerPsn,
+    public Mbuf begin(int flags, int drops, int source, int destination, int cumulative, int echoedEpoch, int triggerPsn,
                long echoedTimestamp, SackSource sacks) {
         long taken = tx.take();
         if (taken == 0) {
@@ -65,7 +66,7 @@ final class AckWriter {
     }
 
     /** Sends the ACK begun last to the peer at {@code mac}/{@code ip}, back on the path of its packet from {@code sourcePort}. */
-    void send(long mac, int ip, int sourcePort) {
+    public void send(long mac, int ip, int sourcePort) {
         // Back on the path the data came by: a dead path loses both, and only that path is blamed.
         frames.answer(tx.view.wrap(address), mac, ip, sourcePort, SrdAck.length(drops));
         counters.txAcks++;

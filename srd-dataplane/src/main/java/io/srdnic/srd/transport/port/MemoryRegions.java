@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import java.lang.foreign.MemorySegment;
 
@@ -28,7 +28,7 @@ public final class MemoryRegions {
     private final java.util.SplittableRandom tags;
     private int count;
 
-    MemoryRegions(int capacity, java.util.SplittableRandom tags) {
+    public MemoryRegions(int capacity, java.util.SplittableRandom tags) {
         if (capacity > 1 << (31 - TAG_BITS)) {
             throw new IllegalArgumentException("at most " + (1 << (31 - TAG_BITS)) + " memory regions");
         }
@@ -98,7 +98,7 @@ public final class MemoryRegions {
      * {@code buffer}: a posted receive's memory is still its region's (a key deregistered and drawn
      * again for other memory does not pass).
      */
-    boolean holds(int k, MemorySegment buffer, long offset, int length) {
+    public boolean holds(int k, MemorySegment buffer, long offset, int length) {
         int i = indexOf(k);
         if (i < 0) {
             return false;
@@ -111,7 +111,7 @@ public final class MemoryRegions {
      * Whether a receive posted from region {@code k} (0: posted naming none) may still take data:
      * the one check every delivery path makes before it writes into a receive's bytes.
      */
-    boolean admits(int k, MemorySegment buffer, long offset, int length) {
+    public boolean admits(int k, MemorySegment buffer, long offset, int length) {
         return k == 0 || holds(k, buffer, offset, length);
     }
 
@@ -124,7 +124,7 @@ public final class MemoryRegions {
      * [{@code address}, {@code address + length}) (addresses are virtual, as in verbs: the memory's
      * native address, or the base it was registered with); else -1.
      */
-    int find(int rkey, int pdId, long address, long length, int needed) {
+    public int find(int rkey, int pdId, long address, long length, int needed) {
         int i = indexOf(rkey);
         if (i < 0 || pd[i] != pdId || (access[i] & needed) != needed || length < 0) {
             return -1;
@@ -134,11 +134,11 @@ public final class MemoryRegions {
     }
 
     /** Where {@code address} (found in region {@code index}) lies in its {@link #segment}. */
-    long offset(int index, long address) {
+    public long offset(int index, long address) {
         return address - base[index];
     }
 
-    MemorySegment segment(int index) {
+    public MemorySegment segment(int index) {
         return segment[index];
     }
 
