@@ -28,7 +28,6 @@ import io.srdnic.srd.wire.SrdHeader;
  * duplicate, one beyond the window.
  */
 final class SrdResponder {
-    private final SrdTransport t;
     private final ContextTable contexts;
     private final SrdCounters counters;
     private final AckWriter acks;
@@ -40,17 +39,16 @@ final class SrdResponder {
     private final RdmaDelivery rdma;
     private final SrdRequester messages;
 
-    SrdResponder(SrdTransport transport, SrdConfig config, SrdRequester messages, AckWriter acks) {
-        this.t = transport;
-        this.contexts = transport.port.contexts;
-        this.counters = transport.port.counters;
+    SrdResponder(TransportPort port, SrdConfig config, SrdRequester messages, AckWriter acks) {
+        this.contexts = port.contexts;
+        this.counters = port.counters;
         this.acks = acks;
         this.delayedAck = config.delayedAck();
         this.ackEvery = config.ackEvery();
         this.window = config.window();
         this.owed = new OwedAcks(config.burst());
-        this.delivery = new SendDelivery(transport);
-        this.rdma = new RdmaDelivery(transport, messages);
+        this.delivery = new SendDelivery(port);
+        this.rdma = new RdmaDelivery(port, messages);
         this.messages = messages;
     }
 

@@ -125,11 +125,11 @@ public final class SrdTransport implements AutoCloseable {
         this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles, srcSrqs,
             contexts);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdRequester(this, requests, mtu, frames, active, rnrWaits, clock);
+        this.messages = new SrdRequester(port, requests, mtu, frames, active, rnrWaits, clock);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
-        this.responder = new SrdResponder(this, config, messages, acks);
-        this.datagrams = new UdDatagrams(this, this.config.paths(), frames);
+        this.responder = new SrdResponder(port, config, messages, acks);
+        this.datagrams = new UdDatagrams(port, this.config.paths(), frames);
         this.rc = new RcConnections(this, config.maxQps());
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc, clock);
         this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, clock::now);

@@ -17,7 +17,6 @@ import java.lang.foreign.MemorySegment;
  * packets spray, so that datagrams spread over the fabric's ECMP paths too.
  */
 final class UdDatagrams {
-    private final SrdTransport t;
     private final AddressHandles addressHandles;
     private final SrdCounters counters;
     private final TxBurst tx;
@@ -26,12 +25,11 @@ final class UdDatagrams {
     private final int paths;
     private int datagramEntropy;
 
-    UdDatagrams(SrdTransport t, int paths, FrameWriter frames) {
-        this.t = t;
-        this.addressHandles = t.port.addressHandles;
-        this.counters = t.port.counters;
-        this.tx = t.port.tx;
-        this.epoch = t.port.epoch;
+    UdDatagrams(TransportPort port, int paths, FrameWriter frames) {
+        this.addressHandles = port.addressHandles;
+        this.counters = port.counters;
+        this.tx = port.tx;
+        this.epoch = port.epoch;
         this.frames = frames;
         this.paths = paths;
     }
