@@ -168,7 +168,7 @@ final class RcResponder {
             oweAck(m, psn);
             return;
         }
-        if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.qkey(m))) {
+        if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.msn(m))) {
             qp.rnrDrops++;
             nak(psn, DropReason.RNR, qp.minRnrTimer);
             oweAck(m, psn);
@@ -327,7 +327,7 @@ final class RcResponder {
 
     private int send(Mbuf m, int type) {
         int flags = SrdHeader.flags(m);
-        if (SrdHeader.qkey(m) != completedOrdinal) {
+        if (SrdHeader.msn(m) != completedOrdinal) {
             return DropReason.REMOTE_INVALID_REQUEST; // the message sequence is broken
         }
         if ((flags & SrdHeader.FLAG_FIRST) != 0) {
@@ -431,7 +431,7 @@ final class RcResponder {
         }
         boolean withImmediate = type == PacketType.RDMA_WRITE_WITH_IMM;
         if (withImmediate) {
-            if (SrdHeader.qkey(m) != completedOrdinal) {
+            if (SrdHeader.msn(m) != completedOrdinal) {
                 return DropReason.REMOTE_INVALID_REQUEST;
             }
             if (rq.isEmpty()) {
