@@ -130,7 +130,7 @@ public final class SrdTransport implements AutoCloseable {
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
         this.responder = new SrdResponder(port, config, messages, acks);
         this.datagrams = new UdDatagrams(port, this.config.paths(), frames);
-        this.rc = new RcConnections(this, config.maxQps());
+        this.rc = new RcConnections(port, config.maxQps(), this::flushQp);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc, clock);
         this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, clock::now);
         this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder, clock);
