@@ -1,8 +1,8 @@
 package io.srdnic.cli;
 
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.sim.AllToAllSimulation;
 import io.srdnic.srd.sim.Scenario;
-import io.srdnic.srd.transport.SrdConfig;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;

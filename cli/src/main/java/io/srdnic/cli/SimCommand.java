@@ -1,12 +1,12 @@
 package io.srdnic.cli;
 
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.sim.AllToAllSimulation;
 import io.srdnic.srd.sim.RcOp;
 import io.srdnic.srd.sim.Scenario;
 import io.srdnic.srd.sim.SimOp;
 import io.srdnic.srd.sim.SimReport;
 import io.srdnic.srd.sim.SrdSimulation;
-import io.srdnic.srd.transport.SrdConfig;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package io.srdnic.cli;
 
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.sim.RcOp;
 import io.srdnic.srd.sim.RcSimulation;
 import io.srdnic.srd.sim.Scenario;
-import io.srdnic.srd.transport.SrdConfig;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;

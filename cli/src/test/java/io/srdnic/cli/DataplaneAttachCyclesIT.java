@@ -3,7 +3,7 @@ package io.srdnic.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;

@@ -4,13 +4,13 @@ import io.srdnic.verbs.QpInitAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
-import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.QueuePair;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

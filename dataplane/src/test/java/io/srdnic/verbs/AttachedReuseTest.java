@@ -3,9 +3,9 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.AttachedSrdTest.App;
 import io.srdnic.dataplane.attach.AllowRule;
 import java.nio.file.Path;

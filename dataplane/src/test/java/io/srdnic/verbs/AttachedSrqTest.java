@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.AttachedSrdTest.App;
 import io.srdnic.dataplane.attach.AllowRule;
 import java.nio.file.Path;

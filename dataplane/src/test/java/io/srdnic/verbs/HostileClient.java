@@ -1,7 +1,7 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.dataplane.attach.AttachServer;
 import io.srdnic.ffm.Libc;
 import io.srdnic.verbs.attach.ControlSocket;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package io.srdnic.examples;
 
 import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;

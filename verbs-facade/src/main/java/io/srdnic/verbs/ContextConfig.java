@@ -1,6 +1,6 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import java.nio.file.Path;
 
 /**

@@ -1,15 +1,15 @@
 package io.srdnic.verbs;
 
+import io.srdnic.pmd.Affinity;
+import io.srdnic.pmd.Eal;
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpType;
 import io.srdnic.srd.transport.SharedReceiveQueue;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
 import java.lang.foreign.MemorySegment;
-import io.srdnic.pmd.Affinity;
-import io.srdnic.pmd.Eal;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -1,9 +1,9 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.transport.QpAttributes;
+import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.transport.SrcDomain;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.SrdTransport;
 import io.srdnic.srd.transport.SrqAttributes;
 import io.srdnic.verbs.attach.control.CmEventMessage;

@@ -2,9 +2,9 @@ package io.srdnic.verbs;
 
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.transport.SrcDomain;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;

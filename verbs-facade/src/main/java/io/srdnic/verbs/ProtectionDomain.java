@@ -1,6 +1,6 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 

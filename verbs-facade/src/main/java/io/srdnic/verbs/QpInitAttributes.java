@@ -1,6 +1,6 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 
 /**
  * What a QP is created with, in ibv_qp_init_attr's shape: its type, its send and receive CQs, the

@@ -1,16 +1,16 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.transport.SrdTransport;
 
 /**
  * A queue pair (ibv_qp) of type SRD, UD or RC, or XRC_SEND / XRC_RECV ({@link XrcQpType}, the
  * transport's SRC QPs: {@link #type()} is SRC, {@link #xrcType()} says which half). States and transitions are the verbs state machine's
  * (RESET → INIT → RTR → RTS ⇄ SQD, any → ERROR or RESET), with the attributes each move takes as
- * {@link io.srdnic.srd.transport.QpTransitions} has them; SRD and UD follow UD's. {@link #postSend} and {@link #postRecv} return 0 or
+ * {@link io.srdnic.srd.transport.qp.QpTransitions} has them; SRD and UD follow UD's. {@link #postSend} and {@link #postRecv} return 0 or
  * {@link #ENOMEM} when the queue is full, throw {@link VerbsException} on misuse (wrong state, a
  * destroyed QP or AH), and report what the seed names as completion statuses: SGEs outside their
  * region or a wrong lkey complete with LOCAL_PROTECTION_ERROR, a message over the MTU with

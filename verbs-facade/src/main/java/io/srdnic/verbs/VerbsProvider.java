@@ -1,8 +1,8 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.HandleReply;

@@ -1,7 +1,7 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
 
 /**
  * The XRC QP types' moves on the transport's SRC QPs, whose state machine is RC's: the kernel's

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.counters.Counter;
 import io.srdnic.srd.counters.CountersReader;
-import io.srdnic.srd.transport.QpType;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;

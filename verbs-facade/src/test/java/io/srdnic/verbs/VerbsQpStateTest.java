@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -156,7 +156,7 @@ class VerbsSimTest {
     void shouldJudgeTheMtuBySumOfSgesNotEachOne() {
         try (SimWorld w = new SimWorld(4);
              VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), QpType.SRD, 4,
-                 io.srdnic.srd.transport.SrdConfig.DEFAULT_MTU)) {
+                 io.srdnic.srd.api.SrdConfig.DEFAULT_MTU)) {
             int mtu = p.a.mtu();
             java.lang.foreign.MemorySegment big = p.arena.allocate(2L * mtu);
             MemoryRegion bigMr = p.sa.pd.registerMemory(big, Access.LOCAL_WRITE);

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

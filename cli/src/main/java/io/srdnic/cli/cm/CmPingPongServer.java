@@ -1,7 +1,7 @@
 package io.srdnic.cli.cm;
 
 import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;

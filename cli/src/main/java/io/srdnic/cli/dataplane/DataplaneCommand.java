@@ -3,7 +3,7 @@ package io.srdnic.cli.dataplane;
 import io.srdnic.dataplane.DataplaneConfigFile;
 import io.srdnic.dataplane.DataplaneProcess;
 import io.srdnic.dataplane.IdleStrategies;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.ClientQuota;

@@ -2,9 +2,9 @@ package io.srdnic.cli.demo;
 
 import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.MemoryRegion;

@@ -4,7 +4,7 @@ import io.srdnic.cli.adversary.Attack;
 import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

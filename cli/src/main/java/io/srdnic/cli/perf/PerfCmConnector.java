@@ -1,7 +1,7 @@
 package io.srdnic.cli.perf;
 
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.XrcQpType;

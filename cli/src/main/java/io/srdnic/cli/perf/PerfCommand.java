@@ -5,7 +5,7 @@ import io.srdnic.cli.pktgen.PktgenCommand;
 import io.srdnic.cli.pktgen.PktgenPingPong;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.verbs.ThreadingMode;
 import java.nio.file.Path;
 import java.util.ArrayList;

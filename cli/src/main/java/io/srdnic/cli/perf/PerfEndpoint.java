@@ -2,10 +2,10 @@ package io.srdnic.cli.perf;
 
 import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.cli.perf.PerfParams.Op;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;

@@ -1,6 +1,6 @@
 package io.srdnic.cli.perf;
 
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -5,7 +5,7 @@ import io.srdnic.pmd.EthPort;
 import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.PortConfig;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 
 /**
  * A started DPDK port and the pool its RX queue fills, used first by the raw ping-pong and then

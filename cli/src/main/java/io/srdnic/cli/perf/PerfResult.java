@@ -28,7 +28,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
 
     /** Frame length of a message of {@code size} bytes: Ethernet, IPv4, UDP and SRD headers (90 bytes) in front. */
     static int frameLength(int size) {
-        return Math.max(60, size + io.srdnic.srd.transport.SrdConfig.FRAME_OVERHEAD);
+        return Math.max(60, size + io.srdnic.srd.api.SrdConfig.FRAME_OVERHEAD);
     }
 
     Double gbps() {

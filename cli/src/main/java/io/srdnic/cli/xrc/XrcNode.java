@@ -181,7 +181,7 @@ final class XrcNode implements AutoCloseable {
             case CONNECT_REQUEST -> {
                 int from = e.privateDataLength() == 1 ? e.privateData()[0] : -1;
                 CmId id = e.id();
-                if (from < 0 || from >= jobs || targets[from].state() != io.srdnic.srd.transport.QpState.RESET) {
+                if (from < 0 || from >= jobs || targets[from].state() != io.srdnic.srd.api.QpState.RESET) {
                     id.reject();
                     id.destroy();
                     return;

@@ -6,8 +6,8 @@ import io.srdnic.verbs.attach.SendRecord;
 import io.srdnic.verbs.attach.RecvRecord;
 import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.attach.FreeSpace;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -450,7 +450,7 @@ final class ClientSession {
                 qp.modify(ModifyQpRequest.state(r.values()[0]), r.values()[1]);
             } else {
                 var attributes = r.toAttributes();
-                if (attributes.has(io.srdnic.srd.transport.QpAttributes.ADDRESS_HANDLE) && !ownsAh(attributes.addressHandle())) {
+                if (attributes.has(io.srdnic.srd.api.QpAttributes.ADDRESS_HANDLE) && !ownsAh(attributes.addressHandle())) {
                     throw new VerbsException("address handle " + attributes.addressHandle() + " is not one of this context's");
                 }
                 qp.modify(attributes);

@@ -5,7 +5,7 @@ import io.srdnic.verbs.attach.SendRecord;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;

@@ -1,7 +1,7 @@
 package io.srdnic.rtrs.session;
 
 import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import static io.srdnic.rtrs.session.RtrsSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

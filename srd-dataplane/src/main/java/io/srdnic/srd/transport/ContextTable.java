@@ -1,5 +1,8 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.LongIntMap;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -39,12 +42,12 @@ final class ContextTable {
         this.config = config;
         this.counters = counters;
         this.random = random;
-        this.contexts = new SrdContext[config.maxContexts];
+        this.contexts = new SrdContext[config.maxContexts()];
         this.nextContextId = random.nextInt();
-        this.probation = new long[config.maxContexts];
-        this.live = new int[config.maxContexts];
-        this.livePosition = new int[config.maxContexts];
-        this.inUse = new BitSet(config.maxContexts);
+        this.probation = new long[config.maxContexts()];
+        this.live = new int[config.maxContexts()];
+        this.livePosition = new int[config.maxContexts()];
+        this.inUse = new BitSet(config.maxContexts());
     }
 
     /**
@@ -53,7 +56,7 @@ final class ContextTable {
      * port, which every address handle names (see {@link SrdTransport#createAddressHandle}).
      */
     long flowFrom(int ip) {
-        return FlowKey.pack(ip, config.udpPort);
+        return FlowKey.pack(ip, config.udpPort());
     }
 
     /**

@@ -1,8 +1,11 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.TxBurst;
 
 /**
  * The transport's duty cycle, driven by {@link SrdTransport#doWork(long)} on one thread with the
@@ -45,7 +48,7 @@ final class DutyCycle {
     DutyCycle(SrdConfig config, TxBurst tx, PacketDispatcher dispatcher, SrdResponder responder, RcConnections rc, SrdRequester messages,
               ContextTable contexts, ActiveContexts active, SrdRnrWaits rnrWaits, PathProbes probes, SendRequests requests,
               SrdCounters counters, AsyncEventQueue events, CycleClock clock) {
-        this.readSilenceLimit = Math.max(config.transportTimeoutNanos, config.retransmitLifetimeNanos());
+        this.readSilenceLimit = Math.max(config.transportTimeoutNanos(), config.retransmitLifetimeNanos());
         this.config = config;
         this.tx = tx;
         this.dispatcher = dispatcher;
@@ -71,7 +74,7 @@ final class DutyCycle {
      */
     int doWork(long now) {
         int work = transmitPosted(now);
-        if (now - lastCycle >= config.rtoMinNanos) {
+        if (now - lastCycle >= config.rtoMinNanos()) {
             // The thread was away (descheduled, a GC pause, an application that stopped polling) for
             // as long as an RTO can be: hear the ACKs that waited in the RX ring before the timers
             // judge anything lost, or every packet in flight goes again and each such pause spends
@@ -139,7 +142,7 @@ final class DutyCycle {
             next = Math.min(next, s.nextTimeout());
             next = Math.min(next, s.paths.nextDeadline());
             if (s.inflight > 0 && !s.unresponsive) {
-                next = Math.min(next, s.lastProgress + config.transportTimeoutNanos);
+                next = Math.min(next, s.lastProgress + config.transportTimeoutNanos());
             }
         }
         next = Math.min(next, rnrWaits.earliest());
@@ -150,7 +153,7 @@ final class DutyCycle {
             SrdContext ctx = contexts.live(i);
             if (!ctx.active) {
                 // Reclaimed at the first housekeeping pass after it has been idle long enough.
-                next = Math.min(next, Math.max(ctx.lastActivity + config.idleContextNanos, lastHousekeeping + HOUSEKEEPING_INTERVAL));
+                next = Math.min(next, Math.max(ctx.lastActivity + config.idleContextNanos(), lastHousekeeping + HOUSEKEEPING_INTERVAL));
             }
         }
         return next;
@@ -169,7 +172,7 @@ final class DutyCycle {
             if (sender.inflight == 0) {
                 // Nothing was outstanding: the wait for progress starts now, not at the last ACK.
                 sender.lastProgress = now;
-                if (now - ctx.lastHeard >= config.idleContextNanos / 2) {
+                if (now - ctx.lastHeard >= config.idleContextNanos() / 2) {
                     // Silent this long, the peer may have reclaimed its context (it does after
                     // idle-context without hearing from us) and would drop what names it: introduce
                     // ourselves afresh. Safe, since every PSN from here on is new, so no incarnation of
@@ -202,7 +205,7 @@ final class DutyCycle {
                 work++;
             }
             sender.paths.expireProbes(now);
-            if (sender.inflight > 0 && !sender.unresponsive && now - sender.lastProgress >= config.transportTimeoutNanos) {
+            if (sender.inflight > 0 && !sender.unresponsive && now - sender.lastProgress >= config.transportTimeoutNanos()) {
                 becameUnresponsive(ctx, now);
             }
             if (ctx.idle() && sender.paths.healthyCount() == sender.paths.count()) {
@@ -237,7 +240,7 @@ final class DutyCycle {
     private void reclaimIdleContexts(long now) {
         // Idle up to the last time the RX ring was emptied, not up to now: a thread that stalled
         // has not read what arrived meanwhile, retransmissions into this window among it.
-        counters.contextsReclaimed += contexts.reclaimIdle(clock.lastDrained(), config.idleContextNanos);
+        counters.contextsReclaimed += contexts.reclaimIdle(clock.lastDrained(), config.idleContextNanos());
     }
 
     /** {@code ctx} made no progress for the transport timeout: the application hears of it once, until progress resumes. */

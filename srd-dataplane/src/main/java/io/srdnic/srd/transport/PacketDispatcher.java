@@ -3,6 +3,8 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
@@ -31,10 +33,10 @@ final class PacketDispatcher {
     PacketDispatcher(PacketIo io, Arena arena, SrdConfig config, SrdCounters counters, RcConnections rc, SrdAckIntake ackIntake,
                      PathProbes probes, SrdResponder responder, CycleClock clock) {
         this.io = io;
-        this.rxBatch = new MbufBatch(arena, config.burst);
-        this.udpPort = config.udpPort;
-        this.mtu = config.mtu;
-        this.localIp = config.localIp;
+        this.rxBatch = new MbufBatch(arena, config.burst());
+        this.udpPort = config.udpPort();
+        this.mtu = config.mtu();
+        this.localIp = config.localIp();
         this.counters = counters;
         this.rc = rc;
         this.ackIntake = ackIntake;

@@ -1,7 +1,10 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;

@@ -2,8 +2,10 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
 import java.util.function.LongSupplier;
 
 /**

@@ -1,7 +1,8 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.ReadResponseHeader;
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,9 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;

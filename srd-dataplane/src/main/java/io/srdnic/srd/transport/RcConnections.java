@@ -1,8 +1,11 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.engine.PathSet;
+import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
@@ -15,7 +18,13 @@ import io.srdnic.srd.wire.SrdHeader;
  * destination QPN names; RC has no SRD context). Owned by the transport's thread.
  */
 final class RcConnections {
-    private final SrdTransport t;
+    /** What a failed connection asks of the device: flush the QP that went to ERROR (the device's QpErrors does it). */
+    @FunctionalInterface
+    interface ErrorFlush {
+        void flushQp(SrdQp qp, boolean withCompletions);
+    }
+
+    private final ErrorFlush errorFlush;
     private final QpTable qps;
     private final AddressHandles addressHandles;
     private final SrdCounters counters;
@@ -26,11 +35,11 @@ final class RcConnections {
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
-    RcConnections(SrdTransport transport, int maxQps) {
-        this.t = transport;
-        this.qps = transport.port.qps;
-        this.addressHandles = transport.port.addressHandles;
-        this.counters = transport.port.counters;
+    RcConnections(TransportPort port, int maxQps, ErrorFlush errorFlush) {
+        this.errorFlush = errorFlush;
+        this.qps = port.qps;
+        this.addressHandles = port.addressHandles;
+        this.counters = port.counters;
         this.active = new RcRequester[maxQps + 1];
         this.owing = new RcResponder[maxQps + 1];
     }
@@ -61,7 +70,7 @@ final class RcConnections {
     void enterError(SrdQp qp, long now) {
         if (qp.state != QpState.ERROR) {
             qp.state = QpState.ERROR;
-            t.flushQp(qp, true);
+            errorFlush.flushQp(qp, true);
         }
     }
 

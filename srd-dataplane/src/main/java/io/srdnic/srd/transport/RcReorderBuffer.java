@@ -1,6 +1,8 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.transport.port.AckWriter;
+import io.srdnic.srd.transport.port.HeldPacketPool;
 
 /**
  * An RC responder's reorder buffer: copies of packets that arrived ahead of the PSN it expects,

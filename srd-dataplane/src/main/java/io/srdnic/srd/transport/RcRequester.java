@@ -1,10 +1,19 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
-import io.srdnic.pmd.Mbuf;
-import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.qp.LocalAckTimeout;
+import io.srdnic.srd.transport.qp.RnrTimer;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
@@ -422,7 +431,7 @@ final class RcRequester implements ReliableSender.Listener {
             counters.acksRefused++;
             return;
         }
-        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, t.config().rtoMaxNanos * 4);
+        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, t.config().rtoMaxNanos() * 4);
         // What the responder executed first: a NAK names a packet every one before which was executed (it runs them in order).
         boolean progress = sender.onAcknowledged(cumulative, sack, this);
         if ((SrdHeader.flags(m) & SrdHeader.FLAG_HELD) != 0) {

@@ -2,8 +2,15 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.AckWriter;
+import io.srdnic.srd.transport.port.HeldPacketPool;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -161,7 +168,7 @@ final class RcResponder {
             oweAck(m, psn);
             return;
         }
-        if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.qkey(m))) {
+        if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.msn(m))) {
             qp.rnrDrops++;
             nak(psn, DropReason.RNR, qp.minRnrTimer);
             oweAck(m, psn);
@@ -320,7 +327,7 @@ final class RcResponder {
 
     private int send(Mbuf m, int type) {
         int flags = SrdHeader.flags(m);
-        if (SrdHeader.qkey(m) != completedOrdinal) {
+        if (SrdHeader.msn(m) != completedOrdinal) {
             return DropReason.REMOTE_INVALID_REQUEST; // the message sequence is broken
         }
         if ((flags & SrdHeader.FLAG_FIRST) != 0) {
@@ -424,7 +431,7 @@ final class RcResponder {
         }
         boolean withImmediate = type == PacketType.RDMA_WRITE_WITH_IMM;
         if (withImmediate) {
-            if (SrdHeader.qkey(m) != completedOrdinal) {
+            if (SrdHeader.msn(m) != completedOrdinal) {
                 return DropReason.REMOTE_INVALID_REQUEST;
             }
             if (rq.isEmpty()) {

@@ -1,7 +1,10 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
@@ -21,17 +24,15 @@ final class RdmaDelivery {
     /** Neither delivered nor refused: nothing was taken, so the packet stays unacknowledged and comes again. */
     static final int LATER = -1;
 
-    private final SrdTransport t;
     private final QpTable qps;
     private final SrdCounters counters;
     private final MemoryRegions regions;
     private final SrdRequester messages;
 
-    RdmaDelivery(SrdTransport transport, SrdRequester messages) {
-        this.t = transport;
-        this.qps = transport.port.qps;
-        this.counters = transport.port.counters;
-        this.regions = transport.port.regions;
+    RdmaDelivery(TransportPort port, SrdRequester messages) {
+        this.qps = port.qps;
+        this.counters = port.counters;
+        this.regions = port.regions;
         this.messages = messages;
     }
 

@@ -1,5 +1,8 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.port.AckWriter;
+
 /**
  * The responder's view of one context's PSN space: every PSN below {@link #base()} is done
  * (delivered, dropped with an indication, or acknowledged at the sender); a bitmap of {@code size}

@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
@@ -13,12 +14,10 @@ import io.srdnic.srd.wire.SrdHeader;
  * responder's; a message layer that reassembles or orders (RC) will bring a policy of its own.
  */
 final class SendDelivery {
-    private final SrdTransport t;
     private final QpTable qps;
 
-    SendDelivery(SrdTransport transport) {
-        this.t = transport;
-        this.qps = transport.port.qps;
+    SendDelivery(TransportPort port) {
+        this.qps = port.qps;
     }
 
     /**

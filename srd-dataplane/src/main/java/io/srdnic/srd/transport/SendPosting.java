@@ -1,7 +1,10 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.AddressHandles;
 import java.lang.foreign.MemorySegment;
 
 /**

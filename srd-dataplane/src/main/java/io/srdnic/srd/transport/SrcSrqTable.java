@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.port.LongIntMap;
+
 /**
  * The SRC SRQs of one transport by the number SRC packets name them with: the responder's lookup,
  * one per packet, allocating nothing. Numbers are 1..0xFFFFFF and unique; a destroyed SRQ's number

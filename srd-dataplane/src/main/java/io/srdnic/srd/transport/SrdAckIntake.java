@@ -1,6 +1,8 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
@@ -51,7 +53,7 @@ final class SrdAckIntake {
         ctx.peerEpoch = SrdAck.epoch(m);
         ctx.lastActivity = now;
         ctx.lastHeard = now;
-        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, config.rtoMaxNanos * 4);
+        sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, config.rtoMaxNanos() * 4);
         boolean progress = false;
         for (int i = 0; i < drops; i++) {
             int psn = SrdAck.dropPsn(m, i);

@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.ReliableSender;
 
 /**

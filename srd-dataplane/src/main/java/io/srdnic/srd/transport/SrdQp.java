@@ -2,8 +2,13 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.qp.QpAttributeChecks;
+import io.srdnic.srd.transport.qp.QpTransitions;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -1,9 +1,13 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
@@ -26,7 +30,6 @@ final class SrdRequester implements ReliableSender.Listener {
     /** The largest RDMA request on SRD (reported by queryDevice). */
     static final int MAX_RDMA_SIZE = 1 << 30;
 
-    private final SrdTransport t;
     private final CycleClock clock;
     private final ContextTable contexts;
     private final SrdCounters counters;
@@ -41,15 +44,14 @@ final class SrdRequester implements ReliableSender.Listener {
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
-    SrdRequester(SrdTransport transport, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits,
+    SrdRequester(TransportPort port, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits,
                  CycleClock clock) {
-        this.t = transport;
         this.clock = clock;
-        this.contexts = transport.port.contexts;
-        this.counters = transport.port.counters;
-        this.tx = transport.port.tx;
-        this.regions = transport.port.regions;
-        this.epoch = transport.port.epoch;
+        this.contexts = port.contexts;
+        this.counters = port.counters;
+        this.tx = port.tx;
+        this.regions = port.regions;
+        this.epoch = port.epoch;
         this.frames = frames;
         this.active = active;
         this.rnrWaits = rnrWaits;

@@ -1,6 +1,10 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.AckWriter;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -24,7 +28,6 @@ import io.srdnic.srd.wire.SrdHeader;
  * duplicate, one beyond the window.
  */
 final class SrdResponder {
-    private final SrdTransport t;
     private final ContextTable contexts;
     private final SrdCounters counters;
     private final AckWriter acks;
@@ -36,17 +39,16 @@ final class SrdResponder {
     private final RdmaDelivery rdma;
     private final SrdRequester messages;
 
-    SrdResponder(SrdTransport transport, SrdConfig config, SrdRequester messages, AckWriter acks) {
-        this.t = transport;
-        this.contexts = transport.port.contexts;
-        this.counters = transport.port.counters;
+    SrdResponder(TransportPort port, SrdConfig config, SrdRequester messages, AckWriter acks) {
+        this.contexts = port.contexts;
+        this.counters = port.counters;
         this.acks = acks;
-        this.delayedAck = config.delayedAck;
-        this.ackEvery = config.ackEvery;
+        this.delayedAck = config.delayedAck();
+        this.ackEvery = config.ackEvery();
         this.window = config.window();
-        this.owed = new OwedAcks(config.burst);
-        this.delivery = new SendDelivery(transport);
-        this.rdma = new RdmaDelivery(transport, messages);
+        this.owed = new OwedAcks(config.burst());
+        this.delivery = new SendDelivery(port);
+        this.rdma = new RdmaDelivery(port, messages);
         this.messages = messages;
     }
 

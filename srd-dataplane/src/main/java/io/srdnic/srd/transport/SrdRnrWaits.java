@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
 import java.util.function.IntConsumer;
 
 /**
@@ -28,7 +29,7 @@ final class SrdRnrWaits {
         int attempt = requests.qp[r].rnrRetry - requests.rnrLeft[r];
         requests.rnrLeft[r]--;
         requests.state[r] = SendRequests.RNR_WAIT;
-        waiting.add(r, now + (config.rnrBackoffNanos << Math.min(attempt, 10)));
+        waiting.add(r, now + (config.rnrBackoffNanos() << Math.min(attempt, 10)));
         ctx.rnrWaiting++;
     }
 

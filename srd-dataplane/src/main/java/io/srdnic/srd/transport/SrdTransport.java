@@ -3,9 +3,18 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.AckWriter;
+import io.srdnic.srd.transport.port.AddressHandles;
+import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.HeldPacketPool;
+import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.TxBurst;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
@@ -99,29 +108,29 @@ public final class SrdTransport implements AutoCloseable {
         this.config = config.conclude(io.maxFrameLength());
         this.epoch = epoch;
         this.localMac = io.macAddress();
-        this.localIp = config.localIp;
-        this.udpPort = config.udpPort;
-        this.mtu = config.mtu;
-        this.udpChecksum = config.udpChecksum;
+        this.localIp = config.localIp();
+        this.udpPort = config.udpPort();
+        this.mtu = config.mtu();
+        this.udpChecksum = config.udpChecksum();
         this.frames = new FrameWriter(localMac, localIp, udpPort, udpChecksum);
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
-        this.active = new ActiveContexts(contexts, config.maxContexts);
-        this.qps = new QpTable(config.maxQps, random);
-        this.requests = new SendRequests(config.maxOutstandingRequests);
-        this.regions = new MemoryRegions(config.maxMemoryRegions, random.split());
-        this.tx = new TxBurst(io, arena, config.burst, counters);
+        this.active = new ActiveContexts(contexts, config.maxContexts());
+        this.qps = new QpTable(config.maxQps(), random);
+        this.requests = new SendRequests(config.maxOutstandingRequests());
+        this.regions = new MemoryRegions(config.maxMemoryRegions(), random.split());
+        this.tx = new TxBurst(io, arena, config.burst(), counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
-        this.heldPackets = new HeldPacketPool(config.rcHeldPackets, config.mtu() + SrdConfig.FRAME_OVERHEAD);
+        this.heldPackets = new HeldPacketPool(config.rcHeldPackets(), config.mtu() + SrdConfig.FRAME_OVERHEAD);
         this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles, srcSrqs,
             contexts);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdRequester(this, requests, mtu, frames, active, rnrWaits, clock);
+        this.messages = new SrdRequester(port, requests, mtu, frames, active, rnrWaits, clock);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
-        this.responder = new SrdResponder(this, config, messages, acks);
-        this.datagrams = new UdDatagrams(this, this.config.paths, frames);
-        this.rc = new RcConnections(this, config.maxQps);
+        this.responder = new SrdResponder(port, config, messages, acks);
+        this.datagrams = new UdDatagrams(port, this.config.paths(), frames);
+        this.rc = new RcConnections(port, config.maxQps(), this::flushQp);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc, clock);
         this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, clock::now);
         this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder, clock);
@@ -243,7 +252,7 @@ public final class SrdTransport implements AutoCloseable {
         }
         int qpn = qps.nextQpn();
         if (qpn < 0) {
-            throw new IllegalStateException("all " + config.maxQps + " QPs are in use: destroy some or raise SrdConfig.maxQps");
+            throw new IllegalStateException("all " + config.maxQps() + " QPs are in use: destroy some or raise SrdConfig.maxQps");
         }
         SrdQp qp = new SrdQp(this, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {

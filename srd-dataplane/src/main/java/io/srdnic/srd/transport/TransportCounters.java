@@ -5,6 +5,7 @@ import static io.srdnic.srd.counters.CountersLayout.GAUGE;
 
 import io.srdnic.pmd.PortStats;
 import io.srdnic.srd.counters.CountersWriter;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import java.util.function.IntConsumer;
@@ -65,7 +66,7 @@ public final class TransportCounters {
             portIds[i] = portKeepsStats ? writer.allocate(COUNTER, scope + " " + PortStats.NAMES.get(i), 0) : -1;
         }
         contextsId = writer.allocate(GAUGE, scope + " contexts", 0);
-        int slots = transport.config().maxContexts;
+        int slots = transport.config().maxContexts();
         peerFlow = new long[slots];
         peerContextId = new int[slots];
         peerIds = new int[slots][];

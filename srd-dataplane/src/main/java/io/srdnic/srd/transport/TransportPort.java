@@ -1,5 +1,13 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.AckWriter;
+import io.srdnic.srd.transport.port.AddressHandles;
+import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.HeldPacketPool;
+import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.TxBurst;
+
 /**
  * What every QP type's sending and receiving halves share below the transport: the TX burst and
  * the writers of frames and ACKs, the memory regions RDMA lands in, the pool of held RC packets,

@@ -3,6 +3,10 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.AddressHandles;
+import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;
@@ -13,7 +17,6 @@ import java.lang.foreign.MemorySegment;
  * packets spray, so that datagrams spread over the fabric's ECMP paths too.
  */
 final class UdDatagrams {
-    private final SrdTransport t;
     private final AddressHandles addressHandles;
     private final SrdCounters counters;
     private final TxBurst tx;
@@ -22,12 +25,11 @@ final class UdDatagrams {
     private final int paths;
     private int datagramEntropy;
 
-    UdDatagrams(SrdTransport t, int paths, FrameWriter frames) {
-        this.t = t;
-        this.addressHandles = t.port.addressHandles;
-        this.counters = t.port.counters;
-        this.tx = t.port.tx;
-        this.epoch = t.port.epoch;
+    UdDatagrams(TransportPort port, int paths, FrameWriter frames) {
+        this.addressHandles = port.addressHandles;
+        this.counters = port.counters;
+        this.tx = port.tx;
+        this.epoch = port.epoch;
         this.frames = frames;
         this.paths = paths;
     }

@@ -1,7 +1,9 @@
 /**
  * The transports of one device, in layers. The reliability engine is a package of its own (it
- * shares nothing with the layers above but its interface); the duty cycle, the message layers and
- * the QP objects stay in this one package because they share package-private state (the
+ * shares nothing with the layers above but its interface), and so are the shared parts below the
+ * message layers ({@code port}) and the QP state machine's stand-alone parts ({@code qp}); the
+ * layering is docs/architecture.md's and PackageLayeringTest enforces it. The duty cycle, the
+ * message layers and the QP objects stay in this one package because they share package-private state (the
  * transport's tables, TX burst, counters, a QP's fields) that splitting them would make public
  * API; the class names carry the layer ({@code Rc*} for RC, {@code Srd*}/{@code Send*} for SRD):
  * <ol>
@@ -12,7 +14,7 @@
  *     (parse, source check, route), {@code QpErrors} (CQ overrun, flush, destroy, QP events).</li>
  * <li><b>Port: what every QP type shares below it</b> — {@code TransportPort} hands out
  *     {@code TxBurst}, {@code FrameWriter} (every Ethernet/IPv4/UDP header this device writes),
- *     {@code AckWriter} (every ACK, SRD's and RC's), {@link io.srdnic.srd.transport.MemoryRegions},
+ *     {@code AckWriter} (every ACK, SRD's and RC's), {@link io.srdnic.srd.transport.port.MemoryRegions},
  *     {@code HeldPacketPool}, the counters, the epoch and the tables ({@code QpTable},
  *     {@code AddressHandles}, {@code SrcSrqTable}, {@code ContextTable}).</li>
  * <li><b>Reliability engine</b>, one per flow whatever the QP type — its own package,

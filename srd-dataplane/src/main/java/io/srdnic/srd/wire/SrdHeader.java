@@ -181,6 +181,15 @@ public final class SrdHeader {
         m.putIntBE(SRD_OFFSET + QKEY_OFFSET, qkey);
     }
 
+    /**
+     * RC and SRC: the message sequence number, the requester's count of the messages that consume a
+     * receive (the responder checks it against its own count). It travels in the field SRD and UD
+     * read as the Q_Key, which RC has no use for.
+     */
+    public static int msn(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + QKEY_OFFSET);
+    }
+
     public static int immediate(Mbuf m) {
         return m.getIntBE(SRD_OFFSET + IMMEDIATE_OFFSET);
     }
@@ -200,9 +209,10 @@ public final class SrdHeader {
     /**
      * Writes the whole header: every field, so nothing of an mbuf's previous frame survives (the
      * reserved bytes above the 24-bit QPNs included). Data, datagram and probe packets alike.
+     * {@code qkeyOrMsn} is the Q_Key on SRD and UD, the message sequence number on RC and SRC ({@link #msn}).
      */
     public static void write(Mbuf m, int type, int flags, int payloadLength, int sourceContext, int destinationContext, int epoch,
-                             int psn, int sendBase, int sourceQpn, int destinationQpn, int qkey, int immediate, long timestamp) {
+                             int psn, int sendBase, int sourceQpn, int destinationQpn, int qkeyOrMsn, int immediate, long timestamp) {
         versionAndType(m, type);
         flags(m, flags);
         payloadLength(m, payloadLength);
@@ -213,7 +223,7 @@ public final class SrdHeader {
         sendBase(m, sendBase);
         sourceQpn(m, sourceQpn);
         destinationQpn(m, destinationQpn);
-        qkey(m, qkey);
+        qkey(m, qkeyOrMsn);
         immediate(m, immediate);
         timestamp(m, timestamp);
     }

@@ -5,7 +5,7 @@ import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.fault.InjectingPacketIo;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.UdpSourcePortSelector;
-import io.srdnic.srd.transport.SrdConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -8,6 +8,7 @@ import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.PacketType;
@@ -77,8 +78,8 @@ class AckCoalescingTest {
     void shouldRefuseAckEveryOutsideOneToTheWindow() {
         assertThrows(IllegalArgumentException.class, () -> new SrdConfig().ackEvery(0).conclude(9000));
         assertThrows(IllegalArgumentException.class, () -> new SrdConfig().window(64).ackEvery(65).conclude(9000));
-        assertEquals(64, new SrdConfig().window(64).ackEvery(64).conclude(9000).ackEvery);
-        assertEquals(8, new SrdConfig().set("ack-every", "8").ackEvery);
+        assertEquals(64, new SrdConfig().window(64).ackEvery(64).conclude(9000).ackEvery());
+        assertEquals(8, new SrdConfig().set("ack-every", "8").ackEvery());
     }
 
     @ParameterizedTest

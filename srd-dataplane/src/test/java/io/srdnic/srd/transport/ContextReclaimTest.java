@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

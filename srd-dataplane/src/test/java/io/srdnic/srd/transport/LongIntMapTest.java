@@ -2,6 +2,7 @@ package io.srdnic.srd.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.srdnic.srd.transport.port.LongIntMap;
 import org.junit.jupiter.api.Test;
 
 class LongIntMapTest {

@@ -4,9 +4,12 @@ import static io.srdnic.srd.transport.RcPair.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;

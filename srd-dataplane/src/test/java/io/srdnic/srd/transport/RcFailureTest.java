@@ -8,8 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.qp.LocalAckTimeout;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -1,13 +1,14 @@
 package io.srdnic.srd.transport;
 
-import io.srdnic.srd.transport.engine.ReliableSender;
 import static io.srdnic.srd.transport.RcPair.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;

@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;

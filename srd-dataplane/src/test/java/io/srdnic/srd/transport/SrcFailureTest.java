@@ -6,8 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;

@@ -8,6 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.qp.QpTransitions;
 import org.junit.jupiter.api.Test;
 
 /**

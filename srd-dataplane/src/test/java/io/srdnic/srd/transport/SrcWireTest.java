@@ -10,6 +10,7 @@ import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;

@@ -8,6 +8,8 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;

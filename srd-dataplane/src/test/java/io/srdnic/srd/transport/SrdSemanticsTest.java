@@ -3,6 +3,8 @@ package io.srdnic.srd.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;

@@ -3,6 +3,7 @@ package io.srdnic.srd.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.SrdConfig;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 

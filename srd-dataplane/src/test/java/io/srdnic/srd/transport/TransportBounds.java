@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.engine.ReliableSender;
 
 /**
@@ -19,7 +20,7 @@ public final class TransportBounds {
         SrdConfig config = t.config();
         int window = config.window();
         int live = 0;
-        for (int i = 0; i < config.maxContexts; i++) {
+        for (int i = 0; i < config.maxContexts(); i++) {
             SrdContext ctx = t.contextAt(i);
             if (ctx == null || ctx.id == 0) {
                 continue;
@@ -36,8 +37,8 @@ public final class TransportBounds {
         if (live != t.contextCount()) {
             return live + " contexts alive but " + t.contextCount() + " addresses map to one";
         }
-        if (t.requestsInUse() > config.maxOutstandingRequests) {
-            return t.requestsInUse() + " requests in use, more than the " + config.maxOutstandingRequests + " configured";
+        if (t.requestsInUse() > config.maxOutstandingRequests()) {
+            return t.requestsInUse() + " requests in use, more than the " + config.maxOutstandingRequests() + " configured";
         }
         return null;
     }

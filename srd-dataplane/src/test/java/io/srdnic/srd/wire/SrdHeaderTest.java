@@ -54,6 +54,16 @@ class SrdHeaderTest {
     }
 
     @Test
+    void shouldReadRcsMessageSequenceNumberFromTheFieldSrdReadsAsTheQkey() {
+        for (int msn : INTS) {
+            SrdHeader.write(m, PacketType.SEND, 0, 0, 0, 0, 1, 2, 3, 4, 5, msn, 6, 7L);
+            assertEquals(msn, SrdHeader.msn(m));
+            assertEquals(msn, m.getIntBE(SRD_OFFSET + 32), "bytes 32..35 of the header, big-endian");
+            assertEquals(SrdHeader.qkey(m), SrdHeader.msn(m), "one field, two names");
+        }
+    }
+
+    @Test
     void shouldRoundTripVersionAndEveryType() {
         for (int type = 0; type < 16; type++) {
             SrdHeader.versionAndType(m, type);

@@ -1,6 +1,6 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.srd.transport.QpAttributes;
+import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.verbs.VerbsException;
 
 /**

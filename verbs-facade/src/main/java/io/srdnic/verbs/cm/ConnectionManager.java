@@ -1,6 +1,6 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.transport.SrdTransport;
 import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.Access;

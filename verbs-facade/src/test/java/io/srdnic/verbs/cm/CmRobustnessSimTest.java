@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.sim.LinkConfig;
-import io.srdnic.srd.transport.QpState;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.transport.SrdTransport;
 import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.AddressHandle;

@@ -1,12 +1,12 @@
 package io.srdnic.verbs.cm;
 
 import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.transport.QpType;
+import io.srdnic.srd.api.QpType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.srdnic.pmd.sim.LinkConfig;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;

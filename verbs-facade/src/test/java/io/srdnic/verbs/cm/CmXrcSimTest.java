@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.transport.QpState;
 import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;

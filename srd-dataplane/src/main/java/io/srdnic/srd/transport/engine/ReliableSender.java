@@ -1,7 +1,7 @@
 package io.srdnic.srd.transport.engine;
 
-import io.srdnic.srd.transport.SrdConfig;
-import io.srdnic.srd.transport.SrdCounters;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import java.util.Arrays;
 
 /**

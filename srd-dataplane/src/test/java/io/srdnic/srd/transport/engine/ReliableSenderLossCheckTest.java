@@ -2,8 +2,8 @@ package io.srdnic.srd.transport.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.srd.transport.SrdConfig;
-import io.srdnic.srd.transport.SrdCounters;
+import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.counters.SrdCounters;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

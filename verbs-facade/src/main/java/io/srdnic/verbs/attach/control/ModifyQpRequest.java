@@ -1,7 +1,7 @@
 package io.srdnic.verbs.attach.control;
 
-import io.srdnic.srd.transport.QpAttributes;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpAttributes;
+import io.srdnic.srd.api.QpState;
 import java.nio.ByteBuffer;
 
 /**

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.srdnic.srd.transport.QpState;
+import io.srdnic.srd.api.QpState;
 import java.nio.ByteBuffer;
 
 /**

@@ -1,0 +1,40 @@
+package io.srdnic.srd.transport.port;
+
+import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.SrdPort;
+
+/**
+ * Writes the Ethernet / IPv4 / UDP headers of every frame this device sends, from its own
+ * addresses: the one place that knows them. Two kinds of frame leave a device: a packet sent on a
+ * path (its UDP source port is that path's entropy, ECMP hashes on it), and an answer to a packet
+ * received (an ACK, a probe reply), which goes back on the path the packet came by: it echoes the
+ * packet's source port as its own and is addressed to the fabric's one SRD port.
+ */
+public final class FrameWriter {
+    private final long localMac;
+    private final int localIp;
+    private final int udpPort;
+    private final boolean udpChecksum;
+
+    public FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum) {
+        this.localMac = localMac;
+        this.localIp = localIp;
+        this.udpPort = udpPort;
+        this.udpChecksum = udpChecksum;
+    }
+
+    /** A packet of {@code srdLength} bytes (SRD header and payload) to {@code port} of the peer, on path {@code path}. */
+    public void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength) {
+        write(m, mac, ip, SrdPort.ENTROPY_BASE + path, port, srdLength);
+    }
+
+    /** An answer of {@code srdLength} bytes back on the path of a packet that came from {@code sourcePort} of the peer. */
+    public void answer(Mbuf m, long mac, int ip, int sourcePort, int srdLength) {
+        write(m, mac, ip, sourcePort, udpPort, srdLength);
+    }
+
+    private void write(Mbuf m, long mac, int ip, int sourcePort, int destinationPort, int srdLength) {
+        Ipv4UdpFrame.write(m, localMac, mac, localIp, ip, sourcePort, destinationPort, srdLength, udpChecksum);
+    }
+}

@@ -1,0 +1,149 @@
+package io.srdnic.srd.transport.port;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The memory regions registered with a transport, which its responder checks every RDMA request
+ * against: the key names a region (its index, and a random tag so that a stale or made-up key
+ * misses), the region belongs to a protection domain and grants access flags. Deregistering
+ * takes effect at once: the next packet naming the key is refused, requests already in flight
+ * against it included. Registered and deregistered on the transport's thread.
+ */
+public final class MemoryRegions {
+    /** Access flags (ibv_access_flags' values). */
+    public static final int LOCAL_WRITE = 1;
+    public static final int REMOTE_WRITE = 1 << 1;
+    public static final int REMOTE_READ = 1 << 2;
+    public static final int REMOTE_ATOMIC = 1 << 3;
+
+    private static final int TAG_BITS = 8;
+
+    private final int capacity;
+    private MemorySegment[] segment;
+    private int[] key;
+    private int[] pd;
+    private int[] access;
+    /** The address RDMA requests name the region's first byte by: its own, or the one its owner advertises (ibv_reg_mr_iova). */
+    private long[] base;
+    private final java.util.SplittableRandom tags;
+    private int count;
+
+    public MemoryRegions(int capacity, java.util.SplittableRandom tags) {
+        if (capacity > 1 << (31 - TAG_BITS)) {
+            throw new IllegalArgumentException("at most " + (1 << (31 - TAG_BITS)) + " memory regions");
+        }
+        this.capacity = capacity;
+        this.segment = new MemorySegment[Math.min(capacity, 64)];
+        this.key = new int[segment.length];
+        this.pd = new int[segment.length];
+        this.access = new int[segment.length];
+        this.base = new long[segment.length];
+        this.tags = tags;
+    }
+
+    /** Registers {@code memory} (native) for protection domain {@code pdId}; returns its key (lkey and rkey alike). */
+    public int register(MemorySegment memory, int pdId, int accessFlags) {
+        return register(memory, pdId, accessFlags, memory.address());
+    }
+
+    /**
+     * As {@link #register(MemorySegment, int, int)}, with RDMA requests naming the region's first
+     * byte {@code virtualBase} rather than its address here (ibv_reg_mr_iova): for memory another
+     * process maps too, at another address, and advertises to its peers by its own.
+     */
+    public int register(MemorySegment memory, int pdId, int accessFlags, long virtualBase) {
+        if (!memory.isNative()) {
+            throw new IllegalArgumentException("only native memory can be registered");
+        }
+        if (count == segment.length && count < capacity) {
+            int grown = Math.min(capacity, 2 * count); // the table grows with use, not to its capacity up front
+            segment = java.util.Arrays.copyOf(segment, grown);
+            key = java.util.Arrays.copyOf(key, grown);
+            pd = java.util.Arrays.copyOf(pd, grown);
+            access = java.util.Arrays.copyOf(access, grown);
+            base = java.util.Arrays.copyOf(base, grown);
+        }
+        for (int i = 0; i < segment.length; i++) {
+            if (segment[i] == null) {
+                segment[i] = memory;
+                key[i] = (i << TAG_BITS) | (1 + tags.nextInt((1 << TAG_BITS) - 1));
+                pd[i] = pdId;
+                access[i] = accessFlags;
+                base[i] = virtualBase;
+                count++;
+                return key[i];
+            }
+        }
+        throw new IllegalStateException("all " + capacity + " memory regions are in use: deregister some");
+    }
+
+    /** Deregisters the region {@code k} names; from now on every request naming it is refused. */
+    public void deregister(int k) {
+        int i = indexOf(k);
+        if (i < 0) {
+            throw new IllegalArgumentException("no memory region with key " + Integer.toHexString(k));
+        }
+        segment[i] = null;
+        key[i] = 0;
+        count--;
+    }
+
+    /** Whether {@code k} names a registered region. */
+    public boolean isLive(int k) {
+        return indexOf(k) >= 0;
+    }
+
+    /**
+     * Whether region {@code k} is registered and holds [{@code offset}, +{@code length}) of
+     * {@code buffer}: a posted receive's memory is still its region's (a key deregistered and drawn
+     * again for other memory does not pass).
+     */
+    public boolean holds(int k, MemorySegment buffer, long offset, int length) {
+        int i = indexOf(k);
+        if (i < 0) {
+            return false;
+        }
+        long start = buffer.address() + offset - segment[i].address();
+        return start >= 0 && start <= segment[i].byteSize() - length;
+    }
+
+    /**
+     * Whether a receive posted from region {@code k} (0: posted naming none) may still take data:
+     * the one check every delivery path makes before it writes into a receive's bytes.
+     */
+    public boolean admits(int k, MemorySegment buffer, long offset, int length) {
+        return k == 0 || holds(k, buffer, offset, length);
+    }
+
+    public int count() {
+        return count;
+    }
+
+    /**
+     * The region {@code rkey} names if it belongs to {@code pdId}, grants {@code needed} and holds
+     * [{@code address}, {@code address + length}) (addresses are virtual, as in verbs: the memory's
+     * native address, or the base it was registered with); else -1.
+     */
+    public int find(int rkey, int pdId, long address, long length, int needed) {
+        int i = indexOf(rkey);
+        if (i < 0 || pd[i] != pdId || (access[i] & needed) != needed || length < 0) {
+            return -1;
+        }
+        long offset = address - base[i];
+        return offset >= 0 && offset <= segment[i].byteSize() - length ? i : -1;
+    }
+
+    /** Where {@code address} (found in region {@code index}) lies in its {@link #segment}. */
+    public long offset(int index, long address) {
+        return address - base[index];
+    }
+
+    public MemorySegment segment(int index) {
+        return segment[index];
+    }
+
+    private int indexOf(int k) {
+        int i = k >>> TAG_BITS;
+        return i < segment.length && segment[i] != null && key[i] == k ? i : -1;
+    }
+}

@@ -1,0 +1,125 @@
+package io.srdnic.srd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packages of srd-dataplane import one way only, as docs/architecture.md draws them: a package
+ * may use its own rank and the ranks below it, never one above, and the message layers (srd, rc,
+ * ud) never each other. Read from the sources, so an upward {@code import} or an inline
+ * fully-qualified name fails the build with the file and line that broke the rule.
+ */
+class PackageLayeringTest {
+    private static final Path SOURCES = Path.of("src/main/java");
+    private static final String ROOT = "io.srdnic.srd";
+
+    /**
+     * Rank of each package: higher knows lower. {@code transport} itself holds what the device
+     * keeps (and, until they get their own packages, the rooms not yet cut out of it).
+     */
+    private static final Map<String, Integer> RANK = Map.ofEntries(
+        Map.entry("wire", 0),
+        Map.entry("api", 1),
+        Map.entry("counters", 1),
+        Map.entry("transport.engine", 2),
+        Map.entry("transport.qp", 3),
+        Map.entry("transport.port", 4),
+        Map.entry("transport.srd", 5),
+        Map.entry("transport.rc", 5),
+        Map.entry("transport.ud", 5),
+        Map.entry("transport", 6));
+
+    private static final Pattern PACKAGE = Pattern.compile("^package " + Pattern.quote(ROOT) + "\\.([\\w.]+);", Pattern.MULTILINE);
+    /** An import or an inline qualified name of a class of this module: the package is all before the first capital. */
+    private static final Pattern REFERENCE = Pattern.compile("\\b" + Pattern.quote(ROOT) + "\\.((?:[a-z]\\w*\\.)*[a-z]\\w*)\\.[A-Z]");
+
+    @Test
+    void everyPackageImportsOnlyItsOwnRankOrBelow() {
+        List<String> violations = new ArrayList<>();
+        for (Path file : javaFiles()) {
+            String source = read(file);
+            Matcher p = PACKAGE.matcher(source);
+            assertTrue(p.find(), file + " has no package line");
+            String from = p.group(1);
+            Integer fromRank = RANK.get(from);
+            assertTrue(fromRank != null, "package " + from + " (" + file + ") has no rank: give it one above");
+            String[] lines = source.split("\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                String line = lines[i];
+                if (isComment(line)) {
+                    continue;
+                }
+                Matcher r = REFERENCE.matcher(line);
+                while (r.find()) {
+                    String to = r.group(1);
+                    String why = rule(from, fromRank, to);
+                    if (why != null) {
+                        violations.add(SOURCES.relativize(file) + ":" + (i + 1) + ": " + from + " -> " + to + " (" + why + ")");
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), violations, "imports against the layering of docs/architecture.md");
+    }
+
+    /** The rule a reference breaks, or null. */
+    static String rule(String from, int fromRank, String to) {
+        if (to.equals(from)) {
+            return null;
+        }
+        Integer toRank = RANK.get(to);
+        if (toRank == null) {
+            return "unknown package";
+        }
+        if (toRank > fromRank) {
+            return "upward";
+        }
+        if (toRank == fromRank && from.startsWith("transport.") && to.startsWith("transport.")) {
+            return "sideways between message layers";
+        }
+        return null;
+    }
+
+    @Test
+    void theRuleSeesUpwardAndSidewaysReferences() {
+        assertEquals("upward", rule("transport.qp", RANK.get("transport.qp"), "transport"));
+        assertEquals("upward", rule("transport.port", RANK.get("transport.port"), "transport.rc"));
+        assertEquals("upward", rule("api", RANK.get("api"), "transport"));
+        assertEquals("sideways between message layers", rule("transport.rc", RANK.get("transport.rc"), "transport.srd"));
+        assertEquals(null, rule("transport", RANK.get("transport"), "transport.port"));
+        assertEquals(null, rule("transport.port", RANK.get("transport.port"), "transport.qp"));
+    }
+
+    private static boolean isComment(String line) {
+        String t = line.strip();
+        return t.startsWith("*") || t.startsWith("/*") || t.startsWith("//");
+    }
+
+    private static List<Path> javaFiles() {
+        try (Stream<Path> files = Files.walk(SOURCES.resolve(ROOT.replace('.', '/')))) {
+            return files.filter(f -> f.toString().endsWith(".java") && !f.endsWith("package-info.java")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
