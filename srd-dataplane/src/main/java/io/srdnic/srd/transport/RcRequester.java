@@ -466,6 +466,7 @@ final class RcRequester implements ReliableSender.Listener {
                 rnrLeft = qp.rnrRetry; // as verbs counts it: RNR retries in a row, without progress between
             }
         }
+        qp.rcResponder.refuseIfAnswered(now); // a fatal NAK of the responder's waited for the answers just acknowledged
         if (qp.state != QpState.ERROR) {
             if (qp.rcResponder.stalled() && canAnswer()) {
                 qp.rcResponder.executeHeld(now); // an answer slot freed: the READ or atomic waiting for one runs now
@@ -522,16 +523,15 @@ final class RcRequester implements ReliableSender.Listener {
     }
 
     private void failAt(int s, int status, long now) {
-        boolean reached = false;
+        boolean reached = s < 0;
         while (head != tail) {
             int h = slot(head++);
             if (!reached && h == s) {
                 reached = true;
-                complete(h, status);
+                complete(h, status); // its own status, whatever is still outstanding before it
             } else if (!reached && slots[h].done) {
                 complete(h, WcStatus.SUCCESS);
             } else {
-                reached = true;
                 complete(h, WcStatus.WR_FLUSH_ERROR);
             }
         }
@@ -554,6 +554,11 @@ final class RcRequester implements ReliableSender.Listener {
         counters.rdmaReadsAnswered++;
         rc.activate(this);
         return true;
+    }
+
+    /** Responder: whether answers to the peer's READs or atomics are still owed (not all acknowledged). */
+    boolean owesAnswers() {
+        return !answers.isEmpty();
     }
 
     /** Responder: whether an answer slot is free, so that an atomic may run now (it must not run before its answer has a place). */

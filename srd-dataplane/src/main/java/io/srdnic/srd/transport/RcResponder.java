@@ -97,6 +97,10 @@ final class RcResponder {
     private int nakPsn;
     private int nakReason;
     private int nakDetail;
+    // A fatal NAK waiting for the answers owed to READs and atomics executed before it (see refuse).
+    private boolean refusing;
+    private int refusedPsn;
+    private int refusedReason;
 
     RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors,
                 RcConnections rc, CycleClock clock) {
@@ -121,6 +125,7 @@ final class RcResponder {
         expectedPsn = qp.rqPsn;
         completedOrdinal = 0;
         nakOwed = false; // a NAK of the connection before a RESET must not reach this one (a fatal NAK's ERROR keeps it: it must go)
+        refusing = false;
         inMessage = false;
         held.clear();
         rq = qp.receives; // on RC for good (an SRQ's ring if it has one); on SRC set per packet
@@ -137,13 +142,14 @@ final class RcResponder {
         receiveBuffer = null;
         receiveSrq = null;
         named = null;
+        refusing = false;
         held.clear();
     }
 
     /** A packet of the connection arrives (the transport found this QP by its destination QPN). */
     void onData(Mbuf m, int type, long now) {
-        if (!qp.state.canReceive()) {
-            counters.rcRefused++; // before RTR, or in ERROR: as verbs, silently dropped
+        if (!qp.state.canReceive() || refusing) {
+            counters.rcRefused++; // before RTR, or in ERROR (or about to be: a fatal NAK waits for answers): as verbs, silently dropped
             return;
         }
         if (Ipv4UdpFrame.sourceIp(m) != requester.remoteIp || SrdHeader.sourceQpn(m) != qp.destQpn) {
@@ -188,12 +194,12 @@ final class RcResponder {
                 oweAck(m, psn);
                 rc.activate(requester);
             }
-        } else if (result > 0) {
-            nak(psn, result, result == DropReason.RNR ? qp.minRnrTimer : 0);
+        } else if (result == DropReason.RNR) {
+            nak(psn, result, qp.minRnrTimer);
             oweAck(m, psn);
-            if (result != DropReason.RNR) {
-                rc.enterError(qp, now);
-            }
+        } else if (result > 0) {
+            oweAck(m, psn);
+            refuse(psn, result, now);
         }
     }
 
@@ -216,9 +222,7 @@ final class RcResponder {
             held.remove(expectedPsn);
             if (result != DONE) {
                 if (result > 0) {
-                    nak(expectedPsn, result, 0);
-                    reoweAck();
-                    rc.enterError(qp, now);
+                    refuse(expectedPsn, result, now);
                 }
                 return n;
             }
@@ -233,7 +237,35 @@ final class RcResponder {
 
     /** Whether a held packet waits at the expected PSN (its receive or answer slot was not there): retried every cycle. */
     boolean stalled() {
-        return held.count() > 0 && held.holds(expectedPsn);
+        return !refusing && held.count() > 0 && held.holds(expectedPsn);
+    }
+
+    /**
+     * Request {@code psn} is refused with a fatal NAK ({@code reason}): the NAK is sent and the QP
+     * goes to ERROR, as rxe does, but not before the answers owed to the READs and atomics executed
+     * before it have all been delivered (acknowledged): IB's responder sends those responses in PSN
+     * order ahead of the NAK, and they travel here in this QP's own PSN space, which the QP's ERROR
+     * would empty. Meanwhile nothing more is executed and the request's retransmissions are dropped.
+     */
+    private void refuse(int psn, int reason, long now) {
+        if (requester.owesAnswers()) {
+            refusing = true;
+            refusedPsn = psn;
+            refusedReason = reason;
+            held.clear();
+            return;
+        }
+        nak(psn, reason, 0);
+        reoweAck();
+        rc.enterError(qp, now);
+    }
+
+    /** The answers a deferred fatal NAK waited for are delivered: it goes now, and the QP to ERROR. */
+    void refuseIfAnswered(long now) {
+        if (refusing && !requester.owesAnswers()) {
+            refusing = false;
+            refuse(refusedPsn, refusedReason, now);
+        }
     }
 
     private static boolean consumesReceive(int type) {
