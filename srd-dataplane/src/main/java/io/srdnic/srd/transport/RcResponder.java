@@ -101,6 +101,10 @@ final class RcResponder {
     private boolean refusing;
     private int refusedPsn;
     private int refusedReason;
+    // The fatal NAK sent, repeated to a retransmission of the request it refused (the NAK rides a lossy ACK).
+    private boolean fatalNakSent;
+    private int fatalNakPsn;
+    private int fatalNakReason;
 
     RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors,
                 RcConnections rc, CycleClock clock) {
@@ -126,6 +130,7 @@ final class RcResponder {
         completedOrdinal = 0;
         nakOwed = false; // a NAK of the connection before a RESET must not reach this one (a fatal NAK's ERROR keeps it: it must go)
         refusing = false;
+        fatalNakSent = false;
         inMessage = false;
         held.clear();
         rq = qp.receives; // on RC for good (an SRQ's ring if it has one); on SRC set per packet
@@ -149,6 +154,11 @@ final class RcResponder {
     /** A packet of the connection arrives (the transport found this QP by its destination QPN). */
     void onData(Mbuf m, int type, long now) {
         if (!qp.state.canReceive() || refusing) {
+            if (fatalNakSent && qp.state == QpState.ERROR && SrdHeader.psn(m) == fatalNakPsn && SrdHeader.sourceQpn(m) == qp.destQpn
+                && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
+                nak(fatalNakPsn, fatalNakReason, 0); // the NAK was lost: the requester sent the refused request again
+                oweAck(m, fatalNakPsn);
+            }
             counters.rcRefused++; // before RTR, or in ERROR (or about to be: a fatal NAK waits for answers): as verbs, silently dropped
             return;
         }
@@ -257,6 +267,9 @@ final class RcResponder {
         }
         nak(psn, reason, 0);
         reoweAck();
+        fatalNakSent = true;
+        fatalNakPsn = psn;
+        fatalNakReason = reason;
         rc.enterError(qp, now);
     }
 
