@@ -7,12 +7,14 @@ import io.srdnic.srd.transport.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
+import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SimWorld;
+import io.srdnic.verbs.ThreadingMode;
 import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -45,16 +47,21 @@ final class RcConformancePair implements AutoCloseable {
     }
 
     RcConformancePair(long seed, LinkConfig link, int bufferBytes) {
+        this(seed, link, bufferBytes, ThreadingMode.INVOKER);
+    }
+
+    /** {@code mode}: the threading mode of side a (b is always INVOKER): DEDICATED posts through the ring to an agent thread. */
+    RcConformancePair(long seed, LinkConfig link, int bufferBytes, ThreadingMode mode) {
         world = new SimWorld(seed, 16, link);
-        a = side(bufferBytes);
-        b = side(bufferBytes);
+        a = side(bufferBytes, mode);
+        b = side(bufferBytes, ThreadingMode.INVOKER);
         connect(a, b, 100, 900);
         connect(b, a, 900, 100);
     }
 
-    private Side side(int bytes) {
+    private Side side(int bytes, ThreadingMode mode) {
         Side s = new Side();
-        s.ctx = Context.open(Device.sim(world));
+        s.ctx = Context.open(Device.sim(world), new ContextConfig().mode(mode));
         s.pd = s.ctx.allocPd();
         s.cq = s.ctx.createCq(4096);
         s.qp = s.pd.createQueuePair(QpType.RC, s.cq, s.cq, 256, 256, 4, 64);
