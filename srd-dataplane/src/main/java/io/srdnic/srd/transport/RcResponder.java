@@ -179,6 +179,12 @@ final class RcResponder {
         }
         if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.qkey(m))) {
             qp.rnrDrops++;
+            if (ahead > 0) {
+                // RNR is judged at the expected PSN only (IB: a packet ahead of it is a sequence error): the
+                // messages before it may yet take or free receives, and an RNR NAK would spend the requester's
+                // rnr_retry, even fail, for a request whose turn has not come. Dropped unacknowledged: sent again.
+                return;
+            }
             nak(psn, DropReason.RNR, qp.minRnrTimer);
             oweAck(m, psn);
             return;

@@ -35,6 +35,7 @@ final class RcConformancePair implements AutoCloseable {
     final SimWorld world;
     final Side a;
     final Side b;
+    private final int rnrRetry;
 
     /** One end: context, PD, one CQ for sends and receives, the QP, a buffer with LOCAL_WRITE and every remote access. */
     static final class Side {
@@ -52,11 +53,17 @@ final class RcConformancePair implements AutoCloseable {
 
     /** {@code mode}: the threading mode of side a (b is always INVOKER): DEDICATED posts through the ring to an agent thread. */
     RcConformancePair(long seed, LinkConfig link, int bufferBytes, ThreadingMode mode) {
+        this(seed, link, bufferBytes, mode, 7);
+    }
+
+    /** {@code rnrRetry}: side a's rnr_retry (7: for ever). */
+    RcConformancePair(long seed, LinkConfig link, int bufferBytes, ThreadingMode mode, int rnrRetry) {
+        this.rnrRetry = rnrRetry;
         world = new SimWorld(seed, 16, link);
         a = side(bufferBytes, mode);
         b = side(bufferBytes, ThreadingMode.INVOKER);
-        connect(a, b, 100, 900);
-        connect(b, a, 900, 100);
+        connect(a, b, 100, 900, rnrRetry);
+        connect(b, a, 900, 100, 7);
     }
 
     private Side side(int bytes, ThreadingMode mode) {
@@ -72,11 +79,11 @@ final class RcConformancePair implements AutoCloseable {
         return s;
     }
 
-    private void connect(Side s, Side peer, int rqPsn, int sqPsn) {
+    private void connect(Side s, Side peer, int rqPsn, int sqPsn, int rnr) {
         var ah = s.pd.createAddressHandle(peer.ctx.mac(), peer.ctx.ip(), peer.ctx.udpPort());
         s.qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(ah.handle()).pathMtu(1024).destQpn(peer.qp.qpNum())
             .rqPsn(rqPsn).maxDestRdAtomic(8).minRnrTimer(1));
-        s.qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(8));
+        s.qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(sqPsn).timeout(14).retryCnt(7).rnrRetry(rnr).maxRdAtomic(8));
     }
 
     /** Posts {@code n} receives of {@code size} bytes each at {@code offset} + i × size of {@code s}'s buffer. */
