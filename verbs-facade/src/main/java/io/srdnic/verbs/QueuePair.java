@@ -281,8 +281,9 @@ public final class QueuePair {
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, 0);
             return 0;
         }
-        if (wr.numSge > maxSendSge || ((rdma || atomic) && wr.numSge != 1)) {
-            // RDMA and atomics go straight from (or into) one registered buffer: no gather or scatter here.
+        if (wr.numSge > maxSendSge || (atomic && wr.numSge != 1) || (rdma && wr.numSge != (total == 0 ? wr.numSge : 1))) {
+            // RDMA and atomics go straight from (or into) one registered buffer: no gather or scatter here;
+            // a zero-byte READ or WRITE may come with no SGE at all (IBTA C9-88).
             context.dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
         }
@@ -303,6 +304,9 @@ public final class QueuePair {
         if (wr.numSge == 1 && !inline) {
             buffer = wr.sges[0].segment;
             offset = wr.sges[0].offset;
+        } else if (total == 0 && rdma) {
+            buffer = MemorySegment.NULL; // nothing to send from or read into
+            offset = 0;
         } else if (total > context.mtu()) {
             buffer = MemorySegment.NULL;
             offset = 0;

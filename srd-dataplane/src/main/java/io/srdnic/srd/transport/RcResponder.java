@@ -463,13 +463,19 @@ final class RcResponder {
         int access = read ? MemoryRegions.REMOTE_READ : MemoryRegions.REMOTE_WRITE;
         long address = RdmaHeader.address(m);
         int rkey = RdmaHeader.rkey(m);
-        // The QP's own access flags first (ibv_modify_qp's qp_access_flags), then the region's, over the whole request's range.
-        int region = (qp.accessFlags & access) == 0 ? -1 : regions.find(rkey, pd, address, length, access);
-        if (region < 0) {
-            return DropReason.REMOTE_ACCESS;
+        if ((qp.accessFlags & access) == 0) {
+            return DropReason.REMOTE_ACCESS; // the QP's own access flags first (ibv_modify_qp's qp_access_flags)
         }
-        MemorySegment memory = regions.segment(region);
-        long offset = regions.offset(region, address);
+        MemorySegment memory = null;
+        long offset = 0;
+        if (length > 0) { // a zero-byte READ or WRITE names no memory: no rkey or address to check (IBTA C9-88, as rxe)
+            int region = regions.find(rkey, pd, address, length, access); // the region's, over the whole request's range
+            if (region < 0) {
+                return DropReason.REMOTE_ACCESS;
+            }
+            memory = regions.segment(region);
+            offset = regions.offset(region, address);
+        }
         if (read) {
             return requester.answerRead(SrdHeader.immediate(m), rkey, memory, offset, length) ? DONE : LATER;
         }
@@ -486,7 +492,7 @@ final class RcResponder {
                 return overrun(cq);
             }
         }
-        int refused = RdmaDelivery.land(counters, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
+        int refused = length == 0 ? 0 : RdmaDelivery.land(counters, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
         if (refused != 0) {
             return refused;
         }
