@@ -108,6 +108,9 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
         return n;
     }
 
+    /** Embedded: the send and receive queues of live QPs completing into this CQ (attached, the dataplane counts them). */
+    final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
+
     /**
      * Destroys the CQ (ibv_destroy_cq): destroy the QPs that complete into it first. Its
      * completions still queued are dropped.
@@ -115,6 +118,9 @@ public final class CompletionQueue implements io.srdnic.srd.api.CompletionQueue.
     public synchronized void destroy() {
         if (destroyed) {
             throw new VerbsException("completion queue already destroyed");
+        }
+        if (users.get() > 0) {
+            throw new VerbsException("EBUSY: " + users.get() + " queue(s) of live QPs complete into this CQ: destroy them first");
         }
         if (context.session != null) {
             context.session.request(new DestroyRequest(DestroyRequest.CQ, handle)); // refused while a QP completes into it

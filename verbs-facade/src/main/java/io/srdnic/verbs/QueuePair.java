@@ -108,6 +108,17 @@ public final class QueuePair {
             : create(xrcd));
         qp.onSendRelease(this::released);
         context.registerQp(this);
+        useCqs(1);
+    }
+
+    /** Embedded: counts this QP as a user of its CQs, which refuse to be destroyed while it lives (EBUSY). */
+    private void useCqs(int delta) {
+        if (sendCq != null) {
+            sendCq.users.addAndGet(delta);
+        }
+        if (recvCq != null) {
+            recvCq.users.addAndGet(delta);
+        }
     }
 
     /** Attached: asks the dataplane for the QP and finds its rings in the shared file. */
@@ -473,6 +484,7 @@ public final class QueuePair {
             return null;
         });
         context.unregisterQp(this);
+        useCqs(-1);
         pd.qps.decrementAndGet();
         stagingArena.close();
     }
