@@ -153,10 +153,19 @@ final class RcResponder {
 
     /** A packet of the connection arrives (the transport found this QP by its destination QPN). */
     void onData(Mbuf m, int type, long now) {
+        if (refusing && qp.state.canReceive() && SrdHeader.psn(m) - expectedPsn < 0 && SrdHeader.sourceQpn(m) == qp.destQpn
+            && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
+            counters.duplicates++; // executed before the refused request: acknowledged again (its ACK may have been lost)
+            oweAck(m, SrdHeader.psn(m));
+            return;
+        }
         if (!qp.state.canReceive() || refusing) {
-            if (fatalNakSent && qp.state == QpState.ERROR && SrdHeader.psn(m) == fatalNakPsn && SrdHeader.sourceQpn(m) == qp.destQpn
+            int since = SrdHeader.psn(m) - fatalNakPsn;
+            if (fatalNakSent && qp.state == QpState.ERROR && since >= 0 && since < window && SrdHeader.sourceQpn(m) == qp.destQpn
                 && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
-                nak(fatalNakPsn, fatalNakReason, 0); // the NAK was lost: the requester sent the refused request again
+                // The NAK was lost: the requester sends again what followed the refused packet (or that packet, unless
+                // it was acknowledged selectively while held, early): it is told again.
+                nak(fatalNakPsn, fatalNakReason, 0);
                 oweAck(m, fatalNakPsn);
             }
             counters.rcRefused++; // before RTR, or in ERROR (or about to be: a fatal NAK waits for answers): as verbs, silently dropped
