@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Rule 9 of issue 25: destroying what a live object still uses fails (EBUSY, as
  * {@code ibv_destroy_cq}, {@code ibv_dealloc_pd} do) and changes nothing; once the user is gone
- * the destroy goes through. Mirrors rdma-core's {@code test_cq.py} / {@code test_pd.py} destroy
- * flows. Attached, the dataplane refuses the same: AttachedReuseTest#shouldRefuseToDestroyACqAQpStillCompletesInto.
+ * the destroy goes through. Attached, the dataplane refuses the same: AttachedReuseTest#shouldRefuseToDestroyACqAQpStillCompletesInto.
  */
 class DestroyInUseTest {
     static {

@@ -17,8 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Rule 7 of issue 25: a deregistered key is never revived. rdma-core's providers put a key byte
  * and a cycling index in every lkey/rkey, so a peer holding a revoked rkey cannot reach a region
- * registered after it (rdma-core {@code test_mr.py}'s dereg flows; rxe's {@code rxe_mr} key
- * generation). Here: a peer's WRITE through an rkey revoked thousands of registrations ago is
+ * registered after it (rxe's {@code rxe_mr.c} key byte). Here: a peer's WRITE through an rkey revoked thousands of registrations ago is
  * refused REMOTE_ACCESS_ERROR and changes no byte of the regions registered since.
  */
 class MemoryKeyRevivalTest {

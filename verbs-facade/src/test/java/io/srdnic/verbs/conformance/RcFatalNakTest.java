@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Rule 2 of issue 25: a fatal NAK does not erase what the responder executed before it. Mirrors
- * rdma-core's {@code test_atomic.py::test_atomic_invalid_rkey} and {@code test_qpex.py}'s bad-rkey
- * flows, with READs and atomics outstanding before the refused request, as rxe's responder sends
+ * rdma-core's {@code test_atomic.py::test_atomic_invalid_rkey} and {@code ::test_atomic_invalid_mr_access},
+ * with READs and atomics outstanding before the refused request, as rxe's responder sends
  * their responses in PSN order before the NAK and rxe's completer completes them first.
  */
 class RcFatalNakTest {

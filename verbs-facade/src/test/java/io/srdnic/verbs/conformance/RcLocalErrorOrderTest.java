@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * by a local check (rxe's requester meets the bad WQE: a bad lkey, an SGE outside its region, a
  * READ into memory without LOCAL_WRITE) completes with its error only after every WR posted before
  * it, the QP goes to ERROR and every WR posted after it completes WR_FLUSH_ERR. Mirrors rdma-core's
- * {@code test_atomic.py::test_atomic_invalid_lkey} and {@code test_qpex.py}'s bad-lkey flows
+ * {@code test_atomic.py::test_atomic_invalid_lkey}
  * (there the status; here also its place in the order, which selective signaling relies on).
  */
 class RcLocalErrorOrderTest {

@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the QP is in ERROR for query() and every later verb; a receive posted in ERROR is accepted and
  * completes WR_FLUSH_ERR (verbs: the kernel flushes what is posted to a QP in ERROR); nothing posted
  * stops DEDICATED mode's agent thread, and control calls go on answering. Mirrors rdma-core's
- * {@code test_qp.py} state checks and the "post in wrong state" bad flows of {@code test_qpex.py}.
+ * {@code test_qp.py::test_query_qp} state checks, after an error the transport made.
  */
 class RcQpErrorStateTest {
     static {

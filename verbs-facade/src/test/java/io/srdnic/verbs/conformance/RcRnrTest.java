@@ -18,8 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (IB: a packet ahead of the expected PSN gets a sequence NAK); the RNR NAK that does come names
  * the request that found no receive, spends rnr_retry for it alone, and its exhaustion completes
  * that WR RNR_RETRY_EXC_ERR after the message before it completed SUCCESS — never flushed, since
- * the responder delivers it. Mirrors rdma-core's RNR flows ({@code tests/test_qp.py}'s rnr_retry
- * attributes; rxe_resp.c's RNR at the expected PSN).
+ * the responder delivers it, as rxe_resp.c and rxe_comp.c handle RNR.
  */
 class RcRnrTest {
     static {

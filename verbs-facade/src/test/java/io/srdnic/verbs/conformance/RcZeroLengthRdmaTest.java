@@ -16,8 +16,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Rule 4 of issue 25: zero-length RDMA. A zero-byte RDMA WRITE, WRITE_WITH_IMM or READ needs no
  * valid rkey or address (IBTA C9-88; rxe's responder skips the check for a zero DMA length) and may
  * be posted with num_sge 0; WRITE_WITH_IMM of zero bytes is the usual doorbell: SUCCESS, and the
- * immediate delivered in the peer's receive. Mirrors rdma-core's zero-length flows
- * ({@code test_qpex.py}'s RC WRITE/READ with an empty SGE list).
+ * immediate delivered in the peer's receive (rdma-core has no zero-length test; rxe_resp.c applies C9-88).
  */
 class RcZeroLengthRdmaTest {
     static {
