@@ -71,6 +71,8 @@ final class RcRequester implements ReliableSender.Listener {
     // The connection, fixed at RTR: the peer's address (copied from the address handle, as verbs copies it) and segment sizes.
     long remoteMac;
     int remoteIp;
+    /** The address handle the connection's address was copied from (a new one on SQD -> SQD moves the connection). */
+    int addressHandle;
     int remotePort;
     private int sendData;
     private int rdmaData;
