@@ -37,6 +37,9 @@ public final class CompletionQueue {
         return ops.pollCompleted(out, max);
     }
 
+    /** Embedded: the send and receive queues of live QPs completing into this CQ (attached, the dataplane counts them). */
+    final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
+
     /**
      * Destroys the CQ (ibv_destroy_cq): destroy the QPs that complete into it first. Its
      * completions still queued are dropped.
@@ -45,7 +48,10 @@ public final class CompletionQueue {
         if (destroyed) {
             throw new VerbsException("completion queue already destroyed");
         }
-        ops.destroy(); // attached: refused while a QP completes into it
+        if (users.get() > 0) {
+            throw new VerbsException("EBUSY: " + users.get() + " queue(s) of live QPs complete into this CQ: destroy them first");
+        }
+        ops.destroy(); // attached: the dataplane refuses it too while a QP completes into it
         destroyed = true;
         context.cqDestroyed();
     }

@@ -173,19 +173,48 @@ public final class Context implements AutoCloseable {
         if (regionCount == MAX_MR) {
             throw new VerbsException("at most " + MAX_MR + " memory regions per context");
         }
-        MemoryRegion[] table = regions.clone();
-        int index;
-        // The transport's key (index << 8 | a random tag, so a stale or made-up key is caught) is
-        // the lkey and the rkey: its responder checks every RDMA request against the same table.
+        // The transport's key (a registration serial, never reused for 2^25 - 1 registrations, and a
+        // random tag, so a stale or made-up key is caught) is the lkey and the rkey: its responder
+        // checks every RDMA request against the same table.
         int key = provider.registerMr(pd.id, segment, iova, access);
-        index = key >>> 8;
-        if (index >= table.length) {
-            table = java.util.Arrays.copyOf(table, Math.max(table.length * 2, index + 1));
-        }
-        table[index] = new MemoryRegion(pd, segment, access, key);
-        regions = table;
+        MemoryRegion mr = new MemoryRegion(pd, segment, access, key);
+        regions = rehashed(regions, mr, 0);
         regionCount++;
-        return table[index];
+        return mr;
+    }
+
+    /**
+     * The region table (open addressing by key, read without a lock by posts) with {@code added}
+     * in it and the region keyed {@code removedKey} out; a new array each time, on the control path.
+     */
+    private MemoryRegion[] rehashed(MemoryRegion[] old, MemoryRegion added, int removedKey) {
+        int size = 64;
+        while (size < 2 * (regionCount + 1)) {
+            size <<= 1;
+        }
+        MemoryRegion[] table = new MemoryRegion[size];
+        for (MemoryRegion r : old) {
+            if (r != null && r.lkey != removedKey) {
+                place(table, r);
+            }
+        }
+        if (added != null) {
+            place(table, added);
+        }
+        return table;
+    }
+
+    private static void place(MemoryRegion[] table, MemoryRegion r) {
+        int mask = table.length - 1;
+        int i = slotOf(r.lkey, mask);
+        while (table[i] != null) {
+            i = (i + 1) & mask;
+        }
+        table[i] = r;
+    }
+
+    private static int slotOf(int key, int mask) {
+        return (key * 0x9E3779B9 >>> 16) & mask;
     }
 
     synchronized void deregister(MemoryRegion mr) {
@@ -195,18 +224,20 @@ public final class Context implements AutoCloseable {
         mr.deregistered = true;
         // At once for the responder: the next packet naming the rkey is refused, in-flight requests included.
         provider.deregisterMr(mr.lkey);
-        MemoryRegion[] table = regions.clone();
-        table[mr.lkey >>> 8] = null;
-        regions = table;
+        regions = rehashed(regions, null, mr.lkey);
         regionCount--;
         mr.pd.mrs.decrementAndGet();
     }
 
     MemoryRegion region(int lkey) {
         MemoryRegion[] table = regions;
-        int index = lkey >>> 8;
-        MemoryRegion mr = index < table.length ? table[index] : null;
-        return mr != null && mr.lkey == lkey ? mr : null;
+        int mask = table.length - 1;
+        for (int i = slotOf(lkey, mask); ; i = (i + 1) & mask) {
+            MemoryRegion mr = table[i];
+            if (mr == null || mr.lkey == lkey) {
+                return mr;
+            }
+        }
     }
 
     synchronized void srqCreated() {

@@ -59,6 +59,12 @@ final class ContextDriver implements AutoCloseable {
     private final Thread agent;
     private final boolean busySpin;
     private volatile boolean running = true;
+    /** DEDICATED: ring posts dropped because the QP changed under them (a race with modify or destroy). */
+    private long racedPosts;
+    /** DEDICATED: the last exception a cycle threw (the agent goes on: nothing posted may stop it); null if none. */
+    private volatile RuntimeException lastFault;
+    /** How long a control call waits for the agent before it fails with a clear error rather than for ever. */
+    static final long CALL_TIMEOUT_SECONDS = 60;
     /** The counters file (ContextConfig.countersDir), or null; made and written on the thread that runs the cycles. */
     private DataplaneCounters counters;
 
@@ -215,8 +221,11 @@ final class ContextDriver implements AutoCloseable {
             }
             try {
                 return runCycle(clock.getAsLong());
-            } catch (RuntimeException | Error e) {
-                throw new AgentTerminationException(e); // a transport that threw is not run on (Agrona's runner would)
+            } catch (RuntimeException fault) {
+                lastFault = fault; // a defect, not the application's to pay for with a dead dataplane: seen by the next call
+                return 1;
+            } catch (Error e) {
+                throw new AgentTerminationException(e); // the JVM's own trouble (out of memory…): not run on
             }
         }
 
@@ -262,7 +271,12 @@ final class ContextDriver implements AutoCloseable {
         commands.add(task);
         LockSupport.unpark(agent);
         try {
-            return task.get();
+            return task.get(CALL_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            task.cancel(false);
+            RuntimeException fault = lastFault;
+            throw new VerbsException("the dataplane thread did not answer within " + CALL_TIMEOUT_SECONDS + " s"
+                + (agent.isAlive() ? "" : " (it is dead)") + (fault == null ? "" : "; its last fault: " + fault));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
@@ -422,7 +436,17 @@ final class ContextDriver implements AutoCloseable {
                     ring.qp[i].onPostRefused(ring.buffer[i], ring.offset[i]);
                 }
             }
-            case PostRing.RECV -> ring.qp[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i], ring.rkey[i]);
+            case PostRing.RECV -> {
+                // A destroy runs before the posts drained in its cycle: a receive posted just before it goes with the QP
+                // (never an exception on this thread: nothing an application posts may stop it).
+                try {
+                    if (!ring.qp[i].isDestroyed()) {
+                        ring.qp[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i], ring.rkey[i]);
+                    }
+                } catch (IllegalStateException raced) {
+                    racedPosts++; // a modify to RESET got in between the poster's check and this: dropped, as RESET drops receives
+                }
+            }
             case PostRing.SRQ_RECV -> {
                 // A destroy runs before the posts drained in its cycle: a receive posted just before it goes with the SRQ.
                 if (!ring.srq[i].isDestroyed()) {

@@ -48,6 +48,17 @@ final class EmbeddedQp implements VerbsProvider.Qp {
                 EmbeddedProvider.ring(owner.recvCq))
             : create(xrcd));
         qp.onSendRelease(this::released);
+        useCqs(1);
+    }
+
+    /** Counts this QP as a user of its CQs, which refuse to be destroyed while it lives (EBUSY; attached, the dataplane counts). */
+    private void useCqs(int delta) {
+        if (owner.sendCq != null) {
+            owner.sendCq.users.addAndGet(delta);
+        }
+        if (owner.recvCq != null) {
+            owner.recvCq.users.addAndGet(delta);
+        }
     }
 
     /** On the dataplane thread: the transport's QP for this one. */
@@ -133,8 +144,9 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, 0);
             return 0;
         }
-        if (wr.numSge > owner.maxSendSge || ((rdma || atomic) && wr.numSge != 1)) {
-            // RDMA and atomics go straight from (or into) one registered buffer: no gather or scatter here.
+        if (wr.numSge > owner.maxSendSge || (atomic && wr.numSge != 1) || (rdma && wr.numSge != (total == 0 ? wr.numSge : 1))) {
+            // RDMA and atomics go straight from (or into) one registered buffer: no gather or scatter here;
+            // a zero-byte READ or WRITE may come with no SGE at all (IBTA C9-88).
             dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
         }
@@ -156,6 +168,9 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         if (wr.numSge == 1 && !inline) {
             buffer = wr.sges[0].segment;
             offset = wr.sges[0].offset;
+        } else if (total == 0 && rdma) {
+            buffer = MemorySegment.NULL; // nothing to send from or read into
+            offset = 0;
         } else if (total > mtu) {
             buffer = MemorySegment.NULL;
             offset = 0;
@@ -276,6 +291,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             return null;
         });
         provider.unregisterQp(this);
+        useCqs(-1);
         stagingArena.close();
     }
 

@@ -231,7 +231,7 @@ public final class ProtectionDomain {
     /** Deallocates the PD; refused while it still owns anything. */
     public void destroy() {
         if (mrs.get() + ahs.get() + qps.get() + srqs.get() > 0) {
-            throw new VerbsException("protection domain still has " + qps.get() + " QP(s), " + srqs.get() + " SRQ(s), " + mrs.get()
+            throw new VerbsException("EBUSY: protection domain still has " + qps.get() + " QP(s), " + srqs.get() + " SRQ(s), " + mrs.get()
                 + " MR(s), " + ahs.get() + " AH(s): destroy them first");
         }
         if (!destroyed) {

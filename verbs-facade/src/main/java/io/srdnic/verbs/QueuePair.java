@@ -185,8 +185,8 @@ public final class QueuePair {
             throw new VerbsException("QP " + qpNum() + " takes its receives from SRQ " + srq.srqNum()
                 + ": post them with SharedReceiveQueue.postSrqRecv");
         }
-        if (state == QpState.RESET || state == QpState.ERROR) {
-            throw new VerbsException("QP " + qpNum() + " is in " + state + ": receives need INIT, RTR or RTS");
+        if (state == QpState.RESET) {
+            throw new VerbsException("QP " + qpNum() + " is in " + state + ": receives need INIT, RTR or RTS (in ERROR they are flushed)");
         }
         Sge s = wr.sge;
         pd.checkReceiveBuffer(s);

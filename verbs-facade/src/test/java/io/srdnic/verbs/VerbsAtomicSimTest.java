@@ -93,7 +93,8 @@ class VerbsAtomicSimTest {
             WorkCompletion[] wcs = CompletionQueue.array(2);
             assertEquals(2, VerbsPair.await(p.sa.cq, wcs, 2));
             assertEquals(WcStatus.LOCAL_LENGTH_ERROR, wcs[0].status(), "an atomic's SGE is 8 bytes");
-            assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, wcs[1].status(), "the original value is written into it: LOCAL_WRITE");
+            assertEquals(WcStatus.WR_FLUSH_ERROR, wcs[1].status(), "posted after a refused request: the QP is in ERROR (rxe's requester"
+                + " met the bad WQE), so it is flushed; RcLocalErrorOrderTest has the read-only SGE's own LOCAL_PROTECTION_ERROR");
             wr.wrId(3).sge(0).set(writable, 0, 8);
             wr.atomic(word.address() + 4, remote.rkey(), 1, 0);
             VerbsException misaligned = assertThrows(VerbsException.class, () -> p.sa.qp.postSend(wr));
@@ -102,7 +103,7 @@ class VerbsAtomicSimTest {
             assertThrows(VerbsException.class, () -> p.sa.qp.postSend(wr));
             assertEquals(0, p.sa.qp.sendsOutstanding(), "nothing refused was posted");
             assertEquals(0, word.get(ValueLayout.JAVA_LONG, 0));
-            assertEquals(QpState.RTS, p.sa.qp.query().state());
+            assertEquals(QpState.ERROR, p.sa.qp.query().state(), "a locally refused RC request puts the QP in ERROR, as in rxe");
         }
     }
 

@@ -50,6 +50,11 @@ final class RcAnswers {
         return tail - head >= slots;
     }
 
+    /** Whether every answer owed was acknowledged. */
+    boolean isEmpty() {
+        return head == tail;
+    }
+
     boolean hasUnsent() {
         return toSend != tail;
     }

@@ -49,6 +49,7 @@ final class RcConnections {
     /** A modify moved RC QP {@code qp} from {@code from}: RTR connects it (the peer's address, the RQ PSN), RTS starts its PSNs. */
     void onModify(SrdQp qp, QpState from, long now) {
         if (qp.state == QpState.RTR && from == QpState.INIT) {
+            qp.rcRequester.addressHandle = qp.addressHandle;
             qp.rcRequester.connect(addressHandles.mac(qp.addressHandle), addressHandles.ip(qp.addressHandle),
                 addressHandles.port(qp.addressHandle), qp.pathMtu);
             qp.rcResponder.start();
@@ -56,6 +57,13 @@ final class RcConnections {
             qp.rcRequester.start(now);
             activate(qp.rcRequester); // answers to READs executed while in RTR wait to be sent
         } else if (qp.state == QpState.RTS || qp.state == QpState.SQD) {
+            if (from == QpState.SQD && qp.state == QpState.SQD && qp.addressHandle != qp.rcRequester.addressHandle) {
+                // SQD -> SQD with a new address vector (IB_QP_AV): the drained QP sends there, and admits only that
+                // peer's packets, from the next SQD -> RTS on (issue 25, rule 8).
+                qp.rcRequester.addressHandle = qp.addressHandle;
+                qp.rcRequester.connect(addressHandles.mac(qp.addressHandle), addressHandles.ip(qp.addressHandle),
+                    addressHandles.port(qp.addressHandle), qp.pathMtu);
+            }
             qp.rcRequester.takeRetryLimits(); // RTS -> RTS and SQD -> RTS may change timeout and retry_cnt
         }
     }

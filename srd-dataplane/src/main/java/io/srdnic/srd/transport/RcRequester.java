@@ -80,6 +80,8 @@ final class RcRequester implements ReliableSender.Listener {
     // The connection, fixed at RTR: the peer's address (copied from the address handle, as verbs copies it) and segment sizes.
     long remoteMac;
     int remoteIp;
+    /** The address handle the connection's address was copied from (a new one on SQD -> SQD moves the connection). */
+    int addressHandle;
     int remotePort;
     private int sendData;
     private int rdmaData;
@@ -220,6 +222,8 @@ final class RcRequester implements ReliableSender.Listener {
         w.nextSegment = 0;
         w.inFlight = 0;
         w.done = false;
+        w.refused = -1;
+        w.releases = true;
         boolean awaitsResponse = SendOpcode.awaitsResponse(op);
         w.readLeft = awaitsResponse ? len : 0;
         int per = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM ? sendData : rdmaData;
@@ -228,9 +232,34 @@ final class RcRequester implements ReliableSender.Listener {
         w.ordinal = consumesReceive ? nextOrdinal++ : 0;
         if (awaitsResponse && qp.maxRdAtomic == 0) {
             // No READ or atomic may be outstanding on this QP (max_rd_atomic 0): it would wait for ever.
-            w.nextSegment = w.segments;
-            failAt(s, WcStatus.LOCAL_QP_OPERATION_ERROR, clock.now());
+            w.refused = WcStatus.LOCAL_QP_OPERATION_ERROR;
+            completeReady();
         }
+    }
+
+    /**
+     * Queues a request a local check refused with {@code status}: it is never sent, and completes
+     * with its status in post order, after every request before it, when the QP goes to ERROR and
+     * those after it are flushed (rule 1 of issue 25; rxe's requester meets the bad WQE so).
+     * {@code releases}: whether its completion hands {@code buf} back to the layer above.
+     */
+    void postRefused(long id, int op, MemorySegment buf, long off, int len, int status, boolean releases) {
+        RcSendSlot w = slots[slot(tail++)];
+        w.opcode = SendOpcode.isValid(op) ? op : SendOpcode.SEND;
+        w.wrId = id;
+        w.buffer = buf;
+        w.offset = off;
+        w.length = len;
+        w.signaled = true; // errors always complete
+        w.generation++;
+        w.nextSegment = 0;
+        w.segments = 0;
+        w.inFlight = 0;
+        w.readLeft = 0;
+        w.done = false;
+        w.refused = status;
+        w.releases = releases;
+        completeReady(); // at once if nothing is outstanding before it
     }
 
     /** Queues an atomic (checked as {@link #post} says) on 8 bytes at {@code off} of {@code buf}, with its operands. */
@@ -248,6 +277,9 @@ final class RcRequester implements ReliableSender.Listener {
 
     private boolean readBlocked() {
         int s = slot(nextToSend);
+        if (slots[s].refused >= 0) {
+            return true; // a refused request stops the send queue: nothing after it goes
+        }
         return SendOpcode.awaitsResponse(slots[s].opcode) && slots[s].nextSegment == 0 && readsInFlight >= qp.maxRdAtomic;
     }
 
@@ -384,6 +416,10 @@ final class RcRequester implements ReliableSender.Listener {
         while (head != tail) {
             int h = slot(head);
             if (!slots[h].done) {
+                if (slots[h].refused >= 0) {
+                    failAt(h, slots[h].refused, clock.now()); // everything before it completed: now its error, ERROR, the rest flushed
+                    return;
+                }
                 if (slots[h].nextSegment != slots[h].segments || slots[h].inFlight != 0 || slots[h].readLeft != 0 || sender.peerCumulative - slots[h].lastPsn <= 0) {
                     return;
                 }
@@ -418,7 +454,9 @@ final class RcRequester implements ReliableSender.Listener {
             counters.sendCompletions[status]++;
             qp.completeSend(slots[s].wrId, SendOpcode.completionOpcode(slots[s].opcode), status, slots[s].length, slots[s].signaled);
         }
-        qp.released(buf, slots[s].offset);
+        if (slots[s].releases) {
+            qp.released(buf, slots[s].offset);
+        }
     }
 
     // ---------------------------------------------------------------- acknowledgements
@@ -475,6 +513,7 @@ final class RcRequester implements ReliableSender.Listener {
                 rnrLeft = qp.rnrRetry; // as verbs counts it: RNR retries in a row, without progress between
             }
         }
+        qp.rcResponder.refuseIfAnswered(now); // a fatal NAK of the responder's waited for the answers just acknowledged
         if (qp.state != QpState.ERROR) {
             if (qp.rcResponder.stalled() && canAnswer()) {
                 qp.rcResponder.executeHeld(now); // an answer slot freed: the READ or atomic waiting for one runs now
@@ -531,16 +570,15 @@ final class RcRequester implements ReliableSender.Listener {
     }
 
     private void failAt(int s, int status, long now) {
-        boolean reached = false;
+        boolean reached = s < 0;
         while (head != tail) {
             int h = slot(head++);
             if (!reached && h == s) {
                 reached = true;
-                complete(h, status);
+                complete(h, status); // its own status, whatever is still outstanding before it
             } else if (!reached && slots[h].done) {
                 complete(h, WcStatus.SUCCESS);
             } else {
-                reached = true;
                 complete(h, WcStatus.WR_FLUSH_ERROR);
             }
         }
@@ -563,6 +601,11 @@ final class RcRequester implements ReliableSender.Listener {
         counters.rdmaReadsAnswered++;
         rc.activate(this);
         return true;
+    }
+
+    /** Responder: whether answers to the peer's READs or atomics are still owed (not all acknowledged). */
+    boolean owesAnswers() {
+        return !answers.isEmpty();
     }
 
     /** Responder: whether an answer slot is free, so that an atomic may run now (it must not run before its answer has a place). */

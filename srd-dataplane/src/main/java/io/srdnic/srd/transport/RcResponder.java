@@ -104,6 +104,14 @@ final class RcResponder {
     private int nakPsn;
     private int nakReason;
     private int nakDetail;
+    // A fatal NAK waiting for the answers owed to READs and atomics executed before it (see refuse).
+    private boolean refusing;
+    private int refusedPsn;
+    private int refusedReason;
+    // The fatal NAK sent, repeated to a retransmission of the request it refused (the NAK rides a lossy ACK).
+    private boolean fatalNakSent;
+    private int fatalNakPsn;
+    private int fatalNakReason;
 
     RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors,
                 RcConnections rc, CycleClock clock) {
@@ -128,6 +136,8 @@ final class RcResponder {
         expectedPsn = qp.rqPsn;
         completedOrdinal = 0;
         nakOwed = false; // a NAK of the connection before a RESET must not reach this one (a fatal NAK's ERROR keeps it: it must go)
+        refusing = false;
+        fatalNakSent = false;
         inMessage = false;
         held.clear();
         rq = qp.receives; // on RC for good (an SRQ's ring if it has one); on SRC set per packet
@@ -144,13 +154,28 @@ final class RcResponder {
         receiveBuffer = null;
         receiveSrq = null;
         named = null;
+        refusing = false;
         held.clear();
     }
 
     /** A packet of the connection arrives (the transport found this QP by its destination QPN). */
     void onData(Mbuf m, int type, long now) {
-        if (!qp.state.canReceive()) {
-            counters.rcRefused++; // before RTR, or in ERROR: as verbs, silently dropped
+        if (refusing && qp.state.canReceive() && SrdHeader.psn(m) - expectedPsn < 0 && SrdHeader.sourceQpn(m) == qp.destQpn
+            && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
+            counters.duplicates++; // executed before the refused request: acknowledged again (its ACK may have been lost)
+            oweAck(m, SrdHeader.psn(m));
+            return;
+        }
+        if (!qp.state.canReceive() || refusing) {
+            int since = SrdHeader.psn(m) - fatalNakPsn;
+            if (fatalNakSent && qp.state == QpState.ERROR && since >= 0 && since < window && SrdHeader.sourceQpn(m) == qp.destQpn
+                && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
+                // The NAK was lost: the requester sends again what followed the refused packet (or that packet, unless
+                // it was acknowledged selectively while held, early): it is told again.
+                nak(fatalNakPsn, fatalNakReason, 0);
+                oweAck(m, fatalNakPsn);
+            }
+            counters.rcRefused++; // before RTR, or in ERROR (or about to be: a fatal NAK waits for answers): as verbs, silently dropped
             return;
         }
         if (Ipv4UdpFrame.sourceIp(m) != requester.remoteIp || SrdHeader.sourceQpn(m) != qp.destQpn) {
@@ -170,6 +195,12 @@ final class RcResponder {
         }
         if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.msn(m))) {
             qp.rnrDrops++;
+            if (ahead > 0) {
+                // RNR is judged at the expected PSN only (IB: a packet ahead of it is a sequence error): the
+                // messages before it may yet take or free receives, and an RNR NAK would spend the requester's
+                // rnr_retry, even fail, for a request whose turn has not come. Dropped unacknowledged: sent again.
+                return;
+            }
             nak(psn, DropReason.RNR, qp.minRnrTimer);
             oweAck(m, psn);
             return;
@@ -195,12 +226,12 @@ final class RcResponder {
                 oweAck(m, psn);
                 rc.activate(requester);
             }
-        } else if (result > 0) {
-            nak(psn, result, result == DropReason.RNR ? qp.minRnrTimer : 0);
+        } else if (result == DropReason.RNR) {
+            nak(psn, result, qp.minRnrTimer);
             oweAck(m, psn);
-            if (result != DropReason.RNR) {
-                rc.enterError(qp, now);
-            }
+        } else if (result > 0) {
+            oweAck(m, psn);
+            refuse(psn, result, now);
         }
     }
 
@@ -223,9 +254,7 @@ final class RcResponder {
             held.remove(expectedPsn);
             if (result != DONE) {
                 if (result > 0) {
-                    nak(expectedPsn, result, 0);
-                    reoweAck();
-                    rc.enterError(qp, now);
+                    refuse(expectedPsn, result, now);
                 }
                 return n;
             }
@@ -240,7 +269,38 @@ final class RcResponder {
 
     /** Whether a held packet waits at the expected PSN (its receive or answer slot was not there): retried every cycle. */
     boolean stalled() {
-        return held.count() > 0 && held.holds(expectedPsn);
+        return !refusing && held.count() > 0 && held.holds(expectedPsn);
+    }
+
+    /**
+     * Request {@code psn} is refused with a fatal NAK ({@code reason}): the NAK is sent and the QP
+     * goes to ERROR, as rxe does, but not before the answers owed to the READs and atomics executed
+     * before it have all been delivered (acknowledged): IB's responder sends those responses in PSN
+     * order ahead of the NAK, and they travel here in this QP's own PSN space, which the QP's ERROR
+     * would empty. Meanwhile nothing more is executed and the request's retransmissions are dropped.
+     */
+    private void refuse(int psn, int reason, long now) {
+        if (requester.owesAnswers()) {
+            refusing = true;
+            refusedPsn = psn;
+            refusedReason = reason;
+            held.clear();
+            return;
+        }
+        nak(psn, reason, 0);
+        reoweAck();
+        fatalNakSent = true;
+        fatalNakPsn = psn;
+        fatalNakReason = reason;
+        rc.enterError(qp, now);
+    }
+
+    /** The answers a deferred fatal NAK waited for are delivered: it goes now, and the QP to ERROR. */
+    void refuseIfAnswered(long now) {
+        if (refusing && !requester.owesAnswers()) {
+            refusing = false;
+            refuse(refusedPsn, refusedReason, now);
+        }
     }
 
     private static boolean consumesReceive(int type) {
@@ -419,13 +479,19 @@ final class RcResponder {
         int access = read ? MemoryRegions.REMOTE_READ : MemoryRegions.REMOTE_WRITE;
         long address = RdmaHeader.address(m);
         int rkey = RdmaHeader.rkey(m);
-        // The QP's own access flags first (ibv_modify_qp's qp_access_flags), then the region's, over the whole request's range.
-        int region = (qp.accessFlags & access) == 0 ? -1 : regions.find(rkey, pd, address, length, access);
-        if (region < 0) {
-            return DropReason.REMOTE_ACCESS;
+        if ((qp.accessFlags & access) == 0) {
+            return DropReason.REMOTE_ACCESS; // the QP's own access flags first (ibv_modify_qp's qp_access_flags)
         }
-        MemorySegment memory = regions.segment(region);
-        long offset = regions.offset(region, address);
+        MemorySegment memory = null;
+        long offset = 0;
+        if (length > 0) { // a zero-byte READ or WRITE names no memory: no rkey or address to check (IBTA C9-88, as rxe)
+            int region = regions.find(rkey, pd, address, length, access); // the region's, over the whole request's range
+            if (region < 0) {
+                return DropReason.REMOTE_ACCESS;
+            }
+            memory = regions.segment(region);
+            offset = regions.offset(region, address);
+        }
         if (read) {
             return requester.answerRead(SrdHeader.immediate(m), rkey, memory, offset, length) ? DONE : LATER;
         }
@@ -442,7 +508,7 @@ final class RcResponder {
                 return overrun(cq);
             }
         }
-        int refused = RdmaDelivery.land(counters, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
+        int refused = length == 0 ? 0 : RdmaDelivery.land(counters, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
         if (refused != 0) {
             return refused;
         }

@@ -34,4 +34,12 @@ final class RcSendSlot {
     int lastPsn;
     int generation;
     boolean done;
+    /**
+     * A request a local check refused (a bad lkey or SGE, an opcode or max_rd_atomic that cannot
+     * carry it): the status it completes with once it reaches the head, the QP then going to ERROR
+     * (rxe's requester meeting a bad WQE); -1 for a request to send. Never sent.
+     */
+    int refused = -1;
+    /** Whether its completion hands the buffer back to the layer above (false: that layer never counted it as posted). */
+    boolean releases = true;
 }

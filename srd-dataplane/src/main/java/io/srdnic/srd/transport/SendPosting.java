@@ -126,6 +126,10 @@ final class SendPosting {
             return false;
         }
         qp.sqOutstanding++;
+        if (qp.type.connected() && !qp.rcRequester.isFull()) {
+            qp.rcRequester.postRefused(wrId, opcode, buffer, offset, length, refused, true); // in post order, then ERROR
+            return true;
+        }
         counters.sendCompletions[refused]++;
         qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), refused, length, signaled);
         qp.released(buffer, offset);

@@ -211,6 +211,14 @@ public final class SrdQp {
             throw new IllegalStateException("SRC QP " + qpn + " has no receive queue: each message takes its receive from the SRC SRQ it"
                 + " names; post receives to that SRQ");
         }
+        if (!destroyed && state == QpState.ERROR) {
+            // As verbs: a receive posted to a QP in ERROR is accepted and flushed (the transport may have
+            // moved the QP there before the poster could know).
+            if (!recvCq.push(wrId, WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qpn, 0, 0)) {
+                errors.onCqOverrun(recvCq);
+            }
+            return true;
+        }
         if (destroyed || !state.canPostReceive()) {
             throw new IllegalStateException("QP " + qpn + " is " + (destroyed ? "destroyed" : state) + ": receives need INIT, RTR or RTS");
         }
@@ -251,6 +259,11 @@ public final class SrdQp {
     /** Send work requests posted and not yet completed. */
     public int sendsOutstanding() {
         return sqOutstanding;
+    }
+
+    /** Whether {@link #destroy} ran. */
+    public boolean isDestroyed() {
+        return destroyed;
     }
 
     /** Destroys the QP: its pending sends are aborted (no completions), others on the same contexts unaffected. */

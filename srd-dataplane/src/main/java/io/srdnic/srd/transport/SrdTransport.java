@@ -3,6 +3,7 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.SrdConfig;
@@ -488,6 +489,15 @@ public final class SrdTransport implements AutoCloseable {
      * opcode the QP type cannot carry): the QP's send CQ gets it like any other completion.
      */
     public void completeLocally(SrdQp qp, long wrId, int status, int length) {
+        if (qp.type.connected() && qp.acceptsSends() && status != WcStatus.WR_FLUSH_ERROR && !qp.rcRequester.isFull()) {
+            // RC: in post order after the requests before it, then the QP goes to ERROR (issue 25, rule 1).
+            qp.sqOutstanding++;
+            qp.rcRequester.postRefused(wrId, SendOpcode.SEND, null, 0, length, status, false);
+            return;
+        }
+        if (qp.type.connected() && qp.state == QpState.ERROR) {
+            status = WcStatus.WR_FLUSH_ERROR; // posted to an RC QP in ERROR: flushed, whatever was wrong with it
+        }
         counters.sendCompletions[status]++;
         if (!qp.sendCq.push(wrId, status, WcOpcode.SEND, length, false, 0, qp.qpn, 0, 0)) {
             qpErrors.onCqOverrun(qp.sendCq);

@@ -163,21 +163,22 @@ class RcAtomicTest {
 
     @Test
     void shouldRefuseALocalBufferTheAnswerCannotLandInWithLocalProtectionError() {
-        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 49).connect()) {
-            MemorySegment w = word(p, 5);
-            int rkey = atomicKey(p, w);
-            MemorySegment out = p.f.arena.allocate(12, 8);
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 1, out, 8, w.address(), rkey, 1, 0));
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 2, out, -1, w.address(), rkey, 5, 6));
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 3, out.asReadOnly(), 0, w.address(), rkey, 5, 6));
-            List<TestQp.Wc> wcs = p.qa.sends();
-            assertEquals(List.of(1L, 2L, 3L), wcs.stream().map(TestQp.Wc::wrId).toList());
-            for (TestQp.Wc wc : wcs) {
-                assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, wc.status(), "8 writable bytes are needed for the answer: " + wc.wrId());
+        for (int bad = 0; bad < 3; bad++) { // a fresh connection each: a locally refused RC request puts its QP in ERROR (as rxe)
+            try (RcPair p = new RcPair(LinkConfig.DEFAULT, 49 + bad).connect()) {
+                MemorySegment w = word(p, 5);
+                int rkey = atomicKey(p, w);
+                MemorySegment out = p.f.arena.allocate(12, 8);
+                MemorySegment buffer = bad == 2 ? out.asReadOnly() : out;
+                long offset = bad == 0 ? 8 : bad == 1 ? -1 : 0;
+                assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, bad, buffer, offset, w.address(), rkey, 5, 6));
+                List<TestQp.Wc> wcs = p.qa.sends();
+                assertEquals(List.of((long) bad), wcs.stream().map(TestQp.Wc::wrId).toList());
+                assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, wcs.get(0).status(), "8 writable bytes are needed for the answer: " + bad);
+                assertEquals(QpState.ERROR, p.qa.qp().state(), "the requester met a bad WQE");
+                p.f.runFor(MS);
+                assertEquals(5, w.get(ValueLayout.JAVA_LONG, 0), "nothing ran");
+                assertEquals(0, p.a.counters().txData);
             }
-            p.f.runFor(MS);
-            assertEquals(5, w.get(ValueLayout.JAVA_LONG, 0), "nothing ran");
-            assertEquals(0, p.a.counters().txData);
         }
     }
 
@@ -201,7 +202,7 @@ class RcAtomicTest {
             assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.ATOMIC_FETCH_ADD, 9, out, 0, 8, 64, 1, 0));
             assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, p.qa.sends().get(0).status(), "postSend has no room for the operands");
             assertEquals(0, p.a.counters().txData, "nothing went on the wire");
-            assertEquals(QpState.RTS, p.qa.qp().state());
+            assertEquals(QpState.ERROR, p.qa.qp().state(), "a locally refused RC request puts its QP in ERROR, as rxe's requester does");
         }
     }
 }

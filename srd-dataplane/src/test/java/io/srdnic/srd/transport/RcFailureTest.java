@@ -81,7 +81,8 @@ class RcFailureTest {
             assertEquals(1, wcs.get(0).wrId());
             assertEquals(WcStatus.WR_FLUSH_ERROR, wcs.get(1).status());
             assertEquals(QpState.ERROR, p.qa.qp().state());
-            assertEquals(2 * 3, p.b.counters().dropsSent[DropReason.RNR], "each message: the first try and rnr_retry = 2 more");
+            assertEquals(3, p.b.counters().dropsSent[DropReason.RNR],
+                "the first try and rnr_retry = 2 more, for the first message only: RNR is judged at the expected PSN (issue 25, rule 3)");
             assertEquals(SrdTransport.POST_BAD_QP_STATE, p.post(SendOpcode.SEND, 3, tx, 0, 1, 0, 0, 0), "a QP in ERROR takes no posts");
         }
     }

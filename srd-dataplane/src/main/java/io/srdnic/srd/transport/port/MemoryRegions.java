@@ -4,10 +4,15 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The memory regions registered with a transport, which its responder checks every RDMA request
- * against: the key names a region (its index, and a random tag so that a stale or made-up key
- * misses), the region belongs to a protection domain and grants access flags. Deregistering
- * takes effect at once: the next packet naming the key is refused, requests already in flight
- * against it included. Registered and deregistered on the transport's thread.
+ * against: the key names a region, the region belongs to a protection domain and grants access
+ * flags. Deregistering takes effect at once: the next packet naming the key is refused, requests
+ * already in flight against it included. Registered and deregistered on the transport's thread.
+ * <p>
+ * A key is a registration serial number (25 bits, one per registration of any region) and a
+ * random tag (6 bits, so that a made-up key misses): a deregistered key is not handed out again
+ * for at least 2^25 − 1 registrations, so a peer holding a revoked rkey cannot reach a region
+ * registered after it (as rdma-core's providers cycle their key byte and index). The key finds
+ * its region through a map from serial to index, filled and emptied on the control path.
  */
 public final class MemoryRegions {
     /** Access flags (ibv_access_flags' values). */
@@ -16,7 +21,9 @@ public final class MemoryRegions {
     public static final int REMOTE_READ = 1 << 2;
     public static final int REMOTE_ATOMIC = 1 << 3;
 
-    private static final int TAG_BITS = 8;
+    /** The tag's bits; the region's index was these bits' neighbour once, the serial is now. */
+    private static final int TAG_BITS = 6;
+    private static final int SERIAL_MASK = (1 << (31 - TAG_BITS)) - 1;
 
     private final int capacity;
     private MemorySegment[] segment;
@@ -27,10 +34,13 @@ public final class MemoryRegions {
     private long[] base;
     private final java.util.SplittableRandom tags;
     private int count;
+    /** The last registration's serial number; the live regions' serials map to their indexes. */
+    private int serial;
+    private final LongIntMap bySerial = new LongIntMap(64);
 
     public MemoryRegions(int capacity, java.util.SplittableRandom tags) {
-        if (capacity > 1 << (31 - TAG_BITS)) {
-            throw new IllegalArgumentException("at most " + (1 << (31 - TAG_BITS)) + " memory regions");
+        if (capacity > 1 << 23) {
+            throw new IllegalArgumentException("at most " + (1 << 23) + " memory regions");
         }
         this.capacity = capacity;
         this.segment = new MemorySegment[Math.min(capacity, 64)];
@@ -66,7 +76,8 @@ public final class MemoryRegions {
         for (int i = 0; i < segment.length; i++) {
             if (segment[i] == null) {
                 segment[i] = memory;
-                key[i] = (i << TAG_BITS) | (1 + tags.nextInt((1 << TAG_BITS) - 1));
+                key[i] = (nextSerial() << TAG_BITS) | (1 + tags.nextInt((1 << TAG_BITS) - 1));
+                bySerial.put(key[i] >>> TAG_BITS, i);
                 pd[i] = pdId;
                 access[i] = accessFlags;
                 base[i] = virtualBase;
@@ -83,9 +94,18 @@ public final class MemoryRegions {
         if (i < 0) {
             throw new IllegalArgumentException("no memory region with key " + Integer.toHexString(k));
         }
+        bySerial.remove(key[i] >>> TAG_BITS);
         segment[i] = null;
         key[i] = 0;
         count--;
+    }
+
+    /** The next registration's serial: never 0, never one a live region still has (after a wrap). */
+    private int nextSerial() {
+        do {
+            serial = (serial + 1) & SERIAL_MASK;
+        } while (serial == 0 || bySerial.get(serial) != LongIntMap.MISSING);
+        return serial;
     }
 
     /** Whether {@code k} names a registered region. */
@@ -143,7 +163,7 @@ public final class MemoryRegions {
     }
 
     private int indexOf(int k) {
-        int i = k >>> TAG_BITS;
-        return i < segment.length && segment[i] != null && key[i] == k ? i : -1;
+        int i = k <= 0 ? LongIntMap.MISSING : bySerial.get(k >>> TAG_BITS);
+        return i >= 0 && key[i] == k ? i : -1;
     }
 }

@@ -26,25 +26,30 @@ class MemoryRegionsHoldsTest {
         }
     }
 
-    /** Tags are 8 random bits: a key deregistered comes back for another region one time in 255, and must not pass for the old buffer. */
+    /**
+     * Issue 25, rule 7: a deregistered key is not drawn again for at least 2^24 registrations (it was
+     * a random 8-bit tag on the same index: back one time in 255), so a receive or a peer's rkey of
+     * the old region never reaches another.
+     */
     @Test
-    void shouldNotHoldTheOldBufferWhenItsKeyIsDrawnAgainForOtherMemory() {
+    void shouldNeverDrawADeregisteredKeyAgainForTwoToTheTwentyFourRegistrations() {
         try (Arena arena = Arena.ofConfined()) {
             MemoryRegions regions = new MemoryRegions(16, new SplittableRandom(2));
             MemorySegment old = arena.allocate(256, 64);
             MemorySegment other = arena.allocate(256, 64);
             int key = regions.register(old, 1, MemoryRegions.LOCAL_WRITE);
+            int kept = regions.register(other, 1, MemoryRegions.LOCAL_WRITE); // a live key the cycling must step over
             regions.deregister(key);
-            int again = 0;
-            for (int i = 0; i < 100_000 && again != key; i++) {
-                again = regions.register(other, 1, MemoryRegions.LOCAL_WRITE);
-                if (again != key) {
-                    regions.deregister(again);
+            for (int i = 0; i < (1 << 24) + 16; i++) {
+                int again = regions.register(other, 1, MemoryRegions.LOCAL_WRITE);
+                if (again == key || again == kept) {
+                    throw new AssertionError("registration " + i + " drew key " + Integer.toHexString(again) + " again");
                 }
+                regions.deregister(again);
             }
-            assertTrue(regions.isLive(key), "the key was drawn again");
-            assertFalse(regions.holds(key, old, 0, 64), "a receive posted from the old region took the new one's key");
-            assertTrue(regions.holds(key, other, 0, 64));
+            assertFalse(regions.isLive(key));
+            assertFalse(regions.holds(key, old, 0, 64), "a receive posted from the old region");
+            assertTrue(regions.holds(kept, other, 0, 64), "the live region kept its key");
         }
     }
 }
