@@ -48,7 +48,7 @@ final class EmbeddedProvider implements VerbsProvider {
     public DeviceAttributes queryDevice(String deviceName) {
         return new DeviceAttributes(deviceName, Context.MAX_QP, Context.MAX_CQ, Context.MAX_MR, Context.MAX_AH, Context.MAX_QP_WR,
             Context.MAX_SGE, Context.MAX_INLINE, mtu, mtu, dataplane.transport.maxRdmaSize(), true, true, true, Context.MAX_SRQ,
-            Context.MAX_QP_WR, io.srdnic.srd.transport.SharedReceiveQueue.MAX_SGE, DeviceAttributes.ATOMIC_GLOB,
+            Context.MAX_QP_WR, io.srdnic.srd.transport.qp.SharedReceiveQueue.MAX_SGE, DeviceAttributes.ATOMIC_GLOB,
             QpAttributes.RD_ATOMIC_LIMIT);
     }
 
@@ -235,7 +235,7 @@ final class EmbeddedProvider implements VerbsProvider {
     }
 
     /** The transport's SRQ behind {@code srq}, made by this provider. */
-    static io.srdnic.srd.transport.SharedReceiveQueue transportSrq(SharedReceiveQueue srq) {
+    static io.srdnic.srd.transport.qp.SharedReceiveQueue transportSrq(SharedReceiveQueue srq) {
         return ((EmbeddedSrq) srq.ops).srq;
     }
 

@@ -6,6 +6,8 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.qp.QpEvents;
+import io.srdnic.srd.transport.qp.TransportQp;
 import java.util.function.LongSupplier;
 
 /**
@@ -14,7 +16,7 @@ import java.util.function.LongSupplier;
  * gives up its work, with WR_FLUSH_ERROR completions (or silently); the events the application
  * hears of it. Stamped with the duty cycle's time.
  */
-final class QpErrors {
+final class QpErrors implements QpEvents {
     private final QpTable qps;
     private final SendRequests requests;
     private final SrdRequester messages;
@@ -40,7 +42,8 @@ final class QpErrors {
      * QP reporting to it goes to ERROR (QP_FATAL each), flushing its work: nothing more is accepted
      * for them that their application could not be told about.
      */
-    void onCqOverrun(CompletionQueue cq) {
+    @Override
+    public void onCqOverrun(CompletionQueue cq) {
         counters.cqOverruns++;
         if (!cq.markError()) {
             return;
@@ -58,14 +61,24 @@ final class QpErrors {
     }
 
     /** An event about one QP (SQ_DRAINED), stamped with this cycle's time. */
-    void raise(int type, SrdQp qp) {
+    @Override
+    public void raise(int type, TransportQp qp) {
         events.raise(type, 0, 0, qp.qpn, clock.getAsLong());
     }
 
     /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
-    void flush(SrdQp qp, boolean withCompletions) {
+    /** A connected QP follows into RC: its connection starts, moves or stops with it. */
+    @Override
+    public void modified(TransportQp qp, QpState from) {
         if (qp.type.connected()) {
-            rc.flush(qp, withCompletions, clock.getAsLong());
+            rc.onModify(own(qp), from, clock.getAsLong());
+        }
+    }
+
+    @Override
+    public void flush(TransportQp qp, boolean withCompletions) {
+        if (qp.type.connected()) {
+            rc.flush(own(qp), withCompletions, clock.getAsLong());
         }
         finishRequests(qp, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
         while (qp.ownsReceives() && !qp.receives.isEmpty()) { // an SRQ's receives stay for its other QPs
@@ -77,21 +90,27 @@ final class QpErrors {
     }
 
     /** The QP is destroyed: its work is dropped silently and its number names nothing any more. */
-    void destroy(SrdQp qp) {
+    @Override
+    public void destroy(TransportQp qp) {
         if (qp.type.connected()) {
-            rc.flush(qp, false, clock.getAsLong());
+            rc.flush(own(qp), false, clock.getAsLong());
         }
         finishRequests(qp, -1);
         qp.destroyed = true;
-        qps.remove(qp);
+        qps.remove(own(qp));
     }
 
     /** Ends every SRD/UD request of {@code qp} still in the transport's table with {@code status} (-1: no completion). */
-    private void finishRequests(SrdQp qp, int status) {
+    private void finishRequests(TransportQp qp, int status) {
         for (int r = 0; r < requests.capacity; r++) {
             if (requests.qp[r] == qp && requests.state[r] != SendRequests.FREE && requests.state[r] != SendRequests.CANCELLED) {
                 messages.finish(r, status);
             }
         }
+    }
+
+    /** Every QP of this device is an {@link SrdQp}: only {@link SrdTransport} creates them, and hands them this object. */
+    private static SrdQp own(TransportQp qp) {
+        return (SrdQp) qp;
     }
 }

@@ -11,6 +11,8 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AckWriter;
 import io.srdnic.srd.transport.port.HeldPacketPool;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.qp.ReceiveQueue;
+import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;

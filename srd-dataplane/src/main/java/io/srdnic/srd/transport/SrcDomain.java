@@ -1,12 +1,14 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.qp.SrcMembership;
+
 /**
  * An SRC domain (seed 001; XRC's XRC domain): the set of SRC QPs and SRC SRQs of one device that
  * may reach each other. A message that arrives on an SRC QP is delivered only into an SRQ of the
  * QP's own domain; one naming an SRQ of another domain is refused. Destroyed only once no SRQ or
  * QP uses it. Owned by the transport's thread, like the QPs.
  */
-public final class SrcDomain {
+public final class SrcDomain implements SrcMembership {
     private final SrdTransport transport;
     private final int number;
     private int srqs;
@@ -55,7 +57,8 @@ public final class SrcDomain {
         srqs++;
     }
 
-    void detachSrq() {
+    @Override
+    public void detachSrq() {
         srqs--;
     }
 
@@ -63,7 +66,8 @@ public final class SrcDomain {
         qps++;
     }
 
-    void detachQp() {
+    @Override
+    public void detachQp() {
         qps--;
     }
 }

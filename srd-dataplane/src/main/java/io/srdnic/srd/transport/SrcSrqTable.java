@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.srd.transport.port.LongIntMap;
+import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 
 /**
  * The SRC SRQs of one transport by the number SRC packets name them with: the responder's lookup,

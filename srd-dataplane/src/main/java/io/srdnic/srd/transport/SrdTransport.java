@@ -16,6 +16,9 @@ import io.srdnic.srd.transport.port.FrameWriter;
 import io.srdnic.srd.transport.port.HeldPacketPool;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.qp.QpDevice;
+import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.qp.SrqEvents;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.SplittableRandom;
@@ -85,6 +88,20 @@ public final class SrdTransport implements AutoCloseable {
     private final PathProbes probes;
     private final PacketDispatcher dispatcher;
     private final QpErrors qpErrors;
+    /** What every QP of this device reads of it (handed to each at creation). */
+    private final QpDevice qpDevice;
+    /** What every SRQ of this device tells it; also the device's name in {@link SharedReceiveQueue#checkUsableBy}. */
+    private final SrqEvents srqEvents = new SrqEvents() {
+        @Override
+        public void limitReached(int srqn) {
+            events.raiseForSrq(AsyncEventQueue.SRQ_LIMIT_REACHED, srqn, now());
+        }
+
+        @Override
+        public void srcSrqDestroyed(SharedReceiveQueue srq) {
+            srcSrqs.remove(srq);
+        }
+    };
     private final DutyCycle cycle;
     /** The duty cycle's time, as the parts it drives read it. */
     private final CycleClock clock = new CycleClock();
@@ -134,6 +151,7 @@ public final class SrdTransport implements AutoCloseable {
         this.rc = new RcConnections(port, config.maxQps(), this::flushQp);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc, clock);
         this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, clock::now);
+        this.qpDevice = new QpDevice(mtu, this::isAddressHandleLive, regions::admits, counters);
         this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder, clock);
         this.cycle = new DutyCycle(this.config, tx, dispatcher, responder, rc, messages, contexts, active, rnrWaits, probes, requests,
             counters, events, clock);
@@ -255,7 +273,7 @@ public final class SrdTransport implements AutoCloseable {
         if (qpn < 0) {
             throw new IllegalStateException("all " + config.maxQps() + " QPs are in use: destroy some or raise SrdConfig.maxQps");
         }
-        SrdQp qp = new SrdQp(this, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
+        SrdQp qp = new SrdQp(qpDevice, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
             qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames, rc, clock);
             qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks, qpErrors, rc, clock);
@@ -278,7 +296,7 @@ public final class SrdTransport implements AutoCloseable {
         if (!qps.managementFree()) {
             throw new IllegalStateException("this device already has its management QP (QPN " + MANAGEMENT_QPN + ")");
         }
-        SrdQp qp = new SrdQp(this, qpErrors, QpType.UD, MANAGEMENT_QPN, pd, sqDepth, rqDepth, sendCq, recvCq);
+        SrdQp qp = new SrdQp(qpDevice, qpErrors, QpType.UD, MANAGEMENT_QPN, pd, sqDepth, rqDepth, sendCq, recvCq);
         qps.put(qp);
         return qp;
     }
@@ -303,7 +321,10 @@ public final class SrdTransport implements AutoCloseable {
             attributes.srcDomain().checkUsableBy(this);
         }
         int srqn = lastSrqn % 0xFF_FFFF + 1; // 24 bits, as QPNs: the SRQ's own name, in events (SRC packets carry the SRC SRQ number)
-        SharedReceiveQueue srq = new SharedReceiveQueue(this, srqn, attributes, src);
+        SharedReceiveQueue srq = src
+            ? new SharedReceiveQueue(srqEvents, srqn, attributes.maxWr(), attributes.limit(), attributes.pd(), attributes.srcDomain(),
+                attributes.srcSrqNumber(), attributes.srcCq())
+            : new SharedReceiveQueue(srqEvents, srqn, attributes.maxWr(), attributes.limit(), attributes.pd());
         if (src) {
             srcSrqs.put(srq); // throws if the number is taken: before anything else changed
             attributes.srcDomain().attachSrq();
@@ -327,11 +348,6 @@ public final class SrdTransport implements AutoCloseable {
         return srcSrqs.freeNumber();
     }
 
-    /** An SRC SRQ was destroyed: its number names nothing any more. */
-    void forgetSrcSrq(SharedReceiveQueue srq) {
-        srcSrqs.remove(srq);
-    }
-
     /** Creates a QP of {@code type} in RESET that takes its receives from {@code srq} (it has no receive queue of its own). */
     public SrdQp createQp(QpType type, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createQp(type, 0, sqDepth, srq, sendCq, recvCq);
@@ -343,7 +359,7 @@ public final class SrdTransport implements AutoCloseable {
             throw new IllegalArgumentException("an SRC QP has no SRQ attribute: each message names the SRQ it is for by its SRC SRQ number;"
                 + " create it with createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
         }
-        srq.checkUsableBy(this);
+        srq.checkUsableBy(srqEvents);
         SrdQp qp = createQp(type, pd, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
         qp.takeReceivesFrom(srq);
         return qp;

@@ -39,7 +39,7 @@
  *     </ul></li>
  * <li><b>Queue pairs and their objects</b> — {@link io.srdnic.srd.transport.SrdQp} and its state
  *     machine ({@code QpTransitions}, {@code QpAttributes}, {@code QpAttributeChecks}),
- *     {@code ReceiveQueue}, {@link io.srdnic.srd.transport.SharedReceiveQueue}, the IBTA timer
+ *     {@code ReceiveQueue}, {@link io.srdnic.srd.transport.qp.SharedReceiveQueue}, the IBTA timer
  *     encodings {@code LocalAckTimeout} and {@code RnrTimer}.</li>
  * </ol>
  * Everything here runs on the transport's one thread; the wire codecs are in

@@ -14,6 +14,7 @@ import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -9,6 +9,7 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;

@@ -11,6 +11,7 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;

@@ -13,6 +13,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.qp.QpTransitions;
+import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import org.junit.jupiter.api.Test;
 
 /**

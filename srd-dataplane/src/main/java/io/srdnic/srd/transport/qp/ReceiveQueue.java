@@ -1,6 +1,5 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.qp;
 
-import io.srdnic.srd.transport.port.MemoryRegions;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -9,7 +8,7 @@ import java.lang.foreign.MemorySegment;
  * memory region the buffer was posted from (0: none named), so that delivery can refuse a receive
  * whose region has been deregistered since ({@link #headMemoryGone}).
  */
-final class ReceiveQueue {
+public final class ReceiveQueue {
     private final long[] wrId;
     private final MemorySegment[] buffer;
     private final long[] offset;
@@ -36,13 +35,13 @@ final class ReceiveQueue {
     }
 
     /** Throws unless [offset, offset + length) lies inside {@code buffer}: checked when a receive is posted. */
-    static void checkInside(MemorySegment buffer, long offset, int length) {
+    public static void checkInside(MemorySegment buffer, long offset, int length) {
         if (offset < 0 || length < 0 || offset + length > buffer.byteSize()) {
             throw new IndexOutOfBoundsException("receive buffer [" + offset + ", " + (offset + length) + ") outside a segment of " + buffer.byteSize());
         }
     }
 
-    boolean offer(long wr, MemorySegment buf, long off, int len, int key) {
+    public boolean offer(long wr, MemorySegment buf, long off, int len, int key) {
         if (tail - head == capacity) {
             return false;
         }
@@ -56,32 +55,32 @@ final class ReceiveQueue {
         return true;
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return head == tail;
     }
 
-    int size() {
+    public int size() {
         return (int) (tail - head);
     }
 
-    int headLength() {
+    public int headLength() {
         return length[(int) (head % capacity)];
     }
 
-    MemorySegment headBuffer() {
+    public MemorySegment headBuffer() {
         return buffer[(int) (head % capacity)];
     }
 
-    long headOffset() {
+    public long headOffset() {
         return offset[(int) (head % capacity)];
     }
 
-    long headWrId() {
+    public long headWrId() {
         return wrId[(int) (head % capacity)];
     }
 
     /** The memory region the next receive was posted from (0: none named). */
-    int headKey() {
+    public int headKey() {
         return lkey[(int) (head % capacity)];
     }
 
@@ -90,12 +89,12 @@ final class ReceiveQueue {
      * since it was posted (verbs: the HCA refuses the receive's SGE, LOCAL_PROTECTION_ERROR). A
      * message must not land there: the application may have reused the memory for something else.
      */
-    boolean headMemoryGone(MemoryRegions regions) {
+    public boolean headMemoryGone(ReceiveRegions regions) {
         int i = (int) (head % capacity);
         return !regions.admits(lkey[i], buffer[i], offset[i], length[i]);
     }
 
-    void removeHead() {
+    public void removeHead() {
         buffer[(int) (head % capacity)] = null;
         head++;
         if (srq != null) {

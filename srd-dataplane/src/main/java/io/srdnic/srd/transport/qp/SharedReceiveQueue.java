@@ -1,6 +1,6 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.qp;
 
-import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.CompletionQueue;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -19,7 +19,7 @@ import java.lang.invoke.VarHandle;
  * A limit given at creation arms it too (rdma-core leaves that to the provider; rxe arms it so).
  * An SRQ armed while already below its limit raises the event at the next receive taken.
  * <p>
- * With seed 001's SRC attributes ({@link SrqAttributes}: an SRC domain, an SRC SRQ number and an
+ * With seed 001's SRC attributes (the device's {@code SrqAttributes}: an SRC domain, an SRC SRQ number and an
  * SRC CQ) no QP is created on it: SRC QPs of its domain deliver into it the messages that name its
  * number, complete them on its CQ and check their RDMA against its protection domain.
  * <p>
@@ -40,43 +40,47 @@ public final class SharedReceiveQueue {
         }
     }
 
-    private final SrdTransport transport;
+    /** The device: told of the limit event and of an SRC SRQ's end; a QP of another device may not use this SRQ. */
+    private final SrqEvents device;
     private final int srqn;
     private final int maxWr;
-    final ReceiveQueue receives;
+    public final ReceiveQueue receives;
     /** The protection domain: SRC messages' RDMA and atomics are checked against it. */
-    final int pd;
+    public final int pd;
     /** SRC: the domain, the number packets name it by, and the CQ its receives complete on; null, 0, null without. */
-    final SrcDomain srcDomain;
-    final int srcSrqNumber;
-    final io.srdnic.srd.api.CompletionQueue srcCq;
+    public final SrcMembership srcDomain;
+    public final int srcSrqNumber;
+    public final CompletionQueue srcCq;
     private int limit;
     private int qpsUsing;
     private boolean destroyed;
     /** Receives taken by messages; written by the owner thread only, published with a release store. */
     private long taken;
 
-    SharedReceiveQueue(SrdTransport transport, int srqn, int maxWr, int limit) {
-        this(transport, srqn, new SrqAttributes().maxWr(maxWr).limit(limit), false);
+    /** An SRQ without SRC attributes. */
+    public SharedReceiveQueue(SrqEvents device, int srqn, int maxWr, int limit, int pd) {
+        this(device, srqn, maxWr, limit, pd, null, 0, null);
     }
 
-    /** {@code src}: the attributes carry the three SRC attributes (checked by {@link SrqAttributes#checkSrc}). */
-    SharedReceiveQueue(SrdTransport transport, int srqn, SrqAttributes attributes, boolean src) {
-        int maxWr = attributes.maxWr();
-        int limit = attributes.limit();
+    /**
+     * {@code srcDomain}, {@code srcSrqNumber}, {@code srcCq}: the three SRC attributes, all given
+     * (checked by the device's {@code SrqAttributes.checkSrc}) or null, 0, null.
+     */
+    public SharedReceiveQueue(SrqEvents device, int srqn, int maxWr, int limit, int pd, SrcMembership srcDomain, int srcSrqNumber,
+                              CompletionQueue srcCq) {
         if (maxWr < 1) {
             throw new IllegalArgumentException("an SRQ holds at least one receive, asked max_wr " + maxWr);
         }
         checkLimit(limit, maxWr);
-        this.transport = transport;
+        this.device = device;
         this.srqn = srqn;
         this.maxWr = maxWr;
         this.limit = limit;
         this.receives = new ReceiveQueue(maxWr, this);
-        this.pd = attributes.pd();
-        this.srcDomain = src ? attributes.srcDomain() : null;
-        this.srcSrqNumber = src ? attributes.srcSrqNumber() : 0;
-        this.srcCq = src ? attributes.srcCq() : null;
+        this.pd = pd;
+        this.srcDomain = srcDomain;
+        this.srcSrqNumber = srcSrqNumber;
+        this.srcCq = srcCq;
     }
 
     public int pd() {
@@ -84,7 +88,7 @@ public final class SharedReceiveQueue {
     }
 
     /** The SRC domain, or null for an SRQ without SRC attributes. */
-    public SrcDomain srcDomain() {
+    public SrcMembership srcDomain() {
         return srcDomain;
     }
 
@@ -94,7 +98,7 @@ public final class SharedReceiveQueue {
     }
 
     /** The CQ where SRC messages delivered here complete, or null for an SRQ without SRC attributes. */
-    public io.srdnic.srd.api.CompletionQueue srcCq() {
+    public CompletionQueue srcCq() {
         return srcCq;
     }
 
@@ -121,7 +125,7 @@ public final class SharedReceiveQueue {
         return postReceive(wrId, buffer, offset, length, 0);
     }
 
-    /** As {@link SrdQp#postReceive(long, MemorySegment, long, int, int)}: the receive's memory region is checked when a message takes it. */
+    /** As {@link TransportQp#postReceive(long, MemorySegment, long, int, int)}: the receive's memory region is checked when a message takes it. */
     public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length, int lkey) {
         if (destroyed) {
             throw new IllegalStateException("SRQ " + srqn + " was destroyed");
@@ -167,15 +171,15 @@ public final class SharedReceiveQueue {
             throw new IllegalStateException("SRQ " + srqn + " is still used by " + qpsUsing + " QP(s): destroy them first");
         }
         if (!destroyed && srcDomain != null) {
-            transport.forgetSrcSrq(this);
+            device.srcSrqDestroyed(this);
             srcDomain.detachSrq();
         }
         destroyed = true;
     }
 
-    /** Throws unless a QP of {@code owner} may be created on this SRQ: not destroyed, and of the same transport. */
-    void checkUsableBy(SrdTransport owner) {
-        if (owner != transport) {
+    /** Throws unless a QP of {@code owner} may be created on this SRQ: not destroyed, and of the same device. */
+    public void checkUsableBy(SrqEvents owner) {
+        if (owner != device) {
             throw new IllegalArgumentException("SRQ " + srqn + " belongs to another transport (device) than the QP");
         }
         if (destroyed) {
@@ -188,12 +192,12 @@ public final class SharedReceiveQueue {
     }
 
     /** A QP was created on this SRQ (after {@link #checkUsableBy}). */
-    void attach() {
+    public void attach() {
         qpsUsing++;
     }
 
     /** A QP using this SRQ was destroyed. */
-    void detach() {
+    public void detach() {
         qpsUsing--;
     }
 
@@ -202,7 +206,7 @@ public final class SharedReceiveQueue {
         TAKEN.setRelease(this, taken + 1);
         if (limit > 0 && receives.size() < limit) {
             limit = 0; // raised once; the application re-arms it
-            transport.events().raiseForSrq(AsyncEventQueue.SRQ_LIMIT_REACHED, srqn, transport.now());
+            device.limitReached(srqn);
         }
     }
 
