@@ -6,6 +6,11 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.srd.ActiveContexts;
+import io.srdnic.srd.transport.srd.ContextTable;
+import io.srdnic.srd.transport.srd.PathProbes;
+import io.srdnic.srd.transport.srd.SendRequests;
+import io.srdnic.srd.transport.srd.SrdContext;
 
 /**
  * The transport's duty cycle, driven by {@link SrdTransport#doWork(long)} on one thread with the

@@ -8,6 +8,7 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.qp.QpEvents;
 import io.srdnic.srd.transport.qp.TransportQp;
+import io.srdnic.srd.transport.srd.SendRequests;
 import java.util.function.LongSupplier;
 
 /**

@@ -5,6 +5,7 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;

@@ -5,6 +5,10 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AddressHandles;
+import io.srdnic.srd.transport.srd.ContextTable;
+import io.srdnic.srd.transport.srd.FlowKey;
+import io.srdnic.srd.transport.srd.SendRequests;
+import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.MemorySegment;
 
 /**

@@ -5,6 +5,8 @@ import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.srd.ContextTable;
+import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.SrdAck;
 

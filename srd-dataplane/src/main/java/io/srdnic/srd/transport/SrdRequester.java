@@ -8,6 +8,11 @@ import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.transport.port.FrameWriter;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.qp.TransportQp;
+import io.srdnic.srd.transport.srd.ActiveContexts;
+import io.srdnic.srd.transport.srd.ContextTable;
+import io.srdnic.srd.transport.srd.SendRequests;
+import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
@@ -253,7 +258,7 @@ final class SrdRequester implements ReliableSender.Listener {
         if (st == SendRequests.RNR_WAIT) {
             rnrWaits.stop(ctx, r);
         }
-        SrdQp qp = requests.qp[r];
+        TransportQp qp = requests.qp[r];
         int op = requests.opcode[r];
         if (op == SendOpcode.RDMA_READ) {
             readsOutstanding--;

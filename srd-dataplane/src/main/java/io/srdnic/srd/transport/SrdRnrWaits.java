@@ -1,6 +1,11 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.srd.ActiveContexts;
+import io.srdnic.srd.transport.srd.ContextTable;
+import io.srdnic.srd.transport.srd.RnrWaitList;
+import io.srdnic.srd.transport.srd.SendRequests;
+import io.srdnic.srd.transport.srd.SrdContext;
 import java.util.function.IntConsumer;
 
 /**

@@ -8,6 +8,9 @@ import io.srdnic.srd.counters.CountersWriter;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.srd.ContextTable;
+import io.srdnic.srd.transport.srd.FlowKey;
+import io.srdnic.srd.transport.srd.SrdContext;
 import java.util.function.IntConsumer;
 
 /**

@@ -7,6 +7,7 @@ import io.srdnic.srd.transport.port.FrameWriter;
 import io.srdnic.srd.transport.port.HeldPacketPool;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.srd.ContextTable;
 
 /**
  * What every QP type's sending and receiving halves share below the transport: the TX burst and

@@ -3,6 +3,7 @@ package io.srdnic.srd.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.srdnic.srd.transport.port.LongIntMap;
+import io.srdnic.srd.transport.srd.FlowKey;
 import org.junit.jupiter.api.Test;
 
 class LongIntMapTest {

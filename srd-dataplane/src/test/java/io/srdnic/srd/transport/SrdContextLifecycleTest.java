@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.srd.FlowKey;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

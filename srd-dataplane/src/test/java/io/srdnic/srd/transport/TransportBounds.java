@@ -2,6 +2,9 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.srd.ContextReport;
+import io.srdnic.srd.transport.srd.ReceiveWindow;
+import io.srdnic.srd.transport.srd.SrdContext;
 
 /**
  * The bounds a transport's state keeps whatever it receives, checked from outside its package (the

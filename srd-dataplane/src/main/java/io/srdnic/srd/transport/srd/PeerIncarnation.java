@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 /**
  * Which incarnation of the peer's sending half — its (epoch, context id) — a responder context
@@ -14,7 +14,7 @@ package io.srdnic.srd.transport;
  * restart and a few context ids per re-created context, nowhere near 2^31; a forged packet that
  * would need more is refused as stale.
  */
-final class PeerIncarnation {
+public final class PeerIncarnation {
     private static final long HALF_CIRCLE = 1L << 31;
     private boolean started;
     private int epoch;
@@ -24,16 +24,16 @@ final class PeerIncarnation {
     /** Context ids moved forward within the current epoch. */
     private long contextSteps;
 
-    boolean started() {
+    public boolean started() {
         return started;
     }
 
-    boolean is(int peerEpoch, int peerContext) {
+    public boolean is(int peerEpoch, int peerContext) {
         return started && epoch == peerEpoch && context == peerContext;
     }
 
     /** Whether (peerEpoch, peerContext) may replace the current incarnation: first contact, or later along the arc. */
-    boolean mayMoveTo(int peerEpoch, int peerContext) {
+    public boolean mayMoveTo(int peerEpoch, int peerContext) {
         if (!started) {
             return true;
         }
@@ -46,7 +46,7 @@ final class PeerIncarnation {
     }
 
     /** Follows (peerEpoch, peerContext) from now on; {@link #mayMoveTo} said yes. */
-    void moveTo(int peerEpoch, int peerContext) {
+    public void moveTo(int peerEpoch, int peerContext) {
         if (started && peerEpoch == epoch) {
             contextSteps += peerContext - context;
         } else {

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.port.AckWriter;
@@ -13,14 +13,14 @@ import io.srdnic.srd.transport.port.AckWriter;
  * order and an ACK carries the lowest ones: the sender's base waits on the lowest, so that one is
  * always told first and no drop can starve behind newer ones.
  */
-final class ReceiveWindow implements AckWriter.SackSource {
-    static final int NEW = 0;
-    static final int DUPLICATE = 1;
-    static final int OLD = 2;
+public final class ReceiveWindow implements AckWriter.SackSource {
+    public static final int NEW = 0;
+    public static final int DUPLICATE = 1;
+    public static final int OLD = 2;
     static final int BEYOND = 3;
 
     /** Unconfirmed drops held at once (every one lies in the window); a failing packet beyond this is left unacknowledged, to be retried. */
-    static final int MAX_PENDING_DROPS = SrdConfig.MAX_WINDOW;
+    public static final int MAX_PENDING_DROPS = SrdConfig.MAX_WINDOW;
 
     private final long[] bits;
     private final int mask;
@@ -35,7 +35,7 @@ final class ReceiveWindow implements AckWriter.SackSource {
     }
 
     /** Starts over at {@code newBase}: a new peer, or a peer that restarted (new epoch). */
-    void reset(int newBase) {
+    public void reset(int newBase) {
         java.util.Arrays.fill(bits, 0);
         pendingCount = 0;
         base = newBase;
@@ -45,11 +45,11 @@ final class ReceiveWindow implements AckWriter.SackSource {
         return mask + 1;
     }
 
-    int base() {
+    public int base() {
         return base;
     }
 
-    int classify(int psn) {
+    public int classify(int psn) {
         int d = psn - base;
         if (d < 0) {
             return OLD;
@@ -61,7 +61,7 @@ final class ReceiveWindow implements AckWriter.SackSource {
     }
 
     /** Marks a NEW psn received and advances the base over every received PSN. */
-    void mark(int psn) {
+    public void mark(int psn) {
         set(psn);
         advance();
     }
@@ -70,7 +70,7 @@ final class ReceiveWindow implements AckWriter.SackSource {
      * The sender says everything below {@code senderBase} is acknowledged: never accept those again.
      * The caller has bounded the slide by the window (a far send base is refused, not believed).
      */
-    void slideTo(int senderBase) {
+    public void slideTo(int senderBase) {
         forgetConfirmedDrops(senderBase);
         int d = senderBase - base;
         if (d <= 0) {
@@ -96,24 +96,24 @@ final class ReceiveWindow implements AckWriter.SackSource {
     }
 
     /** Drops the sender has not yet confirmed (PSN at or above its send base); repeated in every ACK. */
-    int pendingDrops() {
+    public int pendingDrops() {
         return pendingCount;
     }
 
-    int pendingDropPsn(int i) {
+    public int pendingDropPsn(int i) {
         return pendingPsn[i];
     }
 
-    int pendingDropReason(int i) {
+    public int pendingDropReason(int i) {
         return pendingReason[i];
     }
 
-    boolean canRecordDrop() {
+    public boolean canRecordDrop() {
         return pendingCount < MAX_PENDING_DROPS;
     }
 
     /** Records a drop in PSN order (drops mostly come in order, so the shift is short). */
-    void recordDrop(int psn, int reason) {
+    public void recordDrop(int psn, int reason) {
         int i = pendingCount;
         while (i > 0 && pendingPsn[i - 1] - psn > 0) {
             pendingPsn[i] = pendingPsn[i - 1];
@@ -129,7 +129,7 @@ final class ReceiveWindow implements AckWriter.SackSource {
      * The cumulative PSN an ACK may claim: the base, held back at the lowest unconfirmed drop so the
      * requester can never take a dropped message for a delivered one.
      */
-    int cumulative() {
+    public int cumulative() {
         return pendingCount > 0 && pendingPsn[0] - base < 0 ? pendingPsn[0] : base;
     }
 

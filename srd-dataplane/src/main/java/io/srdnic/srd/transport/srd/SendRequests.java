@@ -1,6 +1,7 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.qp.TransportQp;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -9,61 +10,61 @@ import java.lang.foreign.MemorySegment;
  * transmission counts are the reliability engine's ({@link ReliableSender}), which names the
  * request as their owner.
  */
-final class SendRequests {
-    static final int FREE = 0;
+public final class SendRequests {
+    public static final int FREE = 0;
     /** Queued on its context, waiting for congestion window. */
-    static final int PENDING = 1;
+    public static final int PENDING = 1;
     /** Sent, waiting for its ACK. */
-    static final int OUTSTANDING = 2;
+    public static final int OUTSTANDING = 2;
     /** Refused by the responder for want of a receive; waiting out its RNR backoff. */
-    static final int RNR_WAIT = 3;
+    public static final int RNR_WAIT = 3;
     /** Its QP was destroyed: released without a completion wherever it is found. */
-    static final int CANCELLED = 4;
+    public static final int CANCELLED = 4;
 
     /** A request the transport made itself: the READ_RESPONSE data answering a peer's RDMA READ (never completed to a CQ). */
-    static final int OP_READ_RESPONSE = 5;
+    public static final int OP_READ_RESPONSE = 5;
     /** Token bits that name the request; the rest carry its generation, so a token outlives no reuse of its slot. */
     static final int TOKEN_INDEX_BITS = 20;
 
-    final int capacity;
-    final int[] state;
+    public final int capacity;
+    public final int[] state;
     /** A {@link io.srdnic.srd.api.SendOpcode}, or {@link #OP_READ_RESPONSE}. */
-    final int[] opcode;
-    final long[] wrId;
-    final SrdQp[] qp;
-    final int[] addressHandle;
-    final int[] context;
-    final int[] destQpn;
-    final int[] qkey;
-    final MemorySegment[] buffer;
-    final long[] offset;
-    final int[] length;
-    final int[] immediate;
-    final boolean[] signaled;
-    final long[] postTime;
-    final int[] rnrLeft;
-    final long[] readyAt;
+    public final int[] opcode;
+    public final long[] wrId;
+    public final TransportQp[] qp;
+    public final int[] addressHandle;
+    public final int[] context;
+    public final int[] destQpn;
+    public final int[] qkey;
+    public final MemorySegment[] buffer;
+    public final long[] offset;
+    public final int[] length;
+    public final int[] immediate;
+    public final boolean[] signaled;
+    public final long[] postTime;
+    public final int[] rnrLeft;
+    public final long[] readyAt;
     /** RDMA: the remote address and rkey (READ_RESPONSE: the rkey of the region answered from, checked at every packet). */
-    final long[] remoteAddress;
-    final int[] rkey;
+    public final long[] remoteAddress;
+    public final int[] rkey;
     /** The packets the message is cut into, the next to get a PSN, and those in flight now. */
-    final int[] segments;
-    final int[] nextSegment;
-    final int[] inFlight;
+    public final int[] segments;
+    public final int[] nextSegment;
+    public final int[] inFlight;
     /** READ: bytes of the response still to arrive. */
-    final int[] readLeft;
+    public final int[] readLeft;
     private final int[] generation;
     /** Intrusive links: the context's pending FIFO, the RNR wait list, and the free list. */
-    final int[] next;
+    public final int[] next;
     private int freeHead;
     private int inUse;
 
-    SendRequests(int capacity) {
+    public SendRequests(int capacity) {
         this.capacity = capacity;
         state = new int[capacity];
         opcode = new int[capacity];
         wrId = new long[capacity];
-        qp = new SrdQp[capacity];
+        qp = new TransportQp[capacity];
         addressHandle = new int[capacity];
         context = new int[capacity];
         destQpn = new int[capacity];
@@ -91,7 +92,7 @@ final class SendRequests {
     }
 
     /** A free request id, or -1 when all are in use. */
-    int take() {
+    public int take() {
         int r = freeHead;
         if (r >= 0) {
             freeHead = next[r];
@@ -106,7 +107,7 @@ final class SendRequests {
     }
 
     /** Frees the request; its QP hears that the send buffer is no longer needed. */
-    void release(int r) {
+    public void release(int r) {
         if (qp[r] != null && opcode[r] != OP_READ_RESPONSE) {
             qp[r].released(buffer[r], offset[r]);
         }
@@ -119,17 +120,17 @@ final class SendRequests {
     }
 
     /** The token a READ request carries for its responses to name it by. */
-    int token(int r) {
+    public int token(int r) {
         return (generation[r] << TOKEN_INDEX_BITS) | r;
     }
 
     /** The request {@code token} names if that request is still the one it was given for, else -1. */
-    int byToken(int token) {
+    public int byToken(int token) {
         int r = token & ((1 << TOKEN_INDEX_BITS) - 1);
         return r < capacity && state[r] != FREE && token(r) == token ? r : -1;
     }
 
-    int inUse() {
+    public int inUse() {
         return inUse;
     }
 }

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 /**
  * The key of an SRD flow: the remote device's address as the wire names it, its IPv4 address and
@@ -6,12 +6,12 @@ package io.srdnic.srd.transport;
  * table's map takes). Two devices behind one address (two processes on a host, one dataplane
  * serving several ports) differ in their port, so they are two flows, never one.
  */
-final class FlowKey {
+public final class FlowKey {
     private FlowKey() {
     }
 
     /** The key of the device at {@code ip}, listening on UDP port {@code port} (0..65535). */
-    static long pack(int ip, int port) {
+    public static long pack(int ip, int port) {
         return ((ip & 0xFFFF_FFFFL) << 16) | (port & 0xFFFF);
     }
 
@@ -24,7 +24,7 @@ final class FlowKey {
     }
 
     /** {@code a.b.c.d:port}, for reports and messages. */
-    static String toString(long key) {
+    public static String toString(long key) {
         return ContextReport.ipv4(ip(key)) + ":" + port(key);
     }
 }

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.srd.transport.engine.PathSet;
 import java.util.ArrayList;
@@ -7,11 +7,11 @@ import java.util.List;
 import java.util.Locale;
 
 /** The per-context and per-path counters of a transport as text, one line per live context (for {@code --stats}). */
-final class ContextReport {
+public final class ContextReport {
     private ContextReport() {
     }
 
-    static List<String> lines(List<SrdContext> live) {
+    public static List<String> lines(List<SrdContext> live) {
         List<SrdContext> sorted = new ArrayList<>(live);
         sorted.sort(Comparator.comparingInt(c -> c.index));
         List<String> lines = new ArrayList<>();
@@ -30,7 +30,7 @@ final class ContextReport {
         return lines;
     }
 
-    static String ipv4(int ip) {
+    public static String ipv4(int ip) {
         return (ip >>> 24) + "." + ((ip >>> 16) & 0xFF) + "." + ((ip >>> 8) & 0xFF) + "." + (ip & 0xFF);
     }
 }

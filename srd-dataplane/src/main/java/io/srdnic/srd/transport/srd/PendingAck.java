@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 /**
  * The ACK one SRD context owes its peer: it answers every data packet noted since the last one
@@ -14,24 +14,24 @@ package io.srdnic.srd.transport;
  * </ul>
  * Owned by the transport's thread; allocated with its context, reused with it.
  */
-final class PendingAck {
-    boolean owed;
+public final class PendingAck {
+    public boolean owed;
     /** Data packets this ACK answers (for the coalescing counters and the every-N rule). */
-    int packets;
-    int psn;
-    long timestamp;
-    int peerContext;
-    int peerEpoch;
-    long mac;
-    int ip;
-    int port;
+    public int packets;
+    public int psn;
+    public long timestamp;
+    public int peerContext;
+    public int peerEpoch;
+    public long mac;
+    public int ip;
+    public int port;
 
     /**
      * Notes data packet {@code psn} (sent at the peer's {@code timestamp}, from {@code mac}, {@code
      * ip}, {@code port}); returns whether this made the ACK owed, i.e. the context must be put on the
      * list of those owing one.
      */
-    boolean note(int psn, long timestamp, int peerContext, int peerEpoch, long mac, int ip, int port) {
+    public boolean note(int psn, long timestamp, int peerContext, int peerEpoch, long mac, int ip, int port) {
         boolean newly = !owed;
         // Another incarnation of the peer: what was noted for the old one is not for this one to hear.
         boolean fresh = newly || peerContext != this.peerContext || peerEpoch != this.peerEpoch;
@@ -53,7 +53,7 @@ final class PendingAck {
     }
 
     /** Nothing owed: the ACK left, or the context was reused for another peer. */
-    void clear() {
+    public void clear() {
         owed = false;
         packets = 0;
     }

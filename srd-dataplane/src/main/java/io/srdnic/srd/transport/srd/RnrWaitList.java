@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import java.util.function.IntConsumer;
 
@@ -7,17 +7,17 @@ import java.util.function.IntConsumer;
  * {@link SendRequests#next}, with the earliest time one is due, so a duty cycle with nothing due
  * costs one comparison and a cycle that requeues walks the list once.
  */
-final class RnrWaitList {
+public final class RnrWaitList {
     private final SendRequests requests;
     private int head = -1;
     private long earliest = Long.MAX_VALUE;
 
-    RnrWaitList(SendRequests requests) {
+    public RnrWaitList(SendRequests requests) {
         this.requests = requests;
     }
 
     /** Request {@code r} waits until {@code readyAt}. */
-    void add(int r, long readyAt) {
+    public void add(int r, long readyAt) {
         requests.readyAt[r] = readyAt;
         requests.next[r] = head;
         head = r;
@@ -25,12 +25,12 @@ final class RnrWaitList {
     }
 
     /** When the first waiting request is due (Long.MAX_VALUE when none waits). */
-    long earliest() {
+    public long earliest() {
         return earliest;
     }
 
     /** Takes request {@code r} off the list (it was aborted while waiting). */
-    void remove(int r) {
+    public void remove(int r) {
         int prev = -1;
         for (int i = head; i >= 0; prev = i, i = requests.next[i]) {
             if (i == r) {
@@ -46,7 +46,7 @@ final class RnrWaitList {
     }
 
     /** Takes off every request due by {@code now}, in one pass, handing each to {@code due}; returns how many. */
-    int takeDue(long now, IntConsumer due) {
+    public int takeDue(long now, IntConsumer due) {
         int taken = 0;
         long next = Long.MAX_VALUE;
         int prev = -1;

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  * contexts are reclaimed after {@code idleContextNanos}. Which contexts are busy (the duty cycle's
  * active list) is not kept here.
  */
-final class ContextTable {
+public final class ContextTable {
     private final SrdConfig config;
     private final SrdCounters counters;
     /** Shared with the transport: first PSNs are drawn from it in the order contexts open. */
@@ -38,7 +38,7 @@ final class ContextTable {
     /** Slots in use: a new context takes the lowest free one in maxContexts / 64 word reads, not a scan of every context. */
     private final BitSet inUse;
 
-    ContextTable(SrdConfig config, SrdCounters counters, SplittableRandom random) {
+    public ContextTable(SrdConfig config, SrdCounters counters, SplittableRandom random) {
         this.config = config;
         this.counters = counters;
         this.random = random;
@@ -53,9 +53,9 @@ final class ContextTable {
     /**
      * The flow a received packet from {@code ip} belongs to. The wire does not say which UDP port
      * its sender listens on (the source port carries path entropy), so it is this fabric's one SRD
-     * port, which every address handle names (see {@link SrdTransport#createAddressHandle}).
+     * port, which every address handle names (see {@code SrdTransport.createAddressHandle}).
      */
-    long flowFrom(int ip) {
+    public long flowFrom(int ip) {
         return FlowKey.pack(ip, config.udpPort());
     }
 
@@ -64,7 +64,7 @@ final class ContextTable {
      * new one answers; an existing one keeps its MAC), or null when the table is full of contexts
      * that may not be evicted (counted).
      */
-    SrdContext openFor(long flow, long mac, long now) {
+    public SrdContext openFor(long flow, long mac, long now) {
         int index = byFlow.get(flow);
         if (index != LongIntMap.MISSING) {
             return contexts[index];
@@ -93,37 +93,37 @@ final class ContextTable {
     }
 
     /** The context for the remote device {@code flow}, or null. */
-    SrdContext existing(long flow) {
+    public SrdContext existing(long flow) {
         int index = byFlow.get(flow);
         return index == LongIntMap.MISSING ? null : contexts[index];
     }
 
-    SrdContext at(int index) {
+    public SrdContext at(int index) {
         return contexts[index];
     }
 
     /** A new context id, never 0 (0 names no context on the wire). */
-    int newContextId() {
+    public int newContextId() {
         int id = nextContextId++;
         return id != 0 ? id : nextContextId++;
     }
 
     /** Contexts alive now (created and not reclaimed). */
-    int size() {
+    public int size() {
         return byFlow.size();
     }
 
     /** The number of live contexts; {@link #live(int)} is the i-th (in no particular order). */
-    int liveCount() {
+    public int liveCount() {
         return liveCount;
     }
 
-    SrdContext live(int i) {
+    public SrdContext live(int i) {
         return contexts[live[i]];
     }
 
     /** Releases every context not busy and silent for {@code idleNanos} by {@code now}; returns how many. */
-    int reclaimIdle(long now, long idleNanos) {
+    public int reclaimIdle(long now, long idleNanos) {
         int released = 0;
         for (int i = 0; i < liveCount; ) {
             SrdContext ctx = contexts[live[i]];
@@ -138,7 +138,7 @@ final class ContextTable {
     }
 
     /** The contexts alive now (for tests and reports). */
-    List<SrdContext> liveContexts() {
+    public List<SrdContext> liveContexts() {
         List<SrdContext> out = new ArrayList<>();
         for (int i = 0; i < liveCount; i++) {
             out.add(contexts[live[i]]);

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
@@ -17,48 +17,48 @@ import io.srdnic.srd.transport.engine.ReliableSender;
  * receive window, not a send window; {@link #open} starts every field of a reused slot afresh.
  * Owned by the transport's thread.
  */
-final class SrdContext {
+public final class SrdContext {
     static final int EMPTY = -1;
 
-    final int index;
+    public final int index;
     private final int window;
-    int id;
+    public int id;
     /** The remote device's {@link FlowKey}: what the context table knows this context by. */
-    long flow;
-    int remoteIp;
-    long remoteMac;
+    public long flow;
+    public int remoteIp;
+    public long remoteMac;
     /** The UDP port the remote device listens on: where our packets, ACKs and probe replies go. */
-    int remotePort;
-    int remoteContextId;
-    int peerEpoch;
+    public int remotePort;
+    public int remoteContextId;
+    public int peerEpoch;
     /** Delivered a message or carried one of ours: evicted only by the idle reclaim, never to make room. */
-    boolean established;
+    public boolean established;
 
     // Requester
     /** The reliability engine of what this context sends. */
-    final ReliableSender sender;
-    int pendingHead = EMPTY;
+    public final ReliableSender sender;
+    public int pendingHead = EMPTY;
     int pendingTail = EMPTY;
-    int pendingCount;
+    public int pendingCount;
     /** Requests of this context waiting out an RNR backoff: they keep it busy (not idle, not reclaimable). */
-    int rnrWaiting;
-    long lastActivity;
+    public int rnrWaiting;
+    public long lastActivity;
     /** The last time the peer was heard from (an ACK, or data taken up): its context for us has been idle since about then, at most. */
-    long lastHeard;
-    boolean active;
+    public long lastHeard;
+    public boolean active;
 
     // Responder
-    ReceiveWindow rx;
+    public ReceiveWindow rx;
     /** The incarnation of the peer whose packets the receive window tracks. */
-    final PeerIncarnation rxPeer = new PeerIncarnation();
+    public final PeerIncarnation rxPeer = new PeerIncarnation();
     /** The ACK owed for what was received since the last one left. */
-    final PendingAck ack = new PendingAck();
+    public final PendingAck ack = new PendingAck();
 
     // Counters
-    long rxPackets;
-    long duplicates;
-    long delivered;
-    long drops;
+    public long rxPackets;
+    public long duplicates;
+    public long delivered;
+    public long drops;
 
     SrdContext(int index, SrdConfig config, SrdCounters counters) {
         this.index = index;
@@ -90,7 +90,7 @@ final class SrdContext {
     }
 
     /** A new incarnation of the sending half only (same remote): the responder will take its PSNs afresh. */
-    void reincarnate(int newId) {
+    public void reincarnate(int newId) {
         id = newId;
         sender.peerCumulative = sender.nextPsn;
         // Name none of the peer's contexts: it then takes our new id for its packets too. Safe, as
@@ -98,17 +98,17 @@ final class SrdContext {
         remoteContextId = 0;
     }
 
-    boolean hasRequesterState() {
+    public boolean hasRequesterState() {
         return sender.hasWindow();
     }
 
     /** Allocates the send window the first time this slot sends. */
-    void ensureRequester() {
+    public void ensureRequester() {
         sender.ensureWindow();
     }
 
     /** Allocates the receive window the first time this slot receives. */
-    void ensureResponder() {
+    public void ensureResponder() {
         if (rx == null) {
             rx = new ReceiveWindow(window);
         }
@@ -118,7 +118,7 @@ final class SrdContext {
      * Queues request {@code r} last among those waiting for a PSN; requests are linked through
      * {@code next} ({@link SendRequests#next}), so queueing allocates nothing.
      */
-    void appendPending(int r, int[] next) {
+    public void appendPending(int r, int[] next) {
         next[r] = EMPTY;
         if (pendingTail == EMPTY) {
             pendingHead = r;
@@ -130,7 +130,7 @@ final class SrdContext {
     }
 
     /** Queues request {@code r} first (it waited out an RNR backoff: it keeps its place ahead of later posts). */
-    void prependPending(int r, int[] next) {
+    public void prependPending(int r, int[] next) {
         next[r] = pendingHead;
         pendingHead = r;
         if (pendingTail == EMPTY) {
@@ -140,7 +140,7 @@ final class SrdContext {
     }
 
     /** Takes the first waiting request; there is one ({@code pendingCount > 0}). */
-    int popPending(int[] next) {
+    public int popPending(int[] next) {
         int r = pendingHead;
         pendingHead = next[r];
         if (pendingHead == EMPTY) {
@@ -151,7 +151,7 @@ final class SrdContext {
         return r;
     }
 
-    boolean idle() {
+    public boolean idle() {
         return sender.inflight == 0 && pendingCount == 0 && rnrWaiting == 0;
     }
 }

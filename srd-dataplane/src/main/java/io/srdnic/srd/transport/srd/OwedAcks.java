@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 /**
  * The SRD contexts that owe an ACK for data received, by index, noted as they first come to owe
@@ -7,19 +7,19 @@ package io.srdnic.srd.transport;
  * owes one ACK however many packets it received ({@link PendingAck}, which says whether it still
  * does: one answered early, released or reopened meanwhile no longer owes it).
  */
-final class OwedAcks {
-    final int[] context;
-    int count;
+public final class OwedAcks {
+    public final int[] context;
+    public int count;
 
-    OwedAcks(int capacity) {
+    public OwedAcks(int capacity) {
         context = new int[capacity];
     }
 
-    void add(SrdContext ctx) {
+    public void add(SrdContext ctx) {
         context[count++] = ctx.index;
     }
 
-    boolean isFull() {
+    public boolean isFull() {
         return count == context.length;
     }
 }

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.counters.SrdCounters;
@@ -15,14 +15,14 @@ import io.srdnic.srd.wire.SrdHeader;
  * by; a reply ends the probe of the path it names. Probes and replies are SRD headers without
  * payload or QPs.
  */
-final class PathProbes {
+public final class PathProbes {
     private final TxBurst tx;
     private final FrameWriter frames;
     private final ContextTable contexts;
     private final SrdCounters counters;
     private final int epoch;
 
-    PathProbes(TxBurst tx, FrameWriter frames, ContextTable contexts, SrdCounters counters, int epoch) {
+    public PathProbes(TxBurst tx, FrameWriter frames, ContextTable contexts, SrdCounters counters, int epoch) {
         this.tx = tx;
         this.frames = frames;
         this.contexts = contexts;
@@ -31,7 +31,7 @@ final class PathProbes {
     }
 
     /** Probes {@code path} of {@code ctx}, which has been avoided long enough, and waits for the reply. */
-    void probe(SrdContext ctx, int path, long now) {
+    public void probe(SrdContext ctx, int path, long now) {
         ReliableSender sender = ctx.sender;
         send(ctx, path, now);
         sender.paths.onProbeSent(path, now, Math.max(sender.rtt.rto(), 4 * sender.rtt.srtt()));
@@ -50,7 +50,7 @@ final class PathProbes {
     }
 
     /** A probe from a peer: answered at once, back on its path, echoing its path number and timestamp. */
-    void onProbe(Mbuf m) {
+    public void onProbe(Mbuf m) {
         counters.rxProbes++;
         long address = tx.take();
         if (address == 0) {
@@ -65,7 +65,7 @@ final class PathProbes {
     }
 
     /** The reply to one of our probes: the path it names carries data again. */
-    void onProbeReply(Mbuf m) {
+    public void onProbeReply(Mbuf m) {
         counters.rxProbes++;
         SrdContext ctx = contexts.existing(contexts.flowFrom(Ipv4UdpFrame.sourceIp(m)));
         if (ctx != null && SrdHeader.destinationContext(m) == ctx.id) {
