@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -92,6 +93,34 @@ class PackageLayeringTest {
         return null;
     }
 
+    /**
+     * The classes below the device that still take the device itself ({@code SrdTransport}) as a
+     * field or parameter, reaching back into it: the list may only shrink. A room's collaborators
+     * are handed in at construction (as {@code qp/}'s {@code QpDevice}, {@code QpEvents},
+     * {@code SrqEvents}); the device may hand itself to none of the sub-packages at all.
+     */
+    private static final Set<String> REACHING_BACK = Set.of(
+        "transport/RcRequester.java", "transport/RcResponder.java", "transport/SendPosting.java", "transport/SrcDomain.java",
+        "transport/TransportCounters.java");
+    private static final Pattern TAKES_DEVICE = Pattern.compile("\\bSrdTransport\\s+\\w+\\s*[,;)=]");
+
+    @Test
+    void onlyTheListedClassesReachBackIntoTheDevice() {
+        List<String> reaching = new ArrayList<>();
+        for (Path file : javaFiles()) {
+            String name = SOURCES.resolve(ROOT.replace('.', '/')).relativize(file).toString().replace('\\', '/');
+            if (!name.equals("transport/SrdTransport.java") && TAKES_DEVICE.matcher(read(file)).find()) {
+                reaching.add(name);
+            }
+        }
+        List<String> added = reaching.stream().filter(n -> !REACHING_BACK.contains(n)).toList();
+        assertEquals(List.of(), added, "new reach-backs into SrdTransport: hand these classes what they use at construction instead");
+        for (String n : reaching) {
+            assertTrue(!n.startsWith("transport/") || n.indexOf('/', "transport/".length()) < 0,
+                n + " is in a sub-package of the transport and takes SrdTransport");
+        }
+    }
+
     @Test
     void theRuleSeesUpwardAndSidewaysReferences() {
         assertEquals("upward", rule("transport.qp", RANK.get("transport.qp"), "transport"));
@@ -100,6 +129,13 @@ class PackageLayeringTest {
         assertEquals("sideways between message layers", rule("transport.rc", RANK.get("transport.rc"), "transport.srd"));
         assertEquals(null, rule("transport", RANK.get("transport"), "transport.port"));
         assertEquals(null, rule("transport.port", RANK.get("transport.port"), "transport.qp"));
+        assertEquals("upward", rule("transport.qp", RANK.get("transport.qp"), "transport.port"));
+        assertEquals("upward", rule("transport.srd", RANK.get("transport.srd"), "transport"));
+        assertEquals("upward", rule("transport.ud", RANK.get("transport.ud"), "transport"));
+        assertEquals("sideways between message layers", rule("transport.srd", RANK.get("transport.srd"), "transport.rc"));
+        assertEquals("sideways between message layers", rule("transport.ud", RANK.get("transport.ud"), "transport.srd"));
+        assertEquals(null, rule("transport.srd", RANK.get("transport.srd"), "transport.qp"));
+        assertEquals(null, rule("transport", RANK.get("transport"), "transport.srd"));
     }
 
     private static boolean isComment(String line) {
