@@ -21,19 +21,19 @@ import java.util.Locale;
  * on a machine shared with other work: inputs / cpu_seconds compares runs made under different load.
  * The JVM's age at the report, against the seconds fuzzed, says what start-up cost the target.
  */
-final class FuzzRun {
+public final class FuzzRun {
     private final String target;
     private long inputs;
     private long firstNanos;
     private long lastNanos;
     private long firstCpuNanos;
 
-    FuzzRun(String target) {
+    public FuzzRun(String target) {
         this.target = target;
     }
 
     /** Counts one input; call first thing in the target. */
-    void count() {
+    public void count() {
         long now = System.nanoTime();
         if (inputs++ == 0) {
             firstNanos = now;
@@ -42,7 +42,7 @@ final class FuzzRun {
         lastNanos = now;
     }
 
-    long inputs() {
+    public long inputs() {
         return inputs;
     }
 
@@ -51,13 +51,13 @@ final class FuzzRun {
     }
 
     /** Whether Jazzer fuzzes in this JVM (JAZZER_FUZZ set) rather than replaying the inputs directory. */
-    static boolean fuzzing() {
+    public static boolean fuzzing() {
         String v = System.getProperty("JAZZER_FUZZ", System.getenv("JAZZER_FUZZ"));
         return v != null && (v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes"));
     }
 
     /** Prints the summary line and appends it to target/fuzz-summary.txt; call from an @AfterAll. */
-    void report() {
+    public void report() {
         double seconds = Math.max(1e-9, (lastNanos - firstNanos) / 1e9);
         double cpuSeconds = (processCpuNanos() - firstCpuNanos) / 1e9;
         double jvmSeconds = ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;

@@ -1,6 +1,5 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.srd.wire.CmMessage;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

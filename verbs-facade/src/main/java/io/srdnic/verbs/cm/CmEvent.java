@@ -1,6 +1,5 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.srd.wire.CmMessage;
 
 /**
  * One CM event (rdma_cm_event), lent by its {@link EventChannel} from a pool made up front: read it,

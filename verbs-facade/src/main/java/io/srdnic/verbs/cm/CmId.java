@@ -3,7 +3,6 @@ package io.srdnic.verbs.cm;
 import io.srdnic.pmd.MacAddress;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;

@@ -2,7 +2,6 @@ package io.srdnic.verbs.cm;
 
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.transport.SrdTransport;
-import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;

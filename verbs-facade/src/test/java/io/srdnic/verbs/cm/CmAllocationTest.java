@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.ThreadMXBean;
-import io.srdnic.srd.wire.CmMessage;
 import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 

@@ -11,7 +11,6 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.transport.SrdTransport;
-import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.SendWr;

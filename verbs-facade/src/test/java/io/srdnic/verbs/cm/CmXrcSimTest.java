@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.MemoryRegion;

@@ -1,10 +1,10 @@
-package io.srdnic.srd.fuzz;
+package io.srdnic.verbs.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.srdnic.srd.wire.CmMessage;
+import io.srdnic.srd.fuzz.FuzzRun;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;

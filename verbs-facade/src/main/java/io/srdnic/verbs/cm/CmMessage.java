@@ -1,4 +1,4 @@
-package io.srdnic.srd.wire;
+package io.srdnic.verbs.cm;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,4 +1,4 @@
-package io.srdnic.srd.wire;
+package io.srdnic.verbs.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
