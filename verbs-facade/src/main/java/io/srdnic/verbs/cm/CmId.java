@@ -5,7 +5,6 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.wire.CmMessage;
 import io.srdnic.verbs.AddressHandle;
-import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QpInitAttributes;
@@ -260,18 +259,6 @@ public final class CmId {
         QueuePair made = pd.createQueuePair(init);
         attachQp(made);
         return made;
-    }
-
-    /** Creates the id's RC QP: {@link #createQp(ProtectionDomain, QpInitAttributes)} with these caps. */
-    @Deprecated
-    public QueuePair createQp(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-                              int maxSendSge, int maxInlineData) {
-        if (xrcType != null) {
-            throw new VerbsException("this id connects " + xrcType + " QPs: make one (createXrcSendQueuePair, "
-                + "XrcDomain.createRecvQueuePair) and attachQp it");
-        }
-        return createQp(pd, QpInitAttributes.builder(QpType.RC).sendCq(sendCq).recvCq(recvCq).maxSendWr(maxSendWr).maxRecvWr(maxRecvWr)
-            .maxSendSge(maxSendSge).maxInlineData(maxInlineData).build());
     }
 
     /** Attaches a QP of the id's type (RC, XRC_SEND or XRC_RECV) the application made (in RESET or INIT): the CM drives it from now on. */

@@ -8,6 +8,7 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.CompletionQueue;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.VerbsException;
@@ -40,7 +41,7 @@ class DestroyInUseTest {
             assertTrue(pdBusy.getMessage().contains("EBUSY"), pdBusy.getMessage());
 
             CompletionQueue spare = p.a.ctx.createCq(16);
-            QueuePair user = p.a.pd.createQueuePair(QpType.RC, spare, spare, 4, 4, 1, 0);
+            QueuePair user = p.a.pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(spare).maxSendWr(4).maxRecvWr(4).build());
             assertThrows(VerbsException.class, spare::destroy);
             user.destroy();
             spare.destroy(); // its last user gone: no longer busy

@@ -11,6 +11,7 @@ import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SimWorld;
@@ -71,7 +72,8 @@ final class RcConformancePair implements AutoCloseable {
         s.ctx = Context.open(Device.sim(world), new ContextConfig().mode(mode));
         s.pd = s.ctx.allocPd();
         s.cq = s.ctx.createCq(4096);
-        s.qp = s.pd.createQueuePair(QpType.RC, s.cq, s.cq, 256, 256, 4, 64);
+        s.qp = s.pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(s.cq).maxSendWr(256).maxRecvWr(256).maxSendSge(4)
+            .maxInlineData(64).build());
         s.mem = arena.allocate(bytes, 64);
         s.mr = s.pd.registerMemory(s.mem, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC);
         s.qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
