@@ -21,14 +21,14 @@ import org.junit.jupiter.api.Test;
  * {@code ibv_destroy_cq}, {@code ibv_dealloc_pd} do) and changes nothing; once the user is gone
  * the destroy goes through. Attached, the dataplane refuses the same: AttachedReuseTest#shouldRefuseToDestroyACqAQpStillCompletesInto.
  */
-class DestroyInUseTest {
+class DestroyInUseTest extends ConformanceCase {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
     }
 
     @Test
     void shouldRefuseToDestroyACqAQpCompletesIntoAndKeepItWorking() {
-        try (RcConformancePair p = new RcConformancePair(2591, LinkConfig.DEFAULT, 16 * 1024)) {
+        try (RcConformancePair p = pair(2591, LinkConfig.DEFAULT, 16 * 1024)) {
             VerbsException busy = assertThrows(VerbsException.class, () -> p.a.cq.destroy());
             assertTrue(busy.getMessage().contains("EBUSY"), busy.getMessage());
             SendWr write = new SendWr().wrId(9).opcode(SendWr.OP_RDMA_WRITE).rdma(p.b.mem.address(), p.b.mr.rkey()).numSge(1);
