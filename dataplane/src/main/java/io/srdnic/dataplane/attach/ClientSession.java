@@ -759,12 +759,12 @@ final class ClientSession {
     private void checkUnused(ServedCq cq) {
         for (ServedQp qp : qpList) {
             if (qp.completesInto(cq)) {
-                throw new VerbsException("CQ " + cq.handle + " is in use by QP " + qp.qp.qpNum() + ": destroy the QP first");
+                throw new VerbsException("EBUSY: CQ " + cq.handle + " is in use by QP " + qp.qp.qpNum() + ": destroy the QP first");
             }
         }
         for (ServedSrq srq : srqList) {
             if (srq.completesInto(cq)) {
-                throw new VerbsException("CQ " + cq.handle + " is in use by an XRC SRQ: destroy the SRQ first");
+                throw new VerbsException("EBUSY: CQ " + cq.handle + " is in use by an XRC SRQ: destroy the SRQ first");
             }
         }
     }
