@@ -9,6 +9,7 @@ import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,7 +109,7 @@ class DataplaneAttachCyclesIT {
         try (Context ctx = Context.open(Device.attached(dir))) {
             ProtectionDomain pd = ctx.allocPd();
             CompletionQueue cq = ctx.createCq(64);
-            pd.createQueuePair(QpType.SRD, cq, cq, 16, 16, 1, 0);
+            pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(16).maxRecvWr(16).build());
             pd.allocateRegion(1 << 20, Access.LOCAL_WRITE);
         }
     }

@@ -5,6 +5,7 @@ import org.agrona.concurrent.CachedNanoClock;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.AttachServer;
+import io.srdnic.pmd.sim.LinkConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,10 +52,20 @@ final class AttachedWorld implements AutoCloseable {
     }
 
     private AttachedWorld(Path dir, int ports, int embeddedHosts, AttachPolicy allow, Path shmDir, int lcore, int lcores) {
+        this(dir, ports, embeddedHosts, allow, shmDir, lcore, lcores, 42, LinkConfig.DEFAULT);
+    }
+
+    /** {@code ports} served hosts of a world seeded with {@code seed} whose links have {@code link}'s faults. */
+    AttachedWorld(Path dir, int ports, AllowRule allow, long seed, LinkConfig link) {
+        this(dir, ports, 0, AttachPolicy.of(allow), dir, 0, 1, seed, link);
+    }
+
+    private AttachedWorld(Path dir, int ports, int embeddedHosts, AttachPolicy allow, Path shmDir, int lcore, int lcores, long seed,
+                          LinkConfig link) {
         this.dir = dir;
         CompletableFuture<AttachServer> made = new CompletableFuture<>();
         loop = new Thread(() -> {
-            SimWorld world = new SimWorld(42);
+            SimWorld world = new SimWorld(seed, 16, link);
             List<Context> contexts = new ArrayList<>();
             AttachServer s;
             try {

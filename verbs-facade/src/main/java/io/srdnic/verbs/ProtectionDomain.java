@@ -98,25 +98,6 @@ public final class ProtectionDomain {
         return qp;
     }
 
-    /** Creates a QP in RESET. */
-    @Deprecated
-    public QueuePair createQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-                                     int maxSendSge, int maxInlineData) {
-        return createQueuePair(QpInitAttributes.builder(type).sendCq(sendCq).recvCq(recvCq).maxSendWr(maxSendWr).maxRecvWr(maxRecvWr)
-            .maxSendSge(maxSendSge).maxInlineData(maxInlineData).build());
-    }
-
-    /** Creates a QP in RESET that takes its receives from {@code srq} (ibv_qp_init_attr.srq). */
-    @Deprecated
-    public QueuePair createQueuePair(QpType type, CompletionQueue sendCq, CompletionQueue recvCq, SharedReceiveQueue srq, int maxSendWr,
-                                     int maxSendSge, int maxInlineData) {
-        if (srq == null) {
-            throw new VerbsException("no SRQ given: use the createQueuePair that takes max_recv_wr for a QP with its own receive queue");
-        }
-        return createQueuePair(QpInitAttributes.builder(type).sendCq(sendCq).recvCq(recvCq).srq(srq).maxSendWr(maxSendWr)
-            .maxSendSge(maxSendSge).maxInlineData(maxInlineData).build());
-    }
-
     /**
      * Creates the device's management QP in RESET: UD at the well-known number
      * {@link io.srdnic.srd.transport.SrdTransport#MANAGEMENT_QPN} (InfiniBand's QP1), which a peer
@@ -135,19 +116,6 @@ public final class ProtectionDomain {
         }
         qps.incrementAndGet();
         return qp;
-    }
-
-    /**
-     * An XRC_SEND QP in RESET (ibv_create_qp_ex with IBV_QPT_XRC_SEND): a send queue only, whose
-     * work requests each name the remote XRC SRQ ({@link SendWr#remoteSrqn}); one reaches every
-     * job's SRQ behind the XRC_RECV QP it is connected to. Its moves take what XRC INI's do
-     * (INIT → RTR without maxDestRdAtomic and minRnrTimer: the facade fills the receive-side
-     * attributes it never uses).
-     */
-    @Deprecated
-    public QueuePair createXrcSendQueuePair(CompletionQueue sendCq, int maxSendWr, int maxSendSge, int maxInlineData) {
-        return createQueuePair(QpInitAttributes.xrcSend(sendCq).maxSendWr(maxSendWr).maxSendSge(maxSendSge).maxInlineData(maxInlineData)
-            .build());
     }
 
     private void checkQueuePair(int maxSendWr, int maxRecvWr, int maxSendSge, int maxInlineData) {

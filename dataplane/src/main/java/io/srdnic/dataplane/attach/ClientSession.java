@@ -14,6 +14,7 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.DeviceAttributes;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.SharedReceiveQueue;
 import io.srdnic.verbs.XrcDomain;
@@ -353,13 +354,16 @@ final class ClientSession {
         QueuePair qp;
         if (type == QpType.SRC) {
             qp = r.xrcType() == XrcQpType.XRC_SEND.ordinal() && send != null
-                ? pd.createXrcSendQueuePair(send.cq, r.maxSendWr(), sge, r.maxInlineData())
+                ? pd.createQueuePair(QpInitAttributes.xrcSend(send.cq).maxSendWr(r.maxSendWr()).maxSendSge(sge)
+                    .maxInlineData(r.maxInlineData()).build())
                 : r.xrcType() == XrcQpType.XRC_RECV.ordinal() ? xrcd(r.xrcd()).createRecvQueuePair()
                 : throwing("an SRC QP is XRC_SEND or XRC_RECV, was " + r.xrcType());
         } else if (r.srq() != 0) {
-            qp = pd.createQueuePair(type, send.cq, recv.cq, srq(r.srq()).srq, r.maxSendWr(), sge, r.maxInlineData());
+            qp = pd.createQueuePair(QpInitAttributes.builder(type).sendCq(send.cq).recvCq(recv.cq).srq(srq(r.srq()).srq)
+                .maxSendWr(r.maxSendWr()).maxSendSge(sge).maxInlineData(r.maxInlineData()).build());
         } else {
-            qp = pd.createQueuePair(type, send.cq, recv.cq, r.maxSendWr(), r.maxRecvWr(), sge, r.maxInlineData());
+            qp = pd.createQueuePair(QpInitAttributes.builder(type).sendCq(send.cq).recvCq(recv.cq).maxSendWr(r.maxSendWr())
+                .maxRecvWr(r.maxRecvWr()).maxSendSge(sge).maxInlineData(r.maxInlineData()).build());
         }
         return qp;
     }
@@ -755,12 +759,12 @@ final class ClientSession {
     private void checkUnused(ServedCq cq) {
         for (ServedQp qp : qpList) {
             if (qp.completesInto(cq)) {
-                throw new VerbsException("CQ " + cq.handle + " is in use by QP " + qp.qp.qpNum() + ": destroy the QP first");
+                throw new VerbsException("EBUSY: CQ " + cq.handle + " is in use by QP " + qp.qp.qpNum() + ": destroy the QP first");
             }
         }
         for (ServedSrq srq : srqList) {
             if (srq.completesInto(cq)) {
-                throw new VerbsException("CQ " + cq.handle + " is in use by an XRC SRQ: destroy the SRQ first");
+                throw new VerbsException("EBUSY: CQ " + cq.handle + " is in use by an XRC SRQ: destroy the SRQ first");
             }
         }
     }

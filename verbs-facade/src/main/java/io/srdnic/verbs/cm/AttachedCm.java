@@ -19,46 +19,124 @@ import java.util.Map;
  * each move (attach, accept, an event that ends or establishes the connection) the application's
  * view of the QP's state is refreshed with a query.
  */
-final class AttachedCm {
+final class AttachedCm implements CmProtocol {
+    private final ConnectionManager cm;
     private final Context context;
     private final Map<Integer, CmId> ids = new HashMap<>();
 
-    AttachedCm(Context context) {
-        this.context = context;
+    AttachedCm(ConnectionManager cm) {
+        this.cm = cm;
+        this.context = cm.context;
     }
 
     /** Makes the id's counterpart in the dataplane and remembers it by its handle. */
-    int create(CmId id, int portSpace, int xrcOrdinal) {
+    @Override
+    public void created(CmId id, int portSpace, int xrcOrdinal) {
         int handle = context.attachedCmCall(CmRequest.of(CmRequest.CREATE, 0, portSpace, xrcOrdinal)).handle();
         ids.put(handle, id);
-        return handle;
+        id.remote = handle;
+    }
+
+    @Override
+    public void bind(CmId id, int port) {
+        id.localPort = call(id, CmRequest.BIND, port);
+        id.state = CmState.BOUND;
+    }
+
+    @Override
+    public void listen(CmId id, int backlog) {
+        call(id, CmRequest.LISTEN, backlog);
+        id.state = CmState.LISTEN;
+    }
+
+    /** ADDR_RESOLVED comes from the dataplane's id. */
+    @Override
+    public void resolveAddr(CmId id, int ip, int port) {
+        id.localPort = call(id, CmRequest.RESOLVE_ADDR, ip, port);
+        id.remoteIp = ip;
+        id.remotePort = port;
+    }
+
+    @Override
+    public void resolveRoute(CmId id) {
+        call(id, CmRequest.RESOLVE_ROUTE);
+    }
+
+    @Override
+    public void attachQp(CmId id, QueuePair queuePair) {
+        call(id, CmRequest.ATTACH_QP, queuePair.qpNum()); // the dataplane's CM takes it to INIT
+        id.qp = queuePair;
+        refresh(queuePair);
+    }
+
+    @Override
+    public void connect(CmId id, ConnParam p) {
+        call(id, CmRequest.CONNECT, p);
+    }
+
+    @Override
+    public void accept(CmId id, ConnParam p) {
+        call(id, CmRequest.ACCEPT, p);
+        refresh(id.qp); // RTS now, as embedded: the application may post before ESTABLISHED
+    }
+
+    @Override
+    public void disconnect(CmId id) {
+        call(id, CmRequest.DISCONNECT);
+        refresh(id.qp);
+    }
+
+    @Override
+    public void destroy(CmId id, boolean deviceGone) {
+        if (!deviceGone) {
+            call(id, CmRequest.DESTROY);
+            refresh(id.qp);
+        }
+        ids.remove(id.remote);
+    }
+
+    @Override
+    public void setTimer(CmId id, int op, int code) {
+        call(id, op, code);
     }
 
     /** One call on {@code id}'s counterpart; returns the id's local port afterwards. */
-    int call(CmId id, int op, int... args) {
+    private int call(CmId id, int op, int... args) {
         return context.attachedCmCall(CmRequest.of(op, id.remote, args)).state();
     }
 
     /** CONNECT or ACCEPT with {@code p}. */
-    void call(CmId id, int op, ConnParam p) {
+    private void call(CmId id, int op, ConnParam p) {
         context.attachedCmCall(new CmRequest(op, id.remote, new int[] {p.responderResources, p.initiatorDepth, p.retryCount,
             p.rnrRetryCount}, Arrays.copyOf(p.privateData, p.privateDataLength)));
     }
 
-    void reject(CmId id, byte[] data, int offset, int length) {
-        if (length < 0 || length > ConnParam.REJECT_PRIVATE_DATA) {
-            throw new VerbsException("a reject carries at most " + ConnParam.REJECT_PRIVATE_DATA + " bytes of private data, was " + length);
-        }
+    @Override
+    public void reject(CmId id, byte[] data, int offset, int length) {
+        ConnParam.checkRejectData(length);
         context.attachedCmCall(new CmRequest(CmRequest.REJECT, id.remote, new int[CmRequest.ARGS],
             Arrays.copyOfRange(data, offset, offset + length)));
+        id.state = CmState.DONE;
     }
 
-    void forget(CmId id) {
-        ids.remove(id.remote);
+    /**
+     * Puts the events the dataplane sent on their ids' channels; returns how many. Once the
+     * dataplane is gone, every id hears DEVICE_REMOVAL after the last of its events.
+     */
+    @Override
+    public int progress() {
+        // Read before the events are taken: the reader thread queues the dataplane's last events
+        // before it says they ended, so all of them are delivered before DEVICE_REMOVAL.
+        boolean gone = context.deviceEventsEnded();
+        int n = events();
+        if (gone) {
+            cm.deviceRemoved();
+            return n + 1;
+        }
+        return n;
     }
 
-    /** Puts the events the dataplane sent on their ids' channels; returns how many. Under the manager's lock. */
-    int progress() {
+    private int events() {
         int n = 0;
         CmEventMessage m;
         while ((m = context.pollAttachedCmEvent()) != null) {
@@ -97,7 +175,7 @@ final class AttachedCm {
     }
 
     /** The dataplane's CM moved {@code qp}: its state as the application sees it follows. */
-    static void refresh(QueuePair qp) {
+    private static void refresh(QueuePair qp) {
         if (qp != null) {
             try {
                 qp.query();

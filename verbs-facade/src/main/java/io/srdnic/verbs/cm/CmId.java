@@ -4,7 +4,6 @@ import io.srdnic.pmd.MacAddress;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.AddressHandle;
-import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QpInitAttributes;
@@ -24,7 +23,9 @@ import java.lang.foreign.MemorySegment;
  * end. The QP is RC, or for an id made with an {@link XrcQpType} (port space {@link #PS_IB}, as
  * rdma_cm connects XRC) an XRC_SEND QP on the active side and an XRC_RECV QP on the passive side;
  * a request of the other type than the listener's is rejected ({@link RejectReason#INVALID_TRANSPORT_TYPE}). Misuse (a call in the wrong state, private data over its limit) throws a VerbsException that
- * says what to do; what the network does is reported as events.
+ * says what to do; what the network does is reported as events. Each call goes to the context's
+ * {@link CmProtocol}, chosen once: the protocol run here ({@link EmbeddedCm}, whose messages and
+ * timers drive this id's state machine below) or the dataplane's, through {@link AttachedCm}.
  */
 public final class CmId {
     /** rdma_cm's port space for RC (RDMA_PS_TCP): service id = port space << 16 | port. */
@@ -71,7 +72,7 @@ public final class CmId {
     /** The private data of this side's last REQ, REP or REJ: sent again as it was. */
     private final byte[] privateData = new byte[CmMessage.MAX_LENGTH - CmMessage.HEADER_LENGTH];
     private final MemorySegment privateSegment = MemorySegment.ofArray(privateData);
-    private int privateLength;
+    int privateLength;
     private long deadline;
     private int retriesLeft;
     /** Attached: this id's handle in the dataplane, whose CM runs it ({@link AttachedCm}); else 0. */
@@ -113,9 +114,7 @@ public final class CmId {
         channel.use(cm);
         CmId id = new CmId(channel, cm, portSpace, type, false);
         synchronized (cm) {
-            if (cm.attached != null) {
-                id.remote = cm.attached.create(id, portSpace, type == null ? -1 : type.ordinal());
-            }
+            cm.protocol.created(id, portSpace, type == null ? -1 : type.ordinal());
             cm.add(id);
         }
         return id;
@@ -135,7 +134,7 @@ public final class CmId {
     }
 
     /** The id of a request that came to {@code listener}: holds what the REQ in {@code m} says. */
-    static CmId requested(CmId listener, CmMessage m, int commId, long now) {
+    static CmId requested(CmId listener, CmMessage m, int commId, int pathMtu) {
         CmId id = new CmId(listener.channel, listener.cm, listener.portSpace, listener.xrcType, true);
         id.state = CmState.REQ_RCVD;
         id.listener = listener;
@@ -153,53 +152,21 @@ public final class CmId {
         id.peerInitiatorDepth = m.initiatorDepth();
         id.peerRetryCount = m.retryCount();
         id.peerRnrRetryCount = m.rnrRetryCount();
-        id.pathMtu = Math.min(listener.cm.pathMtu(), CmMessage.mtuBytes(m.pathMtuCode()));
+        id.pathMtu = Math.min(pathMtu, CmMessage.mtuBytes(m.pathMtuCode()));
         return id;
     }
 
     /** Binds the id to a port of the context's address (rdma_bind_addr); 0 picks a free one. */
     public void bind(int port) {
         synchronized (cm) {
-            if (cm.attached != null) {
-                localPort = cm.attached.call(this, CmRequest.BIND, port);
-                state = CmState.BOUND;
-                return;
-            }
-            expect(CmState.IDLE, "bind");
-            if (port < 0 || port > 0xFFFF) {
-                throw new VerbsException("a port is 0..65535, was " + port);
-            }
-            int p = port == 0 ? cm.ephemeralPort() : port;
-            for (CmId other : cm.ids()) {
-                if (other != this && !other.passive && other.localPort == p && other.state != CmState.DESTROYED) {
-                    throw new VerbsException("port " + p + " is in use by another id on this device (EADDRINUSE; on a dataplane"
-                        + " the CM is the port's, shared by its applications: another one may hold it)");
-                }
-            }
-            localPort = p;
-            serviceId = serviceId(portSpace, p);
-            state = CmState.BOUND;
+            cm.protocol.bind(this, port);
         }
     }
 
     /** Listens for connection requests (rdma_listen): at most {@code backlog} unanswered at once; more are rejected (NO_RESOURCES). */
     public void listen(int backlog) {
         synchronized (cm) {
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.LISTEN, backlog);
-                state = CmState.LISTEN;
-                return;
-            }
-            expect(CmState.BOUND, "listen (bind first)");
-            if (xrcType == XrcQpType.XRC_SEND) {
-                throw new VerbsException("an XRC_SEND id connects; the listener of an XRC connection is the XRC_RECV side "
-                    + "(CmId.create(channel, context, XrcQpType.XRC_RECV))");
-            }
-            if (backlog < 1) {
-                throw new VerbsException("the backlog must be at least 1, was " + backlog);
-            }
-            this.backlog = backlog;
-            state = CmState.LISTEN;
+            cm.protocol.listen(this, backlog);
         }
     }
 
@@ -210,40 +177,14 @@ public final class CmId {
      */
     public void resolveAddr(int ip, int port) {
         synchronized (cm) {
-            if (cm.attached != null) { // ADDR_RESOLVED comes from the dataplane's id
-                localPort = cm.attached.call(this, CmRequest.RESOLVE_ADDR, ip, port);
-                remoteIp = ip;
-                remotePort = port;
-                return;
-            }
-            if (state == CmState.IDLE) {
-                bind(0);
-            }
-            expect(CmState.BOUND, "resolveAddr");
-            if (ip == cm.context.ip()) {
-                throw new VerbsException("cannot connect to this device's own address");
-            }
-            if (port < 1 || port > 0xFFFF) {
-                throw new VerbsException("a destination port is 1..65535, was " + port);
-            }
-            remoteIp = ip;
-            remotePort = port;
-            remoteUdpPort = cm.context.udpPort(); // one SRD port per fabric
-            state = CmState.ADDR_RESOLVED;
-            report(CmEventType.ADDR_RESOLVED);
+            cm.protocol.resolveAddr(this, ip, port);
         }
     }
 
     /** rdma_resolve_route: one hop on a srdnic fabric, so reported at once as ROUTE_RESOLVED. */
     public void resolveRoute() {
         synchronized (cm) {
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.RESOLVE_ROUTE);
-                return;
-            }
-            expect(CmState.ADDR_RESOLVED, "resolveRoute (resolveAddr first)");
-            state = CmState.ROUTE_RESOLVED;
-            report(CmEventType.ROUTE_RESOLVED);
+            cm.protocol.resolveRoute(this);
         }
     }
 
@@ -261,18 +202,6 @@ public final class CmId {
         return made;
     }
 
-    /** Creates the id's RC QP: {@link #createQp(ProtectionDomain, QpInitAttributes)} with these caps. */
-    @Deprecated
-    public QueuePair createQp(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, int maxSendWr, int maxRecvWr,
-                              int maxSendSge, int maxInlineData) {
-        if (xrcType != null) {
-            throw new VerbsException("this id connects " + xrcType + " QPs: make one (createXrcSendQueuePair, "
-                + "XrcDomain.createRecvQueuePair) and attachQp it");
-        }
-        return createQp(pd, QpInitAttributes.builder(QpType.RC).sendCq(sendCq).recvCq(recvCq).maxSendWr(maxSendWr).maxRecvWr(maxRecvWr)
-            .maxSendSge(maxSendSge).maxInlineData(maxInlineData).build());
-    }
-
     /** Attaches a QP of the id's type (RC, XRC_SEND or XRC_RECV) the application made (in RESET or INIT): the CM drives it from now on. */
     public void attachQp(QueuePair queuePair) {
         synchronized (cm) {
@@ -287,41 +216,14 @@ public final class CmId {
             if (queuePair.state() != QpState.RESET && queuePair.state() != QpState.INIT) {
                 throw new VerbsException("attach a QP in RESET or INIT, this one is in " + queuePair.state());
             }
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.ATTACH_QP, queuePair.qpNum()); // the dataplane's CM takes it to INIT
-                qp = queuePair;
-                AttachedCm.refresh(qp);
-                return;
-            }
-            QpBringUp.init(queuePair);
-            qp = queuePair;
+            cm.protocol.attachQp(this, queuePair);
         }
     }
 
     /** Connects (rdma_connect): sends the REQ with {@code p}'s private data (at most 56 bytes) and parameters. */
     public void connect(ConnParam p) {
         synchronized (cm) {
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.CONNECT, p);
-                return;
-            }
-            expect(CmState.ROUTE_RESOLVED, "connect (resolveAddr and resolveRoute first)");
-            if (xrcType == XrcQpType.XRC_RECV) {
-                throw new VerbsException("an XRC_RECV id is the passive side: the peer's XRC_SEND id connects to it (listen instead)");
-            }
-            checkQp();
-            p.checkPrivateData(ConnParam.CONNECT_PRIVATE_DATA, "a connect request");
-            keepPrivateData(p.privateData, p.privateDataLength);
-            responderResources = p.responderResources;
-            initiatorDepth = p.initiatorDepth;
-            retryCount = p.retryCount;
-            rnrRetryCount = p.rnrRetryCount;
-            pathMtu = cm.pathMtu();
-            serviceId = serviceId(portSpace, remotePort);
-            localCommId = cm.newCommId();
-            state = CmState.REQ_SENT;
-            send(CmMessage.REQ);
-            arm(cm.now());
+            cm.protocol.connect(this, p);
         }
     }
 
@@ -332,45 +234,14 @@ public final class CmId {
      */
     public void accept(ConnParam p) {
         synchronized (cm) {
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.ACCEPT, p);
-                AttachedCm.refresh(qp); // RTS now, as embedded: the application may post before ESTABLISHED
-                return;
-            }
-            expect(CmState.REQ_RCVD, "accept (only a CONNECT_REQUEST's id)");
-            checkQp();
-            p.checkPrivateData(ConnParam.ACCEPT_PRIVATE_DATA, "an accept");
-            keepPrivateData(p.privateData, p.privateDataLength);
-            responderResources = Math.min(p.responderResources, peerInitiatorDepth);
-            initiatorDepth = Math.min(p.initiatorDepth, peerResponderResources);
-            rnrRetryCount = p.rnrRetryCount;
-            path = qpPath();
-            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, responderResources, minRnrTimer, startingPsn, ackTimeout,
-                peerRetryCount, peerRnrRetryCount, initiatorDepth);
-            answered();
-            state = CmState.REP_SENT;
-            send(CmMessage.REP);
-            arm(cm.now());
+            cm.protocol.accept(this, p);
         }
     }
 
     /** Rejects a request (rdma_reject) with up to 148 bytes of private data: the requester hears REJECTED (CONSUMER_DEFINED). */
     public void reject(byte[] data, int offset, int length) {
         synchronized (cm) {
-            if (cm.attached != null) {
-                cm.attached.reject(this, data, offset, length);
-                state = CmState.DONE;
-                return;
-            }
-            expect(CmState.REQ_RCVD, "reject (only a CONNECT_REQUEST's id)");
-            if (length < 0 || length > ConnParam.REJECT_PRIVATE_DATA) {
-                throw new VerbsException("a reject carries at most " + ConnParam.REJECT_PRIVATE_DATA + " bytes of private data, was "
-                    + length);
-            }
-            keepPrivateData(data, offset, length);
-            answered();
-            sendReject(RejectReason.CONSUMER_DEFINED);
-            state = CmState.DONE;
+            cm.protocol.reject(this, data, offset, length);
         }
     }
 
@@ -385,22 +256,7 @@ public final class CmId {
      */
     public void disconnect() {
         synchronized (cm) {
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.DISCONNECT);
-                AttachedCm.refresh(qp);
-                return;
-            }
-            if (state == CmState.DREQ_SENT || state == CmState.TIMEWAIT || state == CmState.DONE) {
-                return;
-            }
-            if (state != CmState.ESTABLISHED && state != CmState.REP_SENT) {
-                throw new VerbsException("disconnect needs a connection, the id is in " + state);
-            }
-            QpBringUp.error(qp);
-            privateLength = 0;
-            state = CmState.DREQ_SENT;
-            send(CmMessage.DREQ);
-            arm(cm.now());
+            cm.protocol.disconnect(this);
         }
     }
 
@@ -414,27 +270,7 @@ public final class CmId {
             if (state == CmState.DESTROYED) {
                 throw new VerbsException("CM id already destroyed");
             }
-            boolean deviceGone = cm.context.isDeviceGone(); // closed, or (attached) its dataplane died: nothing to tell it
-            if (cm.attached != null) {
-                if (!deviceGone) {
-                    cm.attached.call(this, CmRequest.DESTROY);
-                    AttachedCm.refresh(qp);
-                }
-                cm.attached.forget(this);
-                state = CmState.DESTROYED;
-                cm.remove(this);
-                return;
-            }
-            if (!deviceGone && state == CmState.REQ_RCVD) {
-                answered();
-                sendReject(RejectReason.CONSUMER_DEFINED);
-            } else if (!deviceGone && (state == CmState.ESTABLISHED || state == CmState.REP_SENT)) {
-                QpBringUp.error(qp);
-                send(CmMessage.DREQ);
-            }
-            if (path != null && !deviceGone && !path.isDestroyed()) {
-                path.destroy();
-            }
+            cm.protocol.destroy(this, cm.context.isDeviceGone()); // closed, or (attached) its dataplane died: nothing to tell it
             state = CmState.DESTROYED;
             cm.remove(this);
         }
@@ -449,9 +285,7 @@ public final class CmId {
             if (code < 0 || code > 31) {
                 throw new VerbsException("the RNR timer is IBTA's 5-bit code 0..31, was " + code);
             }
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.SET_MIN_RNR_TIMER, code);
-            }
+            cm.protocol.setTimer(this, CmRequest.SET_MIN_RNR_TIMER, code);
             minRnrTimer = code;
         }
     }
@@ -462,9 +296,7 @@ public final class CmId {
             if (code < 0 || code > 31) {
                 throw new VerbsException("the ACK timeout is a 5-bit code 0..31, was " + code);
             }
-            if (cm.attached != null) {
-                cm.attached.call(this, CmRequest.SET_ACK_TIMEOUT, code);
-            }
+            cm.protocol.setTimer(this, CmRequest.SET_ACK_TIMEOUT, code);
             ackTimeout = code;
         }
     }
@@ -679,36 +511,38 @@ public final class CmId {
 
     // ---------------------------------------------------------------- helpers
 
-    private void send(int type) {
-        int slot = cm.begin();
+    void send(int type) {
+        EmbeddedCm wire = cm.embedded();
+        int slot = wire.begin();
         if (slot < 0) {
             return; // counted; the timer sends it again (or the peer asks again)
         }
-        int length = cm.tx.write(type, localCommId, type == CmMessage.REQ ? 0 : remoteCommId, serviceId,
+        int length = wire.tx.write(type, localCommId, type == CmMessage.REQ ? 0 : remoteCommId, serviceId,
             carriesPrivateData(type) ? privateLength : 0);
-        cm.tx.sender(cm.context.mac(), cm.context.ip(), cm.context.udpPort());
+        wire.tx.sender(cm.context.mac(), cm.context.ip(), cm.context.udpPort());
         if (carriesPrivateData(type)) {
-            cm.tx.privateData(privateSegment, 0, privateLength);
+            wire.tx.privateData(privateSegment, 0, privateLength);
         }
         if (type == CmMessage.REQ) {
-            cm.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, retryCount, rnrRetryCount,
+            wire.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, retryCount, rnrRetryCount,
                 CmMessage.mtuCode(pathMtu)).transport(transport());
         } else if (type == CmMessage.REP) {
-            cm.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, 0, rnrRetryCount, CmMessage.mtuCode(pathMtu))
+            wire.tx.connection(qp.qpNum(), startingPsn, responderResources, initiatorDepth, 0, rnrRetryCount, CmMessage.mtuCode(pathMtu))
                 .transport(transport());
         }
-        cm.finish(slot, type, length, remoteMac, remoteIp, remoteUdpPort);
+        wire.finish(slot, type, length, remoteMac, remoteIp, remoteUdpPort);
     }
 
-    private void sendReject(int reason) {
-        int slot = cm.begin();
+    void sendReject(int reason) {
+        EmbeddedCm wire = cm.embedded();
+        int slot = wire.begin();
         if (slot < 0) {
             return;
         }
-        int length = cm.tx.write(CmMessage.REJ, localCommId, remoteCommId, serviceId, privateLength);
-        cm.tx.sender(cm.context.mac(), cm.context.ip(), cm.context.udpPort()).rejectReason(reason).privateData(privateSegment, 0,
+        int length = wire.tx.write(CmMessage.REJ, localCommId, remoteCommId, serviceId, privateLength);
+        wire.tx.sender(cm.context.mac(), cm.context.ip(), cm.context.udpPort()).rejectReason(reason).privateData(privateSegment, 0,
             privateLength);
-        cm.finish(slot, CmMessage.REJ, length, remoteMac, remoteIp, remoteUdpPort);
+        wire.finish(slot, CmMessage.REJ, length, remoteMac, remoteIp, remoteUdpPort);
     }
 
     /** The transport byte of this id's REQ or REP, and what it expects in the peer's. */
@@ -720,7 +554,7 @@ public final class CmId {
         return type == CmMessage.REQ || type == CmMessage.REP;
     }
 
-    private void arm(long now) {
+    void arm(long now) {
         retriesLeft = cm.config.maxRetries;
         deadline = nonZero(now + cm.config.responseTimeoutNanos);
     }
@@ -735,30 +569,26 @@ public final class CmId {
     }
 
     /** The request is answered (accepted, rejected, or gone): it no longer counts against the listener's backlog. */
-    private void answered() {
+    void answered() {
         if (listener != null) {
             listener.pendingRequests--;
             listener = null;
         }
     }
 
-    private AddressHandle qpPath() {
+    AddressHandle qpPath() {
         if (path != null) {
             return path;
         }
         return qp.protectionDomain().createAddressHandle(remoteMac, remoteIp, remoteUdpPort);
     }
 
-    private void keepPrivateData(byte[] data, int length) {
-        keepPrivateData(data, 0, length);
-    }
-
-    private void keepPrivateData(byte[] data, int offset, int length) {
+    void keepPrivateData(byte[] data, int offset, int length) {
         System.arraycopy(data, offset, privateData, 0, length);
         privateLength = length;
     }
 
-    private void report(CmEventType type) {
+    void report(CmEventType type) {
         channel.publish(channel.obtain(type, this));
     }
 
@@ -776,13 +606,13 @@ public final class CmId {
         return e;
     }
 
-    private void checkQp() {
+    void checkQp() {
         if (qp == null) {
             throw new VerbsException("the id has no QP: createQp or attachQp first");
         }
     }
 
-    private void expect(CmState wanted, String what) {
+    void expect(CmState wanted, String what) {
         if (state != wanted) {
             throw new VerbsException(what + ": the id is in " + state + ", needs " + wanted);
         }

@@ -71,6 +71,13 @@ public final class ConnParam {
         }
     }
 
+    /** The private data of a reject (rdma_reject): at most {@link #REJECT_PRIVATE_DATA} bytes. */
+    static void checkRejectData(int length) {
+        if (length < 0 || length > REJECT_PRIVATE_DATA) {
+            throw new VerbsException("a reject carries at most " + REJECT_PRIVATE_DATA + " bytes of private data, was " + length);
+        }
+    }
+
     private static int range(int n, int max, String what) {
         if (n < 0 || n > max) {
             throw new VerbsException(what + " must be 0.." + max + ", was " + n);

@@ -41,11 +41,11 @@ class CmAllocationTest {
 
     private static void replayReply(CmSim.Host h, CmId id) {
         synchronized (h.cm) {
-            int slot = h.cm.begin();
-            int length = h.cm.tx.write(CmMessage.REP, id.localCommId, id.remoteCommId, id.serviceId, 0);
-            h.cm.tx.sender(h.context.mac(), h.context.ip(), h.context.udpPort());
-            h.cm.tx.connection(id.qp.qpNum(), id.startingPsn, 1, 1, 0, 7, CmMessage.mtuCode(id.pathMtu));
-            h.cm.finish(slot, CmMessage.REP, length, id.remoteMac, id.remoteIp, id.remoteUdpPort);
+            int slot = h.cm.embedded().begin();
+            int length = h.cm.embedded().tx.write(CmMessage.REP, id.localCommId, id.remoteCommId, id.serviceId, 0);
+            h.cm.embedded().tx.sender(h.context.mac(), h.context.ip(), h.context.udpPort());
+            h.cm.embedded().tx.connection(id.qp.qpNum(), id.startingPsn, 1, 1, 0, 7, CmMessage.mtuCode(id.pathMtu));
+            h.cm.embedded().finish(slot, CmMessage.REP, length, id.remoteMac, id.remoteIp, id.remoteUdpPort);
         }
     }
 }

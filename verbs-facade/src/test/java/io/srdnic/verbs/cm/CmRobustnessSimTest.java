@@ -256,12 +256,12 @@ class CmRobustnessSimTest {
     /** Sends again a message {@code id} sent before, as a duplicate the network kept back would arrive. */
     private static void replay(CmSim.Host h, CmId id, int type) {
         synchronized (h.cm) {
-            int slot = h.cm.begin();
-            int length = h.cm.tx.write(type, id.localCommId, type == CmMessage.REQ ? 0 : id.remoteCommId, id.serviceId, 0);
-            h.cm.tx.sender(h.context.mac(), h.context.ip(), h.context.udpPort());
-            h.cm.tx.connection(id.qp.qpNum(), id.startingPsn, id.responderResources, id.initiatorDepth, id.retryCount, id.rnrRetryCount,
+            int slot = h.cm.embedded().begin();
+            int length = h.cm.embedded().tx.write(type, id.localCommId, type == CmMessage.REQ ? 0 : id.remoteCommId, id.serviceId, 0);
+            h.cm.embedded().tx.sender(h.context.mac(), h.context.ip(), h.context.udpPort());
+            h.cm.embedded().tx.connection(id.qp.qpNum(), id.startingPsn, id.responderResources, id.initiatorDepth, id.retryCount, id.rnrRetryCount,
                 CmMessage.mtuCode(id.pathMtu));
-            h.cm.finish(slot, type, length, id.remoteMac, id.remoteIp, id.remoteUdpPort);
+            h.cm.embedded().finish(slot, type, length, id.remoteMac, id.remoteIp, id.remoteUdpPort);
         }
     }
 

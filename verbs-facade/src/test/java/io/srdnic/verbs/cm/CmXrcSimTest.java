@@ -181,11 +181,11 @@ class CmXrcSimTest {
             s.attachQp(target);
             // A broken peer's REP first: RC (transport byte 0), while the requester connects XRC. Then the real one.
             synchronized (server.cm) {
-                int slot = server.cm.begin();
-                int length = server.cm.tx.write(CmMessage.REP, s.localCommId, s.remoteCommId, s.serviceId, 0);
-                server.cm.tx.sender(server.context.mac(), server.context.ip(), server.context.udpPort());
-                server.cm.tx.connection(target.qpNum(), s.startingPsn, 1, 1, 0, 7, CmMessage.mtuCode(s.pathMtu));
-                server.cm.finish(slot, CmMessage.REP, length, s.remoteMac, s.remoteIp, s.remoteUdpPort);
+                int slot = server.cm.embedded().begin();
+                int length = server.cm.embedded().tx.write(CmMessage.REP, s.localCommId, s.remoteCommId, s.serviceId, 0);
+                server.cm.embedded().tx.sender(server.context.mac(), server.context.ip(), server.context.udpPort());
+                server.cm.embedded().tx.connection(target.qpNum(), s.startingPsn, 1, 1, 0, 7, CmMessage.mtuCode(s.pathMtu));
+                server.cm.embedded().finish(slot, CmMessage.REP, length, s.remoteMac, s.remoteIp, s.remoteUdpPort);
             }
             s.accept(new ConnParam());
             CmEvent e = sim.expect(client, CmEventType.REJECTED);

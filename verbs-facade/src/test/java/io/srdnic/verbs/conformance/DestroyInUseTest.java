@@ -8,6 +8,7 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.CompletionQueue;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.VerbsException;
@@ -20,14 +21,14 @@ import org.junit.jupiter.api.Test;
  * {@code ibv_destroy_cq}, {@code ibv_dealloc_pd} do) and changes nothing; once the user is gone
  * the destroy goes through. Attached, the dataplane refuses the same: AttachedReuseTest#shouldRefuseToDestroyACqAQpStillCompletesInto.
  */
-class DestroyInUseTest {
+class DestroyInUseTest extends ConformanceCase {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
     }
 
     @Test
     void shouldRefuseToDestroyACqAQpCompletesIntoAndKeepItWorking() {
-        try (RcConformancePair p = new RcConformancePair(2591, LinkConfig.DEFAULT, 16 * 1024)) {
+        try (RcConformancePair p = pair(2591, LinkConfig.DEFAULT, 16 * 1024)) {
             VerbsException busy = assertThrows(VerbsException.class, () -> p.a.cq.destroy());
             assertTrue(busy.getMessage().contains("EBUSY"), busy.getMessage());
             SendWr write = new SendWr().wrId(9).opcode(SendWr.OP_RDMA_WRITE).rdma(p.b.mem.address(), p.b.mr.rkey()).numSge(1);
@@ -40,7 +41,7 @@ class DestroyInUseTest {
             assertTrue(pdBusy.getMessage().contains("EBUSY"), pdBusy.getMessage());
 
             CompletionQueue spare = p.a.ctx.createCq(16);
-            QueuePair user = p.a.pd.createQueuePair(QpType.RC, spare, spare, 4, 4, 1, 0);
+            QueuePair user = p.a.pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(spare).maxSendWr(4).maxRecvWr(4).build());
             assertThrows(VerbsException.class, spare::destroy);
             user.destroy();
             spare.destroy(); // its last user gone: no longer busy

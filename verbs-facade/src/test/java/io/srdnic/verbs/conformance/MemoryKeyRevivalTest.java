@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * registered after it (rxe's {@code rxe_mr.c} key byte). Here: a peer's WRITE through an rkey revoked thousands of registrations ago is
  * refused REMOTE_ACCESS_ERROR and changes no byte of the regions registered since.
  */
-class MemoryKeyRevivalTest {
+class MemoryKeyRevivalTest extends ConformanceCase {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
     }
@@ -29,8 +29,8 @@ class MemoryKeyRevivalTest {
 
     @Test
     void shouldNeverHandARevokedRkeyToANewRegionSoAStaleWriteLandsNowhere() {
-        try (RcConformancePair p = new RcConformancePair(2571, LinkConfig.DEFAULT, 64 * 1024)) {
-            MemorySegment fresh = p.arena.allocate(4096, 64);
+        try (RcConformancePair p = pair(2571, LinkConfig.DEFAULT, 64 * 1024)) {
+            MemorySegment fresh = p.b.memory(4096);
             MemoryRegion revoked = p.b.pd.registerMemory(fresh, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             int staleRkey = revoked.rkey();
             revoked.deregister();

@@ -7,10 +7,9 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ContextConfig;
-import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SimWorld;
@@ -23,8 +22,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The conformance suite's fixture, as rdma-core's {@code RCResources} pair: two embedded contexts on
- * one seeded simulated network (hostile: loss, duplication, reordering), an RC QP each, connected
+ * The conformance suite's fixture, as rdma-core's {@code RCResources} pair: two contexts (embedded,
+ * or attached: see {@link ConformanceFabric}) on one seeded simulated network (hostile: loss, duplication, reordering), an RC QP each, connected
  * RESET → INIT → RTR → RTS with every remote access allowed, and a registered buffer per side.
  */
 final class RcConformancePair implements AutoCloseable {
@@ -32,6 +31,8 @@ final class RcConformancePair implements AutoCloseable {
         .build();
 
     final Arena arena = Arena.ofShared();
+    final ConformanceFabric fabric;
+    /** The simulated network, when the fabric lets a test add embedded hosts to it (null attached). */
     final SimWorld world;
     final Side a;
     final Side b;
@@ -45,6 +46,11 @@ final class RcConformancePair implements AutoCloseable {
         QueuePair qp;
         MemorySegment mem;
         MemoryRegion mr;
+
+        /** {@code bytes} of memory any provider can register (attached: its shared pool), kept allocated with the pair. */
+        MemorySegment memory(int bytes) {
+            return pd.allocateRegion(bytes, Access.LOCAL_WRITE).segment();
+        }
     }
 
     RcConformancePair(long seed, LinkConfig link, int bufferBytes) {
@@ -58,8 +64,14 @@ final class RcConformancePair implements AutoCloseable {
 
     /** {@code rnrRetry}: side a's rnr_retry (7: for ever). */
     RcConformancePair(long seed, LinkConfig link, int bufferBytes, ThreadingMode mode, int rnrRetry) {
+        this(new ConformanceFabric.Embedded(new SimWorld(seed, 16, link)), bufferBytes, mode, rnrRetry);
+    }
+
+    /** On {@code fabric}'s contexts (embedded or attached): side a in {@code mode} with {@code rnrRetry}, b INVOKER. */
+    RcConformancePair(ConformanceFabric fabric, int bufferBytes, ThreadingMode mode, int rnrRetry) {
         this.rnrRetry = rnrRetry;
-        world = new SimWorld(seed, 16, link);
+        this.fabric = fabric;
+        this.world = fabric.world();
         a = side(bufferBytes, mode);
         b = side(bufferBytes, ThreadingMode.INVOKER);
         connect(a, b, 100, 900, rnrRetry);
@@ -68,12 +80,13 @@ final class RcConformancePair implements AutoCloseable {
 
     private Side side(int bytes, ThreadingMode mode) {
         Side s = new Side();
-        s.ctx = Context.open(Device.sim(world), new ContextConfig().mode(mode));
+        s.ctx = fabric.open(mode);
         s.pd = s.ctx.allocPd();
         s.cq = s.ctx.createCq(4096);
-        s.qp = s.pd.createQueuePair(QpType.RC, s.cq, s.cq, 256, 256, 4, 64);
-        s.mem = arena.allocate(bytes, 64);
-        s.mr = s.pd.registerMemory(s.mem, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC);
+        s.qp = s.pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(s.cq).maxSendWr(256).maxRecvWr(256).maxSendSge(4)
+            .maxInlineData(64).build());
+        s.mr = s.pd.allocateRegion(bytes, Access.LOCAL_WRITE | Access.REMOTE_WRITE | Access.REMOTE_READ | Access.REMOTE_ATOMIC);
+        s.mem = s.mr.segment();
         s.qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1)
             .accessFlags(QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ | QpAttributes.ACCESS_REMOTE_ATOMIC));
         return s;
@@ -127,7 +140,7 @@ final class RcConformancePair implements AutoCloseable {
     public void close() {
         a.ctx.close();
         b.ctx.close();
-        world.close();
+        fabric.close();
         arena.close();
     }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * with READs and atomics outstanding before the refused request, as rxe's responder sends
  * their responses in PSN order before the NAK and rxe's completer completes them first.
  */
-class RcFatalNakTest {
+class RcFatalNakTest extends ConformanceCase {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
     }
@@ -30,7 +30,7 @@ class RcFatalNakTest {
     @ParameterizedTest
     @ValueSource(longs = {2501, 2502, 2503, 2504, 2505})
     void shouldAnswerTheReadAndAtomicBeforeABadRkeyWriteAndFlushOnlyWhatCameAfterIt(long seed) {
-        try (RcConformancePair p = new RcConformancePair(seed, RcConformancePair.HOSTILE, 128 * 1024)) {
+        try (RcConformancePair p = pair(seed, RcConformancePair.HOSTILE, 128 * 1024)) {
             for (int i = 0; i < READ_BYTES; i += 8) {
                 p.b.mem.set(ValueLayout.JAVA_LONG_UNALIGNED, i, seed * 7919 + i);
             }

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@code test_atomic.py::test_atomic_invalid_lkey}
  * (there the status; here also its place in the order, which selective signaling relies on).
  */
-class RcLocalErrorOrderTest {
+class RcLocalErrorOrderTest extends ConformanceCase {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
     }
@@ -32,7 +32,7 @@ class RcLocalErrorOrderTest {
     @ParameterizedTest(name = "{0}, seed {1}")
     @CsvSource({"BAD_LKEY, 2511", "SGE_OUTSIDE_REGION, 2512", "READ_INTO_READ_ONLY, 2513", "BAD_LKEY, 2514"})
     void shouldCompleteALocallyRefusedRequestAfterThoseBeforeItAndFlushThoseAfter(String fault, long seed) {
-        try (RcConformancePair p = new RcConformancePair(seed, RcConformancePair.HOSTILE, 512 * 1024)) {
+        try (RcConformancePair p = pair(seed, RcConformancePair.HOSTILE, 512 * 1024)) {
             MemoryRegion target = p.b.mr;
             SendWr write = new SendWr().wrId(1).opcode(SendWr.OP_RDMA_WRITE).rdma(target.segment().address(), target.rkey()).numSge(1);
             write.sge(0).set(p.a.mr, 0, WRITE_BYTES);
@@ -47,7 +47,7 @@ class RcLocalErrorOrderTest {
                     bad.sge(0).set(p.a.mr, 512 * 1024 - 32, 64);
                 }
                 default -> {
-                    MemoryRegion readOnly = p.a.pd.registerMemory(p.arena.allocate(4096, 64), Access.REMOTE_READ);
+                    MemoryRegion readOnly = p.a.pd.registerMemory(p.a.memory(4096), Access.REMOTE_READ);
                     bad.opcode(SendWr.OP_RDMA_READ).rdma(target.segment().address(), target.rkey());
                     bad.sge(0).set(readOnly, 0, 64);
                 }

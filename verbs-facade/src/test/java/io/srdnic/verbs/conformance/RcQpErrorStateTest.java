@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * stops DEDICATED mode's agent thread, and control calls go on answering. Mirrors rdma-core's
  * {@code test_qp.py::test_query_qp} state checks, after an error the transport made.
  */
-class RcQpErrorStateTest {
+class RcQpErrorStateTest extends ConformanceCase {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
     }
@@ -32,7 +32,7 @@ class RcQpErrorStateTest {
     @EnumSource(ThreadingMode.class)
     void shouldSeeTheTransportsErrorEverywhereAndFlushReceivesPostedInIt(ThreadingMode mode) {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            try (RcConformancePair p = new RcConformancePair(2561, LinkConfig.DEFAULT, 64 * 1024, mode)) {
+            try (RcConformancePair p = pair(2561, LinkConfig.DEFAULT, 64 * 1024, mode)) {
                 SendWr bad = new SendWr().wrId(1).opcode(SendWr.OP_RDMA_WRITE).rdma(p.b.mem.address(), p.b.mr.rkey() ^ 0x3300).numSge(1);
                 bad.sge(0).set(p.a.mr, 0, 64);
                 assertEquals(0, p.a.qp.postSend(bad));

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * be posted with num_sge 0; WRITE_WITH_IMM of zero bytes is the usual doorbell: SUCCESS, and the
  * immediate delivered in the peer's receive (rdma-core has no zero-length test; rxe_resp.c applies C9-88).
  */
-class RcZeroLengthRdmaTest {
+class RcZeroLengthRdmaTest extends ConformanceCase {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
     }
@@ -26,7 +26,7 @@ class RcZeroLengthRdmaTest {
     @ParameterizedTest
     @ValueSource(longs = {2541, 2542, 2543})
     void shouldCompleteZeroByteRdmaWithNoKeyAndNoSgeAndDeliverTheDoorbellsImmediate(long seed) {
-        try (RcConformancePair p = new RcConformancePair(seed, RcConformancePair.HOSTILE, 64 * 1024)) {
+        try (RcConformancePair p = pair(seed, RcConformancePair.HOSTILE, 64 * 1024)) {
             RcConformancePair.postReceives(p.b, 1, 4096, 1024);
             SendWr write = new SendWr().wrId(1).opcode(SendWr.OP_RDMA_WRITE).rdma(0, 0).numSge(0);
             SendWr read = new SendWr().wrId(2).opcode(SendWr.OP_RDMA_READ).rdma(0xDEAD_0000L, 0x1234_5678).numSge(0);
