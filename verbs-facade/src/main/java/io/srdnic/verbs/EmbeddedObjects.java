@@ -2,9 +2,10 @@ package io.srdnic.verbs;
 
 /**
  * The transport's objects behind the verbs objects of an embedded context, for the dataplane
- * process, whose lcore drives its transports directly: it posts a client's receives to the
- * transport's QP and moves completions from the transport's CQ to the client's ring, without going
- * through this API's per-call checks a second time (the client's side ran them). As a provider
+ * process, whose lcore drives its transports directly: it runs each port's cycle at the pass's
+ * time, posts a client's receives to the transport's QP and moves completions from the
+ * transport's CQ to the client's ring, without going through this API's per-call plumbing (the
+ * checks the dataplane must make of a client's record are still made). As a provider
  * library's {@code to_mqp()}: the object must be of an embedded context, else ClassCastException.
  */
 public final class EmbeddedObjects {
@@ -31,5 +32,15 @@ public final class EmbeddedObjects {
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             throw new VerbsException(e.getMessage());
         }
+    }
+
+    /**
+     * One duty cycle of {@code context}'s transport (INVOKER) at {@code now}, the caller's time from
+     * the device's clock ({@code System.nanoTime} for a DPDK port): what {@link Context#progress}
+     * runs — the transport's cycle, its events forwarded, its counters file told — without reading
+     * the clock once more. A context on a simulated network steps its world instead (its clock is virtual).
+     */
+    public static int runCycle(Context context, long now) {
+        return ((EmbeddedProvider) context.provider).dataplane.progressAt(now);
     }
 }
