@@ -157,8 +157,8 @@ public class AttachedRoundTripBench {
         } else if (embedded != null) {
             embedded.close();
         } else if (inline != null) {
-            System.out.printf("inline: %.2f dataplane passes per round trip (%d round trips); an idle pass %.1f ns%n",
-                (double) inline.passes / roundTrips, roundTrips, inline.nanosPerIdlePass(2_000_000));
+            System.out.printf("inline: %.2f dataplane passes per round trip (%d round trips); an idle pass %s%n",
+                (double) inline.passes / roundTrips, roundTrips, inline.idlePasses(1_000_000));
             inline.runWhile(CompletableFuture.runAsync(() -> {
                 a.close();
                 b.close();
@@ -297,13 +297,22 @@ public class AttachedRoundTripBench {
             passes++;
         }
 
-        /** The mean time of {@code n} passes with nothing to do (the clients' ring indexes read, the ports' cycles, the control duty's share). */
-        double nanosPerIdlePass(int n) {
-            long start = System.nanoTime();
+        /**
+         * {@code n} passes with nothing to do, each timed: "p50 / mean / max ns". The median is a
+         * pass of the rings and the ports' cycles; the mean adds the control turn every 50 µs
+         * (CM polls, events, the control socket's poll), the max is about one such turn.
+         */
+        String idlePasses(int n) {
+            long[] took = new long[n];
+            long total = 0;
             for (int i = 0; i < n; i++) {
+                long start = System.nanoTime();
                 pass();
+                took[i] = System.nanoTime() - start;
+                total += took[i];
             }
-            return (System.nanoTime() - start) / (double) n;
+            java.util.Arrays.sort(took);
+            return String.format("p50 %d / mean %.1f / p99.9 %d ns", took[n / 2], total / (double) n, took[n - n / 1000]);
         }
 
         /** Runs passes until {@code other} (another thread's control calls, which need them) is done. */
