@@ -218,6 +218,40 @@ class AttachedContainmentTest {
         }
     }
 
+    /** The receive queue's depth is the transport's (the lcore posts to it directly): a record past it waits in the ring. */
+    @Test
+    void shouldLeaveAReceiveTheQueueHasNoRoomForInTheRingUntilAMessageTakesOne() throws Exception {
+        try (HostileClient c = new HostileClient(dir, 1, 1 << 20, 1 << 16);
+             AttachedSrdTest.App sender = new AttachedSrdTest.App(dir, 0, 0)) {
+            int pd = c.allocPd();
+            int lkey = c.register(pd, 0, 4 * 4096);
+            HandleReply qp = c.srdQp(pd, c.createCq(64).handle(), 3, AttachedSrdTest.QKEY); // a receive queue of 3, in a ring of 4
+            ShmRing rq = c.recvRing(qp);
+            assertEquals(4, rq.capacity());
+            for (int i = 0; i < 4; i++) {
+                HostileClient.recvRecord(rq, rq.claim(), i, i * 4096L, 4096, lkey);
+                rq.publish();
+            }
+            awaitConsumer(rq, 3);
+            Thread.sleep(100); // passes go by: the fourth has no room
+            assertEquals(3, HostileClient.index(rq, ShmRing.CONSUMER_OFFSET), "three posted, the fourth left in the ring");
+            AddressHandle ah = sender.pd.createAddressHandle(c.info.mac(), c.info.ip(), c.info.udpPort());
+            SendWr wr = new SendWr().wrId(5).opcode(SendWr.OP_SEND).destination(ah, qp.handle(), AttachedSrdTest.QKEY);
+            wr.sge(0).set(sender.mr, 0, 1024);
+            assertEquals(0, sender.qp.postSend(wr.numSge(1)));
+            awaitConsumer(rq, 4); // the message took a receive: the fourth now has room
+            assertEquals(4, HostileClient.index(rq, ShmRing.CONSUMER_OFFSET));
+            assertEquals(0, c.errors.size(), "nothing refused: " + c.errors);
+        }
+    }
+
+    private static void awaitConsumer(ShmRing ring, long index) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (HostileClient.index(ring, ShmRing.CONSUMER_OFFSET) < index && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+    }
+
     @Test
     void shouldRefuseCqDepthsBeyondTheClientsQuotaBeforeAllocatingThem() throws Exception {
         try (HostileClient bad = new HostileClient(dir, 0, 1 << 16, 1L << 30)) {

@@ -52,7 +52,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * (two dataplanes, two applications) and so measures the scheduler. The ratio of the two modes is
  * what attaching costs a round trip: the rings, the hops between cores, and the dataplane's loop.
  * {@code crossings}: those four hops between the two cores alone (an 8-byte echo each, {@link
- * CoreEcho}), the floor no attached path on these cores gets under.
+ * CoreEcho}), the floor no attached path on these cores gets under. {@code inline}: attached, with
+ * the dataplane's pass run on the benchmark thread itself between the applications' steps — the
+ * attach path's work (rings, served objects, pass scans) without any hop between cores, so that
+ * {@code inline - embedded} is that work and {@code attached - inline} the hops and the waits for
+ * them; its tear-down prints the passes a round trip took (a count the machine's load does not change).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -64,7 +68,7 @@ public class AttachedRoundTripBench {
     static final int QKEY = 0x77;
     static final int SIZE = 64;
 
-    @Param({"embedded", "attached", "crossings"})
+    @Param({"embedded", "attached", "inline", "crossings"})
     String mode;
 
     /** The dataplane thread's CPU (attached); the benchmark thread is pinned to the other one. */
@@ -73,6 +77,8 @@ public class AttachedRoundTripBench {
 
     private ContextPair embedded;
     private AttachedDataplane dataplane;
+    private InlineDataplane inline;
+    private long roundTrips;
     private CoreEcho echo;
     private Context a;
     private Context b;
@@ -97,11 +103,24 @@ public class AttachedRoundTripBench {
             embedded = ContextPair.open("ring");
             a = embedded.a;
             b = embedded.b;
+            setUpApplications();
+        } else if (mode.equals("inline")) {
+            inline = new InlineDataplane(); // on this thread, which runs it; the applications' control calls need its passes meanwhile
+            inline.runWhile(CompletableFuture.runAsync(() -> {
+                a = Context.open(Device.attached(inline.dir), attached(0));
+                b = Context.open(Device.attached(inline.dir), attached(1));
+                setUpApplications();
+            }));
         } else {
             dataplane = AttachedDataplane.start(dataplaneCpu);
             a = Context.open(Device.attached(dataplane.dir), attached(0));
             b = Context.open(Device.attached(dataplane.dir), attached(1));
+            setUpApplications();
         }
+    }
+
+    /** A's and B's PD, CQ, QP (to RTS), region, first receive and reusable send. */
+    private void setUpApplications() {
         ProtectionDomain pda = a.allocPd();
         ProtectionDomain pdb = b.allocPd();
         cqa = a.createCq(64);
@@ -137,6 +156,14 @@ public class AttachedRoundTripBench {
             echo.close();
         } else if (embedded != null) {
             embedded.close();
+        } else if (inline != null) {
+            System.out.printf("inline: %.2f dataplane passes per round trip (%d round trips); an idle pass %s%n",
+                (double) inline.passes / roundTrips, roundTrips, inline.idlePasses(1_000_000));
+            inline.runWhile(CompletableFuture.runAsync(() -> {
+                a.close();
+                b.close();
+            }));
+            inline.close();
         } else {
             a.close();
             b.close();
@@ -155,6 +182,7 @@ public class AttachedRoundTripBench {
         awaitReceive(cqb, qb, recvB);
         post(qb, toA);
         awaitReceive(cqa, qa, recvA);
+        roundTrips++;
         return 1;
     }
 
@@ -181,6 +209,8 @@ public class AttachedRoundTripBench {
             }
             if (embedded != null) {
                 other.poll(wcs, 0); // the peer's context runs its duty cycle only when polled (INVOKER)
+            } else if (inline != null) {
+                inline.pass(); // the dataplane's pass, on this thread
             }
         }
     }
@@ -237,6 +267,72 @@ public class AttachedRoundTripBench {
         public void close() throws InterruptedException {
             LONG.setRelease(lines, PING, -1L);
             thread.join(10_000);
+        }
+    }
+
+    /**
+     * The dataplane of {@code inline}: EAL, the net_ring pair, its contexts and the attach server,
+     * made on and run by the benchmark thread, one pass per {@link #pass} (the client duty, as the
+     * lcore runs it). Counts its passes.
+     */
+    static final class InlineDataplane implements AutoCloseable {
+        final Path dir;
+        private final ContextPair ring;
+        private final AttachServer server;
+        private final CachedNanoClock clock = new CachedNanoClock();
+        private final ClientsDuty clients;
+        long passes;
+
+        InlineDataplane() throws Exception {
+            dir = Files.createTempDirectory("srdnic-bench-inline");
+            Files.writeString(dir.resolve("owner"), "bench");
+            ring = ContextPair.open("ring");
+            server = new AttachServer(dir, List.of(ring.a, ring.b), AllowRule.ownUidOrRoot(), dir);
+            clients = new ClientsDuty(server, clock);
+        }
+
+        void pass() {
+            clock.update(System.nanoTime());
+            clients.doWork();
+            passes++;
+        }
+
+        /**
+         * {@code n} passes with nothing to do, each timed: "p50 / mean / max ns". The median is a
+         * pass of the rings and the ports' cycles; the mean adds the control turn every 50 µs
+         * (CM polls, events, the control socket's poll), the max is about one such turn.
+         */
+        String idlePasses(int n) {
+            long[] took = new long[n];
+            long total = 0;
+            for (int i = 0; i < n; i++) {
+                long start = System.nanoTime();
+                pass();
+                took[i] = System.nanoTime() - start;
+                total += took[i];
+            }
+            java.util.Arrays.sort(took);
+            return String.format("p50 %d / mean %.1f / p99.9 %d ns", took[n / 2], total / (double) n, took[n - n / 1000]);
+        }
+
+        /** Runs passes until {@code other} (another thread's control calls, which need them) is done. */
+        void runWhile(CompletableFuture<Void> other) {
+            while (!other.isDone()) {
+                pass();
+            }
+            other.join();
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.close();
+            ring.close();
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(dir);
         }
     }
 

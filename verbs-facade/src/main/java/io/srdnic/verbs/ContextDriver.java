@@ -165,6 +165,15 @@ final class ContextDriver implements AutoCloseable {
         return world != null ? world.step() : runCycle(clock.getAsLong());
     }
 
+    /**
+     * INVOKER on a device of this machine: one cycle at the caller's {@code now}, read from the
+     * device's clock (the dataplane's lcore reads it once a pass), not read again here. On a
+     * simulated network (its clock is virtual) or DEDICATED: as {@link #progress}.
+     */
+    int progressAt(long now) {
+        return mode == ThreadingMode.INVOKER && world == null ? runCycle(now) : progress();
+    }
+
     /** Waits a little for the agent (DEDICATED) or makes progress itself (INVOKER). */
     void idle(int spins) {
         if (mode == ThreadingMode.INVOKER) {

@@ -83,6 +83,11 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         return qp.qpn();
     }
 
+    /** The transport's QP (for {@link EmbeddedObjects}). */
+    SrdQp transportQp() {
+        return qp;
+    }
+
     @Override
     public void modify(QpState next, int qkey) {
         apply(() -> qp.modify(next, qkey));

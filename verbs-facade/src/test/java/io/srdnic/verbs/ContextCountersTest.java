@@ -116,45 +116,6 @@ class ContextCountersTest {
     }
 
     /** A port where nothing arrives and nothing can be sent: the loop spins idle. */
-    private static final class SilentPort implements io.srdnic.pmd.PacketIo {
-        @Override
-        public int receive(io.srdnic.pmd.MbufBatch batch) {
-            batch.clear();
-            return 0;
-        }
-
-        @Override
-        public int transmit(io.srdnic.pmd.MbufBatch batch) {
-            batch.clear();
-            return 0;
-        }
-
-        @Override
-        public int allocate(io.srdnic.pmd.MbufBatch batch, int n) {
-            return 0;
-        }
-
-        @Override
-        public void free(io.srdnic.pmd.MbufBatch batch) {
-            batch.clear();
-        }
-
-        @Override
-        public int maxFrameLength() {
-            return 4096 + 128;
-        }
-
-        @Override
-        public long macAddress() {
-            return 0x02_00_00_00_00_09L;
-        }
-
-        @Override
-        public long txDropped() {
-            return 0;
-        }
-    }
-
     @Test
     void shouldWriteNoFileUnlessAsked() {
         try (SimWorld w = new SimWorld(1); Context ctx = Context.open(Device.sim(w), new ContextConfig())) {

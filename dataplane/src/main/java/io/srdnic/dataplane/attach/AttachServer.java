@@ -4,6 +4,7 @@ import io.srdnic.verbs.attach.ShmRing;
 import io.srdnic.verbs.attach.SharedLayout;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.verbs.Context;
+import io.srdnic.verbs.EmbeddedObjects;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.attach.control.AllocPdRequest;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
@@ -204,7 +205,7 @@ public final class AttachServer implements AutoCloseable {
         work += eachClient(RECEIVES);
         work += eachClient(SENDS);
         for (int i = 0; i < ports.size(); i++) {
-            work += progress(ports.get(i));
+            work += progress(ports.get(i), now);
         }
         work += eachClient(COMPLETIONS);
         if (now - lastControl >= CONTROL_INTERVAL_NANOS) {
@@ -263,14 +264,15 @@ public final class AttachServer implements AutoCloseable {
     }
 
     /**
-     * A port's cycle. The transport reads and writes clients' pools (sends leave from them,
-     * messages land in them); if a client truncated its shared file, that access faults (SIGBUS,
-     * an InternalError in Java) inside the cycle: the client whose file is short is fenced, and the
-     * pass goes on. A fault no client's file explains is the dataplane's own, and is thrown.
+     * A port's cycle, at the pass's time {@code now} (read once by the lcore). The transport reads
+     * and writes clients' pools (sends leave from them, messages land in them); if a client
+     * truncated its shared file, that access faults (SIGBUS, an InternalError in Java) inside the
+     * cycle: the client whose file is short is fenced, and the pass goes on. A fault no client's
+     * file explains is the dataplane's own, and is thrown.
      */
-    private int progress(Context port) {
+    private int progress(Context port, long now) {
         try {
-            return port.progress();
+            return EmbeddedObjects.runCycle(port, now); // at the pass's time: the lcore drives the transport, no clock read per port
         } catch (InternalError e) {
             return fenceTruncators(e);
         }

@@ -3,22 +3,24 @@ package io.srdnic.dataplane.attach;
 import io.srdnic.verbs.attach.ShmRing;
 import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.CompletionQueue;
-import io.srdnic.verbs.WorkCompletion;
+import io.srdnic.verbs.EmbeddedObjects;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The dataplane's side of an attached client's CQ: the embedded CQ the transport completes into,
- * and the completion ring in the client's shared file that its completions are copied to, as many
- * as the ring has room for (the rest wait in the embedded CQ: the ring never overruns).
+ * The dataplane's side of an attached client's CQ: the embedded CQ, whose transport CQ the
+ * transport completes into, and the completion ring in the client's shared file that its
+ * completions are written to straight from the transport's CQ, as many as the ring has room for
+ * (the rest wait in the transport's CQ: the ring never overruns).
  */
-final class ServedCq {
+final class ServedCq implements io.srdnic.srd.api.CompletionQueue.CompletionSink {
     private static final int BURST = 32;
 
     final int handle;
     final CompletionQueue cq;
     final ShmRing ring;
-    private final WorkCompletion[] wcs = CompletionQueue.array(BURST);
+    /** What the transport completes into: polled here without a WorkCompletion in between. */
+    private final io.srdnic.srd.api.CompletionQueue completions;
     /** Completions in the ring the client has not polled yet, after the dataplane's last copy (ring occupancy). */
     int fill;
     /**
@@ -33,6 +35,7 @@ final class ServedCq {
         this.handle = handle;
         this.cq = cq;
         this.ring = ring;
+        this.completions = EmbeddedObjects.cq(cq);
     }
 
     /** Reads the client's consumer index, once this pass; returns the room, or {@link ShmRing#CORRUPT} when the index is impossible. */
@@ -48,12 +51,7 @@ final class ServedCq {
             fill = ring.capacity();
             return 0;
         }
-        int n = cq.pollCompleted(wcs, Math.min(room, BURST)); // the server's pass runs the cycles
-        for (int i = 0; i < n; i++) {
-            WorkCompletion wc = wcs[i];
-            write(wc.wrId(), wc.status(), wc.opcode(), wc.byteLength(), wc.hasImmediate(), wc.immediate(), wc.qpNum(), wc.sourceQpn(),
-                wc.sourceIp());
-        }
+        int n = completions.poll(this, Math.min(room, BURST)); // the server's pass runs the cycles; each lands in onCompletion
         fill = ring.capacity() - room;
         return n;
     }
@@ -68,6 +66,13 @@ final class ServedCq {
         }
         write(wrId, status, opcode, length, false, 0, qpn, 0, 0);
         return true;
+    }
+
+    /** One completion the transport made, polled by {@link #pump}: into the ring. */
+    @Override
+    public void onCompletion(long wrId, int status, int opcode, int byteLength, boolean hasImmediate, int immediate, int qpn,
+                             int sourceQpn, int sourceIp) {
+        write(wrId, status, opcode, byteLength, hasImmediate, immediate, qpn, sourceQpn, sourceIp);
     }
 
     private void write(long wrId, int status, int opcode, int length, boolean hasImm, int imm, int qpn, int sourceQpn, int sourceIp) {

@@ -7,6 +7,7 @@ import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.AddressHandle;
+import io.srdnic.verbs.EmbeddedObjects;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
@@ -154,9 +155,10 @@ final class ServedQp implements ReceiveRing.Target {
         return taken;
     }
 
+    /** A receive straight to the transport's QP, after the SGE check the verbs call makes (not the rest of its checks again). */
     @Override
     public int post(RecvWr wr) {
-        return qp.postRecv(wr);
+        return EmbeddedObjects.postReceive(qp, wr);
     }
 
     @Override
