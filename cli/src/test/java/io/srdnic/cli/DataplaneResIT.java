@@ -1,6 +1,5 @@
 package io.srdnic.cli;
 
-import io.srdnic.verbs.QpInitAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +10,7 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -15,11 +15,13 @@ import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdPort;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link RdmaHeader},
@@ -131,7 +133,7 @@ final class DissectorFields {
      * dissector does the same, frame by frame.
      */
     static final class Requests {
-        private final Map<String, long[]> last = new java.util.HashMap<>(); // key -> {frame, atomic ? 1 : 0}
+        private final Map<String, long[]> last = new HashMap<>(); // key -> {frame, atomic ? 1 : 0}
 
         private static String key(int requesterIp, int responderIp, int requesterQpn, int token) {
             return requesterIp + ">" + responderIp + ":" + requesterQpn + ":" + token;
@@ -291,7 +293,7 @@ final class DissectorFields {
         if (printed.isEmpty()) {
             return values;
         }
-        for (String v : printed.split(java.util.regex.Pattern.quote(AGGREGATOR), -1)) {
+        for (String v : printed.split(Pattern.quote(AGGREGATOR), -1)) {
             if (TEXT.contains(field)) {
                 values.add(v);
             } else if (BYTES.contains(field)) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.pktgen.PeerProcess;
+import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -94,7 +95,7 @@ class StatPrometheusIT {
                 if (tx.find() && Double.parseDouble(tx.group(1)) > 100) {
                     return body;
                 }
-            } catch (java.net.ConnectException notYet) {
+            } catch (ConnectException notYet) {
                 // srdnic stat is still starting
             }
             Thread.sleep(500);

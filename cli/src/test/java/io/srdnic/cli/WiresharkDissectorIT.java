@@ -22,7 +22,6 @@ import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
 import io.srdnic.srd.wire.SrdPort;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,7 +133,7 @@ class WiresharkDissectorIT {
             "segment ONLY", "ACK held", "RNR NAK timer " + RcSimulation.MIN_RNR_TIMER, "atomic answer", "retransmission")) {
             assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
         }
-        long atomics = java.util.stream.IntStream.range(0, messages).mapToObj(i -> ops.get(i % ops.size()))
+        long atomics = IntStream.range(0, messages).mapToObj(i -> ops.get(i % ops.size()))
             .filter(op -> op.equals("cmp-swap") || op.equals("fetch-add")).count();
         assertTrue(kinds.get("atomic answer") >= atomics, "every atomic's answer is told from a READ's: " + kinds.get("atomic answer")
             + " frames answer the " + atomics + " atomics");

@@ -4,6 +4,7 @@ import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.ffm.Libc;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -64,7 +66,7 @@ final class RunDirectory {
     }
 
     private static String failedAt(IOException e, Path dir) {
-        return e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? f.getFile() : dir.toString();
+        return e instanceof FileSystemException f && f.getFile() != null ? f.getFile() : dir.toString();
     }
 
     /** Refuses {@code dir} unless it is a directory (not a link) of this uid that group and others cannot write, under safe parents. */
@@ -127,7 +129,7 @@ final class RunDirectory {
     }
 
     private static String modeText(int mode) {
-        Set<PosixFilePermission> perms = java.util.EnumSet.noneOf(PosixFilePermission.class);
+        Set<PosixFilePermission> perms = EnumSet.noneOf(PosixFilePermission.class);
         PosixFilePermission[] bits = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE: bit 8 down to bit 0
         for (int i = 0; i < bits.length; i++) {
             if ((mode & (0400 >> i)) != 0) {

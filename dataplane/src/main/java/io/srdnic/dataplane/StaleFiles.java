@@ -1,8 +1,8 @@
 package io.srdnic.dataplane;
 
-import io.srdnic.srd.counters.CountersLayout;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachServer;
+import io.srdnic.srd.counters.CountersLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;

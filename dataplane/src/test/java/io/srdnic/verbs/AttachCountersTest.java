@@ -3,10 +3,10 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.counters.Counter;
 import io.srdnic.srd.counters.CountersReader;
 import io.srdnic.verbs.AttachedSrdTest.App;
-import io.srdnic.dataplane.attach.AllowRule;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;

@@ -4,15 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.srdnic.srd.api.WcStatus;
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.cm.CmEvent;
 import io.srdnic.verbs.cm.CmEventType;
 import io.srdnic.verbs.cm.CmId;
 import io.srdnic.verbs.cm.ConnParam;
 import io.srdnic.verbs.cm.EventChannel;
+import io.srdnic.verbs.cm.RejectReason;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -253,7 +254,7 @@ class AttachedCmTest {
                 }
             }
             assertNotNull(rejected, "REJECTED within 5 s (not UNREACHABLE after the retries)");
-            assertEquals(io.srdnic.verbs.cm.RejectReason.NO_LISTENER, rejected.status(), rejected.toString());
+            assertEquals(RejectReason.NO_LISTENER, rejected.status(), rejected.toString());
             assertEquals(id, rejected.id());
         }
     }

@@ -2,10 +2,11 @@ package io.srdnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.srd.api.WcStatus;
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcStatus;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class AttachedPostOrderTest {
             ProtectionDomain pd = ctxs[i].allocPd();
             CompletionQueue cq = ctxs[i].createCq(16);
             for (int q = 0; q < BYSTANDER_QPS; q++) {
-                pd.createQueuePair(QpInitAttributes.builder(io.srdnic.srd.api.QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
+                pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
             }
         }
         return () -> {

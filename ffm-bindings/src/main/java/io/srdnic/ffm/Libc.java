@@ -12,6 +12,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
@@ -531,7 +532,7 @@ public final class Libc {
     /** A {@code struct sockaddr_un} for {@code path} in {@code arena}; its length is {@link #unixAddressLength}. */
     public static MemorySegment unixAddress(Arena arena, byte[] path) {
         MemorySegment a = arena.allocate(2 + 108, 2);
-        a.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 0, (short) AF_UNIX);
+        a.set(ValueLayout.JAVA_SHORT, 0, (short) AF_UNIX);
         MemorySegment.copy(path, 0, a, JAVA_BYTE, 2, path.length);
         return a;
     }

@@ -1,10 +1,8 @@
 package io.srdnic.bench;
 
 import io.srdnic.dataplane.ClientsDuty;
-import org.agrona.concurrent.BusySpinIdleStrategy;
-import org.agrona.concurrent.CachedNanoClock;
-import org.agrona.concurrent.IdleStrategy;
-import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.dataplane.attach.AttachServer;
 import io.srdnic.pmd.Affinity;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
@@ -15,17 +13,23 @@ import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
-import io.srdnic.dataplane.attach.AllowRule;
-import io.srdnic.dataplane.attach.AttachServer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.IdleStrategy;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -192,10 +196,10 @@ public class AttachedRoundTripBench {
      * attach path's own work.
      */
     static final class CoreEcho implements AutoCloseable {
-        private static final java.lang.invoke.VarHandle LONG = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
+        private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
         private static final long PING = 0;
         private static final long PONG = 128; // another cache line (and its neighbour, for the prefetcher)
-        private final java.lang.foreign.MemorySegment lines = java.lang.foreign.Arena.ofAuto().allocate(256, 128);
+        private final MemorySegment lines = Arena.ofAuto().allocate(256, 128);
         private final Thread thread;
         private long seq;
 

@@ -12,6 +12,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.Locale;
 
 /**
  * testpmd's {@code io} forwarding mode in Java: two streams, RX port 0 &rarr; TX port 1 and RX port 1
@@ -50,7 +51,7 @@ public final class IoForward {
 
         /** The name scripts use: shim, shim-long, fpops, fpops-long. */
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace("_", "").replace("long", "-long");
+            return name().toLowerCase(Locale.ROOT).replace("_", "").replace("long", "-long");
         }
 
         public static Path parse(String name) {

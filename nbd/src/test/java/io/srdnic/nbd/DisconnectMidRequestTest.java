@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.block.BlockDevice;
 import io.srdnic.block.local.MemoryBlockDevice;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,7 @@ class DisconnectMidRequestTest {
             c.request(0, Nbd.CMD_READ, 2, 1 << 20, data.length, null);
             RawClient.Reply r = c.reply(data.length);
             assertEquals(0, r.error());
-            byte[] payload = java.util.Arrays.copyOfRange(r.payload(), 8, r.payload().length); // offset, then data
+            byte[] payload = Arrays.copyOfRange(r.payload(), 8, r.payload().length); // offset, then data
             assertArrayEquals(data, payload);
         }
     }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
@@ -91,7 +92,7 @@ public final class Eal implements AutoCloseable {
         try {
             byte[] caller = Affinity.currentThreadCpus();
             byte[] union = Affinity.union(caller, Affinity.processCpus());
-            if (!java.util.Arrays.equals(union, caller)) {
+            if (!Arrays.equals(union, caller)) {
                 Affinity.restoreCurrentThread(union);
             }
             return caller;
@@ -103,7 +104,7 @@ public final class Eal implements AutoCloseable {
 
     private static void restore(byte[] caller) {
         try {
-            if (!java.util.Arrays.equals(Affinity.currentThreadCpus(), caller)) {
+            if (!Arrays.equals(Affinity.currentThreadCpus(), caller)) {
                 Affinity.restoreCurrentThread(caller);
             }
         } catch (IllegalStateException e) {

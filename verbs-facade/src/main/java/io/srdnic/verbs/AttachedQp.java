@@ -1,8 +1,8 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.verbs.attach.RecvRecord;
 import io.srdnic.verbs.attach.SendRecord;
 import io.srdnic.verbs.attach.ShmRing;

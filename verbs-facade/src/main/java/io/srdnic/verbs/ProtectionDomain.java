@@ -3,6 +3,7 @@ package io.srdnic.verbs;
 import io.srdnic.srd.api.QpType;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /** A protection domain (ibv_pd): owns memory regions, address handles, shared receive queues and QPs. */
 public final class ProtectionDomain {
@@ -191,7 +192,7 @@ public final class ProtectionDomain {
         }
     }
 
-    private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, java.util.function.Supplier<SharedReceiveQueue> create) {
+    private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, Supplier<SharedReceiveQueue> create) {
         checkAlive();
         DeviceAttributes caps = context.queryDevice();
         if (maxWr < 1 || maxWr > caps.maxSrqWr()) {

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.pmd.MbufBatch;
+import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.counters.Counter;
@@ -12,6 +14,7 @@ import io.srdnic.srd.counters.CountersReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,7 +100,7 @@ class ContextCountersTest {
         }
     }
 
-    private static java.util.Set<String> names(CountersReader r) {
+    private static Set<String> names(CountersReader r) {
         return r.counters().stream().map(Counter::name).collect(Collectors.toSet());
     }
 
@@ -116,26 +119,26 @@ class ContextCountersTest {
     }
 
     /** A port where nothing arrives and nothing can be sent: the loop spins idle. */
-    private static final class SilentPort implements io.srdnic.pmd.PacketIo {
+    private static final class SilentPort implements PacketIo {
         @Override
-        public int receive(io.srdnic.pmd.MbufBatch batch) {
+        public int receive(MbufBatch batch) {
             batch.clear();
             return 0;
         }
 
         @Override
-        public int transmit(io.srdnic.pmd.MbufBatch batch) {
+        public int transmit(MbufBatch batch) {
             batch.clear();
             return 0;
         }
 
         @Override
-        public int allocate(io.srdnic.pmd.MbufBatch batch, int n) {
+        public int allocate(MbufBatch batch, int n) {
             return 0;
         }
 
         @Override
-        public void free(io.srdnic.pmd.MbufBatch batch) {
+        public void free(MbufBatch batch) {
             batch.clear();
         }
 

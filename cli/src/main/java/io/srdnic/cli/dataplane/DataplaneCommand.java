@@ -3,12 +3,15 @@ package io.srdnic.cli.dataplane;
 import io.srdnic.dataplane.DataplaneConfigFile;
 import io.srdnic.dataplane.DataplaneProcess;
 import io.srdnic.dataplane.IdleStrategies;
-import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.ClientQuota;
+import io.srdnic.srd.api.SrdConfig;
+import java.net.Inet4Address;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -214,7 +217,7 @@ public final class DataplaneCommand implements Callable<Integer> {
     /** Who may attach and how much of the control socket they may hold, from the options. */
     AttachPolicy policy() {
         AllowRule allow = allowUids.isEmpty() && allowGroups.isEmpty() ? AllowRule.ownUidOrRoot()
-            : AllowRule.of(new java.util.HashSet<>(allowUids), new java.util.HashSet<>(allowGroups));
+            : AllowRule.of(new HashSet<>(allowUids), new HashSet<>(allowGroups));
         return new AttachPolicy(allow, group, maxConnections, maxConnectionsPerUid, openTimeoutMs);
     }
 
@@ -233,7 +236,7 @@ public final class DataplaneCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--lcores must be 1..64, was " + lcores);
         }
         configureLogging(Level.parse(logLevel));
-        int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
+        int firstIp = ByteBuffer.wrap(Inet4Address.ofLiteral(ip).getAddress()).getInt();
         new DataplaneProcess(ports, lcores, cpus, firstIp, dir, shmDir, memoryMb, busySpin ? "spin" : idle, settings, policy(), quota).run();
         return 0;
     }

@@ -4,6 +4,7 @@ import io.srdnic.cli.rnbd.RnbdExports;
 import io.srdnic.nbd.Export;
 import io.srdnic.nbd.Exports;
 import io.srdnic.nbd.NbdServer;
+import io.srdnic.nbd.ServerLimits;
 import io.srdnic.nbd.spec.ExportSpecs;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -65,7 +66,7 @@ public final class NbdCommand implements Callable<Integer> {
         if (socket == null && port == null) {
             throw new IllegalArgumentException("give --socket PATH and/or --port P");
         }
-        io.srdnic.nbd.ServerLimits limits = serverOptions.limits();
+        ServerLimits limits = serverOptions.limits();
         boolean rnbd = exports.stream().anyMatch(e -> e.contains("=rnbd:"));
         RnbdExports rnbdExports = new RnbdExports(rnbd ? RnbdExports.specs(rnbdLink, rnbdMemifSockets, rnbdVdevs) : List.of(),
             RnbdExports.ip(rnbdIp), rnbdPort);

@@ -1,6 +1,7 @@
 package io.srdnic.cli.perf;
 
 import io.srdnic.cli.adversary.Attack;
+import io.srdnic.cli.adversary.StreamPayload;
 import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
@@ -95,7 +96,7 @@ public final class AdversaryCommand implements Callable<Integer> {
         + " (default ${DEFAULT-VALUE}): real links lose frames, and a loss is what a forged ACK turns into a false success; 0: lossless.")
     double loss;
 
-    @Option(names = "--size", defaultValue = "128", description = "Message size in bytes, " + io.srdnic.cli.adversary.StreamPayload.MIN_SIZE
+    @Option(names = "--size", defaultValue = "128", description = "Message size in bytes, " + StreamPayload.MIN_SIZE
         + "..the SRD MTU (default ${DEFAULT-VALUE}).")
     int size;
 
@@ -162,8 +163,8 @@ public final class AdversaryCommand implements Callable<Integer> {
         if (!(seconds > 0 && seconds <= 3600)) {
             throw new IllegalArgumentException("--seconds must be in (0, 3600], was " + seconds);
         }
-        if (size < io.srdnic.cli.adversary.StreamPayload.MIN_SIZE || size > SrdConfig.DEFAULT_MTU) {
-            throw new IllegalArgumentException("--size must be " + io.srdnic.cli.adversary.StreamPayload.MIN_SIZE + ".." + SrdConfig.DEFAULT_MTU
+        if (size < StreamPayload.MIN_SIZE || size > SrdConfig.DEFAULT_MTU) {
+            throw new IllegalArgumentException("--size must be " + StreamPayload.MIN_SIZE + ".." + SrdConfig.DEFAULT_MTU
                 + " bytes (one message is one packet), was " + size);
         }
         if (window < 1 || window > 4096) {

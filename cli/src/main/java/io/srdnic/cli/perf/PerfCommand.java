@@ -1,7 +1,6 @@
 package io.srdnic.cli.perf;
 
 import io.srdnic.cli.net.MemifSpec;
-import io.srdnic.cli.pktgen.PktgenCommand;
 import io.srdnic.cli.pktgen.PktgenPingPong;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;

@@ -3,6 +3,7 @@ package io.srdnic.cli.perf;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -175,6 +176,6 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
 
     /** For a context: the threading mode is each side's own choice, not part of the parameters. */
     static ThreadingMode threading(String name) {
-        return ThreadingMode.valueOf(name.toUpperCase(java.util.Locale.ROOT));
+        return ThreadingMode.valueOf(name.toUpperCase(Locale.ROOT));
     }
 }

@@ -9,7 +9,6 @@ import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ThreadingMode;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
 package io.srdnic.cli.perf;
 
-import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.cli.adversary.StreamLedger;
 import io.srdnic.cli.adversary.StreamPayload;
 import io.srdnic.srd.api.QpState;
@@ -12,6 +11,7 @@ import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;

@@ -24,12 +24,6 @@ final class DpdkLinks implements AutoCloseable {
     private Eal eal;
 
     /**
-     * Opens a link per EAL device spec, this side at {@code ip} on each. The caller polls them as a
-     * dataplane loop until {@link #close}: EAL's shutdown (SIGTERM, SIGINT) asks it to quit and waits
-     * for the close, so whatever the caller sends while closing (the CM's DREQs, RTRS's last
-     * messages) goes out through ports and pools that are still there.
-     */
-    /**
      * The transport's timers for a link between two processes of one host. Its round trip is a
      * few microseconds when both processes run, and as long as the scheduler keeps one of them off
      * a core when they do not: milliseconds on a loaded 2-core machine. With the defaults (RTO at
@@ -45,6 +39,12 @@ final class DpdkLinks implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Opens a link per EAL device spec, this side at {@code ip} on each. The caller polls them as a
+     * dataplane loop until {@link #close}: EAL's shutdown (SIGTERM, SIGINT) asks it to quit and waits
+     * for the close, so whatever the caller sends while closing (the CM's DREQs, RTRS's last
+     * messages) goes out through ports and pools that are still there.
+     */
     static DpdkLinks open(List<String> specs, int ip) {
         DpdkLinks links = new DpdkLinks();
         links.eal = Eal.startOrGet(new EalConfig().memoryMb(512));

@@ -1,5 +1,6 @@
 package io.srdnic.cli.rnbd;
 
+import io.srdnic.block.local.MemoryBlockDevice;
 import io.srdnic.nbd.spec.Sizes;
 import io.srdnic.rnbd.protocol.Rnbd;
 import java.io.IOException;
@@ -27,7 +28,7 @@ record LocalDevice(long bytes, List<String> serverArgs) {
             if (wanted == null) {
                 throw new IllegalArgumentException("give --size BYTES (a memory device) or --backing FILE");
             }
-            io.srdnic.block.local.MemoryBlockDevice.checkFits(wanted); // the child would refuse it; say so here, before starting it
+            MemoryBlockDevice.checkFits(wanted); // the child would refuse it; say so here, before starting it
             return new LocalDevice(wanted, List.of("--memory", name + "=" + wanted));
         }
         Path file = backing.toAbsolutePath();

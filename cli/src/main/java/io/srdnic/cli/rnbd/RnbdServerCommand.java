@@ -63,7 +63,7 @@ public final class RnbdServerCommand implements Callable<Integer> {
         OneLineLog.install();
         List<String> specs = specs(link, memifSockets, vdevs, "server");
         for (String m : memifSockets) {
-            if (StaleSocket.claim(java.nio.file.Path.of(m), "memif socket")) {
+            if (StaleSocket.claim(Path.of(m), "memif socket")) {
                 System.err.println("srdnic rnbd-server: removed a stale memif socket " + m + " (nobody listened on it)");
             }
         }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.nbd.Nbd;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -194,7 +195,7 @@ class NbdClientIsolationIT {
                     MisbehavingClient c;
                     try {
                         c = MisbehavingClient.open(server.socket, "disk");
-                    } catch (java.io.EOFException e) {
+                    } catch (EOFException e) {
                         hungUp++;
                         continue;
                     }

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,7 +62,7 @@ class NbdExt4IT {
                     written.remove(top);
                 }
                 String trimmed = Tools.run(dir, 120, "fstrim", "-v", mnt.toString());
-                java.util.regex.Matcher bytes = java.util.regex.Pattern.compile("\\((\\d+) bytes\\) trimmed").matcher(trimmed);
+                Matcher bytes = Pattern.compile("\\((\\d+) bytes\\) trimmed").matcher(trimmed);
                 assertTrue(bytes.find() && Long.parseLong(bytes.group(1)) > 0, "fstrim discarded the freed blocks: " + trimmed);
                 Tools.run(dir, 120, "umount", mnt.toString());
                 String fsck = Tools.run(dir, 120, "e2fsck", "-f", "-n", loop);
@@ -85,7 +87,7 @@ class NbdExt4IT {
 
     /** The inodes in use that e2fsck reports ("N/M files"). */
     private static int inodesInUse(String fsck) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)/\\d+ files").matcher(fsck);
+        Matcher m = Pattern.compile("(\\d+)/\\d+ files").matcher(fsck);
         assertTrue(m.find(), fsck);
         return Integer.parseInt(m.group(1));
     }

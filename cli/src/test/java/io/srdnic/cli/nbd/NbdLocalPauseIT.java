@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -104,7 +106,7 @@ class NbdLocalPauseIT {
         assertTrue(Files.isExecutable(jcmd), "the JDK's jcmd");
         Path safepoints = dir.resolve("safepoint.log");
         Path socket = dir.resolve("nbd.sock");
-        try (NbdServerProcess server = NbdServerProcess.startWith(java.util.Map.of("SRDNIC_PEER_JAVA_OPTS", "-Xlog:safepoint:file="
+        try (NbdServerProcess server = NbdServerProcess.startWith(Map.of("SRDNIC_PEER_JAVA_OPTS", "-Xlog:safepoint:file="
             + safepoints), null, List.of(), "nbd-local", socket, dir.resolve("nbd-local.err"), "--socket", socket.toString(), "--size", "64M",
             "--paths", "2")) {
             ProcessHandle child = NbdLocalSupervisionIT.serverChild(server.process);
@@ -166,7 +168,7 @@ class NbdLocalPauseIT {
                 hogs.add(new ProcessBuilder("sh", "-c", "while :; do :; done").start());
             }
             String socket = server.socket.toString();
-            List<String> schedule = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> schedule = new CopyOnWriteArrayList<>();
             Thread flaps = Thread.ofPlatform().start(() -> {
                 try {
                     for (int round = 0; round < 2; round++) {

@@ -3,6 +3,7 @@ package io.srdnic.cli.perf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ContextConfig;
@@ -10,6 +11,7 @@ import io.srdnic.verbs.Device;
 import io.srdnic.verbs.SimWorld;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +34,7 @@ class PerfAllocationTest {
         "lat,rc,read,12000,false", "bw,rc,read,12000,false", "lat,srd,send,64,false", "lat,srd,send,64,true", "bw,rc,send,12000,true",
         "lat,src,send,12000,false", "bw,src,write,12000,false"})
     void shouldNotAllocatePerMessageOnceWarm(String mode, String transport, String op, String size, boolean counters) {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
             Integer.parseInt(size), 11000, 0, 0, 2, 32, Long.MAX_VALUE, false, false, 5, Long.MAX_VALUE, false, 0);
         try (SimWorld world = new SimWorld(3, 16, LinkConfig.builder().build())) {
@@ -57,7 +59,7 @@ class PerfAllocationTest {
                     perWindow[w] = threads.getThreadAllocatedBytes(tid) - before;
                     messages = Math.min(messages, agent.progress() - from);
                 }
-                java.util.Arrays.sort(perWindow);
+                Arrays.sort(perWindow);
                 long allocated = perWindow[1];
                 assertTrue(messages >= 2000, "traffic flowed: " + messages); // progress moves in bursts of completions
                 assertEquals(0, agent.errors(), agent.firstError());

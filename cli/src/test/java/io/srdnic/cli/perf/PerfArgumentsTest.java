@@ -10,6 +10,8 @@ import io.srdnic.cli.perf.PerfParams.Op;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -174,8 +176,8 @@ class PerfArgumentsTest {
 
     @Test
     void shouldGiveTheTransportSettingsToTheDataplanesItStarts() {
-        List<String> args = TwoProcessPerf.dataplaneArgs("net_memif0", java.nio.file.Path.of("/tmp/d"), "10.0.0.1", 1, false,
-            new java.util.LinkedHashMap<>(java.util.Map.of("ack-every", "8")));
+        List<String> args = TwoProcessPerf.dataplaneArgs("net_memif0", Path.of("/tmp/d"), "10.0.0.1", 1, false,
+            new LinkedHashMap<>(Map.of("ack-every", "8")));
         assertEquals(List.of("--set", "ack-every=8"), args.subList(args.size() - 2, args.size()));
     }
 

@@ -1,5 +1,7 @@
 package io.srdnic.dataplane.attach;
 
+import java.util.List;
+
 /**
  * What one attached client may make on the dataplane, checked before anything is allocated: a
  * request past it is refused with an ERROR naming the quota, and leaves nothing behind. Each bound
@@ -40,7 +42,7 @@ public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int 
     }
 
     /** The names {@link #with} takes, as {@code srdnic dataplane --quota NAME=VALUE} spells them. */
-    public static final java.util.List<String> NAMES = java.util.List.of("cqs", "cq-entries", "qps", "qp-entries", "srqs", "pds", "mrs",
+    public static final List<String> NAMES = List.of("cqs", "cq-entries", "qps", "qp-entries", "srqs", "pds", "mrs",
         "ahs", "cm-ids", "xrcds", "pool-bytes");
 
     /** This quota with {@code name} (one of {@link #NAMES}) set to {@code value}; an unknown name or a value out of range is refused, saying which. */

@@ -1,9 +1,9 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.attach.ShmRing;
-import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.WorkCompletion;
+import io.srdnic.verbs.attach.CompletionRecord;
+import io.srdnic.verbs.attach.ShmRing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

@@ -1,9 +1,9 @@
 package io.srdnic.nbd.spec;
 
 import io.srdnic.block.BlockDevice;
-import io.srdnic.nbd.Export;
 import io.srdnic.block.local.FileBlockDevice;
 import io.srdnic.block.local.MemoryBlockDevice;
+import io.srdnic.nbd.Export;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.block.BlockDevice;
-import io.srdnic.nbd.Export;
 import io.srdnic.block.local.FileBlockDevice;
 import io.srdnic.block.local.MemoryBlockDevice;
+import io.srdnic.nbd.Export;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

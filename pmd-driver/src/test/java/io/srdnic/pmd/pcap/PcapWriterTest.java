@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimBufferPool;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -172,7 +174,7 @@ class PcapWriterTest {
             PcapFiles.Record r = records.get(i);
             assertEquals(i * 1000L, r.timestampNanos());
             assertEquals(length, r.includedLength());
-            assertEquals(i, java.nio.ByteBuffer.wrap(r.data(), 42, 4).getInt(), "sequence");
+            assertEquals(i, ByteBuffer.wrap(r.data(), 42, 4).getInt(), "sequence");
         }
     }
 
@@ -214,7 +216,7 @@ class PcapWriterTest {
 
     @Test
     void shouldNotAllocatePerFrame() throws IOException {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         Path file = dir.resolve("alloc.pcap");
         try (PcapWriter writer = new PcapWriter(file, PcapWriter.MIN_BUFFER_SIZE)) {
             pool.allocate(batch, 1, 0);

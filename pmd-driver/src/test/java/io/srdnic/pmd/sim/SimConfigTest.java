@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.srdnic.pmd.MacAddress;
 import org.junit.jupiter.api.Test;
 
 class SimConfigTest {
@@ -52,7 +53,7 @@ class SimConfigTest {
         try (SimNetwork network = new SimNetwork(1, SimNetwork.Config.builder().poolSize(8).build())) {
             network.addHost(0x02_00_00_00_00_01L);
             assertThrows(IllegalArgumentException.class, () -> network.addHost(0x02_00_00_00_00_01L));
-            assertThrows(IllegalArgumentException.class, () -> network.addHost(io.srdnic.pmd.MacAddress.BROADCAST));
+            assertThrows(IllegalArgumentException.class, () -> network.addHost(MacAddress.BROADCAST));
             assertEquals(1, network.hostCount());
         }
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import org.junit.jupiter.api.Test;
 
 /** Each message's layout (Linux's offsets, little-endian) and what its check refuses. */
@@ -62,7 +63,7 @@ class RnbdCodecTest {
         assertTrue(OpenRsp.check(s, 0, OpenRsp.LENGTH));
         assertEquals(7, OpenRsp.deviceId(s, 0));
         assertEquals(g, OpenRsp.geometry(s, 0));
-        assertEquals(1L << 33, s.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.LITTLE_ENDIAN), 8));
+        assertEquals(1L << 33, s.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 8));
         assertFalse(OpenRsp.check(s, 0, OpenRsp.LENGTH - 1));
         OpenRsp.write(s, 0, 7, new OpenRsp.Geometry(1, 248, 0, 0, 512, 4096, 768, 0));
         assertFalse(OpenRsp.check(s, 0, OpenRsp.LENGTH), "a logical block of 768");

@@ -32,7 +32,7 @@ class RtrsPolicySimTest {
     @Test
     void shouldTakeIoOnAPathAddedAtRunTimeAndMoveItOffAPathRemoved() {
         try (RtrsSim sim = new RtrsSim(9, 2, RtrsSim.smallServer(), 1 << 20)) {
-            sim.client = io.srdnic.rtrs.client.RtrsClient.open(RtrsSim.smallClient(), sim.addresses().subList(0, 1));
+            sim.client = RtrsClient.open(RtrsSim.smallClient(), sim.addresses().subList(0, 1));
             RtrsClient c = sim.client;
             assertTrue(sim.run(c::connected, 2000 * MS));
             int added = c.addPath(sim.addresses().get(1));

@@ -3,7 +3,9 @@ package io.srdnic.srd.counters;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.ParseError;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** What one transport counted. Plain fields written by its thread; {@link #snapshot()} for reports. */
@@ -155,7 +157,7 @@ public final class SrdCounters {
     private static final String[] NAMES = allNames();
 
     private static String[] allNames() {
-        java.util.List<String> n = new java.util.ArrayList<>(java.util.List.of(SCALARS));
+        List<String> n = new ArrayList<>(List.of(SCALARS));
         for (ParseError e : ParseError.VALUES) {
             n.add("parse_" + e.name().toLowerCase());
         }

@@ -229,7 +229,6 @@ final class FuzzFrames {
         put16(f, UDP_CHECKSUM, 0);
     }
 
-    /** The Ethernet/IPv4/UDP headers of {@code f} are what {@code Ipv4UdpFrame.write} documents for these arguments. */
     /**
      * A frame the codecs wrote (in {@code m}, its bytes {@code f}) parses to {@code expected} (a
      * type or an error code) by the parser and by the reference parser alike, checks back to its

@@ -17,8 +17,10 @@ import io.srdnic.srd.transport.SrqAttributes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -108,7 +110,7 @@ public final class AllToAllSimulation {
             System.gc();
         }
         long direct = 0;
-        for (java.lang.management.BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
             direct += pool.getName().equals("direct") ? pool.getMemoryUsed() : 0;
         }
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() + direct;
@@ -253,7 +255,7 @@ public final class AllToAllSimulation {
                         qp.modify(QpState.RTS, 0);
                         qp.rnrRetry(7);
                         srdQpn[n][j] = qp.qpn();
-                        java.util.Arrays.fill(out, qp);
+                        Arrays.fill(out, qp);
                     }
                 }
                 qpCount[n] += transport == Transport.SRD ? 1 : out.length;

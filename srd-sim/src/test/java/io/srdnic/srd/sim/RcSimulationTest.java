@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.SrdConfig;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** {@code srdnic sim --transport rc}: every RC operation checks out, on a clean and on a faulty fabric, and a run that cannot finish fails. */
@@ -28,7 +29,7 @@ class RcSimulationTest {
 
     @Test
     void shouldCompleteEveryOperationOnceUnderLossDuplicationAndReordering() {
-        RcSimulation.Report r = RcSimulation.run(Scenario.basic(8 * 40, 2500, 7).withFaults(0.03, 0.03, 0.2).withPaths(4, java.util.Set.of()),
+        RcSimulation.Report r = RcSimulation.run(Scenario.basic(8 * 40, 2500, 7).withFaults(0.03, 0.03, 0.2).withPaths(4, Set.of()),
             ALL, port -> port, new SrdConfig());
         assertTrue(r.passed(), r.toString());
         assertTrue(r.retransmits() > 0, "the faults cost retransmissions: " + r);
@@ -46,7 +47,7 @@ class RcSimulationTest {
 
     @Test
     void shouldFailARunWhoseLinksLoseEverything() {
-        RcSimulation.Report r = RcSimulation.run(Scenario.basic(4, 64, 1).withPaths(2, java.util.Set.of(0, 1)), ALL, port -> port,
+        RcSimulation.Report r = RcSimulation.run(Scenario.basic(4, 64, 1).withPaths(2, Set.of(0, 1)), ALL, port -> port,
             new SrdConfig());
         assertFalse(r.passed(), "nothing can arrive: " + r);
         assertTrue(r.failures().stream().anyMatch(f -> f.contains("RETRY_EXCEEDED")), r.failures().toString());
