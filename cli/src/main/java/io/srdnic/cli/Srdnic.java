@@ -20,7 +20,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "srdnic", mixinStandardHelpOptions = true, version = "srdnic 0.1.0",
     description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
-    subcommands = {AdversaryCommand.class, CmPingPongCommand.class, DataplaneCommand.class, DemoCommand.class, NbdCommand.class, NbdLocalCommand.class, RnbdServerCommand.class, RtrsCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, StatCommand.class, XrcAllToAllCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {AdversaryCommand.class, CmPingPongCommand.class, DataplaneCommand.class, DemoCommand.class, NbdCommand.class,
+            NbdLocalCommand.class, RnbdServerCommand.class, RtrsCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class,
+            SimCommand.class, StatCommand.class, XrcAllToAllCommand.class, CommandLine.HelpCommand.class})
 public final class Srdnic {
 
     public static void main(String[] args) {

@@ -106,7 +106,8 @@ class DataplaneKillIT {
      */
     private static List<String> client(Path dir, int oobPort, String transport, String mode, long iters) {
         List<String> args = new ArrayList<>(List.of("perf", "--client", "127.0.0.1:" + oobPort, "--attach", dir.toString(),
-            "--link", "memif", "--mode", mode, "--transport", transport, "--size", "64", "--iters", Long.toString(iters), "--warmup", "1000",
+            "--link", "memif", "--mode", mode, "--transport", transport, "--size", "64", "--iters", Long.toString(iters),
+                    "--warmup", "1000",
             "--warmup-ms", "12000", "--json", "--time-limit-s", "240"));
         if (transport.equals("rc")) {
             args.addAll(List.of("--rc-ack-timeout", "18"));

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
 
 /**
  * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link RdmaHeader},
- * {@link ReadResponseHeader}, {@link AtomicHeader}, {@link SrdAck}) read them from a frame, RC's meanings where FLAG_RC is set, and tshark's printing of them brought to the same form: text as is, every number
+ * {@link ReadResponseHeader}, {@link AtomicHeader}, {@link SrdAck}) read them from a frame, RC's meanings where FLAG_RC is set, and
+ * tshark's printing of them brought to the same form: text as is, every number
  * as an unsigned decimal string, booleans as 0/1, bytes as lowercase hex, repeated fields as a
  * list in wire order, a field a packet does not have as an empty list.
  */
@@ -108,7 +109,10 @@ final class DissectorFields {
     private DissectorFields() {
     }
 
-    /** Whether the packet of {@code type} is an SRC request: an RC data packet with FLAG_SRC (its SRQ number where the destination context is). */
+    /**
+     * Whether the packet of {@code type} is an SRC request: an RC data packet with FLAG_SRC (its
+     * SRQ number where the destination context is).
+     */
     static boolean isSrc(Mbuf m, int type) {
         return isRc(m) && PacketType.isData(type) && (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) != 0;
     }

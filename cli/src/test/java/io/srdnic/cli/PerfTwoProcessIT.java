@@ -137,7 +137,8 @@ class PerfTwoProcessIT {
 
     @Test
     void shouldHandTheSrdSettingsToBothChildren() {
-        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--cpu", "1", "--set", "delayed-ack=false",
+        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--cpu", "1",
+                "--set", "delayed-ack=false",
             "--set", "paths=2", "--stats", "--json");
         assertEquals(0, run.status(), run.output());
         assertEquals(run.json().get("sent"), run.json().get("received"));

@@ -50,7 +50,8 @@ class StatPrometheusIT {
             try (PeerProcess planeB = PeerProcess.start("dataplane B", null, plane(MemifSpec.of("client", socket), b, "10.0.0.2"))) {
                 planeA.await("link up", 60_000);
                 planeB.await("link up", 60_000);
-                try (PeerProcess server = PeerProcess.start("perf server", null, List.of("perf", "--server", "--attach", a.toString(), "--link",
+                try (PeerProcess server = PeerProcess.start("perf server", null,
+                        List.of("perf", "--server", "--attach", a.toString(), "--link",
                          "memif", "--oob-port", Integer.toString(oob), "--time-limit-s", "120"));
                      PeerProcess client = PeerProcess.start("perf client", null, List.of("perf", "--client", "127.0.0.1:" + oob, "--attach",
                          b.toString(), "--link", "memif", "--mode", "lat", "--transport", "srd", "--size", "64", "--iters", "1000000",

@@ -61,7 +61,8 @@ final class LcoreLoop implements Agent {
     private Agent duties;
 
     /** {@code portsOpened} is completed by lcore 0; {@code stopped} counts every lcore down as it stops. */
-    LcoreLoop(int index, DataplaneSetup setup, HandoffCounts[] counts, CompletableFuture<DataplanePorts> portsOpened, CountDownLatch stopped,
+    LcoreLoop(int index, DataplaneSetup setup, HandoffCounts[] counts, CompletableFuture<DataplanePorts> portsOpened,
+            CountDownLatch stopped,
               BooleanSupplier quit, ClientQuota quota) {
         this.quota = quota;
         this.index = index;
@@ -204,7 +205,8 @@ final class LcoreLoop implements Agent {
     private void closePorts(DataplanePorts ports, Eal eal) {
         try {
             if (!stopped.await(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                LOG.log(System.Logger.Level.WARNING, "not every lcore stopped within {0} ms: closing the ports anyway", String.valueOf(STOP_WAIT_MILLIS));
+                LOG.log(System.Logger.Level.WARNING, "not every lcore stopped within {0} ms: closing the ports anyway",
+                        String.valueOf(STOP_WAIT_MILLIS));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

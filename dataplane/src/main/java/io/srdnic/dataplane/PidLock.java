@@ -48,7 +48,10 @@ public final class PidLock implements AutoCloseable {
         this.ino = ino;
     }
 
-    /** Takes {@code dir}/dataplane.pid (the directory checked already) and writes this process's id into it; throws when another process holds it. */
+    /**
+     * Takes {@code dir}/dataplane.pid (the directory checked already) and writes this process's id
+     * into it; throws when another process holds it.
+     */
     public static PidLock acquire(Path dir) throws IOException {
         Path path = dir.resolve(FILE);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -75,7 +78,8 @@ public final class PidLock implements AutoCloseable {
                 byte[] pid = (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
                 long written = PidFileCalls.pwrite(fd, pid, 0);
                 if (written != pid.length) {
-                    throw new IOException("cannot write " + path + ": " + (written < 0 ? Libc.describe((int) -written) : "short write of " + written));
+                    throw new IOException("cannot write " + path + ": "
+                            + (written < 0 ? Libc.describe((int) -written) : "short write of " + written));
                 }
                 check(PidFileCalls.fsync(fd), "fsync", path);
                 if (!previous.isEmpty()) {

@@ -41,7 +41,8 @@ final class RunDirectory {
                 for (Path p = parent; p != null; p = p.getParent()) {
                     if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p)) {
                         if (!Files.isDirectory(p)) { // Java's createDirectories says EEXIST here; the kernel's word is ENOTDIR
-                            throw new IllegalStateException("--dir " + dir + ": cannot make it: " + Libc.describe(Libc.ENOTDIR) + " at " + p);
+                            throw new IllegalStateException("--dir " + dir + ": cannot make it: "
+                                    + Libc.describe(Libc.ENOTDIR) + " at " + p);
                         }
                         refuseUnsafeAncestors(dir, p); // before making anything in it
                         break;
@@ -122,7 +123,8 @@ final class RunDirectory {
         if ((owner != 0 && owner != self) || othersMayWrite) {
             String who = owner != 0 && owner != self ? "its owner, neither root nor this dataplane's uid " + self + ","
                 : "group or others (no sticky bit)";
-            throw new IllegalStateException("--dir " + dir + ": its parent " + parent + " (mode " + modeText(mode) + ", uid " + owner + ") may be"
+            throw new IllegalStateException("--dir " + dir + ": its parent " + parent + " (mode " + modeText(mode) + ", uid "
+                    + owner + ") may be"
                 + " written by " + who + " who could rename --dir away after it is checked and put their own in its place"
                 + " (give a --dir whose parents only root or uid " + self + " can write, or chmod go-w or +t " + parent + ")");
         }

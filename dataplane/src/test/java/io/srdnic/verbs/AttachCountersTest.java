@@ -34,7 +34,8 @@ class AttachCountersTest {
             Map<String, Long> seen = read(file);
             // The file is written counter by counter, without a lock: one read can see an export half
             // done (clients_reclaimed already 1, clients still 2), so wait for the whole of the state.
-            while ((seen.getOrDefault("dataplane=attach clients_reclaimed", 0L) < 1 || seen.getOrDefault("dataplane=attach clients", 0L) != 1
+            while ((seen.getOrDefault("dataplane=attach clients_reclaimed", 0L) < 1
+                    || seen.getOrDefault("dataplane=attach clients", 0L) != 1
                 || seen.getOrDefault("dataplane=attach objects_reclaimed", 0L) < 4) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
                 seen = read(file);

@@ -166,7 +166,8 @@ class AttachedCmTest {
                     return null;
                 });
                 CmEvent established = await(c.channel, CmEventType.ESTABLISHED);
-                assertEquals("welcome", new String(established.privateData(), 0, established.privateDataLength(), StandardCharsets.US_ASCII));
+                assertEquals("welcome", new String(established.privateData(), 0, established.privateDataLength(),
+                        StandardCharsets.US_ASCII));
                 c.channel.ack(established);
                 assertEquals(QpState.RTS, c.qp.state(), "the client sees the QP the dataplane's CM took to RTS");
                 assertEquals(QpType.RC, c.qp.type());
@@ -233,7 +234,8 @@ class AttachedCmTest {
     @Test
     void shouldAnswerARequestToAServedPortNobodyListensOn() {
         try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot());
-             Context client = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 16).attachedRingBytes(1 << 16))) {
+             Context client = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 16)
+                     .attachedRingBytes(1 << 16))) {
             int servedIp = client.ip();
             EventChannel channel = new EventChannel();
             CmId id = w.onLoop(() -> {

@@ -28,7 +28,8 @@ class AttachedPassAllocationTest {
     @Test
     void shouldNotAllocatePerMessageOnTheDataplanesThreadOnceWarm() {
         ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); WellBehavedTraffic traffic = new WellBehavedTraffic(dir)) {
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot());
+                WellBehavedTraffic traffic = new WellBehavedTraffic(dir)) {
             traffic.awaitMore(2_000); // warm: JIT, rings, pools
             long tid = w.loopThreadId();
             // Three windows: a one-off growth lands in one of them; an allocation per message shows in every one.

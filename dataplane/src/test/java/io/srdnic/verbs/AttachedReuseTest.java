@@ -72,7 +72,8 @@ class AttachedReuseTest {
             assertEquals(77, wcs[0].wrId());
             // B answers: the receive it lands in is one the last QP was given, not a record of an earlier ring
             b.mr.segment().setString(0, "back");
-            SendWr answer = new SendWr().wrId(78).destination(b.pd.createAddressHandle(a.mac(), a.ip(), a.udpPort()), qp.qpNum(), AttachedSrdTest.QKEY);
+            SendWr answer = new SendWr().wrId(78).destination(b.pd.createAddressHandle(a.mac(), a.ip(), a.udpPort()), qp.qpNum(),
+                    AttachedSrdTest.QKEY);
             answer.sge(0).set(b.mr, 0, 5);
             assertEquals(0, b.qp.postSend(answer.numSge(1)));
             assertEquals(1, cq.await(wcs, 1, TimeUnit.SECONDS));

@@ -81,7 +81,8 @@ class ControlSocketAccessTest {
         // The socket's group is nobody's so that nobody can connect at all: what refuses it is the allow rule.
         try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), NOBODY, 8, 8, 5_000))) {
             String out = runAsNobody();
-            assertTrue(out.contains("closed by the dataplane") && out.contains("uid " + NOBODY + " (gid " + NOBODY + ") may not attach"), out);
+            assertTrue(out.contains("closed by the dataplane") && out.contains("uid " + NOBODY + " (gid " + NOBODY
+                    + ") may not attach"), out);
             assertTrue(out.contains("allowed: uid 0"), out);
             assertEquals(1, w.counter("clients_refused"));
         }
@@ -248,7 +249,8 @@ class ControlSocketAccessTest {
         }
         Files.setPosixFilePermissions(source, PosixFilePermissions.fromString("rw-r--r--"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder("setpriv", "--reuid", Integer.toString(NOBODY), "--regid", Integer.toString(NOBODY), "--clear-groups",
+        Process p = new ProcessBuilder("setpriv", "--reuid", Integer.toString(NOBODY), "--regid", Integer.toString(NOBODY),
+                "--clear-groups",
             java, "-Xshare:off", "-Duser.home=/tmp", source.toString(), dir.resolve(AttachServer.SOCKET).toString())
             .redirectErrorStream(true).start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the client as nobody ended");

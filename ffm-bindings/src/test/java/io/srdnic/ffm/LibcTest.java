@@ -39,7 +39,10 @@ class LibcTest {
         Libc.close(ok);
     }
 
-    /** A memfd sent with SCM_RIGHTS arrives as a descriptor of the same memory; unmapping by closing the arena removes the mapping at once. */
+    /**
+     * A memfd sent with SCM_RIGHTS arrives as a descriptor of the same memory; unmapping by closing
+     * the arena removes the mapping at once.
+     */
     @Test
     void shouldPassAMemfdOverAUnixSocketAndUnmapItDeterministically() throws IOException {
         byte[] path = dir.resolve("s").toString().getBytes(StandardCharsets.UTF_8);

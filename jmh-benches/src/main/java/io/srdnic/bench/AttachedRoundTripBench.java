@@ -244,7 +244,10 @@ public class AttachedRoundTripBench {
         }
     }
 
-    /** {@code srdnic dataplane} in miniature: EAL, a net_ring pair, a context per end (INVOKER) and the attach server, all on one spinning thread. */
+    /**
+     * {@code srdnic dataplane} in miniature: EAL, a net_ring pair, a context per end (INVOKER) and
+     * the attach server, all on one spinning thread.
+     */
     static final class AttachedDataplane implements AutoCloseable {
         final Path dir;
         private final Thread loop;

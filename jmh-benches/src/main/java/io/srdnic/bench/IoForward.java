@@ -261,7 +261,8 @@ public final class IoForward {
 
     /** srdnic_rx_burst / srdnic_tx_burst_or_free with the mbuf array passed as a long (see FpOpsQueue.BURST_LONG). */
     private static final class ShimLong {
-        static final FunctionDescriptor BURST = FunctionDescriptor.of(ValueLayout.JAVA_SHORT, ValueLayout.JAVA_SHORT, ValueLayout.JAVA_SHORT,
+        static final FunctionDescriptor BURST = FunctionDescriptor.of(ValueLayout.JAVA_SHORT, ValueLayout.JAVA_SHORT,
+                ValueLayout.JAVA_SHORT,
             ValueLayout.JAVA_LONG, ValueLayout.JAVA_SHORT);
         static final MethodHandle RX = Dpdk.downcall("srdnic_rx_burst", BURST, Linker.Option.critical(false));
         static final MethodHandle TX_OR_FREE = Dpdk.downcall("srdnic_tx_burst_or_free", BURST, Linker.Option.critical(false));
@@ -289,11 +290,13 @@ public final class IoForward {
         int n;
         int sent;
         try {
-            n = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.rxBurst, s.rxqAddress, s.pktsAddress, BURST_SHORT));
+            n = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.rxBurst, s.rxqAddress,
+                    s.pktsAddress, BURST_SHORT));
             if (n == 0) {
                 return 0;
             }
-            sent = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.txBurst, s.txqAddress, s.pktsAddress, (short) n));
+            sent = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.txBurst, s.txqAddress,
+                    s.pktsAddress, (short) n));
         } catch (Throwable t) {
             throw new AssertionError("PMD burst downcall failed", t);
         }

@@ -63,7 +63,8 @@ class AllocationTest {
             perWindow[w] = threads.getThreadAllocatedBytes(thread.threadId()) - before;
         }
         Arrays.sort(perWindow);
-        assertTrue(perWindow[1] < requests, threadName + " median window: " + perWindow[1] + " bytes allocated for " + requests + " requests");
+        assertTrue(perWindow[1] < requests, threadName + " median window: " + perWindow[1] + " bytes allocated for "
+                + requests + " requests");
     }
 
     /** Batches of writes, reads, write-zeroes and flushes of 4 KiB inside the first 256 KiB (pages made once). */

@@ -28,7 +28,8 @@ class DisconnectMidRequestTest {
 
     @Test
     void shouldEndEveryConnectionAndItsThreadsWhenClientsLeaveMidPayload() throws Exception {
-        for (BlockDevice device : new BlockDevice[] {new MemoryBlockDevice(64 << 20, false), new PollThreadDevice(new MemoryBlockDevice(64 << 20, false))}) {
+        for (BlockDevice device : new BlockDevice[] {new MemoryBlockDevice(64 << 20, false),
+                new PollThreadDevice(new MemoryBlockDevice(64 << 20, false))}) {
             try (TestServer server = new TestServer(new Export("d", device))) {
                 try (RawClient warm = server.client()) {
                     warm.go("d", false);

@@ -37,7 +37,8 @@ public final class Affinity {
         byte[] set = new byte[CPU_SETSIZE_BYTES];
         set[cpu / 8] = (byte) (1 << (cpu % 8));
         if (!setCurrentThread(set)) {
-            throw new IllegalStateException("cannot pin the thread to CPU " + cpu + " (is it online and in this process's cpuset? see taskset -p "
+            throw new IllegalStateException("cannot pin the thread to CPU " + cpu
+                    + " (is it online and in this process's cpuset? see taskset -p "
                 + ProcessHandle.current().pid() + ")");
         }
     }

@@ -53,7 +53,8 @@ public final class Eal implements AutoCloseable {
     /** Starts EAL with {@code config}; throws if EAL was already started in this process. */
     public static synchronized Eal start(EalConfig config) {
         if (everStarted) {
-            throw new IllegalStateException("EAL is already started in this process (DPDK allows one rte_eal_init per process): use Eal.current()");
+            throw new IllegalStateException("EAL is already started in this process (DPDK allows one rte_eal_init per process): use "
+                    + "Eal.current()");
         }
         List<String> args = config.toArguments();
         LOG.log(System.Logger.Level.DEBUG, "rte_eal_init {0}", args);

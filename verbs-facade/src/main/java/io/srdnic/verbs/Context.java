@@ -100,12 +100,16 @@ public final class Context implements AutoCloseable {
         if (cqs >= MAX_CQ) {
             throw new VerbsException("at most " + MAX_CQ + " CQs per context");
         }
-        CompletionQueue cq = new CompletionQueue(this, depth); // counted once made: a refused create (attached: the dataplane's ERROR) leaks no slot
+        // counted once made: a refused create (attached: the dataplane's ERROR) leaks no slot
+        CompletionQueue cq = new CompletionQueue(this, depth);
         cqs++;
         return cq;
     }
 
-    /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED, SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode. */
+    /**
+     * The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED,
+     * SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode.
+     */
     public AsyncEventQueue.AsyncEvent pollAsyncEvent() {
         return provider.pollAsyncEvent();
     }

@@ -199,7 +199,8 @@ public final class ProtectionDomain {
             throw new VerbsException("an SRQ's max_wr must be 1.." + caps.maxSrqWr() + ", asked " + maxWr);
         }
         if (maxSge < 1 || maxSge > caps.maxSrqSge()) {
-            throw new VerbsException("an SRQ's max_sge must be 1.." + caps.maxSrqSge() + " (a message lands in one buffer), asked " + maxSge);
+            throw new VerbsException("an SRQ's max_sge must be 1.." + caps.maxSrqSge()
+                    + " (a message lands in one buffer), asked " + maxSge);
         }
         if (limit < 0 || limit > maxWr) {
             throw new VerbsException("srq_limit must be 0 (disarmed) .. max_wr " + maxWr + ", asked " + limit);

@@ -126,12 +126,16 @@ class VerbsAtomicSimTest {
         }
     }
 
-    /** DEDICATED: the post ring hands the agent the atomic's operands; the frames it sends carry them (nobody answers: nothing is delivered). */
+    /**
+     * DEDICATED: the post ring hands the agent the atomic's operands; the frames it sends carry
+     * them (nobody answers: nothing is delivered).
+     */
     @Test
     void shouldCarryTheOperandsThroughThePostRingInDedicatedMode() throws InterruptedException {
         List<byte[]> sent = new CopyOnWriteArrayList<>();
         try (SimNetwork network = new SimNetwork(64); Context c = Context.open(Device.of("dedicated",
-            new Recording(network.addHost(SimWorld.macOf(1)), sent), System::nanoTime), new ContextConfig().mode(ThreadingMode.DEDICATED))) {
+            new Recording(network.addHost(SimWorld.macOf(1)), sent), System::nanoTime), new ContextConfig()
+                    .mode(ThreadingMode.DEDICATED))) {
             ProtectionDomain pd = c.allocPd();
             CompletionQueue cq = c.createCq(16);
             QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(8).maxRecvWr(1).build());

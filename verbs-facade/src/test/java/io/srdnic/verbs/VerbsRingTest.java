@@ -69,7 +69,8 @@ class VerbsRingTest {
 
     @Test
     void shouldPublishThePortsOwnTotalsNextToTheTransportsCounts(@TempDir Path dir) {
-        Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(ThreadingMode.DEDICATED).ip(0x0A000001).countersDir(dir));
+        Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(ThreadingMode.DEDICATED).ip(0x0A000001)
+                .countersDir(dir));
         Context b = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().ip(0x0A000002));
         Path file = a.countersFile();
         try (VerbsPair p = new VerbsPair(a, b, QpType.SRD, 64, 256)) {
@@ -219,7 +220,10 @@ class VerbsRingTest {
         }
     }
 
-    /** Polls A's CQ for up to ten seconds (a shared 2-core machine); in INVOKER mode B's dataplane runs only when its application calls in, so this does. */
+    /**
+     * Polls A's CQ for up to ten seconds (a shared 2-core machine); in INVOKER mode B's dataplane
+     * runs only when its application calls in, so this does.
+     */
     private static int awaitWhileTheResponderRuns(VerbsPair p, WorkCompletion[] wcs) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int n = 0;
@@ -237,7 +241,8 @@ class VerbsRingTest {
                 // The receiver reposts only as fast as this thread polls it: let RNR retry, as perftest does.
                 p.sa.qp.rnrRetry(7);
                 int messages = mode == ThreadingMode.DEDICATED ? 5_000 : 20_000; // DEDICATED: 3 busy threads on 2 cores
-                SendWr wr = new SendWr().opcode(SendWr.OP_SEND_WITH_IMM).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+                SendWr wr = new SendWr().opcode(SendWr.OP_SEND_WITH_IMM)
+                        .destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
                 wr.sge(0).set(p.sa.mr, 0, 1024);
                 RecvWr repost = new RecvWr();
                 BitSet seen = new BitSet(messages);

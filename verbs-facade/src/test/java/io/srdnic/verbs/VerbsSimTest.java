@@ -93,7 +93,8 @@ class VerbsSimTest {
         try (SimWorld w = new SimWorld(4); VerbsPair p = pair(w, QpType.SRD)) {
             MemorySegment unregistered = p.arena.allocate(64);
             unregistered.setString(0, "no region");
-            SendWr wr = new SendWr().wrId(1).flags(SendWr.SIGNALED | SendWr.INLINE).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
+            SendWr wr = new SendWr().wrId(1).flags(SendWr.SIGNALED | SendWr.INLINE)
+                    .destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
             wr.sge(0).set(unregistered, 0, 10, 0); // no region, no lkey: verbs does not look at an inline SGE's lkey
             assertEquals(0, p.sa.qp.postSend(wr.numSge(1)));
             unregistered.setString(0, "XXXXXXXXX"); // taken at post time

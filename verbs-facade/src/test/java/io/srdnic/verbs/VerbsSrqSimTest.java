@@ -217,7 +217,8 @@ class VerbsSrqSimTest {
             while (c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted) < 4 && System.nanoTime() - deadline < 0) {
                 Thread.onSpinWait(); // the agent drains the posts after the commands of its cycle
             }
-            assertEquals(4, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted), "every post reached the dataplane's SRQ");
+            assertEquals(4, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted),
+                    "every post reached the dataplane's SRQ");
             assertEquals(QueuePair.ENOMEM, srq.postSrqRecv(r), "and they still count");
             assertThrows(VerbsException.class, srq::destroy, "refused on the agent thread, reported here");
             qp.destroy();

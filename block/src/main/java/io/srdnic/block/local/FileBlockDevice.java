@@ -57,7 +57,8 @@ public final class FileBlockDevice implements BlockDevice {
         this.readOnly = readOnly || !Files.isWritable(path);
         this.fd = Libc.open(path.toString(), this.readOnly ? Libc.O_RDONLY : Libc.O_RDWR);
         if (fd < 0) {
-            throw new IOException("cannot open " + path + ": " + io.srdnic.ffm.Libc.describe(-fd)); // fully qualified: clashes with block.local.Libc
+            throw new IOException("cannot open " + path + ": "
+                    + io.srdnic.ffm.Libc.describe(-fd)); // fully qualified: clashes with block.local.Libc
         }
         FileChannel opened = null;
         try {

@@ -27,7 +27,8 @@ final class MemoryBudget {
             HELD.addAndGet(-bytes);
             long others = held - bytes;
             throw new IllegalArgumentException(what + " of " + human(bytes) + " does not fit in memory: " + human(available)
-                + " available (" + source() + ")" + (others > 0 ? ", of which " + human(others) + " is held by this process's other memory devices" : "")
+                + " available (" + source() + ")" + (others > 0 ? ", of which " + human(others)
+                        + " is held by this process's other memory devices" : "")
                 + "; give a smaller size or use a file (file:PATH, --backing FILE)");
         }
     }

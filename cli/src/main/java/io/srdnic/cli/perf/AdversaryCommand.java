@@ -78,10 +78,12 @@ public final class AdversaryCommand implements Callable<Integer> {
     @Option(names = "--link", defaultValue = "ring", description = "ring | memif | af_xdp (default ${DEFAULT-VALUE}); af_xdp needs root.")
     PerfCommand.Link link;
 
-    @Option(names = "--rate", defaultValue = "10000", paramLabel = "PPS", description = "Attack frames per second (default ${DEFAULT-VALUE}); 0: no attack.")
+    @Option(names = "--rate", defaultValue = "10000", paramLabel = "PPS",
+            description = "Attack frames per second (default ${DEFAULT-VALUE}); 0: no attack.")
     double rate;
 
-    @Option(names = "--seconds", defaultValue = "5", paramLabel = "S", description = "How long the stream runs under attack (default ${DEFAULT-VALUE}).")
+    @Option(names = "--seconds", defaultValue = "5", paramLabel = "S",
+            description = "How long the stream runs under attack (default ${DEFAULT-VALUE}).")
     double seconds;
 
     @Option(names = "--attacks", defaultValue = "all", paramLabel = "LIST",
@@ -100,7 +102,8 @@ public final class AdversaryCommand implements Callable<Integer> {
         + "..the SRD MTU (default ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--window", defaultValue = "32", description = "Sends in flight per side (the send queue depth) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--window", defaultValue = "32",
+            description = "Sends in flight per side (the send queue depth) (default ${DEFAULT-VALUE}).")
     int window;
 
     @Option(names = "--drain-ms", defaultValue = "10000",
@@ -183,12 +186,14 @@ public final class AdversaryCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--time-limit-s " + timeLimitSeconds + " leaves no room for --seconds and --drain-ms");
         }
         if (cpu != null && (cpu < -1 || cpu >= Runtime.getRuntime().availableProcessors())) {
-            throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1) + " here, was " + cpu);
+            throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1)
+                    + " here, was " + cpu);
         }
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt(1 << 30);
         int recvDepth = Math.min(8192, Math.max(512, 8 * window));
-        return new AdversaryParams(size, window, recvDepth, (long) (seconds * 1e9), drainMs * 1_000_000L, id, timeLimitSeconds * 1_000_000_000L);
+        return new AdversaryParams(size, window, recvDepth, (long) (seconds * 1e9), drainMs * 1_000_000L, id,
+                timeLimitSeconds * 1_000_000_000L);
     }
 
     /** The {@code iface=} of a vdev spec, or null. */
@@ -235,7 +240,8 @@ public final class AdversaryCommand implements Callable<Integer> {
         StdioChannel ch = new StdioChannel(System.out);
         try (Eal eal = Eal.start(new EalConfig().memoryMb(memoryMb))) {
             int ownIp = role == PerfCommand.Role.server ? PerfCommand.SERVER_IP : PerfCommand.CLIENT_IP;
-            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(vdev, "adv" + role), ownIp, ThreadingMode.INVOKER, link.name(), false,
+            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(vdev, "adv" + role), ownIp, ThreadingMode.INVOKER,
+                    link.name(), false,
                 settings, cpu != null ? cpu : -1);
             try {
                 if (role == PerfCommand.Role.server) {

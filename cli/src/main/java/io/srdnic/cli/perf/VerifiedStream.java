@@ -135,7 +135,8 @@ final class VerifiedStream implements AutoCloseable {
                 } else {
                     ledger.corrupted(defect);
                 }
-                recvBuffers.asSlice((long) s * slot, StreamPayload.MIN_SIZE).fill((byte) 0); // a later short message cannot pass for this one
+                // a later short message cannot pass for this one
+                recvBuffers.asSlice((long) s * slot, StreamPayload.MIN_SIZE).fill((byte) 0);
                 post(s);
             }
         }

@@ -104,7 +104,8 @@ public final class PeerProcess implements AutoCloseable {
                     throw new IllegalStateException("the " + role + " side printed no '" + prefix + "' within " + timeoutMillis + " ms");
                 }
                 if (line == EOF) {
-                    throw new IllegalStateException("the " + role + " side exited (status " + process.waitFor() + ") before '" + prefix + "': see its log above");
+                    throw new IllegalStateException("the " + role + " side exited (status " + process.waitFor() + ") before '" + prefix
+                            + "': see its log above");
                 }
                 if (line.startsWith(prefix)) {
                     return line;

@@ -53,8 +53,10 @@ final class DpdkLinks implements AutoCloseable {
             for (String spec : specs) {
                 EthPort port = EthPort.attach(spec);
                 links.ports.add(port);
-                int frameRoom = "net_af_xdp".equals(port.info().driverName()) ? 2048 : 4096 + 256; // as Device.dpdk: AF_XDP's umem takes 4 KiB pages
-                MbufPool pool = MbufPool.create("rtrslink" + ProcessHandle.current().pid() % 100000 + "_" + links.pools.size(), 8191, frameRoom);
+                // as Device.dpdk: AF_XDP's umem takes 4 KiB pages
+                int frameRoom = "net_af_xdp".equals(port.info().driverName()) ? 2048 : 4096 + 256;
+                MbufPool pool = MbufPool.create("rtrslink" + ProcessHandle.current().pid() % 100000 + "_" + links.pools.size(),
+                        8191, frameRoom);
                 links.pools.add(pool);
                 port.configure(PortConfig.DEFAULT, pool).start();
                 links.contexts.add(Context.open(Device.dpdk(port, pool), linkConfig(ip)));

@@ -46,11 +46,13 @@ public final class NbdLocalCommand implements Callable<Integer> {
     static final int SERVER_DIED = 3;
     private static final String MEMIF_PREFIX = "srdnic-nbd-local-";
 
-    @Option(names = "--socket", required = true, paramLabel = "PATH", description = "The NBD unix socket (removed on exit; a stale one nobody listens on is"
+    @Option(names = "--socket", required = true, paramLabel = "PATH",
+            description = "The NBD unix socket (removed on exit; a stale one nobody listens on is"
         + " replaced, a live one refused).")
     Path socket;
 
-    @Option(names = "--size", paramLabel = "BYTES", description = "The memory device's size (e.g. 1G): a multiple of 512. With --backing: the size to make a missing file;"
+    @Option(names = "--size", paramLabel = "BYTES",
+            description = "The memory device's size (e.g. 1G): a multiple of 512. With --backing: the size to make a missing file;"
         + " an existing file is served at its own size and a different --size is refused.")
     String size;
 
@@ -60,7 +62,8 @@ public final class NbdLocalCommand implements Callable<Integer> {
     @Option(names = "--transport", defaultValue = "rc", description = "rc (the only one: RTRS paths are CM connections, which are RC).")
     String transport;
 
-    @Option(names = "--backing", paramLabel = "FILE", description = "Serve this file, and nothing else of its directory (made sparse, of --size, if missing), instead of memory.")
+    @Option(names = "--backing", paramLabel = "FILE",
+            description = "Serve this file, and nothing else of its directory (made sparse, of --size, if missing), instead of memory.")
     Path backing;
 
     @Mixin

@@ -127,7 +127,10 @@ final class XrcNode implements AutoCloseable {
         listener.listen(jobs);
     }
 
-    /** Connects each job's XRC_SEND QP to the peer (which must be listening): at once if {@code first}, else when the peer's first request comes. */
+    /**
+     * Connects each job's XRC_SEND QP to the peer (which must be listening): at once if {@code
+     * first}, else when the peer's first request comes.
+     */
     void start(boolean first) {
         if (first) {
             connectAll();

@@ -83,7 +83,8 @@ class DataplaneOptionsTest {
         assertTrue(defaults.allow().allows(AllowRule.ownUid(), -1) && defaults.allow().allows(0, -1));
         assertEquals(-1, defaults.socketGid(), "the dataplane's own group");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--config", Files.writeString(tmp.resolve("bad.conf"),
-            "port = net_ring0\nallow-uid = root\n").toString())).getMessage().contains("allow-uid is a number, was root"), "names are refused");
+            "port = net_ring0\nallow-uid = root\n").toString())).getMessage().contains("allow-uid is a number, was root"),
+                    "names are refused");
     }
 
     @Test

@@ -87,8 +87,10 @@ class NbdAllocationToolsIT {
                     assertArrayEquals(expected.get(i), rows.get(i), export + " row " + i);
                 }
                 String qemu = Tools.run(dir, 30, "qemu-img", "map", "--output=json", "-f", "raw", server.uri(export));
-                assertTrue(qemu.matches("(?s).*\"start\":\\s*" + DATA_AT + ",\\s*\"length\":\\s*" + DATA_LENGTH + ",[^}]*\"data\":\\s*true.*"), qemu);
-                assertTrue(qemu.matches("(?s).*\"start\":\\s*0,\\s*\"length\":\\s*" + DATA_AT + ",[^}]*\"zero\":\\s*true,\\s*\"data\":\\s*false.*"), qemu);
+                assertTrue(qemu.matches("(?s).*\"start\":\\s*" + DATA_AT + ",\\s*\"length\":\\s*" + DATA_LENGTH
+                        + ",[^}]*\"data\":\\s*true.*"), qemu);
+                assertTrue(qemu.matches("(?s).*\"start\":\\s*0,\\s*\"length\":\\s*" + DATA_AT
+                        + ",[^}]*\"zero\":\\s*true,\\s*\"data\":\\s*false.*"), qemu);
                 String info = Tools.run(dir, 30, "nbdinfo", "--json", server.uri(export));
                 assertTrue(info.matches("(?s).*\"can_fast_zero\"\\s*:\\s*true.*"), export + ": " + info);
             }

@@ -40,7 +40,8 @@ class NbdExt4IT {
 
     @Test
     void ext4ShouldBeCleanAndKeepEveryFileThroughNbdLocalNbdfuseAndALoopDevice() throws Exception {
-        assumeTrue(Files.exists(Path.of("/dev/fuse")), "no /dev/fuse: FUSE is not available in this kernel or container, nbdfuse cannot run");
+        assumeTrue(Files.exists(Path.of("/dev/fuse")),
+                "no /dev/fuse: FUSE is not available in this kernel or container, nbdfuse cannot run");
         assumeTrue(Files.exists(Path.of("/dev/loop-control")), "no /dev/loop-control: loop devices are not available here");
         assumeTrue("root".equals(System.getProperty("user.name")), "losetup and mount need root (CI runs as root)");
         for (String tool : new String[] {"nbdfuse", "losetup", "mkfs.ext4", "e2fsck", "mount", "umount", "fstrim"}) {
@@ -66,7 +67,8 @@ class NbdExt4IT {
                 assertTrue(bytes.find() && Long.parseLong(bytes.group(1)) > 0, "fstrim discarded the freed blocks: " + trimmed);
                 Tools.run(dir, 120, "umount", mnt.toString());
                 String fsck = Tools.run(dir, 120, "e2fsck", "-f", "-n", loop);
-                assertTrue(inodesInUse(fsck) >= empty + written.size() + 2, "e2fsck finds at least our 16 files and 2 directories more than on the empty ext4: " + fsck);
+                assertTrue(inodesInUse(fsck) >= empty + written.size() + 2,
+                        "e2fsck finds at least our 16 files and 2 directories more than on the empty ext4: " + fsck);
                 detach(fuse, loop);
                 loop = attach(server, fuse);
                 Tools.run(dir, 60, "mount", "-o", "ro", loop, mnt.toString());

@@ -42,7 +42,10 @@ final class Tools {
         return output;
     }
 
-    /** A file of {@code bytes} seeded random bytes with a stretch of zeroes in its second quarter, which the tools may skip or send as write-zeroes. */
+    /**
+     * A file of {@code bytes} seeded random bytes with a stretch of zeroes in its second quarter,
+     * which the tools may skip or send as write-zeroes.
+     */
     static Path randomImage(Path dir, String name, int bytes, long seed) throws IOException {
         byte[] data = new byte[bytes];
         new Random(seed).nextBytes(data);

@@ -21,14 +21,18 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The hot-path rule for perf's agents over RC and SRC (and SRD alike): once warm, a message — posting it,
  * its packets through the transport and the simulated network, its completion, the reply or the
- * repost — allocates nothing (under a byte a message: a one-off growth is let pass). Both sides run in this thread, in virtual time, as on --link sim.
+ * repost — allocates nothing (under a byte a message: a one-off growth is let pass). Both sides run in this thread, in virtual time, as on
+ * --link sim.
  */
 class PerfAllocationTest {
 
     @TempDir
     Path countersDir;
 
-    /** With counters, the dataplane copies the transport's counts into its counters file every 50 virtual µs: that copy allocates nothing either. */
+    /**
+     * With counters, the dataplane copies the transport's counts into its counters file every 50
+     * virtual µs: that copy allocates nothing either.
+     */
     @ParameterizedTest
     @CsvSource({"lat,rc,send,12000,false", "bw,rc,send,12000,false", "lat,rc,write,12000,false", "bw,rc,write,12000,false",
         "lat,rc,read,12000,false", "bw,rc,read,12000,false", "lat,srd,send,64,false", "lat,srd,send,64,true", "bw,rc,send,12000,true",
@@ -41,7 +45,8 @@ class PerfAllocationTest {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(config(31, counters), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(config(32, counters), Map.of()));
             assertEquals(counters, clientCtx.countersFile() != null);
-            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false); PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
+            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false);
+                    PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
                 PerfEndpoint.connectInOneThread(server, client, System.nanoTime() + 60_000_000_000L);
                 LongSupplier clock = world.network().clock()::now;
                 Responder responder = new Responder(server, clock);

@@ -68,7 +68,8 @@ class PerfArgumentsTest {
     void shouldKeepSendWithinOnePacket() {
         String message = refused(IllegalArgumentException.class, "--link", "sim", "--size", "4097");
         assertTrue(message.startsWith("--size must be 1..4096 bytes (one message is one packet), was 4097"), message);
-        assertTrue(message.contains("--op write and read go up to 1 GiB, and so does --transport rc"), "says where larger messages go: " + message);
+        assertTrue(message.contains("--op write and read go up to 1 GiB, and so does --transport rc"),
+                "says where larger messages go: " + message);
         assertFalse(refused(IllegalArgumentException.class, "--link", "sim", "--transport", "ud", "--size", "4097").contains("--op"),
             "UD has no RDMA to point to");
         assertEquals(4096, params("--link", "sim", "--size", "4096").size());
@@ -139,7 +140,8 @@ class PerfArgumentsTest {
     @Test
     void shouldFailAPayloadThatWasNotCheckedOrDiffers() {
         assertEquals(null, new PayloadCheck(100, -1).failure("the server's region"));
-        assertEquals("byte 42 of the 100 B in the server's region is not what was sent", new PayloadCheck(100, 42).failure("the server's region"));
+        assertEquals("byte 42 of the 100 B in the server's region is not what was sent", new PayloadCheck(100, 42)
+                .failure("the server's region"));
         assertEquals("the payload in the client's region was not checked", PayloadCheck.NONE.failure("the client's region"));
         PayloadCheck c = new PayloadCheck(65536, 7);
         assertEquals(c, PayloadCheck.of(LineFields.parse("received=0 errors=0 " + c.fields())));
@@ -150,7 +152,8 @@ class PerfArgumentsTest {
     void shouldTakeEveryOpOnRcAndSendsUpTo1GiB() {
         for (String op : new String[] {"send", "write", "read"}) {
             for (String mode : new String[] {"lat", "bw"}) {
-                PerfParams p = params("--link", "sim", "--transport", "rc", "--op", op, "--mode", mode, "--size", Integer.toString(1 << 30));
+                PerfParams p = params("--link", "sim", "--transport", "rc", "--op", op, "--mode", mode, "--size",
+                        Integer.toString(1 << 30));
                 assertEquals(PerfParams.Transport.rc, p.transport());
                 assertEquals(1 << 30, p.size(), "RC cuts every message at the path MTU: " + op);
                 assertEquals(p, PerfParams.parse(p.line()), "the server takes it from the PARAMS line");

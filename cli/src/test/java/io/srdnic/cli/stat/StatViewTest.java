@@ -36,7 +36,8 @@ class StatViewTest {
             assertTrue(text.contains("                   7  device=a tx_data"), text);
             assertTrue(!text.contains("rx_data"), "--filter tx_ leaves rx_data out: " + text);
             String json = Json.object(StatView.json(counters, counters.read()));
-            assertTrue(json.contains("\"1-1-a.counters\":{\"pid\":" + ProcessHandle.current().pid() + ",\"writer\":\"embedded context a\",\"status\":\"live\""),
+            assertTrue(json.contains("\"1-1-a.counters\":{\"pid\":" + ProcessHandle.current().pid()
+                    + ",\"writer\":\"embedded context a\",\"status\":\"live\""),
                 json);
             assertTrue(json.contains("\"counters\":{\"device=b tx_data\":3}"), json);
         }

@@ -512,7 +512,8 @@ public final class AttachServer implements AutoCloseable {
         }
         if (connectionsByUid.getOrDefault(who.uid(), 0) >= policy.maxConnectionsPerUid()) {
             connectionsRefused++;
-            return "uid " + who.uid() + " has " + policy.maxConnectionsPerUid() + " control connections, its limit (--max-connections-per-uid)";
+            return "uid " + who.uid() + " has " + policy.maxConnectionsPerUid()
+                    + " control connections, its limit (--max-connections-per-uid)";
         }
         return null;
     }

@@ -24,7 +24,10 @@ import java.util.List;
  */
 public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int srqs, int pds, int mrs, int ahs, int cmIds, int xrcds,
                           long poolBytes) {
-    /** 64 CQs and 1 Mi CQ entries (~37 MB of heap), 256 QPs, 1 Mi QP and SRQ entries, 64 SRQs, 64 PDs, 4096 MRs, 1024 AHs, 256 CM ids, 16 XRC domains, a 4 GiB pool. */
+    /**
+     * 64 CQs and 1 Mi CQ entries (~37 MB of heap), 256 QPs, 1 Mi QP and SRQ entries, 64 SRQs, 64
+     * PDs, 4096 MRs, 1024 AHs, 256 CM ids, 16 XRC domains, a 4 GiB pool.
+     */
     public static final ClientQuota DEFAULTS = new ClientQuota(64, 1 << 20, 256, 1 << 20, 64, 64, 4096, 1024, 256, 16, 4L << 30);
 
     /** The quotas before the pool had one: the pool is bounded by OPEN's own limit then. */
@@ -45,7 +48,10 @@ public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int 
     public static final List<String> NAMES = List.of("cqs", "cq-entries", "qps", "qp-entries", "srqs", "pds", "mrs",
         "ahs", "cm-ids", "xrcds", "pool-bytes");
 
-    /** This quota with {@code name} (one of {@link #NAMES}) set to {@code value}; an unknown name or a value out of range is refused, saying which. */
+    /**
+     * This quota with {@code name} (one of {@link #NAMES}) set to {@code value}; an unknown name or
+     * a value out of range is refused, saying which.
+     */
     public ClientQuota with(String name, String value) {
         long v;
         try {

@@ -58,11 +58,13 @@ public final class ExportDirectory {
             throw new IllegalArgumentException("export file " + name + ": the name is empty or taken");
         }
         if (Files.isSymbolicLink(path) || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IllegalArgumentException("export file " + name + "=" + path + ": not a regular file (symbolic links are refused: give the real path)");
+            throw new IllegalArgumentException("export file " + name + "=" + path
+                    + ": not a regular file (symbolic links are refused: give the real path)");
         }
         long size = Files.size(path);
         if (size % Rnbd.SECTOR_SIZE != 0) {
-            throw new IllegalArgumentException("export file " + path + ": its size, " + size + " bytes, is not a multiple of 512 (RNBD counts sectors)");
+            throw new IllegalArgumentException("export file " + path + ": its size, " + size
+                    + " bytes, is not a multiple of 512 (RNBD counts sectors)");
         }
         files.put(name, path.toAbsolutePath());
         return this;

@@ -31,7 +31,8 @@ class RnbdWireRejectionSimTest {
     private final MemorySegment header = Arena.ofAuto().allocate(Open.LENGTH);
 
     private RtrsClient raw(RnbdSim sim) {
-        RtrsClient c = RtrsClient.open(RnbdSim.clientConfig("raw"), List.of(new PathAddress(sim.clientLinks.get(0), sim.serverLinks.get(0).ip())));
+        RtrsClient c = RtrsClient.open(RnbdSim.clientConfig("raw"), List.of(new PathAddress(sim.clientLinks.get(0),
+                sim.serverLinks.get(0).ip())));
         assertTrue(sim.run(() -> {
             c.poll();
             return c.connected();

@@ -18,7 +18,8 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The verbs resources of one path on its context, made once and kept across reconnects (a CQ
- * cannot be destroyed; a server keeps those of closed paths for the next ones): a PD, one CQ for all the path's QPs, receive slots, and a buffer for the
+ * cannot be destroyed; a server keeps those of closed paths for the next ones): a PD, one CQ for all the path's QPs, receive slots, and a
+ * buffer for the
  * control messages (INFO_REQ/INFO_RSP). The service connection's receives are slots of
  * {@link #SLOT} bytes (work request id: the slot's number); an IO connection only ever receives
  * immediates, so its receives are dataless ({@link #DATALESS}). Empty RTRS messages (heartbeats, IO responses without data)

@@ -179,7 +179,8 @@ public final class RtrsServer implements AutoCloseable {
             return;
         }
         if (reason != null) {
-            LOG.log(System.Logger.Level.WARNING, "rtrs server: session " + p.session.name + ": path " + p.generation + " closed: " + reason);
+            LOG.log(System.Logger.Level.WARNING, "rtrs server: session " + p.session.name + ": path " + p.generation
+                    + " closed: " + reason);
         }
         for (CmId id : p.ids) {
             if (id != null) {

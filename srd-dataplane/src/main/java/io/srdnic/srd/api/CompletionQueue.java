@@ -88,7 +88,8 @@ public final class CompletionQueue {
         int n = 0;
         while (n < max && h < t) {
             int i = (int) (h & mask);
-            sink.onCompletion(wrId[i], status[i], opcode[i], byteLength[i], hasImmediate[i], immediate[i], qpn[i], sourceQpn[i], sourceIp[i]);
+            sink.onCompletion(wrId[i], status[i], opcode[i], byteLength[i], hasImmediate[i], immediate[i], qpn[i],
+                    sourceQpn[i], sourceIp[i]);
             h++;
             n++;
         }

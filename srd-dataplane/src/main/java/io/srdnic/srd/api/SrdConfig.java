@@ -38,7 +38,10 @@ public final class SrdConfig {
     int ackEvery = 16;
     int localIp = 0x0A00_0001;
     int paths = 16;
-    /** Paths an RC QP sprays over: the responder's reorder buffer keeps delivery in order; 1 pins each QP to one path. 0: {@link #paths}. */
+    /**
+     * Paths an RC QP sprays over: the responder's reorder buffer keeps delivery in order; 1 pins
+     * each QP to one path. 0: {@link #paths}.
+     */
     int rcPaths = 0;
     long rtoInitialNanos = 1_000_000;
     long rtoMinNanos = 50_000;

@@ -109,7 +109,8 @@ public final class CountersWriter implements AutoCloseable {
             Arena arena = Arena.ofShared();
             MemorySegment map;
             Files.deleteIfExists(made); // our own pid's half-made copy (a link there is removed, not followed)
-            try (FileChannel channel = FileChannel.open(made, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+            try (FileChannel channel = FileChannel.open(made, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS)) {
                 // By name but without following (the JDK opens it O_NOFOLLOW and fchmods the descriptor): the umask plays no part.
                 Files.getFileAttributeView(made, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)

@@ -78,7 +78,10 @@ public final class SrdCounters {
     public long rcForeign;
     /** RC packets that arrived ahead of the expected PSN and waited in the reorder buffer. */
     public long rcHeldEarly;
-    /** Early RC/SRC packets not held because the transport's reorder pool (rc-held-packets) was full: dropped unacknowledged, sent again. */
+    /**
+     * Early RC/SRC packets not held because the transport's reorder pool (rc-held-packets) was
+     * full: dropped unacknowledged, sent again.
+     */
     public long rcHeldPoolFull;
     /** RC QPs failed with RETRY_EXCEEDED. */
     public long rcRetryExceeded;

@@ -29,7 +29,8 @@ class CountersFileSafetyTest {
         Files.createSymbolicLink(dir.resolve(file.getFileName() + ".tmp-" + ProcessHandle.current().pid()), victim);
         try (CountersWriter w = CountersWriter.create(file, "test", 8)) {
             assertFalse(Files.isSymbolicLink(file), "the link is replaced by the new file, not written through");
-            assertEquals(CountersWriter.MODE, PosixFilePermissions.toString(Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS)));
+            assertEquals(CountersWriter.MODE, PosixFilePermissions.toString(Files.getPosixFilePermissions(file,
+                    LinkOption.NOFOLLOW_LINKS)));
         }
         assertEquals("precious\n", Files.readString(victim));
     }

@@ -106,7 +106,8 @@ class CountersFileTest {
     @Test
     void shouldRejectALabelTooLongForItsRecord() {
         try (CountersWriter w = CountersWriter.create(dir.resolve("f.counters"), "w", 2)) {
-            assertThrows(IllegalArgumentException.class, () -> w.allocate(CountersLayout.COUNTER, "x".repeat(CountersLayout.LABEL_MAX + 1), 0));
+            assertThrows(IllegalArgumentException.class, () -> w.allocate(CountersLayout.COUNTER,
+                    "x".repeat(CountersLayout.LABEL_MAX + 1), 0));
         }
     }
 

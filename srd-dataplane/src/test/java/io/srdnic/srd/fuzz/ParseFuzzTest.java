@@ -235,7 +235,8 @@ class ParseFuzzTest {
             assertEquals(s32(f, SRD + 36), SrdHeader.immediate(M));
             assertEquals(s64(f, SRD + 40), SrdHeader.timestamp(M));
             if (payload > 0) {
-                assertEquals(f[SRD + SRD_HEADER + payload - 1], M.getByte(SrdHeader.PAYLOAD_OFFSET + payload - 1), "the payload's last byte");
+                assertEquals(f[SRD + SRD_HEADER + payload - 1], M.getByte(SrdHeader.PAYLOAD_OFFSET + payload - 1),
+                        "the payload's last byte");
             }
             checkExtendedHeader(f, type, payload);
         }

@@ -182,7 +182,8 @@ class SrdHeaderTest {
 
     private void assertBigEndian(int fieldOffset, int value) {
         for (int i = 0; i < 4; i++) {
-            assertEquals((byte) (value >>> (24 - 8 * i)), m.getByte(SRD_OFFSET + fieldOffset + i), "byte " + i + " of field at " + fieldOffset);
+            assertEquals((byte) (value >>> (24 - 8 * i)), m.getByte(SRD_OFFSET + fieldOffset + i), "byte " + i
+                    + " of field at " + fieldOffset);
         }
     }
 }

@@ -327,7 +327,8 @@ public final class SrdSimulation {
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(99.9) / 1000.0,
             network.maxQueueBytes(), queueLimit, contexts, transport, outcome.poolSamples(), outcome.requestSamples(),
             network.pool().inUse(), requestsInUse(hosts), contextReport(hosts),
-            t.deliveredButRefused, t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered, t.hostileSucceeded,
+            t.deliveredButRefused, t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered,
+                    t.hostileSucceeded,
             t.unexplainedStatus, ledger.completedTwice, ledger.spurious, ledger.flushViolations, recvOverruns, sendOverruns,
             applied, incarnations - hosts.length, explained.stream().map(WcStatus::name).toList(), List.copyOf(ledger.notes));
     }

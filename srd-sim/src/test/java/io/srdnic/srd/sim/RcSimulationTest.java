@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** {@code srdnic sim --transport rc}: every RC operation checks out, on a clean and on a faulty fabric, and a run that cannot finish fails. */
+/**
+ * {@code srdnic sim --transport rc}: every RC operation checks out, on a clean and on a faulty
+ * fabric, and a run that cannot finish fails.
+ */
 class RcSimulationTest {
     static {
         System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");

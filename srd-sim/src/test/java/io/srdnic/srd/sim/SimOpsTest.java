@@ -31,7 +31,8 @@ class SimOpsTest {
         assertEquals(Map.of("BAD_DEST_QP_ERROR", 40L, "REMOTE_INVALID_REQUEST_ERROR", 40L, "RNR_ERROR", 40L,
             "REMOTE_OPERATION_ERROR", 40L), r.completedErrorByStatus());
         for (SimOp op : ALL) {
-            assertEquals(op.dropReason() == 0, op.expectedStatus() == WcStatus.SUCCESS, op.label() + ": refused exactly when it has a drop reason");
+            assertEquals(op.dropReason() == 0, op.expectedStatus() == WcStatus.SUCCESS, op.label()
+                    + ": refused exactly when it has a drop reason");
         }
         assertEquals(4 * 40, r.hostileSends(), "the refused operations are the ledger's hostile kinds");
         assertEquals(6 * 40, r.delivered(), "a clean network delivers every SRD message and every datagram, every RDMA operation's "
