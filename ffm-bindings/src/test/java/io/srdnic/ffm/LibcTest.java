@@ -20,7 +20,7 @@ class LibcTest {
     Path dir;
 
     @Test
-    void shouldNameAnErrnoByItsCNameAndMeaning() {
+    void shouldDescribeAnErrnoByItsCNameWithItsMeaning() {
         assertEquals("ENOSPC (No space left on device)", Libc.describe(Libc.ENOSPC));
         assertEquals("ELOOP (Too many levels of symbolic links)", Libc.describe(Libc.ELOOP));
         assertEquals("errno 200 (Unknown error 200)", Libc.describe(200));

@@ -57,7 +57,7 @@ class RnbdFailoverSimTest {
     }
 
     @Test
-    void shouldFailOverWritesWhenAPathIsCutMidIoAndLoseOrRepeatNone() throws Exception {
+    void shouldFailOverWritesWhenAPathIsCutMidIoLosingOrRepeatingNone() throws Exception {
         int total = 2000;
         try (RnbdSim sim = new RnbdSim(31, 2, new ExportDirectory(null).memory("m", (long) total * BLOCK))) {
             RnbdClient c = sim.connect("gw");

@@ -135,7 +135,7 @@ class RnbdSimTest {
     }
 
     @Test
-    void shouldCloseADeviceAndFreeItForAnotherWriter() throws Exception {
+    void shouldFreeAClosedDeviceForAnotherWriter() throws Exception {
         try (RnbdSim sim = new RnbdSim(5, 1, new ExportDirectory(null).memory("m", 1 << 20))) {
             RnbdClient a = sim.connect("a");
             RnbdClient b = sim.connect("b");

@@ -160,7 +160,7 @@ class RtrsEstablishmentSimTest {
     }
 
     @Test
-    void shouldAnswerAForgedReadLongerThanItsChunkWithEinvalAndWriteNothing() {
+    void shouldAnswerAForgedReadLongerThanItsChunkWithEinvalWritingNothing() {
         try (RtrsSim sim = new RtrsSim(6, 1, RtrsSim.smallServer(), 1 << 16)) {
             byte[] rsp = new byte[ConRsp.LENGTH];
             Raw service = raw(sim, request(0, 2, 9, true), rsp, null);

@@ -28,7 +28,7 @@ class RtrsIoSimTest {
     }
 
     @Test
-    void shouldConnectTwoPathsAndWriteThenReadBackThroughTheServersChunks() {
+    void shouldWriteThenReadBackOverTwoPathsThroughTheServersChunks() {
         try (RtrsSim sim = new RtrsSim(1, 2, RtrsSim.smallServer(), 1 << 20)) {
             RtrsClient c = sim.connect(RtrsSim.smallClient());
             assertEquals(PathState.CONNECTED, c.state(0));

@@ -22,7 +22,7 @@ class RcSimulationTest {
     static final List<RcOp> ALL = List.of(RcOp.values());
 
     @Test
-    void shouldCompleteEveryOperationWithItsBytesAndAnswersOnACleanFabric() {
+    void shouldCompleteEveryOperationWithTheRightResultOnACleanFabric() {
         RcSimulation.Report r = RcSimulation.run(Scenario.basic(8 * 30, 3000, 3), ALL, port -> port, new SrdConfig());
         assertTrue(r.passed(), r.toString());
         assertEquals(240, r.ok());
@@ -31,7 +31,7 @@ class RcSimulationTest {
     }
 
     @Test
-    void shouldCompleteEveryOperationOnceUnderLossDuplicationAndReordering() {
+    void shouldCompleteEveryOperationOnceOnAFaultyFabric() {
         RcSimulation.Report r = RcSimulation.run(Scenario.basic(8 * 40, 2500, 7).withFaults(0.03, 0.03, 0.2).withPaths(4, Set.of()),
             ALL, port -> port, new SrdConfig());
         assertTrue(r.passed(), r.toString());
@@ -41,7 +41,7 @@ class RcSimulationTest {
 
     /** An answer's slot frees when its ACK arrives: with ACKs lost, a stream of atomics and READs outruns the answer ring. */
     @Test
-    void shouldHoldAtomicsAndReadsThatFindNoAnswerSlot() {
+    void shouldHoldRequestsThatFindNoAnswerSlot() {
         RcSimulation.Report r = RcSimulation.run(Scenario.basic(600, 64, 5).withFaults(0.05, 0, 0.1),
             List.of(RcOp.FETCH_ADD, RcOp.CMP_SWAP, RcOp.RDMA_READ), port -> port, new SrdConfig());
         assertTrue(r.passed(), r.toString());

@@ -54,7 +54,7 @@ class SimOpsTest {
     }
 
     @Test
-    void shouldKeepSrdExactlyOnceWhileDatagramsAreLostAndDuplicated() {
+    void shouldKeepSrdExactlyOnceAmongUnreliableDatagrams() {
         SimReport r = SrdSimulation.run(Scenario.basic(3 * 300, 256, 9).withFaults(0.1, 0.1, 0.3)
             .withOps(List.of(SimOp.SEND, SimOp.SEND_IMM, SimOp.UD)));
         assertTrue(r.passed(), r.toString());
@@ -90,7 +90,7 @@ class SimOpsTest {
     }
 
     @Test
-    void shouldSegmentRdmaAtTheMtuAndCheckEveryByteUnderLossDuplicationAndReordering() {
+    void shouldSegmentRdmaAtTheMtuWithEveryByteIntactOnAFaultyFabric() {
         // At --size 4096 the simulated MTU is 4096: a write of 4096 bytes takes two packets (4072 + 24
         // bytes of data), a read's answer two READ_RESPONSEs; a write with immediate holds its second.
         List<SimOp> rdma = List.of(SimOp.RDMA_WRITE, SimOp.RDMA_WRITE_IMM, SimOp.RDMA_READ);
