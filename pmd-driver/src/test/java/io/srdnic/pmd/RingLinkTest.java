@@ -89,7 +89,7 @@ class RingLinkTest {
     }
 
     @Test
-    void shouldFreeAndCountFramesTheTxRingCannotTake() {
+    void shouldFreeFramesTheTxRingCannotTakeCountingThem() {
         try (Arena arena = Arena.ofConfined();
              RingLink link = RingLink.create(64);
              MbufPool pool = MbufPool.create("droptest", 1023, 256)) {

@@ -51,7 +51,7 @@ class DataplaneOptionsTest {
     }
 
     @Test
-    void shouldRefuseAMissingPortAndUnknownSettings() throws Exception {
+    void shouldRefuseAMissingPortOrUnknownSettings() throws Exception {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--lcores", "1")).getMessage().startsWith("no port"));
         Path file = Files.writeString(tmp.resolve("bad.conf"), "port = net_ring0\nset.no-such-setting = 1\n");
         assertThrows(IllegalArgumentException.class, () -> parsed("--config", file.toString()));

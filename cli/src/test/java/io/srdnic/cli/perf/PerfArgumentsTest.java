@@ -76,7 +76,7 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldCarryTheOpAndTheCorruptionFlagToTheServer() {
+    void shouldCarryTheOpWithTheCorruptionFlagToTheServer() {
         PerfParams p = params("--link", "sim", "--op", "write", "--mode", "bw", "--size", "100000", "--run-id", "7", "--corrupt-payload");
         assertEquals(p, PerfParams.parse(p.line()));
         assertTrue(p.corruptPayload());

@@ -25,7 +25,7 @@ class PerfCmPrivateDataTest {
 
     @ParameterizedTest
     @CsvSource({"rc,lat,write", "rc,bw,write", "rc,lat,read", "src,lat,write", "src,bw,read", "src,lat,send"})
-    void shouldTellTheRegionInTheCmsPrivateDataAndNotOnTheSideChannel(String transport, String mode, String op) {
+    void shouldTellTheRegionInTheCmsPrivateDataNotOnTheSideChannel(String transport, String mode, String op) {
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
             20_000, 200, 0,
             0, 2, 8, Long.MAX_VALUE, false, false, 7, Long.MAX_VALUE, false, 0);

@@ -60,7 +60,7 @@ class HandoffRingTest {
     }
 
     @Test
-    void shouldPassEveryValueOnceAndInOrderBetweenTwoThreads() throws Exception {
+    void shouldPassEveryValueOnceInOrderBetweenTwoThreads() throws Exception {
         HandoffRing ring = new HandoffRing(64);
         long total = 500_000;
         AtomicReference<String> failure = new AtomicReference<>();

@@ -73,7 +73,7 @@ class PortDispatcherTest {
     }
 
     @Test
-    void shouldDropAndCountFramesNoLaneOwns() {
+    void shouldCountTheFramesNoLaneOwnsAsDropped() {
         PortDispatcher d = dispatcher(64);
         send(b, 0x0A00_0009, 1000, 1, 2);
         send(b, IP_1, 1000, 3);

@@ -100,7 +100,7 @@ class CapturingPacketIoTest {
     }
 
     @Test
-    void shouldCaptureTransmittedAndReceivedFramesWithVirtualTimestamps() throws IOException {
+    void shouldCaptureFramesBothWaysWithVirtualTimestamps() throws IOException {
         Path file = dir.resolve("sim.pcap");
         List<byte[]> sent = new ArrayList<>();
         List<Expected> expected = exchange(file, true, sent);

@@ -109,7 +109,7 @@ class SimBadInputTest {
     }
 
     @Test
-    void shouldRefuseAnAllocationTheExhaustedPoolCannotGiveAndCountIt() {
+    void shouldCountAnAllocationTheExhaustedPoolRefuses() {
         network(SimNetwork.Config.builder().poolSize(16));
         MbufBatch all = new MbufBatch(arena, 16);
         assertEquals(16, a.allocate(all, 16));

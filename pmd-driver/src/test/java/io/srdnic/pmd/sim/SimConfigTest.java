@@ -49,7 +49,7 @@ class SimConfigTest {
     }
 
     @Test
-    void shouldRejectDuplicateAndBroadcastHostMacs() {
+    void shouldRejectDuplicateOrBroadcastHostMacs() {
         try (SimNetwork network = new SimNetwork(1, SimNetwork.Config.builder().poolSize(8).build())) {
             network.addHost(0x02_00_00_00_00_01L);
             assertThrows(IllegalArgumentException.class, () -> network.addHost(0x02_00_00_00_00_01L));

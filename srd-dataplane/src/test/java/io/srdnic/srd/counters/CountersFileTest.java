@@ -22,7 +22,7 @@ class CountersFileTest {
     Path dir;
 
     @Test
-    void shouldReadBackLabelsTypesKeysAndValues() {
+    void shouldReadBackEveryFieldOfACounter() {
         Path file = dir.resolve("a.counters");
         try (CountersWriter w = CountersWriter.create(file, "test writer", 64)) {
             int tx = w.allocate(CountersLayout.COUNTER, "device=d1 tx_data", 0);

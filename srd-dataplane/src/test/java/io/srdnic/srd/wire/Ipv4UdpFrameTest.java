@@ -76,7 +76,7 @@ class Ipv4UdpFrameTest {
     }
 
     @Test
-    void shouldWriteEveryHeaderFieldAndValidChecksums() {
+    void shouldWriteEveryHeaderFieldWithValidChecksums() {
         SplittableRandom random = new SplittableRandom(1071);
         for (int round = 0; round < 5_000; round++) {
             long srcMac = random.nextLong() >>> 16;

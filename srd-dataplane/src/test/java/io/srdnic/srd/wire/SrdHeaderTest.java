@@ -64,7 +64,7 @@ class SrdHeaderTest {
     }
 
     @Test
-    void shouldRoundTripVersionAndEveryType() {
+    void shouldRoundTripTheVersionWithEveryType() {
         for (int type = 0; type < 16; type++) {
             SrdHeader.versionAndType(m, type);
             assertEquals(SrdHeader.VERSION, SrdHeader.version(m));
