@@ -24,7 +24,7 @@ class SimOpsTest {
     static final List<SimOp> ALL = List.of(SimOp.values());
 
     @Test
-    void shouldEndEachOperationWithItsStatusAndDropReason() {
+    void shouldEndEachOperationWithTheStatusItsKindCallsFor() {
         SimReport r = SrdSimulation.run(Scenario.basic(10 * 40, 64, 3).withOps(ALL));
         assertTrue(r.passed(), r.toString());
         assertEquals(6 * 40, r.completedOk(), "send, send-imm, ud and the three RDMA operations succeed");
