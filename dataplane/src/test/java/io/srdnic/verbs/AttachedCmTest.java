@@ -153,7 +153,7 @@ class AttachedCmTest {
     }
 
     @Test
-    void shouldConnectAnAttachedRcQpThroughTheCmToAnEmbeddedPeerAndExchangeData() {
+    void shouldExchangeDataOverAnAttachedRcQpTheCmConnectedToAnEmbeddedPeer() {
         try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot())) {
             EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
             try (Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()))) {

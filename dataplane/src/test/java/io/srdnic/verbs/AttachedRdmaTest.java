@@ -27,7 +27,7 @@ class AttachedRdmaTest {
     Path dir;
 
     @Test
-    void shouldWriteAndReadAnAttachedRegionAtTheAddressItsApplicationAdvertises() {
+    void shouldReachAnAttachedRegionByRdmaAtTheAddressItsApplicationAdvertises() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4)) {
             MemoryRegion target = b.pd.allocateRegion(4096, REMOTE);
@@ -54,7 +54,7 @@ class AttachedRdmaTest {
     }
 
     @Test
-    void shouldRefuseAnotherClientsRkeyAndChangeNothing() {
+    void shouldRefuseAnotherClientsRkeyChangingNothing() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4); App c = new App(dir, 1, 4)) {
             MemoryRegion bTarget = b.pd.allocateRegion(4096, REMOTE);

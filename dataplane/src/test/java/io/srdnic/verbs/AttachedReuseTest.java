@@ -33,7 +33,7 @@ class AttachedReuseTest {
     }
 
     @Test
-    void shouldHandOutTheRingsOfDestroyedQpsAndCqsAgain() {
+    void shouldHandOutTheRingsOfDestroyedQueuesAgain() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App b = new App(dir, 1, 4);
              Context a = smallContext(0)) {
             ProtectionDomain pd = a.allocPd();

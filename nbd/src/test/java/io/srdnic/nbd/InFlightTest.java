@@ -174,7 +174,7 @@ class InFlightTest {
     }
 
     @Test
-    void shouldAnswerEioWhenTheDeviceThrowsAndCarryOn() throws Exception {
+    void shouldAnswerEioWhenTheDeviceThrowsThenCarryOn() throws Exception {
         HeldDevice device = new HeldDevice() {
             @Override
             public void trim(long offset, long length, boolean fua, IoCompletion done) {

@@ -45,7 +45,7 @@ class VerbsAtomicSimTest {
     }
 
     @Test
-    void shouldAddAndSwapOnThePeersWordReturningItsOriginalValuesUnderFaults() {
+    void shouldRunAtomicsOnThePeersWordReturningItsOriginalValuesUnderFaults() {
         try (SimWorld w = new SimWorld(61, 16, HOSTILE); VerbsPair p = rcPair(w)) {
             int n = 200;
             MemorySegment word = p.arena.allocate(8, 8);
@@ -110,7 +110,7 @@ class VerbsAtomicSimTest {
     }
 
     @Test
-    void shouldRefuseAtomicsOnSrdAndUd() {
+    void shouldRefuseAtomicsOnSrdOrUd() {
         for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
             try (SimWorld w = new SimWorld(63); VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)),
                 type, 1, 4096)) {

@@ -127,7 +127,7 @@ class VerbsRingTest {
     }
 
     @Test
-    void shouldWriteAndReadBackOneMebibyteOverRealDpdkInBothThreadingModes() {
+    void shouldReadBackAWrittenMebibyteOverRealDpdkInBothThreadingModes() {
         for (ThreadingMode mode : ThreadingMode.values()) {
             try (VerbsPair p = pair(mode)) {
                 int size = 1 << 20;

@@ -67,7 +67,7 @@ class VerbsSimTest {
     }
 
     @Test
-    void shouldGatherSeveralSgesAndInlineData() {
+    void shouldGatherSeveralSgesOrInlineData() {
         try (SimWorld w = new SimWorld(2); VerbsPair p = pair(w, QpType.SRD)) {
             p.sa.mr.segment().setString(0, "abc");
             p.sa.mr.segment().setString(100, "defg");

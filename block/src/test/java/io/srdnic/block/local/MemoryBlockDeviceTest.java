@@ -33,7 +33,7 @@ class MemoryBlockDeviceTest {
     }
 
     @Test
-    void shouldMatchAByteArrayUnderRandomWritesTrimsAndZeroes() {
+    void shouldMatchAByteArrayUnderARandomMixOfOperations() {
         int size = 5 * PAGE + 1234;
         MemoryBlockDevice d = new MemoryBlockDevice(size, false);
         byte[] model = new byte[size];

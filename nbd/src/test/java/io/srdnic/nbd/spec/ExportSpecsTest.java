@@ -19,7 +19,7 @@ class ExportSpecsTest {
     Path dir;
 
     @Test
-    void shouldOpenMemoryAndFileExports() throws IOException {
+    void shouldOpenEachKindOfExport() throws IOException {
         Export mem = ExportSpecs.local().open("disk=mem:64M");
         assertEquals("disk", mem.name());
         assertTrue(mem.device() instanceof MemoryBlockDevice);
