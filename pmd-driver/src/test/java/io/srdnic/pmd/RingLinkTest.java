@@ -118,7 +118,7 @@ class RingLinkTest {
     }
 
     @Test
-    void shouldNameTheMissingPortAndTheTooSmallPool() {
+    void shouldNameTheMissingPortOrTheTooSmallPool() {
         DpdkException noPort = assertThrows(DpdkException.class, () -> EthPort.byName("net_nosuch0"));
         assertTrue(noPort.getMessage().contains("net_nosuch0"), noPort.getMessage());
         DpdkException badVdev = assertThrows(DpdkException.class, () -> EthPort.attach("net_nosuchpmd0"));

@@ -35,7 +35,7 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldTakeSendByDefaultAndWriteAndReadOnSrd() {
+    void shouldTakeEveryOpOnSrdWithSendByDefault() {
         assertEquals(Op.send, params("--link", "sim").op());
         assertEquals(Op.send, params("--link", "sim", "--transport", "ud").op());
         PerfParams write = params("--link", "sim", "--op", "write", "--size", Integer.toString(1 << 30));
@@ -149,7 +149,7 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldTakeEveryOpOnRcAndSendsUpTo1GiB() {
+    void shouldTakeEveryOpOnRcWithSendsUpTo1GiB() {
         for (String op : new String[] {"send", "write", "read"}) {
             for (String mode : new String[] {"lat", "bw"}) {
                 PerfParams p = params("--link", "sim", "--transport", "rc", "--op", op, "--mode", mode, "--size",
@@ -210,7 +210,7 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldTellQpnsAndTheRegionOnTheSideChannelButNoPsns() {
+    void shouldTellTheRegionWithQpnsButNoPsnsOnTheSideChannel() {
         PeerInfo rdma = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3, 4}, 0x7F12_3456_7000L, 0x42);
         PeerInfo back = PeerInfo.parse(rdma.line());
         assertTrue(back.hasRegion(), rdma.line());

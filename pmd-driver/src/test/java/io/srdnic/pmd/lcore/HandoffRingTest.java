@@ -35,7 +35,7 @@ class HandoffRingTest {
     }
 
     @Test
-    void shouldRefuseWhenFullAndTakeAgainOnceDrained() {
+    void shouldRefuseWhenFullUntilDrained() {
         HandoffRing ring = new HandoffRing(2);
         assertTrue(ring.offer(10));
         assertTrue(ring.offer(11));

@@ -88,7 +88,7 @@ class PortDispatcherTest {
     }
 
     @Test
-    void shouldDropAndCountWhatAFullRingCannotTakeAndAccountForEveryMbuf() {
+    void shouldCountWhatAFullRingCannotTakeAsDroppedLeakingNoMbuf() {
         PortDispatcher d = dispatcher(4);
         send(b, IP_1, 1000, 1, 2, 3, 4, 5, 6);
         deliver();

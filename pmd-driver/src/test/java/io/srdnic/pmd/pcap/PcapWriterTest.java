@@ -65,7 +65,7 @@ class PcapWriterTest {
     }
 
     @Test
-    void shouldWriteEachFrameWithItsTimestampAndBytes() throws IOException {
+    void shouldWriteEachFrameAsATimestampedRecord() throws IOException {
         Path file = dir.resolve("frames.pcap");
         long[] stamps = {0, 1, 999_999_999, 1_000_000_000, 1_234_567_890_123_456_789L};
         int[] lengths = {60, 61, 128, 1514, 4096};
@@ -126,7 +126,7 @@ class PcapWriterTest {
     }
 
     @Test
-    void shouldCutAFrameLongerThanTheSnaplenAndKeepItsOriginalLength() throws IOException {
+    void shouldCutAFrameLongerThanTheSnaplenKeepingItsOriginalLength() throws IOException {
         try (Arena big = Arena.ofConfined()) {
             SimBufferPool bigPool = new SimBufferPool(big, 2, 40_000);
             MbufBatch two = new MbufBatch(big, 2);
@@ -151,7 +151,7 @@ class PcapWriterTest {
     }
 
     @Test
-    void shouldWriteOutTheBufferWhenItFillsAndOnClose() throws IOException {
+    void shouldWriteOutTheBufferWhenItFillsOrOnClose() throws IOException {
         Path file = dir.resolve("many.pcap");
         int frames = 500;
         int length = 4000;

@@ -28,7 +28,7 @@ class SimConfigTest {
     }
 
     @Test
-    void shouldDefaultToOnePathAndAPoolOfFrameSizedBuffers() {
+    void shouldDefaultToOnePathWithAPoolOfFrameSizedBuffers() {
         SimNetwork.Config config = SimNetwork.Config.builder().build();
         assertEquals(1, config.pathCount());
         assertEquals(4096 + 256, config.dataRoom());

@@ -90,7 +90,7 @@ class CountersFileTest {
     }
 
     @Test
-    void shouldRefuseCountersBeyondCapacityAndIgnoreTheirStores() {
+    void shouldRefuseCountersBeyondCapacityIgnoringTheirStores() {
         Path file = dir.resolve("e.counters");
         try (CountersWriter w = CountersWriter.create(file, "w", 2); CountersReader r = CountersReader.open(file).orElseThrow()) {
             w.allocate(CountersLayout.COUNTER, "a", 0);

@@ -157,7 +157,7 @@ class Ipv4UdpFrameTest {
     }
 
     @Test
-    void shouldPadShortFramesToSixtyBytesWithZerosAndStillParseThem() {
+    void shouldPadShortFramesToSixtyBytesOfZerosThatStillParse() {
         for (int srdLength = 0; srdLength <= 18; srdLength++) {
             for (int i = 0; i < 64; i++) {
                 m.putByte(i, (byte) 0xEE);                   // garbage where the padding goes

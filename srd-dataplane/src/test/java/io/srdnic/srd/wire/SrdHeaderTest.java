@@ -77,7 +77,7 @@ class SrdHeaderTest {
     }
 
     @Test
-    void shouldRoundTripFlagsAndPayloadLength() {
+    void shouldRoundTripTheFlagsWithThePayloadLength() {
         for (int flags = 0; flags < 256; flags++) {
             SrdHeader.flags(m, flags);
             assertEquals(flags, SrdHeader.flags(m));
