@@ -17,7 +17,8 @@ record SimAllToAll(Scenario links, AllToAllSimulation.Transport transport, int j
                    Path pcap) {
 
     int call() {
-        System.err.printf(Locale.ROOT, "sim: all-to-all over %s, %d nodes x %d jobs, %d B messages, loss %.3f dup %.3f reorder %.3f, seed %d%n",
+        System.err.printf(Locale.ROOT,
+                "sim: all-to-all over %s, %d nodes x %d jobs, %d B messages, loss %.3f dup %.3f reorder %.3f, seed %d%n",
             transport, links.hosts(), jobs, size, links.loss(), links.duplicate(), links.reorder(), links.seed());
         SrdConfig config = new SrdConfig();
         settings.forEach(config::set);

@@ -38,10 +38,12 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--jobs", defaultValue = "1", description = "With --all-to-all: jobs per node (default ${DEFAULT-VALUE}).")
     int jobs;
 
-    @Option(names = "--messages", defaultValue = "100000", description = "Messages in total, split evenly over the senders (default ${DEFAULT-VALUE}).")
+    @Option(names = "--messages", defaultValue = "100000",
+            description = "Messages in total, split evenly over the senders (default ${DEFAULT-VALUE}).")
     long messages;
 
-    @Option(names = "--size", defaultValue = "4096", description = "Message size in bytes, at most the SRD MTU 4096 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--size", defaultValue = "4096",
+            description = "Message size in bytes, at most the SRD MTU 4096 (default ${DEFAULT-VALUE}).")
     int size;
 
     @Option(names = "--loss", defaultValue = "0", description = "Loss probability per packet per direction on every path.")
@@ -93,10 +95,12 @@ final class SimCommand implements Callable<Integer> {
             + "each checked byte for byte (segmented at the MTU less the 24-byte RDMA header).")
     String ops;
 
-    @Option(names = "--pcap", paramLabel = "FILE", description = "Write every frame sent on the simulated wire to a pcap file (virtual timestamps).")
+    @Option(names = "--pcap", paramLabel = "FILE",
+            description = "Write every frame sent on the simulated wire to a pcap file (virtual timestamps).")
     Path pcap;
 
-    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Any SRD transport setting (docs/configuration.md), e.g. --set rto-min-us=20.")
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+            description = "Any SRD transport setting (docs/configuration.md), e.g. --set rto-min-us=20.")
     Map<String, String> settings = new LinkedHashMap<>();
 
     @Option(names = "--stats", description = "Print the transport's counters (drops by reason, retransmits, ...).")

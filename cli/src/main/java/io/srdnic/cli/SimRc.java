@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** {@code srdnic sim --transport rc}: one RC connection on the simulated fabric (RcSimulation); exit status 1 unless every message checks out. */
+/**
+ * {@code srdnic sim --transport rc}: one RC connection on the simulated fabric (RcSimulation); exit
+ * status 1 unless every message checks out.
+ */
 record SimRc(Scenario links, List<RcOp> ops, Map<String, String> settings, Path pcap) {
 
     int call() {

@@ -1,8 +1,16 @@
 package io.srdnic.cli;
 
+import io.srdnic.cli.cm.CmPingPongCommand;
+import io.srdnic.cli.dataplane.DataplaneCommand;
+import io.srdnic.cli.nbd.NbdCommand;
 import io.srdnic.cli.perf.AdversaryCommand;
 import io.srdnic.cli.perf.PerfCommand;
 import io.srdnic.cli.pktgen.PktgenCommand;
+import io.srdnic.cli.rnbd.NbdLocalCommand;
+import io.srdnic.cli.rnbd.RnbdServerCommand;
+import io.srdnic.cli.rnbd.RtrsCommand;
+import io.srdnic.cli.stat.StatCommand;
+import io.srdnic.cli.xrc.XrcAllToAllCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,7 +20,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "srdnic", mixinStandardHelpOptions = true, version = "srdnic 0.1.0",
     description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
-    subcommands = {AdversaryCommand.class, io.srdnic.cli.cm.CmPingPongCommand.class, io.srdnic.cli.dataplane.DataplaneCommand.class, DemoCommand.class, io.srdnic.cli.nbd.NbdCommand.class, io.srdnic.cli.rnbd.NbdLocalCommand.class, io.srdnic.cli.rnbd.RnbdServerCommand.class, io.srdnic.cli.rnbd.RtrsCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class, SimCommand.class, io.srdnic.cli.stat.StatCommand.class, io.srdnic.cli.xrc.XrcAllToAllCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {AdversaryCommand.class, CmPingPongCommand.class, DataplaneCommand.class, DemoCommand.class, NbdCommand.class,
+            NbdLocalCommand.class, RnbdServerCommand.class, RtrsCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class,
+            SimCommand.class, StatCommand.class, XrcAllToAllCommand.class, CommandLine.HelpCommand.class})
 public final class Srdnic {
 
     public static void main(String[] args) {

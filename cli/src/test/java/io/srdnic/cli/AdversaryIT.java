@@ -44,7 +44,8 @@ class AdversaryIT {
         assertTrue(number(json, "injected") > 0, "attack frames entered the victim's receive path");
         @SuppressWarnings("unchecked")
         Map<String, Object> rejected = (Map<String, Object>) json.get("rejected");
-        assertTrue(rejected.values().stream().mapToLong(v -> ((Number) v).longValue()).sum() > 0, "the victim rejected something: " + rejected);
+        assertTrue(rejected.values().stream().mapToLong(v -> ((Number) v).longValue()).sum() > 0,
+                "the victim rejected something: " + rejected);
         assertTrue(rejected.keySet().stream().anyMatch(k -> k.startsWith("parse_")), "malformed frames failed the parser: " + rejected);
         assertTrue(number(json, "peak_rss_mb") > 0);
         if (link.equals("af_xdp")) {

@@ -1,6 +1,8 @@
 package io.srdnic.cli;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -41,29 +43,29 @@ record CliRun(int status, String stdout, String stderr) {
     }
 
     /** Writes to both: stderr is captured and still shown as it comes. */
-    private static final class TeeStream extends java.io.OutputStream {
-        private final java.io.OutputStream a;
-        private final java.io.OutputStream b;
+    private static final class TeeStream extends OutputStream {
+        private final OutputStream a;
+        private final OutputStream b;
 
-        TeeStream(java.io.OutputStream a, java.io.OutputStream b) {
+        TeeStream(OutputStream a, OutputStream b) {
             this.a = a;
             this.b = b;
         }
 
         @Override
-        public synchronized void write(int x) throws java.io.IOException {
+        public synchronized void write(int x) throws IOException {
             a.write(x);
             b.write(x);
         }
 
         @Override
-        public synchronized void write(byte[] bytes, int off, int len) throws java.io.IOException {
+        public synchronized void write(byte[] bytes, int off, int len) throws IOException {
             a.write(bytes, off, len);
             b.write(bytes, off, len);
         }
 
         @Override
-        public void flush() throws java.io.IOException {
+        public void flush() throws IOException {
             a.flush();
             b.flush();
         }

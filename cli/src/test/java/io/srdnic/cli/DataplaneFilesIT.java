@@ -56,7 +56,8 @@ class DataplaneFilesIT {
             }
             Path memif = dir.resolve("net_memif0.sock");
             assertEquals("rw-rw----", mode(memif), "the memif socket: a file in the run directory, not abstract");
-            assertTrue(Files.readString(Path.of("/proc/net/unix")).contains(" " + memif + "\n"), "bound by path (an abstract one shows as @...)");
+            assertTrue(Files.readString(Path.of("/proc/net/unix")).contains(" " + memif + "\n"),
+                    "bound by path (an abstract one shows as @...)");
         }
     }
 

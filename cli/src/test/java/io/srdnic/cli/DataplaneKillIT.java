@@ -7,6 +7,8 @@ import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.pktgen.PeerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -103,8 +105,9 @@ class DataplaneKillIT {
      * descheduled for half a second, which ended a run of the default's ~0.54 s in RETRY_EXCEEDED.
      */
     private static List<String> client(Path dir, int oobPort, String transport, String mode, long iters) {
-        List<String> args = new java.util.ArrayList<>(List.of("perf", "--client", "127.0.0.1:" + oobPort, "--attach", dir.toString(),
-            "--link", "memif", "--mode", mode, "--transport", transport, "--size", "64", "--iters", Long.toString(iters), "--warmup", "1000",
+        List<String> args = new ArrayList<>(List.of("perf", "--client", "127.0.0.1:" + oobPort, "--attach", dir.toString(),
+            "--link", "memif", "--mode", mode, "--transport", transport, "--size", "64", "--iters", Long.toString(iters),
+                    "--warmup", "1000",
             "--warmup-ms", "12000", "--json", "--time-limit-s", "240"));
         if (transport.equals("rc")) {
             args.addAll(List.of("--rc-ack-timeout", "18"));
@@ -127,7 +130,7 @@ class DataplaneKillIT {
     }
 
     private static Map<String, Long> attachCounters(String statJson) {
-        Map<String, Long> m = new java.util.HashMap<>();
+        Map<String, Long> m = new HashMap<>();
         Matcher matcher = COUNTER.matcher(statJson);
         while (matcher.find()) {
             m.put(matcher.group(1), Long.parseLong(matcher.group(2)));

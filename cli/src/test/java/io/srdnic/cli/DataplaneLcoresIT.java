@@ -77,7 +77,8 @@ class DataplaneLcoresIT {
                 assertTrue(stat.contains(",path=3 "), "A's per-path counters: " + stat.substring(0, Math.min(2000, stat.length())));
                 assertFalse(stat.contains(",path=4 "), "a fifth path: the config file's transport setting did not reach the contexts");
                 Map<String, Long> delivered = delivered(stat);
-                assertEquals(MESSAGES + WARMUP, delivered.get("net_memif0"), "lcore 0's context delivered its application's messages: " + delivered);
+                assertEquals(MESSAGES + WARMUP, delivered.get("net_memif0"),
+                        "lcore 0's context delivered its application's messages: " + delivered);
                 assertEquals(MESSAGES + WARMUP, delivered.get("net_memif0-lcore1"), "and lcore 1's its own: " + delivered);
                 long stopping = System.nanoTime();
                 planeA.terminate();

@@ -1,6 +1,5 @@
 package io.srdnic.cli;
 
-import io.srdnic.verbs.QpInitAttributes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +10,7 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -26,7 +26,8 @@ class DataplaneResIT {
     @Test
     void shouldListWhatEachAttachedClientHolds(@TempDir Path tmp) throws Exception {
         Path dir = tmp.resolve("run");
-        try (DataplaneFilesIT.Plane plane = DataplaneFilesIT.Plane.start("022", tmp.resolve("log"), "--port", "net_memif0,role=server", "--dir",
+        try (DataplaneFilesIT.Plane plane = DataplaneFilesIT.Plane.start("022", tmp.resolve("log"), "--port",
+                "net_memif0,role=server", "--dir",
             dir.toString(), "--shm-dir", tmp.toString())) {
             plane.awaitReady();
             long me = ProcessHandle.current().pid();
@@ -56,7 +57,10 @@ class DataplaneResIT {
         }
     }
 
-    /** Runs {@code srdnic dataplane res --json} until its output contains {@code what} (the file is rewritten within 100 ms of a change). */
+    /**
+     * Runs {@code srdnic dataplane res --json} until its output contains {@code what} (the file is
+     * rewritten within 100 ms of a change).
+     */
     private static String awaitRes(Path dir, String what) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 10_000;
         String out = "";

@@ -15,15 +15,18 @@ import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdPort;
 import io.srdnic.verbs.cm.CmMessage;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * The srdnic dissector's fields, as the project's own codecs ({@link SrdHeader}, {@link RdmaHeader},
- * {@link ReadResponseHeader}, {@link AtomicHeader}, {@link SrdAck}) read them from a frame, RC's meanings where FLAG_RC is set, and tshark's printing of them brought to the same form: text as is, every number
+ * {@link ReadResponseHeader}, {@link AtomicHeader}, {@link SrdAck}) read them from a frame, RC's meanings where FLAG_RC is set, and
+ * tshark's printing of them brought to the same form: text as is, every number
  * as an unsigned decimal string, booleans as 0/1, bytes as lowercase hex, repeated fields as a
  * list in wire order, a field a packet does not have as an empty list.
  */
@@ -106,7 +109,10 @@ final class DissectorFields {
     private DissectorFields() {
     }
 
-    /** Whether the packet of {@code type} is an SRC request: an RC data packet with FLAG_SRC (its SRQ number where the destination context is). */
+    /**
+     * Whether the packet of {@code type} is an SRC request: an RC data packet with FLAG_SRC (its
+     * SRQ number where the destination context is).
+     */
     static boolean isSrc(Mbuf m, int type) {
         return isRc(m) && PacketType.isData(type) && (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) != 0;
     }
@@ -131,7 +137,7 @@ final class DissectorFields {
      * dissector does the same, frame by frame.
      */
     static final class Requests {
-        private final Map<String, long[]> last = new java.util.HashMap<>(); // key -> {frame, atomic ? 1 : 0}
+        private final Map<String, long[]> last = new HashMap<>(); // key -> {frame, atomic ? 1 : 0}
 
         private static String key(int requesterIp, int responderIp, int requesterQpn, int token) {
             return requesterIp + ">" + responderIp + ":" + requesterQpn + ":" + token;
@@ -291,7 +297,7 @@ final class DissectorFields {
         if (printed.isEmpty()) {
             return values;
         }
-        for (String v : printed.split(java.util.regex.Pattern.quote(AGGREGATOR), -1)) {
+        for (String v : printed.split(Pattern.quote(AGGREGATOR), -1)) {
             if (TEXT.contains(field)) {
                 values.add(v);
             } else if (BYTES.contains(field)) {

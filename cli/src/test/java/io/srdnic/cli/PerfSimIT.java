@@ -52,14 +52,16 @@ class PerfSimIT {
     @ParameterizedTest
     @CsvSource({"lat,srd", "lat,ud", "bw,srd", "bw,ud"})
     void shouldMeasureBothModesInVirtualTime(String mode, String transport) {
-        CliRun run = CliRun.of("perf", "--link", "sim", "--mode", mode, "--transport", transport, "--iters", "3000", "--qps", "2", "--json");
+        CliRun run = CliRun.of("perf", "--link", "sim", "--mode", mode, "--transport", transport, "--iters", "3000",
+                "--qps", "2", "--json");
         assertEquals(0, run.status(), run.stdout());
         Map<String, String> json = run.json();
         assertContract(json, mode, false);
         assertEquals("virtual", json.get("time"));
         assertEquals(json.get("sent"), json.get("received"), "the default simulated network loses nothing");
         assertTrue(run.stdout().contains("virtual"), "sim output says its times are virtual");
-        assertTrue(run.stdout().startsWith("perf " + mode + " " + transport + " over sim: 64 B messages"), "--op send's header as ever: " + run.stdout());
+        assertTrue(run.stdout().startsWith("perf " + mode + " " + transport + " over sim: 64 B messages"), "--op send's header as ever: "
+                + run.stdout());
         assertTrue(!run.stdout().contains("payload checked"), "a SEND run checks no RDMA region");
     }
 
@@ -90,7 +92,8 @@ class PerfSimIT {
     @Test
     void shouldRepairLostRdmaPacketsAndStillLandEveryByte() {
         for (String op : List.of("write", "read")) {
-            CliRun run = CliRun.of("perf", "--link", "sim", "--mode", "bw", "--op", op, "--size", "20000", "--loss", "0.02", "--iters", "2000",
+            CliRun run = CliRun.of("perf", "--link", "sim", "--mode", "bw", "--op", op, "--size", "20000", "--loss", "0.02",
+                    "--iters", "2000",
                 "--json");
             assertEquals(0, run.status(), run.stdout());
             assertEquals(run.json().get("sent"), run.json().get("received"));
@@ -148,7 +151,8 @@ class PerfSimIT {
     @ParameterizedTest
     @CsvSource({"1,lat,send", "16,lat,send", "1,bw,write", "16,bw,write"})
     void shouldRepairLostRcPacketsOnOnePathAndSprayed(int paths, String mode, String op) {
-        CliRun run = CliRun.of("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--op", op, "--size", "20000", "--loss", "0.02",
+        CliRun run = CliRun.of("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--op", op, "--size", "20000",
+                "--loss", "0.02",
             "--iters", "500", "--set", "rc-paths=" + paths, "--json");
         assertEquals(0, run.status(), run.stdout());
         assertEquals(run.json().get("sent"), run.json().get("received"));
@@ -176,7 +180,8 @@ class PerfSimIT {
 
     @Test
     void shouldTimeOutLostUdRoundTripsButRepairEverySrdLoss() {
-        CliRun ud = CliRun.of("perf", "--link", "sim", "--transport", "ud", "--loss", "0.05", "--iters", "2000", "--timeout-ms", "1", "--json");
+        CliRun ud = CliRun.of("perf", "--link", "sim", "--transport", "ud", "--loss", "0.05", "--iters", "2000",
+                "--timeout-ms", "1", "--json");
         assertEquals(0, ud.status(), "UD loses messages: that is no failure, " + ud.stdout());
         assertTrue(Long.parseLong(ud.json().get("timeouts")) > 0, "5% loss each way must time some round trips out: " + ud.stdout());
         assertContract(ud.json(), "lat", false);
@@ -229,11 +234,13 @@ class PerfSimIT {
         assertEquals(2, errorRun("perf", "--op", "atomic").status, "picocli: not an op");
         Result udWrite = errorRun("perf", "--link", "sim", "--transport", "ud", "--op", "write");
         assertEquals(2, udWrite.status, "a usage error: UD has no RDMA");
-        assertTrue(udWrite.stderr.contains("--op write needs RDMA, which ud queue pairs do not have: use --transport srd or rc"), udWrite.stderr);
+        assertTrue(udWrite.stderr.contains("--op write needs RDMA, which ud queue pairs do not have: use --transport srd or rc"),
+                udWrite.stderr);
         assertTrue(udWrite.stderr.contains("Usage: srdnic perf"), udWrite.stderr);
         assertEquals(2, errorRun("perf", "--link", "sim", "--transport", "ud", "--op", "read", "--mode", "bw").status);
         assertRefused("--size must be 1..1073741824 bytes with --op read", "perf", "--link", "sim", "--op", "read", "--size", "0");
-        assertRefused("--size must be 1..1073741824 bytes with --op write", "perf", "--link", "sim", "--op", "write", "--size", "1073741825");
+        assertRefused("--size must be 1..1073741824 bytes with --op write", "perf", "--link", "sim", "--op", "write",
+                "--size", "1073741825");
         assertRefused("--op write and read go up to 1 GiB", "perf", "--link", "sim", "--size", "5000");
         Result rcSize = errorRun("perf", "--link", "sim", "--transport", "rc", "--size", "1073741825");
         assertEquals(2, rcSize.status, "a usage error");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.srdnic.cli.net.Shell;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +73,7 @@ class PerfTwoProcessIT {
     @CsvSource({"srd,lat,send", "srd,bw,send", "ud,bw,send", "srd,lat,write", "rc,lat,send", "rc,bw,write", "src,lat,send"})
     void shouldRunAttachedToTwoDataplanesJoinedByMemif(String transport, String mode, String op, @TempDir Path dir) throws Exception {
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
-        List<String> args = new java.util.ArrayList<>(List.of("perf", "--link", "memif", "--attach", dir.toString(), "--transport", transport,
+        List<String> args = new ArrayList<>(List.of("perf", "--link", "memif", "--attach", dir.toString(), "--transport", transport,
             "--mode", mode, "--op", op, "--size", "64", "--iters", mode.equals("lat") ? "1000" : "20000", "--warmup-ms", "0", "--json"));
         if (transport.equals("srd") && mode.equals("bw")) {
             args.addAll(List.of("--set", "ack-every=8")); // a transport setting: perf gives it to the dataplanes it starts
@@ -136,7 +137,8 @@ class PerfTwoProcessIT {
 
     @Test
     void shouldHandTheSrdSettingsToBothChildren() {
-        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--cpu", "1", "--set", "delayed-ack=false",
+        CliRun run = CliRun.of("perf", "--link", "memif", "--size", "64", "--iters", "500", "--warmup-ms", "0", "--no-raw", "--cpu", "1",
+                "--set", "delayed-ack=false",
             "--set", "paths=2", "--stats", "--json");
         assertEquals(0, run.status(), run.output());
         assertEquals(run.json().get("sent"), run.json().get("received"));

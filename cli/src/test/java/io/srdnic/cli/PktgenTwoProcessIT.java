@@ -8,6 +8,7 @@ import io.srdnic.cli.net.Shell;
 import io.srdnic.cli.pktgen.PeerProcess;
 import java.io.File;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -34,7 +35,7 @@ class PktgenTwoProcessIT {
         assertEquals(0, run.number("duplicated"));
         String namespaces = Shell.run("ip", "netns", "list");
         assertEquals(false, namespaces.contains("srdnic-" + ProcessHandle.current().pid()), "namespaces left behind: " + namespaces);
-        Set<String> leftBehind = new java.util.HashSet<>(ealRuntimeDirs());
+        Set<String> leftBehind = new HashSet<>(ealRuntimeDirs());
         leftBehind.removeAll(ealDirsBefore);
         assertEquals(Set.of(), leftBehind, "EAL runtime directories left behind");
     }

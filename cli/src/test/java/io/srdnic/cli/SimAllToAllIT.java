@@ -3,7 +3,9 @@ package io.srdnic.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,8 +23,8 @@ class SimAllToAllIT {
             Process p = new ProcessBuilder(System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED", "-jar",
                 System.getProperty("srdnic.jar"), "sim", "--all-to-all", "--nodes", "4", "--jobs", "3", "--transport", transports[i],
                 "--size", "64", "--loss", "0.02", "--seed", "3", "--json").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "sim --all-to-all ended");
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(120, TimeUnit.SECONDS), "sim --all-to-all ended");
             assertEquals(0, p.exitValue(), out);
             String last = out.strip().lines().reduce((a, b) -> b).orElse("");
             Map<String, String> j = new CliRun(p.exitValue(), out).json();

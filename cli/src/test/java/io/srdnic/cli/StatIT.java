@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -68,7 +69,7 @@ class StatIT {
      * A writer killed with -9 mid-run leaves its file LIVE with a pid that no longer runs: stat
      * shows it stale, its last published counts still there.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void shouldShowTheCountersOfAWriterThatWasKilledAsStale() throws Exception {
         Process perf = new ProcessBuilder(System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED",
             "-Dsrdnic.counters.dir=" + dir, "-jar", System.getProperty("srdnic.jar"), "perf", "--link", "sim", "--mode", "bw",

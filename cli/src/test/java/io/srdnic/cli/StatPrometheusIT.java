@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.pktgen.PeerProcess;
+import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -49,7 +50,8 @@ class StatPrometheusIT {
             try (PeerProcess planeB = PeerProcess.start("dataplane B", null, plane(MemifSpec.of("client", socket), b, "10.0.0.2"))) {
                 planeA.await("link up", 60_000);
                 planeB.await("link up", 60_000);
-                try (PeerProcess server = PeerProcess.start("perf server", null, List.of("perf", "--server", "--attach", a.toString(), "--link",
+                try (PeerProcess server = PeerProcess.start("perf server", null,
+                        List.of("perf", "--server", "--attach", a.toString(), "--link",
                          "memif", "--oob-port", Integer.toString(oob), "--time-limit-s", "120"));
                      PeerProcess client = PeerProcess.start("perf client", null, List.of("perf", "--client", "127.0.0.1:" + oob, "--attach",
                          b.toString(), "--link", "memif", "--mode", "lat", "--transport", "srd", "--size", "64", "--iters", "1000000",
@@ -94,7 +96,7 @@ class StatPrometheusIT {
                 if (tx.find() && Double.parseDouble(tx.group(1)) > 100) {
                     return body;
                 }
-            } catch (java.net.ConnectException notYet) {
+            } catch (ConnectException notYet) {
                 // srdnic stat is still starting
             }
             Thread.sleep(500);

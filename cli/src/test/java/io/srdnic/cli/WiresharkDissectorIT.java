@@ -22,7 +22,6 @@ import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
 import io.srdnic.srd.wire.SrdPort;
 import io.srdnic.verbs.cm.CmMessage;
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,7 +133,7 @@ class WiresharkDissectorIT {
             "segment ONLY", "ACK held", "RNR NAK timer " + RcSimulation.MIN_RNR_TIMER, "atomic answer", "retransmission")) {
             assertTrue(kinds.getOrDefault(k, 0) > 0, "the capture holds no " + k + ": " + kinds);
         }
-        long atomics = java.util.stream.IntStream.range(0, messages).mapToObj(i -> ops.get(i % ops.size()))
+        long atomics = IntStream.range(0, messages).mapToObj(i -> ops.get(i % ops.size()))
             .filter(op -> op.equals("cmp-swap") || op.equals("fetch-add")).count();
         assertTrue(kinds.get("atomic answer") >= atomics, "every atomic's answer is told from a READ's: " + kinds.get("atomic answer")
             + " frames answer the " + atomics + " atomics");
@@ -278,7 +278,8 @@ class WiresharkDissectorIT {
                 writer.write(m, 1_000_000_000L + i * 1_000L);
             }
             // Another protocol on its own port, whose first byte (0x12) reads as SRD version 1, type 2.
-            byte[] dns = {0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
+            byte[] dns = {0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o',
+                    'm', 0, 0, 1, 0, 1};
             writeRaw(dns, 53, writer, verdicts, ports);
             writeRaw("not an SRD packet, just some text on a UDP port".getBytes(StandardCharsets.US_ASCII), OTHER_PORT, writer,
                 verdicts, ports);
@@ -318,7 +319,8 @@ class WiresharkDissectorIT {
                     assertTrue(row[2].startsWith(error.name() + ":") || row[2].contains(DissectorFields.AGGREGATOR + error.name() + ":"),
                         where + ": SrdParser says " + error + ", the dissector's expert says " + row[2]);
                 } else {
-                    assertFalse(row[1].contains("srdnic"), where + ": SrdParser refuses it (" + error + "), the heuristic must not claim it");
+                    assertFalse(row[1].contains("srdnic"), where + ": SrdParser refuses it (" + error
+                            + "), the heuristic must not claim it");
                 }
             }
         }
@@ -480,7 +482,8 @@ class WiresharkDissectorIT {
                     int reasonAt = at + SrdAck.DROPS_OFFSET + r.nextInt(SrdAck.dropCount(m)) * SrdAck.DROP_ENTRY_LENGTH + 4;
                     m.putByte(reasonAt, (byte) (r.nextBoolean() ? 0 : DropReason.REMOTE_ACCESS + 1 + r.nextInt(250)));
                 } else if (!ack) {
-                    m.putByte(at + (r.nextBoolean() ? SrdHeader.SOURCE_QPN_OFFSET : SrdHeader.DESTINATION_QPN_OFFSET), (byte) (1 + r.nextInt(255)));
+                    m.putByte(at + (r.nextBoolean() ? SrdHeader.SOURCE_QPN_OFFSET : SrdHeader.DESTINATION_QPN_OFFSET),
+                            (byte) (1 + r.nextInt(255)));
                 }
                 yield srdLength;                                              // a reason or QPN out of range
             }

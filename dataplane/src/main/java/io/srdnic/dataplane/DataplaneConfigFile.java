@@ -70,7 +70,8 @@ public final class DataplaneConfigFile {
                 }
                 c.values.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
             } else {
-                throw new IllegalArgumentException(where + ": no option '" + key + "' (keys: " + String.join(", ", KEYS.stream().sorted().toList())
+                throw new IllegalArgumentException(where + ": no option '" + key + "' (keys: "
+                        + String.join(", ", KEYS.stream().sorted().toList())
                     + ", set.KEY for a transport setting, quota.NAME for a per-client quota)");
             }
         }

@@ -1,5 +1,7 @@
 package io.srdnic.dataplane;
 
+import io.srdnic.dataplane.attach.AttachServer;
+import io.srdnic.dataplane.attach.ClientQuota;
 import io.srdnic.pmd.Affinity;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
@@ -9,8 +11,8 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.ThreadingMode;
-import io.srdnic.dataplane.attach.AttachServer;
-import io.srdnic.dataplane.attach.ClientQuota;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -59,7 +61,8 @@ final class LcoreLoop implements Agent {
     private Agent duties;
 
     /** {@code portsOpened} is completed by lcore 0; {@code stopped} counts every lcore down as it stops. */
-    LcoreLoop(int index, DataplaneSetup setup, HandoffCounts[] counts, CompletableFuture<DataplanePorts> portsOpened, CountDownLatch stopped,
+    LcoreLoop(int index, DataplaneSetup setup, HandoffCounts[] counts, CompletableFuture<DataplanePorts> portsOpened,
+            CountDownLatch stopped,
               BooleanSupplier quit, ClientQuota quota) {
         this.quota = quota;
         this.index = index;
@@ -98,8 +101,8 @@ final class LcoreLoop implements Agent {
             portsOpened.complete(DataplanePorts.open(setup.ports(), setup.lcores(), setup.firstIp(), counts));
             try {
                 MemifSockets.secure(setup.ports(), setup.policy().socketGid());
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e.getMessage(), e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e.getMessage(), e);
             }
         } else {
             portsOpened.join(); // EAL and the ports are up once lcore 0 has opened them
@@ -202,7 +205,8 @@ final class LcoreLoop implements Agent {
     private void closePorts(DataplanePorts ports, Eal eal) {
         try {
             if (!stopped.await(STOP_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                LOG.log(System.Logger.Level.WARNING, "not every lcore stopped within {0} ms: closing the ports anyway", String.valueOf(STOP_WAIT_MILLIS));
+                LOG.log(System.Logger.Level.WARNING, "not every lcore stopped within {0} ms: closing the ports anyway",
+                        String.valueOf(STOP_WAIT_MILLIS));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,9 +1,9 @@
 package io.srdnic.dataplane;
 
-import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.NanoClock;
 import io.srdnic.pmd.EthPort;
 import java.util.List;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
 
 /**
  * Says when each port's link first comes up ({@code link up <i>} on stdout, and the log), so that

@@ -3,7 +3,9 @@ package io.srdnic.dataplane;
 import io.srdnic.ffm.Libc;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
+import java.util.function.IntSupplier;
 
 /**
  * The libc calls {@link PidLock} needs on one descriptor, which Java's FileChannel does not give
@@ -42,7 +44,7 @@ final class PidFileCalls {
         return retryingEintr(() -> Libc.fchmod(fd, mode));
     }
 
-    private static int retryingEintr(java.util.function.IntSupplier call) {
+    private static int retryingEintr(IntSupplier call) {
         while (true) {
             if (call.getAsInt() == 0) {
                 return 0;
@@ -61,7 +63,7 @@ final class PidFileCalls {
     /** pwrite of all of {@code bytes} at {@code offset}: the count written, or -errno. */
     static long pwrite(int fd, byte[] bytes, long offset) {
         try (Arena arena = Arena.ofConfined()) { // once per start: the pid
-            MemorySegment buf = arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, bytes);
+            MemorySegment buf = arena.allocateFrom(ValueLayout.JAVA_BYTE, bytes);
             long n = Libc.pwrite(fd, buf, bytes.length, offset);
             return n >= 0 ? n : -Libc.errno();
         }

@@ -1,6 +1,7 @@
 package io.srdnic.dataplane;
 
 import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.ffm.Libc;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
@@ -47,7 +48,10 @@ public final class PidLock implements AutoCloseable {
         this.ino = ino;
     }
 
-    /** Takes {@code dir}/dataplane.pid (the directory checked already) and writes this process's id into it; throws when another process holds it. */
+    /**
+     * Takes {@code dir}/dataplane.pid (the directory checked already) and writes this process's id
+     * into it; throws when another process holds it.
+     */
     public static PidLock acquire(Path dir) throws IOException {
         Path path = dir.resolve(FILE);
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -74,7 +78,8 @@ public final class PidLock implements AutoCloseable {
                 byte[] pid = (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
                 long written = PidFileCalls.pwrite(fd, pid, 0);
                 if (written != pid.length) {
-                    throw new IOException("cannot write " + path + ": " + (written < 0 ? io.srdnic.ffm.Libc.describe((int) -written) : "short write of " + written));
+                    throw new IOException("cannot write " + path + ": "
+                            + (written < 0 ? Libc.describe((int) -written) : "short write of " + written));
                 }
                 check(PidFileCalls.fsync(fd), "fsync", path);
                 if (!previous.isEmpty()) {
@@ -97,7 +102,7 @@ public final class PidLock implements AutoCloseable {
             return new IllegalStateException(path + " is a symbolic link (to " + Files.readSymbolicLink(path)
                 + "): refusing to follow it; the dataplane writes only its own pid file (remove the link if it is not yours)");
         }
-        return new IllegalStateException("cannot open " + path + ": " + io.srdnic.ffm.Libc.describe(errno));
+        return new IllegalStateException("cannot open " + path + ": " + Libc.describe(errno));
     }
 
     private static void refuseUnlessOurs(Path path, Map<String, Object> open) {
@@ -124,7 +129,7 @@ public final class PidLock implements AutoCloseable {
 
     private static void check(long result, String call, Path path) throws IOException {
         if (result < 0) {
-            throw new IOException(call + " of " + path + " failed: " + io.srdnic.ffm.Libc.describe((int) -result));
+            throw new IOException(call + " of " + path + " failed: " + Libc.describe((int) -result));
         }
     }
 

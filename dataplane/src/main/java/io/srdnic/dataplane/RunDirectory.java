@@ -4,6 +4,7 @@ import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.ffm.Libc;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -39,7 +41,8 @@ final class RunDirectory {
                 for (Path p = parent; p != null; p = p.getParent()) {
                     if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(p)) {
                         if (!Files.isDirectory(p)) { // Java's createDirectories says EEXIST here; the kernel's word is ENOTDIR
-                            throw new IllegalStateException("--dir " + dir + ": cannot make it: " + Libc.describe(Libc.ENOTDIR) + " at " + p);
+                            throw new IllegalStateException("--dir " + dir + ": cannot make it: "
+                                    + Libc.describe(Libc.ENOTDIR) + " at " + p);
                         }
                         refuseUnsafeAncestors(dir, p); // before making anything in it
                         break;
@@ -64,7 +67,7 @@ final class RunDirectory {
     }
 
     private static String failedAt(IOException e, Path dir) {
-        return e instanceof java.nio.file.FileSystemException f && f.getFile() != null ? f.getFile() : dir.toString();
+        return e instanceof FileSystemException f && f.getFile() != null ? f.getFile() : dir.toString();
     }
 
     /** Refuses {@code dir} unless it is a directory (not a link) of this uid that group and others cannot write, under safe parents. */
@@ -120,14 +123,15 @@ final class RunDirectory {
         if ((owner != 0 && owner != self) || othersMayWrite) {
             String who = owner != 0 && owner != self ? "its owner, neither root nor this dataplane's uid " + self + ","
                 : "group or others (no sticky bit)";
-            throw new IllegalStateException("--dir " + dir + ": its parent " + parent + " (mode " + modeText(mode) + ", uid " + owner + ") may be"
+            throw new IllegalStateException("--dir " + dir + ": its parent " + parent + " (mode " + modeText(mode) + ", uid "
+                    + owner + ") may be"
                 + " written by " + who + " who could rename --dir away after it is checked and put their own in its place"
                 + " (give a --dir whose parents only root or uid " + self + " can write, or chmod go-w or +t " + parent + ")");
         }
     }
 
     private static String modeText(int mode) {
-        Set<PosixFilePermission> perms = java.util.EnumSet.noneOf(PosixFilePermission.class);
+        Set<PosixFilePermission> perms = EnumSet.noneOf(PosixFilePermission.class);
         PosixFilePermission[] bits = PosixFilePermission.values(); // OWNER_READ .. OTHERS_EXECUTE: bit 8 down to bit 0
         for (int i = 0; i < bits.length; i++) {
             if ((mode & (0400 >> i)) != 0) {

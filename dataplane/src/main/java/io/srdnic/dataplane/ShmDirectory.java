@@ -20,12 +20,14 @@ final class ShmDirectory {
     static void check(Path dir) {
         if (!Files.isDirectory(dir)) {
             String why = Files.exists(dir, LinkOption.NOFOLLOW_LINKS) ? Libc.describe(Libc.ENOTDIR) : Libc.describe(Libc.ENOENT);
-            throw new IllegalStateException("--shm-dir " + dir + ": " + why + ": clients' shared memory is made there (the default is /dev/shm)");
+            throw new IllegalStateException("--shm-dir " + dir + ": " + why
+                    + ": clients' shared memory is made there (the default is /dev/shm)");
         }
         Path probe = dir.resolve("srdnic-probe-" + ProcessHandle.current().pid());
         try {
             Files.deleteIfExists(probe);
-            try (FileChannel ignored = FileChannel.open(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel ignored = FileChannel.open(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS)) {
                 // made: the directory takes our files
             }
             Files.delete(probe);

@@ -1,8 +1,8 @@
 package io.srdnic.dataplane;
 
-import io.srdnic.srd.counters.CountersLayout;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachServer;
+import io.srdnic.srd.counters.CountersLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -32,7 +32,8 @@ import java.util.stream.Stream;
  */
 final class StaleFiles {
     private static final System.Logger LOG = System.getLogger(StaleFiles.class.getName());
-    private static final Pattern COUNTERS = Pattern.compile("(\\d+)-.*(" + Pattern.quote(CountersLayout.FILE_SUFFIX) + "(\\.tmp-\\d+)?|\\.res(\\.tmp)?)");
+    private static final Pattern COUNTERS = Pattern.compile("(\\d+)-.*(" + Pattern.quote(CountersLayout.FILE_SUFFIX)
+            + "(\\.tmp-\\d+)?|\\.res(\\.tmp)?)");
     private static final Pattern SHM = Pattern.compile("srdnic-(\\d+)-\\d+");
     private static final Pattern EAL = Pattern.compile("srdnic-(\\d+)");
     private static final Pattern LCORE = Pattern.compile("lcore-(\\d+)");

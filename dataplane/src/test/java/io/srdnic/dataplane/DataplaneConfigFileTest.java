@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class DataplaneConfigFileTest {
     }
 
     private static String refused(String... lines) {
-        List<String> all = new java.util.ArrayList<>(List.of("# header"));
+        List<String> all = new ArrayList<>(List.of("# header"));
         all.addAll(List.of(lines));
         return assertThrows(IllegalArgumentException.class, () -> DataplaneConfigFile.parse("dp.conf", all)).getMessage();
     }

@@ -3,6 +3,7 @@ package io.srdnic.dataplane;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ class PidLockRaceTest {
                         try {
                             lock = PidLock.acquire(dir);
                             holders.incrementAndGet();
-                        } catch (RuntimeException | java.io.IOException refused) {
+                        } catch (RuntimeException | IOException refused) {
                             // another owns it: what a second dataplane must hear
                         }
                         tried.await(); // every holder keeps its lock until all have tried

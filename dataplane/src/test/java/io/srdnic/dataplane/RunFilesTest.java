@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.counters.CountersLayout;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.List;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,7 +78,7 @@ class RunFilesTest {
 
     @Test
     void shouldRefuseARunDirectoryOfAnotherUid() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "chown to another uid needs root");
+        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "chown to another uid needs root");
         Path theirs = Files.createDirectory(tmp.resolve("theirs"));
         Files.setAttribute(theirs, "unix:uid", 65534);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> RunDirectory.prepare(theirs));

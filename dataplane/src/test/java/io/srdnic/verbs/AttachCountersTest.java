@@ -3,10 +3,10 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.counters.Counter;
 import io.srdnic.srd.counters.CountersReader;
 import io.srdnic.verbs.AttachedSrdTest.App;
-import io.srdnic.dataplane.attach.AllowRule;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,7 +34,8 @@ class AttachCountersTest {
             Map<String, Long> seen = read(file);
             // The file is written counter by counter, without a lock: one read can see an export half
             // done (clients_reclaimed already 1, clients still 2), so wait for the whole of the state.
-            while ((seen.getOrDefault("dataplane=attach clients_reclaimed", 0L) < 1 || seen.getOrDefault("dataplane=attach clients", 0L) != 1
+            while ((seen.getOrDefault("dataplane=attach clients_reclaimed", 0L) < 1
+                    || seen.getOrDefault("dataplane=attach clients", 0L) != 1
                 || seen.getOrDefault("dataplane=attach objects_reclaimed", 0L) < 4) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
                 seen = read(file);

@@ -3,9 +3,9 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.AttachedSrdTest.App;
-import io.srdnic.dataplane.attach.AllowRule;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

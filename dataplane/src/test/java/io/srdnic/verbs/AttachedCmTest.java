@@ -4,15 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.srdnic.srd.api.WcStatus;
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.cm.CmEvent;
 import io.srdnic.verbs.cm.CmEventType;
 import io.srdnic.verbs.cm.CmId;
 import io.srdnic.verbs.cm.ConnParam;
 import io.srdnic.verbs.cm.EventChannel;
+import io.srdnic.verbs.cm.RejectReason;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -152,7 +153,7 @@ class AttachedCmTest {
     }
 
     @Test
-    void shouldConnectAnAttachedRcQpThroughTheCmToAnEmbeddedPeerAndExchangeData() {
+    void shouldExchangeDataOverAnAttachedRcQpTheCmConnectedToAnEmbeddedPeer() {
         try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot())) {
             EmbeddedPeer peer = w.onLoop(() -> new EmbeddedPeer(w.embedded(0)));
             try (Client c = new Client(dir, w.onLoop(() -> peer.ctx.ip()))) {
@@ -165,7 +166,8 @@ class AttachedCmTest {
                     return null;
                 });
                 CmEvent established = await(c.channel, CmEventType.ESTABLISHED);
-                assertEquals("welcome", new String(established.privateData(), 0, established.privateDataLength(), StandardCharsets.US_ASCII));
+                assertEquals("welcome", new String(established.privateData(), 0, established.privateDataLength(),
+                        StandardCharsets.US_ASCII));
                 c.channel.ack(established);
                 assertEquals(QpState.RTS, c.qp.state(), "the client sees the QP the dataplane's CM took to RTS");
                 assertEquals(QpType.RC, c.qp.type());
@@ -232,7 +234,8 @@ class AttachedCmTest {
     @Test
     void shouldAnswerARequestToAServedPortNobodyListensOn() {
         try (AttachedWorld w = new AttachedWorld(dir, 1, 1, AllowRule.ownUidOrRoot());
-             Context client = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 16).attachedRingBytes(1 << 16))) {
+             Context client = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 16)
+                     .attachedRingBytes(1 << 16))) {
             int servedIp = client.ip();
             EventChannel channel = new EventChannel();
             CmId id = w.onLoop(() -> {
@@ -253,7 +256,7 @@ class AttachedCmTest {
                 }
             }
             assertNotNull(rejected, "REJECTED within 5 s (not UNREACHABLE after the retries)");
-            assertEquals(io.srdnic.verbs.cm.RejectReason.NO_LISTENER, rejected.status(), rejected.toString());
+            assertEquals(RejectReason.NO_LISTENER, rejected.status(), rejected.toString());
             assertEquals(id, rejected.id());
         }
     }

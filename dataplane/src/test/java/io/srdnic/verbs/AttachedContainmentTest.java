@@ -5,18 +5,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachInternals;
 import io.srdnic.dataplane.attach.ClientQuota;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.attach.ShmRing;
+import io.srdnic.verbs.attach.control.AllocPdRequest;
+import io.srdnic.verbs.attach.control.CmRequest;
+import io.srdnic.verbs.attach.control.ControlMessage;
+import io.srdnic.verbs.attach.control.CreateAhRequest;
 import io.srdnic.verbs.attach.control.CreateCqRequest;
+import io.srdnic.verbs.attach.control.DestroyRequest;
 import io.srdnic.verbs.attach.control.ErrorReply;
 import io.srdnic.verbs.attach.control.HandleReply;
+import io.srdnic.verbs.attach.control.OpenXrcdRequest;
+import io.srdnic.verbs.attach.control.RegisterMrRequest;
+import io.srdnic.verbs.cm.CmId;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -275,7 +284,7 @@ class AttachedContainmentTest {
     }
 
     /** Makes objects with {@code make} until one is refused; returns how many were made, checking the refusal names the quota. */
-    private static int untilRefused(HostileClient bad, java.util.function.IntFunction<io.srdnic.verbs.attach.control.ControlMessage> make,
+    private static int untilRefused(HostileClient bad, IntFunction<ControlMessage> make,
                                     int atMost) throws Exception {
         for (int i = 0; i < atMost; i++) {
             if (bad.call(make.apply(i)) instanceof ErrorReply e) {
@@ -290,19 +299,19 @@ class AttachedContainmentTest {
     void shouldRefuseEachQuotaPastItsLimitAndLeakNothing() throws Exception {
         ClientQuota q = ClientQuota.DEFAULTS;
         try (HostileClient bad = new HostileClient(dir, 0, 1 << 20, 1 << 20)) {
-            assertEquals(q.pds(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.AllocPdRequest(), q.pds() + 8));
+            assertEquals(q.pds(), untilRefused(bad, i -> new AllocPdRequest(), q.pds() + 8));
             int pd = 1;
-            assertEquals(q.mrs(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.RegisterMrRequest(pd, 0, 4096, i * 4096L,
+            assertEquals(q.mrs(), untilRefused(bad, i -> new RegisterMrRequest(pd, 0, 4096, i * 4096L,
                 Access.LOCAL_WRITE), q.mrs() + 8));
             Context peer = traffic.srdPeer();
-            assertEquals(q.ahs(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.CreateAhRequest(pd, peer.mac(), peer.ip(),
+            assertEquals(q.ahs(), untilRefused(bad, i -> new CreateAhRequest(pd, peer.mac(), peer.ip(),
                 peer.udpPort()), q.ahs() + 8));
             assertEquals(q.cqs(), untilRefused(bad, i -> new CreateCqRequest(1), q.cqs() + 8));
-            assertEquals(q.xrcds(), untilRefused(bad, i -> new io.srdnic.verbs.attach.control.OpenXrcdRequest(), q.xrcds() + 8));
-            assertEquals(q.cmIds(), untilRefused(bad, i -> io.srdnic.verbs.attach.control.CmRequest.of(
-                io.srdnic.verbs.attach.control.CmRequest.CREATE, 0, io.srdnic.verbs.cm.CmId.PS_TCP, -1), q.cmIds() + 8));
+            assertEquals(q.xrcds(), untilRefused(bad, i -> new OpenXrcdRequest(), q.xrcds() + 8));
+            assertEquals(q.cmIds(), untilRefused(bad, i -> CmRequest.of(
+                CmRequest.CREATE, 0, CmId.PS_TCP, -1), q.cmIds() + 8));
             // a refused create left nothing behind: one destroyed, one made again
-            bad.handle(new io.srdnic.verbs.attach.control.DestroyRequest(io.srdnic.verbs.attach.control.DestroyRequest.CQ, 1));
+            bad.handle(new DestroyRequest(DestroyRequest.CQ, 1));
             bad.createCq(1);
             // the well-behaved tenant's own objects are its own quota: it still makes what it needs
             try (AttachedSrdTest.App another = new AttachedSrdTest.App(dir, 0, 4)) {

@@ -3,9 +3,9 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.examples.PingPong;
 import io.srdnic.examples.XrcJobs;
-import io.srdnic.dataplane.attach.AllowRule;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -3,9 +3,9 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.AttachedSrdTest.App;
-import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.verbs.attach.SendRecord;
 import io.srdnic.verbs.attach.ShmRing;
 import java.lang.foreign.Arena;

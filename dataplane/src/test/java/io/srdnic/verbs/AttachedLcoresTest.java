@@ -2,8 +2,8 @@ package io.srdnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.verbs.AttachedSrdTest.App;
 import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.verbs.AttachedSrdTest.App;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -55,7 +55,8 @@ class AttachedMemoryLifecycleTest {
     void shouldUnmapAndCloseEveryClientsMemoryWhenItGoesWithoutAGc() throws Exception {
         try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot(), null, 0, 1)) {
             for (int cycle = 0; cycle < 20; cycle++) {
-                try (Context ctx = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 20).attachedRingBytes(1 << 16))) {
+                try (Context ctx = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 20)
+                        .attachedRingBytes(1 << 16))) {
                     ctx.allocPd();
                     // the dataplane's mapping and the client's, one memfd; only the dataplane keeps a descriptor
                     assertEquals(2, mappings(), "while attached: the dataplane's mapping and the client's");
@@ -88,7 +89,8 @@ class AttachedMemoryLifecycleTest {
             assertTrue(c.info.shmPath().startsWith("memfd:"), "named for logs only: " + c.info.shmPath());
             assertTrue(!c.info.shmPath().contains("/proc/"), c.info.shmPath());
             try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
-                List<Path> named = shm.filter(p -> p.getFileName().toString().startsWith("srdnic-" + ProcessHandle.current().pid())).toList();
+                List<Path> named = shm.filter(p -> p.getFileName().toString()
+                        .startsWith("srdnic-" + ProcessHandle.current().pid())).toList();
                 assertEquals(List.of(), named);
             }
             assertEquals(c.info.fileBytes(), c.file.size(), "the descriptor passed is the whole memory");
@@ -101,10 +103,12 @@ class AttachedMemoryLifecycleTest {
             w.server.quota(ClientQuota.DEFAULTS.with("pool-bytes", String.valueOf(2 << 20)));
             VerbsException e = assertThrows(VerbsException.class,
                 () -> Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(4 << 20).attachedRingBytes(1 << 16)));
-            assertTrue(e.getMessage().contains("a pool of 4194304 bytes asked; at most 2097152 bytes (--quota pool-bytes)"), e.getMessage());
+            assertTrue(e.getMessage().contains("a pool of 4194304 bytes asked; at most 2097152 bytes (--quota pool-bytes)"),
+                    e.getMessage());
             assertEquals(0, mappings(), "nothing made for the refused client");
             assertEquals(0, descriptors());
-            try (Context ok = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(2 << 20).attachedRingBytes(1 << 16))) {
+            try (Context ok = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(2 << 20)
+                    .attachedRingBytes(1 << 16))) {
                 ok.allocPd(); // at the quota: served
             }
         }
@@ -129,7 +133,8 @@ class AttachedMemoryLifecycleTest {
             try (Stream<Path> left = Files.list(small)) {
                 assertEquals(List.of(), left.toList(), "the refused client's file is removed");
             }
-            try (Context ok = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 20).attachedRingBytes(1 << 16))) {
+            try (Context ok = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 20)
+                    .attachedRingBytes(1 << 16))) {
                 ok.allocPd(); // one that fits is served
             }
         } finally {

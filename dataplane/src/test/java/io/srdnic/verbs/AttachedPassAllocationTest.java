@@ -3,6 +3,7 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.dataplane.attach.AllowRule;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -26,8 +27,9 @@ class AttachedPassAllocationTest {
 
     @Test
     void shouldNotAllocatePerMessageOnTheDataplanesThreadOnceWarm() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); WellBehavedTraffic traffic = new WellBehavedTraffic(dir)) {
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot());
+                WellBehavedTraffic traffic = new WellBehavedTraffic(dir)) {
             traffic.awaitMore(2_000); // warm: JIT, rings, pools
             long tid = w.loopThreadId();
             // Three windows: a one-off growth lands in one of them; an allocation per message shows in every one.

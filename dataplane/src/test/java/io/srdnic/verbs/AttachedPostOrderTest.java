@@ -2,10 +2,11 @@ package io.srdnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.srd.api.WcStatus;
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcStatus;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,7 @@ class AttachedPostOrderTest {
             ProtectionDomain pd = ctxs[i].allocPd();
             CompletionQueue cq = ctxs[i].createCq(16);
             for (int q = 0; q < BYSTANDER_QPS; q++) {
-                pd.createQueuePair(QpInitAttributes.builder(io.srdnic.srd.api.QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
+                pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
             }
         }
         return () -> {
@@ -53,7 +54,8 @@ class AttachedPostOrderTest {
     /** One round trip each way per round, each receive posted just before the peer's send (ping-pong), SRD's RNR retry 0. */
     @Test
     void shouldHaveEachSrdReceivePostedBeforeThePeersSendInPlaceWhenItArrives() throws Exception {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); AttachedSrdTest.App a = new AttachedSrdTest.App(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot());
+                AttachedSrdTest.App a = new AttachedSrdTest.App(dir, 0, 0);
              AutoCloseable others = bystanders(dir); AttachedSrdTest.App b = new AttachedSrdTest.App(dir, 1, 0)) {
             AddressHandle toB = a.to(b);
             AddressHandle toA = b.to(a);
@@ -67,7 +69,8 @@ class AttachedPostOrderTest {
     /** The same over RC, its QPs moved to RTS with rnr_retry 0. */
     @Test
     void shouldHaveEachRcReceivePostedBeforeThePeersSendInPlaceWhenItArrives() throws Exception {
-        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); AttachedRcTest.RcApp a = new AttachedRcTest.RcApp(dir, 0, 0);
+        try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot());
+                AttachedRcTest.RcApp a = new AttachedRcTest.RcApp(dir, 0, 0);
              AutoCloseable others = bystanders(dir); AttachedRcTest.RcApp b = new AttachedRcTest.RcApp(dir, 1, 0)) {
             connectWithoutRnrRetries(a, b);
             connectWithoutRnrRetries(b, a);
@@ -86,7 +89,8 @@ class AttachedPostOrderTest {
     }
 
     /** The receiver posts a receive, then the sender sends to it: both must complete SUCCESS. */
-    private static void oneWay(QueuePair rxQp, MemoryRegion rxMr, CompletionQueue rxCq, QueuePair txQp, MemoryRegion txMr, CompletionQueue txCq,
+    private static void oneWay(QueuePair rxQp, MemoryRegion rxMr, CompletionQueue rxCq, QueuePair txQp, MemoryRegion txMr,
+            CompletionQueue txCq,
                                AddressHandle ah, int qpn, int round) {
         WorkCompletion[] one = CompletionQueue.array(1);
         RecvWr r = new RecvWr();

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.api.WcStatus;
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;

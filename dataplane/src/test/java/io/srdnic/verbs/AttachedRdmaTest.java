@@ -3,10 +3,11 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.AttachedSrdTest.App;
-import io.srdnic.dataplane.attach.AllowRule;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +27,7 @@ class AttachedRdmaTest {
     Path dir;
 
     @Test
-    void shouldWriteAndReadAnAttachedRegionAtTheAddressItsApplicationAdvertises() {
+    void shouldReachAnAttachedRegionByRdmaAtTheAddressItsApplicationAdvertises() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4)) {
             MemoryRegion target = b.pd.allocateRegion(4096, REMOTE);
@@ -53,7 +54,7 @@ class AttachedRdmaTest {
     }
 
     @Test
-    void shouldRefuseAnotherClientsRkeyAndChangeNothing() {
+    void shouldRefuseAnotherClientsRkeyChangingNothing() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4); App c = new App(dir, 1, 4)) {
             MemoryRegion bTarget = b.pd.allocateRegion(4096, REMOTE);
@@ -74,8 +75,8 @@ class AttachedRdmaTest {
             assertEquals(0, a.qp.postSend(write));
             assertEquals(WcStatus.REMOTE_ACCESS_ERROR, a.await().status());
             for (long i = 0; i < 4096; i++) {
-                assertEquals((byte) 0x11, bTarget.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, i), "b's byte " + i);
-                assertEquals((byte) 0x22, cTarget.segment().get(java.lang.foreign.ValueLayout.JAVA_BYTE, i), "c's byte " + i);
+                assertEquals((byte) 0x11, bTarget.segment().get(ValueLayout.JAVA_BYTE, i), "b's byte " + i);
+                assertEquals((byte) 0x22, cTarget.segment().get(ValueLayout.JAVA_BYTE, i), "c's byte " + i);
             }
             assertEquals(0, b.cq.poll(b.wcs), "b saw nothing");
             assertEquals(0, c.cq.poll(c.wcs), "c saw nothing");

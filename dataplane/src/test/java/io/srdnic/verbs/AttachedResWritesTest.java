@@ -7,6 +7,8 @@ import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachInternals;
 import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.QueryQpRequest;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -61,8 +63,8 @@ class AttachedResWritesTest {
         }
     }
 
-    private static long pdLines(Path res) throws java.io.IOException {
-        return java.nio.file.Files.exists(res) ? java.nio.file.Files.readAllLines(res).stream().filter(l -> l.startsWith("pd ")).count() : 0;
+    private static long pdLines(Path res) throws IOException {
+        return Files.exists(res) ? Files.readAllLines(res).stream().filter(l -> l.startsWith("pd ")).count() : 0;
     }
 
     private static long resWrites(AttachedWorld w) {

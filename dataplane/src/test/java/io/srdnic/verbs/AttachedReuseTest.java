@@ -3,13 +3,14 @@ package io.srdnic.verbs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.AttachedSrdTest.App;
-import io.srdnic.dataplane.attach.AllowRule;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,7 +33,7 @@ class AttachedReuseTest {
     }
 
     @Test
-    void shouldHandOutTheRingsOfDestroyedQpsAndCqsAgain() {
+    void shouldHandOutTheRingsOfDestroyedQueuesAgain() {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App b = new App(dir, 1, 4);
              Context a = smallContext(0)) {
             ProtectionDomain pd = a.allocPd();
@@ -71,7 +72,8 @@ class AttachedReuseTest {
             assertEquals(77, wcs[0].wrId());
             // B answers: the receive it lands in is one the last QP was given, not a record of an earlier ring
             b.mr.segment().setString(0, "back");
-            SendWr answer = new SendWr().wrId(78).destination(b.pd.createAddressHandle(a.mac(), a.ip(), a.udpPort()), qp.qpNum(), AttachedSrdTest.QKEY);
+            SendWr answer = new SendWr().wrId(78).destination(b.pd.createAddressHandle(a.mac(), a.ip(), a.udpPort()), qp.qpNum(),
+                    AttachedSrdTest.QKEY);
             answer.sge(0).set(b.mr, 0, 5);
             assertEquals(0, b.qp.postSend(answer.numSge(1)));
             assertEquals(1, cq.await(wcs, 1, TimeUnit.SECONDS));
@@ -88,7 +90,7 @@ class AttachedReuseTest {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
             QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(16).maxRecvWr(16).build());
-            VerbsException e = org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, cq::destroy);
+            VerbsException e = Assertions.assertThrows(VerbsException.class, cq::destroy);
             assertTrue(e.getMessage().contains("in use"), e.getMessage());
             qp.destroy();
             cq.destroy(); // once nothing completes into it
@@ -127,7 +129,7 @@ class AttachedReuseTest {
             WorkCompletion[] wcs = CompletionQueue.array(4);
             assertEquals(1, cq.await(wcs, 1, TimeUnit.SECONDS), "the receive taken before the deregister completed");
             assertEquals(1, wcs[0].wrId());
-            assertEquals(io.srdnic.srd.api.WcStatus.LOCAL_PROTECTION_ERROR, wcs[0].status(), wcs[0].statusName());
+            assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, wcs[0].status(), wcs[0].statusName());
             assertEquals("mine", fresh.segment().getString(0), "a message for the deregistered region landed in the new one");
             assertTrue(!old.segment().getString(0).startsWith("INTRUDER"), "the message landed in the deregistered region's bytes");
         }

@@ -4,12 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.api.WcStatus;
+import io.srdnic.verbs.attach.CompletionRecord;
+import io.srdnic.verbs.attach.SharedLayout;
+import io.srdnic.verbs.attach.ShmRing;
+import io.srdnic.verbs.attach.control.DestroyRequest;
+import io.srdnic.verbs.attach.control.ModifyQpRequest;
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -98,7 +105,7 @@ class AttachedSrdTest {
     @Test
     void shouldRefuseMemoryOutsideThePool() {
         try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
-             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+             Arena arena = Arena.ofConfined()) {
             VerbsException e = assertThrows(VerbsException.class, () -> a.pd.registerMemory(arena.allocate(4096), Access.LOCAL_WRITE));
             assertTrue(e.getMessage().contains("allocateRegion"), e.getMessage());
         }
@@ -109,12 +116,12 @@ class AttachedSrdTest {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4);
              App b = new App(dir, 1, 4); App c = new App(dir, 0, 0)) {
             AttachedSession s = c.ctx.session();
-            assertTrue(assertThrows(VerbsException.class, () -> s.request(new io.srdnic.verbs.attach.control.DestroyRequest(
-                io.srdnic.verbs.attach.control.DestroyRequest.QP, a.qp.qpNum()))).getMessage().contains("no QP"));
-            assertTrue(assertThrows(VerbsException.class, () -> s.request(io.srdnic.verbs.attach.control.ModifyQpRequest.simple(
+            assertTrue(assertThrows(VerbsException.class, () -> s.request(new DestroyRequest(
+                DestroyRequest.QP, a.qp.qpNum()))).getMessage().contains("no QP"));
+            assertTrue(assertThrows(VerbsException.class, () -> s.request(ModifyQpRequest.simple(
                 a.qp.qpNum(), QpState.ERROR, 0))).getMessage().contains("no QP"));
-            assertThrows(VerbsException.class, () -> s.request(new io.srdnic.verbs.attach.control.DestroyRequest(
-                io.srdnic.verbs.attach.control.DestroyRequest.MR, a.mr.lkey())));
+            assertThrows(VerbsException.class, () -> s.request(new DestroyRequest(
+                DestroyRequest.MR, a.mr.lkey())));
             // c's send naming a's lkey (with bytes of c's own pool): refused by the PD check, nothing leaves
             AddressHandle toB = c.to(b);
             SendWr wr = new SendWr().wrId(5).destination(toB, b.qp.qpNum(), QKEY);
@@ -174,7 +181,7 @@ class AttachedSrdTest {
              App b = new App(dir, 1, 4)) {
             App bad = new App(dir, 0, 0);
             // the producer index of its send ring, far ahead of anything it published
-            bad.ctx.session().rings.set(java.lang.foreign.ValueLayout.JAVA_LONG, firstSendRing(bad), 1L << 40);
+            bad.ctx.session().rings.set(ValueLayout.JAVA_LONG, firstSendRing(bad), 1L << 40);
             AsyncEventQueue.AsyncEvent e = bad.ctx.awaitAsyncEvent(5, TimeUnit.SECONDS);
             assertEquals(AsyncEventQueue.DEVICE_FATAL, e.type());
             assertTrue(assertThrows(VerbsException.class, bad.ctx::allocPd).getMessage().contains("ring"));
@@ -196,7 +203,7 @@ class AttachedSrdTest {
 
     /** The send ring's offset in the ring area: the first QP's, right after its CQ's completion ring. */
     static long firstSendRing(App app) {
-        return io.srdnic.verbs.attach.SharedLayout.align(io.srdnic.verbs.attach.ShmRing.bytes(256,
-            io.srdnic.verbs.attach.CompletionRecord.BYTES));
+        return SharedLayout.align(ShmRing.bytes(256,
+            CompletionRecord.BYTES));
     }
 }

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.AttachedSrdTest.App;
-import io.srdnic.dataplane.attach.AllowRule;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;

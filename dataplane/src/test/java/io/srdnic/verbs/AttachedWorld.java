@@ -1,7 +1,6 @@
 package io.srdnic.verbs;
 
 import io.srdnic.dataplane.ClientsDuty;
-import org.agrona.concurrent.CachedNanoClock;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.AttachServer;
@@ -13,6 +12,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.CachedNanoClock;
 
 /**
  * Test fixture: a dataplane serving {@code ports} simulated hosts of one SimWorld on its own thread
@@ -122,7 +123,7 @@ final class AttachedWorld implements AutoCloseable {
         FutureTask<T> t = new FutureTask<>(call);
         onLoop.add(t);
         try {
-            return t.get(10, java.util.concurrent.TimeUnit.SECONDS); // a loop that died fails the test, not hangs it
+            return t.get(10, TimeUnit.SECONDS); // a loop that died fails the test, not hangs it
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -9,6 +9,8 @@ import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.AttachServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -19,9 +21,14 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,7 +55,7 @@ class ControlSocketAccessTest {
     @AfterEach
     void removeDir() throws IOException {
         try (var files = Files.walk(dir)) {
-            for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         }
@@ -74,7 +81,8 @@ class ControlSocketAccessTest {
         // The socket's group is nobody's so that nobody can connect at all: what refuses it is the allow rule.
         try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), NOBODY, 8, 8, 5_000))) {
             String out = runAsNobody();
-            assertTrue(out.contains("closed by the dataplane") && out.contains("uid " + NOBODY + " (gid " + NOBODY + ") may not attach"), out);
+            assertTrue(out.contains("closed by the dataplane") && out.contains("uid " + NOBODY + " (gid " + NOBODY
+                    + ") may not attach"), out);
             assertTrue(out.contains("allowed: uid 0"), out);
             assertEquals(1, w.counter("clients_refused"));
         }
@@ -140,8 +148,8 @@ class ControlSocketAccessTest {
     void shouldRefuseAConnectionFloodWithoutAllocatingDirectMemory() throws Exception {
         // A refused uid may connect() in a loop: each refusal must cost the dataplane's thread no
         // direct buffer (they are freed only by a GC, and count against the process's direct limit).
-        java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
-            .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream().filter(b -> b.getName().equals("direct")).findFirst()
+        BufferPoolMXBean direct = ManagementFactory
+            .getPlatformMXBeans(BufferPoolMXBean.class).stream().filter(b -> b.getName().equals("direct")).findFirst()
             .orElseThrow();
         try (AttachedWorld w = new AttachedWorld(dir, AttachPolicy.of(AllowRule.nobody()))) {
             readUntilClosed(connect()); // the first refusal: what is made once is made
@@ -163,11 +171,11 @@ class ControlSocketAccessTest {
     /** A uid that floods connect() gets one WARNING line per second (with a count), not one per connection: all are counted. */
     @Test
     void shouldLogRefusedConnectionsAtMostOncePerSecond() throws Exception {
-        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(AttachServer.class.getName());
-        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler h = new java.util.logging.Handler() {
+        Logger jul = Logger.getLogger(AttachServer.class.getName());
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler h = new Handler() {
             @Override
-            public void publish(java.util.logging.LogRecord r) {
+            public void publish(LogRecord r) {
                 if (r.getMessage() != null && r.getMessage().startsWith("refused a connection")) {
                     lines.add(r.getMessage());
                 }
@@ -241,7 +249,8 @@ class ControlSocketAccessTest {
         }
         Files.setPosixFilePermissions(source, PosixFilePermissions.fromString("rw-r--r--"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder("setpriv", "--reuid", Integer.toString(NOBODY), "--regid", Integer.toString(NOBODY), "--clear-groups",
+        Process p = new ProcessBuilder("setpriv", "--reuid", Integer.toString(NOBODY), "--regid", Integer.toString(NOBODY),
+                "--clear-groups",
             java, "-Xshare:off", "-Duser.home=/tmp", source.toString(), dir.resolve(AttachServer.SOCKET).toString())
             .redirectErrorStream(true).start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the client as nobody ended");

@@ -1,11 +1,11 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.api.QpType;
 import io.srdnic.dataplane.attach.AttachServer;
 import io.srdnic.ffm.Libc;
-import io.srdnic.verbs.attach.ControlSocket;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.attach.CompletionRecord;
+import io.srdnic.verbs.attach.ControlSocket;
 import io.srdnic.verbs.attach.RecvRecord;
 import io.srdnic.verbs.attach.SendRecord;
 import io.srdnic.verbs.attach.ShmRing;

@@ -16,10 +16,12 @@ public final class rte_eth_ring_h {
     }
 
     private static final class rte_eth_from_rings$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_from_rings", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_from_rings",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT));
     }
     /** Creates a port whose queues are the given rings; returns the port id or -1. */
-    public static int rte_eth_from_rings(MemorySegment name, MemorySegment rx_queues, int nb_rx_queues, MemorySegment tx_queues, int nb_tx_queues, int numa_node) {
+    public static int rte_eth_from_rings(MemorySegment name, MemorySegment rx_queues, int nb_rx_queues, MemorySegment tx_queues,
+            int nb_tx_queues, int numa_node) {
         try {
             return (int) rte_eth_from_rings$.HANDLE.invokeExact(name, rx_queues, nb_rx_queues, tx_queues, nb_tx_queues, numa_node);
         } catch (Throwable t) {

@@ -75,7 +75,8 @@ public final class rte_ethdev_h {
         return rte_eth_dev_get_port_by_name$.HANDLE;
     }
     private static final class rte_eth_dev_get_name_by_port$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_dev_get_name_by_port", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_dev_get_name_by_port",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS));
     }
     /** The device name of a port (RTE_ETH_NAME_MAX_LEN bytes). */
     public static int rte_eth_dev_get_name_by_port(short port_id, MemorySegment name) {
@@ -105,7 +106,8 @@ public final class rte_ethdev_h {
         return rte_eth_dev_info_get$.HANDLE;
     }
     private static final class rte_eth_dev_configure$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_dev_configure", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_dev_configure",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS));
     }
     /** Configures queue counts, modes and RSS. */
     public static int rte_eth_dev_configure(short port_id, short nb_rx_queue, short nb_tx_queue, MemorySegment eth_conf) {
@@ -120,7 +122,8 @@ public final class rte_ethdev_h {
         return rte_eth_dev_configure$.HANDLE;
     }
     private static final class rte_eth_dev_adjust_nb_rx_tx_desc$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_dev_adjust_nb_rx_tx_desc", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS, ADDRESS));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_dev_adjust_nb_rx_tx_desc",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS, ADDRESS));
     }
     /** Clamps descriptor counts to what the device allows. */
     public static int rte_eth_dev_adjust_nb_rx_tx_desc(short port_id, MemorySegment nb_rx_desc, MemorySegment nb_tx_desc) {
@@ -135,10 +138,12 @@ public final class rte_ethdev_h {
         return rte_eth_dev_adjust_nb_rx_tx_desc$.HANDLE;
     }
     private static final class rte_eth_rx_queue_setup$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_rx_queue_setup", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_rx_queue_setup",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, JAVA_INT, ADDRESS, ADDRESS));
     }
     /** Sets up a receive queue fed from a mempool. */
-    public static int rte_eth_rx_queue_setup(short port_id, short rx_queue_id, short nb_rx_desc, int socket_id, MemorySegment rx_conf, MemorySegment mb_pool) {
+    public static int rte_eth_rx_queue_setup(short port_id, short rx_queue_id, short nb_rx_desc, int socket_id, MemorySegment rx_conf,
+            MemorySegment mb_pool) {
         try {
             return (int) rte_eth_rx_queue_setup$.HANDLE.invokeExact(port_id, rx_queue_id, nb_rx_desc, socket_id, rx_conf, mb_pool);
         } catch (Throwable t) {
@@ -150,7 +155,8 @@ public final class rte_ethdev_h {
         return rte_eth_rx_queue_setup$.HANDLE;
     }
     private static final class rte_eth_tx_queue_setup$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_tx_queue_setup", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, JAVA_INT, ADDRESS));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_tx_queue_setup",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, JAVA_INT, ADDRESS));
     }
     /** Sets up a transmit queue. */
     public static int rte_eth_tx_queue_setup(short port_id, short tx_queue_id, short nb_tx_desc, int socket_id, MemorySegment tx_conf) {
@@ -330,7 +336,8 @@ public final class rte_ethdev_h {
         return rte_eth_stats_reset$.HANDLE;
     }
     private static final class rte_eth_xstats_get_names$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_xstats_get_names", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS, JAVA_INT));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_xstats_get_names",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS, JAVA_INT));
     }
     /** Extended statistic names; with NULL, returns the count. */
     public static int rte_eth_xstats_get_names(short port_id, MemorySegment xstats_names, int size) {
@@ -345,7 +352,8 @@ public final class rte_ethdev_h {
         return rte_eth_xstats_get_names$.HANDLE;
     }
     private static final class rte_eth_xstats_get$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_xstats_get", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS, JAVA_INT));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_eth_xstats_get",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, ADDRESS, JAVA_INT));
     }
     /** Extended statistic values. */
     public static int rte_eth_xstats_get(short port_id, MemorySegment xstats, int n) {

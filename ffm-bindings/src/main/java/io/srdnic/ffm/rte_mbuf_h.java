@@ -17,10 +17,12 @@ public final class rte_mbuf_h {
     }
 
     private static final class rte_pktmbuf_pool_create$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_pktmbuf_pool_create", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_INT));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_pktmbuf_pool_create",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_SHORT, JAVA_SHORT, JAVA_INT));
     }
     /** Creates a pool of packet mbufs; NULL on failure (see rte_errno). */
-    public static MemorySegment rte_pktmbuf_pool_create(MemorySegment name, int n, int cache_size, short priv_size, short data_room_size, int socket_id) {
+    public static MemorySegment rte_pktmbuf_pool_create(MemorySegment name, int n, int cache_size, short priv_size, short data_room_size,
+            int socket_id) {
         try {
             return (MemorySegment) rte_pktmbuf_pool_create$.HANDLE.invokeExact(name, n, cache_size, priv_size, data_room_size, socket_id);
         } catch (Throwable t) {

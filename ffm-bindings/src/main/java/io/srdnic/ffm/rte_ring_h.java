@@ -21,7 +21,8 @@ public final class rte_ring_h {
     public static final int RING_F_SC_DEQ = 0x0002;
 
     private static final class rte_ring_create$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("rte_ring_create", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
+        static final MethodHandle HANDLE = Dpdk.downcall("rte_ring_create",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT, JAVA_INT, JAVA_INT));
     }
     /** Creates a ring; NULL on failure (see rte_errno). */
     public static MemorySegment rte_ring_create(MemorySegment name, int count, int socket_id, int flags) {

@@ -22,7 +22,8 @@ public final class srdnic_shim_h {
     private static final Linker.Option CRITICAL = Linker.Option.critical(false);
 
     private static final class srdnic_rx_burst$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_rx_burst", FunctionDescriptor.of(JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS, JAVA_SHORT), CRITICAL);
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_rx_burst",
+                FunctionDescriptor.of(JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS, JAVA_SHORT), CRITICAL);
     }
     /** rte_eth_rx_burst. */
     public static short srdnic_rx_burst(short port_id, short queue_id, MemorySegment rx_pkts, short nb_pkts) {
@@ -37,7 +38,8 @@ public final class srdnic_shim_h {
         return srdnic_rx_burst$.HANDLE;
     }
     private static final class srdnic_tx_burst$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_tx_burst", FunctionDescriptor.of(JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS, JAVA_SHORT), CRITICAL);
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_tx_burst",
+                FunctionDescriptor.of(JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS, JAVA_SHORT), CRITICAL);
     }
     /** rte_eth_tx_burst. */
     public static short srdnic_tx_burst(short port_id, short queue_id, MemorySegment tx_pkts, short nb_pkts) {
@@ -52,7 +54,8 @@ public final class srdnic_shim_h {
         return srdnic_tx_burst$.HANDLE;
     }
     private static final class srdnic_tx_burst_or_free$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_tx_burst_or_free", FunctionDescriptor.of(JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS, JAVA_SHORT), CRITICAL);
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_tx_burst_or_free",
+                FunctionDescriptor.of(JAVA_SHORT, JAVA_SHORT, JAVA_SHORT, ADDRESS, JAVA_SHORT), CRITICAL);
     }
     /** rte_eth_tx_burst, then frees what was not sent; returns the number sent. */
     public static short srdnic_tx_burst_or_free(short port_id, short queue_id, MemorySegment tx_pkts, short nb_pkts) {
@@ -67,7 +70,8 @@ public final class srdnic_shim_h {
         return srdnic_tx_burst_or_free$.HANDLE;
     }
     private static final class srdnic_pktmbuf_alloc_bulk$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_pktmbuf_alloc_bulk", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), CRITICAL);
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_pktmbuf_alloc_bulk",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), CRITICAL);
     }
     /** rte_pktmbuf_alloc_bulk: 0, or -ENOENT when the pool cannot give them all (none are taken). */
     public static int srdnic_pktmbuf_alloc_bulk(MemorySegment pool, MemorySegment mbufs, int count) {
@@ -82,7 +86,8 @@ public final class srdnic_shim_h {
         return srdnic_pktmbuf_alloc_bulk$.HANDLE;
     }
     private static final class srdnic_pktmbuf_free_bulk$ {
-        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_pktmbuf_free_bulk", FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT), CRITICAL);
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_pktmbuf_free_bulk",
+                FunctionDescriptor.ofVoid(ADDRESS, JAVA_INT), CRITICAL);
     }
     /** rte_pktmbuf_free_bulk (handles chains). */
     public static void srdnic_pktmbuf_free_bulk(MemorySegment mbufs, int count) {
@@ -128,7 +133,8 @@ public final class srdnic_shim_h {
     }
     private static final class srdnic_eth_dev_stop_on_intr_thread$ {
         // Not critical: it waits for EAL's interrupt thread.
-        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_eth_dev_stop_on_intr_thread", FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_INT));
+        static final MethodHandle HANDLE = Dpdk.downcall("srdnic_eth_dev_stop_on_intr_thread",
+                FunctionDescriptor.of(JAVA_INT, JAVA_SHORT, JAVA_INT));
     }
     /**
      * rte_eth_dev_stop run on EAL's interrupt thread, where PMDs run their control callbacks (net_memif's

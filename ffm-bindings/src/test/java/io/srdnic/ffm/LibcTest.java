@@ -20,7 +20,7 @@ class LibcTest {
     Path dir;
 
     @Test
-    void shouldNameAnErrnoByItsCNameAndMeaning() {
+    void shouldDescribeAnErrnoByItsCNameWithItsMeaning() {
         assertEquals("ENOSPC (No space left on device)", Libc.describe(Libc.ENOSPC));
         assertEquals("ELOOP (Too many levels of symbolic links)", Libc.describe(Libc.ELOOP));
         assertEquals("errno 200 (Unknown error 200)", Libc.describe(200));
@@ -39,7 +39,10 @@ class LibcTest {
         Libc.close(ok);
     }
 
-    /** A memfd sent with SCM_RIGHTS arrives as a descriptor of the same memory; unmapping by closing the arena removes the mapping at once. */
+    /**
+     * A memfd sent with SCM_RIGHTS arrives as a descriptor of the same memory; unmapping by closing
+     * the arena removes the mapping at once.
+     */
     @Test
     void shouldPassAMemfdOverAUnixSocketAndUnmapItDeterministically() throws IOException {
         byte[] path = dir.resolve("s").toString().getBytes(StandardCharsets.UTF_8);

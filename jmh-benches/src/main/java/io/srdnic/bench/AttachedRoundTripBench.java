@@ -1,10 +1,8 @@
 package io.srdnic.bench;
 
 import io.srdnic.dataplane.ClientsDuty;
-import org.agrona.concurrent.BusySpinIdleStrategy;
-import org.agrona.concurrent.CachedNanoClock;
-import org.agrona.concurrent.IdleStrategy;
-import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.dataplane.attach.AttachServer;
 import io.srdnic.pmd.Affinity;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
@@ -15,17 +13,24 @@ import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
-import io.srdnic.dataplane.attach.AllowRule;
-import io.srdnic.dataplane.attach.AttachServer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.CachedNanoClock;
+import org.agrona.concurrent.IdleStrategy;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -222,10 +227,10 @@ public class AttachedRoundTripBench {
      * attach path's own work.
      */
     static final class CoreEcho implements AutoCloseable {
-        private static final java.lang.invoke.VarHandle LONG = java.lang.foreign.ValueLayout.JAVA_LONG.varHandle();
+        private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
         private static final long PING = 0;
         private static final long PONG = 128; // another cache line (and its neighbour, for the prefetcher)
-        private final java.lang.foreign.MemorySegment lines = java.lang.foreign.Arena.ofAuto().allocate(256, 128);
+        private final MemorySegment lines = Arena.ofAuto().allocate(256, 128);
         private final Thread thread;
         private long seq;
 
@@ -311,7 +316,7 @@ public class AttachedRoundTripBench {
                 took[i] = System.nanoTime() - start;
                 total += took[i];
             }
-            java.util.Arrays.sort(took);
+            Arrays.sort(took);
             return String.format("p50 %d / mean %.1f / p99.9 %d ns", took[n / 2], total / (double) n, took[n - n / 1000]);
         }
 
@@ -336,7 +341,10 @@ public class AttachedRoundTripBench {
         }
     }
 
-    /** {@code srdnic dataplane} in miniature: EAL, a net_ring pair, a context per end (INVOKER) and the attach server, all on one spinning thread. */
+    /**
+     * {@code srdnic dataplane} in miniature: EAL, a net_ring pair, a context per end (INVOKER) and
+     * the attach server, all on one spinning thread.
+     */
     static final class AttachedDataplane implements AutoCloseable {
         final Path dir;
         private final Thread loop;

@@ -106,7 +106,9 @@ public class BurstPathBench {
 
     @Benchmark
     public int txRx32FpOpsByAddressLong(BurstState s) throws Throwable {
-        int sent = (short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(BurstState.Bound.TX0_FN, BurstState.Bound.TXQ0_ADDR, s.pktsAddress, N);
-        return sent + (short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(BurstState.Bound.RX0_FN, BurstState.Bound.RXQ0_ADDR, s.pktsAddress, N);
+        int sent = (short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(BurstState.Bound.TX0_FN, BurstState.Bound.TXQ0_ADDR,
+                s.pktsAddress, N);
+        return sent + (short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(BurstState.Bound.RX0_FN, BurstState.Bound.RXQ0_ADDR,
+                s.pktsAddress, N);
     }
 }

@@ -98,7 +98,8 @@ public class BurstState {
     public void setUp() {
         ports = RingPorts.start();
         if (ports.port0().id() != P0 || ports.port1().id() != P1) {
-            throw new IllegalStateException("expected net_ring0 and net_ring1 to be ports 0 and 1, got " + ports.port0() + ", " + ports.port1());
+            throw new IllegalStateException("expected net_ring0 and net_ring1 to be ports 0 and 1, got " + ports.port0() + ", "
+                    + ports.port1());
         }
         ports.eal().registerThread();
         arena = Arena.ofShared();
@@ -127,7 +128,8 @@ public class BurstState {
         ports.close();
         arena.close();
         if (tx != rx || inUse != N) {
-            throw new IllegalStateException("port 0 sent " + tx + " and received " + rx + "; " + inUse + " mbufs in use (expected " + N + ")");
+            throw new IllegalStateException("port 0 sent " + tx + " and received " + rx + "; " + inUse
+                    + " mbufs in use (expected " + N + ")");
         }
     }
 

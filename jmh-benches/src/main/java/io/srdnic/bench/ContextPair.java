@@ -9,6 +9,7 @@ import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.SimWorld;
+import java.util.function.UnaryOperator;
 
 /**
  * Two verbs contexts, A and B, for the benchmarks' {@code @Param link}: {@code sim}, two hosts of a
@@ -34,7 +35,7 @@ final class ContextPair implements AutoCloseable {
     }
 
     /** As {@link #open(String)}, each context's configuration adjusted by {@code tune} (counters on, say). */
-    static ContextPair open(String link, java.util.function.UnaryOperator<ContextConfig> tune) {
+    static ContextPair open(String link, UnaryOperator<ContextConfig> tune) {
         return switch (link) {
             case "sim" -> {
                 SimWorld world = new SimWorld(1);

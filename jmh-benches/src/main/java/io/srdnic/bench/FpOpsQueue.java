@@ -48,7 +48,8 @@ public record FpOpsQueue(MemorySegment rxBurst, MemorySegment rxq, MemorySegment
     public static final FunctionDescriptor BURST_LONG = FunctionDescriptor.of(JAVA_SHORT, JAVA_LONG, JAVA_LONG, JAVA_SHORT);
 
     /** {@link #BURST_BY_ADDRESS} with {@link #BURST_LONG}: {@code (MemorySegment function, long queue, long pkts, short n) -> short}. */
-    public static final MethodHandle BURST_BY_ADDRESS_LONG = Linker.nativeLinker().downcallHandle(BURST_LONG, Linker.Option.critical(false));
+    public static final MethodHandle BURST_BY_ADDRESS_LONG = Linker.nativeLinker()
+            .downcallHandle(BURST_LONG, Linker.Option.critical(false));
 
     /** Reads the entry of a started port. */
     public static FpOpsQueue of(int port, int queue) {
@@ -61,7 +62,8 @@ public record FpOpsQueue(MemorySegment rxBurst, MemorySegment rxq, MemorySegment
         FpOpsQueue q = new FpOpsQueue(ops.get(ADDRESS, rte_eth_fp_ops.RX_PKT_BURST_OFFSET), rxData.getAtIndex(ADDRESS, queue),
             ops.get(ADDRESS, rte_eth_fp_ops.TX_PKT_BURST_OFFSET), txData.getAtIndex(ADDRESS, queue));
         if (q.rxq.equals(MemorySegment.NULL) || q.txq.equals(MemorySegment.NULL)) {
-            throw new IllegalStateException("port " + port + " queue " + queue + " has no queue data in rte_eth_fp_ops: configure and start the port first");
+            throw new IllegalStateException("port " + port + " queue " + queue
+                    + " has no queue data in rte_eth_fp_ops: configure and start the port first");
         }
         return q;
     }

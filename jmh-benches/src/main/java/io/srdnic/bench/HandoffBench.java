@@ -148,7 +148,8 @@ public class HandoffBench {
             }
             batch.clear();
             HandoffCounts counts = new HandoffCounts();
-            dispatcher = new PortDispatcher(port, new int[] {0x0A00_0001, 0x0A00_0002}, 0, new HandoffCounts[] {counts, new HandoffCounts()},
+            dispatcher = new PortDispatcher(port, new int[] {0x0A00_0001, 0x0A00_0002}, 0,
+                    new HandoffCounts[] {counts, new HandoffCounts()},
                 512, arena);
             own = dispatcher.lane(0);
             other = dispatcher.lane(1);

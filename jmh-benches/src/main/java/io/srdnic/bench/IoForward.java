@@ -12,6 +12,7 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.Locale;
 
 /**
  * testpmd's {@code io} forwarding mode in Java: two streams, RX port 0 &rarr; TX port 1 and RX port 1
@@ -50,7 +51,7 @@ public final class IoForward {
 
         /** The name scripts use: shim, shim-long, fpops, fpops-long. */
         public String label() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace("_", "").replace("long", "-long");
+            return name().toLowerCase(Locale.ROOT).replace("_", "").replace("long", "-long");
         }
 
         public static Path parse(String name) {
@@ -260,7 +261,8 @@ public final class IoForward {
 
     /** srdnic_rx_burst / srdnic_tx_burst_or_free with the mbuf array passed as a long (see FpOpsQueue.BURST_LONG). */
     private static final class ShimLong {
-        static final FunctionDescriptor BURST = FunctionDescriptor.of(ValueLayout.JAVA_SHORT, ValueLayout.JAVA_SHORT, ValueLayout.JAVA_SHORT,
+        static final FunctionDescriptor BURST = FunctionDescriptor.of(ValueLayout.JAVA_SHORT, ValueLayout.JAVA_SHORT,
+                ValueLayout.JAVA_SHORT,
             ValueLayout.JAVA_LONG, ValueLayout.JAVA_SHORT);
         static final MethodHandle RX = Dpdk.downcall("srdnic_rx_burst", BURST, Linker.Option.critical(false));
         static final MethodHandle TX_OR_FREE = Dpdk.downcall("srdnic_tx_burst_or_free", BURST, Linker.Option.critical(false));
@@ -288,11 +290,13 @@ public final class IoForward {
         int n;
         int sent;
         try {
-            n = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.rxBurst, s.rxqAddress, s.pktsAddress, BURST_SHORT));
+            n = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.rxBurst, s.rxqAddress,
+                    s.pktsAddress, BURST_SHORT));
             if (n == 0) {
                 return 0;
             }
-            sent = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.txBurst, s.txqAddress, s.pktsAddress, (short) n));
+            sent = Short.toUnsignedInt((short) FpOpsQueue.BURST_BY_ADDRESS_LONG.invokeExact(s.txBurst, s.txqAddress,
+                    s.pktsAddress, (short) n));
         } catch (Throwable t) {
             throw new AssertionError("PMD burst downcall failed", t);
         }

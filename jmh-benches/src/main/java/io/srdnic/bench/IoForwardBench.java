@@ -52,7 +52,8 @@ public class IoForwardBench {
             long inFlight = ports.pool().inUse();
             ports.close(); // first: EAL's runtime directory goes even if the check below fails
             if (fwd.dropped() != 0 || inFlight != 2L * IoForward.BURST) {
-                throw new IllegalStateException("expected 64 mbufs in flight and no drops, found " + inFlight + " in use, " + fwd.dropped() + " dropped");
+                throw new IllegalStateException("expected 64 mbufs in flight and no drops, found " + inFlight + " in use, "
+                        + fwd.dropped() + " dropped");
             }
         }
     }

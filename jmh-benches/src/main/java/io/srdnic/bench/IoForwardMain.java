@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code --warmup} samples are printed but left out of the median.
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp jmh-benches/target/benchmarks.jar io.srdnic.bench.IoForwardMain \
- *      [--seconds 5] [--warmup 1] [--path fpops-long|fpops|shim-long|shim] [--cpu 1] [--file-prefix P] [--rxd 512] [--txd 512] [--mbufs 8192] [--txpkts 64] [--json]
+ * [--seconds 5] [--warmup 1] [--path fpops-long|fpops|shim-long|shim] [--cpu 1] [--file-prefix P] [--rxd 512] [--txd 512] [--mbufs 8192]
+ * [--txpkts 64] [--json]
  * </pre>
  * Output: a header line, {@code sample N pps=R [warm-up]} lines, then {@code median_pps=R}, the
  * forwarder's own totals, and with {@code --json} one JSON object on the last line.
@@ -46,7 +47,8 @@ public final class IoForwardMain {
                 case "--txpkts" -> frameLength = positive(a, args, ++i);
                 case "--json" -> json = true;
                 case "-h", "--help" -> {
-                    System.out.println("usage: IoForwardMain [--seconds 5] [--warmup 1] [--path fpops-long|fpops|shim-long|shim] [--cpu 1|-1] [--file-prefix P]"
+                    System.out.println("usage: IoForwardMain [--seconds 5] [--warmup 1] [--path fpops-long|fpops|shim-long|shim] [--cpu "
+                            + "1|-1] [--file-prefix P]"
                         + " [--rxd 512] [--txd 512] [--mbufs 8192] [--txpkts 64] [--json]");
                     return;
                 }
@@ -60,7 +62,8 @@ public final class IoForwardMain {
         try (RingPorts ports = RingPorts.start(prefix, descriptors, mbufs)) {
             IoForward fwd = new IoForward(path, ports.port0(), ports.port1());
             int inFlight = fwd.txFirst(ports.pool(), frameLength);
-            System.out.printf(Locale.ROOT, "io-forward path=%s ports=net_ring0,net_ring1 burst=%d in-flight=%d rxd=%d txd=%d mbufs=%d txpkts=%d cpu=%s%n",
+            System.out.printf(Locale.ROOT,
+                    "io-forward path=%s ports=net_ring0,net_ring1 burst=%d in-flight=%d rxd=%d txd=%d mbufs=%d txpkts=%d cpu=%s%n",
                 path.label(), IoForward.BURST, inFlight, descriptors, descriptors, mbufs, frameLength, cpu < 0 ? "any" : cpu);
 
             AtomicReference<Throwable> failure = new AtomicReference<>();

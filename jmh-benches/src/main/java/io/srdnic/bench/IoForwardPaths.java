@@ -13,7 +13,8 @@ import java.util.Map;
  * every path sees the same neighbours' load. Separate runs or JMH forks, minutes apart, cannot
  * resolve a 10% difference on a shared 2-CPU machine; this can.
  * <pre>
- * java --enable-native-access=ALL-UNNAMED -cp jmh-benches/target/benchmarks.jar io.srdnic.bench.IoForwardPaths [cycles=30] [sliceMs=500] [cpu=1]
+ * java --enable-native-access=ALL-UNNAMED -cp jmh-benches/target/benchmarks.jar io.srdnic.bench.IoForwardPaths [cycles=30] [sliceMs=500]
+ * [cpu=1]
  * </pre>
  * Prints, per path, the median Mpps over the slices (first cycle left out as warm-up), min and max.
  * Slices call {@link IoForward#forwardOnce()}, which switches on the path per pass: a few percent below
@@ -57,7 +58,8 @@ public final class IoForwardPaths {
                     }
                 }
             }
-            System.out.printf(Locale.ROOT, "io-forward paths, interleaved: %d cycles of %d ms slices, CPU %s%n", cycles - 1, sliceNanos / 1_000_000,
+            System.out.printf(Locale.ROOT, "io-forward paths, interleaved: %d cycles of %d ms slices, CPU %s%n", cycles - 1,
+                    sliceNanos / 1_000_000,
                 cpu < 0 ? "any" : cpu);
             for (Map.Entry<IoForward.Path, List<Double>> e : mpps.entrySet()) {
                 List<Double> v = new ArrayList<>(e.getValue());

@@ -1,5 +1,11 @@
 package io.srdnic.bench;
 
+import io.srdnic.srd.counters.CountersLayout;
+import io.srdnic.srd.counters.CountersWriter;
+import io.srdnic.srd.transport.TransportCounters;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -50,24 +56,24 @@ public class SrdSimPathBench {
         pair = new SimPathPair(size, links.equals("fast"));
     }
 
-    java.nio.file.Path countersFile;
-    io.srdnic.srd.counters.CountersWriter countersWriter;
-    io.srdnic.srd.transport.TransportCounters counters;
+    Path countersFile;
+    CountersWriter countersWriter;
+    TransportCounters counters;
 
     /** A's counters file, made after one batch so that its context to B (and its paths) exist. */
     @Setup(Level.Trial)
-    public void setUpCounters() throws java.io.IOException {
+    public void setUpCounters() throws IOException {
         postAndCompleteBatch();
-        countersFile = java.nio.file.Files.createTempFile("srdnic-bench", io.srdnic.srd.counters.CountersLayout.FILE_SUFFIX);
-        countersWriter = io.srdnic.srd.counters.CountersWriter.create(countersFile, "bench", 4096);
-        counters = new io.srdnic.srd.transport.TransportCounters(pair.a, countersWriter, "device=a");
+        countersFile = Files.createTempFile("srdnic-bench", CountersLayout.FILE_SUFFIX);
+        countersWriter = CountersWriter.create(countersFile, "bench", 4096);
+        counters = new TransportCounters(pair.a, countersWriter, "device=a");
         counters.export();
     }
 
     @TearDown(Level.Trial)
-    public void tearDownCounters() throws java.io.IOException {
+    public void tearDownCounters() throws IOException {
         countersWriter.close();
-        java.nio.file.Files.deleteIfExists(countersFile);
+        Files.deleteIfExists(countersFile);
     }
 
     @Benchmark

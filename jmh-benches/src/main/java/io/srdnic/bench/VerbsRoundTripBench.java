@@ -1,20 +1,25 @@
 package io.srdnic.bench;
 
-import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
+import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -57,7 +62,7 @@ public class VerbsRoundTripBench {
     @Param({"0", "10000", "1000"})
     long countersIntervalUs;
 
-    java.nio.file.Path countersDir;
+    Path countersDir;
 
     Arena arena;
     ContextPair contexts;
@@ -100,31 +105,31 @@ public class VerbsRoundTripBench {
         send.wrId(2).destination(toB, qb.qpNum(), QKEY).numSge(1).sge(0).set(mra, 0, size);
     }
 
-    private io.srdnic.verbs.ContextConfig counters(io.srdnic.verbs.ContextConfig config) {
+    private ContextConfig counters(ContextConfig config) {
         if (countersIntervalUs == 0) {
             return config;
         }
         try {
             if (countersDir == null) {
-                countersDir = java.nio.file.Files.createTempDirectory("srdnic-bench-counters");
+                countersDir = Files.createTempDirectory("srdnic-bench-counters");
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         return config.countersDir(countersDir).countersInterval(countersIntervalUs * 1000);
     }
 
     @TearDown(Level.Trial)
-    public void tearDown() throws java.io.IOException {
+    public void tearDown() throws IOException {
         contexts.close();
         arena.close();
         if (countersDir != null) {
-            try (var files = java.nio.file.Files.list(countersDir)) {
-                for (java.nio.file.Path f : files.toList()) {
-                    java.nio.file.Files.delete(f);
+            try (var files = Files.list(countersDir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
                 }
             }
-            java.nio.file.Files.delete(countersDir);
+            Files.delete(countersDir);
         }
     }
 

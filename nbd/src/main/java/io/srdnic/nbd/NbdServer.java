@@ -8,9 +8,11 @@ import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.AsynchronousCloseException;
+import java.nio.channels.Channel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,7 +80,7 @@ public final class NbdServer implements AutoCloseable {
     public synchronized SocketAddress listen(SocketAddress address) throws IOException {
         ServerSocketChannel listener;
         if (address instanceof UnixDomainSocketAddress unix) {
-            if (Files.exists(unix.getPath(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.exists(unix.getPath(), LinkOption.NOFOLLOW_LINKS)) {
                 throw new IOException(unix.getPath() + " already exists (another server, or a stale socket: remove it)");
             }
             listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
@@ -229,7 +231,7 @@ public final class NbdServer implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(java.nio.channels.Channel c) {
+    private static void closeQuietly(Channel c) {
         try {
             c.close();
         } catch (IOException e) {

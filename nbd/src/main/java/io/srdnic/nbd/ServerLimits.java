@@ -1,5 +1,6 @@
 package io.srdnic.nbd;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
 
 /**
@@ -43,7 +44,7 @@ public record ServerLimits(long replyTimeoutMillis, int maxConnections, int larg
     /** -XX:MaxDirectMemorySize, or the JVM's default for it (the maximum heap) when not set. */
     static long maxDirectMemory() {
         try {
-            var diagnostics = ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+            var diagnostics = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
             long set = Long.parseLong(diagnostics.getVMOption("MaxDirectMemorySize").getValue());
             if (set > 0) {
                 return set;

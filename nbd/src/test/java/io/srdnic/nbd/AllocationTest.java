@@ -4,14 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The hot-path rule for the server: once warm, a request — read from the socket, checked, run on
@@ -48,7 +49,7 @@ class AllocationTest {
     }
 
     private static void assertWarmThreadAllocatesNothing(RawClient c, String threadName) throws IOException {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         Thread thread = Thread.getAllStackTraces().keySet().stream()
             .filter(t -> t.getName().startsWith(threadName)).findFirst().orElse(null);
         assertNotNull(thread, "the connection's " + threadName + " thread");
@@ -62,7 +63,8 @@ class AllocationTest {
             perWindow[w] = threads.getThreadAllocatedBytes(thread.threadId()) - before;
         }
         Arrays.sort(perWindow);
-        assertTrue(perWindow[1] < requests, threadName + " median window: " + perWindow[1] + " bytes allocated for " + requests + " requests");
+        assertTrue(perWindow[1] < requests, threadName + " median window: " + perWindow[1] + " bytes allocated for "
+                + requests + " requests");
     }
 
     /** Batches of writes, reads, write-zeroes and flushes of 4 KiB inside the first 256 KiB (pages made once). */

@@ -4,11 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.block.Errno;
 import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,7 +50,7 @@ class BlockStatusTest {
             byte[] bytes = q.getBytes(StandardCharsets.UTF_8);
             b.putInt(bytes.length).put(bytes);
         }
-        return java.util.Arrays.copyOf(b.array(), b.position());
+        return Arrays.copyOf(b.array(), b.position());
     }
 
     private static void structured(RawClient c) throws IOException {
@@ -54,9 +59,9 @@ class BlockStatusTest {
     }
 
     /** Sends a context option, returns the context ids and names replied before the ACK. */
-    private static java.util.List<String> contexts(RawClient c, int option, byte[] data) throws IOException {
+    private static List<String> contexts(RawClient c, int option, byte[] data) throws IOException {
         c.option(option, data);
-        java.util.List<String> got = new java.util.ArrayList<>();
+        List<String> got = new ArrayList<>();
         RawClient.OptionReply r;
         while ((r = c.optionReply()).type() == Nbd.REP_META_CONTEXT) {
             ByteBuffer d = ByteBuffer.wrap(r.data());
@@ -88,15 +93,15 @@ class BlockStatusTest {
     void shouldListAndSetBaseAllocationAndDescribeHolesAndData() throws IOException {
         try (RawClient c = server.client()) {
             structured(c);
-            assertEquals(java.util.List.of("0:base:allocation"), contexts(c, Nbd.OPT_LIST_META_CONTEXT, contextData("disk")));
-            assertEquals(java.util.List.of("0:base:allocation"), contexts(c, Nbd.OPT_LIST_META_CONTEXT, contextData("disk", "base:")));
-            assertEquals(java.util.List.of(), contexts(c, Nbd.OPT_LIST_META_CONTEXT, contextData("disk", "qemu:dirty-bitmap:x")));
-            assertEquals(java.util.List.of("1:base:allocation"),
+            assertEquals(List.of("0:base:allocation"), contexts(c, Nbd.OPT_LIST_META_CONTEXT, contextData("disk")));
+            assertEquals(List.of("0:base:allocation"), contexts(c, Nbd.OPT_LIST_META_CONTEXT, contextData("disk", "base:")));
+            assertEquals(List.of(), contexts(c, Nbd.OPT_LIST_META_CONTEXT, contextData("disk", "qemu:dirty-bitmap:x")));
+            assertEquals(List.of("1:base:allocation"),
                 contexts(c, Nbd.OPT_SET_META_CONTEXT, contextData("disk", "x-other:thing", "base:allocation")));
             int flags = c.go("disk", false);
             assertNotEquals(0, flags & Nbd.FLAG_SEND_FAST_ZERO, "memory zeroes fast");
             byte[] data = new byte[8192];
-            java.util.Arrays.fill(data, (byte) 1);
+            Arrays.fill(data, (byte) 1);
             c.request(0, Nbd.CMD_WRITE, 1, 64 << 10, data.length, data);
             assertEquals(0, c.reply(0).error());
             assertArrayEquals(new int[][] {{64 << 10, HOLE}, {8192, 0}, {(1 << 20) - (72 << 10), HOLE}}, blockStatus(c, 0, 0, 1 << 20));
@@ -141,7 +146,7 @@ class BlockStatusTest {
 
     @Test
     void shouldNotAllocatePerBlockStatusRequestOnceWarm() throws IOException {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         try (RawClient c = server.client()) {
             structured(c);
             contexts(c, Nbd.OPT_SET_META_CONTEXT, contextData("disk", "base:allocation"));
@@ -159,7 +164,7 @@ class BlockStatusTest {
                 statusBatches(c, 125);
                 windows[w] = threads.getThreadAllocatedBytes(connection.threadId()) - before;
             }
-            java.util.Arrays.sort(windows);
+            Arrays.sort(windows);
             assertEquals(true, windows[1] < 2000, "median window: " + windows[1] + " bytes allocated for 2000 BLOCK_STATUS requests");
         }
     }

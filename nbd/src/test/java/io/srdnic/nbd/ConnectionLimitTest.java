@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
 class ConnectionLimitTest {
     @Test
     void shouldRefuseAClientOverTheLimitAndAcceptOneWhenAPlaceIsFree() throws Exception {
-        try (TestServer server = new TestServer(ServerLimits.defaults().withMaxConnections(2), new Export("d", new MemoryBlockDevice(1 << 20, false)));
+        try (TestServer server = new TestServer(ServerLimits.defaults().withMaxConnections(2),
+                new Export("d", new MemoryBlockDevice(1 << 20, false)));
              RawClient first = server.client()) {
             first.go("d", false);
             RawClient second = server.client();

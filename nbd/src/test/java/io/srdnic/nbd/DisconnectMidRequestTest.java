@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.block.BlockDevice;
 import io.srdnic.block.local.MemoryBlockDevice;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,8 @@ class DisconnectMidRequestTest {
 
     @Test
     void shouldEndEveryConnectionAndItsThreadsWhenClientsLeaveMidPayload() throws Exception {
-        for (BlockDevice device : new BlockDevice[] {new MemoryBlockDevice(64 << 20, false), new PollThreadDevice(new MemoryBlockDevice(64 << 20, false))}) {
+        for (BlockDevice device : new BlockDevice[] {new MemoryBlockDevice(64 << 20, false),
+                new PollThreadDevice(new MemoryBlockDevice(64 << 20, false))}) {
             try (TestServer server = new TestServer(new Export("d", device))) {
                 try (RawClient warm = server.client()) {
                     warm.go("d", false);
@@ -85,7 +87,7 @@ class DisconnectMidRequestTest {
             c.request(0, Nbd.CMD_READ, 2, 1 << 20, data.length, null);
             RawClient.Reply r = c.reply(data.length);
             assertEquals(0, r.error());
-            byte[] payload = java.util.Arrays.copyOfRange(r.payload(), 8, r.payload().length); // offset, then data
+            byte[] payload = Arrays.copyOfRange(r.payload(), 8, r.payload().length); // offset, then data
             assertArrayEquals(data, payload);
         }
     }

@@ -34,7 +34,7 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldGreetWithFixedNewstyleAndNoZeroes() throws IOException {
+    void shouldGreetWithBothHandshakeFlags() throws IOException {
         try (RawClient c = new RawClient(server.address).greeting()) {
             assertEquals(Nbd.FLAG_FIXED_NEWSTYLE | Nbd.FLAG_NO_ZEROES, c.handshakeFlags);
         }
@@ -77,7 +77,7 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldRefuseListWithDataAndCarryOn() throws IOException {
+    void shouldRefuseListWithDataThenCarryOn() throws IOException {
         try (RawClient c = server.client()) {
             c.option(Nbd.OPT_LIST, new byte[] {1});
             assertEquals(Nbd.REP_ERR_INVALID, c.optionReply().type());
@@ -86,7 +86,7 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldAckAbortAndClose() throws IOException {
+    void shouldCloseAfterAckingAbort() throws IOException {
         try (RawClient c = server.client()) {
             c.option(Nbd.OPT_ABORT, new byte[0]);
             RawClient.OptionReply r = c.optionReply();
@@ -169,7 +169,7 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldRefuseMalformedInfoAndGo() throws IOException {
+    void shouldRefuseMalformedInfoOrGo() throws IOException {
         byte[] shortData = {0, 0, 0, 0, 0};
         byte[] nameTooLong = ByteBuffer.allocate(10).putInt(5).put(new byte[] {'d', 'i', 's', 'k'}).array();
         byte[] countTooBig = ByteBuffer.allocate(10).putInt(4).put("disk".getBytes(StandardCharsets.US_ASCII)).putShort((short) 1).array();
@@ -188,7 +188,7 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldAnswerUnknownExportWithErrUnknownAndMessage() throws IOException {
+    void shouldAnswerUnknownExportWithErrUnknownCarryingAMessage() throws IOException {
         try (RawClient c = server.client()) {
             for (int option : new int[] {Nbd.OPT_INFO, Nbd.OPT_GO}) {
                 c.option(option, RawClient.infoData("nope"));
@@ -262,7 +262,7 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldSkipAndRefuseOverlongOptionData() throws IOException {
+    void shouldRefuseOverlongOptionDataSkippingIt() throws IOException {
         try (RawClient c = server.client()) {
             c.option(Nbd.OPT_GO, new byte[Nbd.MAX_OPTION_LENGTH + 1]);
             assertEquals(Nbd.REP_ERR_INVALID, c.optionReply().type());

@@ -8,9 +8,9 @@ import io.srdnic.block.BlockDevice;
 import io.srdnic.block.BlockSizes;
 import io.srdnic.block.Errno;
 import io.srdnic.block.IoCompletion;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
@@ -114,7 +114,7 @@ class InFlightTest {
                 RawClient.Reply r = c.reply(512);
                 assertEquals(1000 + i, r.handle(), "replies in completion order");
                 byte[] expected = new byte[512];
-                java.util.Arrays.fill(expected, (byte) i);
+                Arrays.fill(expected, (byte) i);
                 assertArrayEquals(expected, r.payload(), "each reply carries its own request's data");
             }
             completer.join();
@@ -174,7 +174,7 @@ class InFlightTest {
     }
 
     @Test
-    void shouldAnswerEioWhenTheDeviceThrowsAndCarryOn() throws Exception {
+    void shouldAnswerEioWhenTheDeviceThrowsThenCarryOn() throws Exception {
         HeldDevice device = new HeldDevice() {
             @Override
             public void trim(long offset, long length, boolean fua, IoCompletion done) {

@@ -14,7 +14,8 @@ import java.util.concurrent.Executors;
  */
 final class PollThreadDevice implements BlockDevice {
     private final BlockDevice inner;
-    private final ExecutorService poll = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name("test-poll").unstarted(r));
+    private final ExecutorService poll = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon()
+            .name("test-poll").unstarted(r));
 
     PollThreadDevice(BlockDevice inner) {
         this.inner = inner;

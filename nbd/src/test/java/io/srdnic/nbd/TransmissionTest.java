@@ -8,6 +8,7 @@ import io.srdnic.block.Errno;
 import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -82,7 +83,7 @@ class TransmissionTest {
             c.request(0, Nbd.CMD_READ, 2, 4096, data.length, null);
             RawClient.Reply r = c.reply(0);
             assertEquals(4096, ByteBuffer.wrap(r.payload()).getLong(), "the chunk's offset");
-            assertArrayEquals(data, java.util.Arrays.copyOfRange(r.payload(), 8, r.payload().length));
+            assertArrayEquals(data, Arrays.copyOfRange(r.payload(), 8, r.payload().length));
         }
     }
 
@@ -148,7 +149,7 @@ class TransmissionTest {
             assertEquals(0, status(c, 0, Nbd.CMD_TRIM, 128 << 10, (64 << 10) + 100));
             assertEquals(32, disk.allocatedPages(), "the partly trimmed page is kept");
             assertArrayEquals(new byte[(64 << 10) + 100], read(c, 128 << 10, (64 << 10) + 100));
-            assertArrayEquals(java.util.Arrays.copyOfRange(data, (192 << 10) + 100, data.length),
+            assertArrayEquals(Arrays.copyOfRange(data, (192 << 10) + 100, data.length),
                 read(c, (192 << 10) + 100, (64 << 10) - 100), "the rest of a partly trimmed page is kept");
         }
     }
@@ -225,7 +226,7 @@ class TransmissionTest {
             c.request(0, Nbd.CMD_READ, 1, 0, tooBig, null);
             assertEquals(Errno.EINVAL, c.reply(0).error());
             byte[] payload = new byte[(int) tooBig];
-            java.util.Arrays.fill(payload, (byte) 0x5A);
+            Arrays.fill(payload, (byte) 0x5A);
             c.request(0, Nbd.CMD_WRITE, 2, 0, tooBig, payload);
             assertEquals(Errno.EINVAL, c.reply(0).error());
             assertEquals(0, status(c, 0, Nbd.CMD_WRITE_ZEROES, 0, SIZE), "write-zeroes carries no payload: no maximum");

@@ -8,7 +8,9 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.Arrays;
 
 /**
  * Pins the calling thread to one CPU with libc's {@code sched_setaffinity(0, ...)}, as EAL pins the
@@ -35,7 +37,8 @@ public final class Affinity {
         byte[] set = new byte[CPU_SETSIZE_BYTES];
         set[cpu / 8] = (byte) (1 << (cpu % 8));
         if (!setCurrentThread(set)) {
-            throw new IllegalStateException("cannot pin the thread to CPU " + cpu + " (is it online and in this process's cpuset? see taskset -p "
+            throw new IllegalStateException("cannot pin the thread to CPU " + cpu
+                    + " (is it online and in this process's cpuset? see taskset -p "
                 + ProcessHandle.current().pid() + ")");
         }
     }
@@ -61,7 +64,7 @@ public final class Affinity {
             if (rc != 0) {
                 throw new IllegalStateException("sched_getaffinity failed");
             }
-            return set.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            return set.toArray(ValueLayout.JAVA_BYTE);
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable t) {
@@ -71,7 +74,7 @@ public final class Affinity {
 
     /** The CPUs in either set. */
     public static byte[] union(byte[] a, byte[] b) {
-        byte[] u = java.util.Arrays.copyOf(a, Math.max(a.length, b.length));
+        byte[] u = Arrays.copyOf(a, Math.max(a.length, b.length));
         for (int i = 0; i < b.length; i++) {
             u[i] |= b[i];
         }
@@ -113,7 +116,7 @@ public final class Affinity {
     private static boolean setCurrentThread(byte[] cpus) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment set = arena.allocate(CPU_SETSIZE_BYTES);
-            MemorySegment.copy(cpus, 0, set, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, Math.min(cpus.length, CPU_SETSIZE_BYTES));
+            MemorySegment.copy(cpus, 0, set, ValueLayout.JAVA_BYTE, 0, Math.min(cpus.length, CPU_SETSIZE_BYTES));
             return (int) SCHED_SETAFFINITY.invokeExact(0, (long) CPU_SETSIZE_BYTES, set) == 0;
         } catch (Throwable t) {
             throw new IllegalStateException("sched_setaffinity failed", t);

@@ -1,5 +1,6 @@
 package io.srdnic.pmd;
 
+import io.srdnic.ffm.Libc;
 import io.srdnic.ffm.rte_errno_h;
 import io.srdnic.ffm.srdnic_shim_h;
 
@@ -37,7 +38,7 @@ public final class DpdkException extends RuntimeException {
     /** A POSIX errno as every srdnic message says one ("ENODEV (No such device)"); DPDK's own (1000 and up) by rte_strerror. */
     static String describe(int errno) {
         if (errno > 0 && errno < 1000) {
-            return io.srdnic.ffm.Libc.describe(errno);
+            return Libc.describe(errno);
         }
         String text = rte_errno_h.rte_strerror(errno).reinterpret(512).getString(0);
         return "rte_errno " + errno + " (" + text + ")";

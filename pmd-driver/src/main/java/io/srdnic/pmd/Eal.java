@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
@@ -52,7 +53,8 @@ public final class Eal implements AutoCloseable {
     /** Starts EAL with {@code config}; throws if EAL was already started in this process. */
     public static synchronized Eal start(EalConfig config) {
         if (everStarted) {
-            throw new IllegalStateException("EAL is already started in this process (DPDK allows one rte_eal_init per process): use Eal.current()");
+            throw new IllegalStateException("EAL is already started in this process (DPDK allows one rte_eal_init per process): use "
+                    + "Eal.current()");
         }
         List<String> args = config.toArguments();
         LOG.log(System.Logger.Level.DEBUG, "rte_eal_init {0}", args);
@@ -91,7 +93,7 @@ public final class Eal implements AutoCloseable {
         try {
             byte[] caller = Affinity.currentThreadCpus();
             byte[] union = Affinity.union(caller, Affinity.processCpus());
-            if (!java.util.Arrays.equals(union, caller)) {
+            if (!Arrays.equals(union, caller)) {
                 Affinity.restoreCurrentThread(union);
             }
             return caller;
@@ -103,7 +105,7 @@ public final class Eal implements AutoCloseable {
 
     private static void restore(byte[] caller) {
         try {
-            if (!java.util.Arrays.equals(Affinity.currentThreadCpus(), caller)) {
+            if (!Arrays.equals(Affinity.currentThreadCpus(), caller)) {
                 Affinity.restoreCurrentThread(caller);
             }
         } catch (IllegalStateException e) {

@@ -1,5 +1,8 @@
 package io.srdnic.pmd;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
 /** {@link PacketIo} over one RX/TX queue pair of a DPDK port and the pool that feeds it. */
 public final class EthPacketIo implements PacketIo {
     /** XDP_PACKET_HEADROOM of the kernel: reserved in front of every AF_XDP frame. */
@@ -12,7 +15,7 @@ public final class EthPacketIo implements PacketIo {
     private final int maxFrameLength;
     private final long mac;
     /** rte_eth_stats_get's output, made once (an automatic arena: any thread may read the stats, and it goes with this object). */
-    private final java.lang.foreign.MemorySegment statsScratch = EthPort.statsScratch(java.lang.foreign.Arena.ofAuto());
+    private final MemorySegment statsScratch = EthPort.statsScratch(Arena.ofAuto());
 
     public EthPacketIo(EthPort port, int queue, MbufPool pool) {
         this.port = port;

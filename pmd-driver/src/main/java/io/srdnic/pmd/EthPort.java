@@ -57,7 +57,8 @@ public final class EthPort implements AutoCloseable {
         String name = devargs.split(",", 2)[0].trim();
         try (Arena arena = Arena.ofConfined()) {
             DpdkException.check(rte_eal_h.rte_dev_probe(arena.allocateFrom(devargs)), "rte_dev_probe(" + devargs + ")",
-                "is the PMD installed (ls /usr/lib/x86_64-linux-gnu/dpdk/pmds-*) and are its arguments right? EAL's log above names the problem");
+                "is the PMD installed (ls /usr/lib/x86_64-linux-gnu/dpdk/pmds-*) and are its arguments right? EAL's log above names the "
+                        + "problem");
         }
         EthPort port = new EthPort(portIdOf(name), name, true);
         eal.register(port);
@@ -164,7 +165,8 @@ public final class EthPort implements AutoCloseable {
             MemorySegment txDesc = arena.allocate(ValueLayout.JAVA_SHORT);
             rxDesc.set(ValueLayout.JAVA_SHORT, 0, (short) config.rxDescriptors());
             txDesc.set(ValueLayout.JAVA_SHORT, 0, (short) config.txDescriptors());
-            DpdkException.check(rte_ethdev_h.rte_eth_dev_adjust_nb_rx_tx_desc((short) id, rxDesc, txDesc), "rte_eth_dev_adjust_nb_rx_tx_desc", "");
+            DpdkException.check(rte_ethdev_h.rte_eth_dev_adjust_nb_rx_tx_desc((short) id, rxDesc, txDesc),
+                    "rte_eth_dev_adjust_nb_rx_tx_desc", "");
             if (config.mtu() > 0) {
                 int rc = rte_ethdev_h.rte_eth_dev_set_mtu((short) id, (short) config.mtu());
                 // Some PMDs (memif, ring) have no MTU to set: DeviceInfo.maxFrameLength() is their limit.
@@ -177,13 +179,16 @@ public final class EthPort implements AutoCloseable {
             rxQueues = new RxQueue[config.rxQueues()];
             txQueues = new TxQueue[config.txQueues()];
             for (int q = 0; q < config.rxQueues(); q++) {
-                DpdkException.check(rte_ethdev_h.rte_eth_rx_queue_setup((short) id, (short) q, rxDesc.get(ValueLayout.JAVA_SHORT, 0), socket,
+                DpdkException.check(rte_ethdev_h.rte_eth_rx_queue_setup((short) id, (short) q,
+                        rxDesc.get(ValueLayout.JAVA_SHORT, 0), socket,
                     MemorySegment.NULL, pool.segment()), "rte_eth_rx_queue_setup(" + name + ", queue " + q + ")",
-                    "the pool " + pool.name() + " may be too small for " + config.rxDescriptors() + " descriptors, or its mbufs too small for the port (min_rx_bufsize)");
+                    "the pool " + pool.name() + " may be too small for " + config.rxDescriptors()
+                            + " descriptors, or its mbufs too small for the port (min_rx_bufsize)");
                 rxQueues[q] = new RxQueue(id, q);
             }
             for (int q = 0; q < config.txQueues(); q++) {
-                DpdkException.check(rte_ethdev_h.rte_eth_tx_queue_setup((short) id, (short) q, txDesc.get(ValueLayout.JAVA_SHORT, 0), socket,
+                DpdkException.check(rte_ethdev_h.rte_eth_tx_queue_setup((short) id, (short) q,
+                        txDesc.get(ValueLayout.JAVA_SHORT, 0), socket,
                     MemorySegment.NULL), "rte_eth_tx_queue_setup(" + name + ", queue " + q + ")", "use fewer descriptors");
                 txQueues[q] = new TxQueue(id, q);
             }
@@ -262,7 +267,8 @@ public final class EthPort implements AutoCloseable {
             MemorySegment link = arena.allocate(rte_eth_link.LAYOUT);
             DpdkException.check(rte_ethdev_h.rte_eth_link_get_nowait((short) id, link), "rte_eth_link_get_nowait(" + name + ")", "");
             int bits = link.get(ValueLayout.JAVA_SHORT, rte_eth_link.LINK_BITS_OFFSET);
-            return new LinkStatus((bits & rte_eth_link.LINK_STATUS_BIT) != 0, link.get(ValueLayout.JAVA_INT, rte_eth_link.LINK_SPEED_OFFSET),
+            return new LinkStatus((bits & rte_eth_link.LINK_STATUS_BIT) != 0,
+                    link.get(ValueLayout.JAVA_INT, rte_eth_link.LINK_SPEED_OFFSET),
                 (bits & rte_eth_link.LINK_DUPLEX_BIT) != 0, (bits & rte_eth_link.LINK_AUTONEG_BIT) != 0);
         }
     }
@@ -313,10 +319,12 @@ public final class EthPort implements AutoCloseable {
     /** The driver's extended statistics, by name, in the driver's order. */
     public Map<String, Long> xstats() {
         try (Arena arena = Arena.ofConfined()) {
-            int n = DpdkException.check(rte_ethdev_h.rte_eth_xstats_get_names((short) id, MemorySegment.NULL, 0), "rte_eth_xstats_get_names", "");
+            int n = DpdkException.check(rte_ethdev_h.rte_eth_xstats_get_names((short) id, MemorySegment.NULL, 0),
+                    "rte_eth_xstats_get_names", "");
             MemorySegment names = arena.allocate(rte_eth_xstat.NAME_SIZE * Math.max(1, n));
             MemorySegment values = arena.allocate(rte_eth_xstat.SIZE * Math.max(1, n));
-            int got = Math.min(n, DpdkException.check(rte_ethdev_h.rte_eth_xstats_get_names((short) id, names, n), "rte_eth_xstats_get_names", ""));
+            int got = Math.min(n, DpdkException.check(rte_ethdev_h.rte_eth_xstats_get_names((short) id, names, n),
+                    "rte_eth_xstats_get_names", ""));
             got = Math.min(got, DpdkException.check(rte_ethdev_h.rte_eth_xstats_get((short) id, values, n), "rte_eth_xstats_get", ""));
             Map<String, Long> out = new LinkedHashMap<>();
             for (int i = 0; i < got; i++) {

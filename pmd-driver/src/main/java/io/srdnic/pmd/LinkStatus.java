@@ -4,6 +4,7 @@ package io.srdnic.pmd;
 public record LinkStatus(boolean up, int speedMbps, boolean fullDuplex, boolean autoneg) {
     @Override
     public String toString() {
-        return up ? "up " + (speedMbps == 0 ? "unknown speed" : speedMbps + " Mbps") + (fullDuplex ? " full-duplex" : " half-duplex") : "down";
+        return up ? "up " + (speedMbps == 0 ? "unknown speed" : speedMbps + " Mbps")
+                + (fullDuplex ? " full-duplex" : " half-duplex") : "down";
     }
 }

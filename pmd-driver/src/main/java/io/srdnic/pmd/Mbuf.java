@@ -179,7 +179,10 @@ public final class Mbuf {
         return this;
     }
 
-    /** Copies {@code length} bytes of {@code src}'s data from {@code srcOffset} into this segment's data room at {@code offset}: native to native, no segment view made. */
+    /**
+     * Copies {@code length} bytes of {@code src}'s data from {@code srcOffset} into this segment's
+     * data room at {@code offset}: native to native, no segment view made.
+     */
     public Mbuf copyFrom(Mbuf src, int srcOffset, int offset, int length) {
         MemorySegment.copy(NATIVE, src.at(srcOffset, length), NATIVE, at(offset, length), length);
         return this;

@@ -36,10 +36,12 @@ public final class MbufPool implements AutoCloseable {
         Eal eal = Eal.current();
         int dataRoom = frameRoom + rte_mbuf.RTE_PKTMBUF_HEADROOM;
         if (frameRoom <= 0 || dataRoom > 0xFFFF) {
-            throw new IllegalArgumentException("frame room must be 1.." + (0xFFFF - rte_mbuf.RTE_PKTMBUF_HEADROOM) + " bytes, was " + frameRoom);
+            throw new IllegalArgumentException("frame room must be 1.." + (0xFFFF - rte_mbuf.RTE_PKTMBUF_HEADROOM)
+                    + " bytes, was " + frameRoom);
         }
         if (count < 64) {
-            throw new IllegalArgumentException("a pool of " + count + " mbufs is too small: give at least 64 (a burst is 32, a queue holds more)");
+            throw new IllegalArgumentException("a pool of " + count
+                    + " mbufs is too small: give at least 64 (a burst is 32, a queue holds more)");
         }
         int cache = Math.min(DEFAULT_CACHE, count / 2);
         MemorySegment pool;

@@ -51,7 +51,8 @@ public final class RingLink implements AutoCloseable {
         // rte_ring_create's count must be a power of two and holds count - 1 entries.
         MemorySegment r = rte_ring_h.rte_ring_create(arena.allocateFrom(name), size, -1, flags);
         if (r.equals(MemorySegment.NULL)) {
-            throw DpdkException.fromRteErrno("rte_ring_create(" + name + ", " + size + ")", "raise the EAL memory (-m) or use a smaller ring");
+            throw DpdkException.fromRteErrno("rte_ring_create(" + name + ", " + size + ")",
+                    "raise the EAL memory (-m) or use a smaller ring");
         }
         return r;
     }

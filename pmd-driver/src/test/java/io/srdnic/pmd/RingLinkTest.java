@@ -89,7 +89,7 @@ class RingLinkTest {
     }
 
     @Test
-    void shouldFreeAndCountFramesTheTxRingCannotTake() {
+    void shouldFreeFramesTheTxRingCannotTakeCountingThem() {
         try (Arena arena = Arena.ofConfined();
              RingLink link = RingLink.create(64);
              MbufPool pool = MbufPool.create("droptest", 1023, 256)) {
@@ -118,7 +118,7 @@ class RingLinkTest {
     }
 
     @Test
-    void shouldNameTheMissingPortAndTheTooSmallPool() {
+    void shouldNameTheMissingPortOrTheTooSmallPool() {
         DpdkException noPort = assertThrows(DpdkException.class, () -> EthPort.byName("net_nosuch0"));
         assertTrue(noPort.getMessage().contains("net_nosuch0"), noPort.getMessage());
         DpdkException badVdev = assertThrows(DpdkException.class, () -> EthPort.attach("net_nosuchpmd0"));

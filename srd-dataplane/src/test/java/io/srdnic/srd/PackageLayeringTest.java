@@ -122,7 +122,7 @@ class PackageLayeringTest {
     }
 
     @Test
-    void theRuleSeesUpwardAndSidewaysReferences() {
+    void theRuleSeesUpwardOrSidewaysReferences() {
         assertEquals("upward", rule("transport.qp", RANK.get("transport.qp"), "transport"));
         assertEquals("upward", rule("transport.port", RANK.get("transport.port"), "transport.rc"));
         assertEquals("upward", rule("api", RANK.get("api"), "transport"));

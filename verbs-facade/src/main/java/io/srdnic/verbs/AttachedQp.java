@@ -1,8 +1,8 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.verbs.attach.RecvRecord;
 import io.srdnic.verbs.attach.SendRecord;
 import io.srdnic.verbs.attach.ShmRing;
@@ -123,7 +123,8 @@ final class AttachedQp implements VerbsProvider.Qp {
         for (int i = 0; i < n; i++) {
             Sge g = wr.sges[i];
             long e = at + SendRecord.SGES + (long) i * SendRecord.SGE_BYTES;
-            s.set(ValueLayout.JAVA_LONG, e + SendRecord.SGE_OFFSET, g.segment == null ? -1 : session.poolOffset(g.segment, g.offset, g.length));
+            s.set(ValueLayout.JAVA_LONG, e + SendRecord.SGE_OFFSET, g.segment == null ? -1
+                    : session.poolOffset(g.segment, g.offset, g.length));
             s.set(ValueLayout.JAVA_INT, e + SendRecord.SGE_LENGTH, g.length);
             s.set(ValueLayout.JAVA_INT, e + SendRecord.SGE_LKEY, g.lkey);
         }

@@ -2,6 +2,7 @@ package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.verbs.attach.ControlSocket;
+import io.srdnic.verbs.attach.FreeSpace;
 import io.srdnic.verbs.attach.SharedLayout;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
@@ -52,7 +53,7 @@ final class AttachedSession implements AutoCloseable {
     private volatile CompletableFuture<ControlMessage> pending;
     private int nextId = 1;
     /** What of the pool is handed out to regions ({@code ProtectionDomain.allocateRegion}); never taken back (see allocate). */
-    private final io.srdnic.verbs.attach.FreeSpace poolSpace;
+    private final FreeSpace poolSpace;
 
     private AttachedSession(Path dir, ControlSocket channel, OpenReply info, int memoryFd) throws IOException {
         this.dir = dir;
@@ -63,7 +64,7 @@ final class AttachedSession implements AutoCloseable {
         MemorySegment file = ControlSocket.mapAndClose(memoryFd, info.fileBytes(), arena);
         this.pool = file.asSlice(info.poolOffset(), info.poolBytes());
         this.rings = file.asSlice(info.ringsOffset(), info.ringsBytes());
-        this.poolSpace = new io.srdnic.verbs.attach.FreeSpace(pool.byteSize());
+        this.poolSpace = new FreeSpace(pool.byteSize());
         this.reader = new Thread(this::readLoop, "srdnic-attached-" + info.shmPath());
         reader.setDaemon(true);
         reader.start();

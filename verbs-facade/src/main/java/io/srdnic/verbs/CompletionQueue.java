@@ -1,6 +1,7 @@
 package io.srdnic.verbs;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A completion queue (ibv_cq). {@link #poll} fills a caller-owned array of reusable
@@ -38,7 +39,7 @@ public final class CompletionQueue {
     }
 
     /** Embedded: the send and receive queues of live QPs completing into this CQ (attached, the dataplane counts them). */
-    final java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger();
+    final AtomicInteger users = new AtomicInteger();
 
     /**
      * Destroys the CQ (ibv_destroy_cq): destroy the QPs that complete into it first. Its

@@ -1,7 +1,13 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.verbs.attach.control.CmEventMessage;
+import io.srdnic.verbs.attach.control.CmRequest;
+import io.srdnic.verbs.attach.control.HandleReply;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -32,7 +38,7 @@ public final class Context implements AutoCloseable {
     private int cqs;
     private int srqs;
     private boolean closed;
-    private final java.util.List<Runnable> closeHooks = new java.util.ArrayList<>();
+    private final List<Runnable> closeHooks = new ArrayList<>();
 
     private Context(Device device, ContextConfig config) {
         this.device = device;
@@ -94,12 +100,16 @@ public final class Context implements AutoCloseable {
         if (cqs >= MAX_CQ) {
             throw new VerbsException("at most " + MAX_CQ + " CQs per context");
         }
-        CompletionQueue cq = new CompletionQueue(this, depth); // counted once made: a refused create (attached: the dataplane's ERROR) leaks no slot
+        // counted once made: a refused create (attached: the dataplane's ERROR) leaks no slot
+        CompletionQueue cq = new CompletionQueue(this, depth);
         cqs++;
         return cq;
     }
 
-    /** The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED, SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode. */
+    /**
+     * The next async event (REMOTE_UNRESPONSIVE, CQ_ERROR, QP_FATAL, SRQ_LIMIT_REACHED,
+     * SQ_DRAINED), or null. Runs the duty cycle in INVOKER mode.
+     */
     public AsyncEventQueue.AsyncEvent pollAsyncEvent() {
         return provider.pollAsyncEvent();
     }
@@ -131,12 +141,12 @@ public final class Context implements AutoCloseable {
     }
 
     /** The file this context publishes its live counters in (ContextConfig.countersDir), or null (always, attached). */
-    public java.nio.file.Path countersFile() {
+    public Path countersFile() {
         return provider.countersFile();
     }
 
     /** Per-context and per-path lines (RTT, window, losses), as {@code srdnic perf --stats} prints them. */
-    public java.util.List<String> contextReport() {
+    public List<String> contextReport() {
         return provider.contextReport();
     }
 
@@ -272,13 +282,13 @@ public final class Context implements AutoCloseable {
      * Attached: a call on the dataplane's connection manager, which owns the port's management QP
      * (for {@code io.srdnic.verbs.cm}, which runs the CM there for an attached context).
      */
-    public io.srdnic.verbs.attach.control.HandleReply attachedCmCall(io.srdnic.verbs.attach.control.CmRequest request) {
+    public HandleReply attachedCmCall(CmRequest request) {
         checkOpen();
         return provider.cmCall(request);
     }
 
     /** Attached: the oldest event of this context's CM ids the dataplane sent, or null (for {@code io.srdnic.verbs.cm}). */
-    public io.srdnic.verbs.attach.control.CmEventMessage pollAttachedCmEvent() {
+    public CmEventMessage pollAttachedCmEvent() {
         return provider.pollCmEvent();
     }
 

@@ -55,7 +55,10 @@ public final class ContextConfig {
         return this;
     }
 
-    /** How many counters the file holds (default 16384: about 90 per remote device with 16 paths, 4 per QP); more are left out and counted. */
+    /**
+     * How many counters the file holds (default 16384: about 90 per remote device with 16 paths, 4
+     * per QP); more are left out and counted.
+     */
     public ContextConfig countersCapacity(int capacity) {
         this.countersCapacity = capacity;
         return this;

@@ -10,11 +10,14 @@ import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -105,7 +108,7 @@ final class ContextDriver implements AutoCloseable {
     }
 
     /** Where this dataplane's counters file is, or null. */
-    java.nio.file.Path countersFile() {
+    Path countersFile() {
         return counters == null ? null : counters.file();
     }
 
@@ -280,8 +283,8 @@ final class ContextDriver implements AutoCloseable {
         commands.add(task);
         LockSupport.unpark(agent);
         try {
-            return task.get(CALL_TIMEOUT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+            return task.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
             task.cancel(false);
             RuntimeException fault = lastFault;
             throw new VerbsException("the dataplane thread did not answer within " + CALL_TIMEOUT_SECONDS + " s"

@@ -85,7 +85,10 @@ final class DataplaneCounters {
         writer.heartbeat(System.currentTimeMillis());
     }
 
-    /** The final counts, then the file is marked closed; on the dataplane's thread, after the transport closed (its tables stay readable). */
+    /**
+     * The final counts, then the file is marked closed; on the dataplane's thread, after the
+     * transport closed (its tables stay readable).
+     */
     void close(long now) {
         export(now);
         writer.close();

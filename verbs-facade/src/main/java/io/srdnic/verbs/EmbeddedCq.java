@@ -7,15 +7,16 @@ import io.srdnic.srd.api.WcOpcode;
  * into the caller's reusable {@link WorkCompletion}s. Polling an empty one runs the duty cycle in
  * INVOKER mode; polling one that holds completions transmits what was posted since.
  */
-final class EmbeddedCq implements VerbsProvider.Cq, io.srdnic.srd.api.CompletionQueue.CompletionSink {
-    final io.srdnic.srd.api.CompletionQueue ring;
+final class EmbeddedCq implements VerbsProvider.Cq,
+        io.srdnic.srd.api.CompletionQueue.CompletionSink { // fully qualified: the facade has one too
+    final io.srdnic.srd.api.CompletionQueue ring; // fully qualified: the facade has one too
     private final EmbeddedProvider provider;
     private WorkCompletion[] target;
     private int filled;
 
     EmbeddedCq(EmbeddedProvider provider, int depth) {
         this.provider = provider;
-        this.ring = new io.srdnic.srd.api.CompletionQueue(depth);
+        this.ring = new io.srdnic.srd.api.CompletionQueue(depth); // fully qualified: the facade has one too
     }
 
     @Override

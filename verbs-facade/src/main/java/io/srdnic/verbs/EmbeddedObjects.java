@@ -13,7 +13,7 @@ public final class EmbeddedObjects {
     }
 
     /** The transport's CQ behind {@code cq}: what the transport completes into. */
-    public static io.srdnic.srd.api.CompletionQueue cq(CompletionQueue cq) {
+    public static io.srdnic.srd.api.CompletionQueue cq(CompletionQueue cq) { // fully qualified: the facade has one too
         return EmbeddedProvider.ring(cq);
     }
 

@@ -2,8 +2,8 @@ package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.QpAttributes;
-import io.srdnic.srd.transport.SrcDomain;
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.SrcDomain;
 import io.srdnic.srd.transport.SrdTransport;
 import io.srdnic.srd.transport.SrqAttributes;
 import io.srdnic.verbs.attach.control.CmEventMessage;
@@ -48,8 +48,9 @@ final class EmbeddedProvider implements VerbsProvider {
     public DeviceAttributes queryDevice(String deviceName) {
         return new DeviceAttributes(deviceName, Context.MAX_QP, Context.MAX_CQ, Context.MAX_MR, Context.MAX_AH, Context.MAX_QP_WR,
             Context.MAX_SGE, Context.MAX_INLINE, mtu, mtu, dataplane.transport.maxRdmaSize(), true, true, true, Context.MAX_SRQ,
-            Context.MAX_QP_WR, io.srdnic.srd.transport.qp.SharedReceiveQueue.MAX_SGE, DeviceAttributes.ATOMIC_GLOB,
-            QpAttributes.RD_ATOMIC_LIMIT);
+            Context.MAX_QP_WR,
+            io.srdnic.srd.transport.qp.SharedReceiveQueue.MAX_SGE, // fully qualified: the facade has one too
+            DeviceAttributes.ATOMIC_GLOB, QpAttributes.RD_ATOMIC_LIMIT);
     }
 
     @Override
@@ -193,7 +194,7 @@ final class EmbeddedProvider implements VerbsProvider {
     public Srq createXrcSrq(SharedReceiveQueue srq, XrcDomain xrcd, CompletionQueue cq, int maxWr, int maxSge, int limit) {
         SrdTransport t = dataplane.transport;
         SrcDomain domain = domain(xrcd);
-        io.srdnic.srd.api.CompletionQueue ring = ring(cq);
+        io.srdnic.srd.api.CompletionQueue ring = ring(cq); // fully qualified: the facade has one too
         return new EmbeddedSrq(dataplane, maxWr, dataplane.call(() -> t.createSrq(new SrqAttributes().maxWr(maxWr).limit(limit)
             .pd(srq.pd.id).srcDomain(domain).srcSrqNumber(t.freeSrcSrqNumber()).srcCq(ring))));
     }
@@ -230,12 +231,12 @@ final class EmbeddedProvider implements VerbsProvider {
     }
 
     /** The transport's CQ behind {@code cq}, made by this provider. */
-    static io.srdnic.srd.api.CompletionQueue ring(CompletionQueue cq) {
+    static io.srdnic.srd.api.CompletionQueue ring(CompletionQueue cq) { // fully qualified: the facade has one too
         return ((EmbeddedCq) cq.ops).ring;
     }
 
     /** The transport's SRQ behind {@code srq}, made by this provider. */
-    static io.srdnic.srd.transport.qp.SharedReceiveQueue transportSrq(SharedReceiveQueue srq) {
+    static io.srdnic.srd.transport.qp.SharedReceiveQueue transportSrq(SharedReceiveQueue srq) { // fully qualified: the facade has one too
         return ((EmbeddedSrq) srq.ops).srq;
     }
 

@@ -8,12 +8,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * threading mode and stays so when a QP that took receives is destroyed before its completions are polled.
  */
 final class EmbeddedSrq implements VerbsProvider.Srq {
-    final io.srdnic.srd.transport.qp.SharedReceiveQueue srq;
+    final io.srdnic.srd.transport.qp.SharedReceiveQueue srq; // fully qualified: the facade has one too
     private final ContextDriver dataplane;
     private final int maxWr;
     private final AtomicLong posted = new AtomicLong();
 
-    EmbeddedSrq(ContextDriver dataplane, int maxWr, io.srdnic.srd.transport.qp.SharedReceiveQueue srq) {
+    EmbeddedSrq(ContextDriver dataplane, int maxWr,
+            io.srdnic.srd.transport.qp.SharedReceiveQueue srq) { // fully qualified: the facade has one too
         this.dataplane = dataplane;
         this.maxWr = maxWr;
         this.srq = srq;

@@ -58,7 +58,10 @@ final class PostRing {
     final int[] status;
     private long head;
     private long tail;
-    /** The most records one drain found since {@link #takeMaxBacklog()} last asked: the ring's occupancy, for the counters. Consumer only. */
+    /**
+     * The most records one drain found since {@link #takeMaxBacklog()} last asked: the ring's
+     * occupancy, for the counters. Consumer only.
+     */
     private long maxBacklog;
 
     PostRing(int capacity) {

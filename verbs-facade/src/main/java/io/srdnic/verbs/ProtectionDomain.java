@@ -3,6 +3,7 @@ package io.srdnic.verbs;
 import io.srdnic.srd.api.QpType;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /** A protection domain (ibv_pd): owns memory regions, address handles, shared receive queues and QPs. */
 public final class ProtectionDomain {
@@ -159,14 +160,15 @@ public final class ProtectionDomain {
         }
     }
 
-    private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, java.util.function.Supplier<SharedReceiveQueue> create) {
+    private SharedReceiveQueue newSrq(int maxWr, int maxSge, int limit, Supplier<SharedReceiveQueue> create) {
         checkAlive();
         DeviceAttributes caps = context.queryDevice();
         if (maxWr < 1 || maxWr > caps.maxSrqWr()) {
             throw new VerbsException("an SRQ's max_wr must be 1.." + caps.maxSrqWr() + ", asked " + maxWr);
         }
         if (maxSge < 1 || maxSge > caps.maxSrqSge()) {
-            throw new VerbsException("an SRQ's max_sge must be 1.." + caps.maxSrqSge() + " (a message lands in one buffer), asked " + maxSge);
+            throw new VerbsException("an SRQ's max_sge must be 1.." + caps.maxSrqSge()
+                    + " (a message lands in one buffer), asked " + maxSge);
         }
         if (limit < 0 || limit > maxWr) {
             throw new VerbsException("srq_limit must be 0 (disarmed) .. max_wr " + maxWr + ", asked " + limit);

@@ -1,9 +1,9 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.transport.SrdTransport;
 
 /**

@@ -24,7 +24,10 @@ public final class SendWr {
      * word is at the peer). The remote address must be 8-byte aligned.
      */
     public static final int OP_ATOMIC_CMP_SWAP = 5;
-    /** RC only: adds {@link #atomic}'s operand to the remote 64-bit word atomically; the original value lands in the SGE, as for CMP_SWAP. */
+    /**
+     * RC only: adds {@link #atomic}'s operand to the remote 64-bit word atomically; the original
+     * value lands in the SGE, as for CMP_SWAP.
+     */
     public static final int OP_ATOMIC_FETCH_ADD = 6;
 
     final Sge[] sges;
@@ -97,7 +100,10 @@ public final class SendWr {
         return this;
     }
 
-    /** RDMA: the remote memory (the address in the remote region, as its owner's MemoryRegion.segment().address() + offset) and its rkey. */
+    /**
+     * RDMA: the remote memory (the address in the remote region, as its owner's
+     * MemoryRegion.segment().address() + offset) and its rkey.
+     */
     public SendWr rdma(long address, int key) {
         this.remoteAddress = address;
         this.rkey = key;

@@ -4,6 +4,9 @@ package io.srdnic.verbs;
 public enum SrqType {
     /** IBV_SRQT_BASIC: the QPs created on it take their receives from it. */
     BASIC,
-    /** IBV_SRQT_XRC: in an XRC domain, with a CQ of its own; XRC_RECV QPs of its domain deliver into it the messages that name its {@link SharedReceiveQueue#srqNumber()}. */
+    /**
+     * IBV_SRQT_XRC: in an XRC domain, with a CQ of its own; XRC_RECV QPs of its domain deliver into
+     * it the messages that name its {@link SharedReceiveQueue#srqNumber()}.
+     */
     XRC
 }

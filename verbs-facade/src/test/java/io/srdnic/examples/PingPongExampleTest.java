@@ -14,7 +14,7 @@ class PingPongExampleTest {
     }
 
     @Test
-    void shouldBounceMessagesBackAndForth() {
+    void shouldPingPongMessages() {
         PrintStream original = System.out;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));

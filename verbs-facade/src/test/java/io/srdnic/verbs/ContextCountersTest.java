@@ -12,6 +12,7 @@ import io.srdnic.srd.counters.CountersReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -97,7 +98,7 @@ class ContextCountersTest {
         }
     }
 
-    private static java.util.Set<String> names(CountersReader r) {
+    private static Set<String> names(CountersReader r) {
         return r.counters().stream().map(Counter::name).collect(Collectors.toSet());
     }
 

@@ -25,7 +25,8 @@ class EmbeddedObjectsTest {
             for (int i = 0; i < 100; i++) {
                 EmbeddedObjects.runCycle(ctx, System.nanoTime());
             }
-            assertTrue(port.receives >= receives + 100, "every call ran a duty cycle (a receive burst each): " + (port.receives - receives));
+            assertTrue(port.receives >= receives + 100,
+                "every call ran a duty cycle (a receive burst each): " + (port.receives - receives));
             assertEquals(reads, clockReads.get(), "the cycles ran at the caller's time: the device's clock was not read");
             ctx.progress();
             assertTrue(clockReads.get() > reads, "Context.progress, the path the lcore took before, reads the clock for its cycle");

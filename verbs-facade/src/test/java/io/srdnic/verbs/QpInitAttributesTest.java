@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcStatus;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

@@ -1,30 +1,33 @@
 package io.srdnic.verbs;
 
+import io.srdnic.pmd.MbufBatch;
+import io.srdnic.pmd.PacketIo;
+
 /** A port that receives nothing and drops what it is given: a context on a device of this machine without DPDK. */
-final class SilentPort implements io.srdnic.pmd.PacketIo {
+final class SilentPort implements PacketIo {
     /** Receive bursts asked for: a duty cycle asks for one. */
     int receives;
 
     @Override
-    public int receive(io.srdnic.pmd.MbufBatch batch) {
+    public int receive(MbufBatch batch) {
         receives++;
         batch.clear();
         return 0;
     }
 
     @Override
-    public int transmit(io.srdnic.pmd.MbufBatch batch) {
+    public int transmit(MbufBatch batch) {
         batch.clear();
         return 0;
     }
 
     @Override
-    public int allocate(io.srdnic.pmd.MbufBatch batch, int n) {
+    public int allocate(MbufBatch batch, int n) {
         return 0;
     }
 
     @Override
-    public void free(io.srdnic.pmd.MbufBatch batch) {
+    public void free(MbufBatch batch) {
         batch.clear();
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.MbufBatch;
+import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.srd.api.QpAttributes;
@@ -17,6 +18,7 @@ import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
@@ -43,7 +45,7 @@ class VerbsAtomicSimTest {
     }
 
     @Test
-    void shouldAddAndSwapOnThePeersWordReturningItsOriginalValuesUnderFaults() {
+    void shouldRunAtomicsOnThePeersWordReturningItsOriginalValuesUnderFaults() {
         try (SimWorld w = new SimWorld(61, 16, HOSTILE); VerbsPair p = rcPair(w)) {
             int n = 200;
             MemorySegment word = p.arena.allocate(8, 8);
@@ -108,7 +110,7 @@ class VerbsAtomicSimTest {
     }
 
     @Test
-    void shouldRefuseAtomicsOnSrdAndUd() {
+    void shouldRefuseAtomicsOnSrdOrUd() {
         for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
             try (SimWorld w = new SimWorld(63); VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)),
                 type, 1, 4096)) {
@@ -124,12 +126,16 @@ class VerbsAtomicSimTest {
         }
     }
 
-    /** DEDICATED: the post ring hands the agent the atomic's operands; the frames it sends carry them (nobody answers: nothing is delivered). */
+    /**
+     * DEDICATED: the post ring hands the agent the atomic's operands; the frames it sends carry
+     * them (nobody answers: nothing is delivered).
+     */
     @Test
     void shouldCarryTheOperandsThroughThePostRingInDedicatedMode() throws InterruptedException {
         List<byte[]> sent = new CopyOnWriteArrayList<>();
         try (SimNetwork network = new SimNetwork(64); Context c = Context.open(Device.of("dedicated",
-            new Recording(network.addHost(SimWorld.macOf(1)), sent), System::nanoTime), new ContextConfig().mode(ThreadingMode.DEDICATED))) {
+            new Recording(network.addHost(SimWorld.macOf(1)), sent), System::nanoTime), new ContextConfig()
+                    .mode(ThreadingMode.DEDICATED))) {
             ProtectionDomain pd = c.allocPd();
             CompletionQueue cq = c.createCq(16);
             QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(8).maxRecvWr(1).build());
@@ -138,7 +144,7 @@ class VerbsAtomicSimTest {
             qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(ah.handle()).pathMtu(1024).destQpn(5).rqPsn(1)
                 .maxDestRdAtomic(1).minRnrTimer(1));
             qp.modify(new QpAttributes().state(QpState.RTS).sqPsn(1).timeout(14).retryCnt(7).rnrRetry(7).maxRdAtomic(2));
-            MemoryRegion local = pd.registerMemory(java.lang.foreign.Arena.ofAuto().allocate(16, 8), Access.LOCAL_WRITE);
+            MemoryRegion local = pd.registerMemory(Arena.ofAuto().allocate(16, 8), Access.LOCAL_WRITE);
             SendWr swap = new SendWr().wrId(1).opcode(SendWr.OP_ATOMIC_CMP_SWAP).atomic(0x7000_0008L, 0x1234, 0x1111_2222_3333_4444L,
                 0x5555_6666_7777_8888L).numSge(1);
             swap.sge(0).set(local, 0, 8);
@@ -185,7 +191,7 @@ class VerbsAtomicSimTest {
     private static final class Recording extends ForwardingPacketIo {
         private final List<byte[]> sent;
 
-        Recording(io.srdnic.pmd.PacketIo inner, List<byte[]> sent) {
+        Recording(PacketIo inner, List<byte[]> sent) {
             super(inner);
             this.sent = sent;
         }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.TimeUnit;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -87,7 +87,7 @@ class VerbsDeregisteredReceiveTest {
             assertEquals(5, p.sb.wcs[0].wrId());
             assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, p.sb.wcs[0].status(), p.sb.wcs[0].statusName());
             for (long at = 0; at < size; at++) {
-                if (target.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) != 0) {
+                if (target.get(ValueLayout.JAVA_BYTE, at) != 0) {
                     throw new AssertionError("byte " + at + " of the deregistered region was written after the deregister");
                 }
             }

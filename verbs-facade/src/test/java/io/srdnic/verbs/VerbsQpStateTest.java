@@ -25,11 +25,13 @@ class VerbsQpStateTest {
             CompletionQueue cq = a.createCq(16);
             QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
             QpAttributes attr = new QpAttributes();
-            VerbsException missing = assertThrows(VerbsException.class, () -> qp.modify(attr.clear().state(QpState.INIT).port(1).pkeyIndex(0)));
+            VerbsException missing = assertThrows(VerbsException.class, () ->
+                    qp.modify(attr.clear().state(QpState.INIT).port(1).pkeyIndex(0)));
             assertTrue(missing.getMessage().contains("missing qkey"), missing.getMessage());
             qp.modify(attr.clear().state(QpState.INIT).port(1).pkeyIndex(0).qkey(0x5151));
             qp.modify(attr.clear().state(QpState.RTR));
-            VerbsException notTaken = assertThrows(VerbsException.class, () -> qp.modify(attr.clear().state(QpState.RTS).sqPsn(0).retryCnt(7)));
+            VerbsException notTaken = assertThrows(VerbsException.class, () ->
+                    qp.modify(attr.clear().state(QpState.RTS).sqPsn(0).retryCnt(7)));
             assertTrue(notTaken.getMessage().contains("does not take retryCnt"), notTaken.getMessage());
             qp.modify(attr.clear().state(QpState.RTS).sqPsn(0).rnrRetry(3));
             assertEquals(QpState.RTS, qp.state());

@@ -45,7 +45,8 @@ class VerbsRcSimTest {
             WorkCompletion[] rx = CompletionQueue.array(1);
             assertEquals(1, VerbsPair.await(p.sb.cq, rx, 1));
             assertEquals(100, rx[0].byteLength());
-            assertEquals(-1, MemorySegment.mismatch(src, 0, size, target, 0, size), "RC is ordered: the write landed before the send's receive");
+            assertEquals(-1, MemorySegment.mismatch(src, 0, size, target, 0, size),
+                    "RC is ordered: the write landed before the send's receive");
         }
     }
 

@@ -9,17 +9,26 @@ import io.srdnic.pmd.EthPort;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PortConfig;
+import io.srdnic.pmd.PortStats;
 import io.srdnic.pmd.RingLink;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.counters.Counter;
+import io.srdnic.srd.counters.CountersReader;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
 import java.util.BitSet;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The verbs API on real DPDK: two contexts on a net_ring pair in this JVM, in both threading modes.
@@ -59,23 +68,24 @@ class VerbsRingTest {
     }
 
     @Test
-    void shouldPublishThePortsOwnTotalsNextToTheTransportsCounts(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
-        Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(ThreadingMode.DEDICATED).ip(0x0A000001).countersDir(dir));
+    void shouldPublishThePortsOwnTotalsNextToTheTransportsCounts(@TempDir Path dir) {
+        Context a = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(ThreadingMode.DEDICATED).ip(0x0A000001)
+                .countersDir(dir));
         Context b = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().ip(0x0A000002));
-        java.nio.file.Path file = a.countersFile();
+        Path file = a.countersFile();
         try (VerbsPair p = new VerbsPair(a, b, QpType.SRD, 64, 256)) {
             SendWr wr = new SendWr().destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
             wr.sge(0).set(p.sa.mr, 0, 256);
             for (int i = 0; i < 50; i++) {
                 assertEquals(0, p.sa.qp.postSend(wr.wrId(i)));
             }
-            assertEquals(50, VerbsPair.await(p.sb.cq, io.srdnic.verbs.CompletionQueue.array(50), 50));
-            assertEquals(50, VerbsPair.await(p.sa.cq, io.srdnic.verbs.CompletionQueue.array(50), 50));
+            assertEquals(50, VerbsPair.await(p.sb.cq, CompletionQueue.array(50), 50));
+            assertEquals(50, VerbsPair.await(p.sa.cq, CompletionQueue.array(50), 50));
         }
-        io.srdnic.pmd.PortStats port = link.a().stats();
-        try (io.srdnic.srd.counters.CountersReader r = io.srdnic.srd.counters.CountersReader.open(file).orElseThrow()) {
-            java.util.Map<String, Long> c = r.counters().stream().collect(
-                java.util.stream.Collectors.toMap(io.srdnic.srd.counters.Counter::name, io.srdnic.srd.counters.Counter::value, (x, y) -> x));
+        PortStats port = link.a().stats();
+        try (CountersReader r = CountersReader.open(file).orElseThrow()) {
+            Map<String, Long> c = r.counters().stream().collect(
+                Collectors.toMap(Counter::name, Counter::value, (x, y) -> x));
             assertEquals(port.txPackets(), c.get("port_tx_packets"), "the final export read the port's totals: " + c);
             assertEquals(port.rxPackets(), c.get("port_rx_packets"));
             assertTrue(c.get("port_tx_packets") >= c.get("tx_data") + c.get("tx_acks"), "the port carried what the transport sent: " + c);
@@ -88,11 +98,11 @@ class VerbsRingTest {
         for (ThreadingMode mode : ThreadingMode.values()) {
             int size = 1 << 20;
             try (VerbsPair p = pair(mode, QpType.RC, 1, size)) {
-                java.lang.foreign.MemorySegment src = p.arena.allocate(size, 64);
-                java.lang.foreign.MemorySegment back = p.arena.allocate(size, 64);
-                java.lang.foreign.MemorySegment target = p.arena.allocate(size, 64);
+                MemorySegment src = p.arena.allocate(size, 64);
+                MemorySegment back = p.arena.allocate(size, 64);
+                MemorySegment target = p.arena.allocate(size, 64);
                 for (int i = 0; i < size; i += 8) {
-                    src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E37_79B9_7F4A_7C15L + mode.ordinal());
+                    src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E37_79B9_7F4A_7C15L + mode.ordinal());
                 }
                 MemoryRegion srcMr = p.sa.pd.registerMemory(src, Access.LOCAL_WRITE);
                 MemoryRegion backMr = p.sa.pd.registerMemory(back, Access.LOCAL_WRITE);
@@ -107,7 +117,7 @@ class VerbsRingTest {
                 assertEquals(1, p.sb.cq.await(rx, 1, TimeUnit.SECONDS), mode + ": one receive");
                 assertEquals(WcOpcode.RECV_WITH_IMM, rx[0].opcode());
                 assertEquals(size, rx[0].byteLength());
-                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, p.sb.mr.segment(), 16L * size, 17L * size),
+                assertEquals(-1, MemorySegment.mismatch(src, 0, size, p.sb.mr.segment(), 16L * size, 17L * size),
                     mode + ": the message arrived whole");
                 SendWr wr = new SendWr().wrId(2).opcode(SendWr.OP_RDMA_WRITE).rdma(target.address(), remote.rkey()).numSge(1);
                 writeThenReadBack(p, mode, wr, 3, srcMr, backMr, target);
@@ -117,15 +127,15 @@ class VerbsRingTest {
     }
 
     @Test
-    void shouldWriteAndReadBackOneMebibyteOverRealDpdkInBothThreadingModes() {
+    void shouldReadBackAWrittenMebibyteOverRealDpdkInBothThreadingModes() {
         for (ThreadingMode mode : ThreadingMode.values()) {
             try (VerbsPair p = pair(mode)) {
                 int size = 1 << 20;
-                java.lang.foreign.MemorySegment src = p.arena.allocate(size, 64);
-                java.lang.foreign.MemorySegment back = p.arena.allocate(size, 64);
-                java.lang.foreign.MemorySegment target = p.arena.allocate(size, 64);
+                MemorySegment src = p.arena.allocate(size, 64);
+                MemorySegment back = p.arena.allocate(size, 64);
+                MemorySegment target = p.arena.allocate(size, 64);
                 for (int i = 0; i < size; i += 8) {
-                    src.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E37_79B9_7F4A_7C15L);
+                    src.set(ValueLayout.JAVA_LONG_UNALIGNED, i, i * 0x9E37_79B9_7F4A_7C15L);
                 }
                 MemoryRegion srcMr = p.sa.pd.registerMemory(src, Access.LOCAL_WRITE);
                 MemoryRegion backMr = p.sa.pd.registerMemory(back, Access.LOCAL_WRITE);
@@ -142,29 +152,29 @@ class VerbsRingTest {
      * whole, then READs {@code target} back into {@code backMr} with the same work request ({@code readWrId}) and checks that.
      */
     private static void writeThenReadBack(VerbsPair p, ThreadingMode mode, SendWr write, long readWrId, MemoryRegion srcMr,
-                                          MemoryRegion backMr, java.lang.foreign.MemorySegment target) {
-        java.lang.foreign.MemorySegment src = srcMr.segment();
-        java.lang.foreign.MemorySegment back = backMr.segment();
+                                          MemoryRegion backMr, MemorySegment target) {
+        MemorySegment src = srcMr.segment();
+        MemorySegment back = backMr.segment();
         int size = (int) src.byteSize();
         write.sge(0).set(srcMr, 0, size);
         assertEquals(0, p.sa.qp.postSend(write));
         WorkCompletion[] wcs = CompletionQueue.array(1);
         assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the write completed");
         assertEquals(WcStatus.SUCCESS, wcs[0].status(), () -> mode + ": requester " + p.a.counters() + " responder " + p.b.counters());
-        assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(src, 0, size, target, 0, size), mode + ": landed whole");
+        assertEquals(-1, MemorySegment.mismatch(src, 0, size, target, 0, size), mode + ": landed whole");
         write.wrId(readWrId).opcode(SendWr.OP_RDMA_READ).sge(0).set(backMr, 0, size);
         assertEquals(0, p.sa.qp.postSend(write));
         assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the read completed");
         assertEquals(WcStatus.SUCCESS, wcs[0].status(), () -> mode + ": requester " + p.a.counters() + " responder " + p.b.counters());
         assertEquals(WcOpcode.RDMA_READ, wcs[0].opcode());
-        assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
+        assertEquals(-1, MemorySegment.mismatch(target, 0, size, back, 0, size), mode + ": read back whole");
     }
 
     @Test
     void shouldRetryRcRnrUntilAReceiveIsPostedThenFailOnARemoteAccessViolationOverRealDpdk() {
         for (ThreadingMode mode : ThreadingMode.values()) {
             try (VerbsPair p = pair(mode, QpType.RC, 0, 4096)) {
-                java.lang.foreign.MemorySegment src = p.arena.allocate(8192, 64);
+                MemorySegment src = p.arena.allocate(8192, 64);
                 src.fill((byte) 0x5A);
                 MemoryRegion srcMr = p.sa.pd.registerMemory(src, Access.LOCAL_WRITE);
                 WorkCompletion[] wcs = CompletionQueue.array(1);
@@ -181,22 +191,21 @@ class VerbsRingTest {
                 assertEquals(0, p.sb.qp.postRecv(recv));
                 assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": delivered once the receive is there");
                 assertEquals(WcStatus.SUCCESS, wcs[0].status(), mode.toString());
-                java.lang.foreign.MemorySegment target = p.arena.allocate(4096, 64);
+                MemorySegment target = p.arena.allocate(4096, 64);
                 MemoryRegion readOnly = p.sb.pd.registerMemory(target, Access.REMOTE_READ);
                 SendWr write = new SendWr().wrId(2).opcode(SendWr.OP_RDMA_WRITE).rdma(target.address(), readOnly.rkey()).numSge(1);
                 write.sge(0).set(srcMr, 0, 4096);
                 assertEquals(0, p.sa.qp.postSend(write));
                 assertEquals(1, awaitWhileTheResponderRuns(p, wcs), mode + ": the violation completes");
                 assertEquals(WcStatus.REMOTE_ACCESS_ERROR, wcs[0].status(), mode.toString());
-                java.lang.foreign.MemorySegment zeros = p.arena.allocate(4096, 64);
-                assertEquals(-1, java.lang.foreign.MemorySegment.mismatch(target, 0, 4096, zeros, 0, 4096), mode + ": nothing written");
+                MemorySegment zeros = p.arena.allocate(4096, 64);
+                assertEquals(-1, MemorySegment.mismatch(target, 0, 4096, zeros, 0, 4096), mode + ": nothing written");
                 assertEquals(QpState.ERROR, p.sa.qp.query().state(), mode.toString());
             }
             drainLink();
         }
     }
 
-    /** Polls A's CQ for up to ten seconds (a shared 2-core machine); in INVOKER mode B's dataplane runs only when its application calls in, so this does. */
     /** XRC (SRC) over a real link: one XRC_SEND QP reaches three jobs' XRC SRQs behind one XRC_RECV QP, each byte checked. */
     @Test
     void shouldCarryXrcSendsToEachJobsSrqOverRealDpdkInBothThreadingModes() {
@@ -211,6 +220,10 @@ class VerbsRingTest {
         }
     }
 
+    /**
+     * Polls A's CQ for up to ten seconds (a shared 2-core machine); in INVOKER mode B's dataplane
+     * runs only when its application calls in, so this does.
+     */
     private static int awaitWhileTheResponderRuns(VerbsPair p, WorkCompletion[] wcs) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int n = 0;
@@ -228,7 +241,8 @@ class VerbsRingTest {
                 // The receiver reposts only as fast as this thread polls it: let RNR retry, as perftest does.
                 p.sa.qp.rnrRetry(7);
                 int messages = mode == ThreadingMode.DEDICATED ? 5_000 : 20_000; // DEDICATED: 3 busy threads on 2 cores
-                SendWr wr = new SendWr().opcode(SendWr.OP_SEND_WITH_IMM).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+                SendWr wr = new SendWr().opcode(SendWr.OP_SEND_WITH_IMM)
+                        .destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
                 wr.sge(0).set(p.sa.mr, 0, 1024);
                 RecvWr repost = new RecvWr();
                 BitSet seen = new BitSet(messages);

@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -64,7 +67,7 @@ class VerbsSimTest {
     }
 
     @Test
-    void shouldGatherSeveralSgesAndInlineData() {
+    void shouldGatherSeveralSgesOrInlineData() {
         try (SimWorld w = new SimWorld(2); VerbsPair p = pair(w, QpType.SRD)) {
             p.sa.mr.segment().setString(0, "abc");
             p.sa.mr.segment().setString(100, "defg");
@@ -88,9 +91,10 @@ class VerbsSimTest {
     @Test
     void shouldTakeInlineBytesFromAnyMemoryAsVerbsDoes() {
         try (SimWorld w = new SimWorld(4); VerbsPair p = pair(w, QpType.SRD)) {
-            java.lang.foreign.MemorySegment unregistered = p.arena.allocate(64);
+            MemorySegment unregistered = p.arena.allocate(64);
             unregistered.setString(0, "no region");
-            SendWr wr = new SendWr().wrId(1).flags(SendWr.SIGNALED | SendWr.INLINE).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
+            SendWr wr = new SendWr().wrId(1).flags(SendWr.SIGNALED | SendWr.INLINE)
+                    .destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY);
             wr.sge(0).set(unregistered, 0, 10, 0); // no region, no lkey: verbs does not look at an inline SGE's lkey
             assertEquals(0, p.sa.qp.postSend(wr.numSge(1)));
             unregistered.setString(0, "XXXXXXXXX"); // taken at post time
@@ -122,7 +126,7 @@ class VerbsSimTest {
             SendWr wr = new SendWr().wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
             wr.sge(0).set(p.sa.mr.segment(), 0, 8, p.sa.mr.lkey() ^ 1);            // wrong lkey
             assertEquals(0, p.sa.qp.postSend(wr));
-            java.lang.foreign.MemorySegment outside = p.arena.allocate(64);
+            MemorySegment outside = p.arena.allocate(64);
             wr.wrId(2).sge(0).set(outside, 0, 8, p.sa.mr.lkey());                     // memory outside the MR
             assertEquals(0, p.sa.qp.postSend(wr));
             wr.sge(0).set(p.sa.mr.segment(), 0, 8, p.sa.mr.lkey());
@@ -156,9 +160,9 @@ class VerbsSimTest {
     void shouldJudgeTheMtuBySumOfSgesNotEachOne() {
         try (SimWorld w = new SimWorld(4);
              VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), QpType.SRD, 4,
-                 io.srdnic.srd.api.SrdConfig.DEFAULT_MTU)) {
+                 SrdConfig.DEFAULT_MTU)) {
             int mtu = p.a.mtu();
-            java.lang.foreign.MemorySegment big = p.arena.allocate(2L * mtu);
+            MemorySegment big = p.arena.allocate(2L * mtu);
             MemoryRegion bigMr = p.sa.pd.registerMemory(big, Access.LOCAL_WRITE);
             SendWr wr = new SendWr(2).wrId(1).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(2);
             wr.sge(0).set(bigMr, 0, mtu / 2);
@@ -178,7 +182,7 @@ class VerbsSimTest {
     @Test
     void shouldCompleteOverMtuWithLocalLengthErrorAndFullQueuesWithEnomem() {
         try (SimWorld w = new SimWorld(4); VerbsPair p = pair(w, QpType.SRD)) {
-            java.lang.foreign.MemorySegment big = p.arena.allocate(2L * p.a.mtu());
+            MemorySegment big = p.arena.allocate(2L * p.a.mtu());
             MemoryRegion bigMr = p.sa.pd.registerMemory(big, Access.LOCAL_WRITE);
             SendWr wr = new SendWr().wrId(9).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
             wr.sge(0).set(bigMr, 0, p.a.mtu() + 1);
@@ -197,7 +201,7 @@ class VerbsSimTest {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(64);
             QueuePair qp = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(2).maxRecvWr(2).build());
-            MemoryRegion mr = pd.registerMemory(java.lang.foreign.Arena.global().allocate(64), Access.LOCAL_WRITE);
+            MemoryRegion mr = pd.registerMemory(Arena.global().allocate(64), Access.LOCAL_WRITE);
             AddressHandle ah = pd.createAddressHandle(b.mac(), b.ip());
             SendWr wr = new SendWr().destination(ah, 1, 1).numSge(1);
             wr.sge(0).set(mr, 0, 8);

@@ -12,6 +12,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -202,7 +203,7 @@ class VerbsSrqSimTest {
     void shouldCountSrqReceivesAcrossThreadsInDedicatedMode() {
         try (SimNetwork network = new SimNetwork(26); Context c = dedicated(network)) {
             ProtectionDomain pd = c.allocPd();
-            MemoryRegion mr = pd.registerMemory(java.lang.foreign.Arena.ofAuto().allocate(4L * SIZE), Access.LOCAL_WRITE);
+            MemoryRegion mr = pd.registerMemory(Arena.ofAuto().allocate(4L * SIZE), Access.LOCAL_WRITE);
             SharedReceiveQueue srq = pd.createSrq(4, 1, 0);
             CompletionQueue cq = c.createCq(16);
             QueuePair qp = rts(pd.createQueuePair(QpInitAttributes.builder(QpType.UD).cq(cq).srq(srq).maxSendWr(8).build()));
@@ -216,7 +217,8 @@ class VerbsSrqSimTest {
             while (c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted) < 4 && System.nanoTime() - deadline < 0) {
                 Thread.onSpinWait(); // the agent drains the posts after the commands of its cycle
             }
-            assertEquals(4, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted), "every post reached the dataplane's SRQ");
+            assertEquals(4, (int) c.dataplane().call(EmbeddedProvider.transportSrq(srq)::receivesPosted),
+                    "every post reached the dataplane's SRQ");
             assertEquals(QueuePair.ENOMEM, srq.postSrqRecv(r), "and they still count");
             assertThrows(VerbsException.class, srq::destroy, "refused on the agent thread, reported here");
             qp.destroy();
@@ -228,7 +230,7 @@ class VerbsSrqSimTest {
     void shouldDropAReceivePostedJustBeforeItsSrqWasDestroyedAndKeepTheAgentRunning() throws InterruptedException {
         try (SimNetwork network = new SimNetwork(27); Context c = dedicated(network)) {
             ProtectionDomain pd = c.allocPd();
-            MemoryRegion mr = pd.registerMemory(java.lang.foreign.Arena.ofAuto().allocate(SIZE), Access.LOCAL_WRITE);
+            MemoryRegion mr = pd.registerMemory(Arena.ofAuto().allocate(SIZE), Access.LOCAL_WRITE);
             SharedReceiveQueue srq = pd.createSrq(4, 1, 0);
             CountDownLatch running = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);

@@ -57,7 +57,8 @@ class VerbsXrcSimTest {
                 assertEquals(SIZE - msg, rx[i].byteLength());
                 assertEquals(p.recv.qpNum(), rx[i].qpNum());
                 assertEquals(p.send.qpNum(), rx[i].sourceQpn());
-                assertEquals(-1, MemorySegment.mismatch(local, 0, SIZE - msg, job.mr.segment(), (long) i * SIZE, (long) i * SIZE + SIZE - msg));
+                assertEquals(-1, MemorySegment.mismatch(local, 0, SIZE - msg, job.mr.segment(), (long) i * SIZE,
+                        (long) i * SIZE + SIZE - msg));
             }
         }
     }

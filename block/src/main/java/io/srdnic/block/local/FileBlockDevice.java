@@ -10,9 +10,11 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -46,7 +48,7 @@ public final class FileBlockDevice implements BlockDevice {
     private final long size;
     private final boolean readOnly;
     private final AtomicLong syncs = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
+    private final AtomicBoolean open = new AtomicBoolean(true);
     /** Holders of {@link #fd}: 1 for the open device, plus one per fallocate or lseek running; 0 once closed. */
     private final AtomicInteger fdHolders = new AtomicInteger(1);
 
@@ -55,7 +57,8 @@ public final class FileBlockDevice implements BlockDevice {
         this.readOnly = readOnly || !Files.isWritable(path);
         this.fd = Libc.open(path.toString(), this.readOnly ? Libc.O_RDONLY : Libc.O_RDWR);
         if (fd < 0) {
-            throw new IOException("cannot open " + path + ": " + io.srdnic.ffm.Libc.describe(-fd));
+            throw new IOException("cannot open " + path + ": "
+                    + io.srdnic.ffm.Libc.describe(-fd)); // fully qualified: clashes with block.local.Libc
         }
         FileChannel opened = null;
         try {
@@ -64,7 +67,7 @@ public final class FileBlockDevice implements BlockDevice {
                 : FileChannel.open(same, StandardOpenOption.READ, StandardOpenOption.WRITE);
             Object[] viaFd = identity(same);
             Object[] viaPath = identity(path, LinkOption.NOFOLLOW_LINKS);
-            if (!java.util.Arrays.equals(viaFd, viaPath)) {
+            if (!Arrays.equals(viaFd, viaPath)) {
                 throw new IOException(path + " was replaced while it was being opened (device:inode "
                     + viaPath[0] + ":" + viaPath[1] + ", opened " + viaFd[0] + ":" + viaFd[1] + "): refusing it");
             }

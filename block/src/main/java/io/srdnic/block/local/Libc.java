@@ -44,7 +44,8 @@ final class Libc {
         MemorySegment at = io.srdnic.ffm.Libc.mmap(MemorySegment.NULL, bytes, PROT_READ | PROT_WRITE,
             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0L);
         if (io.srdnic.ffm.Libc.mapFailed(at)) {
-            throw new IllegalStateException("mmap of " + bytes + " bytes failed: " + io.srdnic.ffm.Libc.describe(io.srdnic.ffm.Libc.errno()));
+            throw new IllegalStateException("mmap of " + bytes + " bytes failed: "
+                    + io.srdnic.ffm.Libc.describe(io.srdnic.ffm.Libc.errno()));
         }
         return at;
     }

@@ -2,7 +2,9 @@ package io.srdnic.block.local;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -25,7 +27,8 @@ final class MemoryBudget {
             HELD.addAndGet(-bytes);
             long others = held - bytes;
             throw new IllegalArgumentException(what + " of " + human(bytes) + " does not fit in memory: " + human(available)
-                + " available (" + source() + ")" + (others > 0 ? ", of which " + human(others) + " is held by this process's other memory devices" : "")
+                + " available (" + source() + ")" + (others > 0 ? ", of which " + human(others)
+                        + " is held by this process's other memory devices" : "")
                 + "; give a smaller size or use a file (file:PATH, --backing FILE)");
         }
     }
@@ -81,15 +84,15 @@ final class MemoryBudget {
             }
             long current = Long.parseLong(Files.readString(dir.resolve("memory.current")).strip());
             return Math.max(0, Long.parseLong(max) - current);
-        } catch (IOException | NumberFormatException | java.nio.file.InvalidPathException e) {
+        } catch (IOException | NumberFormatException | InvalidPathException e) {
             return -1;
         }
     }
 
     static String human(long bytes) {
         if (bytes >= 1L << 30) {
-            return String.format(java.util.Locale.ROOT, "%.1f GiB (%d bytes)", bytes / (double) (1L << 30), bytes);
+            return String.format(Locale.ROOT, "%.1f GiB (%d bytes)", bytes / (double) (1L << 30), bytes);
         }
-        return String.format(java.util.Locale.ROOT, "%.1f MiB (%d bytes)", bytes / (double) (1L << 20), bytes);
+        return String.format(Locale.ROOT, "%.1f MiB (%d bytes)", bytes / (double) (1L << 20), bytes);
     }
 }

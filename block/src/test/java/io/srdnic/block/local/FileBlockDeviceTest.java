@@ -7,11 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.block.Errno;
 import io.srdnic.block.Extents;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,16 +60,16 @@ class FileBlockDeviceTest {
     }
 
     /** The extents block status reports, as {length, state} pairs. */
-    private static java.util.List<java.util.List<Long>> extents(FileBlockDevice d, long offset, long length) {
-        java.util.List<java.util.List<Long>> out = new java.util.ArrayList<>();
-        assertEquals(0, d.blockStatus(offset, length, (n, state) -> out.add(java.util.List.of(n, (long) state))));
+    private static List<List<Long>> extents(FileBlockDevice d, long offset, long length) {
+        List<List<Long>> out = new ArrayList<>();
+        assertEquals(0, d.blockStatus(offset, length, (n, state) -> out.add(List.of(n, (long) state))));
         return out;
     }
 
     @Test
     void shouldPunchHolesForTrimAndWriteZeroesAndReportThemAsZeroHoles() throws IOException {
         Path file = dir.resolve("sparse");
-        try (var f = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+        try (var f = new RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(4 << 20); // all hole
         }
         long hole = Extents.HOLE | Extents.ZERO;
@@ -72,19 +77,19 @@ class FileBlockDeviceTest {
         Arrays.fill(ones, (byte) 1);
         try (FileBlockDevice d = new FileBlockDevice(file, false)) {
             assertTrue(d.reportsAllocation() && d.canFastZero());
-            assertEquals(java.util.List.of(java.util.List.of(4L << 20, hole)), extents(d, 0, 4 << 20), "a new sparse file is one hole");
+            assertEquals(List.of(List.of(4L << 20, hole)), extents(d, 0, 4 << 20), "a new sparse file is one hole");
             d.write(1 << 20, ByteBuffer.wrap(ones), false, FileBlockDeviceTest::ok);
-            assertEquals(java.util.List.of(java.util.List.of(1L << 20, hole), java.util.List.of(1L << 20, 0L), java.util.List.of(2L << 20, hole)),
+            assertEquals(List.of(List.of(1L << 20, hole), List.of(1L << 20, 0L), List.of(2L << 20, hole)),
                 extents(d, 0, 4 << 20));
             d.trim(1 << 20, 256 << 10, false, FileBlockDeviceTest::ok);
             int[] fast = {-1};
             d.writeZeroesFast((1 << 20) + (512 << 10), 256 << 10, false, true, e -> fast[0] = e);
             assertEquals(0, fast[0], "ext4 and tmpfs punch holes: fast zero succeeds");
-            assertEquals(java.util.List.of(java.util.List.of((1L << 20) + (256 << 10), hole), java.util.List.of(256L << 10, 0L),
-                    java.util.List.of(256L << 10, hole), java.util.List.of(256L << 10, 0L), java.util.List.of(2L << 20, hole)),
+            assertEquals(List.of(List.of((1L << 20) + (256 << 10), hole), List.of(256L << 10, 0L),
+                    List.of(256L << 10, hole), List.of(256L << 10, 0L), List.of(2L << 20, hole)),
                 extents(d, 0, 4 << 20), "trim and write-zeroes punched holes");
             d.writeZeroes((1 << 20) + (256 << 10), 4096, false, false, FileBlockDeviceTest::ok); // NO_HOLE: zeroed in place
-            assertEquals(java.util.List.of(java.util.List.of(100L, 0L)), extents(d, (1 << 20) + (300 << 10), 100), "never past the request");
+            assertEquals(List.of(List.of(100L, 0L)), extents(d, (1 << 20) + (300 << 10), 100), "never past the request");
         }
         byte[] onDisk = Files.readAllBytes(file);
         byte[] expected = new byte[4 << 20];
@@ -113,7 +118,7 @@ class FileBlockDeviceTest {
     void shouldReportEioWhenTheFileShrankUnderneath() throws IOException {
         Path file = Files.write(dir.resolve("shrinks"), new byte[8192]);
         try (FileBlockDevice d = new FileBlockDevice(file, false)) {
-            try (var ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            try (var ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 ch.truncate(100);
             }
             int[] error = {-1};

@@ -6,8 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.block.Extents;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +33,7 @@ class MemoryBlockDeviceTest {
     }
 
     @Test
-    void shouldMatchAByteArrayUnderRandomWritesTrimsAndZeroes() {
+    void shouldMatchAByteArrayUnderARandomMixOfOperations() {
         int size = 5 * PAGE + 1234;
         MemoryBlockDevice d = new MemoryBlockDevice(size, false);
         byte[] model = new byte[size];
@@ -108,17 +113,17 @@ class MemoryBlockDeviceTest {
         d.write(10L * PAGE, ByteBuffer.wrap(new byte[3 * PAGE]), false, MemoryBlockDeviceTest::ok);
         d.writeZeroes(11L * PAGE, PAGE, false, true, MemoryBlockDeviceTest::ok); // punched again
         d.writeZeroes(40L * PAGE, 2 * PAGE, false, false, MemoryBlockDeviceTest::ok); // NO_HOLE: allocated
-        java.util.List<long[]> extents = new java.util.ArrayList<>();
+        List<long[]> extents = new ArrayList<>();
         d.blockStatus(0, d.size(), (length, state) -> extents.add(new long[] {length, state}));
         int hole = Extents.HOLE | Extents.ZERO;
         long[][] expected = {
             {PAGE, hole}, {PAGE, 0}, {8L * PAGE, hole}, {PAGE, 0}, {PAGE, hole}, {PAGE, 0}, {27L * PAGE, hole}, {2L * PAGE, 0},
             {(64L << 20) - 42L * PAGE, hole}};
-        assertEquals(expected.length, extents.size(), () -> extents.stream().map(java.util.Arrays::toString).toList().toString());
+        assertEquals(expected.length, extents.size(), () -> extents.stream().map(Arrays::toString).toList().toString());
         for (int i = 0; i < expected.length; i++) {
             assertArrayEquals(expected[i], extents.get(i), "extent " + i);
         }
-        java.util.List<long[]> one = new java.util.ArrayList<>();
+        List<long[]> one = new ArrayList<>();
         d.blockStatus(PAGE + 100, 3 * PAGE, (length, state) -> one.add(new long[] {length, state}) && false);
         assertEquals(1, one.size(), "the device stops when asked");
         assertArrayEquals(new long[] {PAGE - 100, 0}, one.get(0), "an extent starts at the offset asked about");
@@ -144,8 +149,8 @@ class MemoryBlockDeviceTest {
     }
 
     /** This process's resident set (VmRSS), in bytes. */
-    private static long rss() throws java.io.IOException {
-        for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/self/status"))) {
+    private static long rss() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
             if (line.startsWith("VmRSS:")) {
                 return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
             }
@@ -154,7 +159,7 @@ class MemoryBlockDeviceTest {
     }
 
     @Test
-    void shouldGiveTrimmedPagesAndTheWholeDeviceOnCloseBackToTheKernel() throws java.io.IOException {
+    void shouldGiveTrimmedPagesAndTheWholeDeviceOnCloseBackToTheKernel() throws IOException {
         long size = 128L << 20;
         MemoryBlockDevice d = new MemoryBlockDevice(size, false);
         ByteBuffer block = ByteBuffer.allocateDirect(1 << 20);

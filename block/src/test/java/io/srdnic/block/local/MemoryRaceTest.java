@@ -23,7 +23,7 @@ class MemoryRaceTest {
     private static final int ROUNDS = 300;
 
     @Test
-    void shouldNeverReportAPageHoldingDataAsAHoleWhenAWriteAndATrimOverlap() throws Exception {
+    void shouldNeverReportAPageHoldingDataAsAHoleWhenAWriteOverlapsATrim() throws Exception {
         MemoryBlockDevice d = new MemoryBlockDevice(RANGE, false);
         ByteBuffer ones = ByteBuffer.allocateDirect(RANGE);
         while (ones.hasRemaining()) {

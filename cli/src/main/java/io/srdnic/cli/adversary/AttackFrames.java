@@ -77,7 +77,10 @@ public final class AttackFrames {
         return m.room().asSlice(0, length);
     }
 
-    /** Builds a frame of class {@code a}; returns its length, or 0 when the class has nothing to send yet (replay before any frame was seen). */
+    /**
+     * Builds a frame of class {@code a}; returns its length, or 0 when the class has nothing to
+     * send yet (replay before any frame was seen).
+     */
     public int build(Attack a, SplittableRandom r) {
         s = tap.sniffed();
         if (!knowsEnoughFor(a)) {
@@ -500,7 +503,8 @@ public final class AttackFrames {
     private int finish(SplittableRandom r, int length) {
         m.putShortBE(FrameLayout.IPV4_OFFSET + 4, (short) (0x8000 | r.nextInt(1, 0x8000)));
         m.putShortBE(FrameLayout.IPV4_OFFSET + 10, (short) 0);
-        m.putShortBE(FrameLayout.IPV4_OFFSET + 10, (short) Checksums.finish(Checksums.sum(m, FrameLayout.IPV4_OFFSET, FrameLayout.IPV4_LENGTH, 0)));
+        m.putShortBE(FrameLayout.IPV4_OFFSET + 10, (short) Checksums.finish(Checksums.sum(m, FrameLayout.IPV4_OFFSET,
+                FrameLayout.IPV4_LENGTH, 0)));
         return length;
     }
 

@@ -32,7 +32,8 @@ public final class StreamLedger {
     public void posted(long sequence) {
         sent = Math.max(sent, sequence + 1);
         if (sequence >= completions.length) {
-            completions = Arrays.copyOf(completions, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(sequence + 1, 2L * completions.length)));
+            completions = Arrays.copyOf(completions, (int) Math.min(Integer.MAX_VALUE - 8,
+                    Math.max(sequence + 1, 2L * completions.length)));
         }
     }
 

@@ -1,17 +1,19 @@
 package io.srdnic.cli.cm;
 
-import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.cm.CmEvent;
+import io.srdnic.verbs.cm.CmEventType;
 import io.srdnic.verbs.cm.CmId;
 import io.srdnic.verbs.cm.ConnParam;
 import io.srdnic.verbs.cm.EventChannel;
@@ -146,7 +148,7 @@ final class CmPingPongClient {
                 phase = Phase.PING;
             }
             case REJECTED, UNREACHABLE -> {
-                boolean notThereYet = e.type() == io.srdnic.verbs.cm.CmEventType.UNREACHABLE || e.status() == RejectReason.NO_LISTENER;
+                boolean notThereYet = e.type() == CmEventType.UNREACHABLE || e.status() == RejectReason.NO_LISTENER;
                 if (!notThereYet || ++retries > MAX_RETRIES) {
                     failure = "connection " + done + ": " + e;
                     phase = Phase.DONE;
@@ -180,7 +182,7 @@ final class CmPingPongClient {
                 phase = Phase.DONE;
                 return;
             }
-            if (wc.opcode() == io.srdnic.srd.api.WcOpcode.SEND) {
+            if (wc.opcode() == WcOpcode.SEND) {
                 continue;
             }
             roundTrips[roundTripCount++] = context.now() - sentAt;

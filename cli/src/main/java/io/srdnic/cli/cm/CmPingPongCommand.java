@@ -82,7 +82,8 @@ public final class CmPingPongCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--connections and --iters must be positive, --size 8..4096");
         }
         if (pcap != null && link != Link.sim) {
-            throw new IllegalArgumentException("--pcap captures --link sim; on ring and memif use a capture of the link (e.g. dpdk-dumpcap)");
+            throw new IllegalArgumentException("--pcap captures --link sim; on ring and memif use a capture of the link (e.g. "
+                    + "dpdk-dumpcap)");
         }
         if (role != null) {
             return child();
@@ -142,7 +143,8 @@ public final class CmPingPongCommand implements Callable<Integer> {
             Throwable[] serverFailure = new Throwable[1];
             Thread serverThread = new Thread(() -> {
                 // the context is opened on the thread that polls it: INVOKER registers that thread with DPDK
-                try (Context c = Context.open(Device.dpdk(ring.b(), poolB), new ContextConfig().mode(ThreadingMode.INVOKER).ip(SERVER_IP))) {
+                try (Context c = Context.open(Device.dpdk(ring.b(), poolB), new ContextConfig().mode(ThreadingMode.INVOKER)
+                        .ip(SERVER_IP))) {
                     CmPingPongServer server = new CmPingPongServer(c, port, size, connections, arena);
                     long end = System.nanoTime() + timeLimitSeconds * 1_000_000_000L;
                     while (!server.done() && System.nanoTime() - end < 0) {

@@ -1,12 +1,13 @@
 package io.srdnic.cli.cm;
 
-import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
@@ -20,6 +21,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The server of cm-pingpong, one connection at a time: it listens, accepts each request whose
@@ -44,7 +47,7 @@ final class CmPingPongServer {
     private final RecvWr recv = new RecvWr();
     private final SendWr pong = new SendWr().opcode(SendWr.OP_SEND).numSge(1);
     private final ConnParam accept = new ConnParam().privateData("ok".getBytes(StandardCharsets.US_ASCII));
-    private final java.util.List<CmId> draining = new java.util.ArrayList<>();
+    private final List<CmId> draining = new ArrayList<>();
     private CmId id;
     private QueuePair qp;
     private long establishedAt;
@@ -88,7 +91,7 @@ final class CmPingPongServer {
         int n = cq.poll(wcs);
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = wcs[i];
-            if (wc.qpNum() == qp.qpNum() && wc.opcode() != io.srdnic.srd.api.WcOpcode.SEND && wc.ok()) {
+            if (wc.qpNum() == qp.qpNum() && wc.opcode() != WcOpcode.SEND && wc.ok()) {
                 post();
                 pingsWaiting++;
             }

@@ -3,12 +3,15 @@ package io.srdnic.cli.dataplane;
 import io.srdnic.dataplane.DataplaneConfigFile;
 import io.srdnic.dataplane.DataplaneProcess;
 import io.srdnic.dataplane.IdleStrategies;
-import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.ClientQuota;
+import io.srdnic.srd.api.SrdConfig;
+import java.net.Inet4Address;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +34,8 @@ public final class DataplaneCommand implements Callable<Integer> {
     private static final System.Logger LOG = System.getLogger(DataplaneCommand.class.getName());
 
     @Option(names = "--config", paramLabel = "FILE",
-        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, idle, log-level,"
+        description = "Options from FILE, one key = value a line (port, lcores, cpu, dir, shm-dir, ip, memory-mb, busy-spin, idle, "
+                + "log-level,"
             + " group, allow-uid, allow-group, max-connections, max-connections-per-uid, open-timeout-ms;"
             + " port repeats; set.KEY for a transport setting); options on the command line win.")
     Path config;
@@ -50,7 +54,8 @@ public final class DataplaneCommand implements Callable<Integer> {
     ClientQuota quota = ClientQuota.DEFAULTS;
 
     @Option(names = "--port", paramLabel = "SPEC",
-        description = "A DPDK device by its EAL spec, e.g. net_memif0,role=server,socket=/run/m.sock (repeatable; with one lcore port i gets --ip + i).")
+        description = "A DPDK device by its EAL spec, e.g. net_memif0,role=server,socket=/run/m.sock (repeatable; with one lcore port i "
+                + "gets --ip + i).")
     List<String> ports = new ArrayList<>();
 
     @Option(names = "--lcores", defaultValue = "1",
@@ -70,7 +75,8 @@ public final class DataplaneCommand implements Callable<Integer> {
 
     @Option(names = "--shm-dir", paramLabel = "DIR",
         description = "Make clients' shared memory as files in DIR (e.g. /dev/shm), which clients of another uid can open. Default: a"
-            + " sealed memfd per client, which no client can shrink under the dataplane and which only the dataplane's uid (or root) opens.")
+            + " sealed memfd per client, which no client can shrink under the dataplane and which only the dataplane's uid (or root) "
+                    + "opens.")
     Path shmDir;
 
     @Option(names = "--ip", defaultValue = "10.0.0.1", description = "IPv4 address of the first port (default ${DEFAULT-VALUE}).")
@@ -111,7 +117,8 @@ public final class DataplaneCommand implements Callable<Integer> {
             + " (never park: latency runs), sleep (1 ms: a host where an idle dataplane must not take CPU).")
     String idle;
 
-    @Option(names = "--log-level", defaultValue = "INFO", description = "SEVERE, WARNING, INFO, FINE (default ${DEFAULT-VALUE}); logs go to stderr.")
+    @Option(names = "--log-level", defaultValue = "INFO",
+            description = "SEVERE, WARNING, INFO, FINE (default ${DEFAULT-VALUE}); logs go to stderr.")
     String logLevel;
 
     @Spec
@@ -214,7 +221,7 @@ public final class DataplaneCommand implements Callable<Integer> {
     /** Who may attach and how much of the control socket they may hold, from the options. */
     AttachPolicy policy() {
         AllowRule allow = allowUids.isEmpty() && allowGroups.isEmpty() ? AllowRule.ownUidOrRoot()
-            : AllowRule.of(new java.util.HashSet<>(allowUids), new java.util.HashSet<>(allowGroups));
+            : AllowRule.of(new HashSet<>(allowUids), new HashSet<>(allowGroups));
         return new AttachPolicy(allow, group, maxConnections, maxConnectionsPerUid, openTimeoutMs);
     }
 
@@ -233,8 +240,9 @@ public final class DataplaneCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--lcores must be 1..64, was " + lcores);
         }
         configureLogging(Level.parse(logLevel));
-        int firstIp = java.nio.ByteBuffer.wrap(java.net.Inet4Address.ofLiteral(ip).getAddress()).getInt();
-        new DataplaneProcess(ports, lcores, cpus, firstIp, dir, shmDir, memoryMb, busySpin ? "spin" : idle, settings, policy(), quota).run();
+        int firstIp = ByteBuffer.wrap(Inet4Address.ofLiteral(ip).getAddress()).getInt();
+        new DataplaneProcess(ports, lcores, cpus, firstIp, dir, shmDir, memoryMb, busySpin ? "spin" : idle, settings,
+                policy(), quota).run();
         return 0;
     }
 

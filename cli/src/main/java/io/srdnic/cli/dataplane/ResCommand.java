@@ -68,11 +68,13 @@ public final class ResCommand implements Callable<Integer> {
             sb.append("dataplane ").append(plane).append(": ").append(clients.size()).append(" client(s)\n");
             clients.forEach((id, c) -> {
                 Map<String, String> f = c.fields();
-                sb.append(String.format("client %s: uid %s pid %s port %s %s:", id, f.get("uid"), f.get("pid"), f.get("port"), f.get("device")));
+                sb.append(String.format("client %s: uid %s pid %s port %s %s:", id, f.get("uid"), f.get("pid"), f.get("port"),
+                        f.get("device")));
                 for (String kind : KINDS) {
                     sb.append(' ').append(kind).append(' ').append(c.objects().getOrDefault(kind, List.of()).size());
                 }
-                sb.append(String.format(" pool %s bytes (%s in MRs) rings %s bytes%n", f.get("pool_bytes"), f.get("mr_bytes"), f.get("ring_bytes")));
+                sb.append(String.format(" pool %s bytes (%s in MRs) rings %s bytes%n", f.get("pool_bytes"), f.get("mr_bytes"),
+                        f.get("ring_bytes")));
                 c.objects().forEach((kind, list) -> list.forEach(o -> {
                     sb.append("  ").append(kind).append(' ').append(o.get("handle"));
                     o.forEach((k, v) -> {

@@ -1,6 +1,5 @@
 package io.srdnic.cli.demo;
 
-import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.pmd.fault.FaultInjectingPacketIo;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
@@ -10,6 +9,7 @@ import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;

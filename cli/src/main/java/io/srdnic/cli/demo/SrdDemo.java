@@ -42,15 +42,19 @@ public final class SrdDemo {
             link.b().configure(PortConfig.DEFAULT, pool).start();
             FaultInjectingPacketIo wireA = new FaultInjectingPacketIo(new EthPacketIo(link.a(), 0, pool), 0, 1);
             FaultInjectingPacketIo wireB = new FaultInjectingPacketIo(new EthPacketIo(link.b(), 0, pool), 0, 2);
-            try (DemoEndpoint a = new DemoEndpoint(Context.open(Device.of("ring-a", wireA, System::nanoTime), new ContextConfig().ip(0x0A000001)), wireA, arena);
-                 DemoEndpoint b = new DemoEndpoint(Context.open(Device.of("ring-b", wireB, System::nanoTime), new ContextConfig().ip(0x0A000002)), wireB, arena)) {
+            try (DemoEndpoint a = new DemoEndpoint(Context.open(Device.of("ring-a", wireA, System::nanoTime), new ContextConfig()
+                    .ip(0x0A000001)), wireA, arena);
+                 DemoEndpoint b = new DemoEndpoint(Context.open(Device.of("ring-b", wireB, System::nanoTime), new ContextConfig()
+                         .ip(0x0A000002)), wireB, arena)) {
                 a.connect(b);
                 b.connect(a);
-                System.out.printf("srdnic demo: two SRD hosts 10.0.0.1 and 10.0.0.2 on a net_ring pair, SRD MTU %d bytes%n", a.context.mtu());
+                System.out.printf("srdnic demo: two SRD hosts 10.0.0.1 and 10.0.0.2 on a net_ring pair, SRD MTU %d bytes%n",
+                        a.context.mtu());
                 SrdDemo demo = new SrdDemo(a, b);
                 boolean ok = demo.pingPong(pingPongs, 64) & demo.bandwidth(bandwidthMessages, 4096) & demo.lossy(lossyMessages, 1024, 0.1);
                 ok &= new RcRdmaDemo(a, b, arena).run();
-                System.out.println(ok ? "demo: every message arrived exactly once, RC in order, every RDMA byte verified" : "demo: FAILED (see above)");
+                System.out.println(ok ? "demo: every message arrived exactly once, RC in order, every RDMA byte verified"
+                        : "demo: FAILED (see above)");
                 return ok ? 0 : 1;
             }
         }
@@ -136,7 +140,8 @@ public final class SrdDemo {
         long retransmits = a.context.counters().get("tx_retransmits") - retransmitsBefore;
         System.out.printf(Locale.ROOT, "loss: %d messages with %.0f%% of frames dropped each way (%d data and ACK frames dropped):%n",
             messages, loss * 100, a.faults.injectedDrops() + b.faults.injectedDrops());
-        System.out.printf(Locale.ROOT, "      %d delivered, %d lost, %d duplicated, %d completed with success; %d retransmissions repaired the losses%n",
+        System.out.printf(Locale.ROOT,
+                "      %d delivered, %d lost, %d duplicated, %d completed with success; %d retransmissions repaired the losses%n",
             c.delivered, messages - c.delivered, c.duplicates, c.succeeded, retransmits);
         return c.check(messages) && retransmits > 0;
     }

@@ -4,6 +4,7 @@ import io.srdnic.cli.rnbd.RnbdExports;
 import io.srdnic.nbd.Export;
 import io.srdnic.nbd.Exports;
 import io.srdnic.nbd.NbdServer;
+import io.srdnic.nbd.ServerLimits;
 import io.srdnic.nbd.spec.ExportSpecs;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -28,7 +29,8 @@ import picocli.CommandLine.Option;
     description = "Serve block devices over NBD (fixed newstyle) until SIGTERM; prints 'ready' once clients can connect.")
 public final class NbdCommand implements Callable<Integer> {
     @Option(names = "--export", required = true, paramLabel = "NAME=KIND:ARG",
-        description = "An export: NAME=mem:SIZE (sparse memory, e.g. 1G), NAME=file:PATH, NAME=rnbd://SERVER/PATH[?mode=ro|rw|migration] (with --rnbd-memif-socket or --rnbd-vdev per path)."
+        description = "An export: NAME=mem:SIZE (sparse memory, e.g. 1G), NAME=file:PATH, "
+                + "NAME=rnbd://SERVER/PATH[?mode=ro|rw|migration] (with --rnbd-memif-socket or --rnbd-vdev per path)."
             + " Repeatable; the first is also the default export (empty name).")
     List<String> exports = new ArrayList<>();
 
@@ -42,16 +44,20 @@ public final class NbdCommand implements Callable<Integer> {
         description = "The address for --port (default ${DEFAULT-VALUE}: loopback only; NBD has no authentication).")
     String bind;
 
-    @Option(names = "--rnbd-link", defaultValue = "memif", description = "rnbd exports: memif (--rnbd-memif-socket per path) or vdev (--rnbd-vdev per path).")
+    @Option(names = "--rnbd-link", defaultValue = "memif",
+            description = "rnbd exports: memif (--rnbd-memif-socket per path) or vdev (--rnbd-vdev per path).")
     String rnbdLink;
 
-    @Option(names = "--rnbd-memif-socket", paramLabel = "PATH", description = "rnbd exports: a memif socket per path (the server listens on it). Repeatable.")
+    @Option(names = "--rnbd-memif-socket", paramLabel = "PATH",
+            description = "rnbd exports: a memif socket per path (the server listens on it). Repeatable.")
     List<String> rnbdMemifSockets = new ArrayList<>();
 
-    @Option(names = "--rnbd-vdev", paramLabel = "SPEC", description = "rnbd exports: an EAL device spec per path (--rnbd-link vdev). Repeatable.")
+    @Option(names = "--rnbd-vdev", paramLabel = "SPEC",
+            description = "rnbd exports: an EAL device spec per path (--rnbd-link vdev). Repeatable.")
     List<String> rnbdVdevs = new ArrayList<>();
 
-    @Option(names = "--rnbd-ip", defaultValue = "10.0.0.2", description = "rnbd exports: this side's IPv4 address on the links (default ${DEFAULT-VALUE}).")
+    @Option(names = "--rnbd-ip", defaultValue = "10.0.0.2",
+            description = "rnbd exports: this side's IPv4 address on the links (default ${DEFAULT-VALUE}).")
     String rnbdIp;
 
     @Option(names = "--rnbd-port", defaultValue = "1234", description = "rnbd exports: the server's RTRS port (default ${DEFAULT-VALUE}).")
@@ -65,7 +71,7 @@ public final class NbdCommand implements Callable<Integer> {
         if (socket == null && port == null) {
             throw new IllegalArgumentException("give --socket PATH and/or --port P");
         }
-        io.srdnic.nbd.ServerLimits limits = serverOptions.limits();
+        ServerLimits limits = serverOptions.limits();
         boolean rnbd = exports.stream().anyMatch(e -> e.contains("=rnbd:"));
         RnbdExports rnbdExports = new RnbdExports(rnbd ? RnbdExports.specs(rnbdLink, rnbdMemifSockets, rnbdVdevs) : List.of(),
             RnbdExports.ip(rnbdIp), rnbdPort);

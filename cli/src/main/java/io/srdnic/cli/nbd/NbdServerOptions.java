@@ -6,7 +6,8 @@ import picocli.CommandLine.Option;
 /** The NBD server's limits on its clients, shared by {@code srdnic nbd} and {@code srdnic nbd-local} (a picocli mixin). */
 public final class NbdServerOptions {
     @Option(names = "--reply-timeout", defaultValue = "30", paramLabel = "SECONDS",
-        description = "Hang up on a client that takes no reply, or sends no more of a write's payload (not 1 MiB of either), for this long: it has stopped reading or sending (default ${DEFAULT-VALUE}).")
+        description = "Hang up on a client that takes no reply, or sends no more of a write's payload (not 1 MiB of either), for this "
+                + "long: it has stopped reading or sending (default ${DEFAULT-VALUE}).")
     int replyTimeoutSeconds;
 
     @Option(names = "--max-connections", defaultValue = "64", paramLabel = "N",

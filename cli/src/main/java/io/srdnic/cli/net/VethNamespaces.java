@@ -41,7 +41,8 @@ public final class VethNamespaces implements AutoCloseable {
         try {
             for (String ns : new String[] {n.nsA, n.nsB}) {
                 Shell.run("ip", "netns", "add", ns);
-                Shell.run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1");
+                Shell.run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                        "net.ipv6.conf.default.disable_ipv6=1");
             }
             n.link(n.ifA, n.ifB, mtu);
         } catch (RuntimeException e) {

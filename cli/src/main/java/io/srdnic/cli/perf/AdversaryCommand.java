@@ -1,6 +1,7 @@
 package io.srdnic.cli.perf;
 
 import io.srdnic.cli.adversary.Attack;
+import io.srdnic.cli.adversary.StreamPayload;
 import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
@@ -77,10 +78,12 @@ public final class AdversaryCommand implements Callable<Integer> {
     @Option(names = "--link", defaultValue = "ring", description = "ring | memif | af_xdp (default ${DEFAULT-VALUE}); af_xdp needs root.")
     PerfCommand.Link link;
 
-    @Option(names = "--rate", defaultValue = "10000", paramLabel = "PPS", description = "Attack frames per second (default ${DEFAULT-VALUE}); 0: no attack.")
+    @Option(names = "--rate", defaultValue = "10000", paramLabel = "PPS",
+            description = "Attack frames per second (default ${DEFAULT-VALUE}); 0: no attack.")
     double rate;
 
-    @Option(names = "--seconds", defaultValue = "5", paramLabel = "S", description = "How long the stream runs under attack (default ${DEFAULT-VALUE}).")
+    @Option(names = "--seconds", defaultValue = "5", paramLabel = "S",
+            description = "How long the stream runs under attack (default ${DEFAULT-VALUE}).")
     double seconds;
 
     @Option(names = "--attacks", defaultValue = "all", paramLabel = "LIST",
@@ -95,11 +98,12 @@ public final class AdversaryCommand implements Callable<Integer> {
         + " (default ${DEFAULT-VALUE}): real links lose frames, and a loss is what a forged ACK turns into a false success; 0: lossless.")
     double loss;
 
-    @Option(names = "--size", defaultValue = "128", description = "Message size in bytes, " + io.srdnic.cli.adversary.StreamPayload.MIN_SIZE
+    @Option(names = "--size", defaultValue = "128", description = "Message size in bytes, " + StreamPayload.MIN_SIZE
         + "..the SRD MTU (default ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--window", defaultValue = "32", description = "Sends in flight per side (the send queue depth) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--window", defaultValue = "32",
+            description = "Sends in flight per side (the send queue depth) (default ${DEFAULT-VALUE}).")
     int window;
 
     @Option(names = "--drain-ms", defaultValue = "10000",
@@ -162,8 +166,8 @@ public final class AdversaryCommand implements Callable<Integer> {
         if (!(seconds > 0 && seconds <= 3600)) {
             throw new IllegalArgumentException("--seconds must be in (0, 3600], was " + seconds);
         }
-        if (size < io.srdnic.cli.adversary.StreamPayload.MIN_SIZE || size > SrdConfig.DEFAULT_MTU) {
-            throw new IllegalArgumentException("--size must be " + io.srdnic.cli.adversary.StreamPayload.MIN_SIZE + ".." + SrdConfig.DEFAULT_MTU
+        if (size < StreamPayload.MIN_SIZE || size > SrdConfig.DEFAULT_MTU) {
+            throw new IllegalArgumentException("--size must be " + StreamPayload.MIN_SIZE + ".." + SrdConfig.DEFAULT_MTU
                 + " bytes (one message is one packet), was " + size);
         }
         if (window < 1 || window > 4096) {
@@ -182,12 +186,14 @@ public final class AdversaryCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--time-limit-s " + timeLimitSeconds + " leaves no room for --seconds and --drain-ms");
         }
         if (cpu != null && (cpu < -1 || cpu >= Runtime.getRuntime().availableProcessors())) {
-            throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1) + " here, was " + cpu);
+            throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1)
+                    + " here, was " + cpu);
         }
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt(1 << 30);
         int recvDepth = Math.min(8192, Math.max(512, 8 * window));
-        return new AdversaryParams(size, window, recvDepth, (long) (seconds * 1e9), drainMs * 1_000_000L, id, timeLimitSeconds * 1_000_000_000L);
+        return new AdversaryParams(size, window, recvDepth, (long) (seconds * 1e9), drainMs * 1_000_000L, id,
+                timeLimitSeconds * 1_000_000_000L);
     }
 
     /** The {@code iface=} of a vdev spec, or null. */
@@ -234,7 +240,8 @@ public final class AdversaryCommand implements Callable<Integer> {
         StdioChannel ch = new StdioChannel(System.out);
         try (Eal eal = Eal.start(new EalConfig().memoryMb(memoryMb))) {
             int ownIp = role == PerfCommand.Role.server ? PerfCommand.SERVER_IP : PerfCommand.CLIENT_IP;
-            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(vdev, "adv" + role), ownIp, ThreadingMode.INVOKER, link.name(), false,
+            SideConfig side = new SideConfig(eal, () -> PerfPort.attach(vdev, "adv" + role), ownIp, ThreadingMode.INVOKER,
+                    link.name(), false,
                 settings, cpu != null ? cpu : -1);
             try {
                 if (role == PerfCommand.Role.server) {

@@ -17,7 +17,8 @@ record AdversaryParams(int size, int window, int recvDepth, long streamNanos, lo
     static AdversaryParams parse(String line) {
         Map<String, String> f = LineFields.parse(line);
         try {
-            return new AdversaryParams(Integer.parseInt(f.get("size")), Integer.parseInt(f.get("window")), Integer.parseInt(f.get("recv_depth")),
+            return new AdversaryParams(Integer.parseInt(f.get("size")), Integer.parseInt(f.get("window")),
+                    Integer.parseInt(f.get("recv_depth")),
                 Long.parseLong(f.get("stream_ns")), Long.parseLong(f.get("drain_ns")), Integer.parseInt(f.get("run_id")),
                 Long.parseLong(f.get("time_limit_ns")));
         } catch (RuntimeException e) {

@@ -21,7 +21,8 @@ import java.util.Map;
  */
 record AdversaryReport(String link, AdversaryParams params, AdversarySession.AttackPlan plan, long nanos, Direction victimToPeer,
                        Direction peerToVictim, Map<Attack, Long> attackSent, Map<Attack, Long> attackRefused, long injected,
-                       long injectionRefused, String injectionError, Map<String, Long> counters, long lossDrops, long linkRxDropped, double peakRssMb) {
+                       long injectionRefused, String injectionError, Map<String, Long> counters, long lossDrops, long linkRxDropped,
+                               double peakRssMb) {
 
     long sent() {
         return victimToPeer.sent() + peerToVictim.sent();
@@ -73,8 +74,10 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
 
     List<String> text() {
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "adversary on %s: %.1f s of stream (%.1f s in all), attacks %s at %d frames/s (seed %d), loss %.3f"
-            + " on the victim's transmit", link, params.streamNanos() / 1e9, nanos / 1e9, Attack.listLine(plan.attacks()), (long) plan.rate(), plan.seed(), plan.loss()));
+        lines.add(String.format(Locale.ROOT,
+                "adversary on %s: %.1f s of stream (%.1f s in all), attacks %s at %d frames/s (seed %d), loss %.3f"
+            + " on the victim's transmit", link, params.streamNanos() / 1e9, nanos / 1e9, Attack.listLine(plan.attacks()),
+                    (long) plan.rate(), plan.seed(), plan.loss()));
         StringBuilder byClass = new StringBuilder();
         attackSent.forEach((a, n) -> byClass.append(' ').append(a.cliName).append('=').append(n));
         lines.add("  attack frames injected " + injected + ", refused by the injection path " + injectionRefused
@@ -100,7 +103,8 @@ record AdversaryReport(String link, AdversaryParams params, AdversarySession.Att
         for (int s = 1; s < d.completionsByStatus().length; s++) {
             errors += d.completionsByStatus()[s];
         }
-        return String.format(Locale.ROOT, "  %-16s %10d %10d %8d %10d %9d %13d %8d", name, d.sent(), d.delivered(), d.lost(), d.duplicated(),
+        return String.format(Locale.ROOT, "  %-16s %10d %10d %8d %10d %9d %13d %8d", name, d.sent(), d.delivered(),
+                d.lost(), d.duplicated(),
             d.corrupted(), d.falseSuccess(), errors);
     }
 

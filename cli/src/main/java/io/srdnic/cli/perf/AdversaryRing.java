@@ -30,9 +30,11 @@ final class AdversaryRing {
             link.a().configure(PortConfig.DEFAULT, poolA).start();
             link.b().configure(PortConfig.DEFAULT, poolB).start();
             MemoryChannel[] ch = MemoryChannel.pair();
-            SideConfig peerSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP, ThreadingMode.INVOKER,
+            SideConfig peerSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP,
+                    ThreadingMode.INVOKER,
                 "ring", false, settings, peerCpu);
-            SideConfig victimSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP, ThreadingMode.INVOKER,
+            SideConfig victimSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP,
+                    ThreadingMode.INVOKER,
                 "ring", false, settings, victimCpu);
             Throwable[] peerFailure = new Throwable[1];
             Thread peer = new Thread(() -> {

@@ -116,7 +116,8 @@ final class AdversarySession {
                 try (Arena arena = Arena.ofShared();
                      FrameSink sink = plan.rawSocket() ? RawPacketSocket.open(plan.injectNamespace(), plan.injectInterface())
                          : new InjectorSink(injector);
-                     Attacker attacker = new Attacker(new AttackFrames(target, tap, arena), sink, plan.attacks(), plan.rate(), plan.seed())) {
+                     Attacker attacker = new Attacker(new AttackFrames(target, tap, arena), sink, plan.attacks(),
+                             plan.rate(), plan.seed())) {
                     System.err.println("adversary: " + Attack.listLine(plan.attacks()) + " at " + (long) plan.rate() + " frames/s through "
                         + sink.describe());
                     RxDrops rxDrops = new RxDrops(port, plan.victimInterface());

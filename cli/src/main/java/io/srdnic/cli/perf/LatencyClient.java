@@ -135,7 +135,8 @@ final class LatencyClient implements PerfClient {
     /** Round trips that came back, warm-up included; the rate is the latency summary's, so no arrival times. */
     @Override
     public ServerCounts landed(ServerCounts server) {
-        return new ServerCounts(returned, returned - Math.min(returned, rounds.warmup()), 0, 0, server.errors(), server.firstError(), server.check());
+        return new ServerCounts(returned, returned - Math.min(returned, rounds.warmup()), 0, 0, server.errors(), server.firstError(),
+                server.check());
     }
 
     /** Round trips made before measuring: at least the asked number, more when the time floor asked for more. */

@@ -77,7 +77,10 @@ final class PerfCmConnector implements AutoCloseable {
         this.ackTimeout = ackTimeout;
     }
 
-    /** Listens for the peer's requests, one per QP of {@code qps} (RC QPs, or XRC_RECV QPs for SRC), each accepted on the QP of its index. */
+    /**
+     * Listens for the peer's requests, one per QP of {@code qps} (RC QPs, or XRC_RECV QPs for SRC),
+     * each accepted on the QP of its index.
+     */
     void listen(QueuePair[] qps) {
         accepting = qps;
         listener = requesting == null ? CmId.create(channel, context) : CmId.create(channel, context, XrcQpType.XRC_RECV);
@@ -185,7 +188,8 @@ final class PerfCmConnector implements AutoCloseable {
             case ADDR_RESOLVED, ROUTE_RESOLVED, TIMEWAIT_EXIT -> {
             }
             default -> throw new IllegalStateException("connecting " + (requesting == null ? "RC" : "SRC") + " QPs through the CM: " + e
-                + (e.type() == CmEventType.REJECTED && (e.status() == RejectReason.NO_LISTENER || e.status() == RejectReason.INVALID_TRANSPORT_TYPE)
+                + (e.type() == CmEventType.REJECTED && (e.status() == RejectReason.NO_LISTENER
+                        || e.status() == RejectReason.INVALID_TRANSPORT_TYPE)
                     ? " (is the other side running the same --transport?)" : ""));
         }
     }

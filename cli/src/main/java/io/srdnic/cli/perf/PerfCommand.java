@@ -1,7 +1,6 @@
 package io.srdnic.cli.perf;
 
 import io.srdnic.cli.net.MemifSpec;
-import io.srdnic.cli.pktgen.PktgenCommand;
 import io.srdnic.cli.pktgen.PktgenPingPong;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
@@ -75,7 +74,8 @@ public final class PerfCommand implements Callable<Integer> {
     PerfParams.Mode mode;
 
     @Option(names = "--op", defaultValue = "send",
-        description = "send | write | read: SEND_WITH_IMM, RDMA WRITE or RDMA READ; write and read need srd or rc (default ${DEFAULT-VALUE}).")
+        description = "send | write | read: SEND_WITH_IMM, RDMA WRITE or RDMA READ; write and read need srd or rc (default "
+                + "${DEFAULT-VALUE}).")
     PerfParams.Op op;
 
     @Option(names = "--transport", defaultValue = "srd", description = "srd | ud | rc | src (default ${DEFAULT-VALUE}).")
@@ -85,7 +85,8 @@ public final class PerfCommand implements Callable<Integer> {
         + " af_xdp); write and read, and every op on rc, 1..the transport's largest transfer (1 GiB) (default ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--iters", defaultValue = "10000", description = "Measured round trips (lat) or messages (bw) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--iters", defaultValue = "10000",
+            description = "Measured round trips (lat) or messages (bw) (default ${DEFAULT-VALUE}).")
     long iters;
 
     @Option(names = "--link", defaultValue = "ring", description = "ring | memif | af_xdp | sim (default ${DEFAULT-VALUE}).")
@@ -94,7 +95,8 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--qps", defaultValue = "1", description = "QP pairs, used round robin (default ${DEFAULT-VALUE}).")
     int qps;
 
-    @Option(names = "--window", defaultValue = "128", description = "bw: messages in flight per QP, the send queue depth (default ${DEFAULT-VALUE}).")
+    @Option(names = "--window", defaultValue = "128",
+            description = "bw: messages in flight per QP, the send queue depth (default ${DEFAULT-VALUE}).")
     int window;
 
     @Option(names = "--warmup", description = "Round trips or messages before measuring, so the loops are compiled when timed"
@@ -116,7 +118,8 @@ public final class PerfCommand implements Callable<Integer> {
     Map<String, String> settings = new LinkedHashMap<>();
 
     @Option(names = "--threading", defaultValue = "invoker",
-        description = "invoker: the test's own polls run the dataplane; dedicated: a dataplane thread per context (default ${DEFAULT-VALUE}).")
+        description = "invoker: the test's own polls run the dataplane; dedicated: a dataplane thread per context (default "
+                + "${DEFAULT-VALUE}).")
     String threading;
 
     @Option(names = "--rc-ack-timeout", paramLabel = "CODE", description = "rc and src: the QPs' local ACK timeout, 4.096 us x 2^CODE,"
@@ -137,19 +140,22 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--server", description = "Be the server side and wait for a client on the TCP side channel.")
     boolean server;
 
-    @Option(names = "--oob-port", defaultValue = "18515", description = "--server: TCP port of the side channel (default ${DEFAULT-VALUE}).")
+    @Option(names = "--oob-port", defaultValue = "18515",
+            description = "--server: TCP port of the side channel (default ${DEFAULT-VALUE}).")
     int oobPort;
 
     @Option(names = "--client", paramLabel = "HOST:PORT", description = "Be the client side of the server at HOST:PORT (its side channel).")
     String client;
 
-    @Option(names = "--vdev", description = "--server/--client: this side's DPDK device spec (default: memif over --memif-socket, af_xdp on --iface).")
+    @Option(names = "--vdev",
+            description = "--server/--client: this side's DPDK device spec (default: memif over --memif-socket, af_xdp on --iface).")
     String vdev;
 
     @Option(names = "--iface", description = "--server/--client with af_xdp: the interface this side uses.")
     String iface;
 
-    @Option(names = "--memif-socket", defaultValue = "/run/srdnic-perf.sock", description = "--server/--client with memif: the socket (default ${DEFAULT-VALUE}).")
+    @Option(names = "--memif-socket", defaultValue = "/run/srdnic-perf.sock",
+            description = "--server/--client with memif: the socket (default ${DEFAULT-VALUE}).")
     String memifSocket;
 
     @Option(names = "--ip", description = "--server/--client: this side's IPv4 address (default 10.0.0.1 server, 10.0.0.2 client).")
@@ -158,7 +164,8 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "sim: seed of the simulated network (default ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--loss", defaultValue = "0", description = "sim: probability that a packet is lost on the simulated fabric, each way (default ${DEFAULT-VALUE}).")
+    @Option(names = "--loss", defaultValue = "0",
+            description = "sim: probability that a packet is lost on the simulated fabric, each way (default ${DEFAULT-VALUE}).")
     double loss;
 
     @Option(names = "--memory-mb", defaultValue = "512", description = "EAL memory per process in MiB (default ${DEFAULT-VALUE}).")
@@ -270,7 +277,8 @@ public final class PerfCommand implements Callable<Integer> {
         }
         if (!op.rdma() && transport.connected && (size < 1 || size > PerfParams.MAX_RDMA_SIZE)) {
             throw new ParameterException(spec.commandLine(), "--size must be 1.." + PerfParams.MAX_RDMA_SIZE + " bytes with --transport "
-                + transport + " --op send (RC cuts a SEND into packets of the path MTU, up to the transport's largest transfer), was " + size);
+                + transport + " --op send (RC cuts a SEND into packets of the path MTU, up to the transport's largest transfer), was "
+                        + size);
         }
         if (!op.rdma() && !transport.connected && (size < 1 || size > PerfParams.MAX_SEND_SIZE)) {
             throw new IllegalArgumentException("--size must be 1.." + PerfParams.MAX_SEND_SIZE + " bytes (one message is one packet), was "
@@ -320,7 +328,8 @@ public final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--warmup-ms must be 0..600000, was " + warmupFloor);
         }
         if (cpu != null && (cpu < -1 || cpu >= Runtime.getRuntime().availableProcessors())) {
-            throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1) + " here, was " + cpu);
+            throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1)
+                    + " here, was " + cpu);
         }
         settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
 
@@ -350,7 +359,8 @@ public final class PerfCommand implements Callable<Integer> {
      * this side's link; the transport settings too when the children run the transports (not attached).
      */
     private List<String> childArgs(PerfParams p, boolean withSettings) {
-        List<String> a = new ArrayList<>(List.of("perf", "--mode", p.mode().name(), "--op", p.op().name(), "--transport", p.transport().name(),
+        List<String> a = new ArrayList<>(List.of("perf", "--mode", p.mode().name(), "--op", p.op().name(), "--transport",
+                p.transport().name(),
             "--size", Integer.toString(p.size()), "--iters", Long.toString(p.iters()), "--warmup", Long.toString(p.warmup()),
             "--warmup-ms", Long.toString(p.warmupNanos() / 1_000_000),
             "--qps", Integer.toString(p.qps()), "--window", Integer.toString(p.window()), "--timeout-ms", Long.toString(timeoutMs),

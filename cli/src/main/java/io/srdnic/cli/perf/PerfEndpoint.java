@@ -1,6 +1,5 @@
 package io.srdnic.cli.perf;
 
-import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.cli.perf.PerfParams.Op;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
@@ -12,6 +11,7 @@ import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
@@ -230,7 +230,10 @@ final class PerfEndpoint implements AutoCloseable {
         return connector;
     }
 
-    /** Asks the peer's CM at {@code peerIp} to connect each QP (RC: the client's; SRC: either side's XRC_SEND QPs) to its QP of the same index. */
+    /**
+     * Asks the peer's CM at {@code peerIp} to connect each QP (RC: the client's; SRC: either side's
+     * XRC_SEND QPs) to its QP of the same index.
+     */
     PerfCmConnector connectCm(int peerIp) {
         connector().connect(qps, peerIp);
         return connector;
@@ -296,7 +299,8 @@ final class PerfEndpoint implements AutoCloseable {
                 serverDone = listening.step();
                 clientDone = connecting.step();
                 if (System.nanoTime() - deadlineNanos > 0) {
-                    throw new IllegalStateException("the CM did not connect the " + server.params.transport() + " QPs within the time limit");
+                    throw new IllegalStateException("the CM did not connect the " + server.params.transport()
+                            + " QPs within the time limit");
                 }
             }
         }
@@ -304,7 +308,10 @@ final class PerfEndpoint implements AutoCloseable {
         client.connect(server.info());
     }
 
-    /** Makes the address handle and the send work requests for the peer (RC: its QPs connected, its region told, through the CM already). */
+    /**
+     * Makes the address handle and the send work requests for the peer (RC: its QPs connected, its
+     * region told, through the CM already).
+     */
     void connect(PeerInfo peer) {
         if (peer.qpns().length != qps.length) {
             throw new IllegalStateException("the other side has " + peer.qpns().length + " QPs, this side " + qps.length);

@@ -3,6 +3,7 @@ package io.srdnic.cli.perf;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -139,7 +140,8 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
     }
 
     String line() {
-        return "mode=" + mode + " op=" + op + " transport=" + transport + " size=" + size + " iters=" + iters + " warmup=" + warmup + " warmup_ns=" + warmupNanos + " qps=" + qps
+        return "mode=" + mode + " op=" + op + " transport=" + transport + " size=" + size + " iters=" + iters + " warmup=" + warmup
+                + " warmup_ns=" + warmupNanos + " qps=" + qps
             + " window=" + window + " timeout_ns=" + timeoutNanos + " raw=" + raw + " stats=" + stats + " run_id=" + runId
             + " time_limit_ns=" + timeLimitNanos + " corrupt_payload=" + corruptPayload + " ack_timeout=" + ackTimeout;
     }
@@ -154,8 +156,10 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
             f.put(p[0], p[1]);
         }
         try {
-            return new PerfParams(Mode.valueOf(f.get("mode")), Op.valueOf(f.getOrDefault("op", "send")), Transport.valueOf(f.get("transport")), Integer.parseInt(f.get("size")),
-                Long.parseLong(f.get("iters")), Long.parseLong(f.get("warmup")), Long.parseLong(f.get("warmup_ns")), Integer.parseInt(f.get("qps")),
+            return new PerfParams(Mode.valueOf(f.get("mode")), Op.valueOf(f.getOrDefault("op", "send")),
+                    Transport.valueOf(f.get("transport")), Integer.parseInt(f.get("size")),
+                Long.parseLong(f.get("iters")), Long.parseLong(f.get("warmup")), Long.parseLong(f.get("warmup_ns")),
+                        Integer.parseInt(f.get("qps")),
                 Integer.parseInt(f.get("window")), Long.parseLong(f.get("timeout_ns")), Boolean.parseBoolean(f.get("raw")),
                 Boolean.parseBoolean(f.get("stats")), Integer.parseInt(f.get("run_id")), Long.parseLong(f.get("time_limit_ns")),
                 Boolean.parseBoolean(f.get("corrupt_payload")), ackTimeout(f.getOrDefault("ack_timeout", "0")));
@@ -175,6 +179,6 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
 
     /** For a context: the threading mode is each side's own choice, not part of the parameters. */
     static ThreadingMode threading(String name) {
-        return ThreadingMode.valueOf(name.toUpperCase(java.util.Locale.ROOT));
+        return ThreadingMode.valueOf(name.toUpperCase(Locale.ROOT));
     }
 }

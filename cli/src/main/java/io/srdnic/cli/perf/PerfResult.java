@@ -2,6 +2,7 @@ package io.srdnic.cli.perf;
 
 import io.srdnic.cli.Json;
 import io.srdnic.cli.pktgen.LatencySummary;
+import io.srdnic.srd.api.SrdConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,7 +21,8 @@ import java.util.Map;
  * @param server     what arrived where the server counts it, or for RDMA the client's completions do
  * @param clientCheck the client's check of the RDMA (or RC SEND) bytes that land there ({@link PayloadCheck#NONE} for none)
  */
-record PerfResult(PerfParams params, String link, String threading, String clientCpus, boolean virtualTime, LatencySummary latency, LatencySummary raw,
+record PerfResult(PerfParams params, String link, String threading, String clientCpus, boolean virtualTime, LatencySummary latency,
+        LatencySummary raw,
                   double msgsPerSec, long sent, ServerCounts server, long errors, String firstError, PayloadCheck clientCheck,
                   List<String> stats) {
     private static final String SERVER_REGION = "the server's region";
@@ -28,7 +30,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
 
     /** Frame length of a message of {@code size} bytes: Ethernet, IPv4, UDP and SRD headers (90 bytes) in front. */
     static int frameLength(int size) {
-        return Math.max(60, size + io.srdnic.srd.api.SrdConfig.FRAME_OVERHEAD);
+        return Math.max(60, size + SrdConfig.FRAME_OVERHEAD);
     }
 
     Double gbps() {
@@ -75,7 +77,8 @@ record PerfResult(PerfParams params, String link, String threading, String clien
         String unit = virtualTime ? "virtual us" : "us";
         String warm = params.latency() ? String.format(Locale.ROOT, " in %.1f s", latency.warmupNs() / 1e9) : "";
         String what = String.format(Locale.ROOT, "perf %s %s%s over %s: %d B messages, %d iterations (+%d warm-up%s), %d QP%s, %s%s",
-            params.mode(), params.transport(), params.op().rdma() ? " rdma " + params.op() : "", link, params.size(), params.iters(), params.warmup(), warm, params.qps(),
+            params.mode(), params.transport(), params.op().rdma() ? " rdma " + params.op() : "", link, params.size(), params.iters(),
+                    params.warmup(), warm, params.qps(),
             params.qps() == 1 ? "" : "s", threading.toLowerCase(Locale.ROOT), virtualTime ? ", simulated network in virtual time" : "");
         lines.add(what);
         if (params.latency()) {
@@ -84,12 +87,14 @@ record PerfResult(PerfParams params, String link, String threading, String clien
             lines.add(String.format(Locale.ROOT, "  %.0f round trips/s%s", msgsPerSec,
                 !params.transport().reliable ? ", " + latency.lost() + " timed out" : ""));
             if (raw != null) {
-                lines.add(String.format(Locale.ROOT, "  raw ping-pong, %d-byte frames, same ports: min %.2f  p50 %.2f  p99 %.2f us; %s p50 / raw p50 = %.2f",
+                lines.add(String.format(Locale.ROOT,
+                        "  raw ping-pong, %d-byte frames, same ports: min %.2f  p50 %.2f  p99 %.2f us; %s p50 / raw p50 = %.2f",
                     frameLength(params.size()), us(raw.minNs()), us(raw.p50Ns()), us(raw.p99Ns()), params.transport(),
                     (double) latency.p50Ns() / Math.max(1, raw.p50Ns())));
             }
         } else {
-            lines.add(String.format(Locale.ROOT, "  %.0f messages/s, %.3f Gbit/s of payload (window %d per QP); sent %d, arrived %d, lost %d",
+            lines.add(String.format(Locale.ROOT,
+                    "  %.0f messages/s, %.3f Gbit/s of payload (window %d per QP); sent %d, arrived %d, lost %d",
                 msgsPerSec, gbps(), params.window(), sent, server.received(), lost()));
         }
         if (params.checksPayload()) {

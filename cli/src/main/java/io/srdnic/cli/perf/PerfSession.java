@@ -9,7 +9,6 @@ import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ThreadingMode;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
@@ -144,7 +143,8 @@ final class PerfSession {
                                 ? ": the server is unreachable or refused it (is --size over what the link carries?)" : ""));
                     }
                     if (System.nanoTime() - deadline > 0 || (dpdk && side.eal().quitRequested())) {
-                        throw new IllegalStateException("perf did not finish within its time limit: " + client.progress() + " of " + client.total()
+                        throw new IllegalStateException("perf did not finish within its time limit: " + client.progress() + " of "
+                                + client.total()
                             + " done" + (client.errors() > 0 ? ", first error " + client.firstError() : ""));
                     }
                     String line = ch.poll();

@@ -30,9 +30,11 @@ final class RingPerf {
             link.a().configure(PortConfig.DEFAULT, poolA).start();
             link.b().configure(PortConfig.DEFAULT, poolB).start();
             MemoryChannel[] ch = MemoryChannel.pair();
-            SideConfig serverSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP, threading, "ring", false,
+            SideConfig serverSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP,
+                    threading, "ring", false,
                 settings, serverCpu);
-            SideConfig clientSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP, threading, "ring", false,
+            SideConfig clientSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP,
+                    threading, "ring", false,
                 settings, clientCpu);
             Throwable[] serverFailure = new Throwable[1];
             Thread server = new Thread(() -> {

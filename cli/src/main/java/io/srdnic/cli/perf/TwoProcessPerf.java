@@ -34,7 +34,8 @@ final class TwoProcessPerf {
      * client child taking more arguments made from the veth pair (null on memif): the adversary's
      * victim is told where its attacker sends from.
      */
-    static int run(PerfCommand.Link link, int size, List<String> childArgs, String prefix, Function<VethNamespaces, List<String>> clientArgs,
+    static int run(PerfCommand.Link link, int size, List<String> childArgs, String prefix, Function<VethNamespaces,
+            List<String>> clientArgs,
                    int serverCpu, int clientCpu, long timeLimitMillis) {
         String tag = Long.toString(ProcessHandle.current().pid());
         VethNamespaces veth = null;

@@ -1,6 +1,5 @@
 package io.srdnic.cli.perf;
 
-import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.cli.adversary.StreamLedger;
 import io.srdnic.cli.adversary.StreamPayload;
 import io.srdnic.srd.api.QpState;
@@ -12,6 +11,7 @@ import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
@@ -135,7 +135,8 @@ final class VerifiedStream implements AutoCloseable {
                 } else {
                     ledger.corrupted(defect);
                 }
-                recvBuffers.asSlice((long) s * slot, StreamPayload.MIN_SIZE).fill((byte) 0); // a later short message cannot pass for this one
+                // a later short message cannot pass for this one
+                recvBuffers.asSlice((long) s * slot, StreamPayload.MIN_SIZE).fill((byte) 0);
                 post(s);
             }
         }

@@ -49,7 +49,8 @@ record BlastResult(long sent, long received, long foreign, long txRefused, int f
     }
 
     String text() {
-        return String.format(Locale.ROOT, "sent %d  received %d  foreign %d  refused by TX %d  measured %d frames in %.3f s: %.3f Mpps  %.3f Gbit/s",
+        return String.format(Locale.ROOT,
+                "sent %d  received %d  foreign %d  refused by TX %d  measured %d frames in %.3f s: %.3f Mpps  %.3f Gbit/s",
             sent, received, foreign, txRefused, windowFrames, windowNanos / 1e9, mpps(), gbps());
     }
 

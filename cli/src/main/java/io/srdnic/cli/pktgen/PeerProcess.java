@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -103,7 +104,8 @@ public final class PeerProcess implements AutoCloseable {
                     throw new IllegalStateException("the " + role + " side printed no '" + prefix + "' within " + timeoutMillis + " ms");
                 }
                 if (line == EOF) {
-                    throw new IllegalStateException("the " + role + " side exited (status " + process.waitFor() + ") before '" + prefix + "': see its log above");
+                    throw new IllegalStateException("the " + role + " side exited (status " + process.waitFor() + ") before '" + prefix
+                            + "': see its log above");
                 }
                 if (line.startsWith(prefix)) {
                     return line;
@@ -161,7 +163,7 @@ public final class PeerProcess implements AutoCloseable {
     }
 
     /** Completes with the exit status when the process ends, however it ends. */
-    public java.util.concurrent.CompletableFuture<Integer> onExit() {
+    public CompletableFuture<Integer> onExit() {
         return process.onExit().thenApply(Process::exitValue);
     }
 
@@ -184,8 +186,8 @@ public final class PeerProcess implements AutoCloseable {
     }
 
     /** Every stdout line from here until the process closes it; throws if that takes longer than {@code timeoutMillis}. */
-    public java.util.List<String> linesUntilEnd(long timeoutMillis) {
-        java.util.List<String> out = new java.util.ArrayList<>();
+    public List<String> linesUntilEnd(long timeoutMillis) {
+        List<String> out = new ArrayList<>();
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < deadline) {
             String line = next(1000);

@@ -36,7 +36,8 @@ public final class PingPongRun {
                             + " ping frames came back: does a frame this long cross the link? is the reflector up?");
                     }
                     if (System.nanoTime() - deadlineNanos > 0 || eal.quitRequested()) {
-                        throw new IllegalStateException("raw ping-pong did not finish in time: " + initiator.progress() + " round trips done");
+                        throw new IllegalStateException("raw ping-pong did not finish in time: " + initiator.progress()
+                                + " round trips done");
                     }
                 }
             }

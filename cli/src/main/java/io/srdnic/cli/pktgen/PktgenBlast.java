@@ -105,10 +105,12 @@ final class PktgenBlast {
 
     private BlastResult runTwoProcesses() {
         try (TwoProcessLink ends = TwoProcessLink.open(link, size)) {
-            List<String> common = List.of("pktgen", "--mode", "blast", "--size", Integer.toString(size), "--seconds", Integer.toString(seconds),
+            List<String> common = List.of("pktgen", "--mode", "blast", "--size", Integer.toString(size), "--seconds",
+                    Integer.toString(seconds),
                 "--run-id", Integer.toString(runId), "--memory-mb", Integer.toString(cmd.memoryMb), "--time-limit-s",
                 Integer.toString(Math.max(cmd.timeLimitSeconds, seconds + 30)), "--link", link.name());
-            try (PeerProcess rx = PeerProcess.start("rx", ends.serverNamespace(), PktgenCommand.with(common, "--role", "rx", "--vdev", ends.serverSpec()))) {
+            try (PeerProcess rx = PeerProcess.start("rx", ends.serverNamespace(),
+                    PktgenCommand.with(common, "--role", "rx", "--vdev", ends.serverSpec()))) {
                 String mac = rx.await("READY ", 60_000).substring("READY ".length()).trim();
                 try (PeerProcess tx = PeerProcess.start("tx", ends.clientNamespace(),
                     PktgenCommand.with(common, "--role", "tx", "--vdev", ends.clientSpec(), "--peer-mac", mac))) {

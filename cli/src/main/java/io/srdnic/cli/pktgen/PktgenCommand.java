@@ -54,7 +54,8 @@ public final class PktgenCommand implements Callable<Integer> {
         + " (default ${DEFAULT-VALUE}).")
     int seconds;
 
-    @Option(names = "--timeout-ms", defaultValue = "100", description = "pingpong: a frame not back within this is lost (default ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout-ms", defaultValue = "100",
+            description = "pingpong: a frame not back within this is lost (default ${DEFAULT-VALUE}).")
     int timeoutMs;
 
     @Option(names = "--link", description = "ring | memif | af_xdp | af_packet | tap (default ${DEFAULT-VALUE}).", defaultValue = "ring")
@@ -63,7 +64,8 @@ public final class PktgenCommand implements Callable<Integer> {
     @Option(names = "--count", defaultValue = "100000", description = "Frames to send (default ${DEFAULT-VALUE}).")
     long count;
 
-    @Option(names = "--size", defaultValue = "64", description = "Frame length in bytes, Ethernet header included, CRC not (default ${DEFAULT-VALUE}).")
+    @Option(names = "--size", defaultValue = "64",
+            description = "Frame length in bytes, Ethernet header included, CRC not (default ${DEFAULT-VALUE}).")
     int size;
 
     @Option(names = "--window", description = "Frames in flight before the sender waits for the receiver's credit"
@@ -130,7 +132,8 @@ public final class PktgenCommand implements Callable<Integer> {
             System.out.println(result.json());
         }
         if (!result.passed(count)) {
-            System.err.println("pktgen: FAILED: " + (count - result.sent()) + " never sent (time limit), " + result.lost() + " lost (of which "
+            System.err.println("pktgen: FAILED: " + (count - result.sent()) + " never sent (time limit), " + result.lost()
+                    + " lost (of which "
                 + result.linkDropped() + " counted as dropped by the link), " + result.corrupted() + " corrupted, " + result.duplicated()
                 + " duplicated");
             return 1;
@@ -209,7 +212,8 @@ public final class PktgenCommand implements Callable<Integer> {
 
     void checkFits(PacketIo io) {
         if (size > io.maxFrameLength()) {
-            throw new IllegalArgumentException("--size " + size + " is larger than the largest frame this link carries (" + io.maxFrameLength() + ")");
+            throw new IllegalArgumentException("--size " + size + " is larger than the largest frame this link carries ("
+                    + io.maxFrameLength() + ")");
         }
     }
 
@@ -218,7 +222,8 @@ public final class PktgenCommand implements Callable<Integer> {
             List<String> common = List.of("pktgen", "--count", Long.toString(count), "--size", Integer.toString(size),
                 "--window", Integer.toString(window), "--run-id", Integer.toString(runId), "--memory-mb", Integer.toString(memoryMb),
                 "--time-limit-s", Integer.toString(timeLimitSeconds));
-            try (PeerProcess rx = PeerProcess.start("rx", ends.serverNamespace(), with(common, "--role", "rx", "--vdev", ends.serverSpec()))) {
+            try (PeerProcess rx = PeerProcess.start("rx", ends.serverNamespace(),
+                    with(common, "--role", "rx", "--vdev", ends.serverSpec()))) {
                 String mac = rx.await("READY ", 60_000).substring("READY ".length()).trim();
                 try (PeerProcess tx = PeerProcess.start("tx", ends.clientNamespace(),
                     with(common, "--role", "tx", "--vdev", ends.clientSpec(), "--peer-mac", mac))) {

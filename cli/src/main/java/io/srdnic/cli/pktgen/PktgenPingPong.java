@@ -137,7 +137,8 @@ public final class PktgenPingPong {
 
     private LatencySummary runPingPongTwoProcesses() {
         try (TwoProcessLink ends = TwoProcessLink.open(link, size)) {
-            List<String> common = List.of("pktgen", "--mode", "pingpong", "--iters", Long.toString(iters), "--warmup", Long.toString(warmup),
+            List<String> common = List.of("pktgen", "--mode", "pingpong", "--iters", Long.toString(iters), "--warmup",
+                    Long.toString(warmup),
                 "--size", Integer.toString(size), "--timeout-ms", Integer.toString(timeoutMs), "--run-id", Integer.toString(runId),
                 "--memory-mb", Integer.toString(memoryMb), "--time-limit-s", Integer.toString(timeLimitSeconds), "--link", link.name());
             try (PeerProcess reflector = PeerProcess.start("reflector", ends.serverNamespace(),

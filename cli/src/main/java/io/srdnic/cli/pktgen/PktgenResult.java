@@ -36,7 +36,8 @@ record PktgenResult(long sent, long received, long corrupted, long duplicated, l
     }
 
     String text() {
-        return String.format(Locale.ROOT, "sent %d  received %d  corrupted %d  duplicated %d  foreign %d  dropped by the link %d  rate %.3f Mpps",
+        return String.format(Locale.ROOT,
+                "sent %d  received %d  corrupted %d  duplicated %d  foreign %d  dropped by the link %d  rate %.3f Mpps",
             sent, received, corrupted, duplicated, foreign, linkDropped, mpps);
     }
 

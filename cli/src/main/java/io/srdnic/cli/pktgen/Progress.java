@@ -23,7 +23,8 @@ public final class Progress {
         long now = System.nanoTime();
         if (now - lastPrint >= EVERY_NANOS) {
             lastPrint = now;
-            System.err.printf("%s: %d/%d (%.0f%%) after %.1f s%n", label, done, total, 100.0 * done / Math.max(1, total), (now - start) / 1e9);
+            System.err.printf("%s: %d/%d (%.0f%%) after %.1f s%n", label, done, total, 100.0 * done / Math.max(1, total),
+                    (now - start) / 1e9);
         }
     }
 }

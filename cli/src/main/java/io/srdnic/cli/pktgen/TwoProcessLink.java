@@ -20,7 +20,8 @@ record TwoProcessLink(String serverSpec, String clientSpec, VethNamespaces veth)
             }
             case af_xdp, af_packet -> {
                 VethNamespaces veth = VethNamespaces.create(Math.max(1500, frameSize - 14));
-                String pmd = link == PktgenCommand.Link.af_xdp ? "net_af_xdp0,start_queue=0,queue_count=1,iface=" : "net_af_packet0,qpairs=1,iface=";
+                String pmd = link == PktgenCommand.Link.af_xdp ? "net_af_xdp0,start_queue=0,queue_count=1,iface="
+                        : "net_af_packet0,qpairs=1,iface=";
                 yield new TwoProcessLink(pmd + veth.interfaceB(), pmd + veth.interfaceA(), veth);
             }
             default -> throw new IllegalStateException("not a two-process link: " + link);

@@ -24,12 +24,6 @@ final class DpdkLinks implements AutoCloseable {
     private Eal eal;
 
     /**
-     * Opens a link per EAL device spec, this side at {@code ip} on each. The caller polls them as a
-     * dataplane loop until {@link #close}: EAL's shutdown (SIGTERM, SIGINT) asks it to quit and waits
-     * for the close, so whatever the caller sends while closing (the CM's DREQs, RTRS's last
-     * messages) goes out through ports and pools that are still there.
-     */
-    /**
      * The transport's timers for a link between two processes of one host. Its round trip is a
      * few microseconds when both processes run, and as long as the scheduler keeps one of them off
      * a core when they do not: milliseconds on a loaded 2-core machine. With the defaults (RTO at
@@ -45,6 +39,12 @@ final class DpdkLinks implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Opens a link per EAL device spec, this side at {@code ip} on each. The caller polls them as a
+     * dataplane loop until {@link #close}: EAL's shutdown (SIGTERM, SIGINT) asks it to quit and waits
+     * for the close, so whatever the caller sends while closing (the CM's DREQs, RTRS's last
+     * messages) goes out through ports and pools that are still there.
+     */
     static DpdkLinks open(List<String> specs, int ip) {
         DpdkLinks links = new DpdkLinks();
         links.eal = Eal.startOrGet(new EalConfig().memoryMb(512));
@@ -53,8 +53,10 @@ final class DpdkLinks implements AutoCloseable {
             for (String spec : specs) {
                 EthPort port = EthPort.attach(spec);
                 links.ports.add(port);
-                int frameRoom = "net_af_xdp".equals(port.info().driverName()) ? 2048 : 4096 + 256; // as Device.dpdk: AF_XDP's umem takes 4 KiB pages
-                MbufPool pool = MbufPool.create("rtrslink" + ProcessHandle.current().pid() % 100000 + "_" + links.pools.size(), 8191, frameRoom);
+                // as Device.dpdk: AF_XDP's umem takes 4 KiB pages
+                int frameRoom = "net_af_xdp".equals(port.info().driverName()) ? 2048 : 4096 + 256;
+                MbufPool pool = MbufPool.create("rtrslink" + ProcessHandle.current().pid() % 100000 + "_" + links.pools.size(),
+                        8191, frameRoom);
                 links.pools.add(pool);
                 port.configure(PortConfig.DEFAULT, pool).start();
                 links.contexts.add(Context.open(Device.dpdk(port, pool), linkConfig(ip)));

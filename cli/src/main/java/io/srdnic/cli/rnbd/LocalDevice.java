@@ -1,5 +1,6 @@
 package io.srdnic.cli.rnbd;
 
+import io.srdnic.block.local.MemoryBlockDevice;
 import io.srdnic.nbd.spec.Sizes;
 import io.srdnic.rnbd.protocol.Rnbd;
 import java.io.IOException;
@@ -27,7 +28,7 @@ record LocalDevice(long bytes, List<String> serverArgs) {
             if (wanted == null) {
                 throw new IllegalArgumentException("give --size BYTES (a memory device) or --backing FILE");
             }
-            io.srdnic.block.local.MemoryBlockDevice.checkFits(wanted); // the child would refuse it; say so here, before starting it
+            MemoryBlockDevice.checkFits(wanted); // the child would refuse it; say so here, before starting it
             return new LocalDevice(wanted, List.of("--memory", name + "=" + wanted));
         }
         Path file = backing.toAbsolutePath();
@@ -48,10 +49,12 @@ record LocalDevice(long bytes, List<String> serverArgs) {
         long actual = Files.size(file);
         if (wanted != null && wanted != actual) {
             throw new IllegalArgumentException("--size " + size + " (" + wanted + " bytes) differs from the size of --backing " + backing
-                + " (" + actual + " bytes): leave out --size to serve the file at its size, or resize the file first (qemu-img resize, truncate -s)");
+                + " (" + actual + " bytes): leave out --size to serve the file at its size, or resize the file first (qemu-img resize, "
+                        + "truncate -s)");
         }
         if (actual == 0 || actual % Rnbd.SECTOR_SIZE != 0) {
-            throw new IllegalArgumentException("--backing " + backing + " is " + actual + " bytes: a disk must be a positive multiple of 512");
+            throw new IllegalArgumentException("--backing " + backing + " is " + actual
+                    + " bytes: a disk must be a positive multiple of 512");
         }
         return new LocalDevice(actual, List.of("--export-file", name + "=" + file));
     }

@@ -1,11 +1,13 @@
 package io.srdnic.cli.rnbd;
 
+import io.srdnic.cli.nbd.NbdServerOptions;
 import io.srdnic.cli.pktgen.PeerProcess;
 import io.srdnic.nbd.Export;
 import io.srdnic.nbd.Exports;
 import io.srdnic.nbd.NbdServer;
 import io.srdnic.rnbd.client.RnbdDevice;
 import io.srdnic.rnbd.protocol.Rnbd;
+import io.srdnic.rtrs.server.ServerConfig;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
@@ -16,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -43,11 +46,13 @@ public final class NbdLocalCommand implements Callable<Integer> {
     static final int SERVER_DIED = 3;
     private static final String MEMIF_PREFIX = "srdnic-nbd-local-";
 
-    @Option(names = "--socket", required = true, paramLabel = "PATH", description = "The NBD unix socket (removed on exit; a stale one nobody listens on is"
+    @Option(names = "--socket", required = true, paramLabel = "PATH",
+            description = "The NBD unix socket (removed on exit; a stale one nobody listens on is"
         + " replaced, a live one refused).")
     Path socket;
 
-    @Option(names = "--size", paramLabel = "BYTES", description = "The memory device's size (e.g. 1G): a multiple of 512. With --backing: the size to make a missing file;"
+    @Option(names = "--size", paramLabel = "BYTES",
+            description = "The memory device's size (e.g. 1G): a multiple of 512. With --backing: the size to make a missing file;"
         + " an existing file is served at its own size and a different --size is refused.")
     String size;
 
@@ -57,11 +62,12 @@ public final class NbdLocalCommand implements Callable<Integer> {
     @Option(names = "--transport", defaultValue = "rc", description = "rc (the only one: RTRS paths are CM connections, which are RC).")
     String transport;
 
-    @Option(names = "--backing", paramLabel = "FILE", description = "Serve this file, and nothing else of its directory (made sparse, of --size, if missing), instead of memory.")
+    @Option(names = "--backing", paramLabel = "FILE",
+            description = "Serve this file, and nothing else of its directory (made sparse, of --size, if missing), instead of memory.")
     Path backing;
 
     @Mixin
-    io.srdnic.cli.nbd.NbdServerOptions serverOptions = new io.srdnic.cli.nbd.NbdServerOptions();
+    NbdServerOptions serverOptions = new NbdServerOptions();
 
     @Override
     public Integer call() throws IOException, InterruptedException {
@@ -96,7 +102,7 @@ public final class NbdLocalCommand implements Callable<Integer> {
         try {
             server.await("ready", 120_000);
             gateway = RnbdGateway.start(RnbdExports.specs("memif", serverSockets, List.of()), Ipv4.parse(GATEWAY_IP), Ipv4.parse(SERVER_IP),
-                io.srdnic.rtrs.server.ServerConfig.DEFAULT_PORT);
+                ServerConfig.DEFAULT_PORT);
             RnbdDevice d = gateway.open(device, Rnbd.ACCESS_RW, 60_000);
             exports = new Exports(List.of(new Export(DEVICE, d)));
             nbd = new NbdServer(exports, serverOptions.limits());
@@ -155,7 +161,7 @@ public final class NbdLocalCommand implements Callable<Integer> {
 
     /** memif sockets of nbd-local processes that no longer exist and that nobody listens on: litter of a SIGKILL. */
     static void removeStaleMemifSockets(Path dir) {
-        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+        try (Stream<Path> files = Files.list(dir)) {
             for (Path f : (Iterable<Path>) files::iterator) {
                 String name = f.getFileName().toString();
                 if (!name.startsWith(MEMIF_PREFIX) || !name.endsWith(".sock")) {

@@ -28,16 +28,20 @@ public final class RnbdServerCommand implements Callable<Integer> {
     @Option(names = "--memory", paramLabel = "NAME=SIZE", description = "A memory-backed device (e.g. disk=1G). Repeatable.")
     List<String> memory = new ArrayList<>();
 
-    @Option(names = "--export-file", paramLabel = "NAME=PATH", description = "Export one regular file as NAME, nothing else of its directory. Repeatable.")
+    @Option(names = "--export-file", paramLabel = "NAME=PATH",
+            description = "Export one regular file as NAME, nothing else of its directory. Repeatable.")
     List<String> exportFiles = new ArrayList<>();
 
-    @Option(names = "--link", defaultValue = "memif", description = "memif (one --memif-socket per path) or vdev (one --vdev per path; af_xdp on a veth or NIC).")
+    @Option(names = "--link", defaultValue = "memif",
+            description = "memif (one --memif-socket per path) or vdev (one --vdev per path; af_xdp on a veth or NIC).")
     String link;
 
-    @Option(names = "--memif-socket", paramLabel = "PATH", description = "memif: a control socket per path (this side listens). Repeatable.")
+    @Option(names = "--memif-socket", paramLabel = "PATH",
+            description = "memif: a control socket per path (this side listens). Repeatable.")
     List<String> memifSockets = new ArrayList<>();
 
-    @Option(names = "--vdev", paramLabel = "SPEC", description = "vdev: an EAL device spec per path, e.g. net_af_xdp0,iface=veth1. Repeatable.")
+    @Option(names = "--vdev", paramLabel = "SPEC",
+            description = "vdev: an EAL device spec per path, e.g. net_af_xdp0,iface=veth1. Repeatable.")
     List<String> vdevs = new ArrayList<>();
 
     @Option(names = "--ip", defaultValue = "10.0.0.1", description = "This side's IPv4 address on every link (default ${DEFAULT-VALUE}).")
@@ -63,7 +67,7 @@ public final class RnbdServerCommand implements Callable<Integer> {
         OneLineLog.install();
         List<String> specs = specs(link, memifSockets, vdevs, "server");
         for (String m : memifSockets) {
-            if (StaleSocket.claim(java.nio.file.Path.of(m), "memif socket")) {
+            if (StaleSocket.claim(Path.of(m), "memif socket")) {
                 System.err.println("srdnic rnbd-server: removed a stale memif socket " + m + " (nobody listened on it)");
             }
         }
@@ -83,7 +87,8 @@ public final class RnbdServerCommand implements Callable<Integer> {
             exports.file(f.substring(0, eq), Path.of(f.substring(eq + 1)));
         }
         if (exportDir == null && memory.isEmpty() && exportFiles.isEmpty()) {
-            throw new IllegalArgumentException("nothing to export: give --export-dir DIR, --export-file NAME=PATH and/or --memory NAME=SIZE");
+            throw new IllegalArgumentException("nothing to export: give --export-dir DIR, --export-file NAME=PATH and/or --memory "
+                    + "NAME=SIZE");
         }
         ServeLoop loop = new ServeLoop(exitOnStdinEof);
         RnbdServer rnbd = new RnbdServer(exports);

@@ -91,7 +91,8 @@ public final class RtrsBenchCommand implements Callable<Integer> {
                                 r.put("p99_us", bench.latency.getValueAtPercentile(99) / 1000.0);
                                 results.put(key, r);
                                 System.out.printf(Locale.ROOT, "%-16s %10.0f IOPS %9.1f MiB/s  p50 %8.1f us  p99 %8.1f us%n", key,
-                                    ios / seconds, ios * (double) size / seconds / (1 << 20), bench.latency.getValueAtPercentile(50) / 1000.0,
+                                    ios / seconds, ios * (double) size / seconds / (1 << 20),
+                                            bench.latency.getValueAtPercentile(50) / 1000.0,
                                     bench.latency.getValueAtPercentile(99) / 1000.0);
                             }
                         }

@@ -16,7 +16,8 @@ public final class RtrsCommand implements Callable<Integer> {
         throw new IllegalArgumentException("give a subcommand: path, stats or bench");
     }
 
-    @Command(name = "path", mixinStandardHelpOptions = true, description = "Take path I's link down (its port stopped) or up again, in a running nbd-local.")
+    @Command(name = "path", mixinStandardHelpOptions = true,
+            description = "Take path I's link down (its port stopped) or up again, in a running nbd-local.")
     static final class PathCommand implements Callable<Integer> {
         @Option(names = "--socket", required = true, paramLabel = "PATH", description = "nbd-local's NBD socket.")
         Path socket;
@@ -34,7 +35,8 @@ public final class RtrsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException {
-            String answer = ControlChannel.call(ControlChannel.pathFor(socket), which.down != null ? "path down " + which.down : "path up " + which.up);
+            String answer = ControlChannel.call(ControlChannel.pathFor(socket), which.down != null ? "path down " + which.down
+                    : "path up " + which.up);
             System.out.println(answer);
             return answer.startsWith("error") ? 1 : 0;
         }

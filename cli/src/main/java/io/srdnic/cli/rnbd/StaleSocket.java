@@ -21,7 +21,10 @@ public final class StaleSocket {
     private StaleSocket() {
     }
 
-    /** Makes {@code path} free to bind: removes it if stale; IllegalArgumentException if live or not a socket. Returns whether it removed one. */
+    /**
+     * Makes {@code path} free to bind: removes it if stale; IllegalArgumentException if live or not
+     * a socket. Returns whether it removed one.
+     */
     public static boolean claim(Path path, String what) {
         BasicFileAttributes a;
         try {
@@ -39,7 +42,8 @@ public final class StaleSocket {
         try {
             Files.delete(path);
         } catch (IOException e) {
-            throw new IllegalArgumentException(what + " " + path + " is stale (nobody listens) but cannot be removed: " + e.getMessage(), e);
+            throw new IllegalArgumentException(what + " " + path + " is stale (nobody listens) but cannot be removed: "
+                    + e.getMessage(), e);
         }
         return true;
     }

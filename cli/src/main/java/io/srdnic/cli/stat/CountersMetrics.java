@@ -82,10 +82,12 @@ final class CountersMetrics implements MultiCollector {
         }
         List<MetricSnapshot> out = new ArrayList<>();
         List<GaugeSnapshot.GaugeDataPointSnapshot> fileCounts = new ArrayList<>();
-        files.forEach((status, n) -> fileCounts.add(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(n).labels(Labels.of("status", status)).build()));
+        files.forEach((status, n) -> fileCounts.add(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(n)
+                .labels(Labels.of("status", status)).build()));
         out.add(new GaugeSnapshot(new MetricMetadata(PREFIX + "counters_files",
             "Counters files in the directory: live (writer running), closed (ended in order), stale (writer died)"), fileCounts));
-        counters.forEach((name, points) -> out.add(new CounterSnapshot(new MetricMetadata(PREFIX + name, "srdnic counter " + name), points)));
+        counters.forEach((name, points) -> out.add(new CounterSnapshot(new MetricMetadata(PREFIX + name, "srdnic counter "
+                + name), points)));
         gauges.forEach((name, points) -> out.add(new GaugeSnapshot(new MetricMetadata(PREFIX + name, "srdnic gauge " + name), points)));
         return new MetricSnapshots(out);
     }

@@ -20,7 +20,8 @@ final class MetricsEndpoint implements AutoCloseable {
         try {
             return new MetricsEndpoint(HTTPServer.builder().port(port).registry(registry).buildAndStart());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot serve metrics on port " + port + ": " + e.getMessage() + " (choose another --metrics-port)", e);
+            throw new UncheckedIOException("cannot serve metrics on port " + port + ": " + e.getMessage()
+                    + " (choose another --metrics-port)", e);
         }
     }
 

@@ -27,13 +27,16 @@ public final class StatCommand implements Callable<Integer> {
     @Option(names = "--filter", description = "Show only counters whose label (scope and name) matches this regular expression.")
     String filter;
 
-    @Option(names = "--interval", defaultValue = "1", description = "Seconds between refreshes of the live view (default ${DEFAULT-VALUE}).")
+    @Option(names = "--interval", defaultValue = "1",
+            description = "Seconds between refreshes of the live view (default ${DEFAULT-VALUE}).")
     double interval;
 
-    @Option(names = "--count", defaultValue = "0", description = "Stop after this many refreshes (default ${DEFAULT-VALUE}: until interrupted).")
+    @Option(names = "--count", defaultValue = "0",
+            description = "Stop after this many refreshes (default ${DEFAULT-VALUE}: until interrupted).")
     long count;
 
-    @Option(names = "--all", description = "Also the files of writers that are no longer running (shown STALE or closed, with their last counts).")
+    @Option(names = "--all",
+            description = "Also the files of writers that are no longer running (shown STALE or closed, with their last counts).")
     boolean all;
 
     @Option(names = "--metrics-port", description = "Also serve the counters for Prometheus on this port (/metrics).")

@@ -1,6 +1,7 @@
 package io.srdnic.cli.stat;
 
 import io.srdnic.srd.counters.Counter;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -12,7 +13,7 @@ final class StatView {
     }
 
     /** One screen: a line per file (writer, pid, state), then its counters, value first, right-aligned. */
-    static String text(CountersDirectory dir, List<CountersDirectory.FileSnapshot> files, java.time.Instant at) {
+    static String text(CountersDirectory dir, List<CountersDirectory.FileSnapshot> files, Instant at) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "srdnic stat %s - %s%n", dir.dir(), at));
         if (files.isEmpty()) {

@@ -45,7 +45,8 @@ public final class XrcAllToAllCommand implements Callable<Integer> {
     @Option(names = "--jobs", defaultValue = "4", description = "Jobs per node, 1..48 (default ${DEFAULT-VALUE}).")
     int jobs;
 
-    @Option(names = "--messages", defaultValue = "100", description = "Messages from each job to each remote job (default ${DEFAULT-VALUE}).")
+    @Option(names = "--messages", defaultValue = "100",
+            description = "Messages from each job to each remote job (default ${DEFAULT-VALUE}).")
     int messages;
 
     @Option(names = "--size", defaultValue = "256", description = "Message size in bytes, 16..4096 (default ${DEFAULT-VALUE}).")

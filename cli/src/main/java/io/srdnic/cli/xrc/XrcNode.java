@@ -1,11 +1,13 @@
 package io.srdnic.cli.xrc;
 
-import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
@@ -125,7 +127,10 @@ final class XrcNode implements AutoCloseable {
         listener.listen(jobs);
     }
 
-    /** Connects each job's XRC_SEND QP to the peer (which must be listening): at once if {@code first}, else when the peer's first request comes. */
+    /**
+     * Connects each job's XRC_SEND QP to the peer (which must be listening): at once if {@code
+     * first}, else when the peer's first request comes.
+     */
     void start(boolean first) {
         if (first) {
             connectAll();
@@ -181,7 +186,7 @@ final class XrcNode implements AutoCloseable {
             case CONNECT_REQUEST -> {
                 int from = e.privateDataLength() == 1 ? e.privateData()[0] : -1;
                 CmId id = e.id();
-                if (from < 0 || from >= jobs || targets[from].state() != io.srdnic.srd.api.QpState.RESET) {
+                if (from < 0 || from >= jobs || targets[from].state() != QpState.RESET) {
                     id.reject();
                     id.destroy();
                     return;
@@ -238,7 +243,7 @@ final class XrcNode implements AutoCloseable {
             fail("job " + j + ": " + wc);
             return;
         }
-        if (wc.opcode() == io.srdnic.srd.api.WcOpcode.SEND) {
+        if (wc.opcode() == WcOpcode.SEND) {
             sendsDone++;
             return;
         }

@@ -70,7 +70,8 @@ class AttackFramesTest {
         tap.receive(batch);
         pool.free(batch);
         pool.allocate(batch, 1, 0);
-        writeData(batch.get(0), VICTIM_MAC, PEER_MAC, VICTIM_IP, PEER_IP, VICTIM_CONTEXT, PEER_CONTEXT, VICTIM_EPOCH, VICTIM_PSN, VICTIM_PSN - 2,
+        writeData(batch.get(0), VICTIM_MAC, PEER_MAC, VICTIM_IP, PEER_IP, VICTIM_CONTEXT, PEER_CONTEXT, VICTIM_EPOCH,
+                VICTIM_PSN, VICTIM_PSN - 2,
             VICTIM_QPN, PEER_QPN, PEER_QKEY);
         tap.transmit(batch);
         frames = new AttackFrames(new AttackTarget(VICTIM_MAC, VICTIM_IP, VICTIM_QPN, VICTIM_QKEY, PEER_MAC, PEER_IP, PEER_QPN, PEER_QKEY,

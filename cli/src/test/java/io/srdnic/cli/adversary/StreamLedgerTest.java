@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 /** A direction of the stream is judged by the sender's completions against what the receiver verified. */
@@ -76,7 +77,7 @@ class StreamLedgerTest {
             assertEquals(StreamPayload.Defect.LENGTH, p.check(b, 64, 99, 100, 77, (int) 5_000_000_000L, seq));
             assertEquals(StreamPayload.Defect.STREAM, p.check(b, 64, 100, 100, 78, (int) 5_000_000_000L, seq));
             assertEquals(StreamPayload.Defect.IMMEDIATE, p.check(b, 64, 100, 100, 77, 1, seq));
-            b.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 64 + 50, (byte) (b.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 64 + 50) ^ 1));
+            b.set(ValueLayout.JAVA_BYTE, 64 + 50, (byte) (b.get(ValueLayout.JAVA_BYTE, 64 + 50) ^ 1));
             assertEquals(StreamPayload.Defect.CHECKSUM, p.check(b, 64, 100, 100, 77, (int) 5_000_000_000L, seq));
         }
     }

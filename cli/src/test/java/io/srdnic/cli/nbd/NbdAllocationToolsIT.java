@@ -9,7 +9,9 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -43,7 +45,7 @@ class NbdAllocationToolsIT {
     private Path image() throws IOException {
         byte[] data = new byte[SIZE];
         byte[] random = new byte[DATA_LENGTH];
-        new java.util.Random(21).nextBytes(random);
+        new Random(21).nextBytes(random);
         System.arraycopy(random, 0, data, DATA_AT, DATA_LENGTH);
         return Files.write(dir.resolve("source.img"), data);
     }
@@ -80,13 +82,15 @@ class NbdAllocationToolsIT {
                 List<long[]> rows = map(server, export);
                 List<long[]> expected = List.of(new long[] {0, DATA_AT, 3}, new long[] {DATA_AT, DATA_LENGTH, 0},
                     new long[] {DATA_AT + DATA_LENGTH, SIZE - DATA_AT - DATA_LENGTH, 3});
-                assertEquals(expected.size(), rows.size(), export + ": " + rows.stream().map(java.util.Arrays::toString).toList());
+                assertEquals(expected.size(), rows.size(), export + ": " + rows.stream().map(Arrays::toString).toList());
                 for (int i = 0; i < rows.size(); i++) {
                     assertArrayEquals(expected.get(i), rows.get(i), export + " row " + i);
                 }
                 String qemu = Tools.run(dir, 30, "qemu-img", "map", "--output=json", "-f", "raw", server.uri(export));
-                assertTrue(qemu.matches("(?s).*\"start\":\\s*" + DATA_AT + ",\\s*\"length\":\\s*" + DATA_LENGTH + ",[^}]*\"data\":\\s*true.*"), qemu);
-                assertTrue(qemu.matches("(?s).*\"start\":\\s*0,\\s*\"length\":\\s*" + DATA_AT + ",[^}]*\"zero\":\\s*true,\\s*\"data\":\\s*false.*"), qemu);
+                assertTrue(qemu.matches("(?s).*\"start\":\\s*" + DATA_AT + ",\\s*\"length\":\\s*" + DATA_LENGTH
+                        + ",[^}]*\"data\":\\s*true.*"), qemu);
+                assertTrue(qemu.matches("(?s).*\"start\":\\s*0,\\s*\"length\":\\s*" + DATA_AT
+                        + ",[^}]*\"zero\":\\s*true,\\s*\"data\":\\s*false.*"), qemu);
                 String info = Tools.run(dir, 30, "nbdinfo", "--json", server.uri(export));
                 assertTrue(info.matches("(?s).*\"can_fast_zero\"\\s*:\\s*true.*"), export + ": " + info);
             }
@@ -155,7 +159,7 @@ class NbdAllocationToolsIT {
     /** A 64 MiB file of ones, every block allocated. */
     private Path fullFile(String name) throws IOException {
         byte[] ones = new byte[SIZE];
-        java.util.Arrays.fill(ones, (byte) 1);
+        Arrays.fill(ones, (byte) 1);
         return Files.write(dir.resolve(name), ones);
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.nbd.Nbd;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -51,7 +52,8 @@ class NbdClientIsolationIT {
         Path socket = dir.resolve("nbd.sock");
         List<String> args = new ArrayList<>(List.of("--socket", socket.toString()));
         args.addAll(List.of(extra));
-        return NbdServerProcess.startWith(Map.of(), null, jvmOptions, "nbd", socket, dir.resolve("server.err"), args.toArray(String[]::new));
+        return NbdServerProcess.startWith(Map.of(), null, jvmOptions, "nbd", socket, dir.resolve("server.err"),
+                args.toArray(String[]::new));
     }
 
     private static int threads(Process p) throws IOException {
@@ -99,7 +101,8 @@ class NbdClientIsolationIT {
             after = threads(server.process);
         }
         System.out.println("server threads before " + DISCONNECTS + " mid-write disconnects: " + before + ", after: " + after);
-        assertTrue(after <= before + THREAD_SLACK, "server threads before " + before + ", after " + DISCONNECTS + " mid-write disconnects " + after);
+        assertTrue(after <= before + THREAD_SLACK, "server threads before " + before + ", after " + DISCONNECTS
+                + " mid-write disconnects " + after);
         try (MisbehavingClient c = MisbehavingClient.open(server.socket, "disk")) { // and it still serves
             c.send(MisbehavingClient.header(ByteBuffer.allocate(28), Nbd.CMD_READ, 7, 0, 4096).flip());
             assertEquals(0, c.reply(7, 4096));
@@ -124,7 +127,8 @@ class NbdClientIsolationIT {
     void concurrentMaxSizeWritesThroughTheGatewayShouldAllBeAnsweredWithLittleDirectMemory() throws Exception {
         Tools.require("nbdcopy");
         Path socket = dir.resolve("nbd.sock");
-        try (NbdServerProcess server = NbdServerProcess.startWith(Map.of(), null, List.of("-XX:MaxDirectMemorySize=64m"), "nbd-local", socket,
+        try (NbdServerProcess server = NbdServerProcess.startWith(Map.of(), null, List.of("-XX:MaxDirectMemorySize=64m"),
+                "nbd-local", socket,
             dir.resolve("server.err"), "--socket", socket.toString(), "--size", "128M", "--paths", "1")) {
             assertMaxSizeWritesAnswered(server, 1);
         }
@@ -146,7 +150,8 @@ class NbdClientIsolationIT {
                         byte[] data = new byte[max];
                         new Random(index).nextBytes(data);
                         blocks[index] = data;
-                        ByteBuffer header = MisbehavingClient.header(ByteBuffer.allocate(28), Nbd.CMD_WRITE, index, (long) index * max, max);
+                        ByteBuffer header = MisbehavingClient.header(ByteBuffer.allocate(28), Nbd.CMD_WRITE, index,
+                                (long) index * max, max);
                         client.send(header.flip());
                         client.send(ByteBuffer.wrap(data));
                     }
@@ -194,7 +199,7 @@ class NbdClientIsolationIT {
                     MisbehavingClient c;
                     try {
                         c = MisbehavingClient.open(server.socket, "disk");
-                    } catch (java.io.EOFException e) {
+                    } catch (EOFException e) {
                         hungUp++;
                         continue;
                     }
@@ -259,7 +264,8 @@ class NbdClientIsolationIT {
                 Thread.sleep(200);
             }
             long hungUpAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stalledAt);
-            assertTrue(NbdServerProcess.read(log).contains("not reading"), "hung up on after the timeout, and logged: " + NbdServerProcess.read(log));
+            assertTrue(NbdServerProcess.read(log).contains("not reading"), "hung up on after the timeout, and logged: "
+                    + NbdServerProcess.read(log));
             assertTrue(hungUpAfter >= 20_000, "not before the timeout: " + hungUpAfter + " ms");
             System.out.println("stalled client hung up on after " + hungUpAfter + " ms (--reply-timeout 20)");
             long received = 0;

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +40,8 @@ class NbdExt4IT {
 
     @Test
     void ext4ShouldBeCleanAndKeepEveryFileThroughNbdLocalNbdfuseAndALoopDevice() throws Exception {
-        assumeTrue(Files.exists(Path.of("/dev/fuse")), "no /dev/fuse: FUSE is not available in this kernel or container, nbdfuse cannot run");
+        assumeTrue(Files.exists(Path.of("/dev/fuse")),
+                "no /dev/fuse: FUSE is not available in this kernel or container, nbdfuse cannot run");
         assumeTrue(Files.exists(Path.of("/dev/loop-control")), "no /dev/loop-control: loop devices are not available here");
         assumeTrue("root".equals(System.getProperty("user.name")), "losetup and mount need root (CI runs as root)");
         for (String tool : new String[] {"nbdfuse", "losetup", "mkfs.ext4", "e2fsck", "mount", "umount", "fstrim"}) {
@@ -60,11 +63,12 @@ class NbdExt4IT {
                     written.remove(top);
                 }
                 String trimmed = Tools.run(dir, 120, "fstrim", "-v", mnt.toString());
-                java.util.regex.Matcher bytes = java.util.regex.Pattern.compile("\\((\\d+) bytes\\) trimmed").matcher(trimmed);
+                Matcher bytes = Pattern.compile("\\((\\d+) bytes\\) trimmed").matcher(trimmed);
                 assertTrue(bytes.find() && Long.parseLong(bytes.group(1)) > 0, "fstrim discarded the freed blocks: " + trimmed);
                 Tools.run(dir, 120, "umount", mnt.toString());
                 String fsck = Tools.run(dir, 120, "e2fsck", "-f", "-n", loop);
-                assertTrue(inodesInUse(fsck) >= empty + written.size() + 2, "e2fsck finds at least our 16 files and 2 directories more than on the empty ext4: " + fsck);
+                assertTrue(inodesInUse(fsck) >= empty + written.size() + 2,
+                        "e2fsck finds at least our 16 files and 2 directories more than on the empty ext4: " + fsck);
                 detach(fuse, loop);
                 loop = attach(server, fuse);
                 Tools.run(dir, 60, "mount", "-o", "ro", loop, mnt.toString());
@@ -85,7 +89,7 @@ class NbdExt4IT {
 
     /** The inodes in use that e2fsck reports ("N/M files"). */
     private static int inodesInUse(String fsck) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)/\\d+ files").matcher(fsck);
+        Matcher m = Pattern.compile("(\\d+)/\\d+ files").matcher(fsck);
         assertTrue(m.find(), fsck);
         return Integer.parseInt(m.group(1));
     }

@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -104,8 +106,9 @@ class NbdLocalPauseIT {
         assertTrue(Files.isExecutable(jcmd), "the JDK's jcmd");
         Path safepoints = dir.resolve("safepoint.log");
         Path socket = dir.resolve("nbd.sock");
-        try (NbdServerProcess server = NbdServerProcess.startWith(java.util.Map.of("SRDNIC_PEER_JAVA_OPTS", "-Xlog:safepoint:file="
-            + safepoints), null, List.of(), "nbd-local", socket, dir.resolve("nbd-local.err"), "--socket", socket.toString(), "--size", "64M",
+        try (NbdServerProcess server = NbdServerProcess.startWith(Map.of("SRDNIC_PEER_JAVA_OPTS", "-Xlog:safepoint:file="
+            + safepoints), null, List.of(), "nbd-local", socket, dir.resolve("nbd-local.err"), "--socket", socket.toString(),
+                    "--size", "64M",
             "--paths", "2")) {
             ProcessHandle child = NbdLocalSupervisionIT.serverChild(server.process);
             Path out = dir.resolve("fio.json");
@@ -118,7 +121,8 @@ class NbdLocalPauseIT {
                 Tools.run(dir, 120, jcmd.toString(), Long.toString(child.pid()), "GC.heap_dump", "-gz=" + level, dump.toString());
                 Files.deleteIfExists(dump);
                 longest = Math.max(longest, longestHeapDumpSafepoint(safepoints));
-                System.out.println("heap dump at gz level " + level + ": the server's JVM held at a safepoint for up to " + longest / 1_000_000
+                System.out.println("heap dump at gz level " + level + ": the server's JVM held at a safepoint for up to "
+                        + longest / 1_000_000
                     + " ms");
             }
             assertTrue(longest >= 1_500_000_000L, "a pause of at least 1.5 s was forced: " + longest / 1_000_000 + " ms");
@@ -166,7 +170,7 @@ class NbdLocalPauseIT {
                 hogs.add(new ProcessBuilder("sh", "-c", "while :; do :; done").start());
             }
             String socket = server.socket.toString();
-            List<String> schedule = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> schedule = new CopyOnWriteArrayList<>();
             Thread flaps = Thread.ofPlatform().start(() -> {
                 try {
                     for (int round = 0; round < 2; round++) {
@@ -194,14 +198,16 @@ class NbdLocalPauseIT {
                 runs++;
             }
             flaps.join();
-            assertEquals(List.of("path 0 (net_memif0) down", "path 0 (net_memif0) up", "path 0 (net_memif0) down", "path 0 (net_memif0) up"),
+            assertEquals(List.of("path 0 (net_memif0) down", "path 0 (net_memif0) up", "path 0 (net_memif0) down",
+                    "path 0 (net_memif0) up"),
                 schedule);
             String stats = srdnic("rtrs", "stats", "--socket", socket, "--json");
             String err = NbdServerProcess.read(dir.resolve("nbd-local.err"));
             System.out.println("proof: " + runs + " clean fio verify runs (iodepth " + iodepth + ", numjobs " + numjobs + ", " + size
                 + " per job), " + ios + " IOs, path 0 down " + downMs + " ms twice, " + cores + " CPU hogs; stats " + stats);
             assertTrue(Tools.sum(stats, "failovers") > 0, "path 0's in-flight IO failed over: " + stats + "\n" + err);
-            assertTrue(Pattern.compile("path 0 \\(to 10\\.0\\.0\\.1\\): disconnected: (RDMA failed: RETRY_EXCEEDED_ERROR|HB missed max reached)")
+            assertTrue(Pattern.compile("path 0 \\(to 10\\.0\\.0\\.1\\): disconnected: (RDMA failed: RETRY_EXCEEDED_ERROR|HB missed max "
+                    + "reached)")
                 .matcher(err).find(), err);
             assertTrue(err.contains("path 0 (to 10.0.0.1): failover of "), err);
             assertTrue(err.contains("path 0 (to 10.0.0.1): reconnecting (attempt "), err);

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -108,7 +110,7 @@ class NbdLocalSupervisionIT {
             System.getProperty("srdnic.jar"), "rnbd-server", "--memory", "d=1M", "--link", "memif", "--memif-socket", stale.toString(),
             "--exit-on-stdin-eof").redirectError(dir.resolve("server.err").toFile()).start();
         try {
-            String first = new java.io.BufferedReader(new java.io.InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))
+            String first = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))
                 .readLine();
             String err = NbdServerProcess.read(dir.resolve("server.err"));
             assertEquals("ready", first, err);

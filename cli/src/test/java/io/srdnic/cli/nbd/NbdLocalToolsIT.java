@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -62,7 +64,7 @@ class NbdLocalToolsIT {
             Tools.run(dir, 60, "nbdcopy", "--flush", source.toString(), server.uri("disk"));
             Tools.run(dir, 60, "nbdcopy", server.uri("disk"), back.toString());
             byte[] copied = Files.readAllBytes(back);
-            assertArrayEquals(Files.readAllBytes(source), java.util.Arrays.copyOf(copied, 24 << 20), "nbdcopy in and out");
+            assertArrayEquals(Files.readAllBytes(source), Arrays.copyOf(copied, 24 << 20), "nbdcopy in and out");
             Tools.run(dir, 60, "qemu-img", "convert", "-n", "-f", "qcow2", "-O", "raw", qcow2.toString(), server.uri("disk"));
             Path backRaw = dir.resolve("back.raw");
             Tools.run(dir, 60, "qemu-img", "convert", "-f", "raw", "-O", "raw", server.uri("disk"), backRaw.toString());
@@ -116,7 +118,7 @@ class NbdLocalToolsIT {
             srdnic(30, "rtrs", "path", "--socket", socket, "--down", "1");
             Process copy = new ProcessBuilder("nbdcopy", source.toString(), server.uri("disk")).redirectErrorStream(true).start();
             assertTrue(copy.waitFor(60, TimeUnit.SECONDS), "the copy ends, failing: no path is left");
-            String said = new String(copy.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String said = new String(copy.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertNotEquals(0, copy.exitValue(), said);
             assertTrue(said.contains("Input/output error"), "EIO: " + said);
             srdnic(30, "rtrs", "path", "--socket", socket, "--up", "1");
@@ -130,7 +132,7 @@ class NbdLocalToolsIT {
             Tools.run(dir, 60, "nbdcopy", source.toString(), server.uri("disk"));
             Path back = dir.resolve("back.img");
             Tools.run(dir, 60, "nbdcopy", server.uri("disk"), back.toString());
-            assertArrayEquals(Files.readAllBytes(source), java.util.Arrays.copyOf(Files.readAllBytes(back), 4 << 20), "served again");
+            assertArrayEquals(Files.readAllBytes(source), Arrays.copyOf(Files.readAllBytes(back), 4 << 20), "served again");
         }
     }
 }

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -52,7 +53,7 @@ class NbdMemoryIT {
         Tools.require("nbdcopy");
         Path source = bigImage(dir, "source.img", GIB, 11);
         Path socket = dir.resolve("nbd.sock");
-        try (NbdServerProcess server = NbdServerProcess.startWith(java.util.Map.of(), null, List.of("-Xmx128m", "-XX:+UseSerialGC"), "nbd", socket,
+        try (NbdServerProcess server = NbdServerProcess.startWith(Map.of(), null, List.of("-Xmx128m", "-XX:+UseSerialGC"), "nbd", socket,
             dir.resolve("server.err"), "--export", "disk=mem:1G", "--socket", socket.toString())) {
             Tools.run(dir, 240, "nbdcopy", "--flush", source.toString(), server.uri("disk"));
             long rss = server.residentBytes();

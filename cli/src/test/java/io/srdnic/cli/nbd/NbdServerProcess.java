@@ -44,7 +44,10 @@ final class NbdServerProcess implements AutoCloseable {
         return startWith(Map.of(), namespace, List.of(), subcommand, socket, stderr, args);
     }
 
-    /** As {@link #startIn}, with {@code env} added to the process's environment and options for the server's JVM (a heap limit, GC logging). */
+    /**
+     * As {@link #startIn}, with {@code env} added to the process's environment and options for the
+     * server's JVM (a heap limit, GC logging).
+     */
     static NbdServerProcess startWith(Map<String, String> env, String namespace, List<String> jvmOptions, String subcommand, Path socket,
                                       Path stderr, String... args) throws IOException {
         List<String> command = new ArrayList<>();

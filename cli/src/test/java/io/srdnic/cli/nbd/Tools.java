@@ -9,7 +9,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Runs the Debian tools (fio, qemu-img, nbdinfo, nbdcopy; scripts/setup installs them) with a deadline. */
 final class Tools {
@@ -39,10 +42,13 @@ final class Tools {
         return output;
     }
 
-    /** A file of {@code bytes} seeded random bytes with a stretch of zeroes in its second quarter, which the tools may skip or send as write-zeroes. */
+    /**
+     * A file of {@code bytes} seeded random bytes with a stretch of zeroes in its second quarter,
+     * which the tools may skip or send as write-zeroes.
+     */
     static Path randomImage(Path dir, String name, int bytes, long seed) throws IOException {
         byte[] data = new byte[bytes];
-        new java.util.Random(seed).nextBytes(data);
+        new Random(seed).nextBytes(data);
         for (int i = bytes / 4; i < bytes / 2; i++) {
             data[i] = 0;
         }
@@ -51,7 +57,7 @@ final class Tools {
 
     /** The sum of every {@code "field":N} in a JSON text (a field each path or job repeats). */
     static long sum(String json, String field) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + field + "\":(\\d+)").matcher(json);
+        Matcher m = Pattern.compile("\"" + field + "\":(\\d+)").matcher(json);
         long total = 0;
         while (m.find()) {
             total += Long.parseLong(m.group(1));

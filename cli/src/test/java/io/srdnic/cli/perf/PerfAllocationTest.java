@@ -3,6 +3,7 @@ package io.srdnic.cli.perf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ContextConfig;
@@ -10,6 +11,7 @@ import io.srdnic.verbs.Device;
 import io.srdnic.verbs.SimWorld;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,27 +21,32 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The hot-path rule for perf's agents over RC and SRC (and SRD alike): once warm, a message — posting it,
  * its packets through the transport and the simulated network, its completion, the reply or the
- * repost — allocates nothing (under a byte a message: a one-off growth is let pass). Both sides run in this thread, in virtual time, as on --link sim.
+ * repost — allocates nothing (under a byte a message: a one-off growth is let pass). Both sides run in this thread, in virtual time, as on
+ * --link sim.
  */
 class PerfAllocationTest {
 
     @TempDir
     Path countersDir;
 
-    /** With counters, the dataplane copies the transport's counts into its counters file every 50 virtual µs: that copy allocates nothing either. */
+    /**
+     * With counters, the dataplane copies the transport's counts into its counters file every 50
+     * virtual µs: that copy allocates nothing either.
+     */
     @ParameterizedTest
     @CsvSource({"lat,rc,send,12000,false", "bw,rc,send,12000,false", "lat,rc,write,12000,false", "bw,rc,write,12000,false",
         "lat,rc,read,12000,false", "bw,rc,read,12000,false", "lat,srd,send,64,false", "lat,srd,send,64,true", "bw,rc,send,12000,true",
         "lat,src,send,12000,false", "bw,src,write,12000,false"})
     void shouldNotAllocatePerMessageOnceWarm(String mode, String transport, String op, String size, boolean counters) {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
             Integer.parseInt(size), 11000, 0, 0, 2, 32, Long.MAX_VALUE, false, false, 5, Long.MAX_VALUE, false, 0);
         try (SimWorld world = new SimWorld(3, 16, LinkConfig.builder().build())) {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(config(31, counters), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(config(32, counters), Map.of()));
             assertEquals(counters, clientCtx.countersFile() != null);
-            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false); PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
+            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false);
+                    PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
                 PerfEndpoint.connectInOneThread(server, client, System.nanoTime() + 60_000_000_000L);
                 LongSupplier clock = world.network().clock()::now;
                 Responder responder = new Responder(server, clock);
@@ -57,7 +64,7 @@ class PerfAllocationTest {
                     perWindow[w] = threads.getThreadAllocatedBytes(tid) - before;
                     messages = Math.min(messages, agent.progress() - from);
                 }
-                java.util.Arrays.sort(perWindow);
+                Arrays.sort(perWindow);
                 long allocated = perWindow[1];
                 assertTrue(messages >= 2000, "traffic flowed: " + messages); // progress moves in bursts of completions
                 assertEquals(0, agent.errors(), agent.firstError());

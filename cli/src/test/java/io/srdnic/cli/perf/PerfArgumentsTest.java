@@ -10,6 +10,8 @@ import io.srdnic.cli.perf.PerfParams.Op;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,7 +35,7 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldTakeSendByDefaultAndWriteAndReadOnSrd() {
+    void shouldTakeEveryOpOnSrdWithSendByDefault() {
         assertEquals(Op.send, params("--link", "sim").op());
         assertEquals(Op.send, params("--link", "sim", "--transport", "ud").op());
         PerfParams write = params("--link", "sim", "--op", "write", "--size", Integer.toString(1 << 30));
@@ -66,14 +68,15 @@ class PerfArgumentsTest {
     void shouldKeepSendWithinOnePacket() {
         String message = refused(IllegalArgumentException.class, "--link", "sim", "--size", "4097");
         assertTrue(message.startsWith("--size must be 1..4096 bytes (one message is one packet), was 4097"), message);
-        assertTrue(message.contains("--op write and read go up to 1 GiB, and so does --transport rc"), "says where larger messages go: " + message);
+        assertTrue(message.contains("--op write and read go up to 1 GiB, and so does --transport rc"),
+                "says where larger messages go: " + message);
         assertFalse(refused(IllegalArgumentException.class, "--link", "sim", "--transport", "ud", "--size", "4097").contains("--op"),
             "UD has no RDMA to point to");
         assertEquals(4096, params("--link", "sim", "--size", "4096").size());
     }
 
     @Test
-    void shouldCarryTheOpAndTheCorruptionFlagToTheServer() {
+    void shouldCarryTheOpWithTheCorruptionFlagToTheServer() {
         PerfParams p = params("--link", "sim", "--op", "write", "--mode", "bw", "--size", "100000", "--run-id", "7", "--corrupt-payload");
         assertEquals(p, PerfParams.parse(p.line()));
         assertTrue(p.corruptPayload());
@@ -137,7 +140,8 @@ class PerfArgumentsTest {
     @Test
     void shouldFailAPayloadThatWasNotCheckedOrDiffers() {
         assertEquals(null, new PayloadCheck(100, -1).failure("the server's region"));
-        assertEquals("byte 42 of the 100 B in the server's region is not what was sent", new PayloadCheck(100, 42).failure("the server's region"));
+        assertEquals("byte 42 of the 100 B in the server's region is not what was sent", new PayloadCheck(100, 42)
+                .failure("the server's region"));
         assertEquals("the payload in the client's region was not checked", PayloadCheck.NONE.failure("the client's region"));
         PayloadCheck c = new PayloadCheck(65536, 7);
         assertEquals(c, PayloadCheck.of(LineFields.parse("received=0 errors=0 " + c.fields())));
@@ -145,10 +149,11 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldTakeEveryOpOnRcAndSendsUpTo1GiB() {
+    void shouldTakeEveryOpOnRcWithSendsUpTo1GiB() {
         for (String op : new String[] {"send", "write", "read"}) {
             for (String mode : new String[] {"lat", "bw"}) {
-                PerfParams p = params("--link", "sim", "--transport", "rc", "--op", op, "--mode", mode, "--size", Integer.toString(1 << 30));
+                PerfParams p = params("--link", "sim", "--transport", "rc", "--op", op, "--mode", mode, "--size",
+                        Integer.toString(1 << 30));
                 assertEquals(PerfParams.Transport.rc, p.transport());
                 assertEquals(1 << 30, p.size(), "RC cuts every message at the path MTU: " + op);
                 assertEquals(p, PerfParams.parse(p.line()), "the server takes it from the PARAMS line");
@@ -174,8 +179,8 @@ class PerfArgumentsTest {
 
     @Test
     void shouldGiveTheTransportSettingsToTheDataplanesItStarts() {
-        List<String> args = TwoProcessPerf.dataplaneArgs("net_memif0", java.nio.file.Path.of("/tmp/d"), "10.0.0.1", 1, false,
-            new java.util.LinkedHashMap<>(java.util.Map.of("ack-every", "8")));
+        List<String> args = TwoProcessPerf.dataplaneArgs("net_memif0", Path.of("/tmp/d"), "10.0.0.1", 1, false,
+            new LinkedHashMap<>(Map.of("ack-every", "8")));
         assertEquals(List.of("--set", "ack-every=8"), args.subList(args.size() - 2, args.size()));
     }
 
@@ -205,7 +210,7 @@ class PerfArgumentsTest {
     }
 
     @Test
-    void shouldTellQpnsAndTheRegionOnTheSideChannelButNoPsns() {
+    void shouldTellTheRegionWithQpnsButNoPsnsOnTheSideChannel() {
         PeerInfo rdma = new PeerInfo(0x0200_0000_0001L, 0x0A00_0001, 21330, 0x5352_4453, new int[] {3, 4}, 0x7F12_3456_7000L, 0x42);
         PeerInfo back = PeerInfo.parse(rdma.line());
         assertTrue(back.hasRegion(), rdma.line());

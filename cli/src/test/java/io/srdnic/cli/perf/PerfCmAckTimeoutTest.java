@@ -23,7 +23,8 @@ class PerfCmAckTimeoutTest {
         try (SimWorld world = new SimWorld(5, 16, LinkConfig.builder().build())) {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(41), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(42), Map.of()));
-            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false); PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
+            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false);
+                    PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
                 PerfEndpoint.connectInOneThread(server, client, System.nanoTime() + 60_000_000_000L);
                 int[] out = new int[4];
                 int i = 0;

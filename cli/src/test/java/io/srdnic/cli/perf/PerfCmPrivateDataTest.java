@@ -25,14 +25,15 @@ class PerfCmPrivateDataTest {
 
     @ParameterizedTest
     @CsvSource({"rc,lat,write", "rc,bw,write", "rc,lat,read", "src,lat,write", "src,bw,read", "src,lat,send"})
-    void shouldTellTheRegionInTheCmsPrivateDataAndNotOnTheSideChannel(String transport, String mode, String op) {
+    void shouldTellTheRegionInTheCmsPrivateDataNotOnTheSideChannel(String transport, String mode, String op) {
         PerfParams p = new PerfParams(PerfParams.Mode.valueOf(mode), PerfParams.Op.valueOf(op), PerfParams.Transport.valueOf(transport),
             20_000, 200, 0,
             0, 2, 8, Long.MAX_VALUE, false, false, 7, Long.MAX_VALUE, false, 0);
         try (SimWorld world = new SimWorld(5, 16, LinkConfig.builder().build())) {
             Context serverCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(41), Map.of()));
             Context clientCtx = Context.open(Device.sim(world), SideConfig.withSettings(new ContextConfig().seed(42), Map.of()));
-            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false); PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
+            try (PerfEndpoint server = new PerfEndpoint(serverCtx, p, 1, false);
+                    PerfEndpoint client = new PerfEndpoint(clientCtx, p, 2, true)) {
                 PerfEndpoint.connectInOneThread(server, client, System.nanoTime() + 60_000_000_000L);
                 assertFalse(server.info().line().contains("raddr"), server.info().line());
                 assertFalse(client.info().line().contains("rkey"), client.info().line());

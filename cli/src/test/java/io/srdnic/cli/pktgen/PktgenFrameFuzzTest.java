@@ -18,7 +18,7 @@ class PktgenFrameFuzzTest {
     static final int RUN = 0x1234_5678;
 
     @Test
-    void shouldClassifyRandomAndMutatedFramesWithoutThrowing() {
+    void shouldClassifyRandomOrMutatedFramesWithoutThrowing() {
         SplittableRandom random = new SplittableRandom(42);
         try (Arena arena = Arena.ofConfined()) {
             SimBufferPool pool = new SimBufferPool(arena, 64, 4096);

@@ -8,6 +8,7 @@ import io.srdnic.cli.Srdnic;
 import io.srdnic.rnbd.protocol.Rnbd;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,7 +51,7 @@ class RnbdArgumentsTest {
         Files.write(dir.resolve("other.img"), new byte[4096]);
         LocalDevice d = LocalDevice.of("disk", null, disk);
         assertEquals(1 << 20, d.bytes(), "an existing file is served at its size");
-        assertEquals(java.util.List.of("--export-file", "disk=" + disk.toAbsolutePath()), d.serverArgs(), "that file alone, not its directory");
+        assertEquals(List.of("--export-file", "disk=" + disk.toAbsolutePath()), d.serverArgs(), "that file alone, not its directory");
         assertEquals(1 << 20, LocalDevice.of("disk", "1M", disk).bytes(), "a --size that matches is fine");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", "2M", disk));
         assertTrue(e.getMessage().contains("2097152") && e.getMessage().contains("1048576"), e.getMessage());
@@ -59,7 +60,7 @@ class RnbdArgumentsTest {
         assertEquals(4L << 20, Files.size(made), "a missing file is made at --size");
         assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", null, dir.resolve("missing.img")), "missing and no size");
         assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", null, null), "neither size nor file");
-        assertEquals(java.util.List.of("--memory", "disk=1048576"), LocalDevice.of("disk", "1M", null).serverArgs());
+        assertEquals(List.of("--memory", "disk=1048576"), LocalDevice.of("disk", "1M", null).serverArgs());
         String sock = dir.resolve("s.sock").toString();
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "2M", "--backing", disk.toString()), "refused, not ignored");
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock), "no size and no backing");

@@ -39,12 +39,15 @@ class MetricsEndpointTest {
             assertEquals(1234, value(body, "srdnic_tx_data_total{device=\"sim-1\"}"), body);
             assertTrue(body.contains("# TYPE srdnic_tx_data_total counter"), body);
             assertEquals(3, value(body, "srdnic_contexts_creations_total{device=\"sim-1\"}"), "a reserved suffix spelt out: " + body);
-            assertEquals(2.5e-6, doubleValue(body, "srdnic_duty_cycle_seconds{dataplane=\"lcore\",lcore=\"1\"}"), 1e-12, "base units: " + body);
-            assertFalse(body.contains("peer_srtt") || body.contains("send_ring_fill"), "per-peer and per-client series are left out: " + body);
+            assertEquals(2.5e-6, doubleValue(body, "srdnic_duty_cycle_seconds{dataplane=\"lcore\",lcore=\"1\"}"), 1e-12,
+                    "base units: " + body);
+            assertFalse(body.contains("peer_srtt") || body.contains("send_ring_fill"),
+                    "per-peer and per-client series are left out: " + body);
             assertFalse(body.contains("file=") || body.contains("pid="), "no file name or pid in labels: " + body);
             assertEquals(1, value(body, "srdnic_counters_files{status=\"live\"}"), body);
             w.set(tx, 1300);
-            assertEquals(1300, value(scrape(endpoint.port()), "srdnic_tx_data_total{device=\"sim-1\"}"), "each scrape reads the file afresh");
+            assertEquals(1300, value(scrape(endpoint.port()), "srdnic_tx_data_total{device=\"sim-1\"}"),
+                    "each scrape reads the file afresh");
         }
     }
 

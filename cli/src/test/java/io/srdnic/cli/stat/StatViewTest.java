@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.cli.Json;
 import io.srdnic.srd.counters.CountersLayout;
 import io.srdnic.srd.counters.CountersWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -32,7 +36,8 @@ class StatViewTest {
             assertTrue(text.contains("                   7  device=a tx_data"), text);
             assertTrue(!text.contains("rx_data"), "--filter tx_ leaves rx_data out: " + text);
             String json = Json.object(StatView.json(counters, counters.read()));
-            assertTrue(json.contains("\"1-1-a.counters\":{\"pid\":" + ProcessHandle.current().pid() + ",\"writer\":\"embedded context a\",\"status\":\"live\""),
+            assertTrue(json.contains("\"1-1-a.counters\":{\"pid\":" + ProcessHandle.current().pid()
+                    + ",\"writer\":\"embedded context a\",\"status\":\"live\""),
                 json);
             assertTrue(json.contains("\"counters\":{\"device=b tx_data\":3}"), json);
         }
@@ -46,8 +51,8 @@ class StatViewTest {
             CountersWriter.create(dead, "embedded context b", 8).allocate(CountersLayout.COUNTER, "device=b tx_data", 0);
             // As a writer killed with -9 leaves it: marked live, its pid gone.
             long gone = deadPid();
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dead, java.nio.file.StandardOpenOption.WRITE)) {
-                ch.write(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.nativeOrder()).putLong(0, gone), CountersLayout.PID_OFFSET);
+            try (FileChannel ch = FileChannel.open(dead, StandardOpenOption.WRITE)) {
+                ch.write(ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putLong(0, gone), CountersLayout.PID_OFFSET);
             }
             CountersDirectory running = new CountersDirectory(dir, null);
             String text = StatView.text(running, running.read(), Instant.EPOCH);

@@ -14,7 +14,8 @@ final class AttachCounters implements AutoCloseable {
     static final long INTERVAL_NANOS = 10_000_000L;
     /** In the order {@link AttachServer#fillCounters} fills them. */
     static final String[] NAMES = {"clients", "clients_attached", "clients_refused", "clients_reclaimed", "objects_reclaimed",
-        "malformed_messages", "ring_corruptions", "work_requests_refused", "clients_closed", "connections_refused", "open_timeouts", "clients_fenced"};
+        "malformed_messages", "ring_corruptions", "work_requests_refused", "clients_closed", "connections_refused", "open_timeouts",
+                "clients_fenced"};
     static final String SCOPE = "dataplane=attach";
     /**
      * Per client ({@code dataplane=attach client=<id> ...}), in {@link ClientSession#ringOccupancy}'s
@@ -23,7 +24,10 @@ final class AttachCounters implements AutoCloseable {
      */
     static final String[] CLIENT_NAMES = {"send_ring_fill", "send_ring_high_water", "recv_ring_fill", "recv_ring_high_water",
         "completion_ring_fill", "completion_ring_high_water"};
-    /** The server's counters and 6 per client for this many clients at once; more clients go uncounted (the file says how many were refused). */
+    /**
+     * The server's counters and 6 per client for this many clients at once; more clients go
+     * uncounted (the file says how many were refused).
+     */
     static final int CAPACITY = 2048;
 
     private final CountersWriter writer;
@@ -34,7 +38,10 @@ final class AttachCounters implements AutoCloseable {
     /** {@link #SCOPE}, with {@code lcore=k} for a server of lcore k > 0. */
     private final String scope;
 
-    /** The file of lcore {@code lcore}'s server: lcore 0's is the one a single-lcore dataplane has; others add {@code -lcore<k>} and {@code lcore=k}. */
+    /**
+     * The file of lcore {@code lcore}'s server: lcore 0's is the one a single-lcore dataplane has;
+     * others add {@code -lcore<k>} and {@code lcore=k}.
+     */
     AttachCounters(Path dir, int lcore) {
         String tag = lcore == 0 ? "" : "-lcore" + lcore;
         scope = lcore == 0 ? SCOPE : SCOPE + ",lcore=" + lcore;

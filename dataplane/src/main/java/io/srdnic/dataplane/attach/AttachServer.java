@@ -1,35 +1,37 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.attach.ShmRing;
-import io.srdnic.verbs.attach.SharedLayout;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.EmbeddedObjects;
 import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.SharedLayout;
+import io.srdnic.verbs.attach.ShmRing;
 import io.srdnic.verbs.attach.control.AllocPdRequest;
 import io.srdnic.verbs.attach.control.AsyncEventMessage;
 import io.srdnic.verbs.attach.control.CloseRequest;
+import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.CmRequest;
-import io.srdnic.verbs.attach.control.CreateSrqRequest;
-import io.srdnic.verbs.attach.control.OpenXrcdRequest;
-import io.srdnic.verbs.attach.control.SrqRequest;
 import io.srdnic.verbs.attach.control.ControlCodec;
 import io.srdnic.verbs.attach.control.ControlMessage;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
 import io.srdnic.verbs.attach.control.CreateCqRequest;
 import io.srdnic.verbs.attach.control.CreateQpRequest;
+import io.srdnic.verbs.attach.control.CreateSrqRequest;
 import io.srdnic.verbs.attach.control.DestroyRequest;
 import io.srdnic.verbs.attach.control.ErrorReply;
 import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
 import io.srdnic.verbs.attach.control.OpenReply;
 import io.srdnic.verbs.attach.control.OpenRequest;
+import io.srdnic.verbs.attach.control.OpenXrcdRequest;
 import io.srdnic.verbs.attach.control.ProtocolException;
 import io.srdnic.verbs.attach.control.QueryQpRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
+import io.srdnic.verbs.attach.control.SrqRequest;
 import io.srdnic.verbs.cm.ConnectionManager;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +40,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The attach side of {@code srdnic dataplane}: serves clients over {@code DIR/control.sock} and
@@ -111,7 +115,7 @@ public final class AttachServer implements AutoCloseable {
         /** When it connected: it must send OPEN within the policy's timeout. */
         final long connectedNanos;
         /** Its buffers' native memory, freed when it is dropped (a direct ByteBuffer's waits for a GC: 32 KiB per client gone). */
-        final java.lang.foreign.Arena buffers = java.lang.foreign.Arena.ofShared();
+        final Arena buffers = Arena.ofShared();
         final ByteBuffer in = buffers.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES).asByteBuffer();
         final ByteBuffer out = buffers.allocate(ControlCodec.MAX_FRAME + ControlCodec.LENGTH_BYTES).asByteBuffer();
         /** The pid it states in OPEN (logged beside the kernel's). */
@@ -123,7 +127,7 @@ public final class AttachServer implements AutoCloseable {
         /** Its ring occupancy counters in the counters file, once it is open and the file published; else null. */
         int[] ringCounters;
         /** Sends it one of its CM ids' events: made once, not per control interval. */
-        java.util.function.Consumer<io.srdnic.verbs.attach.control.CmEventMessage> cmEvents;
+        Consumer<CmEventMessage> cmEvents;
 
         Connection(UnixListener.Peer peer, ClientSession session, long now) {
             this.fd = peer.fd();
@@ -180,7 +184,7 @@ public final class AttachServer implements AutoCloseable {
 
     /** What each client that opens from now on may make (CQs, QPs, SRQs and their depths). */
     public AttachServer quota(ClientQuota quota) {
-        this.quota = java.util.Objects.requireNonNull(quota);
+        this.quota = Objects.requireNonNull(quota);
         return this;
     }
 
@@ -510,7 +514,8 @@ public final class AttachServer implements AutoCloseable {
         }
         if (connectionsByUid.getOrDefault(who.uid(), 0) >= policy.maxConnectionsPerUid()) {
             connectionsRefused++;
-            return "uid " + who.uid() + " has " + policy.maxConnectionsPerUid() + " control connections, its limit (--max-connections-per-uid)";
+            return "uid " + who.uid() + " has " + policy.maxConnectionsPerUid()
+                    + " control connections, its limit (--max-connections-per-uid)";
         }
         return null;
     }

@@ -1,5 +1,7 @@
 package io.srdnic.dataplane.attach;
 
+import java.util.List;
+
 /**
  * What one attached client may make on the dataplane, checked before anything is allocated: a
  * request past it is refused with an ERROR naming the quota, and leaves nothing behind. Each bound
@@ -22,7 +24,10 @@ package io.srdnic.dataplane.attach;
  */
 public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int srqs, int pds, int mrs, int ahs, int cmIds, int xrcds,
                           long poolBytes) {
-    /** 64 CQs and 1 Mi CQ entries (~37 MB of heap), 256 QPs, 1 Mi QP and SRQ entries, 64 SRQs, 64 PDs, 4096 MRs, 1024 AHs, 256 CM ids, 16 XRC domains, a 4 GiB pool. */
+    /**
+     * 64 CQs and 1 Mi CQ entries (~37 MB of heap), 256 QPs, 1 Mi QP and SRQ entries, 64 SRQs, 64
+     * PDs, 4096 MRs, 1024 AHs, 256 CM ids, 16 XRC domains, a 4 GiB pool.
+     */
     public static final ClientQuota DEFAULTS = new ClientQuota(64, 1 << 20, 256, 1 << 20, 64, 64, 4096, 1024, 256, 16, 4L << 30);
 
     /** The quotas before the pool had one: the pool is bounded by OPEN's own limit then. */
@@ -40,10 +45,13 @@ public record ClientQuota(int cqs, long cqEntries, int qps, long qpEntries, int 
     }
 
     /** The names {@link #with} takes, as {@code srdnic dataplane --quota NAME=VALUE} spells them. */
-    public static final java.util.List<String> NAMES = java.util.List.of("cqs", "cq-entries", "qps", "qp-entries", "srqs", "pds", "mrs",
+    public static final List<String> NAMES = List.of("cqs", "cq-entries", "qps", "qp-entries", "srqs", "pds", "mrs",
         "ahs", "cm-ids", "xrcds", "pool-bytes");
 
-    /** This quota with {@code name} (one of {@link #NAMES}) set to {@code value}; an unknown name or a value out of range is refused, saying which. */
+    /**
+     * This quota with {@code name} (one of {@link #NAMES}) set to {@code value}; an unknown name or
+     * a value out of range is refused, saying which.
+     */
     public ClientQuota with(String name, String value) {
         long v;
         try {

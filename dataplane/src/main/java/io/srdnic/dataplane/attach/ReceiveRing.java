@@ -1,10 +1,10 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.attach.ShmRing;
-import io.srdnic.verbs.attach.RecvRecord;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.RecvRecord;
+import io.srdnic.verbs.attach.ShmRing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 

@@ -115,7 +115,8 @@ final class ResFile implements AutoCloseable {
         Path made = file.resolveSibling(file.getFileName() + ".tmp");
         try {
             Files.deleteIfExists(made);
-            try (FileChannel ch = FileChannel.open(made, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            try (FileChannel ch = FileChannel.open(made, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS)) {
                 Files.getFileAttributeView(made, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
                     .setPermissions(PosixFilePermissions.fromString(CountersWriter.MODE));
                 ch.write(ByteBuffer.wrap(bytes));

@@ -21,7 +21,10 @@ final class SealedMemory {
     private SealedMemory() {
     }
 
-    /** A sealed memfd of {@code bytes} named {@code name} (seen in /proc/PID/fd and /proc/PID/maps only), its pages allocated; returns its fd. */
+    /**
+     * A sealed memfd of {@code bytes} named {@code name} (seen in /proc/PID/fd and /proc/PID/maps
+     * only), its pages allocated; returns its fd.
+     */
     static int create(String name, long bytes) throws IOException {
         int fd = Libc.memfdCreate(name, Libc.MFD_CLOEXEC | Libc.MFD_ALLOW_SEALING);
         if (fd < 0) {
@@ -39,7 +42,10 @@ final class SealedMemory {
         }
     }
 
-    /** A new file {@code path} (0600; refused if anything is there, a link included) of {@code bytes}, its blocks allocated; returns its fd. */
+    /**
+     * A new file {@code path} (0600; refused if anything is there, a link included) of {@code
+     * bytes}, its blocks allocated; returns its fd.
+     */
     static int createFile(Path path, long bytes) throws IOException {
         int fd = Libc.open(path.toString(), Libc.O_RDWR | Libc.O_CREAT | Libc.O_EXCL | Libc.O_NOFOLLOW | Libc.O_CLOEXEC, 0600);
         if (fd < 0) {

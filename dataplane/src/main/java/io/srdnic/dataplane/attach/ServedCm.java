@@ -1,6 +1,5 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.Context;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.XrcQpType;
 import io.srdnic.verbs.attach.control.CmEventMessage;
@@ -14,6 +13,7 @@ import io.srdnic.verbs.cm.EventChannel;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -134,7 +134,7 @@ final class ServedCm {
     }
 
     /** The handles of the client's live CM ids, in order (for the res file). */
-    java.util.List<Integer> handles() {
+    List<Integer> handles() {
         return ids.keySet().stream().sorted().toList();
     }
 }

@@ -1,9 +1,9 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.attach.ShmRing;
-import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.EmbeddedObjects;
+import io.srdnic.verbs.attach.CompletionRecord;
+import io.srdnic.verbs.attach.ShmRing;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -13,14 +13,14 @@ import java.lang.foreign.ValueLayout;
  * completions are written to straight from the transport's CQ, as many as the ring has room for
  * (the rest wait in the transport's CQ: the ring never overruns).
  */
-final class ServedCq implements io.srdnic.srd.api.CompletionQueue.CompletionSink {
+final class ServedCq implements io.srdnic.srd.api.CompletionQueue.CompletionSink { // fully qualified: the facade has one too
     private static final int BURST = 32;
 
     final int handle;
     final CompletionQueue cq;
     final ShmRing ring;
     /** What the transport completes into: polled here without a WorkCompletion in between. */
-    private final io.srdnic.srd.api.CompletionQueue completions;
+    private final io.srdnic.srd.api.CompletionQueue completions; // fully qualified: the facade has one too
     /** Completions in the ring the client has not polled yet, after the dataplane's last copy (ring occupancy). */
     int fill;
     /**

@@ -1,17 +1,17 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.attach.ShmRing;
-import io.srdnic.verbs.attach.SendRecord;
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.api.QpState;
-import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.EmbeddedObjects;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.SendRecord;
+import io.srdnic.verbs.attach.ShmRing;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -33,7 +33,7 @@ final class ServedQp implements ReceiveRing.Target {
     private final SendWr wr = new SendWr(SendRecord.MAX_SGE);
     private final RecvWr rwr = new RecvWr();
     /** Where an INLINE record's bytes are read to before the post copies them (the dataplane's own memory). */
-    private final MemorySegment inlineBytes = java.lang.foreign.Arena.ofAuto().allocate(SendRecord.MAX_INLINE);
+    private final MemorySegment inlineBytes = Arena.ofAuto().allocate(SendRecord.MAX_INLINE);
     /** Records waiting in the send and receive rings when the dataplane last looked (ring occupancy). */
     int sendFill;
     int recvFill;

@@ -1,10 +1,10 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.attach.ShmRing;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SharedReceiveQueue;
+import io.srdnic.verbs.attach.ShmRing;
 
 /**
  * The dataplane's side of an attached client's SRQ (basic or XRC): the embedded SRQ, and the

@@ -53,7 +53,8 @@ final class UnixListener implements AutoCloseable {
     static UnixListener listen(Path path, String mode, int gid) throws IOException {
         byte[] name = path.toString().getBytes(StandardCharsets.UTF_8);
         if (name.length >= SUN_PATH_BYTES) {
-            throw new IOException("the socket path " + path + " is " + name.length + " bytes: a unix socket's is at most " + (SUN_PATH_BYTES - 1)
+            throw new IOException("the socket path " + path + " is " + name.length + " bytes: a unix socket's is at most "
+                    + (SUN_PATH_BYTES - 1)
                 + " (choose a shorter --dir)");
         }
         int fd = Libc.socket(Libc.AF_UNIX, Libc.SOCK_STREAM | Libc.SOCK_NONBLOCK | Libc.SOCK_CLOEXEC, 0);

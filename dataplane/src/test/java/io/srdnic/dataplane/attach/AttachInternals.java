@@ -1,6 +1,9 @@
 package io.srdnic.dataplane.attach;
 
-/** Test access to the attach server's package-private probes and fault stand-ins, for tests outside this package (call on the dataplane's thread). */
+/**
+ * Test access to the attach server's package-private probes and fault stand-ins, for tests outside
+ * this package (call on the dataplane's thread).
+ */
 public final class AttachInternals {
     private AttachInternals() {
     }

@@ -1,9 +1,9 @@
 package io.srdnic.nbd.spec;
 
 import io.srdnic.block.BlockDevice;
-import io.srdnic.nbd.Export;
 import io.srdnic.block.local.FileBlockDevice;
 import io.srdnic.block.local.MemoryBlockDevice;
+import io.srdnic.nbd.Export;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -38,7 +38,8 @@ public final class ExportSpecs {
                 return new FileBlockDevice(Path.of(argument), false);
             })
             .with("rnbd", argument -> {
-                throw new IllegalArgumentException("rnbd exports are not available here: the rnbd module registers them (srdnic nbd does, with --rnbd-memif-socket or --rnbd-vdev)");
+                throw new IllegalArgumentException("rnbd exports are not available here: the rnbd module registers them (srdnic nbd "
+                        + "does, with --rnbd-memif-socket or --rnbd-vdev)");
             });
     }
 
@@ -60,7 +61,8 @@ public final class ExportSpecs {
         String scheme = colon < 0 ? target : target.substring(0, colon);
         Opener opener = schemes.get(scheme);
         if (colon < 0 || opener == null) {
-            throw new IllegalArgumentException("export '" + spec + "': unknown kind '" + scheme + "' (known: " + String.join(", ", schemes.keySet()) + ")");
+            throw new IllegalArgumentException("export '" + spec + "': unknown kind '" + scheme + "' (known: "
+                    + String.join(", ", schemes.keySet()) + ")");
         }
         return new Export(name, opener.open(target.substring(colon + 1)));
     }

@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.srdnic.block.Errno;
+import io.srdnic.block.local.MemoryBlockDevice;
 import io.srdnic.nbd.Export;
 import io.srdnic.nbd.Exports;
 import io.srdnic.nbd.Nbd;
 import io.srdnic.nbd.NbdConnection;
-import io.srdnic.block.local.MemoryBlockDevice;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -92,7 +92,8 @@ class NbdConnectionFuzzTest {
                 }
                 case 2 -> c.option(Nbd.OPT_INFO, data.consumeBytes(data.consumeInt(0, 40)));
                 case 3 -> c.option(Nbd.OPT_GO, data.consumeBoolean() ? Client.info("nope") : data.consumeBytes(data.consumeInt(0, 5)));
-                default -> c.option(data.consumeInt(11, 100), data.consumeBytes(data.consumeInt(0, 64))); // 9, 10: meta contexts (BlockStatusTest)
+                // 9, 10: meta contexts (BlockStatusTest)
+                default -> c.option(data.consumeInt(11, 100), data.consumeBytes(data.consumeInt(0, 64)));
             }
             options.add(kind);
         }

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.block.BlockDevice;
-import io.srdnic.nbd.Export;
 import io.srdnic.block.local.FileBlockDevice;
 import io.srdnic.block.local.MemoryBlockDevice;
+import io.srdnic.nbd.Export;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +19,7 @@ class ExportSpecsTest {
     Path dir;
 
     @Test
-    void shouldOpenMemoryAndFileExports() throws IOException {
+    void shouldOpenEachKindOfExport() throws IOException {
         Export mem = ExportSpecs.local().open("disk=mem:64M");
         assertEquals("disk", mem.name());
         assertTrue(mem.device() instanceof MemoryBlockDevice);

@@ -10,7 +10,8 @@ import io.srdnic.pmd.PacketIo;
  * transmits straight on the port (same thread); any other lane puts its frames on its outbound
  * ring for the receiver to send, and a full ring frees and counts them ({@link #txDropped}) rather
  * than wait. Mbufs come from and go back to the port's pool, which DPDK lets any registered lcore
- * use; allocation, freeing and the port's MAC and frame size go to the port as they are. Each call is made by the one lcore that owns this lane.
+ * use; allocation, freeing and the port's MAC and frame size go to the port as they are. Each call is made by the one lcore that owns this
+ * lane.
  */
 final class LanePacketIo extends ForwardingPacketIo {
     private final boolean receiver;

@@ -4,6 +4,7 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import java.lang.foreign.Arena;
+import java.util.Arrays;
 
 /**
  * Software flow steering for a port without RSS or rte_flow (memif, ring, af_packet, tap): one
@@ -39,11 +40,11 @@ public final class PortDispatcher {
         if (addresses.length == 0 || laneCounts.length != addresses.length || receiverLane < 0 || receiverLane >= addresses.length) {
             throw new IllegalArgumentException("need one count set per address and a receiver among them");
         }
-        if (java.util.Arrays.stream(addresses).distinct().count() != addresses.length) {
+        if (Arrays.stream(addresses).distinct().count() != addresses.length) {
             throw new IllegalArgumentException("each lane needs an IPv4 address of its own");
         }
         this.port = port;
-        this.keys = java.util.Arrays.stream(addresses).mapToLong(Integer::toUnsignedLong).toArray();
+        this.keys = Arrays.stream(addresses).mapToLong(Integer::toUnsignedLong).toArray();
         this.receiverLane = receiverLane;
         this.counts = laneCounts[receiverLane];
         this.lanes = new LanePacketIo[keys.length];

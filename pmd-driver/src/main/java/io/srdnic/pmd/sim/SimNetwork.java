@@ -203,7 +203,6 @@ public final class SimNetwork implements AutoCloseable {
         return processed;
     }
 
-    /** The counters of every port summed (allocates: for reports and tests). */
     /** The deepest queue any link (uplink, downlink or fabric path) has held, in bytes. */
     public long maxQueueBytes() {
         long max = 0;
@@ -216,6 +215,7 @@ public final class SimNetwork implements AutoCloseable {
         return max;
     }
 
+    /** The counters of every port summed (allocates: for reports and tests). */
     public SimCounters totals() {
         SimCounters total = new SimCounters();
         for (SimPort port : ports) {

@@ -35,7 +35,7 @@ class HandoffRingTest {
     }
 
     @Test
-    void shouldRefuseWhenFullAndTakeAgainOnceDrained() {
+    void shouldRefuseWhenFullUntilDrained() {
         HandoffRing ring = new HandoffRing(2);
         assertTrue(ring.offer(10));
         assertTrue(ring.offer(11));
@@ -60,7 +60,7 @@ class HandoffRingTest {
     }
 
     @Test
-    void shouldPassEveryValueOnceAndInOrderBetweenTwoThreads() throws Exception {
+    void shouldPassEveryValueOnceInOrderBetweenTwoThreads() throws Exception {
         HandoffRing ring = new HandoffRing(64);
         long total = 500_000;
         AtomicReference<String> failure = new AtomicReference<>();

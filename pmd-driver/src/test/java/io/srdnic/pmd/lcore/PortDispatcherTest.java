@@ -2,7 +2,6 @@ package io.srdnic.pmd.lcore;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.srdnic.pmd.Mbuf;
@@ -11,6 +10,9 @@ import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -71,7 +73,7 @@ class PortDispatcherTest {
     }
 
     @Test
-    void shouldDropAndCountFramesNoLaneOwns() {
+    void shouldCountTheFramesNoLaneOwnsAsDropped() {
         PortDispatcher d = dispatcher(64);
         send(b, 0x0A00_0009, 1000, 1, 2);
         send(b, IP_1, 1000, 3);
@@ -86,7 +88,7 @@ class PortDispatcherTest {
     }
 
     @Test
-    void shouldDropAndCountWhatAFullRingCannotTakeAndAccountForEveryMbuf() {
+    void shouldCountWhatAFullRingCannotTakeAsDroppedLeakingNoMbuf() {
         PortDispatcher d = dispatcher(4);
         send(b, IP_1, 1000, 1, 2, 3, 4, 5, 6);
         deliver();
@@ -153,9 +155,9 @@ class PortDispatcherTest {
         assertEquals(1, lane.receive(batch));
         Mbuf m = batch.get(0);
         byte[] got = new byte[m.dataLength()];
-        m.copyTo(0, java.lang.foreign.MemorySegment.ofArray(got), 0, got.length);
+        m.copyTo(0, MemorySegment.ofArray(got), 0, got.length);
         byte[] expected = new byte[got.length];
-        writeFrame(java.lang.foreign.MemorySegment.ofArray(expected), MAC_A, MAC_B, 1234, IP_1, 77);
+        writeFrame(MemorySegment.ofArray(expected), MAC_A, MAC_B, 1234, IP_1, 77);
         assertArrayEquals(expected, got);
         lane.free(batch);
         assertEquals(0, network.pool().inUse());
@@ -200,19 +202,19 @@ class PortDispatcherTest {
     }
 
     /** Ethernet, IPv4 (IHL 5), UDP to SRD's port, then the sequence number: what the steering reads and the test checks. */
-    private static void writeFrame(java.lang.foreign.MemorySegment s, long dstMac, long srcMac, int srcPort, int dstIp, int sequence) {
-        var be16 = java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-        var be32 = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
+    private static void writeFrame(MemorySegment s, long dstMac, long srcMac, int srcPort, int dstIp, int sequence) {
+        var be16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        var be32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
         s.set(be16, 0, (short) (dstMac >>> 32));
         s.set(be32, 2, (int) dstMac);
         s.set(be16, 6, (short) (srcMac >>> 32));
         s.set(be32, 8, (int) srcMac);
         s.set(be16, 12, (short) 0x0800);
-        s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 14, (byte) 0x45);
+        s.set(ValueLayout.JAVA_BYTE, 14, (byte) 0x45);
         s.set(be16, 16, (short) (LENGTH - 14));
         s.set(be16, 20, (short) 0x4000);
-        s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 22, (byte) 64);
-        s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 23, (byte) 17);
+        s.set(ValueLayout.JAVA_BYTE, 22, (byte) 64);
+        s.set(ValueLayout.JAVA_BYTE, 23, (byte) 17);
         s.set(be32, 26, 0x0A000002);
         s.set(be32, 30, dstIp);
         s.set(be16, 34, (short) srcPort);

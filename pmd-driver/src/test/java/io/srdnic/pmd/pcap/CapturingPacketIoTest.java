@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
@@ -12,6 +13,7 @@ import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,7 +100,7 @@ class CapturingPacketIoTest {
     }
 
     @Test
-    void shouldCaptureTransmittedAndReceivedFramesWithVirtualTimestamps() throws IOException {
+    void shouldCaptureFramesBothWaysWithVirtualTimestamps() throws IOException {
         Path file = dir.resolve("sim.pcap");
         List<byte[]> sent = new ArrayList<>();
         List<Expected> expected = exchange(file, true, sent);
@@ -151,8 +153,8 @@ class CapturingPacketIoTest {
 
     @Test
     void shouldNotAllocatePerCapturedFrame() throws IOException {
-        com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads =
+            (ThreadMXBean) ManagementFactory.getThreadMXBean();
         Path file = dir.resolve("alloc.pcap");
         try (Arena arena = Arena.ofConfined(); SimNetwork network = new SimNetwork(3);
              PcapWriter writer = new PcapWriter(file, PcapWriter.MIN_BUFFER_SIZE)) {

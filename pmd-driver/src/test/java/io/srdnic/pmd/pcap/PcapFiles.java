@@ -1,6 +1,7 @@
 package io.srdnic.pmd.pcap;
 
 import io.srdnic.pmd.Mbuf;
+import java.io.File;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
@@ -118,7 +119,7 @@ final class PcapFiles {
         if (path == null) {
             return null;
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(File.pathSeparator)) {
             Path candidate = Path.of(dir.isEmpty() ? "." : dir, "tshark");
             if (Files.isExecutable(candidate)) {
                 return candidate;

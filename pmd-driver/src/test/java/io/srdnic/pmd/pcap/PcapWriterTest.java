@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimBufferPool;
@@ -16,6 +17,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -63,7 +65,7 @@ class PcapWriterTest {
     }
 
     @Test
-    void shouldWriteEachFrameWithItsTimestampAndBytes() throws IOException {
+    void shouldWriteEachFrameAsATimestampedRecord() throws IOException {
         Path file = dir.resolve("frames.pcap");
         long[] stamps = {0, 1, 999_999_999, 1_000_000_000, 1_234_567_890_123_456_789L};
         int[] lengths = {60, 61, 128, 1514, 4096};
@@ -124,7 +126,7 @@ class PcapWriterTest {
     }
 
     @Test
-    void shouldCutAFrameLongerThanTheSnaplenAndKeepItsOriginalLength() throws IOException {
+    void shouldCutAFrameLongerThanTheSnaplenKeepingItsOriginalLength() throws IOException {
         try (Arena big = Arena.ofConfined()) {
             SimBufferPool bigPool = new SimBufferPool(big, 2, 40_000);
             MbufBatch two = new MbufBatch(big, 2);
@@ -149,7 +151,7 @@ class PcapWriterTest {
     }
 
     @Test
-    void shouldWriteOutTheBufferWhenItFillsAndOnClose() throws IOException {
+    void shouldWriteOutTheBufferWhenItFillsOrOnClose() throws IOException {
         Path file = dir.resolve("many.pcap");
         int frames = 500;
         int length = 4000;
@@ -172,7 +174,7 @@ class PcapWriterTest {
             PcapFiles.Record r = records.get(i);
             assertEquals(i * 1000L, r.timestampNanos());
             assertEquals(length, r.includedLength());
-            assertEquals(i, java.nio.ByteBuffer.wrap(r.data(), 42, 4).getInt(), "sequence");
+            assertEquals(i, ByteBuffer.wrap(r.data(), 42, 4).getInt(), "sequence");
         }
     }
 
@@ -214,7 +216,7 @@ class PcapWriterTest {
 
     @Test
     void shouldNotAllocatePerFrame() throws IOException {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         Path file = dir.resolve("alloc.pcap");
         try (PcapWriter writer = new PcapWriter(file, PcapWriter.MIN_BUFFER_SIZE)) {
             pool.allocate(batch, 1, 0);

@@ -3,6 +3,7 @@ package io.srdnic.pmd.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.management.ThreadMXBean;
 import io.srdnic.pmd.MbufBatch;
 import java.lang.foreign.Arena;
 import java.lang.management.ManagementFactory;
@@ -20,7 +21,7 @@ class SimAllocationTest {
 
     @Test
     void shouldNotAllocatePerFrameInSteadyState() {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         LinkConfig faulty = LinkConfig.builder().jitterNanos(200).lossProbability(0.01).duplicateProbability(0.01)
             .reorderProbability(0.05).corruptProbability(0.01).build();
         SimNetwork.Config config = SimNetwork.Config.builder().accessLink(faulty).fabricPath(faulty).pathCount(4).build();

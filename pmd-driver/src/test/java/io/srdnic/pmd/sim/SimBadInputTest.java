@@ -1,5 +1,6 @@
 package io.srdnic.pmd.sim;
 
+import static io.srdnic.ffm.rte_mbuf.DATA_OFF_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.NB_SEGS_OFFSET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -72,7 +73,7 @@ class SimBadInputTest {
         Mbuf m = batch.get(0);
         SimFrames.writeUdp(m, MAC_B, MAC_A, 1, 1500, 0);
         // Moving data_off into the headroom lets the length exceed the data room without leaving the buffer.
-        SimFrames.NATIVE.set(ValueLayout.JAVA_SHORT, m.address() + io.srdnic.ffm.rte_mbuf.DATA_OFF_OFFSET, (short) 0);
+        SimFrames.NATIVE.set(ValueLayout.JAVA_SHORT, m.address() + DATA_OFF_OFFSET, (short) 0);
         m.frameLength(1501);
         assertEquals(1500, a.maxFrameLength());
         assertEquals(0, a.transmit(batch));
@@ -108,7 +109,7 @@ class SimBadInputTest {
     }
 
     @Test
-    void shouldRefuseAnAllocationTheExhaustedPoolCannotGiveAndCountIt() {
+    void shouldCountAnAllocationTheExhaustedPoolRefuses() {
         network(SimNetwork.Config.builder().poolSize(16));
         MbufBatch all = new MbufBatch(arena, 16);
         assertEquals(16, a.allocate(all, 16));

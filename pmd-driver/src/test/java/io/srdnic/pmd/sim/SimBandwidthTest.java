@@ -80,7 +80,7 @@ class SimBandwidthTest {
     }
 
     @Test
-    void shouldDropABurstBeyondTheQueueLimitAndCountQueueFull() {
+    void shouldDropABurstBeyondTheQueueLimitAsQueueFull() {
         int queued = 10;
         LinkConfig access = LinkConfig.builder().bitsPerSecond(TEN_GBIT).queueLimitBytes((long) queued * LENGTH).build();
         network(access, LinkConfig.DEFAULT);

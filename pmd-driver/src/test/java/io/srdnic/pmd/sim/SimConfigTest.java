@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.srdnic.pmd.MacAddress;
 import org.junit.jupiter.api.Test;
 
 class SimConfigTest {
@@ -27,7 +28,7 @@ class SimConfigTest {
     }
 
     @Test
-    void shouldDefaultToOnePathAndAPoolOfFrameSizedBuffers() {
+    void shouldDefaultToOnePathWithAPoolOfFrameSizedBuffers() {
         SimNetwork.Config config = SimNetwork.Config.builder().build();
         assertEquals(1, config.pathCount());
         assertEquals(4096 + 256, config.dataRoom());
@@ -48,11 +49,11 @@ class SimConfigTest {
     }
 
     @Test
-    void shouldRejectDuplicateAndBroadcastHostMacs() {
+    void shouldRejectDuplicateOrBroadcastHostMacs() {
         try (SimNetwork network = new SimNetwork(1, SimNetwork.Config.builder().poolSize(8).build())) {
             network.addHost(0x02_00_00_00_00_01L);
             assertThrows(IllegalArgumentException.class, () -> network.addHost(0x02_00_00_00_00_01L));
-            assertThrows(IllegalArgumentException.class, () -> network.addHost(io.srdnic.pmd.MacAddress.BROADCAST));
+            assertThrows(IllegalArgumentException.class, () -> network.addHost(MacAddress.BROADCAST));
             assertEquals(1, network.hostCount());
         }
     }

@@ -44,7 +44,7 @@ class SimDeliveryTest {
     }
 
     @Test
-    void shouldDeliverFrameIntactAfterTheConfiguredDelayAndNotBefore() {
+    void shouldDeliverAFrameIntactNoSoonerThanTheConfiguredDelay() {
         SimPort a = network.addHost(MAC_A);
         SimPort b = network.addHost(MAC_B);
         int length = 1000;

@@ -76,7 +76,7 @@ class SimFaultsTest {
     }
 
     @Test
-    void shouldApplyAccessLinkLossOnBothTheUplinkAndTheDownlink() {
+    void shouldApplyAccessLinkLossOnTheUplinkAsOnTheDownlink() {
         double p = 0.05;
         network = new SimNetwork(2, SimNetwork.Config.builder().accessLink(LinkConfig.builder().lossProbability(p).build()).build());
         SimPort a = network.addHost(MAC_A);
@@ -169,7 +169,7 @@ class SimFaultsTest {
     }
 
     @Test
-    void shouldKeepDelaysWithinBaseAndBasePlusJitter() {
+    void shouldKeepEachDelayWithinTheJitterAboveTheBase() {
         long jitter = 5_000;
         int frames = 5_000;
         int length = 1000;

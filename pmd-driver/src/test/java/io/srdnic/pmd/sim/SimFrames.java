@@ -93,7 +93,10 @@ final class SimFrames {
         return m.getIntBE(SEQUENCE_OFFSET);
     }
 
-    /** Allocates {@code count} buffers from {@code port}, fills them with consecutive sequences from {@code firstSequence}, transmits them. */
+    /**
+     * Allocates {@code count} buffers from {@code port}, fills them with consecutive sequences from
+     * {@code firstSequence}, transmits them.
+     */
     static int send(SimPort port, MbufBatch batch, long dstMac, int srcPort, int length, int firstSequence, int count) {
         batch.clear();
         if (port.allocate(batch, count) != count) {

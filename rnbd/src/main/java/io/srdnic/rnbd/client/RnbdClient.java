@@ -79,7 +79,10 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         return rtrs;
     }
 
-    /** Opens {@code name} with {@code accessMode} (Rnbd.ACCESS_*): the device opens once the session is up (see {@link RnbdDevice#state}). */
+    /**
+     * Opens {@code name} with {@code accessMode} (Rnbd.ACCESS_*): the device opens once the session
+     * is up (see {@link RnbdDevice#state}).
+     */
     public RnbdDevice open(String name, int accessMode) {
         RnbdDevice d = new RnbdDevice(this, name, accessMode);
         toOpen.add(d);

@@ -3,8 +3,11 @@ package io.srdnic.rnbd.server;
 import io.srdnic.block.BlockDevice;
 import io.srdnic.block.local.FileBlockDevice;
 import io.srdnic.block.local.MemoryBlockDevice;
+import io.srdnic.rnbd.protocol.Rnbd;
+import io.srdnic.rnbd.protocol.RnbdErrno;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -39,7 +42,7 @@ public final class ExportDirectory {
 
     /** A memory-backed device named {@code name}, of {@code size} bytes (a multiple of 512). */
     public ExportDirectory memory(String name, long size) {
-        if (size <= 0 || size % io.srdnic.rnbd.protocol.Rnbd.SECTOR_SIZE != 0) {
+        if (size <= 0 || size % Rnbd.SECTOR_SIZE != 0) {
             throw new IllegalArgumentException("memory device " + name + ": size must be a positive multiple of 512, was " + size);
         }
         memory.put(name, new MemoryBlockDevice(size, false));
@@ -54,12 +57,14 @@ public final class ExportDirectory {
         if (name.isEmpty() || memory.containsKey(name) || files.containsKey(name)) {
             throw new IllegalArgumentException("export file " + name + ": the name is empty or taken");
         }
-        if (Files.isSymbolicLink(path) || !Files.isRegularFile(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            throw new IllegalArgumentException("export file " + name + "=" + path + ": not a regular file (symbolic links are refused: give the real path)");
+        if (Files.isSymbolicLink(path) || !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IllegalArgumentException("export file " + name + "=" + path
+                    + ": not a regular file (symbolic links are refused: give the real path)");
         }
         long size = Files.size(path);
-        if (size % io.srdnic.rnbd.protocol.Rnbd.SECTOR_SIZE != 0) {
-            throw new IllegalArgumentException("export file " + path + ": its size, " + size + " bytes, is not a multiple of 512 (RNBD counts sectors)");
+        if (size % Rnbd.SECTOR_SIZE != 0) {
+            throw new IllegalArgumentException("export file " + path + ": its size, " + size
+                    + " bytes, is not a multiple of 512 (RNBD counts sectors)");
         }
         files.put(name, path.toAbsolutePath());
         return this;
@@ -81,43 +86,43 @@ public final class ExportDirectory {
             try {
                 return new FileBlockDevice(single, false);
             } catch (IOException e) {
-                throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EIO, "cannot open " + single + ": " + e.getMessage());
+                throw new Refused(RnbdErrno.EIO, "cannot open " + single + ": " + e.getMessage());
             }
         }
         if (root == null) {
-            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.ENOENT, "no device " + name);
+            throw new Refused(RnbdErrno.ENOENT, "no device " + name);
         }
         Path file = resolve(name);
         try {
             return new FileBlockDevice(file, false);
         } catch (IOException e) {
-            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EIO, "cannot open " + file + ": " + e.getMessage());
+            throw new Refused(RnbdErrno.EIO, "cannot open " + file + ": " + e.getMessage());
         }
     }
 
     /** The real path of {@code name} inside the directory, or Refused (EINVAL: escapes; ENOENT: not there). */
     Path resolve(String name) throws Refused {
         if (name.isEmpty() || name.startsWith("/") || name.indexOf('\\') >= 0) {
-            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EINVAL, "device name must be relative: " + name);
+            throw new Refused(RnbdErrno.EINVAL, "device name must be relative: " + name);
         }
         for (String segment : name.split("/", -1)) {
             if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EINVAL, "device name has an empty, . or .. segment: " + name);
+                throw new Refused(RnbdErrno.EINVAL, "device name has an empty, . or .. segment: " + name);
             }
         }
         Path real;
         try {
             real = root.resolve(name).toRealPath();
         } catch (NoSuchFileException e) {
-            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.ENOENT, "no device " + name);
+            throw new Refused(RnbdErrno.ENOENT, "no device " + name);
         } catch (IOException e) {
-            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EIO, "cannot resolve " + name + ": " + e.getMessage());
+            throw new Refused(RnbdErrno.EIO, "cannot resolve " + name + ": " + e.getMessage());
         }
         if (!real.startsWith(root)) {
-            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.EINVAL, "device " + name + " leads out of the export directory");
+            throw new Refused(RnbdErrno.EINVAL, "device " + name + " leads out of the export directory");
         }
         if (!Files.isRegularFile(real)) {
-            throw new Refused(io.srdnic.rnbd.protocol.RnbdErrno.ENOENT, "device " + name + " is not a regular file");
+            throw new Refused(RnbdErrno.ENOENT, "device " + name + " is not a regular file");
         }
         return real;
     }

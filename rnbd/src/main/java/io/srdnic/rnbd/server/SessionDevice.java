@@ -1,5 +1,7 @@
 package io.srdnic.rnbd.server;
 
+import io.srdnic.rnbd.protocol.Rnbd;
+
 /** One session's open of a device (Linux's rnbd_srv_sess_dev): its id on the session and the access it was granted. */
 final class SessionDevice {
     final int id;
@@ -13,6 +15,6 @@ final class SessionDevice {
     }
 
     boolean writable() {
-        return accessMode != io.srdnic.rnbd.protocol.Rnbd.ACCESS_RO;
+        return accessMode != Rnbd.ACCESS_RO;
     }
 }

@@ -12,7 +12,10 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
-/** Steady-state block IO through RnbdDevice allocates nothing: queueing, RNBD's message, RTRS both ways, the server's checks and device, the completion. */
+/**
+ * Steady-state block IO through RnbdDevice allocates nothing: queueing, RNBD's message, RTRS both
+ * ways, the server's checks and device, the completion.
+ */
 class RnbdAllocationTest {
     private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 

@@ -12,7 +12,10 @@ import io.srdnic.rtrs.client.PathState;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
-/** RNBD over RTRS failover on the simulator: a path cut mid-IO loses and repeats nothing; with no path left IO fails, and the devices come back with the session. */
+/**
+ * RNBD over RTRS failover on the simulator: a path cut mid-IO loses and repeats nothing; with no
+ * path left IO fails, and the devices come back with the session.
+ */
 class RnbdFailoverSimTest {
     static final int BLOCK = 4096;
 
@@ -54,7 +57,7 @@ class RnbdFailoverSimTest {
     }
 
     @Test
-    void shouldFailOverWritesWhenAPathIsCutMidIoAndLoseOrRepeatNone() throws Exception {
+    void shouldFailOverWritesWhenAPathIsCutMidIoLosingOrRepeatingNone() throws Exception {
         int total = 2000;
         try (RnbdSim sim = new RnbdSim(31, 2, new ExportDirectory(null).memory("m", (long) total * BLOCK))) {
             RnbdClient c = sim.connect("gw");
@@ -65,7 +68,8 @@ class RnbdFailoverSimTest {
             long last = 0;
             long end = sim.now() + 30_000 * MS;
             while (w.completed < total && sim.now() - end < 0) {
-                if (w.submitted < total && w.inFlightBelow(32) && sim.now() - last >= 1_000_000) { // a write per virtual ms: the cut, the reconnect and its return land mid-run
+                // a write per virtual ms: the cut, the reconnect and its return land mid-run
+                if (w.submitted < total && w.inFlightBelow(32) && sim.now() - last >= 1_000_000) {
                     w.submitOne();
                     last = sim.now();
                 }
@@ -85,7 +89,8 @@ class RnbdFailoverSimTest {
                 assertEquals(1, w.completions[k], "write " + k + " completed once");
                 assertEquals(0, w.errors[k], "write " + k);
             }
-            assertTrue(c.rtrs().stats(0).failovers() + c.rtrs().stats(1).failovers() > 0, "in-flight IO moved: " + c.rtrs().statsSnapshot(1));
+            assertTrue(c.rtrs().stats(0).failovers() + c.rtrs().stats(1).failovers() > 0, "in-flight IO moved: " + c.rtrs()
+                    .statsSnapshot(1));
             assertEquals(1, c.sessions(), "one path was always there: no new session, no reopen");
             assertTrue(sim.run(() -> c.rtrs().state(0) == PathState.CONNECTED, 5000 * MS), "path 0 reconnects");
             ByteBuffer back = ByteBuffer.allocate(total * BLOCK);

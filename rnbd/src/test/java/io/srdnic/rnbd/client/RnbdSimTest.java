@@ -12,6 +12,7 @@ import io.srdnic.rnbd.server.ExportDirectory;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,8 +81,8 @@ class RnbdSimTest {
             d.write(0, ByteBuffer.wrap(data), true, fua);
             assertEquals(0, await(sim, fua));
             byte[] onDisk = Files.readAllBytes(f);
-            assertArrayEquals(data, java.util.Arrays.copyOfRange(onDisk, 0, 4096), "on the file when acknowledged");
-            assertArrayEquals(new byte[8192], java.util.Arrays.copyOfRange(onDisk, 4096, 12288), "zeroed");
+            assertArrayEquals(data, Arrays.copyOfRange(onDisk, 0, 4096), "on the file when acknowledged");
+            assertArrayEquals(new byte[8192], Arrays.copyOfRange(onDisk, 4096, 12288), "zeroed");
         }
     }
 
@@ -134,7 +135,7 @@ class RnbdSimTest {
     }
 
     @Test
-    void shouldCloseADeviceAndFreeItForAnotherWriter() throws Exception {
+    void shouldFreeAClosedDeviceForAnotherWriter() throws Exception {
         try (RnbdSim sim = new RnbdSim(5, 1, new ExportDirectory(null).memory("m", 1 << 20))) {
             RnbdClient a = sim.connect("a");
             RnbdClient b = sim.connect("b");

@@ -18,6 +18,7 @@ import io.srdnic.rtrs.client.Permit;
 import io.srdnic.rtrs.client.RtrsClient;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,8 @@ class RnbdWireRejectionSimTest {
     private final MemorySegment header = Arena.ofAuto().allocate(Open.LENGTH);
 
     private RtrsClient raw(RnbdSim sim) {
-        RtrsClient c = RtrsClient.open(RnbdSim.clientConfig("raw"), List.of(new PathAddress(sim.clientLinks.get(0), sim.serverLinks.get(0).ip())));
+        RtrsClient c = RtrsClient.open(RnbdSim.clientConfig("raw"), List.of(new PathAddress(sim.clientLinks.get(0),
+                sim.serverLinks.get(0).ip())));
         assertTrue(sim.run(() -> {
             c.poll();
             return c.connected();
@@ -54,7 +56,7 @@ class RnbdWireRejectionSimTest {
             assertEquals(RnbdErrno.EINVAL, sendPolled(driven, c, true, 3, SessInfoRsp.LENGTH), "shorter than a header");
             assertEquals(0, sendPolled(driven, c, true, SessInfo.LENGTH, SessInfoRsp.LENGTH));
             Open.write(header, 0, Rnbd.ACCESS_RW, "m");
-            header.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 4, (byte) 3);
+            header.set(ValueLayout.JAVA_BYTE, 4, (byte) 3);
             assertEquals(RnbdErrno.EINVAL, sendPolled(driven, c, true, Open.LENGTH, OpenRsp.LENGTH), "access mode 3");
             Open.write(header, 0, Rnbd.ACCESS_RW, "m");
             assertEquals(RnbdErrno.EINVAL, sendPolled(driven, c, true, Open.LENGTH - 1, OpenRsp.LENGTH), "short OPEN");
@@ -75,7 +77,7 @@ class RnbdWireRejectionSimTest {
             assertEquals(RnbdErrno.EINVAL, ioPolled(driven, c, 0, 0, Rnbd.OP_READ | 1 << 20, 512, true, 512), "an unknown flag");
             assertEquals(RnbdErrno.EOPNOTSUPP, ioPolled(driven, c, 0, 0, Rnbd.OP_SECURE_ERASE, 512, false, 0), "secure erase");
             assertEquals(RnbdErrno.EOPNOTSUPP, ioPolled(driven, c, 0, 0, 77, 512, false, 0), "an unknown op");
-            header.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) 99);
+            header.set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) 99);
             assertEquals(RnbdErrno.EINVAL, sendPolled(driven, c, false, Io.LENGTH, 0), "an unknown message type");
             Close.write(header, 0, 5);
             assertEquals(RnbdErrno.ENXIO, sendPolled(driven, c, false, Close.LENGTH, 0), "CLOSE of an unknown id");

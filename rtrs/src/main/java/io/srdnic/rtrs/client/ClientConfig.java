@@ -1,14 +1,18 @@
 package io.srdnic.rtrs.client;
 
-import io.srdnic.rtrs.protocol.Rtrs;
 import io.srdnic.rtrs.link.RcRetry;
+import io.srdnic.rtrs.protocol.Rtrs;
+import io.srdnic.rtrs.server.ServerConfig;
+import java.util.Objects;
+import java.util.SplittableRandom;
 import java.util.UUID;
+import java.util.random.RandomGenerator;
 
 /** A client session's settings (Linux's rtrs_clt_open arguments and rnbd-client's path options). */
 public final class ClientConfig {
     String sessionName = "srdnic";
     UUID sessionUuid = UUID.randomUUID();
-    int port = io.srdnic.rtrs.server.ServerConfig.DEFAULT_PORT;
+    int port = ServerConfig.DEFAULT_PORT;
     int ioConnections = Math.max(1, Runtime.getRuntime().availableProcessors());
     long heartbeatIntervalNanos = Rtrs.HB_INTERVAL_MS * 1_000_000L;
     int heartbeatMissedMax = Rtrs.HB_MISSED_MAX;
@@ -17,7 +21,7 @@ public final class ClientConfig {
     long connectTimeoutNanos = 2_000_000_000L;
     MpPolicy policy = MpPolicy.MIN_INFLIGHT;
     RcRetry rcRetry = RcRetry.DEFAULT;
-    java.util.random.RandomGenerator random = new java.util.SplittableRandom(1);
+    RandomGenerator random = new SplittableRandom(1);
 
     /** The session's name, sent in each path's INFO_REQ: 1..254 ASCII bytes, no '/' or '.'. */
     public ClientConfig sessionName(String name) {
@@ -65,7 +69,7 @@ public final class ClientConfig {
 
     /** The RC retry limits every connection of every path is made with (through the CM): how long a silent server is waited for. */
     public ClientConfig rcRetry(RcRetry r) {
-        this.rcRetry = java.util.Objects.requireNonNull(r);
+        this.rcRetry = Objects.requireNonNull(r);
         return this;
     }
 
@@ -75,7 +79,7 @@ public final class ClientConfig {
     }
 
     /** The source of the reconnect jitter (seeded: the simulator's runs repeat). */
-    public ClientConfig random(java.util.random.RandomGenerator r) {
+    public ClientConfig random(RandomGenerator r) {
         this.random = r;
         return this;
     }

@@ -140,7 +140,8 @@ final class ClientPath {
             if (hb == Heartbeat.SEND) {
                 verbs.sendEmpty(qps[0], Imm.heartbeat(), 0);
             } else if (hb == Heartbeat.DEAD) {
-                failed("HB missed max reached (" + client.config.heartbeatMissedMax + " x " + client.config.heartbeatIntervalNanos / 1_000_000
+                failed("HB missed max reached (" + client.config.heartbeatMissedMax + " x "
+                        + client.config.heartbeatIntervalNanos / 1_000_000
                     + " ms)");
             }
         } else if (state == PathState.RECONNECTING && now - reconnectAt >= 0) {
@@ -356,7 +357,8 @@ final class ClientPath {
     /** One line per state change, with the path and why, as Linux's rtrs_err/rtrs_info do. */
     void log(System.Logger.Level level, String what) {
         int ip = address.serverIp();
-        LOG.log(level, "rtrs client " + client.config.sessionName + ": path " + index + " (to " + (ip >>> 24) + "." + (ip >>> 16 & 0xFF) + "."
+        LOG.log(level, "rtrs client " + client.config.sessionName + ": path " + index + " (to " + (ip >>> 24) + "."
+                + (ip >>> 16 & 0xFF) + "."
             + (ip >>> 8 & 0xFF) + "." + (ip & 0xFF) + "): " + what);
     }
 

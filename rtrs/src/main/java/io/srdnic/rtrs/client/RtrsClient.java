@@ -1,6 +1,7 @@
 package io.srdnic.rtrs.client;
 
 import io.srdnic.rtrs.protocol.Errno;
+import io.srdnic.rtrs.protocol.InfoReq;
 import io.srdnic.rtrs.protocol.ReadMsg;
 import io.srdnic.rtrs.protocol.Rtrs;
 import io.srdnic.rtrs.protocol.WriteMsg;
@@ -47,7 +48,7 @@ public final class RtrsClient implements AutoCloseable {
         this.uuidHi = config.sessionUuid.getMostSignificantBits();
         this.uuidLo = config.sessionUuid.getLeastSignificantBits();
         this.nameBytes = config.sessionName.getBytes(StandardCharsets.US_ASCII);
-        if (nameBytes.length == 0 || nameBytes.length >= io.srdnic.rtrs.protocol.InfoReq.NAME_MAX
+        if (nameBytes.length == 0 || nameBytes.length >= InfoReq.NAME_MAX
             || config.sessionName.indexOf('/') >= 0 || config.sessionName.indexOf('.') >= 0) {
             throw new IllegalArgumentException("a session name is 1..254 ASCII bytes without '/' or '.': " + config.sessionName);
         }

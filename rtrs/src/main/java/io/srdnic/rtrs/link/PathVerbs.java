@@ -1,22 +1,25 @@
 package io.srdnic.rtrs.link;
 
-import io.srdnic.verbs.QpInitAttributes;
+import io.srdnic.rtrs.protocol.Rtrs;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
+import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.cm.CmId;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * The verbs resources of one path on its context, made once and kept across reconnects (a CQ
- * cannot be destroyed; a server keeps those of closed paths for the next ones): a PD, one CQ for all the path's QPs, receive slots, and a buffer for the
+ * cannot be destroyed; a server keeps those of closed paths for the next ones): a PD, one CQ for all the path's QPs, receive slots, and a
+ * buffer for the
  * control messages (INFO_REQ/INFO_RSP). The service connection's receives are slots of
  * {@link #SLOT} bytes (work request id: the slot's number); an IO connection only ever receives
  * immediates, so its receives are dataless ({@link #DATALESS}). Empty RTRS messages (heartbeats, IO responses without data)
@@ -40,11 +43,11 @@ public final class PathVerbs {
     private final int slots;
     private final RecvWr recv = new RecvWr();
     private final SendWr send = new SendWr();
-    private final io.srdnic.verbs.WorkCompletion[] drained = CompletionQueue.array(64);
+    private final WorkCompletion[] drained = CompletionQueue.array(64);
 
     public PathVerbs(Context context) {
         this.context = context;
-        this.slots = io.srdnic.rtrs.protocol.Rtrs.SERVICE_QUEUE_DEPTH;
+        this.slots = Rtrs.SERVICE_QUEUE_DEPTH;
         this.pd = context.allocPd();
         this.cq = context.createCq(1 << 16);
         this.receives = arena.allocate((long) slots * SLOT, 64);

@@ -1,6 +1,7 @@
 package io.srdnic.rtrs.protocol;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * RTRS_MSG_CON_REQ (struct rtrs_msg_conn_req): the 56 bytes of CM private data a client's
@@ -38,7 +39,7 @@ public final class ConReq {
         s.set(Wire.BE64, at + 20, pathUuidLo);
         s.set(Wire.BE64, at + 28, sessionUuidHi);
         s.set(Wire.BE64, at + 36, sessionUuidLo);
-        s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at + 44, (byte) (firstConn ? 1 : 0));
+        s.set(ValueLayout.JAVA_BYTE, at + 44, (byte) (firstConn ? 1 : 0));
     }
 
     /** The server's checks of rtrs_rdma_connect, in its order, over {@code length} received bytes. */
@@ -94,6 +95,6 @@ public final class ConReq {
     }
 
     public static boolean firstConn(MemorySegment s, long at) {
-        return (s.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at + 44) & 1) != 0;
+        return (s.get(ValueLayout.JAVA_BYTE, at + 44) & 1) != 0;
     }
 }

@@ -2,6 +2,7 @@ package io.srdnic.rtrs.protocol;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
 
 /**
  * RTRS_MSG_INFO_REQ (struct rtrs_msg_info_req), SENT on a path's service connection once all its
@@ -66,6 +67,6 @@ public final class InfoReq {
     public static String name(MemorySegment s, long at) {
         byte[] b = new byte[nameLength(s, at)];
         MemorySegment.copy(s, ValueLayout.JAVA_BYTE, at + 2, b, 0, b.length);
-        return new String(b, java.nio.charset.StandardCharsets.US_ASCII);
+        return new String(b, StandardCharsets.US_ASCII);
     }
 }

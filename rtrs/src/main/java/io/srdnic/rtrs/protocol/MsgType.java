@@ -1,5 +1,7 @@
 package io.srdnic.rtrs.protocol;
 
+import java.lang.foreign.MemorySegment;
+
 /** enum rtrs_msg_types: the le16 type that opens INFO and IO messages. */
 public final class MsgType {
     public static final int INFO_REQ = 0;
@@ -10,7 +12,7 @@ public final class MsgType {
     public static final int RKEY_RSP = 4;
 
     /** The le16 type at {@code at}. */
-    public static int of(java.lang.foreign.MemorySegment s, long at) {
+    public static int of(MemorySegment s, long at) {
         return Wire.u16(s, at);
     }
 

@@ -12,6 +12,7 @@ import io.srdnic.verbs.cm.CmId;
 import io.srdnic.verbs.cm.ConnParam;
 import io.srdnic.verbs.cm.EventChannel;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -34,7 +35,7 @@ public final class RtrsServer implements AutoCloseable {
     private final List<ServerSession> sessions = new ArrayList<>();
     private final Map<CmId, ServerPath> owners = new IdentityHashMap<>();
     /** Closed paths' verbs resources by context, for the next path there: a context cannot destroy a CQ. */
-    private final Map<Context, java.util.ArrayDeque<PathVerbs>> spare = new IdentityHashMap<>();
+    private final Map<Context, ArrayDeque<PathVerbs>> spare = new IdentityHashMap<>();
     private long verbsMade;
     private final byte[] response = new byte[ConRsp.LENGTH];
     private final MemorySegment responseSegment = MemorySegment.ofArray(response);
@@ -136,7 +137,7 @@ public final class RtrsServer implements AutoCloseable {
                 dropIfEmpty(s);
                 return;
             }
-            java.util.ArrayDeque<PathVerbs> free = spare.get(id.context());
+            ArrayDeque<PathVerbs> free = spare.get(id.context());
             PathVerbs verbs = free != null && !free.isEmpty() ? free.pop() : made(new PathVerbs(id.context()));
             p = new ServerPath(s, verbs, ConReq.pathUuidHi(m, 0), ConReq.pathUuidLo(m, 0), cidNum, recon, ++generations);
             s.paths.add(p);
@@ -178,7 +179,8 @@ public final class RtrsServer implements AutoCloseable {
             return;
         }
         if (reason != null) {
-            LOG.log(System.Logger.Level.WARNING, "rtrs server: session " + p.session.name + ": path " + p.generation + " closed: " + reason);
+            LOG.log(System.Logger.Level.WARNING, "rtrs server: session " + p.session.name + ": path " + p.generation
+                    + " closed: " + reason);
         }
         for (CmId id : p.ids) {
             if (id != null) {
@@ -186,7 +188,7 @@ public final class RtrsServer implements AutoCloseable {
             }
         }
         p.close();
-        spare.computeIfAbsent(p.verbs.context, c -> new java.util.ArrayDeque<>()).push(p.verbs);
+        spare.computeIfAbsent(p.verbs.context, c -> new ArrayDeque<>()).push(p.verbs);
         counters.pathsClosed++;
         p.session.paths.remove(p);
         dropIfEmpty(p.session);
@@ -235,7 +237,7 @@ public final class RtrsServer implements AutoCloseable {
                 closePath(p, null);
             }
         }
-        for (java.util.ArrayDeque<PathVerbs> free : spare.values()) {
+        for (ArrayDeque<PathVerbs> free : spare.values()) {
             for (PathVerbs v : free) {
                 v.close();
             }

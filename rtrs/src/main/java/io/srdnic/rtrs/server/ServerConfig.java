@@ -2,6 +2,7 @@ package io.srdnic.rtrs.server;
 
 import io.srdnic.rtrs.link.RcRetry;
 import io.srdnic.rtrs.protocol.Rtrs;
+import java.util.Objects;
 
 /** What a server offers each session (Linux's rtrs_server module parameters and constants), set before {@link RtrsServer#open}. */
 public final class ServerConfig {
@@ -56,7 +57,7 @@ public final class ServerConfig {
 
     /** The RC retry limits each accepted connection is given (through the CM): how long a silent client is waited for. */
     public ServerConfig rcRetry(RcRetry r) {
-        this.rcRetry = java.util.Objects.requireNonNull(r);
+        this.rcRetry = Objects.requireNonNull(r);
         return this;
     }
 }

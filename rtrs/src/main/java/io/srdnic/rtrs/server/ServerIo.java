@@ -2,6 +2,7 @@ package io.srdnic.rtrs.server;
 
 import io.srdnic.rtrs.protocol.Imm;
 import io.srdnic.rtrs.protocol.ReadMsg;
+import io.srdnic.rtrs.protocol.WriteMsg;
 import io.srdnic.verbs.QueuePair;
 import java.lang.foreign.MemorySegment;
 
@@ -40,7 +41,7 @@ public final class ServerIo {
         qp = on;
         pathGeneration = p.generation;
         read = isRead;
-        headerLength = isRead ? ReadMsg.userHeaderLength(chunk, off) : io.srdnic.rtrs.protocol.WriteMsg.userHeaderLength(chunk, off);
+        headerLength = isRead ? ReadMsg.userHeaderLength(chunk, off) : WriteMsg.userHeaderLength(chunk, off);
         headerOffset = off - headerLength;
         dataLength = isRead ? 0 : headerOffset;
         readLength = 0;

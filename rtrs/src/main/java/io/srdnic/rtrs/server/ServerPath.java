@@ -2,6 +2,7 @@ package io.srdnic.rtrs.server;
 
 import io.srdnic.rtrs.link.Heartbeat;
 import io.srdnic.rtrs.link.PathVerbs;
+import io.srdnic.rtrs.protocol.Errno;
 import io.srdnic.rtrs.protocol.Imm;
 import io.srdnic.rtrs.protocol.InfoReq;
 import io.srdnic.rtrs.protocol.InfoRsp;
@@ -166,7 +167,7 @@ final class ServerPath {
         int id = Imm.chunkId(imm, memBits);
         if (check != IoRequestCheck.OK) {
             s.server.counters.badIoRequests++;
-            verbs.sendEmpty(qp, Imm.ioRsp(id, io.srdnic.rtrs.protocol.Errno.EINVAL, false), id);
+            verbs.sendEmpty(qp, Imm.ioRsp(id, Errno.EINVAL, false), id);
             return;
         }
         ServerIo io = s.ios[id];

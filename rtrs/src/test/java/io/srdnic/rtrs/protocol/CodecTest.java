@@ -16,7 +16,7 @@ class CodecTest {
     }
 
     @Test
-    void conReqHasLinuxsLayoutAndRefusesEachMalformation() {
+    void conReqHasLinuxsLayout() {
         ConReq.write(s, 0, 3, 5, 7, 0x0102030405060708L, 0x090A0B0C0D0E0F10L, 0x1112131415161718L, 0x191A1B1C1D1E1F20L, true);
         assertEquals(0, u8(0), "__cma_version left 0 for cma.c");
         assertEquals(0xBD, u8(2), "magic 0x1BBD, little-endian");
@@ -31,6 +31,10 @@ class CodecTest {
         assertEquals(1, u8(44), "first_conn");
         assertEquals(ConReq.OK, ConReq.check(s, 0, 56));
         assertEquals(ConReq.SHORT, ConReq.check(s, 0, 55));
+    }
+
+    @Test
+    void conReqCheckRefusesEachMalformation() {
         ConReq.write(s, 0, 5, 5, 0, 0, 0, 0, 0, false);
         assertEquals(ConReq.BAD_CID, ConReq.check(s, 0, 56), "cid >= cid_num");
         ConReq.write(s, 0, 0, 4097, 0, 0, 0, 0, 0, false);
@@ -100,7 +104,7 @@ class CodecTest {
     }
 
     @Test
-    void immediatesSplitTypeAndPayloadAsLinux() {
+    void immediatesLayOutTheirFieldsAsLinux() {
         assertEquals(0x8000_0000, Imm.heartbeat(), "HB_MSG is type 8");
         assertEquals(0x9000_0000, Imm.heartbeatAck());
         assertEquals(19, Imm.memBits(512), "512 chunks take 9 bits: offsets get 19");

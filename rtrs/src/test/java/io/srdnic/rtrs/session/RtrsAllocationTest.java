@@ -8,6 +8,8 @@ import com.sun.management.ThreadMXBean;
 import io.srdnic.rtrs.client.IoCallback;
 import io.srdnic.rtrs.client.Permit;
 import io.srdnic.rtrs.client.RtrsClient;
+import io.srdnic.rtrs.server.RtrsServerHandler;
+import io.srdnic.rtrs.server.ServerIo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -73,9 +75,9 @@ class RtrsAllocationTest {
     }
 
     /** The test's disk counts tags in a map (boxing): a handler that allocates nothing stands in for it here. */
-    static final class QuietDisk implements io.srdnic.rtrs.server.RtrsServerHandler {
+    static final class QuietDisk implements RtrsServerHandler {
         @Override
-        public void onRequest(io.srdnic.rtrs.server.ServerIo io) {
+        public void onRequest(ServerIo io) {
             io.respond(0);
         }
     }

@@ -1,7 +1,5 @@
 package io.srdnic.rtrs.session;
 
-import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.api.QpType;
 import static io.srdnic.rtrs.session.RtrsSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,24 +9,27 @@ import io.srdnic.rtrs.client.RtrsClient;
 import io.srdnic.rtrs.protocol.ConReq;
 import io.srdnic.rtrs.protocol.ConRsp;
 import io.srdnic.rtrs.protocol.Errno;
-import io.srdnic.rtrs.server.ServerConfig;
 import io.srdnic.rtrs.protocol.Imm;
 import io.srdnic.rtrs.protocol.InfoReq;
 import io.srdnic.rtrs.protocol.InfoRsp;
 import io.srdnic.rtrs.protocol.ReadMsg;
+import io.srdnic.rtrs.server.ServerConfig;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
+import io.srdnic.verbs.Context;
 import io.srdnic.verbs.MemoryRegion;
+import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
-import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.cm.CmEvent;
 import io.srdnic.verbs.cm.CmEventType;
 import io.srdnic.verbs.cm.CmId;
 import io.srdnic.verbs.cm.ConnParam;
 import io.srdnic.verbs.cm.EventChannel;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -159,14 +160,14 @@ class RtrsEstablishmentSimTest {
     }
 
     @Test
-    void shouldAnswerAForgedReadLongerThanItsChunkWithEinvalAndWriteNothing() {
+    void shouldAnswerAForgedReadLongerThanItsChunkWithEinvalWritingNothing() {
         try (RtrsSim sim = new RtrsSim(6, 1, RtrsSim.smallServer(), 1 << 16)) {
             byte[] rsp = new byte[ConRsp.LENGTH];
             Raw service = raw(sim, request(0, 2, 9, true), rsp, null);
             assertEquals(CmEventType.ESTABLISHED, service.end());
             Raw io = raw(sim, request(1, 2, 9, true), rsp, service.pd());
             assertEquals(CmEventType.ESTABLISHED, io.end());
-            MemorySegment mem = java.lang.foreign.Arena.ofAuto().allocate(64 * 1024, 4096);
+            MemorySegment mem = Arena.ofAuto().allocate(64 * 1024, 4096);
             MemoryRegion mr = service.pd().registerMemory(mem, Access.LOCAL_WRITE | Access.REMOTE_WRITE);
             RecvWr recv = new RecvWr();
             recv.wrId(1).sge().set(mr, 0, 512);
@@ -194,7 +195,7 @@ class RtrsEstablishmentSimTest {
             assertEquals(Errno.EINVAL, Imm.errno(wc[0].immediate()));
             assertEquals(0, sim.disk.requests, "never handed to the user");
             assertEquals(1, sim.server.counters().get("bad_io_requests"));
-            assertEquals(-1, mem.asSlice(32 * 1024, 32 * 1024).mismatch(java.lang.foreign.Arena.ofAuto().allocate(32 * 1024)),
+            assertEquals(-1, mem.asSlice(32 * 1024, 32 * 1024).mismatch(Arena.ofAuto().allocate(32 * 1024)),
                 "nothing written to the forger's buffer");
         }
     }
@@ -205,7 +206,7 @@ class RtrsEstablishmentSimTest {
             byte[] rsp = new byte[ConRsp.LENGTH];
             Raw service = raw(sim, request(0, 1, 9, true), rsp, null);
             assertEquals(CmEventType.ESTABLISHED, service.end());
-            MemorySegment mem = java.lang.foreign.Arena.ofAuto().allocate(4096, 64);
+            MemorySegment mem = Arena.ofAuto().allocate(4096, 64);
             MemoryRegion mr = service.pd().registerMemory(mem, Access.LOCAL_WRITE);
             InfoReq.write(mem, 0, "../etc".getBytes());
             SendWr send = new SendWr().opcode(SendWr.OP_SEND).flags(0).numSge(1);

@@ -5,13 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.rtrs.client.Permit;
 import io.srdnic.rtrs.client.PathState;
+import io.srdnic.rtrs.client.Permit;
 import io.srdnic.rtrs.client.RtrsClient;
 import io.srdnic.rtrs.protocol.Errno;
+import io.srdnic.rtrs.server.ServerIo;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
 import org.junit.jupiter.api.Test;
 
 /** A session on the simulator: establishment per the seed's steps, then write and read IO through server chunks. */
@@ -26,7 +28,7 @@ class RtrsIoSimTest {
     }
 
     @Test
-    void shouldConnectTwoPathsAndWriteThenReadBackThroughTheServersChunks() {
+    void shouldWriteThenReadBackOverTwoPathsThroughTheServersChunks() {
         try (RtrsSim sim = new RtrsSim(1, 2, RtrsSim.smallServer(), 1 << 20)) {
             RtrsClient c = sim.connect(RtrsSim.smallClient());
             assertEquals(PathState.CONNECTED, c.state(0));
@@ -79,7 +81,7 @@ class RtrsIoSimTest {
 
     @Test
     void shouldLetTheServersUserAnswerLaterAndHandOutNoMorePermitsThanChunks() {
-        java.util.ArrayDeque<io.srdnic.rtrs.server.ServerIo> held = new java.util.ArrayDeque<>();
+        ArrayDeque<ServerIo> held = new ArrayDeque<>();
         try (RtrsSim sim = new RtrsSim(12, 1, RtrsSim.smallServer(), 1 << 16, held::add)) {
             RtrsClient c = sim.connect(RtrsSim.smallClient());
             Permit[] all = new Permit[16];

@@ -48,9 +48,11 @@ class RtrsPathLogSimTest {
                 + " reconnecting in "), lines.toString());
             assertTrue(has(lines, "WARNING rtrs client sim-client: path 0 (to 10.0.0.3): failover of "), lines.toString());
             assertTrue(has(lines, " IO(s) from path 0 to path 1"), lines.toString());
-            assertTrue(sim.run(() -> has(lines, "connect attempt 2 failed: "), 5000 * MS), "a reconnect attempt while cut fails, and says so");
+            assertTrue(sim.run(() -> has(lines, "connect attempt 2 failed: "), 5000 * MS),
+                    "a reconnect attempt while cut fails, and says so");
             assertTrue(has(lines, "INFO rtrs client sim-client: path 0 (to 10.0.0.3): reconnecting (attempt 2)"), lines.toString());
-            assertTrue(sim.run(() -> has(lines, "WARNING rtrs server: session sim-client: path 1 closed: HB missed max reached"), 5000 * MS),
+            assertTrue(sim.run(() ->
+                    has(lines, "WARNING rtrs server: session sim-client: path 1 closed: HB missed max reached"), 5000 * MS),
                 lines.toString());
             sim.cut(0, false);
             assertTrue(sim.run(c::connected, 5000 * MS));

@@ -66,7 +66,7 @@ class RtrsRingTest {
     }
 
     @Test
-    void shouldConnectAndMoveTheBiggestIoBothWaysOverRealDpdk() {
+    void shouldMoveTheBiggestIoBothWaysOverRealDpdk() {
         Context client = Context.open(Device.dpdk(link.a(), pool), new ContextConfig().mode(ThreadingMode.INVOKER).ip(0x0A000001));
         Context server = Context.open(Device.dpdk(link.b(), pool), new ContextConfig().mode(ThreadingMode.INVOKER).ip(0x0A000002));
         MemoryDisk disk = new MemoryDisk(8 << 20);

@@ -7,6 +7,7 @@ import io.srdnic.rtrs.client.ClientConfig;
 import io.srdnic.rtrs.client.PathAddress;
 import io.srdnic.rtrs.client.RtrsClient;
 import io.srdnic.rtrs.server.RtrsServer;
+import io.srdnic.rtrs.server.RtrsServerHandler;
 import io.srdnic.rtrs.server.ServerConfig;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
@@ -38,7 +39,7 @@ final class RtrsSim implements AutoCloseable {
     }
 
     /** As above, with {@code handler} answering instead of the memory disk (which stays, unused). */
-    RtrsSim(long seed, int links, ServerConfig serverConfig, int diskBytes, io.srdnic.rtrs.server.RtrsServerHandler handler) {
+    RtrsSim(long seed, int links, ServerConfig serverConfig, int diskBytes, RtrsServerHandler handler) {
         world = new SimWorld(seed, 4, LinkConfig.DEFAULT);
         for (int i = 0; i < links; i++) {
             clientLinks.add(Context.open(Device.sim(world)));

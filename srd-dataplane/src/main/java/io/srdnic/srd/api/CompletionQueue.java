@@ -1,5 +1,8 @@
 package io.srdnic.srd.api;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * A single-producer single-consumer ring of work completions, struct-of-arrays so pushing and
  * polling allocate nothing. The dataplane thread pushes; the application polls, on the same thread
@@ -22,12 +25,12 @@ public final class CompletionQueue {
     private final int[] qpn;
     private final int[] sourceQpn;
     private final int[] sourceIp;
-    private static final java.lang.invoke.VarHandle HEAD;
-    private static final java.lang.invoke.VarHandle TAIL;
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
 
     static {
         try {
-            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
             HEAD = lookup.findVarHandle(CompletionQueue.class, "head", long.class);
             TAIL = lookup.findVarHandle(CompletionQueue.class, "tail", long.class);
         } catch (ReflectiveOperationException e) {
@@ -85,7 +88,8 @@ public final class CompletionQueue {
         int n = 0;
         while (n < max && h < t) {
             int i = (int) (h & mask);
-            sink.onCompletion(wrId[i], status[i], opcode[i], byteLength[i], hasImmediate[i], immediate[i], qpn[i], sourceQpn[i], sourceIp[i]);
+            sink.onCompletion(wrId[i], status[i], opcode[i], byteLength[i], hasImmediate[i], immediate[i], qpn[i],
+                    sourceQpn[i], sourceIp[i]);
             h++;
             n++;
         }

@@ -16,7 +16,10 @@ public final class SendOpcode {
      * local 8-byte buffer either way (IBV_WR_ATOMIC_CMP_AND_SWP).
      */
     public static final int ATOMIC_CMP_SWAP = 5;
-    /** RC only: adds an operand to the 8 bytes at the remote address atomically; the original value lands in the local buffer (IBV_WR_ATOMIC_FETCH_AND_ADD). */
+    /**
+     * RC only: adds an operand to the 8 bytes at the remote address atomically; the original value
+     * lands in the local buffer (IBV_WR_ATOMIC_FETCH_AND_ADD).
+     */
     public static final int ATOMIC_FETCH_ADD = 6;
     /** An atomic's operand and result size: IBTA atomics act on one 64-bit word, 8-byte aligned. */
     public static final int ATOMIC_SIZE = 8;

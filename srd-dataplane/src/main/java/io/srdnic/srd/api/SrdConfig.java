@@ -1,7 +1,10 @@
 package io.srdnic.srd.api;
 
 import io.srdnic.srd.wire.FrameLayout;
+import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
+import io.srdnic.srd.wire.SrdPort;
+import java.util.List;
 
 /**
  * Every knob of one SRD transport, with its default. Set fields with the fluent setters, then
@@ -18,7 +21,7 @@ public final class SrdConfig {
      * selective ack after it). A wider window would let RACK call received packets lost whenever
      * more than that many are in flight past one loss, and retransmit them en masse.
      */
-    public static final int MAX_WINDOW = io.srdnic.srd.wire.SrdAck.SACK_BITS;
+    public static final int MAX_WINDOW = SrdAck.SACK_BITS;
     /** Bounds on the tables, so no configuration (or peer) can make one transport hold unbounded memory. */
     public static final int MAX_CONTEXTS = 65536;
     public static final int MAX_QPS = 65535;
@@ -29,13 +32,16 @@ public final class SrdConfig {
     public static final long MAX_TIME_NANOS = 3_600_000_000_000L;
 
     int mtu = DEFAULT_MTU;
-    int udpPort = io.srdnic.srd.wire.SrdPort.DEFAULT;
+    int udpPort = SrdPort.DEFAULT;
     boolean udpChecksum = true;
     boolean delayedAck = true;
     int ackEvery = 16;
     int localIp = 0x0A00_0001;
     int paths = 16;
-    /** Paths an RC QP sprays over: the responder's reorder buffer keeps delivery in order; 1 pins each QP to one path. 0: {@link #paths}. */
+    /**
+     * Paths an RC QP sprays over: the responder's reorder buffer keeps delivery in order; 1 pins
+     * each QP to one path. 0: {@link #paths}.
+     */
     int rcPaths = 0;
     long rtoInitialNanos = 1_000_000;
     long rtoMinNanos = 50_000;
@@ -240,7 +246,7 @@ public final class SrdConfig {
     }
 
     /** The knobs {@link #set} takes by name (the CLI's {@code --set KEY=VALUE}), with their units. */
-    public static final java.util.List<String> KEYS = java.util.List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "ack-every", "paths", "rc-paths",
+    public static final List<String> KEYS = List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "ack-every", "paths", "rc-paths",
         "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
         "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
         "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst", "rc-held-packets");

@@ -32,7 +32,10 @@ public final class WcStatus {
      * protection domain, out of its bounds, a missing access flag, or deregistered meanwhile.
      */
     public static final int REMOTE_ACCESS_ERROR = 11;
-    /** RC: a packet went unacknowledged through retry_cnt retransmissions and the local ACK timeout (IBV_WC_RETRY_EXC_ERR); the QP is in ERROR. */
+    /**
+     * RC: a packet went unacknowledged through retry_cnt retransmissions and the local ACK timeout
+     * (IBV_WC_RETRY_EXC_ERR); the QP is in ERROR.
+     */
     public static final int RETRY_EXCEEDED_ERROR = 12;
     /** RC: the responder kept answering RNR NAK past rnr_retry (IBV_WC_RNR_RETRY_EXC_ERR); the QP is in ERROR. */
     public static final int RNR_RETRY_EXCEEDED_ERROR = 13;

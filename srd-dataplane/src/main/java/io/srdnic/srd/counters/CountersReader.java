@@ -1,6 +1,32 @@
 package io.srdnic.srd.counters;
 
-import static io.srdnic.srd.counters.CountersLayout.*;
+import static io.srdnic.srd.counters.CountersLayout.ALLOCATED;
+import static io.srdnic.srd.counters.CountersLayout.CAPACITY_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.HEADER_LENGTH;
+import static io.srdnic.srd.counters.CountersLayout.HEARTBEAT_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.KEY_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.LABEL_LENGTH_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.LABEL_MAX;
+import static io.srdnic.srd.counters.CountersLayout.LABEL_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.MAGIC;
+import static io.srdnic.srd.counters.CountersLayout.MAGIC_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.NAME_LENGTH_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.NAME_MAX;
+import static io.srdnic.srd.counters.CountersLayout.NAME_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.PID_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.REFUSED_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.START_TIME_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.STATE_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.TYPE_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.UNUSED;
+import static io.srdnic.srd.counters.CountersLayout.VALUE_LENGTH;
+import static io.srdnic.srd.counters.CountersLayout.VERSION;
+import static io.srdnic.srd.counters.CountersLayout.VERSION_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.WRITER_CLOSED;
+import static io.srdnic.srd.counters.CountersLayout.WRITER_STATE_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.fileLength;
+import static io.srdnic.srd.counters.CountersLayout.metadataOffset;
+import static io.srdnic.srd.counters.CountersLayout.valuesOffset;
 
 import java.io.IOException;
 import java.lang.foreign.Arena;

@@ -1,6 +1,33 @@
 package io.srdnic.srd.counters;
 
-import static io.srdnic.srd.counters.CountersLayout.*;
+import static io.srdnic.srd.counters.CountersLayout.ALLOCATED;
+import static io.srdnic.srd.counters.CountersLayout.CAPACITY_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.FREED;
+import static io.srdnic.srd.counters.CountersLayout.HEARTBEAT_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.KEY_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.LABEL_LENGTH_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.LABEL_MAX;
+import static io.srdnic.srd.counters.CountersLayout.LABEL_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.MAGIC;
+import static io.srdnic.srd.counters.CountersLayout.MAGIC_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.NAME_LENGTH_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.NAME_MAX;
+import static io.srdnic.srd.counters.CountersLayout.NAME_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.PID_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.REFUSED_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.REUSE_DEADLINE_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.START_TIME_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.STATE_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.TYPE_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.VALUE_LENGTH;
+import static io.srdnic.srd.counters.CountersLayout.VERSION;
+import static io.srdnic.srd.counters.CountersLayout.VERSION_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.WRITER_CLOSED;
+import static io.srdnic.srd.counters.CountersLayout.WRITER_LIVE;
+import static io.srdnic.srd.counters.CountersLayout.WRITER_STATE_OFFSET;
+import static io.srdnic.srd.counters.CountersLayout.fileLength;
+import static io.srdnic.srd.counters.CountersLayout.metadataOffset;
+import static io.srdnic.srd.counters.CountersLayout.valuesOffset;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,6 +35,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -81,12 +109,13 @@ public final class CountersWriter implements AutoCloseable {
             Arena arena = Arena.ofShared();
             MemorySegment map;
             Files.deleteIfExists(made); // our own pid's half-made copy (a link there is removed, not followed)
-            try (FileChannel channel = FileChannel.open(made, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+            try (FileChannel channel = FileChannel.open(made, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE,
                 LinkOption.NOFOLLOW_LINKS)) {
                 // By name but without following (the JDK opens it O_NOFOLLOW and fchmods the descriptor): the umask plays no part.
                 Files.getFileAttributeView(made, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
                     .setPermissions(PosixFilePermissions.fromString(MODE));
-                channel.write(java.nio.ByteBuffer.allocate(1), length - 1); // the file's full length, zero-filled (sparse)
+                channel.write(ByteBuffer.allocate(1), length - 1); // the file's full length, zero-filled (sparse)
                 map = channel.map(FileChannel.MapMode.READ_WRITE, 0, length, arena);
             }
             long now = System.currentTimeMillis();

@@ -3,7 +3,9 @@ package io.srdnic.srd.counters;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.ParseError;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** What one transport counted. Plain fields written by its thread; {@link #snapshot()} for reports. */
@@ -76,7 +78,10 @@ public final class SrdCounters {
     public long rcForeign;
     /** RC packets that arrived ahead of the expected PSN and waited in the reorder buffer. */
     public long rcHeldEarly;
-    /** Early RC/SRC packets not held because the transport's reorder pool (rc-held-packets) was full: dropped unacknowledged, sent again. */
+    /**
+     * Early RC/SRC packets not held because the transport's reorder pool (rc-held-packets) was
+     * full: dropped unacknowledged, sent again.
+     */
     public long rcHeldPoolFull;
     /** RC QPs failed with RETRY_EXCEEDED. */
     public long rcRetryExceeded;
@@ -155,7 +160,7 @@ public final class SrdCounters {
     private static final String[] NAMES = allNames();
 
     private static String[] allNames() {
-        java.util.List<String> n = new java.util.ArrayList<>(java.util.List.of(SCALARS));
+        List<String> n = new ArrayList<>(List.of(SCALARS));
         for (ParseError e : ParseError.VALUES) {
             n.add("parse_" + e.name().toLowerCase());
         }

@@ -38,7 +38,8 @@ public final class SrdParser {
                 || payload < PacketType.extendedHeaderLength(type)) {
                 return Ipv4UdpFrame.fail(ParseError.BAD_LENGTH);
             }
-            if (Integer.compareUnsigned(SrdHeader.sourceQpn(m), MAX_QPN) > 0 || Integer.compareUnsigned(SrdHeader.destinationQpn(m), MAX_QPN) > 0) {
+            if (Integer.compareUnsigned(SrdHeader.sourceQpn(m), MAX_QPN) > 0
+                    || Integer.compareUnsigned(SrdHeader.destinationQpn(m), MAX_QPN) > 0) {
                 return Ipv4UdpFrame.fail(ParseError.OUT_OF_RANGE);
             }
             return type;

@@ -21,7 +21,7 @@ class CountersConcurrentReadTest {
     Path dir;
 
     @Test
-    void shouldReadOnlyWholeValuesAndMatchingLabelsWhileTheWriterRuns() throws Exception {
+    void shouldReadOnlyConsistentRecordsWhileTheWriterRuns() throws Exception {
         Path file = dir.resolve("busy.counters");
         int steady = 32;
         AtomicBoolean stop = new AtomicBoolean();

@@ -22,7 +22,7 @@ class CountersFileTest {
     Path dir;
 
     @Test
-    void shouldReadBackLabelsTypesKeysAndValues() {
+    void shouldReadBackEveryFieldOfACounter() {
         Path file = dir.resolve("a.counters");
         try (CountersWriter w = CountersWriter.create(file, "test writer", 64)) {
             int tx = w.allocate(CountersLayout.COUNTER, "device=d1 tx_data", 0);
@@ -90,7 +90,7 @@ class CountersFileTest {
     }
 
     @Test
-    void shouldRefuseCountersBeyondCapacityAndIgnoreTheirStores() {
+    void shouldRefuseCountersBeyondCapacityIgnoringTheirStores() {
         Path file = dir.resolve("e.counters");
         try (CountersWriter w = CountersWriter.create(file, "w", 2); CountersReader r = CountersReader.open(file).orElseThrow()) {
             w.allocate(CountersLayout.COUNTER, "a", 0);
@@ -106,7 +106,8 @@ class CountersFileTest {
     @Test
     void shouldRejectALabelTooLongForItsRecord() {
         try (CountersWriter w = CountersWriter.create(dir.resolve("f.counters"), "w", 2)) {
-            assertThrows(IllegalArgumentException.class, () -> w.allocate(CountersLayout.COUNTER, "x".repeat(CountersLayout.LABEL_MAX + 1), 0));
+            assertThrows(IllegalArgumentException.class, () -> w.allocate(CountersLayout.COUNTER,
+                    "x".repeat(CountersLayout.LABEL_MAX + 1), 0));
         }
     }
 

@@ -52,7 +52,10 @@ final class FuzzFrames {
     static final int SRD = 42;
     static final int SRD_HEADER = 48;
     static final int ACK_HEADER = 72;
-    /** The RDMA extended header of RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ, and READ_RESPONSE's: after the 48 bytes, counted in the payload length. */
+    /**
+     * The RDMA extended header of RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ, and
+     * READ_RESPONSE's: after the 48 bytes, counted in the payload length.
+     */
     static final int RDMA_HEADER = 24;
     static final int READ_RESPONSE_HEADER = 16;
     /** The atomic requests' extended header (ATOMIC_CMP_SWAP, ATOMIC_FETCH_ADD): address, rkey, reserved, swap or add, compare. */
@@ -229,7 +232,6 @@ final class FuzzFrames {
         put16(f, UDP_CHECKSUM, 0);
     }
 
-    /** The Ethernet/IPv4/UDP headers of {@code f} are what {@code Ipv4UdpFrame.write} documents for these arguments. */
     /**
      * A frame the codecs wrote (in {@code m}, its bytes {@code f}) parses to {@code expected} (a
      * type or an error code) by the parser and by the reference parser alike, checks back to its
@@ -297,7 +299,8 @@ final class FuzzFrames {
             case 10 -> "ATOMIC_CMP_SWAP";
             default -> "ATOMIC_FETCH_ADD";
         });
-        sb.append(String.format(" %s -> %s (mac %012x, udp %d) srcCtx %08x dstCtx %08x epoch %08x", ipv4(s32(f, IP_SRC)), ipv4(s32(f, IP_DST)),
+        sb.append(String.format(" %s -> %s (mac %012x, udp %d) srcCtx %08x dstCtx %08x epoch %08x", ipv4(s32(f, IP_SRC)),
+                ipv4(s32(f, IP_DST)),
             mac(f, 6), u16(f, UDP_SRC_PORT), s32(f, SRD + 4), s32(f, SRD + 8), s32(f, SRD + 12)));
         if (type == 5) {
             sb.append(String.format(" cumPsn %08x echoedEpoch %08x trigger %08x ts %+d sack %016x %016x %016x %016x drops %d",
@@ -307,7 +310,8 @@ final class FuzzFrames {
                 sb.append(String.format(" [%08x r%d]", s32(f, SRD + ACK_HEADER + 8 * i), u8(f, SRD + ACK_HEADER + 8 * i + 4)));
             }
         } else {
-            sb.append(String.format(" flags %02x psn %08x sendBase %08x qpn %d -> %d qkey %08x payload %d", u8(f, SRD + 1), s32(f, SRD + 16),
+            sb.append(String.format(" flags %02x psn %08x sendBase %08x qpn %d -> %d qkey %08x payload %d", u8(f, SRD + 1),
+                    s32(f, SRD + 16),
                 s32(f, SRD + 20), s32(f, SRD + 24), s32(f, SRD + 28), s32(f, SRD + 32), u16(f, SRD + 2)));
             int at = SRD + SRD_HEADER;
             if (extendedHeaderLength(type) == RDMA_HEADER) {

@@ -17,8 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.srdnic.pmd.Mbuf;
-import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.AtomicHeader;
+import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
@@ -27,6 +27,7 @@ import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdParser;
+import java.util.Arrays;
 import java.util.HexFormat;
 import org.junit.jupiter.api.AfterAll;
 
@@ -56,7 +57,7 @@ class ParseFuzzTest {
     void parserAnswersLikeTheSpecAndReadsOnlyTheFrame(FuzzedDataProvider data) {
         RUN.count();
         byte[] f = FRAME;
-        java.util.Arrays.fill(f, (byte) 0);
+        Arrays.fill(f, (byte) 0);
         int mode = data.consumeInt(0, 3);
         int segments = mode == 3 ? data.consumeInt(0, 0xFFFF) : 1;
         int length = switch (mode) {
@@ -234,7 +235,8 @@ class ParseFuzzTest {
             assertEquals(s32(f, SRD + 36), SrdHeader.immediate(M));
             assertEquals(s64(f, SRD + 40), SrdHeader.timestamp(M));
             if (payload > 0) {
-                assertEquals(f[SRD + SRD_HEADER + payload - 1], M.getByte(SrdHeader.PAYLOAD_OFFSET + payload - 1), "the payload's last byte");
+                assertEquals(f[SRD + SRD_HEADER + payload - 1], M.getByte(SrdHeader.PAYLOAD_OFFSET + payload - 1),
+                        "the payload's last byte");
             }
             checkExtendedHeader(f, type, payload);
         }

@@ -12,6 +12,8 @@ import io.srdnic.srd.wire.SrdHeader;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 
 /**
@@ -111,7 +113,7 @@ class ReceivePathFuzzTest {
                 String what = e instanceof Violation ? e.getMessage()
                     : "RECEIVE-PATH VIOLATION: an exception escaped the transport: " + e;
                 throw new AssertionError(what + "\nlast forged frames (newest last; victim 10.0.0.1, peers 10.0.0.2 and 10.0.0.3):\n"
-                    + recent.stream().map(Recent::toString).collect(java.util.stream.Collectors.joining("\n")), e);
+                    + recent.stream().map(Recent::toString).collect(Collectors.joining("\n")), e);
             }
         }
 
@@ -214,9 +216,9 @@ class ReceivePathFuzzTest {
             }
         }
 
-        private static String nonZero(java.util.Map<String, Long> counters) {
+        private static String nonZero(Map<String, Long> counters) {
             return counters.entrySet().stream().filter(e -> e.getValue() != 0).map(e -> e.getKey() + "=" + e.getValue())
-                .collect(java.util.stream.Collectors.joining(" "));
+                .collect(Collectors.joining(" "));
         }
 
         private void note(String what) {

@@ -1,7 +1,6 @@
 package io.srdnic.srd.fuzz;
 
 import static io.srdnic.srd.fuzz.FuzzFrames.ACK_HEADER;
-import static io.srdnic.srd.fuzz.FuzzFrames.MTU;
 import static io.srdnic.srd.fuzz.FuzzFrames.PORT;
 import static io.srdnic.srd.fuzz.FuzzFrames.SRD;
 import static io.srdnic.srd.fuzz.FuzzFrames.s32;

@@ -60,7 +60,7 @@ class ChecksumsTest {
     }
 
     @Test
-    void shouldSumEveryLengthAndOffsetAsRfc1071Does() {
+    void shouldSumAtEveryLengthOrOffsetAsRfc1071Does() {
         SplittableRandom random = new SplittableRandom(1071);
         for (int i = 0; i < 9_100; i++) {
             m.putByte(i, (byte) random.nextInt(256));

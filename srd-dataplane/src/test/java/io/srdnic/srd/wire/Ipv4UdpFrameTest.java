@@ -9,6 +9,7 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimBufferPool;
 import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.AfterEach;
@@ -62,7 +63,7 @@ class Ipv4UdpFrameTest {
         SrdHeader.qkey(m, 0x1111_1111);
         SrdHeader.immediate(m, 0);
         SrdHeader.timestamp(m, 0x0102_0304_0506_0708L);
-        byte[] hello = "hello".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < hello.length; i++) {
             m.putByte(SrdHeader.PAYLOAD_OFFSET + i, hello[i]);
         }
@@ -75,7 +76,7 @@ class Ipv4UdpFrameTest {
     }
 
     @Test
-    void shouldWriteEveryHeaderFieldAndValidChecksums() {
+    void shouldWriteEveryHeaderFieldWithValidChecksums() {
         SplittableRandom random = new SplittableRandom(1071);
         for (int round = 0; round < 5_000; round++) {
             long srcMac = random.nextLong() >>> 16;
@@ -156,7 +157,7 @@ class Ipv4UdpFrameTest {
     }
 
     @Test
-    void shouldPadShortFramesToSixtyBytesWithZerosAndStillParseThem() {
+    void shouldPadShortFramesToSixtyBytesOfZerosThatStillParse() {
         for (int srdLength = 0; srdLength <= 18; srdLength++) {
             for (int i = 0; i < 64; i++) {
                 m.putByte(i, (byte) 0xEE);                   // garbage where the padding goes

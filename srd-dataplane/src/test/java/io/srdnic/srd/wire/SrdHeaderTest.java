@@ -64,7 +64,7 @@ class SrdHeaderTest {
     }
 
     @Test
-    void shouldRoundTripVersionAndEveryType() {
+    void shouldRoundTripTheVersionWithEveryType() {
         for (int type = 0; type < 16; type++) {
             SrdHeader.versionAndType(m, type);
             assertEquals(SrdHeader.VERSION, SrdHeader.version(m));
@@ -77,7 +77,7 @@ class SrdHeaderTest {
     }
 
     @Test
-    void shouldRoundTripFlagsAndPayloadLength() {
+    void shouldRoundTripTheFlagsWithThePayloadLength() {
         for (int flags = 0; flags < 256; flags++) {
             SrdHeader.flags(m, flags);
             assertEquals(flags, SrdHeader.flags(m));
@@ -182,7 +182,8 @@ class SrdHeaderTest {
 
     private void assertBigEndian(int fieldOffset, int value) {
         for (int i = 0; i < 4; i++) {
-            assertEquals((byte) (value >>> (24 - 8 * i)), m.getByte(SRD_OFFSET + fieldOffset + i), "byte " + i + " of field at " + fieldOffset);
+            assertEquals((byte) (value >>> (24 - 8 * i)), m.getByte(SRD_OFFSET + fieldOffset + i), "byte " + i
+                    + " of field at " + fieldOffset);
         }
     }
 }

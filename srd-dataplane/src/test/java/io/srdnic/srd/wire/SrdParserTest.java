@@ -70,7 +70,7 @@ class SrdParserTest {
     }
 
     @Test
-    void shouldAcceptSendWithImmediateAndTheRdmaTypesWithTheirExtendedHeaders() {
+    void shouldAcceptTheTypesWithExtendedHeaders() {
         WireFrames.writeData(m, PacketType.SEND_WITH_IMM, 12, true, 1);
         assertEquals(PacketType.SEND_WITH_IMM, parse());
         WireFrames.writeData(m, PacketType.SEND_WITH_IMM, 0, true, 2);
@@ -117,7 +117,7 @@ class SrdParserTest {
     }
 
     @Test
-    void shouldAcceptProbesAndProbeReplies() {
+    void shouldAcceptBothProbeTypes() {
         WireFrames.writeData(m, PacketType.PROBE, 0, true, 5);
         assertEquals(PacketType.PROBE, parse());
         WireFrames.writeData(m, PacketType.PROBE_REPLY, 0, false, 6);
@@ -147,7 +147,7 @@ class SrdParserTest {
     // ---- truncated -------------------------------------------------------------------------------
 
     @Test
-    void shouldRejectAFrameCutShorterThanEthernetIpv4AndUdpAsTruncated() {
+    void shouldRejectAFrameCutShorterThanItsL2ToL4HeadersAsTruncated() {
         for (int kind = 0; kind < 7; kind++) {
             int length = WireFrames.writeValid(m, kind, true, kind);
             for (int cut = 0; cut < FrameLayout.L2_L4_LENGTH; cut++) {
@@ -212,7 +212,7 @@ class SrdParserTest {
     }
 
     @Test
-    void shouldRejectIpv4WithOptionsAndOtherIpVersions() {
+    void shouldRejectIpv4WithOptionsOrAnotherIpVersion() {
         for (int versionIhl : new int[] {0x46, 0x4F, 0x44, 0x40, 0x65, 0x55, 0x05}) {
             WireFrames.writeData(m, PacketType.SEND, 10, true, 11);
             m.putByte(14, (byte) versionIhl);

@@ -17,8 +17,10 @@ import io.srdnic.srd.transport.SrqAttributes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -80,11 +82,13 @@ public final class AllToAllSimulation {
             .maxContexts(Math.max(64, 2 * nodes));
         int frameRoom = Math.max(256, hostConfig.mtu() + SrdConfig.FRAME_OVERHEAD);
         try (Arena arena = Arena.ofConfined();
-             SimNetwork network = SrdSimulation.network(links, SrdSimulation.accessLink(links), SrdSimulation.fabricPath(links), frameRoom)) {
+             SimNetwork network = SrdSimulation.network(links, SrdSimulation.accessLink(links),
+                     SrdSimulation.fabricPath(links), frameRoom)) {
             Cluster c = new Cluster(transport, nodes, jobs, size, arena);
             SplittableRandom seeds = new SplittableRandom(links.seed());
             for (int n = 0; n < nodes; n++) {
-                c.hosts[n] = new SrdTransport(wrap.apply(network.addHost(SimHost.mac(n))), hostConfig.copy().localIp(SimHost.ip(n)), seeds.nextInt() | 1,
+                c.hosts[n] = new SrdTransport(wrap.apply(network.addHost(SimHost.mac(n))), hostConfig.copy().localIp(SimHost.ip(n)),
+                        seeds.nextInt() | 1,
                     seeds.nextLong());
             }
             try {
@@ -108,7 +112,7 @@ public final class AllToAllSimulation {
             System.gc();
         }
         long direct = 0;
-        for (java.lang.management.BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)) {
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
             direct += pool.getName().equals("direct") ? pool.getMemoryUsed() : 0;
         }
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() + direct;
@@ -253,7 +257,7 @@ public final class AllToAllSimulation {
                         qp.modify(QpState.RTS, 0);
                         qp.rnrRetry(7);
                         srdQpn[n][j] = qp.qpn();
-                        java.util.Arrays.fill(out, qp);
+                        Arrays.fill(out, qp);
                     }
                 }
                 qpCount[n] += transport == Transport.SRD ? 1 : out.length;
@@ -324,7 +328,8 @@ public final class AllToAllSimulation {
             }
             long end = network.clock().now();
             if (sendsDone < messages || delivered < messages) {
-                failures.add(String.format(Locale.ROOT, "unfinished: %d of %d sends completed, %d delivered", sendsDone, messages, delivered));
+                failures.add(String.format(Locale.ROOT, "unfinished: %d of %d sends completed, %d delivered", sendsDone,
+                        messages, delivered));
             }
             stateBytes = Math.max(0, liveHeap() - heapBefore);
             long contexts = 0;
@@ -371,7 +376,8 @@ public final class AllToAllSimulation {
                 int rc = switch (transport) {
                     case RC -> hosts[n].postSend(sendQp[n][j][targetIndex(n, m, k)], 0, 0, 0, wrId, SendOpcode.SEND_WITH_IMM, source, at,
                         size, sender, 0, 0, true);
-                    case SRC -> hosts[n].postSrc(sendQp[n][j][targetIndex(n, m, k)], k + 1, wrId, SendOpcode.SEND_WITH_IMM, source, at, size,
+                    case SRC -> hosts[n].postSrc(sendQp[n][j][targetIndex(n, m, k)], k + 1, wrId, SendOpcode.SEND_WITH_IMM,
+                            source, at, size,
                         sender, 0, 0, true);
                     case SRD -> hosts[n].postSend(sendQp[n][j][0], ah[n][m], srdQpn[m][k], QKEY, wrId, SendOpcode.SEND_WITH_IMM, source, at,
                         size, sender, 0, 0, true);
@@ -403,7 +409,8 @@ public final class AllToAllSimulation {
 
         private void received(int n, int j, long wr, int status, int length, int sender) {
             if (status != WcStatus.SUCCESS || length != size || sender < 0 || sender >= nodes * jobs || sender / jobs == n) {
-                failures.add("node " + n + " job " + j + ": a receive completed " + WcStatus.name(status) + ", " + length + " B from " + sender);
+                failures.add("node " + n + " job " + j + ": a receive completed " + WcStatus.name(status) + ", " + length
+                        + " B from " + sender);
                 return;
             }
             if (got[n][j][sender]++ != 0) {

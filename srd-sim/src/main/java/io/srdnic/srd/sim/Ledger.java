@@ -5,7 +5,9 @@ import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -83,16 +85,16 @@ final class Ledger {
 
     void expect(int sender, long quota) {
         if (kind.length <= sender) {
-            kind = java.util.Arrays.copyOf(kind, sender + 1);
-            status = java.util.Arrays.copyOf(status, sender + 1);
-            deliveries = java.util.Arrays.copyOf(deliveries, sender + 1);
-            flags = java.util.Arrays.copyOf(flags, sender + 1);
-            target = java.util.Arrays.copyOf(target, sender + 1);
+            kind = Arrays.copyOf(kind, sender + 1);
+            status = Arrays.copyOf(status, sender + 1);
+            deliveries = Arrays.copyOf(deliveries, sender + 1);
+            flags = Arrays.copyOf(flags, sender + 1);
+            target = Arrays.copyOf(target, sender + 1);
         }
         int n = Math.toIntExact(quota);
         kind[sender] = new byte[n];
         status[sender] = new byte[n];
-        java.util.Arrays.fill(status[sender], NOT_COMPLETED);
+        Arrays.fill(status[sender], NOT_COMPLETED);
         deliveries[sender] = new byte[n];
         flags[sender] = new byte[n];
         target[sender] = new short[n];
@@ -297,7 +299,7 @@ final class Ledger {
 
     void note(String format, Object... args) {
         if (notes.size() < MAX_NOTES) {
-            notes.add(String.format(java.util.Locale.ROOT, format, args));
+            notes.add(String.format(Locale.ROOT, format, args));
         } else if (notes.size() == MAX_NOTES) {
             notes.add("...");
         }

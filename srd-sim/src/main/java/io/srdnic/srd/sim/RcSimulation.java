@@ -111,7 +111,10 @@ public final class RcSimulation {
         final CompletionQueue unusedCq = new CompletionQueue(DEPTH * 2);
         final int size;
         final int slot;
-        /** Host 0: one slot of {@code size} per outstanding message (send and write source, read destination), 8 bytes per atomic answer. */
+        /**
+         * Host 0: one slot of {@code size} per outstanding message (send and write source, read
+         * destination), 8 bytes per atomic answer.
+         */
         final MemorySegment source;
         final MemorySegment answers;
         /** Host 1: receive slots, the region (write slots, read area, the atomic word) and its key. */
@@ -137,7 +140,10 @@ public final class RcSimulation {
         long receivesCompleted;
         /** Receive-consuming messages posted: their indices in order, DEPTH at most outstanding. */
         final long[] consumer = new long[DEPTH * 4];
-        /** The receive an rnr message is to consume (-1: none): withheld, and those after it, until host 1's NAK count passes naksBefore. */
+        /**
+         * The receive an rnr message is to consume (-1: none): withheld, and those after it, until
+         * host 1's NAK count passes naksBefore.
+         */
         long withheldReceive = -1;
         long naksBefore;
 
@@ -217,7 +223,8 @@ public final class RcSimulation {
             Map<String, Long> counters = new LinkedHashMap<>();
             ca.snapshot().forEach((k, v) -> counters.merge(k, v, Long::sum));
             cb.snapshot().forEach((k, v) -> counters.merge(k, v, Long::sum));
-            return new Report(s.messages(), ok, errors, List.copyOf(failures), cb.dropsSent[DropReason.RNR], cb.readsDeferred + cb.atomicsDeferred,
+            return new Report(s.messages(), ok, errors, List.copyOf(failures), cb.dropsSent[DropReason.RNR], cb.readsDeferred
+                    + cb.atomicsDeferred,
                 ca.txRetransmits + cb.txRetransmits, (end - start) / 1000, counters);
         }
 

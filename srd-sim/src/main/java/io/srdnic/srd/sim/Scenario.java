@@ -81,7 +81,8 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
         }
         if (size < 8 && ops.contains(SimOp.SEND)) {
             // Without immediate data the receiver can only tell which message a SEND is by its first 8 bytes.
-            throw new IllegalArgumentException("--ops send needs --size 8 or more: a SEND carries its sequence number in its first 8 bytes");
+            throw new IllegalArgumentException("--ops send needs --size 8 or more: a SEND carries its sequence number in its first 8 "
+                    + "bytes");
         }
         ops = List.copyOf(ops);
     }

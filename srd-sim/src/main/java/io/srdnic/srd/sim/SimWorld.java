@@ -19,7 +19,10 @@ final class SimWorld {
     final boolean sinks;
     /** Whether every host needs a UD QP ({@code --ops ud}). */
     final boolean datagrams;
-    /** What the RDMA operations must leave in memory, when the run has any ({@code --ops rdma-*}; the hosts then register a region); else null. */
+    /**
+     * What the RDMA operations must leave in memory, when the run has any ({@code --ops rdma-*};
+     * the hosts then register a region); else null.
+     */
     final RdmaChecks rdma;
     int nextUid = 1;
     /** Sends completed or orphaned so far. */

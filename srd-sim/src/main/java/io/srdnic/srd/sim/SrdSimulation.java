@@ -13,9 +13,13 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.function.Function;
 import org.HdrHistogram.Histogram;
@@ -144,7 +148,7 @@ public final class SrdSimulation {
     static List<Disruption> disruptions(Scenario s) {
         Scenario.Events e = s.events();
         SplittableRandom r = new SplittableRandom(s.seed() ^ 0x5DEECE66DL);
-        List<Disruption> list = new java.util.ArrayList<>();
+        List<Disruption> list = new ArrayList<>();
         for (int i = 0; i < e.qpDestroys(); i++) {
             list.add(new Disruption(Disruption.Kind.QP_DESTROY, r.nextInt(s.hosts()), point(s, r), r.nextLong(MAX_QP_RECREATE_NANOS + 1)));
         }
@@ -164,7 +168,7 @@ public final class SrdSimulation {
             int host = s.incast() ? 1 + r.nextInt(s.hosts() - 1) : r.nextInt(s.hosts());
             list.add(new Disruption(Disruption.Kind.FORGED_EPOCH, host, point(s, r), 0));
         }
-        list.sort(java.util.Comparator.comparingLong(Disruption::afterResolved));
+        list.sort(Comparator.comparingLong(Disruption::afterResolved));
         return list;
     }
 
@@ -176,7 +180,7 @@ public final class SrdSimulation {
                                    long queueLimit) {
         SimClock clock = network.clock();
         Outcome outcome = world.outcome;
-        List<Disruption> due = new java.util.ArrayList<>(disruptions(s));
+        List<Disruption> due = new ArrayList<>(disruptions(s));
         long expected = s.messages();
         long nextSample = 0;
         int applied = 0;
@@ -258,7 +262,7 @@ public final class SrdSimulation {
     }
 
     private static List<String> contextReport(SimHost[] hosts) {
-        List<String> lines = new java.util.ArrayList<>();
+        List<String> lines = new ArrayList<>();
         for (SimHost h : hosts) {
             if (h.transport == null) {
                 continue;
@@ -303,7 +307,7 @@ public final class SrdSimulation {
             sendOverruns += h.sendCqOverruns + h.overruns(false);
             incarnations += h.incarnations;
         }
-        java.util.Set<Integer> explained = s.explainedErrors(world.config.retryBudget());
+        Set<Integer> explained = s.explainedErrors(world.config.retryBudget());
         Ledger.Totals t = ledger.totals(explained, s.destinationQpsCanVanish());
         Map<String, Long> byStatus = new LinkedHashMap<>();
         for (int st = 1; st < WcStatus.COUNT; st++) {
@@ -323,7 +327,8 @@ public final class SrdSimulation {
             l.getTotalCount() == 0 ? 0 : l.getValueAtPercentile(99.9) / 1000.0,
             network.maxQueueBytes(), queueLimit, contexts, transport, outcome.poolSamples(), outcome.requestSamples(),
             network.pool().inUse(), requestsInUse(hosts), contextReport(hosts),
-            t.deliveredButRefused, t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered, t.hostileSucceeded,
+            t.deliveredButRefused, t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered,
+                    t.hostileSucceeded,
             t.unexplainedStatus, ledger.completedTwice, ledger.spurious, ledger.flushViolations, recvOverruns, sendOverruns,
             applied, incarnations - hosts.length, explained.stream().map(WcStatus::name).toList(), List.copyOf(ledger.notes));
     }
@@ -359,11 +364,11 @@ public final class SrdSimulation {
         }
 
         List<Integer> poolSamples() {
-            return java.util.Arrays.stream(poolInUse, 0, samples).boxed().toList();
+            return Arrays.stream(poolInUse, 0, samples).boxed().toList();
         }
 
         List<Integer> requestSamples() {
-            return java.util.Arrays.stream(requests, 0, samples).boxed().toList();
+            return Arrays.stream(requests, 0, samples).boxed().toList();
         }
 
         void onPost(long now) {

@@ -24,14 +24,15 @@ class SimOpsTest {
     static final List<SimOp> ALL = List.of(SimOp.values());
 
     @Test
-    void shouldEndEachOperationWithItsStatusAndDropReason() {
+    void shouldEndEachOperationWithTheStatusItsKindCallsFor() {
         SimReport r = SrdSimulation.run(Scenario.basic(10 * 40, 64, 3).withOps(ALL));
         assertTrue(r.passed(), r.toString());
         assertEquals(6 * 40, r.completedOk(), "send, send-imm, ud and the three RDMA operations succeed");
         assertEquals(Map.of("BAD_DEST_QP_ERROR", 40L, "REMOTE_INVALID_REQUEST_ERROR", 40L, "RNR_ERROR", 40L,
             "REMOTE_OPERATION_ERROR", 40L), r.completedErrorByStatus());
         for (SimOp op : ALL) {
-            assertEquals(op.dropReason() == 0, op.expectedStatus() == WcStatus.SUCCESS, op.label() + ": refused exactly when it has a drop reason");
+            assertEquals(op.dropReason() == 0, op.expectedStatus() == WcStatus.SUCCESS, op.label()
+                    + ": refused exactly when it has a drop reason");
         }
         assertEquals(4 * 40, r.hostileSends(), "the refused operations are the ledger's hostile kinds");
         assertEquals(6 * 40, r.delivered(), "a clean network delivers every SRD message and every datagram, every RDMA operation's "
@@ -53,7 +54,7 @@ class SimOpsTest {
     }
 
     @Test
-    void shouldKeepSrdExactlyOnceWhileDatagramsAreLostAndDuplicated() {
+    void shouldKeepSrdExactlyOnceAmongUnreliableDatagrams() {
         SimReport r = SrdSimulation.run(Scenario.basic(3 * 300, 256, 9).withFaults(0.1, 0.1, 0.3)
             .withOps(List.of(SimOp.SEND, SimOp.SEND_IMM, SimOp.UD)));
         assertTrue(r.passed(), r.toString());
@@ -89,7 +90,7 @@ class SimOpsTest {
     }
 
     @Test
-    void shouldSegmentRdmaAtTheMtuAndCheckEveryByteUnderLossDuplicationAndReordering() {
+    void shouldSegmentRdmaAtTheMtuWithEveryByteIntactOnAFaultyFabric() {
         // At --size 4096 the simulated MTU is 4096: a write of 4096 bytes takes two packets (4072 + 24
         // bytes of data), a read's answer two READ_RESPONSEs; a write with immediate holds its second.
         List<SimOp> rdma = List.of(SimOp.RDMA_WRITE, SimOp.RDMA_WRITE_IMM, SimOp.RDMA_READ);

@@ -7,6 +7,8 @@ import io.srdnic.srd.api.WcStatus;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.LongStream;
@@ -211,10 +213,10 @@ class SrdPropertiesTest {
     }
 
     /** The property to shrink on: the first broken, or with -Dsrdnic.sim.shrink=TEXT the first whose name contains TEXT. */
-    private static java.util.Optional<String> shrinking(List<String> broken) {
+    private static Optional<String> shrinking(List<String> broken) {
         String wanted = System.getProperty("srdnic.sim.shrink", "false");
         if (wanted.equals("false")) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         return broken.stream().map(SrdPropertiesTest::property).filter(p -> wanted.equals("true") || p.contains(wanted)).findFirst();
     }
@@ -252,7 +254,7 @@ class SrdPropertiesTest {
         if (!s.blackholePaths().isEmpty()) {
             b.append(" blackhole=").append(s.blackholePaths());
         }
-        b.append(String.format(java.util.Locale.ROOT, "%s%s%s", s.loss() > 0 ? " loss=" + (float) s.loss() : "",
+        b.append(String.format(Locale.ROOT, "%s%s%s", s.loss() > 0 ? " loss=" + (float) s.loss() : "",
             s.duplicate() > 0 ? " dup=" + (float) s.duplicate() : "", s.reorder() > 0 ? " reorder=" + (float) s.reorder() : ""));
         String events = s.events().toString();
         for (String field : events.substring(events.indexOf('[') + 1, events.length() - 1).split(", ")) {

@@ -4,6 +4,7 @@ import io.srdnic.ffm.Libc;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -69,9 +70,9 @@ public final class ControlSocket implements AutoCloseable {
         }
         int timeout = readTimeoutMillis;
         if (timeout >= 0) {
-            pollFd.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, fd);
-            pollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 4, Libc.POLLIN);
-            pollFd.set(java.lang.foreign.ValueLayout.JAVA_SHORT, 6, (short) 0);
+            pollFd.set(ValueLayout.JAVA_INT, 0, fd);
+            pollFd.set(ValueLayout.JAVA_SHORT, 4, Libc.POLLIN);
+            pollFd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
             int ready = Libc.poll(pollFd, 1, timeout);
             if (ready == 0 || (ready < 0 && Libc.errno() == Libc.EINTR)) {
                 return 0;

@@ -38,7 +38,8 @@ public final class ShmRing {
     /** A view of the ring at {@code segment} (its whole size is {@link #bytes}); {@code own} resumes this side's index. */
     public ShmRing(MemorySegment segment, int capacity, int recordSize) {
         if (Integer.bitCount(capacity) != 1 || segment.byteSize() < bytes(capacity, recordSize)) {
-            throw new IllegalArgumentException("ring of " + capacity + " × " + recordSize + " does not fit " + segment.byteSize() + " bytes");
+            throw new IllegalArgumentException("ring of " + capacity + " × " + recordSize + " does not fit "
+                    + segment.byteSize() + " bytes");
         }
         this.segment = segment;
         this.capacity = capacity;

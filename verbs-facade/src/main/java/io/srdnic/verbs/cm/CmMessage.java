@@ -32,7 +32,8 @@ import java.nio.ByteOrder;
  * </pre>
  * Transport, QPN, PSN, resources, depth, retry counts and path MTU mean something in REQ and REP
  * only (zero in the others). The transport is the QP type the sender connects: {@link #TRANSPORT_RC},
- * or {@link #TRANSPORT_XRC} (an XRC_SEND requester, an XRC_RECV responder: SRC QPs). The retry byte holds the retry count in its high nibble and the RNR retry count in
+ * or {@link #TRANSPORT_XRC} (an XRC_SEND requester, an XRC_RECV responder: SRC QPs). The retry byte holds the retry count in its high
+ * nibble and the RNR retry count in
  * its low one, each 0..7; the path MTU is IBTA's code (1 = 256 … 5 = 4096).
  */
 public final class CmMessage {
@@ -132,7 +133,8 @@ public final class CmMessage {
      * or than its private data says (TRUNCATED), another version, a type not REQ..MRA, private
      * data over the type's limit or bytes past it (BAD_LENGTH), a reserved byte not zero, a zero
      * sender's communication id, a receiver's id in a REQ or none in another type, a retry count
-     * over 7, a path MTU code outside 1..5 or a transport other than RC or XRC in REQ/REP (OUT_OF_RANGE). Reads nothing past {@code length}.
+     * over 7, a path MTU code outside 1..5 or a transport other than RC or XRC in REQ/REP (OUT_OF_RANGE). Reads nothing past {@code
+     * length}.
      */
     public int parse(int length) {
         if (length < HEADER_LENGTH) {

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 import io.srdnic.pmd.sim.LinkConfig;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.SendWr;

@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The conformance suite's fixture, as rdma-core's {@code RCResources} pair: two contexts (embedded,
- * or attached: see {@link ConformanceFabric}) on one seeded simulated network (hostile: loss, duplication, reordering), an RC QP each, connected
- * RESET → INIT → RTR → RTS with every remote access allowed, and a registered buffer per side.
+ * or attached: see {@link ConformanceFabric}) on one seeded simulated network (hostile: loss,
+ * duplication, reordering), an RC QP each, connected RESET → INIT → RTR → RTS with every remote
+ * access allowed, and a registered buffer per side.
  */
 final class RcConformancePair implements AutoCloseable {
     static final LinkConfig HOSTILE = LinkConfig.builder().lossProbability(0.05).duplicateProbability(0.05).reorderProbability(0.05)

@@ -2,8 +2,8 @@ package io.srdnic.verbs.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
 import java.lang.foreign.MemorySegment;

@@ -3,8 +3,8 @@ package io.srdnic.verbs.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.SendWr;

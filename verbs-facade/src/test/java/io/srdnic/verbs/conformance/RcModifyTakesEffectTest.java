@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.srdnic.pmd.sim.LinkConfig;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;

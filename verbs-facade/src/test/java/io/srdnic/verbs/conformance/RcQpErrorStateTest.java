@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.srdnic.pmd.sim.LinkConfig;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.ThreadingMode;

@@ -46,7 +46,8 @@ class RcRnrTest {
             }
             List<WorkCompletion> wcs = RcConformancePair.await(p.a.cq, 3, 20);
             assertEquals(List.of(1L, 2L, 3L), wcs.stream().map(WorkCompletion::wrId).toList());
-            assertEquals(List.of("SUCCESS", "RNR_RETRY_EXCEEDED_ERROR", "WR_FLUSH_ERROR"), wcs.stream().map(WorkCompletion::statusName).toList(),
+            assertEquals(List.of("SUCCESS", "RNR_RETRY_EXCEEDED_ERROR", "WR_FLUSH_ERROR"), wcs.stream()
+                    .map(WorkCompletion::statusName).toList(),
                 "rnr_retry 0: the second message, which found no receive at its turn, fails; the first was delivered");
             List<WorkCompletion> rx = RcConformancePair.drain(p.b.cq, 50);
             assertEquals(1, rx.size(), "one message delivered");

@@ -3,9 +3,9 @@ package io.srdnic.verbs.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
 import java.util.List;

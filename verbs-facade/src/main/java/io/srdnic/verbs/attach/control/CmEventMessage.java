@@ -12,7 +12,10 @@ import java.util.Arrays;
  */
 public record CmEventMessage(int id, int eventType, int listenId, int status, int[] values, byte[] data) implements ControlMessage {
     public static final int TYPE = 17;
-    /** The peer's responder resources, initiator depth, retry count, RNR retry count; the id's port, peer IPv4, responder resources, initiator depth. */
+    /**
+     * The peer's responder resources, initiator depth, retry count, RNR retry count; the id's port,
+     * peer IPv4, responder resources, initiator depth.
+     */
     public static final int VALUES = 8;
     /** The longest private data a CM message carries: CmEvent's buffer. */
     public static final int MAX_DATA = 224;

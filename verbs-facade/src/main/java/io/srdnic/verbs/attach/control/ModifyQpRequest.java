@@ -3,6 +3,7 @@ package io.srdnic.verbs.attach.control;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * MODIFY_QP of the client's QP {@code qpn}: either the short form ({@code simple}: move to
@@ -95,11 +96,11 @@ public record ModifyQpRequest(int qpn, boolean simple, int mask, int[] values) i
     @Override
     public boolean equals(Object o) {
         return o instanceof ModifyQpRequest r && r.qpn == qpn && r.simple == simple && r.mask == mask
-            && java.util.Arrays.equals(r.values, values);
+            && Arrays.equals(r.values, values);
     }
 
     @Override
     public int hashCode() {
-        return qpn * 31 + java.util.Arrays.hashCode(values);
+        return qpn * 31 + Arrays.hashCode(values);
     }
 }

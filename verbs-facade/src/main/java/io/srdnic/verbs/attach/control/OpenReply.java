@@ -1,6 +1,7 @@
 package io.srdnic.verbs.attach.control;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * The answer to OPEN: the shared-memory file the client maps (its layout in {@link io.srdnic.verbs.attach.SharedLayout}),
@@ -52,11 +53,11 @@ public record OpenReply(String shmPath, long fileBytes, long poolOffset, long po
     public boolean equals(Object o) {
         return o instanceof OpenReply r && r.shmPath.equals(shmPath) && r.fileBytes == fileBytes && r.poolOffset == poolOffset
             && r.poolBytes == poolBytes && r.ringsOffset == ringsOffset && r.ringsBytes == ringsBytes && r.ip == ip && r.mac == mac
-            && r.udpPort == udpPort && r.deviceName.equals(deviceName) && java.util.Arrays.equals(r.attributes, attributes);
+            && r.udpPort == udpPort && r.deviceName.equals(deviceName) && Arrays.equals(r.attributes, attributes);
     }
 
     @Override
     public int hashCode() {
-        return shmPath.hashCode() * 31 + java.util.Arrays.hashCode(attributes);
+        return shmPath.hashCode() * 31 + Arrays.hashCode(attributes);
     }
 }

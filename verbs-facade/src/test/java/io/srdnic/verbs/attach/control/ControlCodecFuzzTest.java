@@ -47,7 +47,8 @@ class ControlCodecFuzzTest {
             case 4 -> new CreateQpRequest(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
                 data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt());
             case 5 -> new CreateAhRequest(data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeInt());
-            case 6 -> new RegisterMrRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeLong(), data.consumeInt());
+            case 6 -> new RegisterMrRequest(data.consumeInt(), data.consumeLong(), data.consumeLong(), data.consumeLong(),
+                    data.consumeInt());
             case 7 -> new DestroyRequest(data.consumeInt(), data.consumeInt());
             case 8 -> new HandleReply(data.consumeInt(), data.consumeInt(), data.consumeLong(), data.consumeInt(), data.consumeLong(),
                 data.consumeInt());
@@ -57,7 +58,8 @@ class ControlCodecFuzzTest {
             case 11 -> modify(data);
             case 12 -> new QueryQpRequest(data.consumeInt());
             case 13 -> new QpAttributesReply(modify(data));
-            case 14 -> new CmRequest(data.consumeInt(), data.consumeInt(), ints(data, CmRequest.ARGS), data.consumeBytes(CmRequest.MAX_DATA));
+            case 14 -> new CmRequest(data.consumeInt(), data.consumeInt(), ints(data, CmRequest.ARGS),
+                    data.consumeBytes(CmRequest.MAX_DATA));
             case 15 -> new CmEventMessage(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
                 ints(data, CmEventMessage.VALUES), data.consumeBytes(CmEventMessage.MAX_DATA));
             case 16 -> new CreateSrqRequest(data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(), data.consumeInt(),
