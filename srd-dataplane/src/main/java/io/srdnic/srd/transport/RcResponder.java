@@ -378,7 +378,7 @@ final class RcResponder {
                 if (inMessage) {
                     yield DropReason.REMOTE_INVALID_REQUEST;
                 }
-                requester.placeReadResponse(m, now);
+                requester.completer.onReadResponse(m, now);
                 yield qp.state == QpState.ERROR ? QP_FAILED : DONE;
             }
             default -> DropReason.REMOTE_INVALID_REQUEST;
