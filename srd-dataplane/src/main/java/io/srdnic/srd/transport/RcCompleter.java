@@ -350,6 +350,9 @@ final class RcCompleter {
         RcSendSlot w = sq.get(s);
         MemorySegment buf = w.buffer;
         w.buffer = null;
+        if (w.sges.count() > 0) {
+            w.sges.clear(); // the slot keeps no application memory alive
+        }
         if (status < 0) {
             qp.sqOutstanding--;
         } else {

@@ -121,9 +121,18 @@ final class RcRequester implements ReliableSender.Listener {
         return sq.isFull();
     }
 
-    /** Queues a work request (the transport checked the QP state, depth, length and buffer); {@code srqn}: SRC's remote SRQ, else 0. */
-    void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig, int srqn) {
+    /**
+     * Queues a work request (the transport checked the QP state, depth, length and buffer); {@code srqn}: SRC's remote SRQ,
+     * else 0; {@code gather}: the SGEs a SEND or WRITE gathers its {@code len} bytes from (null: {@code buf} at {@code off}).
+     */
+    void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig, int srqn,
+              GatherList gather) {
         RcSendSlot w = sq.get(sq.slot(sq.tail++));
+        if (gather != null) {
+            w.sges.copyFrom(gather);
+        } else if (w.sges.count() > 0) {
+            w.sges.clear();
+        }
         w.remoteSrqn = srqn;
         w.opcode = op;
         w.wrId = id;
@@ -184,7 +193,7 @@ final class RcRequester implements ReliableSender.Listener {
         RcSendSlot w = sq.get(sq.slot(sq.tail));
         w.compareAdd = compareOrAdd;
         w.swap = swapValue;
-        post(id, op, buf, off, SendOpcode.ATOMIC_SIZE, 0, raddr, key, sig, srqn);
+        post(id, op, buf, off, SendOpcode.ATOMIC_SIZE, 0, raddr, key, sig, srqn, null);
     }
 
     boolean hasWork() {
@@ -300,7 +309,11 @@ final class RcRequester implements ReliableSender.Listener {
     private static int copyData(Mbuf m, RcSendSlot w, long at, int header, int data) {
         if (data > 0) {
             try {
-                m.copyFrom(w.buffer, w.offset + at, SrdHeader.PAYLOAD_OFFSET + header, data);
+                if (w.sges.count() > 0) {
+                    w.sges.copyOut(at, m, SrdHeader.PAYLOAD_OFFSET + header, data);
+                } else {
+                    m.copyFrom(w.buffer, w.offset + at, SrdHeader.PAYLOAD_OFFSET + header, data);
+                }
             } catch (IllegalStateException closedBuffer) {
                 return -1;
             }

@@ -14,6 +14,12 @@ final class RcSendSlot {
     MemorySegment buffer;
     long offset;
     int length;
+    /**
+     * A SEND or WRITE gathered from several SGEs: its entries, which segmentation walks as one
+     * message of {@code length} bytes (empty: the message is {@code length} bytes at {@code offset}
+     * of {@code buffer}). Made with the slot, refilled per request.
+     */
+    final GatherList sges = new GatherList();
     int immediate;
     long remoteAddress;
     int rkey;
