@@ -1,6 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.transport.GatherList;
 import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.HandleReply;
@@ -26,7 +27,7 @@ public final class Context implements AutoCloseable {
     static final int MAX_QP_WR = 8192;
     /** At most one SRQ per QP is of use. */
     static final int MAX_SRQ = MAX_QP;
-    static final int MAX_SGE = 8;
+    static final int MAX_SGE = GatherList.MAX_SGE;
     static final int MAX_INLINE = 256;
 
     final Device device;

@@ -316,27 +316,30 @@ final class ContextDriver implements AutoCloseable {
      * ({@code length} bytes: the SGE, or the staging slot the SGEs were gathered into); {@code ah}: its
      * address handle, 0 for a connected QP. The work request is copied once, into a post slot (the
      * ring's in DEDICATED mode, this thread's own in INVOKER), and the transport takes it from there.
+     * {@code gathers}: an RC or SRC SEND or WRITE the transport gathers from {@code wr}'s SGEs ({@code buffer}: the first).
      * Returns a POST_* code.
      */
-    int postSend(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled) {
+    int postSend(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
         if (posts == null) {
-            return submitDirect(qp, wr, ah, buffer, offset, length, signaled);
+            return submitDirect(qp, wr, ah, buffer, offset, length, signaled, gathers);
         }
         if (managedElsewhere(qp)) {
-            return call(() -> submitDirect(qp, wr, ah, buffer, offset, length, signaled)); // call waits: wr is read before it returns
+            // call waits: wr is read before it returns
+            return call(() -> submitDirect(qp, wr, ah, buffer, offset, length, signaled, gathers));
         }
         int i = posts.claim();
         if (i < 0) {
             return SrdTransport.POST_SQ_FULL;
         }
-        posts.putSend(i, qp, wr, ah, buffer, offset, length, signaled);
+        posts.putSend(i, qp, wr, ah, buffer, offset, length, signaled, gathers);
         posts.publish();
         return SrdTransport.POST_OK;
     }
 
     /** On the thread that owns the transport: {@code wr} into the one-slot ring, and at once to the transport. */
-    private int submitDirect(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled) {
-        direct.putSend(0, qp, wr, ah, buffer, offset, length, signaled);
+    private int submitDirect(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled,
+                             boolean gathers) {
+        direct.putSend(0, qp, wr, ah, buffer, offset, length, signaled, gathers);
         try {
             return submit(direct, 0);
         } finally {
@@ -357,6 +360,10 @@ final class ContextDriver implements AutoCloseable {
                     ring.remoteAddress[i], ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i])
                 : transport.postAtomic(qp, ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.remoteAddress[i],
                     ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i]);
+        }
+        if (ring.gathered[i]) {
+            return transport.postGather(qp, qp.type() == QpType.SRC ? ring.remoteSrqn[i] : 0, ring.wrId[i], ring.opcode[i], ring.gather[i],
+                ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
         }
         return qp.type() == QpType.SRC
             ? transport.postSrc(qp, ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.length[i],

@@ -1,12 +1,14 @@
 package io.srdnic.verbs;
 
+import io.srdnic.srd.api.QpType;
+
 /**
  * What a device can do (ibv_query_device), honestly: SRD carries SEND and SEND_WITH_IMM up to the
  * MTU, and RDMA WRITE, WRITE_WITH_IMM and READ up to maxRdmaSize; RC those and the atomics.
  *
  * @param maxSrqSge      1: a message lands in one buffer, so an SRQ's receives have one SGE
  * @param mtu            the SRD MTU: the largest message one packet carries (no segmentation)
- * @param maxMessageSize equal to the MTU for SRD and UD sends
+ * @param maxMessageSize the largest SRD or UD message: the MTU (one packet); RC's is {@link #maxMessageSize(QpType)}
  * @param maxRdmaSize    the largest RDMA WRITE or READ on SRD (segmented into packets that land in any order)
  * @param atomicCap      ibv_atomic_cap: {@link #ATOMIC_GLOB} on RC QPs (SRD and UD refuse atomics: SRD delivers in any order
  *                       and keeps no answer per request, so it cannot run one exactly once in order)
@@ -24,4 +26,13 @@ public record DeviceAttributes(String name, int maxQp, int maxCq, int maxMr, int
      * included: the responder changes the word with the CPU's atomic instructions.
      */
     public static final int ATOMIC_GLOB = 2;
+
+    /**
+     * The largest message a QP of {@code type} sends, gathered or not (ibv_port_attr.max_msg_sz,
+     * per transport): RC and SRC segment a message into packets, up to {@link #maxRdmaSize()} (1 GiB);
+     * SRD and UD send one packet, up to the MTU.
+     */
+    public int maxMessageSize(QpType type) {
+        return type.connected() ? maxRdmaSize : maxMessageSize;
+    }
 }

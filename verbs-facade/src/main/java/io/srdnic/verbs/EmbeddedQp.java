@@ -16,8 +16,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 /**
  * An embedded QP: the transport's {@link SrdQp}. Runs the checks of a post that complete with a
  * status (a wrong opcode for the type, an SGE outside its region, a message over the MTU), gathers
- * several SGEs or INLINE bytes into a staging slot of the QP, recycled when the transport is done
- * with it, and hands the post to the dataplane.
+ * INLINE bytes, and on SRD and UD several SGEs, into a staging slot of the QP, recycled when the
+ * transport is done with it, and hands the post to the dataplane (an RC or SRC SEND or WRITE of
+ * several SGEs goes as its gather list: the transport walks it, up to RC's maximum message size).
  */
 final class EmbeddedQp implements VerbsProvider.Qp {
     private final EmbeddedProvider provider;
@@ -149,8 +150,11 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, 0);
             return 0;
         }
-        if (wr.numSge > owner.maxSendSge || (atomic && wr.numSge != 1) || (rdma && wr.numSge != (total == 0 ? wr.numSge : 1))) {
-            // RDMA and atomics go straight from (or into) one registered buffer: no gather or scatter here;
+        boolean read = wr.opcode == SendWr.OP_RDMA_READ;
+        // An RC or SRC WRITE may gather (the transport walks its SGEs, rule 5 of issue 25).
+        boolean oneSgeRdma = rdma && (read || !connected);
+        if (wr.numSge > owner.maxSendSge || (atomic && wr.numSge != 1) || (oneSgeRdma && wr.numSge != (total == 0 ? wr.numSge : 1))) {
+            // READs and atomics land in one registered buffer, SRD's RDMA goes from one: no gather or scatter here;
             // a zero-byte READ or WRITE may come with no SGE at all (IBTA C9-88).
             dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_QP_OPERATION_ERROR, total);
             return 0;
@@ -164,13 +168,16 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         }
         // Inline bytes are copied below, now, and name no region (verbs ignores an inline SGE's
         // lkey); the others must lie in a region of this QP's PD. A READ's response is written into its SGE.
-        if (inline ? inlineRefused(wr, total) : sgeRefused(wr, wr.opcode == SendWr.OP_RDMA_READ, total)) {
+        if (inline ? inlineRefused(wr, total) : sgeRefused(wr, read, total)) {
             return 0;
         }
         MemorySegment buffer;
         long offset;
         int mtu = provider.mtu();
-        if (wr.numSge == 1 && !inline) {
+        boolean gathers = connected && !inline && wr.numSge > 1;
+        if ((wr.numSge == 1 && !inline) || gathers) {
+            // One SGE goes from where it is; on RC and SRC so do several: the transport gathers them into its
+            // packets, up to the maximum message size, as rxe's requester walks a WQE's SGE list.
             buffer = wr.sges[0].segment;
             offset = wr.sges[0].offset;
         } else if (total == 0 && rdma) {
@@ -191,7 +198,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             }
         }
         sendsOutstanding.incrementAndGet();
-        return post(dataplane.postSend(qp, wr, ah, buffer, offset, total, signaled), buffer, offset);
+        return post(dataplane.postSend(qp, wr, ah, buffer, offset, total, signaled, gathers), buffer, offset);
     }
 
     /**
@@ -209,7 +216,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         }
         Sge s = wr.sges[0];
         sendsOutstanding.incrementAndGet();
-        return post(dataplane.postSend(qp, wr, 0, s.segment, s.offset, SendOpcode.ATOMIC_SIZE, signaled), s.segment, s.offset);
+        return post(dataplane.postSend(qp, wr, 0, s.segment, s.offset, SendOpcode.ATOMIC_SIZE, signaled, false), s.segment, s.offset);
     }
 
     /**

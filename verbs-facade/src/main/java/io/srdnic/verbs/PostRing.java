@@ -1,5 +1,6 @@
 package io.srdnic.verbs;
 
+import io.srdnic.srd.transport.GatherList;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import java.lang.foreign.MemorySegment;
@@ -55,6 +56,9 @@ final class PostRing {
     final long[] compareAdd;
     final long[] swap;
     final boolean[] signaled;
+    /** SEND records of a SEND or WRITE gathered on an RC or SRC QP: the work request's SGEs, copied (the lists are made once). */
+    final boolean[] gathered;
+    final GatherList[] gather;
     final int[] status;
     private long head;
     private long tail;
@@ -85,14 +89,20 @@ final class PostRing {
         compareAdd = new long[size];
         swap = new long[size];
         signaled = new boolean[size];
+        gathered = new boolean[size];
+        gather = new GatherList[size];
+        for (int i = 0; i < size; i++) {
+            gather[i] = new GatherList();
+        }
         status = new int[size];
     }
 
     /**
      * Fills slot {@code i} with a SEND record of {@code wr}: every field the transport's posts take,
-     * copied, so that the application may change {@code wr} as soon as its post returns.
+     * copied, so that the application may change {@code wr} as soon as its post returns;
+     * {@code gathers}: its SGEs are copied too, for the transport to gather from.
      */
-    void putSend(int i, SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled) {
+    void putSend(int i, SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
         op[i] = SEND;
         this.qp[i] = qp;
         wrId[i] = wr.wrId;
@@ -110,11 +120,22 @@ final class PostRing {
         compareAdd[i] = wr.compareAdd;
         swap[i] = wr.swap;
         this.signaled[i] = signaled;
+        gathered[i] = gathers;
+        if (gathers) {
+            GatherList g = gather[i];
+            g.clear();
+            for (int k = 0; k < wr.numSge; k++) {
+                g.add(wr.sges[k].segment, wr.sges[k].offset, wr.sges[k].length);
+            }
+        }
     }
 
     /** Lets go of what slot {@code i} refers to (a drained slot's buffer and QP are not kept alive by the ring). */
     void clear(int i) {
         buffer[i] = null;
+        if (gathered[i]) {
+            gather[i].clear();
+        }
         qp[i] = null;
         srq[i] = null;
     }

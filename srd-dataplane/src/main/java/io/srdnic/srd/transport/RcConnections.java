@@ -64,7 +64,7 @@ final class RcConnections {
                 qp.rcRequester.connect(addressHandles.mac(qp.addressHandle), addressHandles.ip(qp.addressHandle),
                     addressHandles.port(qp.addressHandle), qp.pathMtu);
             }
-            qp.rcRequester.takeRetryLimits(); // RTS -> RTS and SQD -> RTS may change timeout and retry_cnt
+            qp.rcRequester.completer.takeRetryLimits(); // RTS -> RTS and SQD -> RTS may change timeout and retry_cnt
         }
     }
 
@@ -139,10 +139,10 @@ final class RcConnections {
             SrdQp qp = r.qp;
             if (sends(qp)) {
                 work += r.sender.detectLosses(now, r);
-                if (r.rnrHolding && now - r.rnrUntil >= 0) {
-                    work += r.resumeAfterRnr(now);
+                if (r.completer.rnrHolding && now - r.completer.rnrUntil >= 0) {
+                    work += r.completer.resumeAfterRnr(now);
                 }
-                work += r.expireSilentAnswers(now);
+                work += r.completer.expireSilentAnswers(now);
                 int path = r.sender.paths.probeDue(now);
                 if (path != PathSet.NONE) {
                     r.sender.paths.onProbeReply(path); // RC sends no probes: a path's avoidance simply ends, a loss there renews it
@@ -175,10 +175,10 @@ final class RcConnections {
             }
             next = Math.min(next, r.sender.nextTimeout());
             next = Math.min(next, r.sender.paths.nextDeadline());
-            if (r.rnrHolding) {
-                next = Math.min(next, r.rnrUntil);
+            if (r.completer.rnrHolding) {
+                next = Math.min(next, r.completer.rnrUntil);
             }
-            next = Math.min(next, r.answerDeadline());
+            next = Math.min(next, r.completer.answerDeadline());
         }
         return next;
     }
@@ -219,6 +219,6 @@ final class RcConnections {
         for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
             sack[w] = SrdAck.sackWord(m, w);
         }
-        qp.rcRequester.onAck(m, sack, now);
+        qp.rcRequester.completer.onAck(m, sack, now);
     }
 }

@@ -45,6 +45,10 @@ import java.lang.foreign.MemorySegment;
  * <p>
  * ACKs are coalesced: one per QP per duty cycle, acknowledging everything executed (cumulative:
  * the expected PSN) and held (selective bits), and carrying the NAK if there is one.
+ * <p>
+ * A packet goes through named stages as in rxe_resp.c ({@link Stage}: CHK_PSN, CHK_OP_SEQ,
+ * CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE, COMPLETE, ACKNOWLEDGE and the exits),
+ * each a short method returning the next; {@link #run} is the loop.
  */
 final class RcResponder {
     /** The packet executed; the expected PSN moves past it. */
@@ -160,16 +164,99 @@ final class RcResponder {
         held.clear();
     }
 
+    /**
+     * The responder's stages, named as rxe_resp.c's {@code enum resp_states}: a packet arrives at
+     * GET_REQ; one at the expected PSN runs CHK_OP_SEQ … COMPLETE, then ACKNOWLEDGE; the exits are
+     * DUPLICATE, HOLD (ahead of the expected PSN), WAIT (no answer slot yet), ERR_RNR, ERR_NAK (a
+     * fatal NAK) and FAILED (the QP went to ERROR while executing). A held packet reached later runs
+     * the same stages from CHK_SRQ, without the arrival's ACKNOWLEDGE or exits.
+     */
+    enum Stage {
+        GET_REQ, CHK_PSN, DUPLICATE, CHK_RECEIVE, HOLD, CHK_SRQ, CHK_OP_SEQ, CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY,
+        EXECUTE, COMPLETE, ACKNOWLEDGE, WAIT, ERR_RNR, ERR_NAK, FAILED, DONE
+    }
+
+    // The packet going through the stages and what they found.
+    private Mbuf packet;
+    private int packetType;
+    private int packetPsn;
+    /** Whether the packet just arrived (its exits answer it) or was held and is run now (its caller handles the result). */
+    private boolean arrived;
+    /** DONE, LATER, QP_FAILED, or the DropReason of a NAK. */
+    private int result;
+    private MemorySegment rdmaMemory;
+    private long rdmaOffset;
+    private int atomicRegion;
+
     /** A packet of the connection arrives (the transport found this QP by its destination QPN). */
     void onData(Mbuf m, int type, long now) {
-        if (refusing && qp.state.canReceive() && SrdHeader.psn(m) - expectedPsn < 0 && SrdHeader.sourceQpn(m) == qp.destQpn
+        packet = m;
+        packetType = type;
+        packetPsn = SrdHeader.psn(m);
+        arrived = true;
+        run(Stage.GET_REQ, now);
+    }
+
+    /** Executes one packet at the expected PSN, held until now: DONE, LATER, QP_FAILED, or the DropReason of a NAK. */
+    private int execute(Mbuf m, long now) {
+        packet = m;
+        packetType = SrdHeader.type(m);
+        packetPsn = expectedPsn;
+        arrived = false;
+        result = DONE;
+        run(Stage.CHK_SRQ, now);
+        return result;
+    }
+
+    private void run(Stage start, long now) {
+        Stage s = start;
+        while (s != Stage.DONE) {
+            s = switch (s) {
+                case GET_REQ -> getReq();
+                case CHK_PSN -> checkPsn();
+                case DUPLICATE -> duplicate();
+                case CHK_RECEIVE -> checkReceive();
+                case HOLD -> hold();
+                case CHK_SRQ -> checkSrq();
+                case CHK_OP_SEQ -> checkOpSequence();
+                case CHK_OP_VALID -> checkOpValid();
+                case CHK_RESOURCE -> checkResource();
+                case CHK_LENGTH -> checkLength();
+                case CHK_RKEY -> checkRkey();
+                case EXECUTE -> executeRequest(now);
+                case COMPLETE -> complete();
+                case ACKNOWLEDGE -> acknowledge(now);
+                case WAIT -> waitForAnswerSlot();
+                case ERR_RNR -> rnrNak();
+                case ERR_NAK -> fatalNak(now);
+                case FAILED, DONE -> Stage.DONE;
+            };
+        }
+    }
+
+    /** Ends the stages with {@code r}: an arrival goes to its exit, a held packet back to its caller. */
+    private Stage exit(int r) {
+        result = r;
+        if (!arrived) {
+            return Stage.DONE;
+        }
+        return switch (r) {
+            case LATER -> Stage.WAIT;
+            case QP_FAILED -> Stage.FAILED;
+            case DropReason.RNR -> Stage.ERR_RNR;
+            default -> Stage.ERR_NAK;
+        };
+    }
+
+    /** Is the QP receiving, and is the packet from its peer? */
+    private Stage getReq() {
+        Mbuf m = packet;
+        if (refusing && qp.state.canReceive() && packetPsn - expectedPsn < 0 && SrdHeader.sourceQpn(m) == qp.destQpn
             && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
-            counters.duplicates++; // executed before the refused request: acknowledged again (its ACK may have been lost)
-            oweAck(m, SrdHeader.psn(m));
-            return;
+            return Stage.DUPLICATE; // executed before the refused request: acknowledged again (its ACK may have been lost)
         }
         if (!qp.state.canReceive() || refusing) {
-            int since = SrdHeader.psn(m) - fatalNakPsn;
+            int since = packetPsn - fatalNakPsn;
             if (fatalNakSent && qp.state == QpState.ERROR && since >= 0 && since < window && SrdHeader.sourceQpn(m) == qp.destQpn
                 && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
                 // The NAK was lost: the requester sends again what followed the refused packet (or that packet, unless
@@ -178,63 +265,302 @@ final class RcResponder {
                 oweAck(m, fatalNakPsn);
             }
             counters.rcRefused++; // before RTR, or in ERROR (or about to be: a fatal NAK waits for answers): as verbs, silently dropped
-            return;
+            return Stage.DONE;
         }
         if (Ipv4UdpFrame.sourceIp(m) != requester.remoteIp || SrdHeader.sourceQpn(m) != qp.destQpn) {
             counters.rcForeign++; // not our peer's QP: a connection admits no one else
-            return;
+            return Stage.DONE;
         }
-        int psn = SrdHeader.psn(m);
-        int ahead = psn - expectedPsn;
+        return Stage.CHK_PSN;
+    }
+
+    private Stage checkPsn() {
+        int ahead = packetPsn - expectedPsn;
         if (ahead >= window) {
             counters.outOfWindow++; // no honest requester sends a window past what we acknowledged
-            return;
+            return Stage.DONE;
         }
-        if (ahead < 0 || held.holds(psn)) {
-            counters.duplicates++; // executed already, or held: acknowledged again, never executed twice
-            oweAck(m, psn);
-            return;
+        if (ahead < 0 || held.holds(packetPsn)) {
+            return Stage.DUPLICATE;
         }
-        if (consumesReceive(type) && !receiveAvailable(m, SrdHeader.msn(m))) {
+        return Stage.CHK_RECEIVE;
+    }
+
+    /** Executed already, or held: acknowledged again, never executed twice. */
+    private Stage duplicate() {
+        counters.duplicates++;
+        oweAck(packet, packetPsn);
+        return Stage.DONE;
+    }
+
+    /** A message that takes a receive: is one there for it (judged before it is held, so that it is not held for nothing)? */
+    private Stage checkReceive() {
+        boolean atExpected = packetPsn == expectedPsn;
+        if (consumesReceive(packetType) && !receiveAvailable(packet, SrdHeader.msn(packet))) {
             qp.rnrDrops++;
-            if (ahead > 0) {
+            if (!atExpected) {
                 // RNR is judged at the expected PSN only (IB: a packet ahead of it is a sequence error): the
                 // messages before it may yet take or free receives, and an RNR NAK would spend the requester's
                 // rnr_retry, even fail, for a request whose turn has not come. Dropped unacknowledged: sent again.
-                return;
+                return Stage.DONE;
             }
-            nak(psn, DropReason.RNR, qp.minRnrTimer);
-            oweAck(m, psn);
-            return;
+            nak(packetPsn, DropReason.RNR, qp.minRnrTimer);
+            oweAck(packet, packetPsn);
+            return Stage.DONE;
         }
-        if (ahead > 0) {
-            if (held.put(m, psn)) {
-                counters.rcHeldEarly++;
-                oweAck(m, psn);
-            } else if (heldPackets.isFull()) {
-                counters.rcHeldPoolFull++; // not acknowledged: the requester sends it again
+        return atExpected ? Stage.CHK_SRQ : Stage.HOLD;
+    }
+
+    /** Ahead of the expected PSN: kept in the reorder buffer and acknowledged selectively. */
+    private Stage hold() {
+        if (held.put(packet, packetPsn)) {
+            counters.rcHeldEarly++;
+            oweAck(packet, packetPsn);
+        } else if (heldPackets.isFull()) {
+            counters.rcHeldPoolFull++; // not acknowledged: the requester sends it again
+        }
+        return Stage.DONE;
+    }
+
+    /** SRC: the SRQ the request names; RC: a request must name none (an SRC request on an RC QP names an SRQ nobody here offers). */
+    private Stage checkSrq() {
+        if (packetType == PacketType.READ_RESPONSE) {
+            return Stage.CHK_OP_SEQ;
+        }
+        boolean namesSrq = (SrdHeader.flags(packet) & SrdHeader.FLAG_SRC) != 0;
+        int refused = src ? target(packet) : namesSrq ? DropReason.REMOTE_INVALID_REQUEST : DONE;
+        return refused != DONE ? exit(refused) : Stage.CHK_OP_SEQ;
+    }
+
+    /** Does the packet continue the message sequence: a SEND's FIRST outside a message and the rest inside it, the rest outside? */
+    private Stage checkOpSequence() {
+        int flags = SrdHeader.flags(packet);
+        return switch (packetType) {
+            case PacketType.SEND, PacketType.SEND_WITH_IMM -> {
+                if (SrdHeader.msn(packet) != completedOrdinal) {
+                    yield exit(DropReason.REMOTE_INVALID_REQUEST); // the message sequence is broken
+                }
+                boolean first = (flags & SrdHeader.FLAG_FIRST) != 0;
+                // A FIRST inside a message, or a MIDDLE or LAST with no FIRST.
+                yield first == inMessage ? exit(DropReason.REMOTE_INVALID_REQUEST) : Stage.CHK_OP_VALID;
             }
-            return;
-        }
-        int result = execute(m, type, now);
-        if (result == DONE) {
-            expectedPsn++;
-            executeHeld(now);
-            oweAck(m, psn);
-        } else if (result == LATER) {
-            // A READ or atomic with no answer slot free yet: it waits here (the ACK says so, FLAG_HELD)
-            // and runs once one frees, rather than be dropped, resent, and spend the requester's retries.
-            if (held.put(m, psn)) {
-                oweAck(m, psn);
-                rc.activate(requester);
+            case PacketType.RDMA_WRITE_WITH_IMM -> inMessage || SrdHeader.msn(packet) != completedOrdinal
+                ? exit(DropReason.REMOTE_INVALID_REQUEST) : Stage.CHK_OP_VALID;
+            default -> inMessage ? exit(DropReason.REMOTE_INVALID_REQUEST) : Stage.CHK_OP_VALID; // inside a SEND: the sequence is broken
+        };
+    }
+
+    /** A packet type a responder executes, with a consistent RDMA header. */
+    private Stage checkOpValid() {
+        return switch (packetType) {
+            case PacketType.SEND, PacketType.SEND_WITH_IMM, PacketType.ATOMIC_CMP_SWAP, PacketType.ATOMIC_FETCH_ADD,
+                 PacketType.READ_RESPONSE -> Stage.CHK_RESOURCE;
+            case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ ->
+                RdmaHeader.isConsistent(packet, packetType == PacketType.RDMA_READ, SrdRequester.MAX_RDMA_SIZE)
+                    ? Stage.CHK_RESOURCE : exit(DropReason.REMOTE_INVALID_REQUEST);
+            default -> exit(DropReason.REMOTE_INVALID_REQUEST);
+        };
+    }
+
+    /**
+     * The receive a message consumes: a SEND's FIRST takes the next one (none: RNR), whose region
+     * must still be registered at every packet; a WRITE with immediate needs one and room on its CQ.
+     */
+    private Stage checkResource() {
+        if (packetType == PacketType.SEND || packetType == PacketType.SEND_WITH_IMM) {
+            if ((SrdHeader.flags(packet) & SrdHeader.FLAG_FIRST) != 0) {
+                if (rq.isEmpty()) {
+                    qp.rnrDrops++;
+                    return exit(DropReason.RNR);
+                }
+                takeReceive();
             }
-        } else if (result == DropReason.RNR) {
-            nak(psn, result, qp.minRnrTimer);
-            oweAck(m, psn);
-        } else if (result > 0) {
-            oweAck(m, psn);
-            refuse(psn, result, now);
+            if (!regions.admits(receiveKey, receiveBuffer, receiveOffset, receiveCapacity)) {
+                // Its region was deregistered after the receive was posted, or since this message's FIRST
+                // packet took it: nothing more lands there (verbs: a local protection error at the
+                // responder, the requester hears a remote operational error).
+                counters.receivesRegionGone++;
+                failReceive(WcStatus.LOCAL_PROTECTION_ERROR);
+                return exit(DropReason.REMOTE_OPERATION);
+            }
+        } else if (packetType == PacketType.RDMA_WRITE_WITH_IMM) {
+            if (rq.isEmpty()) {
+                qp.rnrDrops++;
+                return exit(DropReason.RNR);
+            }
+            if (cq.isFull()) {
+                return exit(overrun(cq));
+            }
         }
+        return Stage.CHK_LENGTH;
+    }
+
+    private void takeReceive() {
+        ReceiveQueue r = rq;
+        receiveCq = cq;
+        receiveSrq = named;
+        receiveWrId = r.headWrId();
+        receiveBuffer = r.headBuffer();
+        receiveOffset = r.headOffset();
+        receiveCapacity = r.headLength();
+        receiveKey = r.headKey();
+        r.removeHead();
+        receivedLength = 0;
+        inMessage = true;
+    }
+
+    /** A SEND's bytes fit what is left of its receive (RDMA lengths were checked with their header). */
+    private Stage checkLength() {
+        if ((packetType == PacketType.SEND || packetType == PacketType.SEND_WITH_IMM)
+            && receivedLength + SrdHeader.payloadLength(packet) > receiveCapacity) {
+            failReceive(WcStatus.LOCAL_LENGTH_ERROR);
+            return exit(DropReason.REMOTE_INVALID_REQUEST); // as verbs: the requester hears INVALID_REQUEST
+        }
+        return Stage.CHK_RKEY;
+    }
+
+    /** RDMA and atomics: the QP's remote-access flags, then a region of the right PD and access over the whole range. */
+    private Stage checkRkey() {
+        if (packetType == PacketType.ATOMIC_CMP_SWAP || packetType == PacketType.ATOMIC_FETCH_ADD) {
+            int region = RcAtomics.check(regions, qp, pd, packet);
+            if (region < 0) {
+                return exit(-region);
+            }
+            atomicRegion = region;
+        } else if (isRdma(packetType)) {
+            int access = packetType == PacketType.RDMA_READ ? MemoryRegions.REMOTE_READ : MemoryRegions.REMOTE_WRITE;
+            if ((qp.accessFlags & access) == 0) {
+                return exit(DropReason.REMOTE_ACCESS); // the QP's own access flags first (ibv_modify_qp's qp_access_flags)
+            }
+            rdmaMemory = null;
+            rdmaOffset = 0;
+            int length = RdmaHeader.dmaLength(packet);
+            if (length > 0) { // a zero-byte READ or WRITE names no memory: no rkey or address to check (IBTA C9-88, as rxe)
+                long address = RdmaHeader.address(packet);
+                int region = regions.find(RdmaHeader.rkey(packet), pd, address, length, access); // over the whole request's range
+                if (region < 0) {
+                    return exit(DropReason.REMOTE_ACCESS);
+                }
+                rdmaMemory = regions.segment(region);
+                rdmaOffset = regions.offset(region, address);
+            }
+        }
+        return Stage.EXECUTE;
+    }
+
+    private Stage executeRequest(long now) {
+        Mbuf m = packet;
+        switch (packetType) {
+            case PacketType.SEND, PacketType.SEND_WITH_IMM -> {
+                int data = SrdHeader.payloadLength(m);
+                try {
+                    m.copyTo(SrdHeader.PAYLOAD_OFFSET, receiveBuffer, receiveOffset + receivedLength, data);
+                } catch (IllegalStateException closedBuffer) {
+                    failReceive(WcStatus.LOCAL_PROTECTION_ERROR);
+                    return exit(DropReason.REMOTE_OPERATION);
+                }
+                receivedLength += data;
+            }
+            case PacketType.RDMA_READ -> {
+                boolean answered = requester.answerRead(SrdHeader.immediate(m), RdmaHeader.rkey(m), rdmaMemory, rdmaOffset,
+                    RdmaHeader.dmaLength(m));
+                return answered ? done() : exit(LATER);
+            }
+            case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM -> {
+                int length = RdmaHeader.dmaLength(m);
+                int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;
+                long at = rdmaOffset + RdmaHeader.segmentOffset(m);
+                int refused = length == 0 ? 0
+                    : RdmaDelivery.land(counters, qp, m, rdmaMemory, at, data, false, length, Ipv4UdpFrame.sourceIp(m));
+                if (refused != 0) {
+                    return exit(refused);
+                }
+            }
+            case PacketType.ATOMIC_CMP_SWAP, PacketType.ATOMIC_FETCH_ADD -> {
+                if (!requester.canAnswer()) {
+                    counters.atomicsDeferred++;
+                    return exit(LATER); // not run yet: once run, its answer must have a place to wait in
+                }
+                long original;
+                try {
+                    original = RcAtomics.execute(m, regions, atomicRegion);
+                } catch (IllegalStateException freedMemory) {
+                    return exit(DropReason.REMOTE_ACCESS);
+                }
+                requester.answerAtomic(SrdHeader.immediate(m), original);
+                return done();
+            }
+            default -> { // READ_RESPONSE: our own READ's or atomic's answer, placed by the completer
+                requester.completer.onReadResponse(m, now);
+                return qp.state == QpState.ERROR ? exit(QP_FAILED) : done();
+            }
+        }
+        return Stage.COMPLETE;
+    }
+
+    /** A SEND's LAST and a WRITE with immediate complete their receive. */
+    private Stage complete() {
+        Mbuf m = packet;
+        boolean last = (SrdHeader.flags(m) & SrdHeader.FLAG_LAST) != 0;
+        if ((packetType == PacketType.SEND || packetType == PacketType.SEND_WITH_IMM) && last) {
+            boolean imm = packetType == PacketType.SEND_WITH_IMM;
+            inMessage = false;
+            receiveBuffer = null;
+            completedOrdinal++;
+            if (!receiveCq.push(receiveWrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, receivedLength, imm,
+                SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), Ipv4UdpFrame.sourceIp(m))) {
+                return exit(overrun(receiveCq));
+            }
+            counters.delivered++;
+        } else if (packetType == PacketType.RDMA_WRITE_WITH_IMM) {
+            long wr = rq.headWrId();
+            rq.removeHead();
+            cq.push(wr, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, RdmaHeader.dmaLength(m), true, SrdHeader.immediate(m), qp.qpn,
+                SrdHeader.sourceQpn(m), Ipv4UdpFrame.sourceIp(m));
+            counters.delivered++;
+            completedOrdinal++;
+        }
+        return done();
+    }
+
+    /** The packet executed: an arrival moves the expected PSN and is acknowledged; a held one's caller does that. */
+    private Stage done() {
+        result = DONE;
+        return arrived ? Stage.ACKNOWLEDGE : Stage.DONE;
+    }
+
+    /** The expected PSN moves past the packet, what was held behind it runs, and an ACK is owed. */
+    private Stage acknowledge(long now) {
+        Mbuf m = packet;
+        int psn = packetPsn;
+        expectedPsn++;
+        executeHeld(now);
+        oweAck(m, psn);
+        return Stage.DONE;
+    }
+
+    /**
+     * A READ or atomic with no answer slot free yet: it waits here (the ACK says so, FLAG_HELD) and
+     * runs once one frees, rather than be dropped, resent, and spend the requester's retries.
+     */
+    private Stage waitForAnswerSlot() {
+        if (held.put(packet, packetPsn)) {
+            oweAck(packet, packetPsn);
+            rc.activate(requester);
+        }
+        return Stage.DONE;
+    }
+
+    private Stage rnrNak() {
+        nak(packetPsn, DropReason.RNR, qp.minRnrTimer);
+        oweAck(packet, packetPsn);
+        return Stage.DONE;
+    }
+
+    private Stage fatalNak(long now) {
+        oweAck(packet, packetPsn);
+        refuse(packetPsn, result, now);
+        return Stage.DONE;
     }
 
     /**
@@ -246,7 +572,7 @@ final class RcResponder {
         int n = 0;
         while (held.count() > 0 && held.holds(expectedPsn)) {
             Mbuf m = held.get(expectedPsn);
-            int result = execute(m, SrdHeader.type(m), now);
+            int result = execute(m, now);
             if (qp.state == QpState.ERROR) {
                 return n; // executing it failed the QP (a refused READ's answer, a CQ overrun): the flush emptied the buffer
             }
@@ -303,6 +629,10 @@ final class RcResponder {
             refusing = false;
             refuse(refusedPsn, refusedReason, now);
         }
+    }
+
+    private static boolean isRdma(int type) {
+        return type == PacketType.RDMA_WRITE || type == PacketType.RDMA_WRITE_WITH_IMM || type == PacketType.RDMA_READ;
     }
 
     private static boolean consumesReceive(int type) {
@@ -364,90 +694,6 @@ final class RcResponder {
         return DONE;
     }
 
-    /** Executes one packet at the expected PSN: DONE, LATER, QP_FAILED, or the DropReason of a NAK. */
-    private int execute(Mbuf m, int type, long now) {
-        if (type != PacketType.READ_RESPONSE) {
-            int refused = src ? target(m) : (SrdHeader.flags(m) & SrdHeader.FLAG_SRC) != 0 ? DropReason.REMOTE_INVALID_REQUEST : DONE;
-            if (refused != DONE) {
-                return refused; // an SRC request on an RC QP names an SRQ nobody here offers
-            }
-        }
-        return switch (type) {
-            case PacketType.SEND, PacketType.SEND_WITH_IMM -> send(m, type);
-            case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ -> rdma(m, type);
-            case PacketType.ATOMIC_CMP_SWAP, PacketType.ATOMIC_FETCH_ADD -> atomic(m);
-            case PacketType.READ_RESPONSE -> {
-                if (inMessage) {
-                    yield DropReason.REMOTE_INVALID_REQUEST;
-                }
-                requester.placeReadResponse(m, now);
-                yield qp.state == QpState.ERROR ? QP_FAILED : DONE;
-            }
-            default -> DropReason.REMOTE_INVALID_REQUEST;
-        };
-    }
-
-    private int send(Mbuf m, int type) {
-        int flags = SrdHeader.flags(m);
-        if (SrdHeader.msn(m) != completedOrdinal) {
-            return DropReason.REMOTE_INVALID_REQUEST; // the message sequence is broken
-        }
-        if ((flags & SrdHeader.FLAG_FIRST) != 0) {
-            if (inMessage) {
-                return DropReason.REMOTE_INVALID_REQUEST; // a FIRST inside another message
-            }
-            if (rq.isEmpty()) {
-                qp.rnrDrops++;
-                return DropReason.RNR;
-            }
-            ReceiveQueue r = rq;
-            receiveCq = cq;
-            receiveSrq = named;
-            receiveWrId = r.headWrId();
-            receiveBuffer = r.headBuffer();
-            receiveOffset = r.headOffset();
-            receiveCapacity = r.headLength();
-            receiveKey = r.headKey();
-            r.removeHead();
-            receivedLength = 0;
-            inMessage = true;
-        } else if (!inMessage) {
-            return DropReason.REMOTE_INVALID_REQUEST; // a MIDDLE or LAST with no FIRST
-        }
-        int data = SrdHeader.payloadLength(m);
-        if (!regions.admits(receiveKey, receiveBuffer, receiveOffset, receiveCapacity)) {
-            // Its region was deregistered after the receive was posted, or since this message's FIRST
-            // packet took it: nothing more lands there (verbs: a local protection error at the
-            // responder, the requester hears a remote operational error).
-            counters.receivesRegionGone++;
-            failReceive(WcStatus.LOCAL_PROTECTION_ERROR);
-            return DropReason.REMOTE_OPERATION;
-        }
-        if (receivedLength + data > receiveCapacity) {
-            failReceive(WcStatus.LOCAL_LENGTH_ERROR);
-            return DropReason.REMOTE_INVALID_REQUEST; // as verbs: the requester hears INVALID_REQUEST
-        }
-        try {
-            m.copyTo(SrdHeader.PAYLOAD_OFFSET, receiveBuffer, receiveOffset + receivedLength, data);
-        } catch (IllegalStateException closedBuffer) {
-            failReceive(WcStatus.LOCAL_PROTECTION_ERROR);
-            return DropReason.REMOTE_OPERATION;
-        }
-        receivedLength += data;
-        if ((flags & SrdHeader.FLAG_LAST) != 0) {
-            boolean imm = type == PacketType.SEND_WITH_IMM;
-            inMessage = false;
-            receiveBuffer = null;
-            completedOrdinal++;
-            if (!receiveCq.push(receiveWrId, WcStatus.SUCCESS, imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, receivedLength, imm,
-                SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m), Ipv4UdpFrame.sourceIp(m))) {
-                return overrun(receiveCq);
-            }
-            counters.delivered++;
-        }
-        return DONE;
-    }
-
     /** The receive being filled ends in error: its completion says why, and the QP goes to ERROR after the NAK. */
     private void failReceive(int status) {
         inMessage = false;
@@ -465,87 +711,6 @@ final class RcResponder {
         errors.onCqOverrun(full);
         rc.enterError(qp, clock.now());
         return QP_FAILED;
-    }
-
-    private int rdma(Mbuf m, int type) {
-        if (inMessage) {
-            return DropReason.REMOTE_INVALID_REQUEST; // inside a SEND: the message sequence is broken
-        }
-        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdRequester.MAX_RDMA_SIZE)) {
-            return DropReason.REMOTE_INVALID_REQUEST;
-        }
-        int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;
-        int length = RdmaHeader.dmaLength(m);
-        int at = RdmaHeader.segmentOffset(m);
-        boolean read = type == PacketType.RDMA_READ;
-        int access = read ? MemoryRegions.REMOTE_READ : MemoryRegions.REMOTE_WRITE;
-        long address = RdmaHeader.address(m);
-        int rkey = RdmaHeader.rkey(m);
-        if ((qp.accessFlags & access) == 0) {
-            return DropReason.REMOTE_ACCESS; // the QP's own access flags first (ibv_modify_qp's qp_access_flags)
-        }
-        MemorySegment memory = null;
-        long offset = 0;
-        if (length > 0) { // a zero-byte READ or WRITE names no memory: no rkey or address to check (IBTA C9-88, as rxe)
-            int region = regions.find(rkey, pd, address, length, access); // the region's, over the whole request's range
-            if (region < 0) {
-                return DropReason.REMOTE_ACCESS;
-            }
-            memory = regions.segment(region);
-            offset = regions.offset(region, address);
-        }
-        if (read) {
-            return requester.answerRead(SrdHeader.immediate(m), rkey, memory, offset, length) ? DONE : LATER;
-        }
-        boolean withImmediate = type == PacketType.RDMA_WRITE_WITH_IMM;
-        if (withImmediate) {
-            if (SrdHeader.msn(m) != completedOrdinal) {
-                return DropReason.REMOTE_INVALID_REQUEST;
-            }
-            if (rq.isEmpty()) {
-                qp.rnrDrops++;
-                return DropReason.RNR;
-            }
-            if (cq.isFull()) {
-                return overrun(cq);
-            }
-        }
-        int refused = length == 0 ? 0 : RdmaDelivery.land(counters, qp, m, memory, offset + at, data, false, length, Ipv4UdpFrame.sourceIp(m));
-        if (refused != 0) {
-            return refused;
-        }
-        if (withImmediate) {
-            long wr = rq.headWrId();
-            rq.removeHead();
-            cq.push(wr, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), qp.qpn, SrdHeader.sourceQpn(m),
-                Ipv4UdpFrame.sourceIp(m));
-            counters.delivered++;
-            completedOrdinal++;
-        }
-        return DONE;
-    }
-
-    /** An atomic at the expected PSN: checked, then run once, its original value owed to the requester. */
-    private int atomic(Mbuf m) {
-        if (inMessage) {
-            return DropReason.REMOTE_INVALID_REQUEST; // inside a SEND: the message sequence is broken
-        }
-        int region = RcAtomics.check(regions, qp, pd, m);
-        if (region < 0) {
-            return -region;
-        }
-        if (!requester.canAnswer()) {
-            counters.atomicsDeferred++;
-            return LATER; // not run yet: once run, its answer must have a place to wait in
-        }
-        long original;
-        try {
-            original = RcAtomics.execute(m, regions, region);
-        } catch (IllegalStateException freedMemory) {
-            return DropReason.REMOTE_ACCESS;
-        }
-        requester.answerAtomic(SrdHeader.immediate(m), original);
-        return DONE;
     }
 
     // ---------------------------------------------------------------- acknowledgement

@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
  * One work request on an RC (or SRC) QP's send queue, as rxe's send WQE: what was posted (opcode,
  * buffer, remote memory, atomic operands) and how far it has got (segments sent and in flight,
  * its PSN range, READ bytes still due, done). The requester posts into a slot, segments and emits
- * from it, and completes it; the slots are made once, with the QP, and reused in ring order.
+ * from it; the {@link RcCompleter} retires it. The slots live in the {@link RcSendQueue}.
  */
 final class RcSendSlot {
     int opcode;
@@ -14,6 +14,12 @@ final class RcSendSlot {
     MemorySegment buffer;
     long offset;
     int length;
+    /**
+     * A SEND or WRITE gathered from several SGEs: its entries, which segmentation walks as one
+     * message of {@code length} bytes (empty: the message is {@code length} bytes at {@code offset}
+     * of {@code buffer}). Made with the slot, refilled per request.
+     */
+    final GatherList sges = new GatherList();
     int immediate;
     long remoteAddress;
     int rkey;

@@ -58,7 +58,7 @@ final class SendPosting {
             return SrdTransport.POST_BAD_QP_STATE;
         }
         if (qp.type == QpType.RC) {
-            return postConnected(qp, 0, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+            return postConnected(qp, 0, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, null);
         }
         if (qp.type == QpType.SRC) {
             return SrdTransport.POST_INVALID; // its sends name the remote SRQ: postSrc
@@ -126,9 +126,22 @@ final class SendPosting {
             : offset < 0 || offset + length > buffer.byteSize() ? WcStatus.LOCAL_PROTECTION_ERROR
             : SendOpcode.awaitsResponse(opcode) && buffer.isReadOnly() ? WcStatus.LOCAL_PROTECTION_ERROR // the response lands there
             : -1;
-        if (refused < 0) {
-            return false;
-        }
+        return refused >= 0 && refuse(qp, wrId, opcode, buffer, offset, length, signaled, refused);
+    }
+
+    /** {@link #refusedAtPosting}'s checks for a gathered SEND or WRITE (see {@link #postGather}). */
+    private boolean refusedGather(SrdQp qp, long wrId, int opcode, GatherList sges, int length, boolean signaled) {
+        boolean gathers = opcode == SendOpcode.SEND || opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE
+            || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
+        int refused = !gathers ? WcStatus.LOCAL_QP_OPERATION_ERROR
+            : length < 0 || length > SrdRequester.MAX_RDMA_SIZE || sges.totalLength() != length ? WcStatus.LOCAL_LENGTH_ERROR
+            : !sges.inBounds() ? WcStatus.LOCAL_PROTECTION_ERROR
+            : -1;
+        return refused >= 0 && refuse(qp, wrId, opcode, sges.segment[0], sges.offset[0], length, signaled, refused);
+    }
+
+    /** Completes a request refused at posting with {@code refused}: on RC in post order (then ERROR), else at once. Returns true. */
+    private boolean refuse(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, boolean signaled, int refused) {
         qp.sqOutstanding++;
         if (qp.type.connected() && !qp.rcRequester.isFull()) {
             qp.rcRequester.postRefused(wrId, opcode, buffer, offset, length, refused, true); // in post order, then ERROR
@@ -145,16 +158,19 @@ final class SendPosting {
      * {@link SrdTransport#maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
      */
     private int postConnected(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length,
-                              int immediate, long remoteAddress, int rkey, boolean signaled) {
+                              int immediate, long remoteAddress, int rkey, boolean signaled, GatherList gather) {
         if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
             return SrdTransport.POST_SQ_FULL;
         }
         // An atomic's two operands come with postAtomic: this entry has no room for them.
-        if (refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdRequester.MAX_RDMA_SIZE, buffer, offset, length, signaled)) {
+        boolean refused = gather == null
+            ? refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdRequester.MAX_RDMA_SIZE, buffer, offset, length, signaled)
+            : refusedGather(qp, wrId, opcode, gather, length, signaled);
+        if (refused) {
             return SrdTransport.POST_OK;
         }
         qp.sqOutstanding++;
-        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, remoteSrqn);
+        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, remoteSrqn, gather);
         return queuedOnRc(qp);
     }
 
@@ -199,7 +215,27 @@ final class SendPosting {
         if (qp.destroyed || !qp.acceptsSends()) {
             return SrdTransport.POST_BAD_QP_STATE;
         }
-        return postConnected(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        return postConnected(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, null);
+    }
+
+    /**
+     * RC and SRC (rule 5 of issue 25): a SEND or WRITE gathered from the SGEs of {@code sges}, the
+     * same message as one SGE of the same {@code length} bytes, up to {@link SrdTransport#maxRdmaSize()}.
+     * {@code remoteSrqn}: SRC's remote SRQ, 0 on RC. Errors found after posting complete it as for
+     * one buffer: an opcode that cannot gather (READ scatters, atomics take one word)
+     * LOCAL_QP_OPERATION_ERROR, a length not the entries' sum or over the maximum LOCAL_LENGTH_ERROR,
+     * an entry outside its segment LOCAL_PROTECTION_ERROR. The entries are copied into the request.
+     */
+    int postGather(SrdQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate, long remoteAddress,
+                   int rkey, boolean signaled) {
+        if (!qp.type.connected() || (qp.type == QpType.SRC) != isSrqNumber(remoteSrqn) || sges.count() == 0) {
+            return SrdTransport.POST_INVALID;
+        }
+        if (qp.destroyed || !qp.acceptsSends()) {
+            return SrdTransport.POST_BAD_QP_STATE;
+        }
+        MemorySegment first = sges.segment[0];
+        return postConnected(qp, remoteSrqn, wrId, opcode, first, sges.offset[0], length, immediate, remoteAddress, rkey, signaled, sges);
     }
 
     /** SRC: an atomic as on RC, checked at the responder against the protection domain of its SRQ {@code remoteSrqn}. */

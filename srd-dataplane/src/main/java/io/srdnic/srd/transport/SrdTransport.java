@@ -502,6 +502,17 @@ public final class SrdTransport implements AutoCloseable {
         return posting.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
     }
 
+    /**
+     * RC and SRC: posts a SEND or RDMA WRITE of {@code length} bytes gathered from the entries of
+     * {@code sges} (copied: the list may be refilled once this returns), the same message as one
+     * buffer of those bytes; {@code remoteSrqn}: SRC's remote SRQ, 0 on RC. Returns POST_OK or a
+     * negative POST_* code; {@link SendPosting#postGather} has the rules.
+     */
+    public int postGather(SrdQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate,
+                          long remoteAddress, int rkey, boolean signaled) {
+        return posting.postGather(qp, remoteSrqn, wrId, opcode, sges, length, immediate, remoteAddress, rkey, signaled);
+    }
+
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */
     public int maxRdmaSize() {
         return SrdRequester.MAX_RDMA_SIZE;

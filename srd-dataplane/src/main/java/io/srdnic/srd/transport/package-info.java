@@ -32,8 +32,10 @@
  *         (the ACKs of its peer), {@code SrdRnrWaits} (RNR backoffs), {@code PathProbes} (both
  *         ends of a probe); responder: {@code SrdResponder} (transport checks, ACKs owed) then a
  *         delivery policy per packet type, {@code SendDelivery} and {@code RdmaDelivery}.</li>
- *     <li>RC: the flow is the QP itself; {@code RcRequester} (segmentation, in-order completion,
- *         READ answers; a posted request is an {@code RcSendSlot}), {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},
+ *     <li>RC: the flow is the QP itself; {@code RcRequester} (post, segmentation, emission,
+ *         READ answers), {@code RcCompleter} (ACK/NAK intake, in-order completion, responses, retry
+ *         and RNR policy: a state machine as rxe_comp.c), both over the {@code RcSendQueue} of
+ *         {@code RcSendSlot}s, {@code RcResponder} (execution in PSN order, {@code RcReorderBuffer},
  *         NAKs, coalesced ACKs), {@code RcConnections} (which RC QPs the duty cycle visits).</li>
  *     <li>UD: one datagram, no flow ({@code UdDatagrams}, {@code SendDelivery}).</li>
  *     </ul></li>

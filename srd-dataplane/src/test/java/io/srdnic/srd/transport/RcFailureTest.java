@@ -100,10 +100,10 @@ class RcFailureTest {
             MemorySegment tx = p.random(64, 34);
             assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
             RcRequester r = p.qa.qp().rcRequester;
-            assertTrue(p.f.runUntil(() -> r.rnrHolding, 10 * MS), "no receive: RNR NAKed, the one RNR retry taken");
+            assertTrue(p.f.runUntil(() -> r.completer.rnrHolding, 10 * MS), "no receive: RNR NAKed, the one RNR retry taken");
             int psn = r.sender.sendBase;
             p.receives(1, 256);
-            assertTrue(p.f.runUntil(() -> !r.rnrHolding, 10 * MS), "the wait is over: the SEND goes again");
+            assertTrue(p.f.runUntil(() -> !r.completer.rnrHolding, 10 * MS), "the wait is over: the SEND goes again");
             new Attacker(p.f).rcAck(0, SimFabric.ip(1), p.qb.qpn(), p.qa.qpn(), psn, psn, DropReason.RNR); // the first NAK, late
             List<TestQp.Wc> wcs = p.sendCompletions(1, 10 * MS);
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status(), "the repeated SEND met the receive");
