@@ -53,6 +53,10 @@ public final class RnbdServerCommand implements Callable<Integer> {
     @Option(names = "--queue-depth", defaultValue = "128", description = "Chunks per session (default ${DEFAULT-VALUE}; Linux: 512).")
     int queueDepth;
 
+    @Option(names = "--io-threads", defaultValue = "2", description = "Threads that run file devices' IO off the poll thread"
+        + " (default ${DEFAULT-VALUE}; 0: on the poll thread). Memory devices run on the poll thread.")
+    int ioThreads;
+
     @Option(names = "--transport", defaultValue = "rc", description = "rc only: RTRS connects through the CM, which makes RC connections.")
     String transport;
 
@@ -91,7 +95,9 @@ public final class RnbdServerCommand implements Callable<Integer> {
                     + "NAME=SIZE");
         }
         ServeLoop loop = new ServeLoop(exitOnStdinEof);
-        RnbdServer rnbd = new RnbdServer(exports);
+        RnbdServer rnbd = new RnbdServer(exports, ioThreads);
+        WakeableIdle idle = ServeLoop.idleStrategy();
+        rnbd.onIoFinished(idle::wake); // a finished file IO is answered at once, not after the loop's sleep
         RtrsServer server = null;
         DpdkLinks links = null;
         try {
@@ -102,7 +108,8 @@ public final class RnbdServerCommand implements Callable<Integer> {
                 + (exportDir != null ? exportDir + " " : "") + memory + (exportFiles.isEmpty() ? "" : " " + exportFiles));
             System.out.println("ready");
             System.out.flush();
-            loop.run(server::poll, links::quitRequested);
+            RtrsServer rtrs = server;
+            loop.run(() -> rtrs.poll() + rnbd.poll(), links::quitRequested, idle);
         } finally {
             if (server != null) {
                 server.close();

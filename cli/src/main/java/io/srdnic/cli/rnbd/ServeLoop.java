@@ -42,7 +42,11 @@ final class ServeLoop {
 
     /** Polls until told to stop or until {@code quit} says so (EAL's shutdown has begun), pausing when idle. */
     void run(IntSupplier poll, BooleanSupplier quit) {
-        IdleStrategy backoff = idleStrategy();
+        run(poll, quit, idleStrategy());
+    }
+
+    /** As {@link #run(IntSupplier, BooleanSupplier)}, pausing with {@code backoff}, which other threads may wake. */
+    void run(IntSupplier poll, BooleanSupplier quit, IdleStrategy backoff) {
         while (!stop && !quit.getAsBoolean()) {
             backoff.idle(poll.getAsInt());
         }

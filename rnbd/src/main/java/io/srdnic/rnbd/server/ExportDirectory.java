@@ -34,6 +34,8 @@ public final class ExportDirectory {
     private final Path root;
     private final Map<String, MemoryBlockDevice> memory = new LinkedHashMap<>();
     private final Map<String, Path> files = new LinkedHashMap<>();
+    /** Devices the caller made (opened once, never closed by the server), run on the IO workers: they may block. */
+    private final Map<String, BlockDevice> given = new LinkedHashMap<>();
 
     /** {@code root} null: memory devices and single files only. */
     public ExportDirectory(Path root) throws IOException {
@@ -70,9 +72,26 @@ public final class ExportDirectory {
         return this;
     }
 
-    /** Whether {@code name} is a memory device (opened once, never closed while the server runs). */
+    /**
+     * A device the caller made, exported as {@code name}: opened once, never closed by the server,
+     * and, as a file, run on the server's IO workers (it may block).
+     */
+    public ExportDirectory device(String name, BlockDevice device) {
+        if (name.isEmpty() || memory.containsKey(name) || files.containsKey(name) || given.containsKey(name)) {
+            throw new IllegalArgumentException("device " + name + ": empty or already exported");
+        }
+        given.put(name, device);
+        return this;
+    }
+
+    /** Whether {@code name} is opened once and never closed while the server runs (a memory device, a given one). */
     boolean isMemory(String name) {
-        return memory.containsKey(name);
+        return memory.containsKey(name) || given.containsKey(name);
+    }
+
+    /** Whether IO on {@code name} may wait (a file, a given device): it then runs off the poll thread. A memory device is a memcpy. */
+    boolean mayBlock(String name) {
+        return !memory.containsKey(name);
     }
 
     /** Opens {@code name}: a memory device, or a regular file under the directory. */
@@ -80,6 +99,10 @@ public final class ExportDirectory {
         MemoryBlockDevice m = memory.get(name);
         if (m != null) {
             return m;
+        }
+        BlockDevice g = given.get(name);
+        if (g != null) {
+            return g;
         }
         Path single = files.get(name);
         if (single != null) {

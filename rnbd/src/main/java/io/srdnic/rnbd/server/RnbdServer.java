@@ -24,21 +24,54 @@ import java.util.WeakHashMap;
  * client gave) has the devices it opened, by id; every field of every message is checked against
  * them before the backing device is touched. Access: any number of RO openers; one RW opener, or
  * two MIGRATION (or one RW and one MIGRATION) writers during a move, else EPERM, as Linux.
- * Runs on the RTRS server's poll thread.
+ * Runs on the RTRS server's poll thread; IO on devices that may block (files) runs on
+ * {@link IoWorkers} and is answered from {@link #poll}, which the poll loop calls after the RTRS
+ * server's.
  */
 public final class RnbdServer implements RtrsServerHandler {
     /** Discard and write-zeroes per request, at most (sectors): 1 GiB, as a u32 of bytes must hold it. */
     static final int MAX_DISCARD_SECTORS = 1 << 21;
+    /** IO worker threads by default: two, so a flush waiting on the disk does not hold up reads. */
+    public static final int DEFAULT_IO_THREADS = 2;
 
     private final ExportDirectory exports;
     private final Map<String, ServedDevice> served = new HashMap<>();
     private final Map<String, List<SessionDevice>> sessions = new HashMap<>();
     /** One reusable request per chunk; weak: a session's chunks go with it. */
     private final Map<ServerIo, BlockRequest> requests = new WeakHashMap<>();
+    private final int ioThreads;
+    /** Started when the first device that may block is opened. */
+    private IoWorkers workers;
+    private Runnable wake = () -> { };
     private long refused;
 
     public RnbdServer(ExportDirectory exports) {
+        this(exports, DEFAULT_IO_THREADS);
+    }
+
+    /** {@code ioThreads} threads run the IO of file devices (0: on the poll thread, as memory devices always are). */
+    public RnbdServer(ExportDirectory exports, int ioThreads) {
+        if (ioThreads < 0) {
+            throw new IllegalArgumentException("io threads must be >= 0: " + ioThreads);
+        }
         this.exports = exports;
+        this.ioThreads = ioThreads;
+    }
+
+    /**
+     * {@code wake} runs on an IO worker's thread when it has finished a request: a poll loop that
+     * sleeps when idle is woken to answer it. Set before the first device opens.
+     */
+    public void onIoFinished(Runnable wake) {
+        this.wake = wake;
+        if (workers != null) {
+            workers.onFinished(wake);
+        }
+    }
+
+    /** On the poll thread, after the RTRS server's poll: answers the requests the IO workers finished. Returns how many. */
+    public int poll() {
+        return workers == null ? 0 : workers.drain();
     }
 
     @Override
@@ -136,7 +169,7 @@ public final class RnbdServer implements RtrsServerHandler {
             r = new BlockRequest(io);
             requests.put(io, r);
         }
-        r.start(d.served.device, op, flags, sector << Rnbd.SECTOR_SHIFT, (int) bytes);
+        r.start(d.served, workers, op, flags, sector << Rnbd.SECTOR_SHIFT, (int) bytes);
         return 0;
     }
 
@@ -183,7 +216,11 @@ public final class RnbdServer implements RtrsServerHandler {
         if (s == null) {
             try {
                 BlockDevice b = exports.open(name);
-                s = new ServedDevice(name, b, exports.isMemory(name));
+                s = new ServedDevice(name, b, exports.isMemory(name), exports.mayBlock(name) && ioThreads > 0);
+                if (s.mayBlock && workers == null) {
+                    workers = new IoWorkers(ioThreads);
+                    workers.onFinished(wake);
+                }
             } catch (ExportDirectory.Refused e) {
                 return e.errno;
             }
@@ -245,13 +282,20 @@ public final class RnbdServer implements RtrsServerHandler {
         if (s.openers == 0) {
             served.remove(s.name);
             if (!s.memory) {
-                s.device.close();
+                if (s.inFlight > 0) {
+                    s.closeWhenIdle = true;
+                } else {
+                    s.device.close();
+                }
             }
         }
     }
 
     /** Closes every session's devices (the memory devices' contents go with the server). */
     public void close() {
+        if (workers != null) {
+            workers.close(); // before the devices: a worker may be inside one
+        }
         for (String session : new ArrayList<>(sessions.keySet())) {
             closeAll(session);
         }

@@ -92,6 +92,7 @@ final class RnbdSim implements AutoCloseable {
             clients.get(i).poll();
         }
         server.poll();
+        rnbd.poll();
     }
 
     /** Cuts (or restores) link {@code i}: both its hosts, as a pulled cable. */
