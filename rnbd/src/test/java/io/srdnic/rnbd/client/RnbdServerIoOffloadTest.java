@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.block.BlockDevice;
+import io.srdnic.block.BlockSizes;
 import io.srdnic.block.IoCompletion;
 import io.srdnic.block.local.MemoryBlockDevice;
 import io.srdnic.rnbd.protocol.Rnbd;
@@ -34,7 +35,7 @@ class RnbdServerIoOffloadTest {
         }
 
         @Override
-        public io.srdnic.block.BlockSizes blockSizes() {
+        public BlockSizes blockSizes() {
             return memory.blockSizes();
         }
 
