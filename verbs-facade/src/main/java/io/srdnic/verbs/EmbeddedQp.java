@@ -1,10 +1,10 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.SrcDomain;
 import io.srdnic.srd.transport.SrdQp;
 import io.srdnic.srd.transport.SrdTransport;
@@ -71,10 +71,11 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         }
         if (owner.xrcType == XrcQpType.XRC_RECV) {
             // No send queue: its CQ would only ever see completions of work nobody can post.
-            return t.createQp(QpType.SRC, owner.pd.id, 1, EmbeddedProvider.domain(xrcd), new io.srdnic.srd.api.CompletionQueue(1));
+            return t.createQp(QpType.SRC, owner.pd.id, 1, EmbeddedProvider.domain(xrcd),
+                    new io.srdnic.srd.api.CompletionQueue(1)); // fully qualified: the facade has one too
         }
-        io.srdnic.srd.api.CompletionQueue send = EmbeddedProvider.ring(owner.sendCq);
-        io.srdnic.srd.api.CompletionQueue recv = EmbeddedProvider.ring(owner.recvCq);
+        io.srdnic.srd.api.CompletionQueue send = EmbeddedProvider.ring(owner.sendCq); // fully qualified: the facade has one too
+        io.srdnic.srd.api.CompletionQueue recv = EmbeddedProvider.ring(owner.recvCq); // fully qualified: the facade has one too
         return owner.srq == null ? t.createQp(owner.type, owner.pd.id, owner.maxSendWr, owner.maxRecvWr, send, recv)
             : t.createQp(owner.type, owner.pd.id, owner.maxSendWr, EmbeddedProvider.transportSrq(owner.srq), send, recv);
     }

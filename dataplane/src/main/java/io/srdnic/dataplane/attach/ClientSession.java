@@ -1,11 +1,6 @@
 package io.srdnic.dataplane.attach;
 
-import io.srdnic.verbs.attach.ShmRing;
-import io.srdnic.verbs.attach.SharedLayout;
-import io.srdnic.verbs.attach.SendRecord;
-import io.srdnic.verbs.attach.RecvRecord;
-import io.srdnic.verbs.attach.CompletionRecord;
-import io.srdnic.verbs.attach.FreeSpace;
+import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.AddressHandle;
@@ -17,15 +12,20 @@ import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.SharedReceiveQueue;
+import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.XrcDomain;
 import io.srdnic.verbs.XrcQpType;
-import io.srdnic.verbs.VerbsException;
+import io.srdnic.verbs.attach.CompletionRecord;
+import io.srdnic.verbs.attach.FreeSpace;
+import io.srdnic.verbs.attach.RecvRecord;
+import io.srdnic.verbs.attach.SendRecord;
+import io.srdnic.verbs.attach.SharedLayout;
+import io.srdnic.verbs.attach.ShmRing;
 import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.CreateAhRequest;
 import io.srdnic.verbs.attach.control.CreateQpRequest;
 import io.srdnic.verbs.attach.control.CreateSrqRequest;
-import io.srdnic.verbs.attach.control.SrqRequest;
 import io.srdnic.verbs.attach.control.DestroyRequest;
 import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.ModifyQpRequest;
@@ -34,15 +34,20 @@ import io.srdnic.verbs.attach.control.OpenRequest;
 import io.srdnic.verbs.attach.control.QpAttributesReply;
 import io.srdnic.verbs.attach.control.QueryQpRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
+import io.srdnic.verbs.attach.control.SrqRequest;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * One attached client on the dataplane: its shared file, and every object it made, in tables of
@@ -152,11 +157,12 @@ final class ClientSession {
             .append(" ring_bytes ").append(rings.byteSize()).append(" mr_bytes ").append(mrBytes).append('\n');
         String of = " client " + id;
         pds.keySet().stream().sorted().forEach(h -> out.append("pd ").append(h).append(of).append('\n'));
-        cqs.values().stream().sorted(java.util.Comparator.comparingInt(c -> c.handle))
+        cqs.values().stream().sorted(Comparator.comparingInt(c -> c.handle))
             .forEach(c -> out.append("cq ").append(c.handle).append(of).append(" depth ").append(c.ring.capacity()).append('\n'));
-        qps.values().stream().sorted(java.util.Comparator.comparingInt(q -> q.qp.qpNum())).forEach(q -> out.append("qp ").append(q.qp.qpNum())
+        qps.values().stream().sorted(Comparator.comparingInt(q -> q.qp.qpNum())).forEach(q -> out.append("qp ").append(q.qp.qpNum())
             .append(of).append(" type ").append(q.qp.type()).append(" state ").append(q.qp.state()).append('\n'));
-        mrs.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> out.append("mr ").append(Integer.toUnsignedString(e.getKey()))
+        mrs.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> out.append("mr ")
+                .append(Integer.toUnsignedString(e.getKey()))
             .append(of).append(" length ").append(e.getValue().segment().byteSize()).append('\n'));
         srqs.keySet().stream().sorted().forEach(n -> out.append("srq ").append(n).append(of).append('\n'));
         for (int n = 1; n < ahs.length; n++) {
@@ -209,7 +215,10 @@ final class ClientSession {
         refused++;
     }
 
-    /** OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything lies; {@code quota} bounds what it may make. */
+    /**
+     * OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything
+     * lies; {@code quota} bounds what it may make.
+     */
     OpenReply open(Context on, OpenRequest request, ClientQuota quota) {
         this.quota = quota;
         if (request.poolBytes() < MIN_POOL || request.poolBytes() > MAX_POOL) {
@@ -219,7 +228,8 @@ final class ClientSession {
             throw new VerbsException("ring area of " + request.ringBytes() + " bytes: ask " + MIN_RINGS + ".." + MAX_RINGS);
         }
         if (request.poolBytes() > quota.poolBytes()) {
-            throw new VerbsException("over this client's quota: a pool of " + request.poolBytes() + " bytes asked; at most " + quota.poolBytes()
+            throw new VerbsException("over this client's quota: a pool of " + request.poolBytes() + " bytes asked; at most "
+                    + quota.poolBytes()
                 + " bytes (--quota pool-bytes)");
         }
         long ringsBytes = SharedLayout.align(request.ringBytes());
@@ -252,18 +262,20 @@ final class ClientSession {
                     // said below; the sweep at start removes it
                 }
             }
-            throw new VerbsException("could not make the client's " + total + " bytes of shared memory (" + (shmDir == null ? "memfd" : shmFile)
+            throw new VerbsException("could not make the client's " + total + " bytes of shared memory ("
+                    + (shmDir == null ? "memfd" : shmFile)
                 + "): " + e.getMessage());
         }
-        file.set(java.lang.foreign.ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
-        file.set(java.lang.foreign.ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
+        file.set(ValueLayout.JAVA_LONG, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
+        file.set(ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
         rings = file.asSlice(SharedLayout.HEADER_BYTES, ringsBytes);
         ringSpace = new FreeSpace(ringsBytes);
         pool = file.asSlice(poolOffset, poolBytes);
         context = on;
         DeviceAttributes a = on.queryDevice();
         int[] attributes = {a.maxQp(), a.maxCq(), a.maxMr(), a.maxAh(), a.maxQpWr(), Math.min(a.maxSge(), SendRecord.MAX_SGE),
-            Math.min(a.maxInlineData(), SendRecord.MAX_INLINE), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0, a.rdmaWrite() ? 1 : 0,
+            Math.min(a.maxInlineData(), SendRecord.MAX_INLINE), a.mtu(), a.maxMessageSize(), a.maxRdmaSize(), a.rdmaRead() ? 1 : 0,
+                    a.rdmaWrite() ? 1 : 0,
             a.rnrRetry() ? 1 : 0, a.maxSrq(), a.maxSrqWr(), a.maxSrqSge(), a.atomicCap(), a.maxQpRdAtom()};
         return new OpenReply(described, total, poolOffset, poolBytes, SharedLayout.HEADER_BYTES, ringsBytes, on.ip(), on.mac(),
             on.udpPort(), a.name(), attributes);
@@ -393,7 +405,8 @@ final class ClientSession {
         ProtectionDomain pd = pd(r.pd());
         int capacity = ShmRing.capacityFor(Math.max(1, r.maxWr()));
         if (srqList.size() >= quota.srqs() || qpEntries + capacity > quota.qpEntries()) {
-            throw new VerbsException("over this client's quota: " + srqList.size() + " SRQs and " + qpEntries + " work request entries held, "
+            throw new VerbsException("over this client's quota: " + srqList.size() + " SRQs and " + qpEntries
+                    + " work request entries held, "
                 + capacity + " asked; at most " + quota.srqs() + " SRQs and " + quota.qpEntries() + " entries");
         }
         long at = carveRing(capacity, RecvRecord.BYTES);
@@ -454,7 +467,7 @@ final class ClientSession {
                 qp.modify(ModifyQpRequest.state(r.values()[0]), r.values()[1]);
             } else {
                 var attributes = r.toAttributes();
-                if (attributes.has(io.srdnic.srd.api.QpAttributes.ADDRESS_HANDLE) && !ownsAh(attributes.addressHandle())) {
+                if (attributes.has(QpAttributes.ADDRESS_HANDLE) && !ownsAh(attributes.addressHandle())) {
                     throw new VerbsException("address handle " + attributes.addressHandle() + " is not one of this context's");
                 }
                 qp.modify(attributes);
@@ -485,7 +498,7 @@ final class ClientSession {
     }
 
     /** Runs the CM for the client's ids and sends it their events; returns how many. */
-    int pumpCm(java.util.function.Consumer<CmEventMessage> send) {
+    int pumpCm(Consumer<CmEventMessage> send) {
         return cm == null ? 0 : cm.pump(send);
     }
 
@@ -494,7 +507,7 @@ final class ClientSession {
         AddressHandle ah = pd(r.pd()).createAddressHandle(r.mac(), r.ip(), r.udpPort());
         int n = ah.handle();
         if (n >= ahs.length) {
-            ahs = java.util.Arrays.copyOf(ahs, Math.max(ahs.length * 2, n + 1));
+            ahs = Arrays.copyOf(ahs, Math.max(ahs.length * 2, n + 1));
         }
         ahs[n] = ah;
         ahCount++;
@@ -601,7 +614,10 @@ final class ClientSession {
         return 0;
     }
 
-    /** The client's receives, from its QPs' and SRQs' receive rings into the transport; returns the records taken, or {@link ShmRing#CORRUPT}. */
+    /**
+     * The client's receives, from its QPs' and SRQs' receive rings into the transport; returns the
+     * records taken, or {@link ShmRing#CORRUPT}.
+     */
     int pumpReceives() {
         int work = 0;
         long receives = 0;
@@ -650,7 +666,10 @@ final class ClientSession {
         return work;
     }
 
-    /** The completions the transport has made, into the client's completion rings (as much as each has room this pass); returns how many. */
+    /**
+     * The completions the transport has made, into the client's completion rings (as much as each
+     * has room this pass); returns how many.
+     */
     int pumpCompletions() {
         int work = 0;
         long completions = 0;

@@ -67,7 +67,6 @@ final class QpErrors implements QpEvents {
         events.raise(type, 0, 0, qp.qpn, clock.getAsLong());
     }
 
-    /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
     /** A connected QP follows into RC: its connection starts, moves or stops with it. */
     @Override
     public void modified(TransportQp qp, QpState from) {
@@ -76,6 +75,7 @@ final class QpErrors implements QpEvents {
         }
     }
 
+    /** QP to ERROR: sends and receives complete with WR_FLUSH_ERROR; to RESET: dropped silently. */
     @Override
     public void flush(TransportQp qp, boolean withCompletions) {
         if (qp.type.connected()) {
@@ -83,7 +83,8 @@ final class QpErrors implements QpEvents {
         }
         finishRequests(qp, withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
         while (qp.ownsReceives() && !qp.receives.isEmpty()) { // an SRQ's receives stay for its other QPs
-            if (withCompletions && !qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0, qp.qpn, 0, 0)) {
+            if (withCompletions && !qp.recvCq.push(qp.receives.headWrId(), WcStatus.WR_FLUSH_ERROR, WcOpcode.RECV, 0, false, 0,
+                    qp.qpn, 0, 0)) {
                 onCqOverrun(qp.recvCq);
             }
             qp.receives.removeHead();

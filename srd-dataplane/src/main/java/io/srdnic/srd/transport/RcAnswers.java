@@ -67,7 +67,10 @@ final class RcAnswers {
         head = tail = toSend = 0;
     }
 
-    /** Owes the READ {@code readToken} names {@code len} bytes at {@code off} of {@code mem} (region {@code key}), in packets of {@code perPacket} bytes. */
+    /**
+     * Owes the READ {@code readToken} names {@code len} bytes at {@code off} of {@code mem} (region
+     * {@code key}), in packets of {@code perPacket} bytes.
+     */
     void addRead(int readToken, int key, MemorySegment mem, long off, int len, int perPacket) {
         int a = slot(tail++);
         token[a] = readToken;

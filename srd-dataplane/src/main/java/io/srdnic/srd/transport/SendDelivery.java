@@ -64,7 +64,8 @@ final class SendDelivery {
             return DropReason.REMOTE_OPERATION; // the receive's memory is gone: a receive WQE we cannot use
         }
         boolean imm = type == PacketType.SEND_WITH_IMM;
-        qp.completeReceive(imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm, SrdHeader.immediate(m), SrdHeader.sourceQpn(m), srcIp);
+        qp.completeReceive(imm ? WcOpcode.RECV_WITH_IMM : WcOpcode.RECV, length, imm, SrdHeader.immediate(m),
+                SrdHeader.sourceQpn(m), srcIp);
         return 0;
     }
 }

@@ -76,7 +76,8 @@ final class SendPosting {
             return SrdTransport.POST_OK;
         }
         if (qp.type == QpType.UD) {
-            datagrams.send(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM, immediate, signaled, now);
+            datagrams.send(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM,
+                    immediate, signaled, now);
             return SrdTransport.POST_OK;
         }
         SrdContext ctx = contexts.openFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), now);

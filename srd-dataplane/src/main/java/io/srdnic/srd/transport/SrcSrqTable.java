@@ -2,6 +2,7 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.srd.transport.port.LongIntMap;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import java.util.Arrays;
 
 /**
  * The SRC SRQs of one transport by the number SRC packets name them with: the responder's lookup,
@@ -36,8 +37,8 @@ final class SrcSrqTable {
             slot = freeSlots[--freeCount];
         } else {
             if (used == srqs.length) {
-                srqs = java.util.Arrays.copyOf(srqs, used * 2);
-                freeSlots = java.util.Arrays.copyOf(freeSlots, used * 2);
+                srqs = Arrays.copyOf(srqs, used * 2);
+                freeSlots = Arrays.copyOf(freeSlots, used * 2);
             }
             slot = used++;
         }

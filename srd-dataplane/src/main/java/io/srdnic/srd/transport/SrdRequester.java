@@ -18,6 +18,7 @@ import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
 import io.srdnic.srd.wire.ReadResponseHeader;
 import io.srdnic.srd.wire.SrdHeader;
+import java.lang.foreign.MemorySegment;
 
 /**
  * SRD's message layer on the reliability engine: what a send work request becomes on the wire and
@@ -309,7 +310,7 @@ final class SrdRequester implements ReliableSender.Listener {
      * this context's own sending half. Returns false, having taken nothing, when no request slot is
      * free: the READ is then left unacknowledged and comes again.
      */
-    boolean answerRead(SrdContext ctx, SrdQp qp, int requesterQpn, int token, int rkey, java.lang.foreign.MemorySegment memory,
+    boolean answerRead(SrdContext ctx, SrdQp qp, int requesterQpn, int token, int rkey, MemorySegment memory,
                        long offset, int length) {
         if (length == 0) {
             counters.rdmaReadsAnswered++;

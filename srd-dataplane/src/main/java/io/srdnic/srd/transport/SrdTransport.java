@@ -28,7 +28,9 @@ import io.srdnic.srd.transport.srd.SendRequests;
 import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The SRD transport of one device (one {@link PacketIo}): its QPs, address handles and SRD
@@ -164,7 +166,7 @@ public final class SrdTransport implements AutoCloseable {
             counters, events, clock);
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger LAST_EPOCH = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger LAST_EPOCH = new AtomicInteger();
 
     /**
      * A fresh epoch for a transport starting now: the time in 64 ms ticks, and always above the last
@@ -423,7 +425,8 @@ public final class SrdTransport implements AutoCloseable {
         addressHandles.destroy(ah);
         for (int r = 0; r < requests.capacity; r++) {
             int st = requests.state[r];
-            if (requests.addressHandle[r] == ah && (st == SendRequests.PENDING || st == SendRequests.OUTSTANDING || st == SendRequests.RNR_WAIT)) {
+            if (requests.addressHandle[r] == ah && (st == SendRequests.PENDING || st == SendRequests.OUTSTANDING
+                    || st == SendRequests.RNR_WAIT)) {
                 messages.finish(r, WcStatus.WR_FLUSH_ERROR);
             }
         }
@@ -471,7 +474,8 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
-        return posting.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, clock.now());
+        return posting.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey,
+                signaled, clock.now());
     }
 
     /**
@@ -496,7 +500,10 @@ public final class SrdTransport implements AutoCloseable {
         return posting.postSrc(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
     }
 
-    /** SRC: an atomic as {@link #postAtomic} posts it on RC, checked against the protection domain of the responder's SRQ {@code remoteSrqn}. */
+    /**
+     * SRC: an atomic as {@link #postAtomic} posts it on RC, checked against the protection domain
+     * of the responder's SRQ {@code remoteSrqn}.
+     */
     public int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
                              int rkey, long compareOrAdd, long swap, boolean signaled) {
         return posting.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
@@ -559,7 +566,7 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     /** The contexts alive now (for tests and reports). */
-    java.util.List<SrdContext> liveContexts() {
+    List<SrdContext> liveContexts() {
         return contexts.liveContexts();
     }
 
@@ -602,7 +609,7 @@ public final class SrdTransport implements AutoCloseable {
     // ---------------------------------------------------------------- introspection
 
     /** Per-context and per-path counters, one line per context, for {@code --stats}. */
-    public java.util.List<String> contextReport() {
+    public List<String> contextReport() {
         return ContextReport.lines(contexts.liveContexts());
     }
 

@@ -199,7 +199,10 @@ public final class TransportCounters {
         }
     }
 
-    /** Allocates {@code names} (the last {@code gauges} of them gauges) under {@code scope} into {@code ids} from {@code k}; returns the next k. */
+    /**
+     * Allocates {@code names} (the last {@code gauges} of them gauges) under {@code scope} into
+     * {@code ids} from {@code k}; returns the next k.
+     */
     private int allocateAll(int[] ids, int k, String scope, String[] names, int gauges, long key) {
         for (int n = 0; n < names.length; n++) {
             ids[k++] = writer.allocate(n >= names.length - gauges ? GAUGE : COUNTER, scope + " " + names[n], key);

@@ -10,6 +10,7 @@ import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
@@ -135,7 +136,7 @@ class AckCoalescingTest {
         }
     }
 
-    private static io.srdnic.srd.transport.engine.ReliableSender sender(SrdTransport t) {
+    private static ReliableSender sender(SrdTransport t) {
         return t.liveContexts().get(0).sender;
     }
 

@@ -58,7 +58,10 @@ final class Attacker {
         send(m, victim, srcIp, MAC, SrdHeader.LENGTH + payloadLength);
     }
 
-    /** An RC ACK from {@code srcIp}, QP {@code srcQpn}, to RC QP {@code dstQpn} of host {@code victim}; {@code naks}: (psn, reason) pairs. */
+    /**
+     * An RC ACK from {@code srcIp}, QP {@code srcQpn}, to RC QP {@code dstQpn} of host
+     * {@code victim}; {@code naks}: (psn, reason) pairs.
+     */
     void rcAck(int victim, int srcIp, int srcQpn, int dstQpn, int cumulative, int... naks) {
         Mbuf m = take();
         SrdHeader.versionAndType(m, PacketType.ACK);

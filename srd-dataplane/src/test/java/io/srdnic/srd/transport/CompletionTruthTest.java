@@ -11,6 +11,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -42,7 +43,7 @@ class CompletionTruthTest {
             MemorySegment msg = f.arena.allocate(16 * 8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 16; i++) {
-                msg.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, i);
+                msg.set(ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, i);
                 assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8, false, 0, true));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 16, 50 * MS));
@@ -52,7 +53,7 @@ class CompletionTruthTest {
             for (TestQp.Wc wc : receives) {
                 if (wc.status() == WcStatus.SUCCESS) {
                     int slot = (int) (wc.wrId() - 1000);
-                    delivered.add(rbuf.get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, slot * 8L));
+                    delivered.add(rbuf.get(ValueLayout.JAVA_LONG_UNALIGNED, slot * 8L));
                 }
             }
             long ok = sends.stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count();
@@ -61,7 +62,8 @@ class CompletionTruthTest {
                     "send " + wc.wrId() + " completed " + WcStatus.name(wc.status()) + ": SUCCESS iff its receive completion exists");
             }
             assertEquals(4, ok, "the CQ holds 4 receive completions: exactly those 4 sends succeed");
-            assertTrue(sends.stream().filter(wc -> wc.status() != WcStatus.SUCCESS).allMatch(wc -> wc.status() == WcStatus.BAD_DEST_QP_ERROR),
+            assertTrue(sends.stream().filter(wc -> wc.status() != WcStatus.SUCCESS)
+                    .allMatch(wc -> wc.status() == WcStatus.BAD_DEST_QP_ERROR),
                 "the rest find the QP in ERROR: " + sends);
             AsyncEventQueue.AsyncEvent event = b.events().poll();
             assertNotNull(event, "B's application is told its CQ overran");

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
-import java.util.List;
+import java.util.Collections;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,7 +109,7 @@ class ContextReclaimTest {
 
     private static void assertAllSucceed(SimFabric f, Pair p, int sends) {
         assertTrue(f.runUntil(() -> p.qa().sendCq().size() == sends, 1000 * MS));
-        assertEquals(java.util.Collections.nCopies(sends, "SUCCESS"), p.qa().sends().stream().map(wc -> WcStatus.name(wc.status())).toList(),
+        assertEquals(Collections.nCopies(sends, "SUCCESS"), p.qa().sends().stream().map(wc -> WcStatus.name(wc.status())).toList(),
             "a reclaim on one side costs the other nothing");
         assertEquals(sends, p.qb().receives().size());
     }

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
+import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -231,8 +233,8 @@ class ContextTableTest {
         try (SimFabric f = new SimFabric(4)) {
             SrdTransport a = f.addHost(new SrdConfig().paths(4));
             SrdTransport b = f.addHost(new SrdConfig().paths(4));
-            io.srdnic.srd.api.CompletionQueue scq = new io.srdnic.srd.api.CompletionQueue(1 << 14);
-            SrdQp qp = a.createQp(10_000, 1, scq, new io.srdnic.srd.api.CompletionQueue(4));
+            CompletionQueue scq = new CompletionQueue(1 << 14);
+            SrdQp qp = a.createQp(10_000, 1, scq, new CompletionQueue(4));
             qp.modify(QpState.INIT, SimFabric.QKEY);
             qp.modify(QpState.RTR, 0);
             qp.modify(QpState.RTS, 0);
@@ -252,7 +254,7 @@ class ContextTableTest {
             for (TestQp.Wc wc : qb.receives()) {
                 received[wc.imm()]++;
             }
-            assertTrue(java.util.Arrays.stream(received).allMatch(n -> n == 1), "every message delivered exactly once");
+            assertTrue(Arrays.stream(received).allMatch(n -> n == 1), "every message delivered exactly once");
         }
     }
 }

@@ -141,7 +141,8 @@ class HostileFrameTest {
     void shouldNotLetASpoofedMacRedirectAnExistingContext() {
         assertEquals(1, exchange(a, qa, 1, 0));
         SrdContext ctx = a.existingContext(SimFabric.flow(1));
-        new Attacker(f).data(1, SimFabric.ip(0), Attacker.MAC, ctx.id, ctx.remoteContextId, a.epoch(), ctx.sender.nextPsn, ctx.sender.sendBase,
+        new Attacker(f).data(1, SimFabric.ip(0), Attacker.MAC, ctx.id, ctx.remoteContextId, a.epoch(), ctx.sender.nextPsn,
+                ctx.sender.sendBase,
             qb.qpn(), SimFabric.QKEY, 8);
         f.runFor(200_000);
         assertEquals(SimFabric.mac(0), b.existingContext(SimFabric.flow(0)).remoteMac,

@@ -44,7 +44,8 @@ class RcAtomicFailureTest {
             if (bypass) {
                 postAroundTheAlignmentCheck(p, 1, out, target[0], (int) target[1]);
             } else {
-                assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 1, out, 0, target[0], (int) target[1], 1, 0), what);
+                assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 1, out, 0, target[0],
+                        (int) target[1], 1, 0), what);
             }
             assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 2, out, 8, region.address() + 8, 0, BEFORE, 0), what);
             List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
@@ -126,7 +127,8 @@ class RcAtomicFailureTest {
         refused("bad rkey", remoteAccess, false, (p, r) -> new long[] {r.address() + 8, key(p, r, 0, MemoryRegions.REMOTE_ATOMIC) ^ 0x55});
         refused("region without REMOTE_ATOMIC", remoteAccess, false,
             (p, r) -> new long[] {r.address() + 8, key(p, r, 0, MemoryRegions.REMOTE_WRITE | MemoryRegions.REMOTE_READ)});
-        refused("region of another PD", remoteAccess, false, (p, r) -> new long[] {r.address() + 8, key(p, r, 7, MemoryRegions.REMOTE_ATOMIC)});
+        refused("region of another PD", remoteAccess, false, (p, r) ->
+                new long[] {r.address() + 8, key(p, r, 7, MemoryRegions.REMOTE_ATOMIC)});
         refused("word past the region's end", remoteAccess, false,
             (p, r) -> new long[] {r.address() + 8, key(p, r.asSlice(0, 12), 0, MemoryRegions.REMOTE_ATOMIC)});
         refused("memory registered read-only", remoteAccess, false,

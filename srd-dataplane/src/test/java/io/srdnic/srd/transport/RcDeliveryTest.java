@@ -16,7 +16,9 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,7 +32,7 @@ class RcDeliveryTest {
         sendsArriveIntactOnceAndInOrder(config, seed, p -> { });
     }
 
-    private static void sendsArriveIntactOnceAndInOrder(SrdConfig config, long seed, java.util.function.Consumer<RcPair> alsoCheck) {
+    private static void sendsArriveIntactOnceAndInOrder(SrdConfig config, long seed, Consumer<RcPair> alsoCheck) {
         try (RcPair p = new RcPair(HOSTILE, seed, config).connect()) {
             int messages = 4;
             MemorySegment rx = p.receives(messages, MIB);
@@ -107,7 +109,7 @@ class RcDeliveryTest {
             assertEquals(WcOpcode.RDMA_WRITE, wcs.get(0).opcode());
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
             assertArrayEquals(bytes(tx, 0, MIB), bytes(remote, 64, MIB));
-            assertArrayEquals(java.util.Arrays.copyOfRange(before, 64 + MIB, MIB + 128), bytes(remote, 64 + MIB, 64), "nothing past it changed");
+            assertArrayEquals(Arrays.copyOfRange(before, 64 + MIB, MIB + 128), bytes(remote, 64 + MIB, 64), "nothing past it changed");
             assertEquals(List.of(), p.qb.receives(), "a plain WRITE consumes no receive");
         }
     }
@@ -175,7 +177,8 @@ class RcDeliveryTest {
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
             MemorySegment into = p.f.arena.allocate((long) reads * size, 64);
             for (int i = 0; i < reads; i++) {
-                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, i, into, (long) i * size, size, remote.address() + (long) i * size, rkey, 0));
+                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, i, into, (long) i * size, size,
+                        remote.address() + (long) i * size, rkey, 0));
             }
             List<TestQp.Wc> wcs = p.sendCompletions(reads, 5_000 * MS);
             for (int i = 0; i < reads; i++) {

@@ -130,7 +130,8 @@ class RcFailureTest {
             long took = p.f.network.clock().now() - start;
             assertEquals(WcStatus.RETRY_EXCEEDED_ERROR, wcs.get(0).status());
             assertEquals(2, wcs.get(0).wrId());
-            assertEquals(List.of(WcStatus.WR_FLUSH_ERROR, WcStatus.WR_FLUSH_ERROR), wcs.subList(1, 3).stream().map(TestQp.Wc::status).toList());
+            assertEquals(List.of(WcStatus.WR_FLUSH_ERROR, WcStatus.WR_FLUSH_ERROR), wcs.subList(1, 3).stream()
+                    .map(TestQp.Wc::status).toList());
             assertEquals(QpState.ERROR, p.qa.qp().state());
             assertTrue(took >= 4 * LocalAckTimeout.nanos(8), "not before (retry_cnt + 1) local ACK timeouts: " + took);
             assertTrue(took < 100 * MS, "but soon after: " + took);

@@ -10,11 +10,13 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.Function;
 
 /**
  * Two simulated hosts with one RC QP each, connected to each other (RESET → INIT → RTR → RTS with
@@ -45,7 +47,7 @@ final class RcPair implements AutoCloseable {
     }
 
     /** With {@code srq} non-null, b's QP takes its receives from an SRQ of b that the function makes. */
-    RcPair(LinkConfig link, long seed, SrdConfig config, java.util.function.Function<SrdTransport, SharedReceiveQueue> srq) {
+    RcPair(LinkConfig link, long seed, SrdConfig config, Function<SrdTransport, SharedReceiveQueue> srq) {
         f = new SimFabric(16, link, seed);
         a = f.addHost(config.copy());
         b = f.addHost(config.copy());
@@ -124,7 +126,7 @@ final class RcPair implements AutoCloseable {
     }
 
     /** {@code size} seeded random bytes in {@code arena}. */
-    static MemorySegment random(java.lang.foreign.Arena arena, long size, long seed) {
+    static MemorySegment random(Arena arena, long size, long seed) {
         MemorySegment s = arena.allocate(size, 64);
         SplittableRandom r = new SplittableRandom(seed);
         for (long i = 0; i < size; i++) {

@@ -23,6 +23,7 @@ import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 /**
@@ -88,15 +89,16 @@ class RcReceiveFuzzTest {
 
     private static byte[] guards(MemorySegment memory) {
         byte[] out = new byte[2 * 4096];
-        MemorySegment.copy(memory, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, out, 0, 4096);
-        MemorySegment.copy(memory, java.lang.foreign.ValueLayout.JAVA_BYTE, 2 * 4096, out, 4096, 4096);
+        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, 0, out, 0, 4096);
+        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, 2 * 4096, out, 4096, 4096);
         return out;
     }
 
     /** Writes a forged RC packet from a's QP into {@code m}; returns its SRD length. */
     private static int forge(Mbuf m, FuzzedDataProvider data, RcPair p, long regionAddress, int rkey) {
         int type = data.pickValue(TYPES);
-        int flags = SrdHeader.FLAG_RC | (data.consumeBoolean() ? SrdHeader.FLAG_FIRST : 0) | (data.consumeBoolean() ? SrdHeader.FLAG_LAST : 0);
+        int flags = SrdHeader.FLAG_RC | (data.consumeBoolean() ? SrdHeader.FLAG_FIRST : 0)
+                | (data.consumeBoolean() ? SrdHeader.FLAG_LAST : 0);
         int psn = p.qb.qp().rcResponder.expectedPsn + data.consumeInt(-4, 300);
         int ext = PacketType.extendedHeaderLength(type);
         long address = regionAddress + data.consumeLong(-64, 4160);

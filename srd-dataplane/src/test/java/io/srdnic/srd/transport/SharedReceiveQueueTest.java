@@ -14,6 +14,7 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -48,8 +49,9 @@ class SharedReceiveQueueTest {
     static int sendAndWait(SimFabric f, TestQp from, TestQp to, long wrId, int length) {
         SrdTransport a = f.host(0);
         MemorySegment msg = f.arena.allocate(Math.max(1, length));
-        msg.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, wrId);
-        assertEquals(SrdTransport.POST_OK, a.postSend(from.qp(), f.ah(a, 1), to.qpn(), SimFabric.QKEY, wrId, msg, 0, length, false, 0, true));
+        msg.set(ValueLayout.JAVA_LONG, 0, wrId);
+        assertEquals(SrdTransport.POST_OK, a.postSend(from.qp(), f.ah(a, 1), to.qpn(), SimFabric.QKEY, wrId, msg, 0, length,
+                false, 0, true));
         assertTrue(f.runUntil(() -> from.sendCq().size() > 0, 10 * MS), "the send completes");
         return from.sends().get(0).status();
     }
@@ -85,7 +87,7 @@ class SharedReceiveQueueTest {
                 assertEquals(to.qpn(), r.qpn(), "the completion names the QP the message arrived on, not the SRQ");
                 assertEquals(WcOpcode.RECV, r.opcode());
                 assertEquals((toSrd ? srdSender : udSender).qpn(), r.srcQpn());
-                assertEquals(100 + i, buffer.get(java.lang.foreign.ValueLayout.JAVA_LONG, (long) i * SIZE), "into receive " + i + "'s buffer");
+                assertEquals(100 + i, buffer.get(ValueLayout.JAVA_LONG, (long) i * SIZE), "into receive " + i + "'s buffer");
             }
             assertEquals(0, srq.receivesPosted());
             assertEquals(6, srq.receivesTaken());
@@ -230,7 +232,8 @@ class SharedReceiveQueueTest {
             SharedReceiveQueue srq = b.createSrq(4, 0);
             TestQp qp = onSrq(b, QpType.SRD, srq);
             assertEquals(srq, qp.qp().srq());
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> qp.qp().postReceive(1, f.arena.allocate(SIZE), 0, SIZE));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> qp.qp()
+                    .postReceive(1, f.arena.allocate(SIZE), 0, SIZE));
             assertTrue(e.getMessage().contains("SRQ " + srq.srqn()), e.getMessage());
             assertEquals(0, srq.receivesPosted());
             assertThrows(IndexOutOfBoundsException.class, () -> srq.postReceive(1, f.arena.allocate(SIZE), 8, SIZE));

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
@@ -14,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Test harness: SRD transports on a simulated network, driven in virtual time. Hosts are 10.0.0.1..,
@@ -70,11 +72,11 @@ final class SimFabric implements AutoCloseable {
     }
 
     /** A host whose transport sees its port through {@code wrap} (a recorder of the frames it sends, say). */
-    SrdTransport addHost(SrdConfig config, java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrap) {
+    SrdTransport addHost(SrdConfig config, UnaryOperator<PacketIo> wrap) {
         return addHostAt(ports.size(), config, wrap);
     }
 
-    private SrdTransport addHostAt(int ipOf, SrdConfig config, java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrap) {
+    private SrdTransport addHostAt(int ipOf, SrdConfig config, UnaryOperator<PacketIo> wrap) {
         int index = ports.size();
         SimPort port = network.addHost(mac(index));
         ports.add(port);

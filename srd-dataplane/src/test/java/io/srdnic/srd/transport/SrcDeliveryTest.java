@@ -13,6 +13,7 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -81,7 +82,7 @@ class SrcDeliveryTest {
             MemorySegment tx = p.random(1, 64, 42);
             assertEquals(SrdTransport.POST_OK, p.post(SrcPair.SRQN + 1, SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
             p.f.runFor(5 * MS);
-            assertTrue(p.b.counters().dropsSent[io.srdnic.srd.wire.DropReason.RNR] > 0, "SRQ 1 had no receive: RNR NAK");
+            assertTrue(p.b.counters().dropsSent[DropReason.RNR] > 0, "SRQ 1 had no receive: RNR NAK");
             assertEquals(List.of(), p.srqCompletions(0), "SRQ 0's receive is not another SRQ's");
             assertEquals(1, p.srqs[0].receivesPosted());
             p.receives(1, 1, 64);

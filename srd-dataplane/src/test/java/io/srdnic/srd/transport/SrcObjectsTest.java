@@ -7,13 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.qp.QpTransitions;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,7 +112,8 @@ class SrcObjectsTest {
                 () -> t.createQp(QpType.SRC, 0, 16, (SrcDomain) null, cq));
             assertTrue(nullDomain.getMessage().contains("required"), nullDomain.getMessage());
             SharedReceiveQueue srq = t.createSrq(8, 0);
-            IllegalArgumentException withSrq = assertThrows(IllegalArgumentException.class, () -> t.createQp(QpType.SRC, 0, 16, srq, cq, cq));
+            IllegalArgumentException withSrq = assertThrows(IllegalArgumentException.class, () ->
+                    t.createQp(QpType.SRC, 0, 16, srq, cq, cq));
             assertTrue(withSrq.getMessage().contains("no SRQ"), withSrq.getMessage());
             IllegalArgumentException rcWithDomain = assertThrows(IllegalArgumentException.class, () -> t.createQp(QpType.RC, 0, 16, d, cq));
             assertTrue(rcWithDomain.getMessage().contains("only SRC"), rcWithDomain.getMessage());
@@ -170,9 +174,9 @@ class SrcObjectsTest {
 
     @Test
     void shouldRefusePostsOnAnSrcQpThatNameNoRemoteSrq() {
-        try (SrcPair p = new SrcPair(io.srdnic.pmd.sim.LinkConfig.DEFAULT, 3, 1).connect()) {
-            java.lang.foreign.MemorySegment buf = p.f.arena.allocate(64);
-            int send = io.srdnic.srd.api.SendOpcode.SEND;
+        try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 3, 1).connect()) {
+            MemorySegment buf = p.f.arena.allocate(64);
+            int send = SendOpcode.SEND;
             assertEquals(SrdTransport.POST_INVALID, p.a.postSend(p.qa.qp(), 0, 0, 0, 1, send, buf, 0, 8, 0, 0, 0, true),
                 "a plain post carries no SRQ number");
             assertEquals(SrdTransport.POST_INVALID, p.post(0, send, 1, buf, 0, 8, 0, 0, 0), "0 names no SRQ");

@@ -53,7 +53,8 @@ class SrcWireTest {
     @Test
     void shouldCarryTheSrqNumberInEveryPacketOfEveryRequestAndNothingElseOfRcs() {
         Recorder[] rec = new Recorder[2];
-        try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 71, 2, io -> rec[0] = new Recorder(io), io -> rec[1] = new Recorder(io)).connect()) {
+        try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 71, 2, io -> rec[0] = new Recorder(io),
+                io -> rec[1] = new Recorder(io)).connect()) {
             p.receives(1, 1, 10_000);
             MemorySegment tx = p.random(1, 10_000, 71);
             MemorySegment remote = p.f.arena.allocate(10_000, 64);

@@ -48,7 +48,8 @@ class SrdContextLifecycleTest {
                     int ah = f.ah(ts.get(h), peer);
                     for (TestQp from : qps.get(h)) {
                         for (TestQp to : qps.get(peer)) {
-                            assertEquals(SrdTransport.POST_OK, ts.get(h).postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, posted++, msg, 0, 8, false, 0, true));
+                            assertEquals(SrdTransport.POST_OK, ts.get(h)
+                                    .postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, posted++, msg, 0, 8, false, 0, true));
                         }
                     }
                 }
@@ -258,7 +259,8 @@ class SrdContextLifecycleTest {
             List<TestQp.Wc> flushed = qa.sends();
             assertEquals(3, flushed.size());
             assertTrue(flushed.stream().allMatch(wc -> wc.status() == WcStatus.WR_FLUSH_ERROR));
-            assertEquals(SrdTransport.POST_BAD_ADDRESS_HANDLE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 5, msg, 0, 8, false, 0, true));
+            assertEquals(SrdTransport.POST_BAD_ADDRESS_HANDLE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 5, msg, 0, 8,
+                    false, 0, true));
             f.network.blackhole(0, false);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
             assertEquals(10, qa.sends().get(0).wrId(), "the other handle's request is untouched");

@@ -14,6 +14,8 @@ import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -74,12 +76,12 @@ class SrdRdmaTest {
     private static void fill(MemorySegment s, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
         for (long i = 0; i < s.byteSize(); i++) {
-            s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());
         }
     }
 
     private static byte[] bytes(MemorySegment s) {
-        return s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        return s.toArray(ValueLayout.JAVA_BYTE);
     }
 
     @Test
@@ -93,9 +95,9 @@ class SrdRdmaTest {
             assertEquals(WcOpcode.RDMA_WRITE, wc.opcode());
             assertEquals(MIB, wc.byteLength());
             byte[] after = bytes(p.remote);
-            assertTrue(java.util.Arrays.equals(bytes(p.local), 0, MIB, after, 64, 64 + MIB), "every byte landed where addressed");
-            assertTrue(java.util.Arrays.equals(before, 0, 64, after, 0, 64), "nothing below the target changed");
-            assertTrue(java.util.Arrays.equals(before, 64 + MIB, MIB + 128, after, 64 + MIB, MIB + 128), "nothing above it either");
+            assertTrue(Arrays.equals(bytes(p.local), 0, MIB, after, 64, 64 + MIB), "every byte landed where addressed");
+            assertTrue(Arrays.equals(before, 0, 64, after, 0, 64), "nothing below the target changed");
+            assertTrue(Arrays.equals(before, 64 + MIB, MIB + 128, after, 64 + MIB, MIB + 128), "nothing above it either");
             assertEquals(List.of(), p.qb.receives(), "a plain WRITE consumes no receive");
             assertTrue(p.a.counters().txRetransmits > 0, "the faults cost retransmissions");
             assertEquals(0, p.a.requestsInUse());
@@ -112,7 +114,7 @@ class SrdRdmaTest {
             assertTrue(p.f.runUntil(() -> {
                 if (p.qb.recvCq().size() > 0 && receives[0] == 0) {
                     // Looked at the moment the completion is visible, before anything else runs.
-                    intactAtCompletion[0] = java.util.Arrays.equals(bytes(p.local), 0, MIB, bytes(p.remote), 64, 64 + MIB);
+                    intactAtCompletion[0] = Arrays.equals(bytes(p.local), 0, MIB, bytes(p.remote), 64, 64 + MIB);
                     List<TestQp.Wc> r = p.qb.receives();
                     receives[0] = r.size();
                     assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, r.get(0).opcode());
@@ -139,8 +141,8 @@ class SrdRdmaTest {
             TestQp.Wc wc = p.complete(5_000 * MS);
             assertEquals(WcStatus.SUCCESS, wc.status());
             assertEquals(WcOpcode.RDMA_READ, wc.opcode());
-            assertTrue(java.util.Arrays.equals(remoteBefore, 64, 64 + MIB, bytes(p.local), 0, MIB), "the remote bytes, in place");
-            assertTrue(java.util.Arrays.equals(remoteBefore, bytes(p.remote)), "a READ changes nothing remote");
+            assertTrue(Arrays.equals(remoteBefore, 64, 64 + MIB, bytes(p.local), 0, MIB), "the remote bytes, in place");
+            assertTrue(Arrays.equals(remoteBefore, bytes(p.remote)), "a READ changes nothing remote");
             assertEquals(List.of(), p.qb.receives());
             p.f.runFor(100 * MS);
             assertEquals(0, p.a.requestsInUse());
@@ -191,7 +193,7 @@ class SrdRdmaTest {
                 TestQp.Wc wc = p.complete(100 * MS);
                 assertEquals(WcStatus.REMOTE_ACCESS_ERROR, wc.status(), c.what());
                 p.f.runFor(MS);
-                assertTrue(java.util.Arrays.equals(before, bytes(p.remote)), c.what() + ": remote memory unchanged");
+                assertTrue(Arrays.equals(before, bytes(p.remote)), c.what() + ": remote memory unchanged");
             }
             assertEquals(List.of(), p.qb.receives(), "no receive consumed by a refused WRITE with immediate");
             assertEquals(0, p.a.requestsInUse());
@@ -234,14 +236,14 @@ class SrdRdmaTest {
             assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 1, 3 * 4096, p.remote.address(), rkey, 77));
             p.f.runFor(2 * MS);
             assertEquals(0, p.qa.sendCq().size(), "still retrying: no receive yet");
-            assertTrue(p.b.counters().dropsSent[io.srdnic.srd.wire.DropReason.RNR] > 0);
+            assertTrue(p.b.counters().dropsSent[DropReason.RNR] > 0);
             p.qb.qp().postReceive(42, p.qb.receiveBuffer(), 0, 1);
             assertEquals(WcStatus.SUCCESS, p.complete(100 * MS).status());
             List<TestQp.Wc> r = p.qb.receives();
             assertEquals(1, r.size());
             assertEquals(42, r.get(0).wrId());
             assertEquals(77, r.get(0).imm());
-            assertTrue(java.util.Arrays.equals(bytes(p.local), 0, 3 * 4096, bytes(p.remote), 0, 3 * 4096));
+            assertTrue(Arrays.equals(bytes(p.local), 0, 3 * 4096, bytes(p.remote), 0, 3 * 4096));
         }
     }
 
@@ -257,7 +259,7 @@ class SrdRdmaTest {
             }
             x.settle();
             assertEquals(2, p.b.counters().dropsSent[DropReason.REMOTE_INVALID_REQUEST]);
-            assertTrue(java.util.Arrays.equals(before, bytes(p.remote)), "nothing changed");
+            assertTrue(Arrays.equals(before, bytes(p.remote)), "nothing changed");
         }
     }
 

@@ -3,10 +3,13 @@ package io.srdnic.srd.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.pmd.sim.LinkConfig;
+import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -24,7 +27,8 @@ class SrdSemanticsTest {
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 256);
             MemorySegment msg = f.arena.allocateFrom("hello srd");
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 7, msg, 0, (int) msg.byteSize(), true, 42, true));
+            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 7, msg, 0, (int) msg.byteSize(),
+                    true, 42, true));
             a.doWork(0);
             assertEquals(List.of(), qa.sends(), "nothing completes before the ACK comes back");
             assertTrue(f.runUntil(() -> qa.sendCq().size() > 0, MS));
@@ -108,7 +112,7 @@ class SrdSemanticsTest {
             MemorySegment msg = f.arena.allocate(8);
             a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
             f.runFor(60_000); // the first try meets no receive
-            assertEquals(1, b.counters().dropsSent[io.srdnic.srd.wire.DropReason.RNR]);
+            assertEquals(1, b.counters().dropsSent[DropReason.RNR]);
             qb.qp().postReceive(0, qb.receiveBuffer().reinterpret(64), 0, 64);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 10 * MS));
             assertEquals(WcStatus.SUCCESS, qa.sends().get(0).status());
@@ -156,7 +160,7 @@ class SrdSemanticsTest {
 
     @Test
     void shouldNeverDeliverTwiceUnderHeavyDuplication() {
-        io.srdnic.pmd.sim.LinkConfig dupes = io.srdnic.pmd.sim.LinkConfig.builder().duplicateProbability(0.5).reorderProbability(0.3).build();
+        LinkConfig dupes = LinkConfig.builder().duplicateProbability(0.5).reorderProbability(0.3).build();
         try (SimFabric f = new SimFabric(4, dupes, 5)) {
             SrdTransport a = f.addHost(new SrdConfig());
             SrdTransport b = f.addHost(new SrdConfig());
@@ -165,7 +169,8 @@ class SrdSemanticsTest {
             MemorySegment msg = f.arena.allocate(8 * 1000);
             for (int i = 0; i < 1000; i++) {
                 msg.set(ValueLayout.JAVA_LONG, i * 8L, i);
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8, true, i, true));
+                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8,
+                        true, i, true));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1000, 100 * MS));
             assertTrue(f.network.totals().duplicates() > 300, "the network did duplicate");
@@ -191,7 +196,7 @@ class SrdSemanticsTest {
             TestQp qb = f.qp(b, 2, mtu + 1);
             MemorySegment msg = f.arena.allocate(mtu + 1);
             for (int i = 0; i <= mtu; i++) {
-                msg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
+                msg.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
             }
             a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, mtu, false, 0, true);
             a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 2, msg, 0, mtu + 1, false, 0, true);
@@ -212,8 +217,8 @@ class SrdSemanticsTest {
             SrdTransport a = f.addHost(new SrdConfig());
             SrdTransport b = f.addHost(new SrdConfig());
             TestQp qa = f.qp(a, 0, 0);
-            io.srdnic.srd.api.CompletionQueue rcq = new io.srdnic.srd.api.CompletionQueue(8);
-            SrdQp init = b.createQp(4, 4, new io.srdnic.srd.api.CompletionQueue(8), rcq);
+            CompletionQueue rcq = new CompletionQueue(8);
+            SrdQp init = b.createQp(4, 4, new CompletionQueue(8), rcq);
             init.modify(QpState.INIT, SimFabric.QKEY);
             assertTrue(init.postReceive(1, f.arena.allocate(64), 0, 64), "INIT takes receives");
             a.postSend(qa.qp(), f.ah(a, 1), init.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);

@@ -27,7 +27,8 @@ class ThreadStallTest {
             TestQp qb = f.qp(b, messages, 64);
             MemorySegment msg = f.arena.allocate(64);
             for (int i = 0; i < messages; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, true));
+                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 64,
+                        false, 0, true));
             }
             a.doWork(f.network.clock().now()); // A's last cycle before its thread goes away: the messages leave
             // A is away for 10 ms, far past its RTO (1 ms before any RTT sample); B receives, delivers and acknowledges all.

@@ -11,6 +11,7 @@ import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** UD keeps UD semantics on the same dataplane: no ACKs, no retransmissions, completion as it leaves. */
@@ -106,7 +107,7 @@ class UdDatagramTest {
             assertEquals(2, b.counters().datagramsDropped);
             x.datagram(1, 0x0B00_0001, PacketType.SEND_WITH_IMM, ud.qpn(), SimFabric.QKEY, 16);
             x.settle();
-            java.util.List<TestQp.Wc> received = ud.receives();
+            List<TestQp.Wc> received = ud.receives();
             assertEquals(1, received.size());
             assertEquals(WcStatus.SUCCESS, received.get(0).status());
             assertTrue(received.get(0).hasImm());

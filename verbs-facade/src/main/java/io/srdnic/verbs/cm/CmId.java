@@ -12,6 +12,7 @@ import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.XrcQpType;
 import io.srdnic.verbs.attach.control.CmRequest;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * A CM id (rdma_cm_id): one end of a connection, or a listener. Active side: {@link #create},
@@ -22,7 +23,8 @@ import java.lang.foreign.MemorySegment;
  * id's QP: INIT when it is attached, RTR and RTS on accept or when the REP comes, ERROR at the
  * end. The QP is RC, or for an id made with an {@link XrcQpType} (port space {@link #PS_IB}, as
  * rdma_cm connects XRC) an XRC_SEND QP on the active side and an XRC_RECV QP on the passive side;
- * a request of the other type than the listener's is rejected ({@link RejectReason#INVALID_TRANSPORT_TYPE}). Misuse (a call in the wrong state, private data over its limit) throws a VerbsException that
+ * a request of the other type than the listener's is rejected ({@link RejectReason#INVALID_TRANSPORT_TYPE}). Misuse (a call in the wrong
+ * state, private data over its limit) throws a VerbsException that
  * says what to do; what the network does is reported as events. Each call goes to the context's
  * {@link CmProtocol}, chosen once: the protocol run here ({@link EmbeddedCm}, whose messages and
  * timers drive this id's state machine below) or the dataplane's, through {@link AttachedCm}.
@@ -87,7 +89,10 @@ public final class CmId {
         this.startingPsn = cm.newPsn();
     }
 
-    /** A new id for RC QPs on {@code context} reporting to {@code channel} (rdma_create_id), in port space {@link #PS_TCP} or {@link #PS_IB}. */
+    /**
+     * A new id for RC QPs on {@code context} reporting to {@code channel} (rdma_create_id), in port
+     * space {@link #PS_TCP} or {@link #PS_IB}.
+     */
     public static CmId create(EventChannel channel, Context context, int portSpace) {
         if (portSpace != PS_TCP && portSpace != PS_IB) {
             throw new VerbsException("the port spaces are RDMA_PS_TCP (0x0106) and RDMA_PS_IB (0x013f), was 0x"
@@ -420,7 +425,8 @@ public final class CmId {
         int maxDestRdAtomic = Math.max(peerInitiatorDepth, 0);
         try {
             path = qpPath();
-            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, maxDestRdAtomic, minRnrTimer, startingPsn, ackTimeout, retryCount,
+            QpBringUp.connect(qp, path.handle(), pathMtu, peerQpn, peerPsn, maxDestRdAtomic, minRnrTimer, startingPsn,
+                    ackTimeout, retryCount,
                 m.rnrRetryCount(), maxRdAtomic);
         } catch (VerbsException e) {
             // the application destroyed or moved the QP meanwhile: refuse, so the responder does not wait for an RTU
@@ -599,7 +605,7 @@ public final class CmId {
     private CmEvent eventFrom(CmEventType type, CmMessage m) {
         CmEvent e = channel.obtain(type, this);
         int n = m.privateDataLength();
-        MemorySegment.copy(m.buffer(), java.lang.foreign.ValueLayout.JAVA_BYTE, m.privateDataOffset(), e.privateData, 0, n);
+        MemorySegment.copy(m.buffer(), ValueLayout.JAVA_BYTE, m.privateDataOffset(), e.privateData, 0, n);
         e.privateDataLength = n;
         e.responderResources = m.responderResources();
         e.initiatorDepth = m.initiatorDepth();

@@ -324,7 +324,10 @@ final class EmbeddedCm implements CmProtocol {
         child.reportRequest(rx);
     }
 
-    /** A message for no id of ours: a REP gets a REJ (the requester must not think it is connected), a DREQ its DREP; the rest is dropped. */
+    /**
+     * A message for no id of ours: a REP gets a REJ (the requester must not think it is connected),
+     * a DREQ its DREP; the rest is dropped.
+     */
     private void onUnknown(int type) {
         cm.counters.unknownCommId++;
         if (type == CmMessage.REP) {

@@ -1,6 +1,7 @@
 package io.srdnic.verbs.cm;
 
 import io.srdnic.verbs.VerbsException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ public final class EventChannel implements AutoCloseable {
         }
         event.lent = false;
         if (freeCount == free.length) {
-            free = java.util.Arrays.copyOf(free, free.length * 2);
+            free = Arrays.copyOf(free, free.length * 2);
         }
         free[freeCount++] = event;
     }

@@ -3,6 +3,7 @@ package io.srdnic.verbs.cm;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.verbs.QueuePair;
+import io.srdnic.verbs.VerbsException;
 
 /**
  * The QP moves the CM makes for its id, as rdma_cm does for an attached QP: INIT when the QP is
@@ -40,7 +41,7 @@ final class QpBringUp {
         if (qp != null && qp.state() != QpState.ERROR && qp.state() != QpState.RESET) {
             try {
                 qp.modify(new QpAttributes().state(QpState.ERROR));
-            } catch (io.srdnic.verbs.VerbsException destroyed) {
+            } catch (VerbsException destroyed) {
                 // the application destroyed it first: nothing left to stop
             }
         }

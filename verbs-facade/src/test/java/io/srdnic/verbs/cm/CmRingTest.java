@@ -1,7 +1,5 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.api.QpType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,6 +10,7 @@ import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PortConfig;
 import io.srdnic.pmd.RingLink;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
@@ -19,6 +18,7 @@ import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
@@ -80,7 +80,7 @@ class CmRingTest {
             CompletionQueue qb = b.createCq(16);
             MemoryRegion mr = pb.registerMemory(arena.allocate(4096), Access.LOCAL_WRITE);
             QueuePair qpb = server.createQp(pb, QpInitAttributes.builder(QpType.RC).cq(qb).maxSendWr(8).maxRecvWr(8).build());
-            io.srdnic.verbs.RecvWr r = new io.srdnic.verbs.RecvWr().wrId(1);
+            RecvWr r = new RecvWr().wrId(1);
             r.sge().set(mr, 0, 4096);
             assertEquals(0, qpb.postRecv(r), "the QP is in INIT already: receives go in before the connection is up");
             server.accept(new ConnParam());
@@ -102,7 +102,10 @@ class CmRingTest {
         });
     }
 
-    /** XRC through the CM on real DPDK: an XRC_SEND QP to an XRC_RECV QP, the SRQ number in the accept's private data, a message into that SRQ. */
+    /**
+     * XRC through the CM on real DPDK: an XRC_SEND QP to an XRC_RECV QP, the SRQ number in the
+     * accept's private data, a message into that SRQ.
+     */
     @Test
     void shouldConnectXrcSendToXrcRecvAndDeliverIntoTheSrqTheAcceptNamed() {
         onRing("cmringxrc", (a, b, arena) -> {

@@ -1,6 +1,5 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.verbs.QpInitAttributes;
 import static io.srdnic.verbs.cm.CmConnectSimTest.PORT;
 import static io.srdnic.verbs.cm.CmSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,6 +11,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.transport.SrdTransport;
 import io.srdnic.verbs.AddressHandle;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.SendWr;
 import java.lang.foreign.MemorySegment;
@@ -259,7 +259,8 @@ class CmRobustnessSimTest {
             int slot = h.cm.embedded().begin();
             int length = h.cm.embedded().tx.write(type, id.localCommId, type == CmMessage.REQ ? 0 : id.remoteCommId, id.serviceId, 0);
             h.cm.embedded().tx.sender(h.context.mac(), h.context.ip(), h.context.udpPort());
-            h.cm.embedded().tx.connection(id.qp.qpNum(), id.startingPsn, id.responderResources, id.initiatorDepth, id.retryCount, id.rnrRetryCount,
+            h.cm.embedded().tx.connection(id.qp.qpNum(), id.startingPsn, id.responderResources, id.initiatorDepth, id.retryCount,
+                    id.rnrRetryCount,
                 CmMessage.mtuCode(id.pathMtu));
             h.cm.embedded().finish(slot, type, length, id.remoteMac, id.remoteIp, id.remoteUdpPort);
         }

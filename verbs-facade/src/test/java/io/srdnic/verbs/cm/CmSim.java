@@ -1,18 +1,18 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.verbs.QpInitAttributes;
-import io.srdnic.srd.api.QpType;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SimWorld;

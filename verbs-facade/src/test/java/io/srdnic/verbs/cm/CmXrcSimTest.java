@@ -1,6 +1,5 @@
 package io.srdnic.verbs.cm;
 
-import io.srdnic.verbs.QpInitAttributes;
 import static io.srdnic.verbs.cm.CmSim.MS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -14,6 +13,7 @@ import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
+import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
@@ -75,7 +75,8 @@ class CmXrcSimTest {
 
     /** The client's id of {@code type} (null: RC) in RDMA_PS_IB, resolved, with its QP attached and a REQ sent. */
     static CmId request(CmSim sim, CmSim.Host client, CmSim.Host server, XrcQpType type) {
-        CmId id = type == null ? CmId.create(client.channel, client.context, CmId.PS_IB) : CmId.create(client.channel, client.context, type);
+        CmId id = type == null ? CmId.create(client.channel, client.context, CmId.PS_IB)
+                : CmId.create(client.channel, client.context, type);
         id.resolveAddr(server.context.ip(), PORT);
         sim.expect(client, CmEventType.ADDR_RESOLVED);
         id.resolveRoute();

@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport.engine;
 
+import java.util.Arrays;
+
 /**
  * The K paths (entropy values) one context sprays over, with per-path RTT, transmit and loss
  * counts. A path that suffers a retransmission timeout, or loses several packets in a row, is avoided; when its avoidance ends it is
@@ -44,15 +46,15 @@ public final class PathSet {
 
     /** Every path healthy again, counters and RTTs forgotten: a new remote. */
     public void reset(int start) {
-        java.util.Arrays.fill(srtt, 0);
-        java.util.Arrays.fill(transmits, 0);
-        java.util.Arrays.fill(losses, 0);
-        java.util.Arrays.fill(timeouts, 0);
-        java.util.Arrays.fill(lossRun, 0);
-        java.util.Arrays.fill(healthy, true);
-        java.util.Arrays.fill(avoidUntil, 0);
-        java.util.Arrays.fill(avoidFor, baseAvoid);
-        java.util.Arrays.fill(probeDeadline, 0);
+        Arrays.fill(srtt, 0);
+        Arrays.fill(transmits, 0);
+        Arrays.fill(losses, 0);
+        Arrays.fill(timeouts, 0);
+        Arrays.fill(lossRun, 0);
+        Arrays.fill(healthy, true);
+        Arrays.fill(avoidUntil, 0);
+        Arrays.fill(avoidFor, baseAvoid);
+        Arrays.fill(probeDeadline, 0);
         avoided = 0;
         cursor = Math.floorMod(start, count);
     }

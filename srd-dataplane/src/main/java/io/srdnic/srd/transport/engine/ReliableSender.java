@@ -25,7 +25,10 @@ public final class ReliableSender {
 
     /** What the layer above does with the packets of its owners. */
     public interface Listener {
-        /** Builds and sends packet {@code psn} (segment {@code segment} of {@code owner}), its {@code xmit}-th transmission, on {@code path}. */
+        /**
+         * Builds and sends packet {@code psn} (segment {@code segment} of {@code owner}), its
+         * {@code xmit}-th transmission, on {@code path}.
+         */
         void emit(ReliableSender flow, int psn, int owner, int segment, int path, int xmit, long now);
 
         /** The responder acknowledged packet {@code psn}: it has left the window. */

@@ -1,6 +1,8 @@
 package io.srdnic.srd.transport.port;
 
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.SplittableRandom;
 
 /**
  * The memory regions registered with a transport, which its responder checks every RDMA request
@@ -32,13 +34,13 @@ public final class MemoryRegions {
     private int[] access;
     /** The address RDMA requests name the region's first byte by: its own, or the one its owner advertises (ibv_reg_mr_iova). */
     private long[] base;
-    private final java.util.SplittableRandom tags;
+    private final SplittableRandom tags;
     private int count;
     /** The last registration's serial number; the live regions' serials map to their indexes. */
     private int serial;
     private final LongIntMap bySerial = new LongIntMap(64);
 
-    public MemoryRegions(int capacity, java.util.SplittableRandom tags) {
+    public MemoryRegions(int capacity, SplittableRandom tags) {
         if (capacity > 1 << 23) {
             throw new IllegalArgumentException("at most " + (1 << 23) + " memory regions");
         }
@@ -67,11 +69,11 @@ public final class MemoryRegions {
         }
         if (count == segment.length && count < capacity) {
             int grown = Math.min(capacity, 2 * count); // the table grows with use, not to its capacity up front
-            segment = java.util.Arrays.copyOf(segment, grown);
-            key = java.util.Arrays.copyOf(key, grown);
-            pd = java.util.Arrays.copyOf(pd, grown);
-            access = java.util.Arrays.copyOf(access, grown);
-            base = java.util.Arrays.copyOf(base, grown);
+            segment = Arrays.copyOf(segment, grown);
+            key = Arrays.copyOf(key, grown);
+            pd = Arrays.copyOf(pd, grown);
+            access = Arrays.copyOf(access, grown);
+            base = Arrays.copyOf(base, grown);
         }
         for (int i = 0; i < segment.length; i++) {
             if (segment[i] == null) {

@@ -31,7 +31,8 @@ public final class QpAttributeChecks {
             throw bad(QpAttributes.PKEY_INDEX, "must be 0: the P_Key table has one entry, the default P_Key", a.pkeyIndex());
         }
         if (a.has(QpAttributes.ACCESS_FLAGS) && (a.accessFlags() & ~ACCESS_REMOTE) != 0) {
-            throw bad(QpAttributes.ACCESS_FLAGS, "takes only ACCESS_REMOTE_WRITE, ACCESS_REMOTE_READ and ACCESS_REMOTE_ATOMIC", a.accessFlags());
+            throw bad(QpAttributes.ACCESS_FLAGS, "takes only ACCESS_REMOTE_WRITE, ACCESS_REMOTE_READ and ACCESS_REMOTE_ATOMIC",
+                    a.accessFlags());
         }
         if (a.has(QpAttributes.ADDRESS_HANDLE) && !addressHandleLive.test(a.addressHandle())) {
             throw bad(QpAttributes.ADDRESS_HANDLE, "names no address handle of this device: create one for the remote first",

@@ -35,8 +35,8 @@ import java.util.List;
 /**
  * The verbs QP state machine: which moves are legal and, for each QP type, which attributes a move
  * requires and which it accepts, as the kernel's {@code qp_state_table} (drivers/infiniband/core/verbs.c)
- * has them for IB_QPT_UD (our UD and SRD, seed §3.1.1.1) and IB_QPT_RC (our RC, and SRC, whose attributes are RC's: seed 001). SRD also takes
- * {@code rnrRetry} on RTR → RTS, as EFA's SRD table does. Alternate paths (APM) are not offered, so
+ * has them for IB_QPT_UD (our UD and SRD, seed §3.1.1.1) and IB_QPT_RC (our RC, and SRC, whose attributes are RC's: seed 001). SRD also
+ * takes {@code rnrRetry} on RTR → RTS, as EFA's SRD table does. Alternate paths (APM) are not offered, so
  * ALT_PATH and PATH_MIG_STATE, optional in the kernel's RC rows, have no bit here.
  * <p>
  * Every state may go to RESET and to ERROR with nothing but the state; the rest is the table below.

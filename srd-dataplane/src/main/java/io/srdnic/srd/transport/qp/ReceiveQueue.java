@@ -37,7 +37,8 @@ public final class ReceiveQueue {
     /** Throws unless [offset, offset + length) lies inside {@code buffer}: checked when a receive is posted. */
     public static void checkInside(MemorySegment buffer, long offset, int length) {
         if (offset < 0 || length < 0 || offset + length > buffer.byteSize()) {
-            throw new IndexOutOfBoundsException("receive buffer [" + offset + ", " + (offset + length) + ") outside a segment of " + buffer.byteSize());
+            throw new IndexOutOfBoundsException("receive buffer [" + offset + ", " + (offset + length) + ") outside a segment of "
+                    + buffer.byteSize());
         }
     }
 

@@ -125,7 +125,10 @@ public final class SharedReceiveQueue {
         return postReceive(wrId, buffer, offset, length, 0);
     }
 
-    /** As {@link TransportQp#postReceive(long, MemorySegment, long, int, int)}: the receive's memory region is checked when a message takes it. */
+    /**
+     * As {@link TransportQp#postReceive(long, MemorySegment, long, int, int)}: the receive's memory
+     * region is checked when a message takes it.
+     */
     public boolean postReceive(long wrId, MemorySegment buffer, long offset, int length, int lkey) {
         if (destroyed) {
             throw new IllegalStateException("SRQ " + srqn + " was destroyed");

@@ -18,7 +18,8 @@ public final class ContextReport {
         for (SrdContext ctx : sorted) {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                 "context %s: tx %d retx %d rto %d rack %d rx %d dup %d delivered %d drops %d srtt %.1f us cwnd %.1f paths:",
-                FlowKey.toString(ctx.flow), ctx.sender.txPackets, ctx.sender.retransmits, ctx.sender.timeouts, ctx.sender.rackLosses, ctx.rxPackets, ctx.duplicates,
+                FlowKey.toString(ctx.flow), ctx.sender.txPackets, ctx.sender.retransmits, ctx.sender.timeouts, ctx.sender.rackLosses,
+                        ctx.rxPackets, ctx.duplicates,
                 ctx.delivered, ctx.drops, ctx.sender.rtt.srtt() / 1000.0, ctx.sender.cwnd.window()));
             PathSet p = ctx.sender.paths;
             for (int i = 0; i < p.count(); i++) {

@@ -2,6 +2,7 @@ package io.srdnic.srd.transport.srd;
 
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.port.AckWriter;
+import java.util.Arrays;
 
 /**
  * The responder's view of one context's PSN space: every PSN below {@link #base()} is done
@@ -19,7 +20,10 @@ public final class ReceiveWindow implements AckWriter.SackSource {
     public static final int OLD = 2;
     static final int BEYOND = 3;
 
-    /** Unconfirmed drops held at once (every one lies in the window); a failing packet beyond this is left unacknowledged, to be retried. */
+    /**
+     * Unconfirmed drops held at once (every one lies in the window); a failing packet beyond this
+     * is left unacknowledged, to be retried.
+     */
     public static final int MAX_PENDING_DROPS = SrdConfig.MAX_WINDOW;
 
     private final long[] bits;
@@ -36,7 +40,7 @@ public final class ReceiveWindow implements AckWriter.SackSource {
 
     /** Starts over at {@code newBase}: a new peer, or a peer that restarted (new epoch). */
     public void reset(int newBase) {
-        java.util.Arrays.fill(bits, 0);
+        Arrays.fill(bits, 0);
         pendingCount = 0;
         base = newBase;
     }
@@ -77,7 +81,7 @@ public final class ReceiveWindow implements AckWriter.SackSource {
             return;
         }
         if (d > mask) {
-            java.util.Arrays.fill(bits, 0);
+            Arrays.fill(bits, 0);
             base = senderBase;
         } else {
             while (base != senderBase) {

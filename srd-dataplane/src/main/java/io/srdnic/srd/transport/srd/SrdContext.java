@@ -66,7 +66,10 @@ public final class SrdContext {
         this.sender = new ReliableSender(index, config, counters);
     }
 
-    /** Prepares a fresh incarnation for the device {@code remote}, starting its PSNs at {@code firstPsn}: nothing of a previous remote remains. */
+    /**
+     * Prepares a fresh incarnation for the device {@code remote}, starting its PSNs at
+     * {@code firstPsn}: nothing of a previous remote remains.
+     */
     void open(int newId, long remote, long mac, int firstPsn, long now) {
         id = newId;
         flow = remote;

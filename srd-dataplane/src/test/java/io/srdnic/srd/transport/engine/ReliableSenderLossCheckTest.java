@@ -88,7 +88,8 @@ class ReliableSenderLossCheckTest {
         assertEquals(0, sender.detectLosses(31 * US, recorder), "nothing in flight");
         sender.send(9, 0, 40 * US, recorder); // PSN 101; the 30 us sample made the RTO 30 + 4 x 15 = 90 us
         assertEquals(0, sender.detectLosses(129 * US, recorder));
-        assertEquals(1, sender.detectLosses(130 * US, recorder), "PSN 101 times out at its RTO, the window having emptied before it was sent");
+        assertEquals(1, sender.detectLosses(130 * US, recorder),
+                "PSN 101 times out at its RTO, the window having emptied before it was sent");
         assertEquals(1, recorder.retransmissionsOf(101));
     }
 
