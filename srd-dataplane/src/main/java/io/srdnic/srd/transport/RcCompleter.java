@@ -81,6 +81,11 @@ final class RcCompleter {
     private long answerSilenceLimit = Long.MAX_VALUE;
     /** When an answer last arrived (or the QP started): silence is measured from it or from the sender's last progress. */
     private long lastAnswerAt;
+    /** The local ACK timeout (Long.MAX_VALUE: infinite), the period of {@link #probeIfDue}. */
+    private long probeInterval = Long.MAX_VALUE;
+    /** When the last probe went (or the QP started), and how many went since the last progress. */
+    private long lastProbeAt;
+    private int probes;
 
     // The packet being completed (an ACK or a READ_RESPONSE) and what its states found.
     private Mbuf packet;
@@ -120,6 +125,8 @@ final class RcCompleter {
         rnrHolding = false;
         rnrResumedAt = now; // nothing of this connection was sent before
         lastAnswerAt = now;
+        lastProbeAt = now;
+        probes = 0;
     }
 
     /**
@@ -131,6 +138,7 @@ final class RcCompleter {
         long minAge = ackTimeout == LocalAckTimeout.INFINITE ? Long.MAX_VALUE : ackTimeout * (qp.retryCnt + 1);
         sender.giveUpAfter(qp.retryCnt, Long.MAX_VALUE, minAge);
         answerSilenceLimit = minAge == Long.MAX_VALUE ? Long.MAX_VALUE : 2 * minAge;
+        probeInterval = ackTimeout == LocalAckTimeout.INFINITE ? Long.MAX_VALUE : ackTimeout;
     }
 
     // ---------------------------------------------------------------- entry points
@@ -288,6 +296,7 @@ final class RcCompleter {
     private State updateComp(long now) {
         if (progress) {
             sender.lastProgress = now;
+            probes = 0;
             if (!rnr) {
                 rnrLeft = qp.rnrRetry; // as verbs counts it: RNR retries in a row, without progress between
             }
@@ -447,6 +456,51 @@ final class RcCompleter {
             return Long.MAX_VALUE;
         }
         return Math.max(lastAnswerAt, sender.lastProgress) + answerSilenceLimit;
+    }
+
+    /**
+     * As rxe_comp.c keeps its retransmit timer running while the send queue has a request not
+     * completed: a request sent in full whose packets the responder holds (acknowledged selectively,
+     * so the engine keeps nothing of them in flight) completes only when the cumulative ACK passes it
+     * or a NAK refuses it, and the ACK carrying either may be lost. With nothing in flight and no
+     * progress for a local ACK timeout, the oldest such request's last packet goes again (a probe,
+     * built from its slot as a retransmission): the responder acknowledges a duplicate again, and
+     * answers one after a fatal NAK with that NAK. After retry_cnt probes without progress the
+     * requester gives up, RETRY_EXCEEDED_ERROR, as for any retransmission. Returns 1 if it sent or failed.
+     */
+    int probeIfDue(long now) {
+        long deadline = probeDeadline();
+        if (deadline == Long.MAX_VALUE || now - deadline < 0) {
+            return 0;
+        }
+        if (probes >= qp.retryCnt) {
+            retryExceeded(now);
+            return 1;
+        }
+        probes++;
+        lastProbeAt = now;
+        int h = sq.slot(sq.head);
+        RcSendSlot w = sq.get(h);
+        listener.emit(sender, w.lastPsn, h, w.segments - 1, probes % sender.paths.count(), 2, now);
+        return 1;
+    }
+
+    /** When {@link #probeIfDue} is next due, or Long.MAX_VALUE: only a request sent in full and not completed, none in flight. */
+    long probeDeadline() {
+        if (sq.head == sq.nextToSend || sender.inflight > 0 || sq.readsInFlight > 0 || rnrHolding || probeInterval == Long.MAX_VALUE
+            || qp.state == QpState.ERROR) {
+            return Long.MAX_VALUE;
+        }
+        RcSendSlot w = sq.get(sq.slot(sq.head));
+        if (w.done || w.refused >= 0 || w.segments == 0) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(lastProbeAt, Math.max(lastAnswerAt, sender.lastProgress)) + probeInterval;
+    }
+
+    /** Whether a request sent in full waits to complete: the requester keeps its timers running for it. */
+    boolean awaitsCompletion() {
+        return sq.head != sq.nextToSend;
     }
 
     /** The RNR timer ran out: what was held goes again. */

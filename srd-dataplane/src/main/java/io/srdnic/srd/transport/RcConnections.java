@@ -143,6 +143,9 @@ final class RcConnections {
                     work += r.completer.resumeAfterRnr(now);
                 }
                 work += r.completer.expireSilentAnswers(now);
+                if (sends(qp)) {
+                    work += r.completer.probeIfDue(now);
+                }
                 int path = r.sender.paths.probeDue(now);
                 if (path != PathSet.NONE) {
                     r.sender.paths.onProbeReply(path); // RC sends no probes: a path's avoidance simply ends, a loss there renews it
@@ -179,6 +182,7 @@ final class RcConnections {
                 next = Math.min(next, r.completer.rnrUntil);
             }
             next = Math.min(next, r.completer.answerDeadline());
+            next = Math.min(next, r.completer.probeDeadline());
         }
         return next;
     }

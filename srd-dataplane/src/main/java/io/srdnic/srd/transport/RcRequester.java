@@ -372,6 +372,6 @@ final class RcRequester implements ReliableSender.Listener {
 
     /** Whether nothing is queued, in flight or held: the transport may stop visiting this QP. */
     boolean idle() {
-        return sender.inflight == 0 && !hasWork() && !completer.rnrHolding && sq.readsInFlight == 0;
+        return sender.inflight == 0 && !hasWork() && !completer.rnrHolding && sq.readsInFlight == 0 && !completer.awaitsCompletion();
     }
 }

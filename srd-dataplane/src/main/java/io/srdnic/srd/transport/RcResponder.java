@@ -257,10 +257,11 @@ final class RcResponder {
         }
         if (!qp.state.canReceive() || refusing) {
             int since = packetPsn - fatalNakPsn;
-            if (fatalNakSent && qp.state == QpState.ERROR && since >= 0 && since < window && SrdHeader.sourceQpn(m) == qp.destQpn
+            if (fatalNakSent && qp.state == QpState.ERROR && since > -window && since < window && SrdHeader.sourceQpn(m) == qp.destQpn
                 && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
                 // The NAK was lost: the requester sends again what followed the refused packet (or that packet, unless
-                // it was acknowledged selectively while held, early): it is told again.
+                // it was acknowledged selectively while held, early), or what came before it, whose ACK the lost one was,
+                // or probes for what it still waits on: it is told again (cumulatively to the refused PSN, and the NAK).
                 nak(fatalNakPsn, fatalNakReason, 0);
                 oweAck(m, fatalNakPsn);
             }

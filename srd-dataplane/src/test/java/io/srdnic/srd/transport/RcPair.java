@@ -65,6 +65,16 @@ final class RcPair implements AutoCloseable {
         this(link, seed, new SrdConfig());
     }
 
+    /** Hosts a and b see their ports through {@code wrapA} and {@code wrapB} (a filter of the frames they receive, say). */
+    RcPair(LinkConfig link, long seed, java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrapA,
+           java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrapB) {
+        f = new SimFabric(16, link, seed);
+        a = f.addHost(new SrdConfig(), wrapA);
+        b = f.addHost(new SrdConfig(), wrapB);
+        qa = create(a);
+        qb = create(b);
+    }
+
     private static TestQp create(SrdTransport t) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
