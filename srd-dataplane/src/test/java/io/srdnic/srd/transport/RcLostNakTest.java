@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.ForwardingPacketIo;
+import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
@@ -109,7 +110,7 @@ class RcLostNakTest {
             return n;
         }
 
-        private static boolean fatalNak(io.srdnic.pmd.Mbuf m) {
+        private static boolean fatalNak(Mbuf m) {
             for (int i = 0; i < SrdAck.dropCount(m); i++) {
                 if (SrdAck.dropReason(m, i) != DropReason.RNR) {
                     return true;

@@ -3,6 +3,7 @@ package io.srdnic.srd.transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpAttributes;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * Two simulated hosts with one RC QP each, connected to each other (RESET → INIT → RTR → RTS with
@@ -66,8 +68,8 @@ final class RcPair implements AutoCloseable {
     }
 
     /** Hosts a and b see their ports through {@code wrapA} and {@code wrapB} (a filter of the frames they receive, say). */
-    RcPair(LinkConfig link, long seed, java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrapA,
-           java.util.function.UnaryOperator<io.srdnic.pmd.PacketIo> wrapB) {
+    RcPair(LinkConfig link, long seed, UnaryOperator<PacketIo> wrapA,
+           UnaryOperator<PacketIo> wrapB) {
         f = new SimFabric(16, link, seed);
         a = f.addHost(new SrdConfig(), wrapA);
         b = f.addHost(new SrdConfig(), wrapB);
