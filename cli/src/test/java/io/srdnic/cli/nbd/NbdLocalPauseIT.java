@@ -77,7 +77,7 @@ class NbdLocalPauseIT {
         try (NbdServerProcess server = start("64M")) {
             ProcessHandle child = NbdLocalSupervisionIT.serverChild(server.process);
             Path out = dir.resolve("fio.json");
-            Process fio = fio(server, out, "--size=32m", "--runtime=120");
+            Process fio = fio(server, out, "--size=32m", "--loops=20", "--runtime=120");
             Thread.sleep(1500);
             assertTrue(fio.isAlive(), "fio still writing when the server stops: " + Files.readString(out));
             signal(child, "STOP");
@@ -112,7 +112,7 @@ class NbdLocalPauseIT {
             "--paths", "2")) {
             ProcessHandle child = NbdLocalSupervisionIT.serverChild(server.process);
             Path out = dir.resolve("fio.json");
-            Process fio = fio(server, out, "--size=32m", "--runtime=120");
+            Process fio = fio(server, out, "--size=32m", "--loops=20", "--runtime=120");
             Thread.sleep(1500);
             long longest = 0;
             for (int level = 7; level <= 9 && longest < 1_500_000_000L; level++) {

@@ -82,7 +82,8 @@ class NbdLocalToolsIT {
         try (NbdServerProcess server = start("64M")) {
             Path out = dir.resolve("fio.json");
             Process fio = new ProcessBuilder("fio", "--name=verify", "--ioengine=nbd", "--uri=" + server.uri("disk"), "--rw=randwrite",
-                "--bs=4k", "--size=32m", "--iodepth=32", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--runtime=120",
+                "--bs=4k", "--size=32m", "--loops=20", "--iodepth=32", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+                "--runtime=120",
                 "--verify_state_save=0", "--output-format=json").directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).start();
             Thread.sleep(1500);
