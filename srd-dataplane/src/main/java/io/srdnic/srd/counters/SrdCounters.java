@@ -45,6 +45,8 @@ public final class SrdCounters {
     public long staleDestination;
     /** Data packets of a sender incarnation earlier than the one the context follows. */
     public long staleIncarnation;
+    /** Data packets of a new sender incarnation without the destination QP's Q_Key: answered with a drop, not followed. */
+    public long unprovenIncarnation;
     /** Contexts on probation (never established) evicted to make room for a new source. */
     public long contextsEvicted;
     /** Sending halves restarted because a window of PSNs went by unacknowledged (the responder would refuse the base). */
@@ -132,6 +134,7 @@ public final class SrdCounters {
         "acks_refused",
         "stale_destination",
         "stale_incarnation",
+        "unproven_incarnation",
         "contexts_evicted",
         "context_reincarnations",
         "cq_overruns",
@@ -213,6 +216,7 @@ public final class SrdCounters {
         into[i++] = acksRefused;
         into[i++] = staleDestination;
         into[i++] = staleIncarnation;
+        into[i++] = unprovenIncarnation;
         into[i++] = contextsEvicted;
         into[i++] = contextReincarnations;
         into[i++] = cqOverruns;

@@ -340,12 +340,8 @@ final class SrdRequester implements ReliableSender.Listener {
         return true;
     }
 
-    /**
-     * Requester: places a READ_RESPONSE segment in the read it names, which must be one of ours,
-     * waiting, sent to this context from the QP the segment is addressed to, and hold the segment.
-     * Returns 0 or the DropReason the responder hears.
-     */
-    int placeReadResponse(Mbuf m, SrdContext ctx) {
+    /** The READ of {@code ctx} still waiting for data that READ_RESPONSE {@code m} fits, or -1: a response to nothing we asked. */
+    int readAnswered(Mbuf m, SrdContext ctx) {
         int r = requests.byToken(ReadResponseHeader.token(m));
         int data = SrdHeader.payloadLength(m) - ReadResponseHeader.LENGTH;
         int at = ReadResponseHeader.readOffset(m);
@@ -353,9 +349,24 @@ final class SrdRequester implements ReliableSender.Listener {
             || requests.qp[r].qpn != SrdHeader.destinationQpn(m) || requests.state[r] == SendRequests.CANCELLED
             || ReadResponseHeader.readLength(m) != requests.length[r] || at < 0 || data > requests.readLeft[r]
             || (long) at + data > requests.length[r]) {
+            return -1;
+        }
+        return r;
+    }
+
+    /**
+     * Requester: places a READ_RESPONSE segment in the read it names, which must be one of ours,
+     * waiting, sent to this context from the QP the segment is addressed to, and hold the segment.
+     * Returns 0 or the DropReason the responder hears.
+     */
+    int placeReadResponse(Mbuf m, SrdContext ctx) {
+        int r = readAnswered(m, ctx);
+        if (r < 0) {
             counters.readResponsesRefused++;
             return DropReason.REMOTE_INVALID_REQUEST;
         }
+        int data = SrdHeader.payloadLength(m) - ReadResponseHeader.LENGTH;
+        int at = ReadResponseHeader.readOffset(m);
         int status = ReadResponseHeader.status(m);
         if (status != 0) {
             finish(r, status == DropReason.REMOTE_ACCESS ? WcStatus.REMOTE_ACCESS_ERROR : WcStatus.REMOTE_OPERATION_ERROR);

@@ -33,6 +33,8 @@ import io.srdnic.srd.wire.SrdHeader;
  * duplicate, one beyond the window.
  */
 final class SrdResponder {
+    /** The selective bits of an ACK that answers from no window: none. */
+    private static final AckWriter.SackSource NO_SACK = (cumulative, word) -> 0L;
     private final ContextTable contexts;
     private final SrdCounters counters;
     private final AckWriter acks;
@@ -43,6 +45,7 @@ final class SrdResponder {
     private final SendDelivery delivery;
     private final RdmaDelivery rdma;
     private final SrdRequester messages;
+    private final QpTable qps;
 
     SrdResponder(TransportPort port, SrdConfig config, SrdRequester messages, AckWriter acks) {
         this.contexts = port.contexts;
@@ -55,6 +58,7 @@ final class SrdResponder {
         this.delivery = new SendDelivery(port);
         this.rdma = new RdmaDelivery(port, messages);
         this.messages = messages;
+        this.qps = port.qps;
     }
 
     boolean owesAcks() {
@@ -118,6 +122,16 @@ final class SrdResponder {
                 counters.staleIncarnation++; // a late packet of an incarnation already left, or a forged jump
                 return;
             }
+            int unproven = incarnationProof(m, type, ctx);
+            if (unproven != 0) {
+                // Anyone on the segment can send from the peer's address under an incarnation of their
+                // own making; following it would refuse the real peer's packets for good. Answered, not
+                // followed: a drop with a cumulative PSN just below the packet's own send base vouches
+                // for nothing its sender does not already count as done.
+                counters.unprovenIncarnation++;
+                answerUnproven(m, ctx, psn, sendBase, unproven, peerContext, peerEpoch, srcIp);
+                return;
+            }
             // First contact, or the peer restarted (later epoch) or re-created its context: its PSNs start afresh.
             if (ctx.rxPeer.started()) {
                 counters.peerResets++;
@@ -175,6 +189,34 @@ final class SrdResponder {
         }
         acknowledge(ctx, psn, peerContext, peerEpoch, SrdHeader.timestamp(m), Ipv4UdpFrame.sourceMac(m), srcIp,
             Ipv4UdpFrame.sourcePort(m), lossSignal);
+    }
+
+    /**
+     * Whether a packet of an incarnation this context does not follow yet shows that its sender may
+     * talk to us: 0 when it names an SRD QP of ours and carries its Q_Key (IB's datagram access key),
+     * or answers a READ we made to that peer and still wait for; else the DropReason it would get.
+     */
+    private int incarnationProof(Mbuf m, int type, SrdContext ctx) {
+        if (type == PacketType.READ_RESPONSE) {
+            return messages.readAnswered(m, ctx) >= 0 ? 0 : DropReason.REMOTE_INVALID_REQUEST;
+        }
+        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
+        if (qp == null || qp.type != QpType.SRD) {
+            return DropReason.BAD_DEST_QP;
+        }
+        return SrdHeader.qkey(m) == qp.qkey ? 0 : DropReason.REMOTE_INVALID_REQUEST;
+    }
+
+    /** Tells an unproven incarnation its packet was dropped, from no context's window: nothing of the context changes. */
+    private void answerUnproven(Mbuf m, SrdContext ctx, int psn, int sendBase, int reason, int peerContext, int peerEpoch, int srcIp) {
+        Mbuf a = acks.begin(0, 1, ctx.id, peerContext, sendBase - 1, peerEpoch, psn, SrdHeader.timestamp(m), NO_SACK);
+        if (a == null) {
+            return;
+        }
+        SrdAck.drop(a, 0, psn, reason);
+        acks.send(Ipv4UdpFrame.sourceMac(m), srcIp, Ipv4UdpFrame.sourcePort(m));
+        counters.dropsSent[reason]++;
+        counters.srdAcks++;
     }
 
     /** Hands a new data packet to the delivery policy of its type; 0, a DropReason, or {@link RdmaDelivery#LATER}. */

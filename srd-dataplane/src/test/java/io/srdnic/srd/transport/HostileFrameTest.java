@@ -41,7 +41,7 @@ class HostileFrameTest {
         for (int i = 0; i < n; i++) {
             assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0, true));
         }
-        assertTrue(f.runUntil(() -> qa.sendCq().size() >= n, 20 * MS));
+        assertTrue(f.runUntil(() -> qa.sendCq().size() >= n, 20 * MS), "the sends complete");
         List<TestQp.Wc> sends = qa.sends();
         assertTrue(sends.stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS), "legit sends: " + sends);
         return qb.receives().size();
@@ -204,6 +204,35 @@ class HostileFrameTest {
             SimFabric.QKEY, 8);
         x.settle();
         assertEquals(0, qb.receives().size(), "a delivered message came again after the incarnation went round the circle");
+    }
+
+    /**
+     * Anyone on the segment can send from the peer's address under an incarnation of their own
+     * making, later than the real one (a later epoch, or the real epoch with a later context id).
+     * Without the destination QP's Q_Key such a packet proves nothing: if the responder followed it,
+     * the real peer's packets would be refused as an incarnation left behind, for good.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void shouldNotFollowALaterIncarnationThatLacksTheQkey(boolean byEpoch) {
+        assertEquals(4, exchange(a, qa, 4, 0));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
+        Attacker x = new Attacker(f);
+        int next = ctx.sender.nextPsn;
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), byEpoch ? ctx.id : ctx.id + 1000, ctx.remoteContextId,
+            byEpoch ? a.epoch() + 1000 : a.epoch(), next, next, qb.qpn(), SimFabric.QKEY ^ 0x5A5A, 8);
+        x.settle();
+        assertEquals(0, b.counters().peerResets, "a packet without the Q_Key moved the peer's incarnation");
+        assertEquals(4, exchange(a, qa, 4, 10), "the real peer goes on being heard");
+    }
+
+    /** The same spoof as a first contact: it must not take the context before the real peer speaks. */
+    @Test
+    void shouldNotLetAFirstContactWithoutTheQkeyClaimThePeersAddress() {
+        Attacker x = new Attacker(f);
+        x.data(1, SimFabric.ip(0), SimFabric.mac(0), 77, 0, a.epoch() + (1 << 30), 5, 5, qb.qpn(), SimFabric.QKEY ^ 0x5A5A, 8);
+        x.settle();
+        assertEquals(4, exchange(a, qa, 4, 0), "the real peer is heard after a spoofed first contact");
     }
 
     @Test
