@@ -113,7 +113,8 @@ public final class AttackFrames {
      */
     private boolean knowsEnoughFor(Attack a) {
         return switch (a) {
-            case FAR_PSN, FAR_SEND_BASE, STALE_EPOCH, REPLAY -> s.knowsPeerSide();
+            case FAR_PSN, FAR_SEND_BASE, STALE_EPOCH -> s.knowsPeerSide() && s.knowsFollowedIncarnation();
+            case REPLAY -> s.knowsPeerSide();
             case FORGED_ACK, FORGED_DROP, FORGED_CONTEXT -> s.knowsPeerSide() && s.knowsVictimSide();
             default -> true;
         };
@@ -299,7 +300,7 @@ public final class AttackFrames {
 
     private int staleEpoch(SplittableRandom r) {
         peerData(r);
-        epoch = s.peerEpoch() ^ nonZero(r);
+        epoch ^= nonZero(r);
         if (epoch == 0) {
             epoch = 1;
         }
@@ -388,9 +389,11 @@ public final class AttackFrames {
         type = PacketType.SEND_WITH_IMM;
         flags = 0;
         boolean known = s.knowsPeerSide();
-        srcContext = known ? s.peerContext() : r.nextInt();
+        // The incarnation the victim follows, once seen: see Sniffed.
+        boolean followed = s.knowsFollowedIncarnation();
+        srcContext = followed ? s.followedContext() : known ? s.peerContext() : r.nextInt();
         dstContext = s.victimContext();
-        epoch = known ? s.peerEpoch() : nonZero(r);
+        epoch = followed ? s.followedEpoch() : known ? s.peerEpoch() : nonZero(r);
         psn = known ? s.peerPsn() : r.nextInt();
         sendBase = known ? s.peerSendBase() : psn;
         srcQpn = known ? s.peerQpn() : t.peerQpn();

@@ -56,6 +56,10 @@ public final class WireTap extends ForwardingPacketIo {
     private final MemorySegment[] replay = new MemorySegment[2];
     private final int[] replayLength = new int[2];
     private long peerDataFrames;
+    /** The latest incarnation of the peer its data frames carried: epoch << 32 | context id. */
+    private volatile long peerIncarnation;
+    /** The latest of those the victim's ACKs answered (0: none yet): the incarnation its responder follows. */
+    private volatile long followedIncarnation;
 
     public WireTap(PacketIo inner, int victimIp, int peerIp, int srdPort) {
         super(inner);
@@ -88,6 +92,7 @@ public final class WireTap extends ForwardingPacketIo {
                     set(VICTIM_CONTEXT, SrdHeader.destinationContext(m));
                 }
                 set(PEER_EPOCH, SrdHeader.epoch(m));
+                peerIncarnation = incarnation(SrdHeader.epoch(m), SrdHeader.sourceContext(m));
                 set(PEER_PSN, SrdHeader.psn(m));
                 set(PEER_SEND_BASE, SrdHeader.sendBase(m));
                 set(PEER_QPN, SrdHeader.sourceQpn(m));
@@ -106,7 +111,15 @@ public final class WireTap extends ForwardingPacketIo {
     public int transmit(MbufBatch batch) {
         for (int i = 0, n = batch.count(); i < n; i++) {
             Mbuf m = batch.get(i);
-            if (PacketType.isData(srdType(m, victimIp, peerIp)) && m.dataLength() >= SrdHeader.PAYLOAD_OFFSET) {
+            int type = srdType(m, victimIp, peerIp);
+            if (type == PacketType.ACK && m.dataLength() >= FrameLayout.SRD_OFFSET + SrdAck.LENGTH) {
+                // The victim answers the incarnation it follows; its drops answering forged ones name those, so only an
+                // incarnation the peer's own frames carry counts.
+                long answered = incarnation(SrdAck.echoedEpoch(m), SrdAck.destinationContext(m));
+                if (answered == peerIncarnation) {
+                    followedIncarnation = answered;
+                }
+            } else if (PacketType.isData(type) && m.dataLength() >= SrdHeader.PAYLOAD_OFFSET) {
                 set(VICTIM_CONTEXT, SrdHeader.sourceContext(m));
                 if (SrdHeader.destinationContext(m) != 0) {
                     set(PEER_CONTEXT, SrdHeader.destinationContext(m));
@@ -164,9 +177,15 @@ public final class WireTap extends ForwardingPacketIo {
     /** What the tap has learned so far. */
     public Sniffed sniffed() {
         int k = get(KNOWN);
-        return new Sniffed((k & KNOWN_PEER_DATA) != 0, (k & KNOWN_PEER_ACK) != 0, (k & KNOWN_VICTIM_DATA) != 0,
+        long followed = followedIncarnation;
+        return new Sniffed((k & KNOWN_PEER_DATA) != 0, (k & KNOWN_PEER_ACK) != 0, (k & KNOWN_VICTIM_DATA) != 0, followed != 0,
             get(PEER_CONTEXT), get(VICTIM_CONTEXT), get(PEER_EPOCH), get(VICTIM_EPOCH), get(PEER_PSN), get(PEER_SEND_BASE),
-            get(VICTIM_PSN), get(VICTIM_SEND_BASE), get(PEER_QPN), get(VICTIM_QPN), get(VICTIM_QKEY), get(PEER_QKEY));
+            get(VICTIM_PSN), get(VICTIM_SEND_BASE), get(PEER_QPN), get(VICTIM_QPN), get(VICTIM_QKEY), get(PEER_QKEY),
+            (int) (followed >>> 32), (int) followed);
+    }
+
+    private static long incarnation(int epoch, int context) {
+        return ((long) epoch << 32) | (context & 0xFFFF_FFFFL);
     }
 
     private void set(int field, int value) {

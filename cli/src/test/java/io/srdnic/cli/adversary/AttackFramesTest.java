@@ -74,6 +74,8 @@ class AttackFramesTest {
                 VICTIM_PSN, VICTIM_PSN - 2,
             VICTIM_QPN, PEER_QPN, PEER_QKEY);
         tap.transmit(batch);
+        // The victim acknowledges the peer's data: the incarnation its responder follows.
+        transmitVictimAck(PEER_EPOCH, PEER_CONTEXT);
         frames = new AttackFrames(new AttackTarget(VICTIM_MAC, VICTIM_IP, VICTIM_QPN, VICTIM_QKEY, PEER_MAC, PEER_IP, PEER_QPN, PEER_QKEY,
             SrdPort.DEFAULT, MTU, MTU + 256), tap, arena);
         pool.allocate(batch, 1, 0);
@@ -201,6 +203,36 @@ class AttackFramesTest {
         }
     }
 
+    /**
+     * The peer's latest data names an incarnation the victim has not answered yet (its first packets
+     * refused, say): forged under that one, a frame would be the peer's first packet as far as anyone
+     * can tell. The classes that forge "the real ids" use the incarnation the victim's ACKs answer.
+     */
+    @Test
+    void shouldForgeTheRealIdsUnderTheIncarnationTheVictimFollows() {
+        receivePeerData(PEER_CONTEXT + 5, PEER_PSN + 100);
+        transmitVictimAck(PEER_EPOCH ^ 0x77, PEER_CONTEXT + 9); // the victim answering a forged incarnation
+        SplittableRandom r = new SplittableRandom(7);
+        for (int i = 0; i < 50; i++) {
+            assertTrue(PacketType.isData(parse(Attack.FAR_SEND_BASE, r)));
+            assertRealPeerContext();
+        }
+        transmitVictimAck(PEER_EPOCH, PEER_CONTEXT + 5); // now it follows the new one
+        assertTrue(PacketType.isData(parse(Attack.FAR_SEND_BASE, r)));
+        assertEquals(PEER_CONTEXT + 5, SrdHeader.sourceContext(m));
+    }
+
+    @Test
+    void shouldNotForgeTheRealIdsBeforeTheVictimFollowsAnyIncarnation() {
+        tap = new WireTap(new OnePort(), VICTIM_IP, PEER_IP, SrdPort.DEFAULT);
+        receivePeerData(PEER_CONTEXT, PEER_PSN);
+        frames = new AttackFrames(new AttackTarget(VICTIM_MAC, VICTIM_IP, VICTIM_QPN, VICTIM_QKEY, PEER_MAC, PEER_IP, PEER_QPN, PEER_QKEY,
+            SrdPort.DEFAULT, MTU, MTU + 256), tap, arena);
+        SplittableRandom r = new SplittableRandom(7);
+        assertEquals(0, frames.build(Attack.FAR_SEND_BASE, r), "nothing to forge under yet");
+        assertEquals(0, frames.build(Attack.FAR_PSN, r));
+    }
+
     @Test
     void shouldFloodFromThousandsOfAddresses() {
         SplittableRandom r = new SplittableRandom(7);
@@ -272,15 +304,37 @@ class AttackFramesTest {
         Ipv4UdpFrame.write(m, srcMac, dstMac, srcIp, dstIp, SrdPort.sourcePort(1), SrdPort.DEFAULT, SrdHeader.LENGTH + 32, true);
     }
 
+    private void transmitVictimAck(int echoedEpoch, int peerContext) {
+        MbufBatch out = new MbufBatch(arena, 1);
+        pool.allocate(out, 1, 0);
+        writeAck(out.get(0), VICTIM_MAC, PEER_MAC, VICTIM_IP, PEER_IP, VICTIM_CONTEXT, peerContext, VICTIM_EPOCH, PEER_PSN, echoedEpoch);
+        tap.transmit(out);
+    }
+
+    private void receivePeerData(int context, int psn) {
+        MbufBatch in = new MbufBatch(arena, 1);
+        pool.allocate(in, 1, 0);
+        writeData(in.get(0), PEER_MAC, VICTIM_MAC, PEER_IP, VICTIM_IP, context, VICTIM_CONTEXT, PEER_EPOCH, psn, psn,
+            PEER_QPN, VICTIM_QPN, VICTIM_QKEY);
+        tap.receive(in);
+        pool.free(in);
+    }
+
+    /** The peer's ACK of the victim's data. */
     private static void writeAck(Mbuf m) {
+        writeAck(m, PEER_MAC, VICTIM_MAC, PEER_IP, VICTIM_IP, PEER_CONTEXT, VICTIM_CONTEXT, PEER_EPOCH, VICTIM_PSN - 2, VICTIM_EPOCH);
+    }
+
+    private static void writeAck(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcCtx, int dstCtx, int epoch,
+                                 int cumulative, int echoedEpoch) {
         m.putByte(FrameLayout.SRD_OFFSET, (byte) ((SrdHeader.VERSION << 4) | PacketType.ACK));
         SrdAck.dropCount(m, 0);
-        SrdAck.sourceContext(m, PEER_CONTEXT);
-        SrdAck.destinationContext(m, VICTIM_CONTEXT);
-        SrdAck.epoch(m, PEER_EPOCH);
-        SrdAck.cumulativePsn(m, VICTIM_PSN - 2);
-        SrdAck.echoedEpoch(m, VICTIM_EPOCH);
-        Ipv4UdpFrame.write(m, PEER_MAC, VICTIM_MAC, PEER_IP, VICTIM_IP, SrdPort.sourcePort(1), SrdPort.DEFAULT, SrdAck.LENGTH, true);
+        SrdAck.sourceContext(m, srcCtx);
+        SrdAck.destinationContext(m, dstCtx);
+        SrdAck.epoch(m, epoch);
+        SrdAck.cumulativePsn(m, cumulative);
+        SrdAck.echoedEpoch(m, echoedEpoch);
+        Ipv4UdpFrame.write(m, srcMac, dstMac, srcIp, dstIp, SrdPort.sourcePort(1), SrdPort.DEFAULT, SrdAck.LENGTH, true);
     }
 
     /** A port that receives what the test put in the batch already and drops what it is given. */
