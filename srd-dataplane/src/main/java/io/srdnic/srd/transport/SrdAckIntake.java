@@ -51,8 +51,6 @@ final class SrdAckIntake {
             counters.acksRefused++;
             return;
         }
-        ctx.remoteContextId = SrdAck.sourceContext(m);
-        ctx.peerEpoch = SrdAck.epoch(m);
         ctx.lastActivity = now;
         ctx.lastHeard = now;
         sender.onAckTiming(SrdAck.triggerPsn(m), SrdAck.echoedTimestamp(m), now, config.rtoMaxNanos() * 4);
@@ -71,6 +69,11 @@ final class SrdAckIntake {
         if (progress) {
             sender.lastProgress = now;
             sender.unresponsive = false;
+            // Only an ACK that settled something we sent speaks for the peer: one that acknowledges
+            // nothing new carries only what is on the wire (our context id, our epoch), and the
+            // context it names would readdress our data where the peer refuses all of it.
+            ctx.remoteContextId = SrdAck.sourceContext(m);
+            ctx.peerEpoch = SrdAck.epoch(m);
         }
         sender.detectLosses(now, messages);
     }

@@ -118,6 +118,24 @@ class HostileFrameTest {
         assertEquals(4, qb.receives().size());
     }
 
+    /**
+     * An ACK that names our context and echoes our epoch (both on the wire) but acknowledges nothing
+     * new proves nothing about who sent it: it may not readdress our data to another peer context
+     * (the peer would refuse all of it as meant for another incarnation, and never acknowledge
+     * anything that would readdress it back).
+     */
+    @Test
+    void shouldNotLetAnAckThatAcknowledgesNothingNewReaddressOurData() {
+        assertEquals(2, exchange(a, qa, 2, 0));
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
+        int addressed = ctx.remoteContextId;
+        Attacker x = new Attacker(f);
+        x.ack(0, SimFabric.ip(1), addressed ^ 0x0BAD_0000, ctx.id, b.epoch() ^ 0x55, ctx.sender.sendBase - 1, a.epoch(), 0);
+        x.settle();
+        assertEquals(addressed, ctx.remoteContextId, "a stale ACK readdressed our data");
+        assertEquals(4, exchange(a, qa, 4, 10), "our data still reaches the peer");
+    }
+
     @Test
     void shouldDropFramesFromUnusableSourceAddressesWithoutTouchingAnyContext() {
         assertEquals(2, exchange(a, qa, 2, 0));
