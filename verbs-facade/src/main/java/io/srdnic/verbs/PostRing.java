@@ -1,7 +1,7 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.GatherList;
 import io.srdnic.srd.transport.SrdQp;
+import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;

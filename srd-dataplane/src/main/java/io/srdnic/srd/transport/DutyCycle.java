@@ -5,6 +5,7 @@ import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.transport.srd.ActiveContexts;
 import io.srdnic.srd.transport.srd.ContextTable;

@@ -6,6 +6,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
+import io.srdnic.srd.transport.port.QpTable;
 import io.srdnic.srd.transport.qp.QpEvents;
 import io.srdnic.srd.transport.qp.TransportQp;
 import io.srdnic.srd.transport.srd.SendRequests;
@@ -18,7 +19,7 @@ import java.util.function.LongSupplier;
  * hears of it. Stamped with the duty cycle's time.
  */
 final class QpErrors implements QpEvents {
-    private final QpTable qps;
+    private final QpTable<SrdQp> qps;
     private final SendRequests requests;
     private final SrdRequester messages;
     private final RcConnections rc;
@@ -27,8 +28,8 @@ final class QpErrors implements QpEvents {
     /** The time of the current duty cycle. */
     private final LongSupplier clock;
 
-    QpErrors(QpTable qps, SendRequests requests, SrdRequester messages, RcConnections rc, AsyncEventQueue events, SrdCounters counters,
-             LongSupplier clock) {
+    QpErrors(QpTable<SrdQp> qps, SendRequests requests, SrdRequester messages, RcConnections rc, AsyncEventQueue events,
+             SrdCounters counters, LongSupplier clock) {
         this.qps = qps;
         this.requests = requests;
         this.messages = messages;

@@ -7,6 +7,7 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.qp.LocalAckTimeout;
 import io.srdnic.srd.transport.qp.RnrTimer;
 import io.srdnic.srd.wire.DropReason;

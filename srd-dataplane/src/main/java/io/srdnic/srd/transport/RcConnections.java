@@ -6,6 +6,8 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.port.AddressHandles;
+import io.srdnic.srd.transport.port.QpTable;
+import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdAck;
@@ -25,7 +27,7 @@ final class RcConnections {
     }
 
     private final ErrorFlush errorFlush;
-    private final QpTable qps;
+    private final QpTable<SrdQp> qps;
     private final AddressHandles addressHandles;
     private final SrdCounters counters;
     private final RcRequester[] active;
@@ -35,9 +37,9 @@ final class RcConnections {
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
-    RcConnections(TransportPort port, int maxQps, ErrorFlush errorFlush) {
+    RcConnections(TransportPort port, QpTable<SrdQp> qps, int maxQps, ErrorFlush errorFlush) {
         this.errorFlush = errorFlush;
-        this.qps = port.qps;
+        this.qps = qps;
         this.addressHandles = port.addressHandles;
         this.counters = port.counters;
         this.active = new RcRequester[maxQps + 1];

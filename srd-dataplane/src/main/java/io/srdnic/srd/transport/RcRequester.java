@@ -7,8 +7,11 @@ import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.PacketType;
@@ -31,7 +34,8 @@ import java.lang.foreign.MemorySegment;
  * atomics together are at most max_rd_atomic outstanding.
  */
 final class RcRequester implements ReliableSender.Listener {
-    private final SrdTransport t;
+    /** The device's MTU: a path MTU never raises the packet size above it. */
+    private final int deviceMtu;
     private final RcConnections rc;
     private final SrdCounters counters;
     private final TxBurst tx;
@@ -64,18 +68,19 @@ final class RcRequester implements ReliableSender.Listener {
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
 
-    RcRequester(SrdTransport transport, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames, RcConnections rc, CycleClock clock) {
-        this.t = transport;
+    RcRequester(TransportPort port, int qpIndexMask, int deviceMtu, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames,
+                RcConnections rc, CycleClock clock) {
+        this.deviceMtu = deviceMtu;
         this.rc = rc;
-        this.counters = transport.port.counters;
-        this.tx = transport.port.tx;
-        this.regions = transport.port.regions;
-        this.epoch = transport.port.epoch;
+        this.counters = port.counters;
+        this.tx = port.tx;
+        this.regions = port.regions;
+        this.epoch = port.epoch;
         this.frames = frames;
         this.qp = qp;
         this.depth = sqDepth;
         this.sq = new RcSendQueue(sqDepth);
-        this.sender = new ReliableSender(qp.qpn & transport.qpIndexMask(), config, counters, config.rcPaths());
+        this.sender = new ReliableSender(qp.qpn & qpIndexMask, config, counters, config.rcPaths());
         this.completer = new RcCompleter(qp, sender, sq, this, counters, clock, rc, config.rtoMaxNanos());
         srcFlag = qp.type == QpType.SRC ? SrdHeader.FLAG_SRC : 0;
     }
@@ -87,7 +92,7 @@ final class RcRequester implements ReliableSender.Listener {
         remoteMac = mac;
         remoteIp = ip;
         remotePort = port;
-        int payload = Math.min(pathMtu, t.mtu());
+        int payload = Math.min(pathMtu, deviceMtu);
         sendData = payload;
         rdmaData = Math.max(1, payload - RdmaHeader.LENGTH);
     }

@@ -9,8 +9,12 @@ import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AckWriter;
+import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.HeldPacketPool;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.RdmaLanding;
+import io.srdnic.srd.transport.port.TransportPort;
+import io.srdnic.srd.transport.qp.QpEvents;
 import io.srdnic.srd.transport.qp.ReceiveQueue;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.wire.DropReason;
@@ -58,14 +62,13 @@ final class RcResponder {
     /** The QP went to ERROR while executing it (its CQ overran): nothing more to say. */
     private static final int QP_FAILED = -2;
 
-    private final SrdTransport t;
     private final CycleClock clock;
     private final SrcSrqTable srcSrqs;
     private final RcConnections rc;
     private final SrdCounters counters;
     private final MemoryRegions regions;
     private final AckWriter acks;
-    private final QpErrors errors;
+    private final QpEvents errors;
     private final SrdQp qp;
     private final RcRequester requester;
     private final int window;
@@ -119,20 +122,19 @@ final class RcResponder {
     private int fatalNakPsn;
     private int fatalNakReason;
 
-    RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors,
+    RcResponder(TransportPort port, SrcSrqTable srcSrqs, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpEvents errors,
                 RcConnections rc, CycleClock clock) {
-        this.t = transport;
         this.clock = clock;
-        this.srcSrqs = transport.port.srcSrqs;
+        this.srcSrqs = srcSrqs;
         this.rc = rc;
-        this.counters = transport.port.counters;
-        this.regions = transport.port.regions;
+        this.counters = port.counters;
+        this.regions = port.regions;
         this.acks = acks;
         this.errors = errors;
         this.qp = qp;
         this.requester = requester;
         this.window = config.window();
-        this.heldPackets = transport.port.heldPackets;
+        this.heldPackets = port.heldPackets;
         this.held = new RcReorderBuffer(window, heldPackets);
         this.src = qp.type == QpType.SRC;
     }
@@ -357,7 +359,7 @@ final class RcResponder {
             case PacketType.SEND, PacketType.SEND_WITH_IMM, PacketType.ATOMIC_CMP_SWAP, PacketType.ATOMIC_FETCH_ADD,
                  PacketType.READ_RESPONSE -> Stage.CHK_RESOURCE;
             case PacketType.RDMA_WRITE, PacketType.RDMA_WRITE_WITH_IMM, PacketType.RDMA_READ ->
-                RdmaHeader.isConsistent(packet, packetType == PacketType.RDMA_READ, SrdRequester.MAX_RDMA_SIZE)
+                RdmaHeader.isConsistent(packet, packetType == PacketType.RDMA_READ, RdmaHeader.MAX_DMA_LENGTH)
                     ? Stage.CHK_RESOURCE : exit(DropReason.REMOTE_INVALID_REQUEST);
             default -> exit(DropReason.REMOTE_INVALID_REQUEST);
         };
@@ -472,7 +474,7 @@ final class RcResponder {
                 int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;
                 long at = rdmaOffset + RdmaHeader.segmentOffset(m);
                 int refused = length == 0 ? 0
-                    : RdmaDelivery.land(counters, qp, m, rdmaMemory, at, data, false, length, Ipv4UdpFrame.sourceIp(m));
+                    : RdmaLanding.land(counters, qp, m, rdmaMemory, at, data, false, length, Ipv4UdpFrame.sourceIp(m));
                 if (refused != 0) {
                     return exit(refused);
                 }

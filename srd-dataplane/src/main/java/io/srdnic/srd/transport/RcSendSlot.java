@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport;
 
+import io.srdnic.srd.transport.port.GatherList;
 import java.lang.foreign.MemorySegment;
 
 /**

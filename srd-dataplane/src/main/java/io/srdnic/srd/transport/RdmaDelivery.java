@@ -2,9 +2,12 @@ package io.srdnic.srd.transport;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.QpTable;
+import io.srdnic.srd.transport.port.RdmaLanding;
+import io.srdnic.srd.transport.port.TransportPort;
+import io.srdnic.srd.transport.qp.TransportQp;
 import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
@@ -25,7 +28,7 @@ final class RdmaDelivery {
     /** Neither delivered nor refused: nothing was taken, so the packet stays unacknowledged and comes again. */
     static final int LATER = -1;
 
-    private final QpTable qps;
+    private final QpTable<? extends TransportQp> qps;
     private final SrdCounters counters;
     private final MemoryRegions regions;
     private final SrdRequester messages;
@@ -39,14 +42,14 @@ final class RdmaDelivery {
 
     /** Checks and executes an RDMA request of {@code type} from {@code ctx}; 0, a DropReason, or {@link #LATER}. */
     int execute(Mbuf m, int type, SrdContext ctx) {
-        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
+        TransportQp qp = qps.get(SrdHeader.destinationQpn(m));
         if (qp == null || qp.type != QpType.SRD || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
         }
         if (SrdHeader.qkey(m) != qp.qkey) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
-        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, SrdRequester.MAX_RDMA_SIZE)) {
+        if (!RdmaHeader.isConsistent(m, type == PacketType.RDMA_READ, RdmaHeader.MAX_DMA_LENGTH)) {
             return DropReason.REMOTE_INVALID_REQUEST;
         }
         int data = SrdHeader.payloadLength(m) - RdmaHeader.LENGTH;
@@ -74,25 +77,6 @@ final class RdmaDelivery {
                 return DropReason.BAD_DEST_QP; // the QP is in ERROR now, its application told why
             }
         }
-        return land(counters, qp, m, memory, offset + at, data, withImmediate, length, ctx.remoteIp);
-    }
-
-    /**
-     * Lands a checked WRITE segment's {@code data} bytes at {@code at} in {@code memory} and, for a
-     * WRITE with immediate, completes the receive it consumes (RC and SRD alike); 0, or
-     * REMOTE_ACCESS if the region's memory was freed under it.
-     */
-    static int land(SrdCounters counters, SrdQp qp, Mbuf m, MemorySegment memory, long at, int data, boolean withImmediate, int length,
-                    int sourceIp) {
-        try {
-            m.copyTo(RdmaHeader.DATA_OFFSET, memory, at, data);
-        } catch (IllegalStateException closedMemory) {
-            return DropReason.REMOTE_ACCESS;
-        }
-        counters.rdmaWritesPlaced++;
-        if (withImmediate) {
-            qp.completeReceive(WcOpcode.RECV_RDMA_WITH_IMM, length, true, SrdHeader.immediate(m), SrdHeader.sourceQpn(m), sourceIp);
-        }
-        return 0;
+        return RdmaLanding.land(counters, qp, m, memory, offset + at, data, withImmediate, length, ctx.remoteIp);
     }
 }

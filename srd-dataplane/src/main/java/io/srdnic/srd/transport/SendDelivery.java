@@ -3,6 +3,9 @@ package io.srdnic.srd.transport;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
+import io.srdnic.srd.transport.port.QpTable;
+import io.srdnic.srd.transport.port.TransportPort;
+import io.srdnic.srd.transport.qp.TransportQp;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
@@ -14,7 +17,7 @@ import io.srdnic.srd.wire.SrdHeader;
  * responder's; a message layer that reassembles or orders (RC) will bring a policy of its own.
  */
 final class SendDelivery {
-    private final QpTable qps;
+    private final QpTable<? extends TransportQp> qps;
 
     SendDelivery(TransportPort port) {
         this.qps = port.qps;
@@ -27,7 +30,7 @@ final class SendDelivery {
      * memory region is still registered (else the receive is taken with LOCAL_PROTECTION_ERROR).
      */
     int check(Mbuf m, int type, QpType qpType) {
-        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
+        TransportQp qp = qps.get(SrdHeader.destinationQpn(m));
         if (qp == null || qp.type != qpType || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
         }
@@ -56,7 +59,7 @@ final class SendDelivery {
 
     /** Copies a checked message into the QP's next receive and completes it; 0, or the DropReason if the receive's memory is gone. */
     int deliver(Mbuf m, int type, int srcIp) {
-        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
+        TransportQp qp = qps.get(SrdHeader.destinationQpn(m));
         int length = SrdHeader.payloadLength(m);
         try {
             m.copyTo(SrdHeader.PAYLOAD_OFFSET, qp.receives.headBuffer(), qp.receives.headOffset(), length);

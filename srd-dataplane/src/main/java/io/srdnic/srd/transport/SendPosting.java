@@ -5,10 +5,13 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AddressHandles;
+import io.srdnic.srd.transport.port.CycleClock;
+import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.SendRequests;
 import io.srdnic.srd.transport.srd.SrdContext;
+import io.srdnic.srd.wire.RdmaHeader;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -33,7 +36,7 @@ final class SendPosting {
                 RcConnections rc, CycleClock clock) {
         this.t = t;
         this.clock = clock;
-        this.contexts = t.port.contexts;
+        this.contexts = t.contextTable();
         this.rc = rc;
         this.counters = t.port.counters;
         this.requests = requests;
@@ -72,7 +75,7 @@ final class SendPosting {
         boolean rdma = SendOpcode.isRdma(opcode);
         // Atomics never reach SRD or UD (see postAtomic); here they would also lack their operands.
         boolean refused = (rdma && qp.type == QpType.UD) || SendOpcode.isAtomic(opcode);
-        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? SrdRequester.MAX_RDMA_SIZE : t.mtu(), buffer, offset, length, signaled)) {
+        if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? RdmaHeader.MAX_DMA_LENGTH : t.mtu(), buffer, offset, length, signaled)) {
             return SrdTransport.POST_OK;
         }
         if (qp.type == QpType.UD) {
@@ -135,10 +138,10 @@ final class SendPosting {
         boolean gathers = opcode == SendOpcode.SEND || opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE
             || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
         int refused = !gathers ? WcStatus.LOCAL_QP_OPERATION_ERROR
-            : length < 0 || length > SrdRequester.MAX_RDMA_SIZE || sges.totalLength() != length ? WcStatus.LOCAL_LENGTH_ERROR
+            : length < 0 || length > RdmaHeader.MAX_DMA_LENGTH || sges.totalLength() != length ? WcStatus.LOCAL_LENGTH_ERROR
             : !sges.inBounds() ? WcStatus.LOCAL_PROTECTION_ERROR
             : -1;
-        return refused >= 0 && refuse(qp, wrId, opcode, sges.segment[0], sges.offset[0], length, signaled, refused);
+        return refused >= 0 && refuse(qp, wrId, opcode, sges.segment(0), sges.offset(0), length, signaled, refused);
     }
 
     /** Completes a request refused at posting with {@code refused}: on RC in post order (then ERROR), else at once. Returns true. */
@@ -165,7 +168,7 @@ final class SendPosting {
         }
         // An atomic's two operands come with postAtomic: this entry has no room for them.
         boolean refused = gather == null
-            ? refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), SrdRequester.MAX_RDMA_SIZE, buffer, offset, length, signaled)
+            ? refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), RdmaHeader.MAX_DMA_LENGTH, buffer, offset, length, signaled)
             : refusedGather(qp, wrId, opcode, gather, length, signaled);
         if (refused) {
             return SrdTransport.POST_OK;
@@ -235,8 +238,8 @@ final class SendPosting {
         if (qp.destroyed || !qp.acceptsSends()) {
             return SrdTransport.POST_BAD_QP_STATE;
         }
-        MemorySegment first = sges.segment[0];
-        return postConnected(qp, remoteSrqn, wrId, opcode, first, sges.offset[0], length, immediate, remoteAddress, rkey, signaled, sges);
+        MemorySegment first = sges.segment(0);
+        return postConnected(qp, remoteSrqn, wrId, opcode, first, sges.offset(0), length, immediate, remoteAddress, rkey, signaled, sges);
     }
 
     /** SRC: an atomic as on RC, checked at the responder against the protection domain of its SRQ {@code remoteSrqn}. */

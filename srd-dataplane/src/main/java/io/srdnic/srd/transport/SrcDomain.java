@@ -9,13 +9,14 @@ import io.srdnic.srd.transport.qp.SrcMembership;
  * QP uses it. Owned by the transport's thread, like the QPs.
  */
 public final class SrcDomain implements SrcMembership {
-    private final SrdTransport transport;
+    /** The device that made it (compared by identity: an SRQ or QP of another device may not join). */
+    private final Object transport;
     private final int number;
     private int srqs;
     private int qps;
     private boolean destroyed;
 
-    SrcDomain(SrdTransport transport, int number) {
+    SrcDomain(Object transport, int number) {
         this.transport = transport;
         this.number = number;
     }
@@ -44,7 +45,7 @@ public final class SrcDomain implements SrcMembership {
     }
 
     /** Throws unless an SRQ or QP of {@code owner} may be created in this domain. */
-    void checkUsableBy(SrdTransport owner) {
+    void checkUsableBy(Object owner) {
         if (owner != transport) {
             throw new IllegalArgumentException("SRC domain " + number + " belongs to another transport (device)");
         }

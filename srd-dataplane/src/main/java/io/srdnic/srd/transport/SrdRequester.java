@@ -5,8 +5,10 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.FrameWriter;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.transport.qp.TransportQp;
 import io.srdnic.srd.transport.srd.ActiveContexts;
@@ -33,9 +35,6 @@ import java.lang.foreign.MemorySegment;
  * Requests live in {@link SendRequests}; the engine's owner token is the request's index.
  */
 final class SrdRequester implements ReliableSender.Listener {
-    /** The largest RDMA request on SRD (reported by queryDevice). */
-    static final int MAX_RDMA_SIZE = 1 << 30;
-
     private final CycleClock clock;
     private final ContextTable contexts;
     private final SrdCounters counters;
@@ -50,10 +49,10 @@ final class SrdRequester implements ReliableSender.Listener {
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
-    SrdRequester(TransportPort port, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active, SrdRnrWaits rnrWaits,
-                 CycleClock clock) {
+    SrdRequester(TransportPort port, ContextTable contexts, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active,
+                 SrdRnrWaits rnrWaits, CycleClock clock) {
         this.clock = clock;
-        this.contexts = port.contexts;
+        this.contexts = contexts;
         this.counters = port.counters;
         this.tx = port.tx;
         this.regions = port.regions;
@@ -310,7 +309,7 @@ final class SrdRequester implements ReliableSender.Listener {
      * this context's own sending half. Returns false, having taken nothing, when no request slot is
      * free: the READ is then left unacknowledged and comes again.
      */
-    boolean answerRead(SrdContext ctx, SrdQp qp, int requesterQpn, int token, int rkey, MemorySegment memory,
+    boolean answerRead(SrdContext ctx, TransportQp qp, int requesterQpn, int token, int rkey, MemorySegment memory,
                        long offset, int length) {
         if (length == 0) {
             counters.rdmaReadsAnswered++;

@@ -5,6 +5,7 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AckWriter;
+import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.OwedAcks;
 import io.srdnic.srd.transport.srd.PendingAck;
@@ -44,8 +45,8 @@ final class SrdResponder {
     private final RdmaDelivery rdma;
     private final SrdRequester messages;
 
-    SrdResponder(TransportPort port, SrdConfig config, SrdRequester messages, AckWriter acks) {
-        this.contexts = port.contexts;
+    SrdResponder(TransportPort port, ContextTable contexts, SrdConfig config, SrdRequester messages, AckWriter acks) {
+        this.contexts = contexts;
         this.counters = port.counters;
         this.acks = acks;
         this.delayedAck = config.delayedAck();

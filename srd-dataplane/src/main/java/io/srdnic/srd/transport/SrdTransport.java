@@ -12,9 +12,13 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AckWriter;
 import io.srdnic.srd.transport.port.AddressHandles;
+import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.port.HeldPacketPool;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.QpTable;
+import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.transport.qp.QpDevice;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
@@ -26,6 +30,7 @@ import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.PathProbes;
 import io.srdnic.srd.transport.srd.SendRequests;
 import io.srdnic.srd.transport.srd.SrdContext;
+import io.srdnic.srd.wire.RdmaHeader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -82,7 +87,7 @@ public final class SrdTransport implements AutoCloseable {
     /** The contexts the duty cycle looks at. */
     private final ActiveContexts active;
 
-    private final QpTable qps;
+    private final QpTable<SrdQp> qps;
     private final AddressHandles addressHandles = new AddressHandles(65536);
     private final SendRequests requests;
     private final SrdRnrWaits rnrWaits;
@@ -143,21 +148,20 @@ public final class SrdTransport implements AutoCloseable {
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
         this.active = new ActiveContexts(contexts, config.maxContexts());
-        this.qps = new QpTable(config.maxQps(), random);
+        this.qps = new QpTable<>(config.maxQps(), random);
         this.requests = new SendRequests(config.maxOutstandingRequests());
         this.regions = new MemoryRegions(config.maxMemoryRegions(), random.split());
         this.tx = new TxBurst(io, arena, config.burst(), counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets(), config.mtu() + SrdConfig.FRAME_OVERHEAD);
-        this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles, srcSrqs,
-            contexts);
+        this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdRequester(port, requests, mtu, frames, active, rnrWaits, clock);
+        this.messages = new SrdRequester(port, contexts, requests, mtu, frames, active, rnrWaits, clock);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
-        this.responder = new SrdResponder(port, config, messages, acks);
+        this.responder = new SrdResponder(port, contexts, config, messages, acks);
         this.datagrams = new UdDatagrams(port, this.config.paths(), frames);
-        this.rc = new RcConnections(port, config.maxQps(), this::flushQp);
+        this.rc = new RcConnections(port, qps, config.maxQps(), this::flushQp);
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc, clock);
         this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, clock::now);
         this.qpDevice = new QpDevice(mtu, this::isAddressHandleLive, regions::admits, counters);
@@ -224,7 +228,7 @@ public final class SrdTransport implements AutoCloseable {
         return contexts;
     }
 
-    QpTable qpTable() {
+    QpTable<SrdQp> qpTable() {
         return qps;
     }
 
@@ -284,8 +288,8 @@ public final class SrdTransport implements AutoCloseable {
         }
         SrdQp qp = new SrdQp(qpDevice, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
-            qp.rcRequester = new RcRequester(this, qp, config, sqDepth, frames, rc, clock);
-            qp.rcResponder = new RcResponder(this, qp, qp.rcRequester, config, acks, qpErrors, rc, clock);
+            qp.rcRequester = new RcRequester(port, qps.indexMask(), mtu, qp, config, sqDepth, frames, rc, clock);
+            qp.rcResponder = new RcResponder(port, srcSrqs, qp, qp.rcRequester, config, acks, qpErrors, rc, clock);
         }
         qps.put(qp);
         return qp;
@@ -522,7 +526,7 @@ public final class SrdTransport implements AutoCloseable {
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */
     public int maxRdmaSize() {
-        return SrdRequester.MAX_RDMA_SIZE;
+        return RdmaHeader.MAX_DMA_LENGTH;
     }
 
     /**

@@ -8,6 +8,7 @@ import io.srdnic.srd.counters.CountersWriter;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.port.QpTable;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.SrdContext;
@@ -159,7 +160,7 @@ public final class TransportCounters {
     }
 
     private void exportQps() {
-        QpTable qps = transport.qpTable();
+        QpTable<SrdQp> qps = transport.qpTable();
         for (int i = 0; i < qps.liveCount(); i++) {
             SrdQp qp = qps.live(i);
             int slot = qp.qpn & qps.indexMask();

@@ -6,7 +6,9 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.qp.TransportQp;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;
@@ -39,7 +41,7 @@ final class UdDatagrams {
      * it completes SUCCESS once handed to the TX burst (or lost locally for want of an mbuf: UD is
      * unreliable), LOCAL_PROTECTION_ERROR if its buffer was closed.
      */
-    void send(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
+    void send(TransportQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
               boolean withImmediate, int immediate, boolean signaled, long now) {
         qp.sqOutstanding++;
         long address = tx.take();

@@ -1,5 +1,6 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
+import io.srdnic.srd.transport.qp.TransportQp;
 import java.util.SplittableRandom;
 
 /**
@@ -12,10 +13,12 @@ import java.util.SplittableRandom;
  * successor. The frame itself cannot tell: a peer that never heard from the predecessor names no
  * context of ours (0), and data packets carry no destination epoch. What remains is the chance a
  * new QP draws the old number: about 1 in maxQps x 2^(24 - index bits).
+ *
+ * @param <Q> the QPs' type as the device makes them (the message layers read them as {@link TransportQp})
  */
-final class QpTable {
+public final class QpTable<Q extends TransportQp> {
     private final int maxQps;
-    private final SrdQp[] qps;
+    private final TransportQp[] qps;
     private final int indexBits;
     private final int[] generation;
     private int lastIndex;
@@ -25,13 +28,13 @@ final class QpTable {
     private int liveCount;
 
     /** The well-known number of each device's management QP (the connection manager's), as InfiniBand's GSI is QP1. */
-    static final int MANAGEMENT_QPN = 1;
+    public static final int MANAGEMENT_QPN = 1;
     private static final int FIRST_DRAWN_INDEX = 2;
 
-    QpTable(int maxQps, SplittableRandom random) {
+    public QpTable(int maxQps, SplittableRandom random) {
         this.maxQps = maxQps;
         this.indexBits = 32 - Integer.numberOfLeadingZeros(maxQps + 1);
-        this.qps = new SrdQp[1 << indexBits];
+        this.qps = new TransportQp[1 << indexBits];
         this.generation = new int[1 << indexBits];
         this.live = new int[1 << indexBits];
         this.livePosition = new int[1 << indexBits];
@@ -42,7 +45,7 @@ final class QpTable {
     }
 
     /** The number the next QP gets (its slot stays free until {@link #put}), or -1 when all maxQps are in use. */
-    int nextQpn() {
+    public int nextQpn() {
         for (int step = 1; step <= maxQps; step++) {
             int index = (lastIndex + step - FIRST_DRAWN_INDEX) % maxQps + FIRST_DRAWN_INDEX;
             if (qps[index] == null) {
@@ -55,11 +58,11 @@ final class QpTable {
     }
 
     /** Whether the management QP's number is free (it has none yet). */
-    boolean managementFree() {
+    public boolean managementFree() {
         return qps[MANAGEMENT_QPN] == null;
     }
 
-    void put(SrdQp qp) {
+    public void put(Q qp) {
         int slot = qp.qpn & indexMask();
         if (qps[slot] == null) {
             livePosition[slot] = liveCount;
@@ -68,7 +71,7 @@ final class QpTable {
         qps[slot] = qp;
     }
 
-    void remove(SrdQp qp) {
+    public void remove(Q qp) {
         int slot = qp.qpn & indexMask();
         if (qps[slot] != null) {
             int last = live[--liveCount];
@@ -79,27 +82,33 @@ final class QpTable {
     }
 
     /** How many QPs exist; {@link #live(int)} is the i-th (in no particular order). */
-    int liveCount() {
+    public int liveCount() {
         return liveCount;
     }
 
-    SrdQp live(int i) {
-        return qps[live[i]];
+    public Q live(int i) {
+        return own(qps[live[i]]);
     }
 
     /** The QP with this number, or null (also for the number of a destroyed QP whose slot was reused). */
-    SrdQp get(int qpn) {
-        SrdQp qp = qps[qpn & indexMask()];
-        return qp != null && qp.qpn == qpn ? qp : null;
+    public Q get(int qpn) {
+        TransportQp qp = qps[qpn & indexMask()];
+        return qp != null && qp.qpn == qpn ? own(qp) : null;
     }
 
     /** Bits of a QPN that index the table. */
-    int indexMask() {
+    public int indexMask() {
         return qps.length - 1;
     }
 
     /** The QP in slot {@code index} (0..indexMask), or null: for passes over every QP. */
-    SrdQp at(int index) {
-        return qps[index];
+    public Q at(int index) {
+        return own(qps[index]);
+    }
+
+    /** Only {@link #put} fills the table, with a {@code Q}. */
+    @SuppressWarnings("unchecked")
+    private Q own(TransportQp qp) {
+        return (Q) qp;
     }
 }

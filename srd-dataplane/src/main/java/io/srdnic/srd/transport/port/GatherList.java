@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import io.srdnic.pmd.Mbuf;
 import java.lang.foreign.MemorySegment;
@@ -42,6 +42,16 @@ public final class GatherList {
         return count;
     }
 
+    /** The segment of entry {@code i}. */
+    public MemorySegment segment(int i) {
+        return segment[i];
+    }
+
+    /** The offset in its segment of entry {@code i}. */
+    public long offset(int i) {
+        return offset[i];
+    }
+
     /** The bytes all entries hold together (Long: a caller checks it against the message size). */
     public long totalLength() {
         long n = 0;
@@ -52,7 +62,7 @@ public final class GatherList {
     }
 
     /** Whether every entry lies inside its segment. */
-    boolean inBounds() {
+    public boolean inBounds() {
         for (int i = 0; i < count; i++) {
             if (segment[i] == null || offset[i] < 0 || length[i] < 0 || offset[i] > segment[i].byteSize() - length[i]) {
                 return false;
@@ -62,7 +72,7 @@ public final class GatherList {
     }
 
     /** Takes the entries of {@code from} (this list's own arrays: nothing allocated). */
-    void copyFrom(GatherList from) {
+    public void copyFrom(GatherList from) {
         clear();
         for (int i = 0; i < from.count; i++) {
             add(from.segment[i], from.offset[i], from.length[i]);
@@ -73,7 +83,7 @@ public final class GatherList {
      * Copies {@code n} bytes from message offset {@code at} (the entries laid end to end) into
      * packet {@code to} at {@code toOffset}, walking the entries the range spans.
      */
-    void copyOut(long at, Mbuf to, int toOffset, int n) {
+    public void copyOut(long at, Mbuf to, int toOffset, int n) {
         int i = 0;
         long skip = at;
         while (i < count && skip >= length[i]) {
