@@ -7,6 +7,7 @@ import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.rc.RcConnections;
 import io.srdnic.srd.transport.srd.ActiveContexts;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.PathProbes;

@@ -6,6 +6,7 @@ import io.srdnic.pmd.PacketIo;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.CycleClock;
+import io.srdnic.srd.transport.rc.RcConnections;
 import io.srdnic.srd.transport.srd.PathProbes;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;

@@ -9,6 +9,8 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.QpTable;
 import io.srdnic.srd.transport.qp.QpEvents;
 import io.srdnic.srd.transport.qp.TransportQp;
+import io.srdnic.srd.transport.rc.RcConnections;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.SendRequests;
 import java.util.function.LongSupplier;
 

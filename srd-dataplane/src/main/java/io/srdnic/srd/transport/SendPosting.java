@@ -7,6 +7,8 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.GatherList;
+import io.srdnic.srd.transport.rc.RcConnections;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.SendRequests;

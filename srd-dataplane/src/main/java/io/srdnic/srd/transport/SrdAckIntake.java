@@ -15,7 +15,7 @@ import io.srdnic.srd.wire.SrdAck;
  * name the context and echo this incarnation's epoch, and name only PSNs that were sent), then its
  * drop indications end the requests they name with the matching status, its cumulative PSN and
  * selective bits complete what they cover, and loss detection runs on what is left. RC's intake,
- * per QP, is {@link RcCompleter#onAck}.
+ * per QP, is {@code RcCompleter.onAck}.
  */
 final class SrdAckIntake {
     private final ContextTable contexts;

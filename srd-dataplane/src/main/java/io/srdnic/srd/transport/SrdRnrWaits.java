@@ -11,7 +11,7 @@ import java.util.function.IntConsumer;
 /**
  * SRD's answer to an RNR drop indication (the responder had no receive posted): the request waits
  * out a backoff that doubles per attempt, then goes back to the head of its context's queue under
- * a new PSN. RC's RNR policy is its completer's ({@link RcCompleter}).
+ * a new PSN. RC's RNR policy is its completer's ({@code RcCompleter}).
  */
 final class SrdRnrWaits {
     private final SendRequests requests;

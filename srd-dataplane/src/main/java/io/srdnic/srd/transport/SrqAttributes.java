@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.transport.rc.SrcDomain;
 import java.util.StringJoiner;
 
 /**

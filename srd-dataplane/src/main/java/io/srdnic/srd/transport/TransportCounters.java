@@ -9,6 +9,7 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.transport.port.QpTable;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.SrdContext;

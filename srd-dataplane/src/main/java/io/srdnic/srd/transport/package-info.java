@@ -39,7 +39,7 @@
  *         NAKs, coalesced ACKs), {@code RcConnections} (which RC QPs the duty cycle visits).</li>
  *     <li>UD: one datagram, no flow ({@code UdDatagrams}, {@code SendDelivery}).</li>
  *     </ul></li>
- * <li><b>Queue pairs and their objects</b> — {@link io.srdnic.srd.transport.SrdQp} (the transport QP of
+ * <li><b>Queue pairs and their objects</b> — {@link io.srdnic.srd.transport.rc.SrdQp} (the transport QP of
  *     {@code transport.qp}, {@code TransportQp}, plus RC's two halves) and its state
  *     machine ({@code QpTransitions}, {@code QpAttributes}, {@code QpAttributeChecks}),
  *     {@code ReceiveQueue}, {@link io.srdnic.srd.transport.qp.SharedReceiveQueue}, the IBTA timer

@@ -11,6 +11,7 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;

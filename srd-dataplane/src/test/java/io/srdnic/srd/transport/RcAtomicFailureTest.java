@@ -10,6 +10,8 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.rc.RcInternals;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
@@ -81,7 +83,7 @@ class RcAtomicFailureTest {
             MemorySegment w = p.f.arena.allocate(8, 8);
             int rkey = key(p, w, 0, MemoryRegions.REMOTE_ATOMIC);
             Attacker peer = new Attacker(p.f); // speaks as a's QP: its address, its QPN, the next PSN b expects
-            int psn = p.qb.qp().rcResponder.expectedPsn;
+            int psn = RcInternals.expectedPsn(p.qb.qp());
             int flags = SrdHeader.FLAG_RC | SrdHeader.FLAG_FIRST | SrdHeader.FLAG_LAST;
             peer.atomic(1, flags, SimFabric.ip(0), SimFabric.mac(0), p.qa.qpn(), p.qb.qpn(), psn, PacketType.ATOMIC_FETCH_ADD, w.address(),
                 rkey, 5, 0, 0);

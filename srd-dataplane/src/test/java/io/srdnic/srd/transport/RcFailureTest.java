@@ -15,6 +15,8 @@ import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.qp.LocalAckTimeout;
+import io.srdnic.srd.transport.rc.RcInternals;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -99,11 +101,11 @@ class RcFailureTest {
             p.connect();
             MemorySegment tx = p.random(64, 34);
             assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
-            RcRequester r = p.qa.qp().rcRequester;
-            assertTrue(p.f.runUntil(() -> r.completer.rnrHolding, 10 * MS), "no receive: RNR NAKed, the one RNR retry taken");
-            int psn = r.sender.sendBase;
+            SrdQp r = p.qa.qp();
+            assertTrue(p.f.runUntil(() -> RcInternals.rnrHolding(r), 10 * MS), "no receive: RNR NAKed, the one RNR retry taken");
+            int psn = RcInternals.sender(r).sendBase;
             p.receives(1, 256);
-            assertTrue(p.f.runUntil(() -> !r.completer.rnrHolding, 10 * MS), "the wait is over: the SEND goes again");
+            assertTrue(p.f.runUntil(() -> !RcInternals.rnrHolding(r), 10 * MS), "the wait is over: the SEND goes again");
             new Attacker(p.f).rcAck(0, SimFabric.ip(1), p.qb.qpn(), p.qa.qpn(), psn, psn, DropReason.RNR); // the first NAK, late
             List<TestQp.Wc> wcs = p.sendCompletions(1, 10 * MS);
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status(), "the repeated SEND met the receive");

@@ -9,6 +9,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.engine.ReliableSender;
+import io.srdnic.srd.transport.rc.RcInternals;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -26,13 +27,13 @@ class RcHostileFrameTest {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 41).connect()) {
             p.receives(4, 256);
             Attacker x = new Attacker(p.f);
-            int expected = p.qb.qp().rcResponder.expectedPsn;
+            int expected = RcInternals.expectedPsn(p.qb.qp());
             x.rcSend(1, 0x0A00_0063, p.qa.qpn(), p.qb.qpn(), expected, 0, 8); // the peer's QPN, another host
             x.rcSend(1, SimFabric.ip(0), p.qa.qpn() ^ 1, p.qb.qpn(), expected, 0, 8); // the peer's host, another QP
             x.settle();
             assertEquals(2, p.b.counters().rcForeign);
             assertEquals(List.of(), p.qb.receives(), "nothing delivered");
-            assertEquals(expected, p.qb.qp().rcResponder.expectedPsn, "the connection's PSN did not move");
+            assertEquals(expected, RcInternals.expectedPsn(p.qb.qp()), "the connection's PSN did not move");
             MemorySegment tx = p.random(64, 41);
             assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 10 * MS).get(0).status(), "the real peer still gets through");
@@ -50,7 +51,7 @@ class RcHostileFrameTest {
             }
             p.f.runFor(20_000);
             p.f.network.blackhole(0, false);
-            ReliableSender s = p.qa.qp().rcRequester.sender;
+            ReliableSender s = RcInternals.sender(p.qa.qp());
             Attacker x = new Attacker(p.f);
             x.rcAck(0, 0x0A00_0063, p.qb.qpn(), p.qa.qpn(), s.nextPsn); // from another host
             x.rcAck(0, SimFabric.ip(1), p.qb.qpn() ^ 1, p.qa.qpn(), s.nextPsn); // from another QP

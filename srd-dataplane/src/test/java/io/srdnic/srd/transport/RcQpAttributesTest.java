@@ -10,6 +10,7 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;

@@ -14,6 +14,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.rc.RcInternals;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -99,7 +100,7 @@ class RcReceiveFuzzTest {
         int type = data.pickValue(TYPES);
         int flags = SrdHeader.FLAG_RC | (data.consumeBoolean() ? SrdHeader.FLAG_FIRST : 0)
                 | (data.consumeBoolean() ? SrdHeader.FLAG_LAST : 0);
-        int psn = p.qb.qp().rcResponder.expectedPsn + data.consumeInt(-4, 300);
+        int psn = RcInternals.expectedPsn(p.qb.qp()) + data.consumeInt(-4, 300);
         int ext = PacketType.extendedHeaderLength(type);
         long address = regionAddress + data.consumeLong(-64, 4160);
         int key = data.consumeBoolean() ? rkey : data.consumeInt();

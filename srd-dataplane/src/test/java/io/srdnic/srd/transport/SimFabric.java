@@ -8,6 +8,7 @@ import io.srdnic.pmd.sim.UdpSourcePortSelector;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;

@@ -13,6 +13,8 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.SrcDomain;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;

@@ -16,6 +16,8 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.qp.QpTransitions;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.SrcDomain;
+import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 

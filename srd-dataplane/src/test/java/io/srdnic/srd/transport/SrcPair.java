@@ -10,6 +10,8 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.SrcDomain;
+import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.function.UnaryOperator;

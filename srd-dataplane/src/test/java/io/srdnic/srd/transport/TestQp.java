@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport;
 
 import io.srdnic.srd.api.CompletionQueue;
+import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,6 +9,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
@@ -33,7 +33,7 @@ import java.lang.foreign.MemorySegment;
  * remote word's original value, which lands in the local buffer in host byte order); READs and
  * atomics together are at most max_rd_atomic outstanding.
  */
-final class RcRequester implements ReliableSender.Listener {
+public final class RcRequester implements ReliableSender.Listener {
     /** The device's MTU: a path MTU never raises the packet size above it. */
     private final int deviceMtu;
     private final RcConnections rc;
@@ -68,8 +68,8 @@ final class RcRequester implements ReliableSender.Listener {
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
 
-    RcRequester(TransportPort port, int qpIndexMask, int deviceMtu, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames,
-                RcConnections rc, CycleClock clock) {
+    public RcRequester(TransportPort port, int qpIndexMask, int deviceMtu, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames,
+                       RcConnections rc, CycleClock clock) {
         this.deviceMtu = deviceMtu;
         this.rc = rc;
         this.counters = port.counters;
@@ -122,7 +122,7 @@ final class RcRequester implements ReliableSender.Listener {
 
     // ---------------------------------------------------------------- posting and scheduling
 
-    boolean isFull() {
+    public boolean isFull() {
         return sq.isFull();
     }
 
@@ -130,8 +130,8 @@ final class RcRequester implements ReliableSender.Listener {
      * Queues a work request (the transport checked the QP state, depth, length and buffer); {@code srqn}: SRC's remote SRQ,
      * else 0; {@code gather}: the SGEs a SEND or WRITE gathers its {@code len} bytes from (null: {@code buf} at {@code off}).
      */
-    void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig, int srqn,
-              GatherList gather) {
+    public void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig, int srqn,
+                     GatherList gather) {
         RcSendSlot w = sq.get(sq.slot(sq.tail++));
         if (gather != null) {
             w.sges.copyFrom(gather);
@@ -173,7 +173,7 @@ final class RcRequester implements ReliableSender.Listener {
      * those after it are flushed (rule 1 of issue 25; rxe's requester meets the bad WQE so).
      * {@code releases}: whether its completion hands {@code buf} back to the layer above.
      */
-    void postRefused(long id, int op, MemorySegment buf, long off, int len, int status, boolean releases) {
+    public void postRefused(long id, int op, MemorySegment buf, long off, int len, int status, boolean releases) {
         RcSendSlot w = sq.get(sq.slot(sq.tail++));
         w.opcode = SendOpcode.isValid(op) ? op : SendOpcode.SEND;
         w.wrId = id;
@@ -193,8 +193,8 @@ final class RcRequester implements ReliableSender.Listener {
     }
 
     /** Queues an atomic (checked as {@link #post} says) on 8 bytes at {@code off} of {@code buf}, with its operands. */
-    void postAtomic(long id, int op, MemorySegment buf, long off, long raddr, int key, long compareOrAdd, long swapValue, boolean sig,
-                    int srqn) {
+    public void postAtomic(long id, int op, MemorySegment buf, long off, long raddr, int key, long compareOrAdd, long swapValue,
+                           boolean sig, int srqn) {
         RcSendSlot w = sq.get(sq.slot(sq.tail));
         w.compareAdd = compareOrAdd;
         w.swap = swapValue;

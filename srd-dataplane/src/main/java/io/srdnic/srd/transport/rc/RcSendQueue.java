@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 /**
  * An RC (or SRC) QP's send queue, as rxe's send queue of WQEs: a ring of {@link RcSendSlot}s in

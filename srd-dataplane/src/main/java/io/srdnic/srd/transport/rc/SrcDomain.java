@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.srd.transport.qp.SrcMembership;
 
@@ -16,7 +16,7 @@ public final class SrcDomain implements SrcMembership {
     private int qps;
     private boolean destroyed;
 
-    SrcDomain(Object transport, int number) {
+    public SrcDomain(Object transport, int number) {
         this.transport = transport;
         this.number = number;
     }
@@ -45,7 +45,7 @@ public final class SrcDomain implements SrcMembership {
     }
 
     /** Throws unless an SRQ or QP of {@code owner} may be created in this domain. */
-    void checkUsableBy(Object owner) {
+    public void checkUsableBy(Object owner) {
         if (owner != transport) {
             throw new IllegalArgumentException("SRC domain " + number + " belongs to another transport (device)");
         }
@@ -54,7 +54,7 @@ public final class SrcDomain implements SrcMembership {
         }
     }
 
-    void attachSrq() {
+    public void attachSrq() {
         srqs++;
     }
 
@@ -63,7 +63,7 @@ public final class SrcDomain implements SrcMembership {
         srqs--;
     }
 
-    void attachQp() {
+    public void attachQp() {
         qps++;
     }
 

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.CompletionQueue;
@@ -54,7 +54,7 @@ import java.lang.foreign.MemorySegment;
  * CHK_OP_VALID, CHK_RESOURCE, CHK_LENGTH, CHK_RKEY, EXECUTE, COMPLETE, ACKNOWLEDGE and the exits),
  * each a short method returning the next; {@link #run} is the loop.
  */
-final class RcResponder {
+public final class RcResponder {
     /** The packet executed; the expected PSN moves past it. */
     private static final int DONE = 0;
     /** Not executed for now (no READ or atomic answer slot): left unacknowledged, the requester sends it again. */
@@ -122,8 +122,8 @@ final class RcResponder {
     private int fatalNakPsn;
     private int fatalNakReason;
 
-    RcResponder(TransportPort port, SrcSrqTable srcSrqs, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpEvents errors,
-                RcConnections rc, CycleClock clock) {
+    public RcResponder(TransportPort port, SrcSrqTable srcSrqs, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks,
+                       QpEvents errors, RcConnections rc, CycleClock clock) {
         this.clock = clock;
         this.srcSrqs = srcSrqs;
         this.rc = rc;

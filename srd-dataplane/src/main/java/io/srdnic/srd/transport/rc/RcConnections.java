@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpState;
@@ -19,10 +19,10 @@ import io.srdnic.srd.wire.SrdHeader;
  * per QP, however many packets it took), and where an RC packet or ACK goes (the QP its
  * destination QPN names; RC has no SRD context). Owned by the transport's thread.
  */
-final class RcConnections {
+public final class RcConnections {
     /** What a failed connection asks of the device: flush the QP that went to ERROR (the device's QpErrors does it). */
     @FunctionalInterface
-    interface ErrorFlush {
+    public interface ErrorFlush {
         void flushQp(SrdQp qp, boolean withCompletions);
     }
 
@@ -37,7 +37,7 @@ final class RcConnections {
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
-    RcConnections(TransportPort port, QpTable<SrdQp> qps, int maxQps, ErrorFlush errorFlush) {
+    public RcConnections(TransportPort port, QpTable<SrdQp> qps, int maxQps, ErrorFlush errorFlush) {
         this.errorFlush = errorFlush;
         this.qps = qps;
         this.addressHandles = port.addressHandles;
@@ -49,7 +49,7 @@ final class RcConnections {
     // ---------------------------------------------------------------- QP life
 
     /** A modify moved RC QP {@code qp} from {@code from}: RTR connects it (the peer's address, the RQ PSN), RTS starts its PSNs. */
-    void onModify(SrdQp qp, QpState from, long now) {
+    public void onModify(SrdQp qp, QpState from, long now) {
         if (qp.state == QpState.RTR && from == QpState.INIT) {
             qp.rcRequester.addressHandle = qp.addressHandle;
             qp.rcRequester.connect(addressHandles.mac(qp.addressHandle), addressHandles.ip(qp.addressHandle),
@@ -71,7 +71,7 @@ final class RcConnections {
     }
 
     /** The QP went to ERROR (completions flushed) or RESET / destroy (silently). */
-    void flush(SrdQp qp, boolean withCompletions, long now) {
+    public void flush(SrdQp qp, boolean withCompletions, long now) {
         qp.rcRequester.flush(withCompletions ? WcStatus.WR_FLUSH_ERROR : -1, now);
         qp.rcResponder.flush(withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
     }
@@ -86,7 +86,7 @@ final class RcConnections {
 
     // ---------------------------------------------------------------- duty cycle
 
-    void activate(RcRequester r) {
+    public void activate(RcRequester r) {
         if (!r.active) {
             r.active = true;
             active[activeCount++] = r;
@@ -97,16 +97,16 @@ final class RcConnections {
         owing[owingCount++] = r;
     }
 
-    boolean owesAcks() {
+    public boolean owesAcks() {
         return owingCount > 0;
     }
 
     /** No RC QP to visit: the duty cycle skips RC altogether (SRD's hot path pays one test). */
-    boolean idle() {
+    public boolean idle() {
         return activeCount == 0;
     }
 
-    int sendOwedAcks() {
+    public int sendOwedAcks() {
         int n = owingCount;
         for (int i = 0; i < n; i++) {
             owing[i].sendAck();
@@ -120,7 +120,7 @@ final class RcConnections {
         return qp.state == QpState.RTS || qp.state == QpState.SQD;
     }
 
-    int schedule(long now) {
+    public int schedule(long now) {
         int work = 0;
         for (int i = 0; i < activeCount; i++) {
             RcRequester r = active[i];
@@ -134,7 +134,7 @@ final class RcConnections {
         return work;
     }
 
-    int timers(long now) {
+    public int timers(long now) {
         int work = 0;
         for (int i = 0; i < activeCount; ) {
             RcRequester r = active[i];
@@ -168,7 +168,7 @@ final class RcConnections {
     }
 
     /** The earliest time an RC QP has something due (now, if it can send), or Long.MAX_VALUE. */
-    long nextDeadline(long now) {
+    public long nextDeadline(long now) {
         long next = Long.MAX_VALUE;
         for (int i = 0; i < activeCount; i++) {
             RcRequester r = active[i];
@@ -192,7 +192,7 @@ final class RcConnections {
     // ---------------------------------------------------------------- receive
 
     /** A packet with FLAG_RC: an ACK to the requester, data to the responder, of the QP it names. */
-    void onPacket(Mbuf m, int type, long now) {
+    public void onPacket(Mbuf m, int type, long now) {
         if (type == PacketType.ACK) {
             onAck(m, now);
         } else if (PacketType.isData(type)) {

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpType;
@@ -14,11 +14,11 @@ import io.srdnic.srd.transport.qp.TransportQp;
  */
 public final class SrdQp extends TransportQp {
     /** RC only: the message layer's sending and receiving halves of this QP's connection. */
-    RcRequester rcRequester;
-    RcResponder rcResponder;
+    public RcRequester rcRequester;
+    public RcResponder rcResponder;
 
-    SrdQp(QpDevice device, QpEvents events, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq,
-          CompletionQueue recvCq) {
+    public SrdQp(QpDevice device, QpEvents events, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq,
+                 CompletionQueue recvCq) {
         super(device, events, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
     }
 }

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.srd.transport.port.LongIntMap;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
@@ -9,7 +9,7 @@ import java.util.Arrays;
  * one per packet, allocating nothing. Numbers are 1..0xFFFFFF and unique; a destroyed SRQ's number
  * names nothing until an SRQ is created with it again.
  */
-final class SrcSrqTable {
+public final class SrcSrqTable {
     private static final int MAX_NUMBER = 0xFF_FFFF;
 
     private final LongIntMap slotOf = new LongIntMap(64);
@@ -20,13 +20,13 @@ final class SrcSrqTable {
     private int lastFree;
 
     /** The SRQ numbered {@code number}, or null. */
-    SharedReceiveQueue get(int number) {
+    public SharedReceiveQueue get(int number) {
         int slot = slotOf.get(number & 0xFFFF_FFFFL);
         return slot < 0 ? null : srqs[slot];
     }
 
     /** Makes {@code srq} reachable by its number; throws if another SRQ has that number. */
-    void put(SharedReceiveQueue srq) {
+    public void put(SharedReceiveQueue srq) {
         SharedReceiveQueue other = get(srq.srcSrqNumber());
         if (other != null) {
             throw new IllegalArgumentException("SRC SRQ number " + srq.srcSrqNumber() + " is already used by SRQ " + other.srqn()
@@ -46,7 +46,7 @@ final class SrcSrqTable {
         slotOf.put(srq.srcSrqNumber(), slot);
     }
 
-    void remove(SharedReceiveQueue srq) {
+    public void remove(SharedReceiveQueue srq) {
         int slot = slotOf.get(srq.srcSrqNumber());
         if (slot >= 0 && srqs[slot] == srq) {
             srqs[slot] = null;
@@ -56,7 +56,7 @@ final class SrcSrqTable {
     }
 
     /** A number no SRQ of this table has (control path: walks on from the last one given). */
-    int freeNumber() {
+    public int freeNumber() {
         for (int i = 0; i < MAX_NUMBER; i++) {
             lastFree = lastFree % MAX_NUMBER + 1;
             if (get(lastFree) == null) {

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpAttributes;

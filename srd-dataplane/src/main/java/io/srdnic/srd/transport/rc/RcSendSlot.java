@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.rc;
 
 import io.srdnic.srd.transport.port.GatherList;
 import java.lang.foreign.MemorySegment;
