@@ -13,6 +13,9 @@ import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.PathProbes;
 import io.srdnic.srd.transport.srd.SendRequests;
 import io.srdnic.srd.transport.srd.SrdContext;
+import io.srdnic.srd.transport.srd.SrdRequester;
+import io.srdnic.srd.transport.srd.SrdResponder;
+import io.srdnic.srd.transport.srd.SrdRnrWaits;
 
 /**
  * The transport's duty cycle, driven by {@link SrdTransport#doWork(long)} on one thread with the

@@ -8,6 +8,8 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.rc.RcConnections;
 import io.srdnic.srd.transport.srd.PathProbes;
+import io.srdnic.srd.transport.srd.SrdAckIntake;
+import io.srdnic.srd.transport.srd.SrdResponder;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;

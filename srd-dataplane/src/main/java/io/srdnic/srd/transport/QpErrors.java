@@ -12,6 +12,7 @@ import io.srdnic.srd.transport.qp.TransportQp;
 import io.srdnic.srd.transport.rc.RcConnections;
 import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.SendRequests;
+import io.srdnic.srd.transport.srd.SrdRequester;
 import java.util.function.LongSupplier;
 
 /**

@@ -1,10 +1,8 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.port;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
-import io.srdnic.srd.transport.port.QpTable;
-import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.qp.TransportQp;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
@@ -16,10 +14,10 @@ import io.srdnic.srd.wire.SrdHeader;
  * completion. The transport checks that come before (context, incarnation, window) are the
  * responder's; a message layer that reassembles or orders (RC) will bring a policy of its own.
  */
-final class SendDelivery {
+public final class SendDelivery {
     private final QpTable<? extends TransportQp> qps;
 
-    SendDelivery(TransportPort port) {
+    public SendDelivery(TransportPort port) {
         this.qps = port.qps;
     }
 
@@ -29,7 +27,7 @@ final class SendDelivery {
      * is posted (RNR is counted on the QP), the message fits it, its completion fits the CQ, and its
      * memory region is still registered (else the receive is taken with LOCAL_PROTECTION_ERROR).
      */
-    int check(Mbuf m, int type, QpType qpType) {
+    public int check(Mbuf m, int type, QpType qpType) {
         TransportQp qp = qps.get(SrdHeader.destinationQpn(m));
         if (qp == null || qp.type != qpType || !qp.state.canReceive()) {
             return DropReason.BAD_DEST_QP;
@@ -58,7 +56,7 @@ final class SendDelivery {
     }
 
     /** Copies a checked message into the QP's next receive and completes it; 0, or the DropReason if the receive's memory is gone. */
-    int deliver(Mbuf m, int type, int srcIp) {
+    public int deliver(Mbuf m, int type, int srcIp) {
         TransportQp qp = qps.get(SrdHeader.destinationQpn(m));
         int length = SrdHeader.payloadLength(m);
         try {

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
@@ -8,7 +8,6 @@ import io.srdnic.srd.transport.port.QpTable;
 import io.srdnic.srd.transport.port.RdmaLanding;
 import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.qp.TransportQp;
-import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;

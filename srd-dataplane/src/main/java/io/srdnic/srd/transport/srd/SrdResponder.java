@@ -1,16 +1,12 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AckWriter;
+import io.srdnic.srd.transport.port.SendDelivery;
 import io.srdnic.srd.transport.port.TransportPort;
-import io.srdnic.srd.transport.srd.ContextTable;
-import io.srdnic.srd.transport.srd.OwedAcks;
-import io.srdnic.srd.transport.srd.PendingAck;
-import io.srdnic.srd.transport.srd.ReceiveWindow;
-import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -33,7 +29,7 @@ import io.srdnic.srd.wire.SrdHeader;
  * sender's RACK hears of it without waiting: a packet past a gap, one that fills a gap, a
  * duplicate, one beyond the window.
  */
-final class SrdResponder {
+public final class SrdResponder {
     private final ContextTable contexts;
     private final SrdCounters counters;
     private final AckWriter acks;
@@ -45,7 +41,7 @@ final class SrdResponder {
     private final RdmaDelivery rdma;
     private final SrdRequester messages;
 
-    SrdResponder(TransportPort port, ContextTable contexts, SrdConfig config, SrdRequester messages, AckWriter acks) {
+    public SrdResponder(TransportPort port, ContextTable contexts, SrdConfig config, SrdRequester messages, AckWriter acks) {
         this.contexts = contexts;
         this.counters = port.counters;
         this.acks = acks;
@@ -58,12 +54,12 @@ final class SrdResponder {
         this.messages = messages;
     }
 
-    boolean owesAcks() {
+    public boolean owesAcks() {
         return owed.count > 0;
     }
 
     /** Builds and sends (into the transmit batch) the ACKs owed since the last call; returns how many contexts owed one. */
-    int sendOwedAcks() {
+    public int sendOwedAcks() {
         int n = owed.count;
         for (int i = 0; i < n; i++) {
             SrdContext ctx = contexts.at(owed.context[i]);
@@ -79,20 +75,20 @@ final class SrdResponder {
     }
 
     /** The end of an RX burst: without delayedAck, the ACKs it owes leave in this cycle (one per context still). */
-    void endOfBurst() {
+    public void endOfBurst() {
         if (!delayedAck && owed.count > 0) {
             sendOwedAcks();
         }
     }
 
-    void onDatagram(Mbuf m, int type) {
+    public void onDatagram(Mbuf m, int type) {
         counters.rxDatagrams++;
         if (delivery.check(m, type, QpType.UD) != 0 || delivery.deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
             counters.datagramsDropped++; // UD: no indication goes back
         }
     }
 
-    void onData(Mbuf m, int type, long now) {
+    public void onData(Mbuf m, int type, long now) {
         counters.rxData++;
         int srcIp = Ipv4UdpFrame.sourceIp(m);
         SrdContext ctx = contexts.openFor(contexts.flowFrom(srcIp), Ipv4UdpFrame.sourceMac(m), now);

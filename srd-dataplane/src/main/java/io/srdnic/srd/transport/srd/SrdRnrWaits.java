@@ -1,11 +1,6 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.transport.srd.ActiveContexts;
-import io.srdnic.srd.transport.srd.ContextTable;
-import io.srdnic.srd.transport.srd.RnrWaitList;
-import io.srdnic.srd.transport.srd.SendRequests;
-import io.srdnic.srd.transport.srd.SrdContext;
 import java.util.function.IntConsumer;
 
 /**
@@ -13,7 +8,7 @@ import java.util.function.IntConsumer;
  * out a backoff that doubles per attempt, then goes back to the head of its context's queue under
  * a new PSN. RC's RNR policy is its completer's ({@code RcCompleter}).
  */
-final class SrdRnrWaits {
+public final class SrdRnrWaits {
     private final SendRequests requests;
     private final ContextTable contexts;
     private final ActiveContexts active;
@@ -21,7 +16,7 @@ final class SrdRnrWaits {
     private final RnrWaitList waiting;
     private final IntConsumer afterBackoff = this::afterBackoff;
 
-    SrdRnrWaits(SendRequests requests, ContextTable contexts, ActiveContexts active, SrdConfig config) {
+    public SrdRnrWaits(SendRequests requests, ContextTable contexts, ActiveContexts active, SrdConfig config) {
         this.requests = requests;
         this.contexts = contexts;
         this.active = active;
@@ -45,12 +40,12 @@ final class SrdRnrWaits {
     }
 
     /** When the first backoff ends (Long.MAX_VALUE when none waits). */
-    long earliest() {
+    public long earliest() {
         return waiting.earliest();
     }
 
     /** Every request whose backoff is over by {@code now} goes again; returns how many. */
-    int resumeDue(long now) {
+    public int resumeDue(long now) {
         return waiting.earliest() - now <= 0 ? waiting.takeDue(now, afterBackoff) : 0;
     }
 

@@ -1,12 +1,10 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
-import io.srdnic.srd.transport.srd.ContextTable;
-import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.SrdAck;
 
@@ -17,7 +15,7 @@ import io.srdnic.srd.wire.SrdAck;
  * selective bits complete what they cover, and loss detection runs on what is left. RC's intake,
  * per QP, is {@code RcCompleter.onAck}.
  */
-final class SrdAckIntake {
+public final class SrdAckIntake {
     private final ContextTable contexts;
     private final SrdRequester messages;
     private final SrdCounters counters;
@@ -26,7 +24,7 @@ final class SrdAckIntake {
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
-    SrdAckIntake(ContextTable contexts, SrdRequester messages, SrdCounters counters, int epoch, SrdConfig config) {
+    public SrdAckIntake(ContextTable contexts, SrdRequester messages, SrdCounters counters, int epoch, SrdConfig config) {
         this.contexts = contexts;
         this.messages = messages;
         this.counters = counters;
@@ -34,7 +32,7 @@ final class SrdAckIntake {
         this.config = config;
     }
 
-    void onAck(Mbuf m, long now) {
+    public void onAck(Mbuf m, long now) {
         counters.rxAcks++;
         SrdContext ctx = contexts.existing(contexts.flowFrom(Ipv4UdpFrame.sourceIp(m)));
         if (ctx == null || !ctx.hasRequesterState() || SrdAck.destinationContext(m) != ctx.id || SrdAck.echoedEpoch(m) != epoch) {

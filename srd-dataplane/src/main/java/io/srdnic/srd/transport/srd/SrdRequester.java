@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.srd;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SendOpcode;
@@ -11,10 +11,6 @@ import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.transport.qp.TransportQp;
-import io.srdnic.srd.transport.srd.ActiveContexts;
-import io.srdnic.srd.transport.srd.ContextTable;
-import io.srdnic.srd.transport.srd.SendRequests;
-import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
@@ -34,7 +30,7 @@ import java.lang.foreign.MemorySegment;
  * <p>
  * Requests live in {@link SendRequests}; the engine's owner token is the request's index.
  */
-final class SrdRequester implements ReliableSender.Listener {
+public final class SrdRequester implements ReliableSender.Listener {
     private final CycleClock clock;
     private final ContextTable contexts;
     private final SrdCounters counters;
@@ -49,8 +45,8 @@ final class SrdRequester implements ReliableSender.Listener {
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
-    SrdRequester(TransportPort port, ContextTable contexts, SendRequests requests, int mtu, FrameWriter frames, ActiveContexts active,
-                 SrdRnrWaits rnrWaits, CycleClock clock) {
+    public SrdRequester(TransportPort port, ContextTable contexts, SendRequests requests, int mtu, FrameWriter frames,
+                        ActiveContexts active, SrdRnrWaits rnrWaits, CycleClock clock) {
         this.clock = clock;
         this.contexts = contexts;
         this.counters = port.counters;
@@ -70,7 +66,7 @@ final class SrdRequester implements ReliableSender.Listener {
     }
 
     /** Sets up request {@code r} (its fields filled in) and queues it on {@code ctx}. */
-    void queue(SrdContext ctx, int r) {
+    public void queue(SrdContext ctx, int r) {
         int op = requests.opcode[r];
         if (op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM) {
             requests.segments[r] = 1;
@@ -105,7 +101,7 @@ final class SrdRequester implements ReliableSender.Listener {
     }
 
     /** Gives the waiting requests of {@code ctx} PSNs while the window allows; returns the packets sent. */
-    int schedule(SrdContext ctx, int allowance, long now) {
+    public int schedule(SrdContext ctx, int allowance, long now) {
         ReliableSender sender = ctx.sender;
         int sent = 0;
         while (allowance > 0 && ctx.pendingCount > 0 && sender.canSendNextPsn()) {
@@ -248,7 +244,7 @@ final class SrdRequester implements ReliableSender.Listener {
      * completes with {@code status} (silently when -1, or when the transport made it). A request
      * still linked in its context's queue stays there as CANCELLED until popped.
      */
-    void finish(int r, int status) {
+    public void finish(int r, int status) {
         int st = requests.state[r];
         SrdContext ctx = contexts.at(requests.context[r]);
         if (requests.inFlight[r] > 0) {
@@ -280,7 +276,7 @@ final class SrdRequester implements ReliableSender.Listener {
 
     // ---------------------------------------------------------------- RDMA READ, both ends
 
-    boolean hasReadsOutstanding() {
+    public boolean hasReadsOutstanding() {
         return readsOutstanding > 0;
     }
 
@@ -290,7 +286,7 @@ final class SrdRequester implements ReliableSender.Listener {
      * restarted, mid-answer), the READ completes REMOTE_UNRESPONSIVE rather than wait for ever.
      * Returns how many did.
      */
-    int expireSilentReads(long now, long timeout) {
+    public int expireSilentReads(long now, long timeout) {
         int expired = 0;
         for (int r = 0; r < requests.capacity && readsOutstanding > 0; r++) {
             if (requests.opcode[r] == SendOpcode.RDMA_READ && requests.state[r] == SendRequests.OUTSTANDING && requests.inFlight[r] == 0
