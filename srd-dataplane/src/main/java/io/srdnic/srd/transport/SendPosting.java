@@ -14,6 +14,7 @@ import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.SendRequests;
 import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.transport.srd.SrdRequester;
+import io.srdnic.srd.transport.ud.UdDatagrams;
 import io.srdnic.srd.wire.RdmaHeader;
 import java.lang.foreign.MemorySegment;
 

@@ -40,6 +40,7 @@ import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.transport.srd.SrdRequester;
 import io.srdnic.srd.transport.srd.SrdResponder;
 import io.srdnic.srd.transport.srd.SrdRnrWaits;
+import io.srdnic.srd.transport.ud.UdDatagrams;
 import io.srdnic.srd.wire.RdmaHeader;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,4 +1,4 @@
-package io.srdnic.srd.transport;
+package io.srdnic.srd.transport.ud;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.WcOpcode;
@@ -18,7 +18,7 @@ import java.lang.foreign.MemorySegment;
  * context, PSN or ACK, sent when posted. Its UDP source ports rotate over the paths, as SRD's
  * packets spray, so that datagrams spread over the fabric's ECMP paths too.
  */
-final class UdDatagrams {
+public final class UdDatagrams {
     private final AddressHandles addressHandles;
     private final SrdCounters counters;
     private final TxBurst tx;
@@ -27,7 +27,7 @@ final class UdDatagrams {
     private final int paths;
     private int datagramEntropy;
 
-    UdDatagrams(TransportPort port, int paths, FrameWriter frames) {
+    public UdDatagrams(TransportPort port, int paths, FrameWriter frames) {
         this.addressHandles = port.addressHandles;
         this.counters = port.counters;
         this.tx = port.tx;
@@ -41,8 +41,8 @@ final class UdDatagrams {
      * it completes SUCCESS once handed to the TX burst (or lost locally for want of an mbuf: UD is
      * unreliable), LOCAL_PROTECTION_ERROR if its buffer was closed.
      */
-    void send(TransportQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
-              boolean withImmediate, int immediate, boolean signaled, long now) {
+    public void send(TransportQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
+                     boolean withImmediate, int immediate, boolean signaled, long now) {
         qp.sqOutstanding++;
         long address = tx.take();
         if (address == 0) {
