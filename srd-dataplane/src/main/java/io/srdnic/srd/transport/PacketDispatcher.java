@@ -10,6 +10,7 @@ import io.srdnic.srd.transport.rc.RcConnections;
 import io.srdnic.srd.transport.srd.PathProbes;
 import io.srdnic.srd.transport.srd.SrdAckIntake;
 import io.srdnic.srd.transport.srd.SrdResponder;
+import io.srdnic.srd.transport.ud.UdDatagrams;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
@@ -20,7 +21,8 @@ import java.lang.foreign.Arena;
  * The receive half of a duty cycle and nothing else: reads a burst from the device, parses each
  * frame, checks it is addressed to this device from a possible peer (each refusal counted), and
  * routes it: RC and SRC packets to {@link RcConnections}, SRD ACKs to {@link SrdAckIntake},
- * probes to {@link PathProbes}, SRD data and UD datagrams to {@link SrdResponder}.
+ * probes to {@link PathProbes}, SRD data to {@link SrdResponder}, UD datagrams to
+ * {@link UdDatagrams}.
  */
 final class PacketDispatcher {
     private final PacketIo io;
@@ -33,10 +35,11 @@ final class PacketDispatcher {
     private final SrdAckIntake ackIntake;
     private final PathProbes probes;
     private final SrdResponder responder;
+    private final UdDatagrams datagrams;
     private final CycleClock clock;
 
     PacketDispatcher(PacketIo io, Arena arena, SrdConfig config, SrdCounters counters, RcConnections rc, SrdAckIntake ackIntake,
-                     PathProbes probes, SrdResponder responder, CycleClock clock) {
+                     PathProbes probes, SrdResponder responder, UdDatagrams datagrams, CycleClock clock) {
         this.io = io;
         this.rxBatch = new MbufBatch(arena, config.burst());
         this.udpPort = config.udpPort();
@@ -47,6 +50,7 @@ final class PacketDispatcher {
         this.ackIntake = ackIntake;
         this.probes = probes;
         this.responder = responder;
+        this.datagrams = datagrams;
         this.clock = clock;
     }
 
@@ -97,7 +101,7 @@ final class PacketDispatcher {
                 case PacketType.PROBE_REPLY -> probes.onProbeReply(m);
                 default -> {
                     if ((flags & SrdHeader.FLAG_UNRELIABLE) != 0) {
-                        responder.onDatagram(m, type);
+                        datagrams.onDatagram(m, type);
                     } else {
                         responder.onData(m, type, now);
                     }

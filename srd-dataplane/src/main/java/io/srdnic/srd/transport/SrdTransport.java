@@ -176,7 +176,7 @@ public final class SrdTransport implements AutoCloseable {
         this.posting = new SendPosting(this, requests, messages, datagrams, addressHandles, rc, clock);
         this.qpErrors = new QpErrors(qps, requests, messages, rc, events, counters, clock::now);
         this.qpDevice = new QpDevice(mtu, this::isAddressHandleLive, regions::admits, counters);
-        this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder, clock);
+        this.dispatcher = new PacketDispatcher(io, arena, this.config, counters, rc, ackIntake, probes, responder, datagrams, clock);
         this.cycle = new DutyCycle(this.config, tx, dispatcher, responder, rc, messages, contexts, active, rnrWaits, probes, requests,
             counters, events, clock);
     }

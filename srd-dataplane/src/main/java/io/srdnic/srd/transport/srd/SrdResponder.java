@@ -20,7 +20,7 @@ import io.srdnic.srd.wire.SrdHeader;
  * exists and can receive, opcode, Q_Key, a receive posted, the message fits, its completion fits
  * the CQ). A message
  * passing both is delivered at once, in arrival order; one failing the QP checks is dropped and
- * answered with a drop indication. UD datagrams and probes are answered here too. Runs on the
+ * answered with a drop indication. (UD datagrams are UdDatagrams', probes PathProbes'.) Runs on the
  * transport's thread, with its buffers.
  * <p>
  * ACKs are coalesced: a context owes one ACK for everything it received in a duty cycle (cumulative
@@ -78,13 +78,6 @@ public final class SrdResponder {
     public void endOfBurst() {
         if (!delayedAck && owed.count > 0) {
             sendOwedAcks();
-        }
-    }
-
-    public void onDatagram(Mbuf m, int type) {
-        counters.rxDatagrams++;
-        if (delivery.check(m, type, QpType.UD) != 0 || delivery.deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
-            counters.datagramsDropped++; // UD: no indication goes back
         }
     }
 

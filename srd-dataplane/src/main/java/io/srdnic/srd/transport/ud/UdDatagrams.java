@@ -1,21 +1,25 @@
 package io.srdnic.srd.transport.ud;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.transport.port.FrameWriter;
+import io.srdnic.srd.transport.port.SendDelivery;
 import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
 import io.srdnic.srd.transport.qp.TransportQp;
+import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;
 
 /**
  * UD's message layer, all of it: a datagram is one packet with {@code FLAG_UNRELIABLE}, no flow,
- * context, PSN or ACK, sent when posted. Its UDP source ports rotate over the paths, as SRD's
+ * context, PSN or ACK, sent when posted and delivered on arrival (or dropped, counted: no
+ * indication goes back). Its UDP source ports rotate over the paths, as SRD's
  * packets spray, so that datagrams spread over the fabric's ECMP paths too.
  */
 public final class UdDatagrams {
@@ -24,6 +28,7 @@ public final class UdDatagrams {
     private final TxBurst tx;
     private final int epoch;
     private final FrameWriter frames;
+    private final SendDelivery delivery;
     private final int paths;
     private int datagramEntropy;
 
@@ -33,7 +38,16 @@ public final class UdDatagrams {
         this.tx = port.tx;
         this.epoch = port.epoch;
         this.frames = frames;
+        this.delivery = new SendDelivery(port);
         this.paths = paths;
+    }
+
+    /** A datagram arrived: into the destination QP's next receive if the QP checks pass, else dropped and counted. */
+    public void onDatagram(Mbuf m, int type) {
+        counters.rxDatagrams++;
+        if (delivery.check(m, type, QpType.UD) != 0 || delivery.deliver(m, type, Ipv4UdpFrame.sourceIp(m)) != 0) {
+            counters.datagramsDropped++; // UD: no indication goes back
+        }
     }
 
     /**
