@@ -6,7 +6,7 @@ import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;

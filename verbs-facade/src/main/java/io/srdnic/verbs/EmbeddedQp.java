@@ -5,7 +5,7 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.rc.SrcDomain;
 import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.Arena;

@@ -7,7 +7,7 @@
  * transport's tables, TX burst, counters, a QP's fields) that splitting them would make public
  * API; the class names carry the layer ({@code Rc*} for RC, {@code Srd*}/{@code Send*} for SRD):
  * <ol>
- * <li><b>Device: creation, posting, duty cycle</b> — {@link io.srdnic.srd.transport.SrdTransport} (creates
+ * <li><b>Device: creation, posting, duty cycle</b> — {@link io.srdnic.srd.transport.device.SrdTransport} (creates
  *     QPs, SRQs, address handles; the post entry points; introspection), {@code SendPosting} (the
  *     checks of a post and the hand-off to a message layer), {@code DutyCycle} (send, ACKs owed,
  *     timers, receive; next deadline) with its {@code CycleClock}, {@code PacketDispatcher}

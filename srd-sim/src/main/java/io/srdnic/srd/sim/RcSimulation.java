@@ -11,7 +11,7 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;

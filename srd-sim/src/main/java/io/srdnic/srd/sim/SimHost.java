@@ -8,7 +8,7 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
