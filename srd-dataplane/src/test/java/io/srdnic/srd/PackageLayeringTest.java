@@ -115,6 +115,17 @@ class PackageLayeringTest {
         }
     }
 
+    /** Every class of the transport is in a room: the root package keeps only its package-info (the map of the rooms). */
+    @Test
+    void theTransportRootHoldsNoClass() {
+        List<String> inRoot = javaFiles().stream()
+            .filter(f -> f.getParent().equals(SOURCES.resolve(ROOT.replace('.', '/')).resolve("transport")))
+            .map(f -> f.getFileName().toString())
+            .toList();
+        assertEquals(List.of(), inRoot, "classes in io.srdnic.srd.transport itself: give each a room (device, srd, rc, ud, port, qp, "
+            + "engine)");
+    }
+
     @Test
     void theRuleSeesUpwardOrSidewaysReferences() {
         assertEquals("upward", rule("transport.qp", RANK.get("transport.qp"), "transport.device"));
