@@ -25,7 +25,7 @@
  * <li><b>{@code port}: what every QP type shares below them</b> — {@code TransportPort} hands out
  *     {@code TxBurst}, {@code FrameWriter} (every Ethernet/IPv4/UDP header), {@code AckWriter}
  *     (every ACK), {@code MemoryRegions}, {@code HeldPacketPool}, the counters, the epoch,
- *     {@code QpTable} and {@code AddressHandles}; with {@code CycleClock}, {@code GatherList},
+ *     {@code QpTable} and {@code AddressHandles}; with {@code CycleClock}, {@code WorkRequest}, {@code GatherList},
  *     {@code SendDelivery} and {@code RdmaLanding}.</li>
  * <li><b>{@code qp}</b>: the transport QP ({@code TransportQp}) and its state machine, receive
  *     queues, SRQs, the IBTA timer encodings, and what a QP is handed instead of the device.</li>

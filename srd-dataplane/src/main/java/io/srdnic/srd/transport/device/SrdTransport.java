@@ -20,6 +20,7 @@ import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.QpTable;
 import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.qp.QpDevice;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.transport.qp.SrqEvents;
@@ -469,6 +470,34 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------- posting
+
+    /**
+     * Posts the send work request {@code wr} on {@code qp}: the one entry point for every QP type and
+     * opcode. An atomic carries its operands, a request with a gather list sends its entries (RC and
+     * SRC), an SRC QP's request names the remote SRQ, the others' their destination. {@code wr} is
+     * read during the call only: the caller may refill it at once. Returns POST_OK or a negative
+     * POST_* code (nothing posted); {@link SendPosting} has the checks and what a refused request
+     * completes with.
+     */
+    public int post(SrdQp qp, WorkRequest wr) {
+        boolean src = qp.type == QpType.SRC;
+        if (SendOpcode.isAtomic(wr.opcode)) {
+            return src
+                ? posting.postSrcAtomic(qp, wr.remoteSrqn, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.remoteAddress, wr.rkey,
+                    wr.compareOrAdd, wr.swap, wr.signaled)
+                : posting.postAtomic(qp, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.remoteAddress, wr.rkey, wr.compareOrAdd, wr.swap,
+                    wr.signaled);
+        }
+        if (wr.sges != null) {
+            return posting.postGather(qp, src ? wr.remoteSrqn : 0, wr.wrId, wr.opcode, wr.sges, wr.length, wr.immediate, wr.remoteAddress,
+                wr.rkey, wr.signaled);
+        }
+        return src
+            ? posting.postSrc(qp, wr.remoteSrqn, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.length, wr.immediate, wr.remoteAddress,
+                wr.rkey, wr.signaled)
+            : posting.postSend(qp, wr.ah, wr.destQpn, wr.qkey, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.length, wr.immediate,
+                wr.remoteAddress, wr.rkey, wr.signaled, clock.now());
+    }
 
     /**
      * Posts a send of {@code length} bytes at {@code offset} in {@code buffer} to QP {@code destQpn}
