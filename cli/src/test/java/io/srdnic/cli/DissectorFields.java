@@ -2,7 +2,7 @@ package io.srdnic.cli;
 
 import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.Mbuf;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;

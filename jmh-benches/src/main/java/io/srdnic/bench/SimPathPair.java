@@ -6,8 +6,8 @@ import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.transport.SrdQp;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 

@@ -2,7 +2,7 @@ package io.srdnic.bench;
 
 import io.srdnic.srd.counters.CountersLayout;
 import io.srdnic.srd.counters.CountersWriter;
-import io.srdnic.srd.transport.TransportCounters;
+import io.srdnic.srd.transport.device.TransportCounters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

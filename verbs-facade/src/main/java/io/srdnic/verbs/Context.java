@@ -1,7 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.transport.GatherList;
+import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.CmRequest;
 import io.srdnic.verbs.attach.control.HandleReply;

@@ -3,12 +3,11 @@ package io.srdnic.verbs;
 import io.srdnic.pmd.Affinity;
 import io.srdnic.pmd.Eal;
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.SrdQp;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -56,6 +55,8 @@ final class ContextDriver implements AutoCloseable {
     private final PostRing posts;
     /** INVOKER's post slot, and DEDICATED's for the management QP's posts (run on the agent thread): one post at a time. */
     private final PostRing direct = new PostRing(2);
+    /** The work request {@link #submit} fills from a post-ring slot and hands the transport (used on the transport's thread only). */
+    private final WorkRequest request = new WorkRequest();
     private final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
     private final PostRing.Consumer postConsumer = this::consume;
@@ -349,27 +350,32 @@ final class ContextDriver implements AutoCloseable {
 
     /**
      * The transport's post of the SEND slot {@code i} of {@code ring}: the one place a facade work
-     * request meets the transport's post entry points. An SRC QP's post names the remote SRQ, the
-     * others' their destination; an atomic carries its operands.
+     * request meets the transport, as one {@link WorkRequest} (this driver's, refilled per post on
+     * the transport's thread: nothing allocated) handed to {@link SrdTransport#post}.
      */
     private int submit(PostRing ring, int i) {
-        SrdQp qp = ring.qp[i];
-        if (SendOpcode.isAtomic(ring.opcode[i])) {
-            return qp.type() == QpType.SRC
-                ? transport.postSrcAtomic(qp, ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i],
-                    ring.remoteAddress[i], ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i])
-                : transport.postAtomic(qp, ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.remoteAddress[i],
-                    ring.rkey[i], ring.compareAdd[i], ring.swap[i], ring.signaled[i]);
+        WorkRequest wr = request;
+        wr.wrId = ring.wrId[i];
+        wr.opcode = ring.opcode[i];
+        wr.buffer = ring.buffer[i];
+        wr.offset = ring.offset[i];
+        wr.length = ring.length[i];
+        wr.immediate = ring.imm[i];
+        wr.signaled = ring.signaled[i];
+        wr.ah = ring.ah[i];
+        wr.destQpn = ring.destQpn[i];
+        wr.qkey = ring.qkey[i];
+        wr.remoteSrqn = ring.remoteSrqn[i];
+        wr.remoteAddress = ring.remoteAddress[i];
+        wr.rkey = ring.rkey[i];
+        wr.compareOrAdd = ring.compareAdd[i];
+        wr.swap = ring.swap[i];
+        wr.sges = ring.gathered[i] ? ring.gather[i] : null;
+        try {
+            return transport.post(ring.qp[i], wr);
+        } finally {
+            wr.clear(); // no application memory kept alive past the post
         }
-        if (ring.gathered[i]) {
-            return transport.postGather(qp, qp.type() == QpType.SRC ? ring.remoteSrqn[i] : 0, ring.wrId[i], ring.opcode[i], ring.gather[i],
-                ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
-        }
-        return qp.type() == QpType.SRC
-            ? transport.postSrc(qp, ring.remoteSrqn[i], ring.wrId[i], ring.opcode[i], ring.buffer[i], ring.offset[i], ring.length[i],
-                ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i])
-            : transport.postSend(qp, ring.ah[i], ring.destQpn[i], ring.qkey[i], ring.wrId[i], ring.opcode[i], ring.buffer[i],
-                ring.offset[i], ring.length[i], ring.imm[i], ring.remoteAddress[i], ring.rkey[i], ring.signaled[i]);
     }
 
     /** Posts a receive; false when there is no room. */

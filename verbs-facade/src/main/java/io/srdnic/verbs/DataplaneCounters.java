@@ -3,8 +3,8 @@ package io.srdnic.verbs;
 import io.srdnic.srd.counters.CountersLayout;
 import io.srdnic.srd.counters.CountersWriter;
 import io.srdnic.srd.counters.DutyCycleCounters;
-import io.srdnic.srd.transport.SrdTransport;
-import io.srdnic.srd.transport.TransportCounters;
+import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportCounters;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 

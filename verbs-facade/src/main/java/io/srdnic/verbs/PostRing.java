@@ -1,8 +1,8 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.transport.GatherList;
-import io.srdnic.srd.transport.SrdQp;
+import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -4,7 +4,7 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 
 /**
  * A queue pair (ibv_qp) of type SRD, UD or RC, or XRC_SEND / XRC_RECV ({@link XrcQpType}, the

@@ -32,6 +32,8 @@ public final class RdmaHeader {
     public static final int DMA_LENGTH_OFFSET = SrdHeader.LENGTH + 12;
     public static final int SEGMENT_OFFSET_OFFSET = SrdHeader.LENGTH + 16;
     public static final int RESERVED_OFFSET = SrdHeader.LENGTH + 20;
+    /** The largest RDMA message a request may name (its DMA length), on every QP type; reported by queryDevice. */
+    public static final int MAX_DMA_LENGTH = 1 << 30;
     /** Where the data of an RDMA packet starts in the frame. */
     public static final int DATA_OFFSET = SrdHeader.PAYLOAD_OFFSET + LENGTH;
 

@@ -1,6 +1,6 @@
 package io.srdnic.srd.sim;
 
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,7 +1,7 @@
 package io.srdnic.verbs.cm;
 
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;

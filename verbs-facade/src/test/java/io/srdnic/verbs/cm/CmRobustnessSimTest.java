@@ -9,7 +9,7 @@ import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.transport.SrdTransport;
+import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;

@@ -1,0 +1,83 @@
+package io.srdnic.srd.transport.device;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.srd.api.SrdConfig;
+import java.lang.foreign.MemorySegment;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * When ACKs leave: with {@code delayedAck} (the default) the cycle that receives data owes its ACK
+ * to the next cycle, which sends it after that cycle's own data; without it, the ACK leaves in the
+ * cycle that received. Either way every data packet is acknowledged once and nothing is retransmitted.
+ */
+class DelayedAckTest {
+    static final long MS = 1_000_000;
+
+    @Test
+    void shouldOweTheAckToTheNextCycleAndSayItIsDueNow() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig());
+            SrdTransport b = f.addHost(new SrdConfig());
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 1, 64);
+            MemorySegment msg = f.arena.allocate(64);
+            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertTrue(f.runUntil(() -> b.counters.rxData == 1, MS));
+            long now = f.network.clock().now();
+            assertEquals(0, b.counters.txAcks, "the cycle that delivered did not send the ACK");
+            assertTrue(b.hasPostedWork());
+            assertEquals(now, b.nextDeadline(), "an owed ACK is due at once: a simulator must not jump past it");
+            b.doWork(now);
+            assertEquals(1, b.counters.txAcks, "the next cycle sent it");
+            assertTrue(b.nextDeadline() > now);
+            assertTrue(f.runUntil(() -> qa.sendCq().size() > 0, MS));
+            assertEquals(0, a.counters.txRetransmits);
+        }
+    }
+
+    @Test
+    void shouldAckInTheSameCycleWhenNotDelayed() {
+        try (SimFabric f = new SimFabric(1)) {
+            SrdTransport a = f.addHost(new SrdConfig().delayedAck(false));
+            SrdTransport b = f.addHost(new SrdConfig().delayedAck(false));
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 1, 64);
+            MemorySegment msg = f.arena.allocate(64);
+            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertTrue(f.runUntil(() -> b.counters.rxData == 1, MS));
+            assertEquals(1, b.counters.txAcks);
+            assertTrue(!b.hasPostedWork());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void shouldAckEveryMessageOfAPingPongOnceWithoutRetransmitting(boolean delayed) {
+        try (SimFabric f = new SimFabric(4)) {
+            SrdTransport a = f.addHost(new SrdConfig().delayedAck(delayed));
+            SrdTransport b = f.addHost(new SrdConfig().delayedAck(delayed));
+            int rounds = 200;
+            TestQp qa = f.qp(a, rounds, 64);
+            TestQp qb = f.qp(b, rounds, 64);
+            MemorySegment msg = f.arena.allocate(64);
+            int ab = f.ah(a, 1);
+            int ba = f.ah(b, 0);
+            for (int i = 0; i < rounds; i++) {
+                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ab, qb.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
+                int expected = i + 1;
+                assertTrue(f.runUntil(() -> qb.recvCq().size() >= expected, MS), "ping " + i);
+                assertEquals(SrdTransport.POST_OK, b.postSend(qb.qp(), ba, qa.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
+                assertTrue(f.runUntil(() -> qa.recvCq().size() >= expected, MS), "pong " + i);
+            }
+            assertTrue(f.runUntil(() -> a.requestsInUse() == 0 && b.requestsInUse() == 0, MS), "every message acknowledged");
+            assertEquals(rounds, b.counters.txAcks);
+            assertEquals(rounds, a.counters.txAcks);
+            assertEquals(0, a.counters.txRetransmits + b.counters.txRetransmits);
+            assertEquals(0, a.counters.duplicates + b.counters.duplicates);
+        }
+    }
+}
