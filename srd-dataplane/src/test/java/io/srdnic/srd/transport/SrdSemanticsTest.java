@@ -187,7 +187,7 @@ class SrdSemanticsTest {
     }
 
     @Test
-    void shouldCarryAnExactlyMtuMessageAndRefuseOneByteMore() {
+    void shouldTakeMessagesUpToExactlyTheMtu() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
             SrdTransport b = f.addHost(new SrdConfig());
