@@ -18,7 +18,7 @@ class CmPingPongIT {
 
     @ParameterizedTest
     @ValueSource(strings = {"sim", "ring", "memif"})
-    void shouldConnectUseAndDisconnectThroughTheCmAlone(String link) {
+    void shouldRunAConnectionsWholeLifeThroughTheCmAlone(String link) {
         Set<String> ealDirsBefore = PktgenTwoProcessIT.ealRuntimeDirs();
         CliRun run = CliRun.of("cm-pingpong", "--link", link, "--connections", "5", "--iters", "50", "--json");
         assertEquals(0, run.status(), run.stdout());

@@ -71,7 +71,7 @@ class PerfSimIT {
      */
     @ParameterizedTest
     @CsvSource({"lat,write,65536", "lat,read,65536", "bw,write,20000", "bw,read,20000"})
-    void shouldMeasureRdmaWriteAndReadInVirtualTime(String mode, String op, int size) {
+    void shouldMeasureRdmaInVirtualTime(String mode, String op, int size) {
         CliRun run = CliRun.of("perf", "--link", "sim", "--mode", mode, "--op", op, "--size", Integer.toString(size), "--iters", "1500",
             "--qps", "2", "--json");
         assertEquals(0, run.status(), run.stdout());
@@ -90,7 +90,7 @@ class PerfSimIT {
     }
 
     @Test
-    void shouldRepairLostRdmaPacketsAndStillLandEveryByte() {
+    void shouldLandEveryRdmaByteDespiteLostPackets() {
         for (String op : List.of("write", "read")) {
             CliRun run = CliRun.of("perf", "--link", "sim", "--mode", "bw", "--op", op, "--size", "20000", "--loss", "0.02",
                     "--iters", "2000",
@@ -119,7 +119,7 @@ class PerfSimIT {
     @ParameterizedTest
     @CsvSource({"rc,lat,send,65536", "rc,bw,send,20000", "rc,lat,write,65536", "rc,bw,write,20000", "rc,lat,read,65536", "rc,bw,read,20000",
         "src,lat,send,65536", "src,bw,send,20000", "src,lat,write,65536", "src,bw,write,20000", "src,lat,read,65536", "src,bw,read,20000"})
-    void shouldConnectRcAndSrcQueuePairsAndCarryEveryOpInVirtualTime(String transport, String mode, String op, int size) {
+    void shouldCarryEveryOpOverConnectedQueuePairsInVirtualTime(String transport, String mode, String op, int size) {
         CliRun run = CliRun.of("perf", "--link", "sim", "--transport", transport, "--mode", mode, "--op", op, "--size",
             Integer.toString(size), "--iters", "1000", "--qps", "2", "--json");
         assertEquals(0, run.status(), run.stdout());
@@ -150,7 +150,7 @@ class PerfSimIT {
     /** 2% loss each way: RC repairs it on one path (rc-paths=1) and sprayed over 16 alike; every message and byte lands. */
     @ParameterizedTest
     @CsvSource({"1,lat,send", "16,lat,send", "1,bw,write", "16,bw,write"})
-    void shouldRepairLostRcPacketsOnOnePathAndSprayed(int paths, String mode, String op) {
+    void shouldRepairLostRcPacketsPinnedOrSprayed(int paths, String mode, String op) {
         CliRun run = CliRun.of("perf", "--link", "sim", "--transport", "rc", "--mode", mode, "--op", op, "--size", "20000",
                 "--loss", "0.02",
             "--iters", "500", "--set", "rc-paths=" + paths, "--json");

@@ -117,7 +117,7 @@ class PerfTwoProcessIT {
      * the source fails the run on the server's side, in the other process.
      */
     @Test
-    void shouldConnectRcQueuePairsBetweenTwoProcessesAndLandEveryByte() {
+    void shouldLandEveryByteOverRcQueuePairsBetweenTwoProcesses() {
         CliRun run = CliRun.of("perf", "--link", "memif", "--transport", "rc", "--mode", "lat", "--size", "12000", "--iters", "1000",
             "--qps", "2", "--warmup-ms", "0", "--no-raw", "--json");
         assertEquals(0, run.status(), run.output());

@@ -19,7 +19,7 @@ class SimScenariosIT {
     }
 
     @Test
-    void shouldLoseAndDuplicateNothingUnderLossDuplicationAndHeavyReordering() {
+    void shouldDeliverEveryMessageExactlyOnceUnderLossDuplicationAndHeavyReordering() {
         CliRun run = CliRun.of("sim", "--hosts", "2", "--messages", messages(60_000, 1_000_000), "--size", "1024",
             "--loss", "0.1", "--dup", "0.05", "--reorder", "0.5", "--paths", "16", "--seed", "11", "--json");
         assertEquals(0, run.status(), run.stdout());
@@ -45,7 +45,7 @@ class SimScenariosIT {
     }
 
     @Test
-    void shouldKeepIncastGoodputHighAndTheBottleneckQueueShort() {
+    void shouldControlIncastCongestion() {
         CliRun run = CliRun.of("sim", "--hosts", "17", "--incast", "--messages", messages(40_000, 1_000_000), "--size", "4096",
             "--paths", "16", "--link-gbps", "100", "--seed", "2", "--json");
         assertEquals(0, run.status(), run.stdout());

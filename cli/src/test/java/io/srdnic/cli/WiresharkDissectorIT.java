@@ -261,7 +261,7 @@ class WiresharkDissectorIT {
     }
 
     @Test
-    void shouldClaimExactlyWhatSrdParserAcceptsOnItsPortAndByHeuristicAndNameEachRefusal() throws Exception {
+    void shouldJudgeEveryFrameAsSrdParserDoes() throws Exception {
         Path capture = dir.resolve("mutated.pcap");
         List<Integer> verdicts = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
@@ -336,7 +336,7 @@ class WiresharkDissectorIT {
     }
 
     @Test
-    void shouldMoveToTheConfiguredPortAndClaimOtherPortsOnlyByHeuristic() throws Exception {
+    void shouldClaimByPortOnlyTheConfiguredOne() throws Exception {
         Path capture = dir.resolve("ports.pcap");
         SplittableRandom random = new SplittableRandom(5);
         try (PcapWriter writer = new PcapWriter(capture)) {

@@ -48,17 +48,26 @@ class RunFilesTest {
     }
 
     @Test
-    void shouldReplaceAStalePidFileAndRefuseAHeldOne() throws Exception {
+    void shouldReplaceAStalePidFile() throws Exception {
         Path dir = RunDirectory.prepare(tmp.resolve("run"));
         Path pid = Files.writeString(dir.resolve(PidLock.FILE), "999999\n"); // left by a dataplane killed with -9: nobody holds its lock
         try (PidLock lock = PidLock.acquire(dir)) {
             assertEquals(ProcessHandle.current().pid() + "\n", Files.readString(pid));
             assertEquals(PidLock.MODE, mode(pid));
+        }
+        assertFalse(Files.exists(pid), "removed when its dataplane stops");
+    }
+
+    @Test
+    void shouldRefuseAPidFileAnotherDataplaneHolds() throws Exception {
+        Path dir = RunDirectory.prepare(tmp.resolve("run"));
+        try (PidLock lock = PidLock.acquire(dir)) {
+            Path pid = dir.resolve(PidLock.FILE);
             // Held (by this JVM's lock here, as by a live dataplane): a second may neither take nor remove it.
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> PidLock.acquire(dir));
             assertTrue(e.getMessage().contains("another srdnic dataplane (pid " + ProcessHandle.current().pid() + ")"), e.getMessage());
+            assertEquals(ProcessHandle.current().pid() + "\n", Files.readString(pid), "the holder's pid file is left as it was");
         }
-        assertFalse(Files.exists(pid), "removed when its dataplane stops");
     }
 
     @Test
@@ -111,7 +120,7 @@ class RunFilesTest {
     }
 
     @Test
-    void shouldSweepDirAndEalWithoutAnShmDir() throws Exception {
+    void shouldSweepWithoutAnShmDir() throws Exception {
         // no --shm-dir: clients' memory is sealed memfds, which leave nothing behind to sweep
         Path dir = RunDirectory.prepare(tmp.resolve("run"));
         Path eal = Files.createDirectory(tmp.resolve("dpdk"));

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class AffinityTest {
 
     @Test
-    void shouldPinTheCallingThreadAndPutItsCpuSetBack() {
+    void shouldPinTheCallingThreadToOneCpu() {
         byte[] before = Affinity.currentThreadCpus();
         Affinity.pinCurrentThread(0);
         try {
@@ -22,6 +22,13 @@ class AffinityTest {
         } finally {
             Affinity.restoreCurrentThread(before);
         }
+    }
+
+    @Test
+    void shouldPutTheCallingThreadsCpuSetBack() {
+        byte[] before = Affinity.currentThreadCpus();
+        Affinity.pinCurrentThread(0);
+        Affinity.restoreCurrentThread(before);
         assertArrayEquals(before, Affinity.currentThreadCpus());
     }
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class EalKeepsCallerPinnedTest {
     @Test
-    void shouldLeaveTheStartingThreadOnItsCpuAndItsControlThreadsOffIt() throws Exception {
+    void shouldKeepTheStartingThreadsCpuToItself() throws Exception {
         byte[] allowed = Affinity.currentThreadCpus();
         List<Integer> cpus = new ArrayList<>();
         for (int cpu = 0; cpu < allowed.length * 8; cpu++) {

@@ -27,7 +27,7 @@ class ContextCountersTest {
     Path dir;
 
     @Test
-    void shouldPublishWhatTheTransportCountedAndTheFinalCountsOnClose() {
+    void shouldPublishWhatTheTransportCountedUntilItCloses() {
         LinkConfig lossy = LinkConfig.builder().lossProbability(0.05).build();
         try (SimWorld w = new SimWorld(7, 16, lossy)) {
             ContextConfig config = new ContextConfig().countersDir(dir).countersInterval(100_000);
@@ -69,7 +69,7 @@ class ContextCountersTest {
     }
 
     @Test
-    void shouldFreeTheCountersOfADestroyedQpAndOfAReclaimedContext() {
+    void shouldFreeTheCountersOfWhatIsGone() {
         try (SimWorld w = new SimWorld(3)) {
             ContextConfig config = new ContextConfig().countersDir(dir).countersInterval(100_000);
             VerbsPair p = new VerbsPair(Context.open(Device.sim(w), config), Context.open(Device.sim(w), config), QpType.SRD, 64, 64);

@@ -80,7 +80,7 @@ class VerbsAtomicSimTest {
     }
 
     @Test
-    void shouldCheckTheSgeAndRefuseWhatRxeRefusesAtPosting() {
+    void shouldRefuseAtPostingWhatRxeRefuses() {
         try (SimWorld w = new SimWorld(62); VerbsPair p = rcPair(w)) {
             MemorySegment word = p.arena.allocate(16, 8);
             MemoryRegion remote = p.sb.pd.registerMemory(word, Access.REMOTE_ATOMIC);

@@ -23,7 +23,7 @@ class VerbsDeregisteredReceiveTest {
 
     @ParameterizedTest
     @EnumSource(value = QpType.class, names = {"SRD", "UD", "RC"})
-    void shouldCompleteAReceiveOfADeregisteredRegionWithAnErrorAndLandNothingInIt(QpType type) {
+    void shouldFailAReceiveIntoADeregisteredRegion(QpType type) {
         try (SimWorld w = new SimWorld(7);
              VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), type, 0, SIZE)) {
             MemorySegment gone = p.arena.allocate(SIZE, 64);

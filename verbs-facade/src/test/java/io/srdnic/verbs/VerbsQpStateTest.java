@@ -19,7 +19,7 @@ class VerbsQpStateTest {
     }
 
     @Test
-    void shouldModifyWithAttributesAndQueryThemBack() {
+    void shouldQueryBackTheAttributesAModifySet() {
         try (SimWorld w = new SimWorld(11); Context a = Context.open(Device.sim(w))) {
             ProtectionDomain pd = a.allocPd();
             CompletionQueue cq = a.createCq(16);
@@ -47,7 +47,7 @@ class VerbsQpStateTest {
     }
 
     @Test
-    void shouldDrainPostedSendsRefuseNewOnesAndRaiseSqDrained() {
+    void shouldDrainTheSendQueueInSqd() {
         try (SimWorld w = new SimWorld(12); VerbsPair p = VerbsSimTest.pair(w, QpType.SRD)) {
             SendWr wr = new SendWr().destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
             wr.sge(0).set(p.sa.mr, 0, 64);

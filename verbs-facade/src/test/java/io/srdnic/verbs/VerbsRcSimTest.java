@@ -19,7 +19,7 @@ class VerbsRcSimTest {
     }
 
     @Test
-    void shouldCompleteAWriteAndASendInPostOrderAndDeliverTheSendAfterTheWriteLanded() {
+    void shouldKeepAWriteAheadOfTheSendPostedAfterIt() {
         int size = 256 * 1024;
         try (SimWorld w = new SimWorld(31); VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)),
             QpType.RC, 2, 4096)) {
@@ -51,7 +51,7 @@ class VerbsRcSimTest {
     }
 
     @Test
-    void shouldPutTheQpInErrorAfterARemoteAccessErrorAndSaySoOnTheNextPost() {
+    void shouldPutTheQpInErrorAfterARemoteAccessError() {
         try (SimWorld w = new SimWorld(32); VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)),
             QpType.RC, 1, 4096)) {
             MemorySegment src = p.arena.allocate(4096, 64);

@@ -75,35 +75,55 @@ class VerbsRdmaSimTest {
     }
 
     @Test
-    void shouldRefuseRemoteAccessTheRegionDoesNotGrantAndDeregisteredRegions() {
-        try (SimWorld w = new SimWorld(22); VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)),
-            QpType.SRD, 4, 64)) {
+    void shouldRefuseRemoteAccessTheRegionDoesNotGrant() {
+        try (SimWorld w = new SimWorld(22); VerbsPair p = srdPair(w)) {
             MemorySegment target = p.arena.allocate(4096, 64);
             MemoryRegion readOnly = p.sb.pd.registerMemory(target, Access.REMOTE_READ);
-            ProtectionDomain otherPd = p.b.allocPd();
-            MemoryRegion otherDomains = otherPd.registerMemory(target, Access.REMOTE_WRITE | Access.REMOTE_READ);
+            MemoryRegion otherDomains = p.b.allocPd().registerMemory(target, Access.REMOTE_WRITE | Access.REMOTE_READ);
+            byte[] before = target.toArray(ValueLayout.JAVA_BYTE);
+            assertRemoteAccessError(p, rdma(p, SendWr.OP_RDMA_WRITE, 1, target, readOnly), "no REMOTE_WRITE");
+            assertRemoteAccessError(p, rdma(p, SendWr.OP_RDMA_WRITE, 2, target, otherDomains), "a region of another PD");
+            assertTrue(Arrays.equals(before, target.toArray(ValueLayout.JAVA_BYTE)), "remote memory unchanged");
+        }
+    }
+
+    @Test
+    void shouldRefuseRemoteAccessToADeregisteredRegion() {
+        try (SimWorld w = new SimWorld(22); VerbsPair p = srdPair(w)) {
+            MemorySegment target = p.arena.allocate(4096, 64);
             MemoryRegion writable = p.sb.pd.registerMemory(target, Access.REMOTE_WRITE);
             byte[] before = target.toArray(ValueLayout.JAVA_BYTE);
-            SendWr wr = new SendWr().opcode(SendWr.OP_RDMA_WRITE).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
-            wr.sge(0).set(p.sa.mr, 0, 100);
-            wr.wrId(1).rdma(target.address(), readOnly.rkey());
-            assertEquals(0, p.sa.qp.postSend(wr));
-            assertEquals(WcStatus.REMOTE_ACCESS_ERROR, one(p.sa.cq, p.sa.wcs).status(), "no REMOTE_WRITE");
-            wr.wrId(2).rdma(target.address(), otherDomains.rkey());
-            assertEquals(0, p.sa.qp.postSend(wr));
-            assertEquals(WcStatus.REMOTE_ACCESS_ERROR, one(p.sa.cq, p.sa.wcs).status(), "a region of another PD");
             writable.deregister();
-            wr.wrId(3).rdma(target.address(), writable.rkey());
-            assertEquals(0, p.sa.qp.postSend(wr));
-            assertEquals(WcStatus.REMOTE_ACCESS_ERROR, one(p.sa.cq, p.sa.wcs).status(), "deregistered");
+            assertRemoteAccessError(p, rdma(p, SendWr.OP_RDMA_WRITE, 3, target, writable), "deregistered");
             assertTrue(Arrays.equals(before, target.toArray(ValueLayout.JAVA_BYTE)), "remote memory unchanged");
+        }
+    }
 
-            wr.wrId(4).opcode(SendWr.OP_RDMA_READ).rdma(target.address(), readOnly.rkey());
-            MemoryRegion noLocalWrite = p.sa.pd.registerMemory(p.arena.allocate(100), 0);
-            wr.sge(0).set(noLocalWrite, 0, 100);
+    @Test
+    void shouldRefuseAReadIntoMemoryWithoutLocalWrite() {
+        try (SimWorld w = new SimWorld(22); VerbsPair p = srdPair(w)) {
+            MemorySegment target = p.arena.allocate(4096, 64);
+            SendWr wr = rdma(p, SendWr.OP_RDMA_READ, 4, target, p.sb.pd.registerMemory(target, Access.REMOTE_READ));
+            wr.sge(0).set(p.sa.pd.registerMemory(p.arena.allocate(100), 0), 0, 100);
             assertEquals(0, p.sa.qp.postSend(wr));
             assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, one(p.sa.cq, p.sa.wcs).status(), "a READ lands only in LOCAL_WRITE memory");
         }
+    }
+
+    private static VerbsPair srdPair(SimWorld w) {
+        return new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), QpType.SRD, 4, 64);
+    }
+
+    /** An RDMA request of {@code opcode} for 100 bytes of A's region at {@code target} in B's {@code region}. */
+    private static SendWr rdma(VerbsPair p, int opcode, long wrId, MemorySegment target, MemoryRegion region) {
+        SendWr wr = new SendWr().opcode(opcode).destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
+        wr.sge(0).set(p.sa.mr, 0, 100);
+        return wr.wrId(wrId).rdma(target.address(), region.rkey());
+    }
+
+    private static void assertRemoteAccessError(VerbsPair p, SendWr wr, String why) {
+        assertEquals(0, p.sa.qp.postSend(wr));
+        assertEquals(WcStatus.REMOTE_ACCESS_ERROR, one(p.sa.cq, p.sa.wcs).status(), why);
     }
 
     @Test

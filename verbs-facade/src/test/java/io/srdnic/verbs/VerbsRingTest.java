@@ -17,11 +17,11 @@ import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.Counter;
 import io.srdnic.srd.counters.CountersReader;
+import io.srdnic.srd.testing.DeliveryLedger;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.util.BitSet;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -245,7 +245,7 @@ class VerbsRingTest {
                         .destination(p.sa.toPeer, p.sb.qp.qpNum(), VerbsPair.QKEY).numSge(1);
                 wr.sge(0).set(p.sa.mr, 0, 1024);
                 RecvWr repost = new RecvWr();
-                BitSet seen = new BitSet(messages);
+                DeliveryLedger seen = new DeliveryLedger(messages, "delivered");
                 int next = 0;
                 int ok = 0;
                 int received = 0;
@@ -263,6 +263,7 @@ class VerbsRingTest {
                 }
                 assertEquals(messages, ok, mode + ": every send completed with success");
                 assertEquals(messages, received, mode + ": every message arrived once");
+                seen.assertAllBooked();
                 assertTrue(p.a.counters().get("tx_data") >= messages);
             }
         }
@@ -301,15 +302,14 @@ class VerbsRingTest {
     }
 
     /** The receiver empties its CQ, checking each message is new, and reposts every receive. */
-    static int drainReceiver(VerbsPair p, BitSet seen, RecvWr repost) {
+    static int drainReceiver(VerbsPair p, DeliveryLedger seen, RecvWr repost) {
         int received = 0;
         int n;
         while ((n = p.sb.cq.poll(p.sb.wcs)) > 0) {
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = p.sb.wcs[i];
                 assertEquals(WcOpcode.RECV_WITH_IMM, wc.opcode());
-                assertTrue(!seen.get(wc.immediate()), "delivered twice: " + wc.immediate());
-                seen.set(wc.immediate());
+                seen.book(wc.immediate());
                 received++;
                 repost.wrId(wc.wrId()).sge().set(p.sb.mr, (16 + wc.wrId() - 1000) * 1024, 1024);
                 assertEquals(0, p.sb.qp.postRecv(repost));

@@ -8,6 +8,7 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.SimBufferPool;
+import io.srdnic.srd.testing.FrameForger;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
@@ -64,15 +65,16 @@ class AttackFramesTest {
         tap = new WireTap(new OnePort(), VICTIM_IP, PEER_IP, SrdPort.DEFAULT);
         // The peer's data and its ACK come in; the victim's data goes out.
         pool.allocate(batch, 2, 0);
-        writeData(batch.get(0), PEER_MAC, VICTIM_MAC, PEER_IP, VICTIM_IP, PEER_CONTEXT, VICTIM_CONTEXT, PEER_EPOCH, PEER_PSN, PEER_PSN - 3,
-            PEER_QPN, VICTIM_QPN, VICTIM_QKEY);
-        writeAck(batch.get(1));
+        FrameForger peer = stream(PEER_MAC, PEER_IP, VICTIM_MAC, VICTIM_IP, PEER_CONTEXT, VICTIM_CONTEXT, PEER_EPOCH);
+        writeData(peer, batch.get(0), PEER_PSN, PEER_PSN - 3, PEER_QPN, VICTIM_QPN, VICTIM_QKEY);
+        peer.cumulativePsn = VICTIM_PSN - 2;
+        peer.echoedEpoch = VICTIM_EPOCH;
+        peer.writeAck(batch.get(1));
         tap.receive(batch);
         pool.free(batch);
         pool.allocate(batch, 1, 0);
-        writeData(batch.get(0), VICTIM_MAC, PEER_MAC, VICTIM_IP, PEER_IP, VICTIM_CONTEXT, PEER_CONTEXT, VICTIM_EPOCH,
-                VICTIM_PSN, VICTIM_PSN - 2,
-            VICTIM_QPN, PEER_QPN, PEER_QKEY);
+        writeData(stream(VICTIM_MAC, VICTIM_IP, PEER_MAC, PEER_IP, VICTIM_CONTEXT, PEER_CONTEXT, VICTIM_EPOCH), batch.get(0),
+            VICTIM_PSN, VICTIM_PSN - 2, VICTIM_QPN, PEER_QPN, PEER_QKEY);
         tap.transmit(batch);
         // The victim acknowledges the peer's data: the incarnation its responder follows.
         transmitVictimAck(PEER_EPOCH, PEER_CONTEXT);
@@ -286,55 +288,44 @@ class AttackFramesTest {
         assertEquals(VICTIM_EPOCH, SrdAck.echoedEpoch(m));
     }
 
-    private static void writeData(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcCtx, int dstCtx, int epoch, int psn,
-                                  int sendBase, int srcQpn, int dstQpn, int qkey) {
-        SrdHeader.versionAndType(m, PacketType.SEND_WITH_IMM);
-        SrdHeader.flags(m, 0);
-        SrdHeader.payloadLength(m, 32);
-        SrdHeader.sourceContext(m, srcCtx);
-        SrdHeader.destinationContext(m, dstCtx);
-        SrdHeader.epoch(m, epoch);
-        SrdHeader.psn(m, psn);
-        SrdHeader.sendBase(m, sendBase);
-        SrdHeader.sourceQpn(m, srcQpn);
-        SrdHeader.destinationQpn(m, dstQpn);
-        SrdHeader.qkey(m, qkey);
-        SrdHeader.immediate(m, 0);
-        SrdHeader.timestamp(m, 0);
-        Ipv4UdpFrame.write(m, srcMac, dstMac, srcIp, dstIp, SrdPort.sourcePort(1), SrdPort.DEFAULT, SrdHeader.LENGTH + 32, true);
-    }
-
+    /** The frames of one direction of the sniffed stream: SEND_WITH_IMM data and ACKs from one host to the other. */
     private void transmitVictimAck(int echoedEpoch, int peerContext) {
         MbufBatch out = new MbufBatch(arena, 1);
         pool.allocate(out, 1, 0);
-        writeAck(out.get(0), VICTIM_MAC, PEER_MAC, VICTIM_IP, PEER_IP, VICTIM_CONTEXT, peerContext, VICTIM_EPOCH, PEER_PSN, echoedEpoch);
+        FrameForger victim = stream(VICTIM_MAC, VICTIM_IP, PEER_MAC, PEER_IP, VICTIM_CONTEXT, peerContext, VICTIM_EPOCH);
+        victim.cumulativePsn = PEER_PSN;
+        victim.echoedEpoch = echoedEpoch;
+        victim.writeAck(out.get(0));
         tap.transmit(out);
     }
 
     private void receivePeerData(int context, int psn) {
         MbufBatch in = new MbufBatch(arena, 1);
         pool.allocate(in, 1, 0);
-        writeData(in.get(0), PEER_MAC, VICTIM_MAC, PEER_IP, VICTIM_IP, context, VICTIM_CONTEXT, PEER_EPOCH, psn, psn,
-            PEER_QPN, VICTIM_QPN, VICTIM_QKEY);
+        writeData(stream(PEER_MAC, PEER_IP, VICTIM_MAC, VICTIM_IP, context, VICTIM_CONTEXT, PEER_EPOCH), in.get(0), psn, psn, PEER_QPN,
+            VICTIM_QPN, VICTIM_QKEY);
         tap.receive(in);
         pool.free(in);
     }
 
-    /** The peer's ACK of the victim's data. */
-    private static void writeAck(Mbuf m) {
-        writeAck(m, PEER_MAC, VICTIM_MAC, PEER_IP, VICTIM_IP, PEER_CONTEXT, VICTIM_CONTEXT, PEER_EPOCH, VICTIM_PSN - 2, VICTIM_EPOCH);
+    private static FrameForger stream(long srcMac, int srcIp, long dstMac, int dstIp, int srcContext, int dstContext, int epoch) {
+        FrameForger f = new FrameForger().addresses(srcMac, srcIp, dstMac, dstIp);
+        f.srcPort = SrdPort.sourcePort(1);
+        f.type = PacketType.SEND_WITH_IMM;
+        f.srcContext = srcContext;
+        f.dstContext = dstContext;
+        f.epoch = epoch;
+        return f;
     }
 
-    private static void writeAck(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcCtx, int dstCtx, int epoch,
-                                 int cumulative, int echoedEpoch) {
-        m.putByte(FrameLayout.SRD_OFFSET, (byte) ((SrdHeader.VERSION << 4) | PacketType.ACK));
-        SrdAck.dropCount(m, 0);
-        SrdAck.sourceContext(m, srcCtx);
-        SrdAck.destinationContext(m, dstCtx);
-        SrdAck.epoch(m, epoch);
-        SrdAck.cumulativePsn(m, cumulative);
-        SrdAck.echoedEpoch(m, echoedEpoch);
-        Ipv4UdpFrame.write(m, srcMac, dstMac, srcIp, dstIp, SrdPort.sourcePort(1), SrdPort.DEFAULT, SrdAck.LENGTH, true);
+    /** A SEND_WITH_IMM of 32 bytes of this stream. */
+    private static void writeData(FrameForger f, Mbuf m, int psn, int sendBase, int srcQpn, int dstQpn, int qkey) {
+        f.psn = psn;
+        f.sendBase = sendBase;
+        f.srcQpn = srcQpn;
+        f.dstQpn = dstQpn;
+        f.qkey = qkey;
+        f.writeData(m, 32, i -> 0);
     }
 
     /** A port that receives what the test put in the batch already and drops what it is given. */

@@ -104,19 +104,33 @@ class PortDispatcherTest {
     }
 
     @Test
-    void shouldSendAnotherLanesFramesFromTheReceiverAndTheReceiversOwnDirectly() {
+    void shouldSendTheReceiversOwnFramesDirectly() {
         PortDispatcher d = dispatcher(4);
         send(d.lane(1), MAC_B, IP_1, 1, 2, 3);
         send(d.lane(0), MAC_B, IP_0, 4);
+        deliver();
+        assertEquals(List.of(4), receiveAll(b), "the receiver's own lane sends at once, before lane 1's queued three");
+        assertEquals(3, d.drain(), "lane 1's three still wait for the receiver's poll");
+    }
+
+    @Test
+    void shouldSendAnotherLanesFramesFromTheReceiversPoll() {
+        PortDispatcher d = dispatcher(4);
+        send(d.lane(1), MAC_B, IP_1, 1, 2, 3);
         assertEquals(3, otherCounts.framesOut(), "lane 1 queued its frames for the receiver");
         deliver();
-        assertEquals(List.of(4), receiveAll(b), "the receiver's own lane sends at once");
+        assertEquals(List.of(), receiveAll(b), "nothing leaves before the receiver polls");
 
         d.poll();
         deliver();
         assertEquals(List.of(1, 2, 3), receiveAll(b), "lane 1's, sent by the receiver's poll, in order");
         assertEquals(3, receiverCounts.framesIn());
+        assertEquals(0, network.pool().inUse());
+    }
 
+    @Test
+    void shouldCountTheFramesAFullOutboundRingDrops() {
+        PortDispatcher d = dispatcher(4);
         send(d.lane(1), MAC_B, IP_1, 5, 6, 7, 8, 9, 10);
         assertEquals(2, d.lane(1).txDropped(), "a full outbound ring frees and counts, never blocks");
         assertEquals(2, otherCounts.ringFullDrops());

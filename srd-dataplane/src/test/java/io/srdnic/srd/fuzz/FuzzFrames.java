@@ -1,13 +1,12 @@
 package io.srdnic.srd.fuzz;
 
-import static io.srdnic.ffm.rte_mbuf.BUF_LEN_OFFSET;
-import static io.srdnic.ffm.rte_mbuf.NB_SEGS_OFFSET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimBufferPool;
+import io.srdnic.srd.testing.FrameBytes;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.ParseError;
@@ -15,7 +14,6 @@ import io.srdnic.srd.wire.SrdParser;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 
 /**
  * What the fuzz targets share: frames as byte arrays read and written at the offsets of
@@ -23,35 +21,15 @@ import java.lang.foreign.ValueLayout;
  * checked against an independent reading of the spec, not against themselves), and simulated mbufs
  * whose data room can be cut to the frame so that any read past its end throws.
  */
-final class FuzzFrames {
+final class FuzzFrames extends FrameBytes {
     /** A shim path that does not exist: an accidental load of DPDK in a fuzz target fails loudly. */
     static final String NO_SHIM = "/nonexistent/srdnic-fuzz/libsrdnic_shim.so";
-    /** All of native memory, for the rte_mbuf fields the flyweight does not let us set. */
-    @SuppressWarnings("restricted")
-    static final MemorySegment NATIVE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     static final int DATA_ROOM = SimBufferPool.DEFAULT_DATA_ROOM;
     static final int PORT = SrdPort.DEFAULT;
     static final int MTU = 4096;
 
     // Offsets in the frame (docs/wire-format.md), written out here rather than taken from the codecs.
-    static final int ETHERTYPE = 12;
-    static final int IP = 14;
-    static final int IP_TOTAL_LENGTH = 16;
-    static final int IP_FLAGS = 20;
-    static final int IP_TTL = 22;
-    static final int IP_PROTOCOL = 23;
-    static final int IP_CHECKSUM = 24;
-    static final int IP_SRC = 26;
-    static final int IP_DST = 30;
-    static final int UDP = 34;
-    static final int UDP_SRC_PORT = 34;
-    static final int UDP_DST_PORT = 36;
-    static final int UDP_LENGTH = 38;
-    static final int UDP_CHECKSUM = 40;
-    static final int SRD = 42;
-    static final int SRD_HEADER = 48;
-    static final int ACK_HEADER = 72;
     /**
      * The RDMA extended header of RDMA_WRITE, RDMA_WRITE_WITH_IMM and RDMA_READ, and
      * READ_RESPONSE's: after the 48 bytes, counted in the payload length.
@@ -86,16 +64,6 @@ final class FuzzFrames {
 
     // ---- mbufs ------------------------------------------------------------------------------------
 
-    /** Sets the raw buf_len so that the flyweight's data room ends {@code room} bytes after the data start. */
-    static void dataRoom(Mbuf m, int room) {
-        NATIVE.set(ValueLayout.JAVA_SHORT_UNALIGNED, m.address() + BUF_LEN_OFFSET, (short) (m.dataOffset() + room));
-        m.wrap(m.address()); // the flyweight reads the data room at wrap
-    }
-
-    static void segments(Mbuf m, int n) {
-        NATIVE.set(ValueLayout.JAVA_SHORT_UNALIGNED, m.address() + NB_SEGS_OFFSET, (short) n);
-    }
-
     /** Puts {@code length} bytes of {@code f} in the mbuf as its frame, and cuts the data room to exactly the frame. */
     static void load(Mbuf m, byte[] f, int length) {
         dataRoom(m, DATA_ROOM);
@@ -108,128 +76,6 @@ final class FuzzFrames {
     static void restore(Mbuf m) {
         segments(m, 1);
         dataRoom(m, DATA_ROOM);
-    }
-
-    static byte[] bytes(Mbuf m, int length) {
-        byte[] out = new byte[length];
-        m.copyTo(0, MemorySegment.ofArray(out), 0, length);
-        return out;
-    }
-
-    // ---- big-endian fields of a byte[] -----------------------------------------------------------
-
-    static int u8(byte[] b, int at) {
-        return b[at] & 0xFF;
-    }
-
-    static int u16(byte[] b, int at) {
-        return ((b[at] & 0xFF) << 8) | (b[at + 1] & 0xFF);
-    }
-
-    static int s32(byte[] b, int at) {
-        return (u16(b, at) << 16) | u16(b, at + 2);
-    }
-
-    static long s64(byte[] b, int at) {
-        return ((long) s32(b, at) << 32) | (s32(b, at + 4) & 0xFFFF_FFFFL);
-    }
-
-    static long mac(byte[] b, int at) {
-        return ((long) u16(b, at) << 32) | (s32(b, at + 2) & 0xFFFF_FFFFL);
-    }
-
-    static void put16(byte[] b, int at, int v) {
-        b[at] = (byte) (v >>> 8);
-        b[at + 1] = (byte) v;
-    }
-
-    static void put32(byte[] b, int at, int v) {
-        put16(b, at, v >>> 16);
-        put16(b, at + 2, v);
-    }
-
-    static void put64(byte[] b, int at, long v) {
-        put32(b, at, (int) (v >>> 32));
-        put32(b, at + 4, (int) v);
-    }
-
-    static void putMac(byte[] b, int at, long mac) {
-        put16(b, at, (int) (mac >>> 32));
-        put32(b, at + 2, (int) mac);
-    }
-
-    // ---- an independent Internet checksum --------------------------------------------------------
-
-    /** RFC 1071 over {@code length} bytes of {@code b} from {@code offset}, plus {@code initial}, not folded. */
-    static long sum(byte[] b, int offset, int length, long initial) {
-        long sum = initial;
-        for (int i = 0; i < length; i += 2) {
-            int hi = b[offset + i] & 0xFF;
-            int lo = i + 1 < length ? b[offset + i + 1] & 0xFF : 0;
-            sum += (hi << 8) | lo;
-        }
-        return sum;
-    }
-
-    /** Folds to 16 bits and inverts. */
-    static int fold(long sum) {
-        while ((sum >> 16) != 0) {
-            sum = (sum & 0xFFFF) + (sum >> 16);
-        }
-        return (int) (~sum & 0xFFFF);
-    }
-
-    static int checksum(byte[] b, int offset, int length, long initial) {
-        return fold(sum(b, offset, length, initial));
-    }
-
-    /** The UDP pseudo-header sum of an IPv4/UDP frame (source, destination, protocol, UDP length). */
-    static long pseudoHeader(byte[] f) {
-        return u16(f, IP_SRC) + u16(f, IP_SRC + 2) + u16(f, IP_DST) + u16(f, IP_DST + 2) + 17 + u16(f, UDP_LENGTH);
-    }
-
-    static boolean ipChecksumValid(byte[] f) {
-        return checksum(f, IP, 20, 0) == 0;
-    }
-
-    /** True when the UDP checksum is 0 ("none") or verifies over the UDP length (which must fit the frame). */
-    static boolean udpChecksumValid(byte[] f, int length) {
-        int udpLength = u16(f, UDP_LENGTH);
-        return u16(f, UDP_CHECKSUM) == 0 || (UDP + udpLength <= length && checksum(f, UDP, udpLength, pseudoHeader(f)) == 0);
-    }
-
-    /** Writes a correct IPv4 header checksum. */
-    static void fixIpChecksum(byte[] f) {
-        put16(f, IP_CHECKSUM, 0);
-        put16(f, IP_CHECKSUM, checksum(f, IP, 20, 0));
-    }
-
-    /** Writes a correct UDP checksum over the UDP length (bounded by the frame), never 0. */
-    static void fixUdpChecksum(byte[] f, int length) {
-        int udpLength = Math.min(u16(f, UDP_LENGTH), length - UDP);
-        put16(f, UDP_CHECKSUM, 0);
-        int c = checksum(f, UDP, udpLength, pseudoHeader(f));
-        put16(f, UDP_CHECKSUM, c == 0 ? 0xFFFF : c);
-    }
-
-    /** Ethernet, IPv4 and UDP headers in front of {@code srdLength} SRD bytes, as srdnic writes them; checksums not yet set. */
-    static void l2l4(byte[] f, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort, int srdLength) {
-        putMac(f, 0, dstMac);
-        putMac(f, 6, srcMac);
-        put16(f, ETHERTYPE, 0x0800);
-        f[IP] = 0x45;
-        f[IP + 1] = 0;
-        put16(f, IP_TOTAL_LENGTH, 28 + srdLength);
-        put32(f, IP + 4, 0x4000);
-        f[IP_TTL] = 64;
-        f[IP_PROTOCOL] = 17;
-        put16(f, IP_CHECKSUM, 0);
-        put32(f, IP_SRC, srcIp);
-        put32(f, IP_DST, dstIp);
-        put16(f, UDP_SRC_PORT, srcPort);
-        put16(f, UDP_DST_PORT, dstPort);
-        put16(f, UDP_LENGTH, 8 + srdLength);
-        put16(f, UDP_CHECKSUM, 0);
     }
 
     /**

@@ -14,14 +14,24 @@ import org.junit.jupiter.api.Test;
 class FreeSpaceTest {
 
     @Test
-    void shouldReuseWhatWasFreedAndCoalesceNeighbours() {
+    void shouldReuseWhatWasFreed() {
+        FreeSpace space = new FreeSpace(4096);
+        long a = space.allocate(1000);
+        space.allocate(1000);
+        space.allocate(1000);
+        assertEquals(0, a);
+        assertEquals(-1, space.allocate(2048), "1,024 bytes left");
+        space.free(a, 1000);
+        assertEquals(0, space.allocate(1000), "the freed block is handed out again");
+    }
+
+    @Test
+    void shouldCoalesceFreedNeighbours() {
         FreeSpace space = new FreeSpace(4096);
         long a = space.allocate(1000);
         long b = space.allocate(1000);
         long c = space.allocate(1000);
-        assertEquals(0, a);
         assertEquals(1024, b, "64-byte aligned");
-        assertEquals(-1, space.allocate(2048), "1,024 bytes left");
         space.free(a, 1000);
         space.free(b, 1000);
         assertEquals(0, space.allocate(2048), "two freed neighbours are one block again");

@@ -16,7 +16,7 @@ class CmAllocationTest {
     private static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     @Test
-    void shouldAllocateNothingPollingAndAnsweringDuplicatesOnceConnected() {
+    void shouldAllocateNothingOnceConnected() {
         try (CmSim sim = new CmSim(31)) {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();

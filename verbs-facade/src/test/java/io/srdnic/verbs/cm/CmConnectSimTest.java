@@ -65,7 +65,7 @@ class CmConnectSimTest {
     }
 
     @Test
-    void shouldConnectWithPrivateDataBothWaysAndCarryASendOverTheQpsItBroughtUp() {
+    void shouldBringUpQpsThatCarryASendWithPrivateDataBothWays() {
         try (CmSim sim = new CmSim(1)) {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();
@@ -111,7 +111,7 @@ class CmConnectSimTest {
     }
 
     @Test
-    void shouldDisconnectBothSidesAndLeaveTimewaitAfterIt() {
+    void shouldDisconnectBothSidesThroughTimewait() {
         try (CmSim sim = new CmSim(2)) {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();

@@ -57,7 +57,7 @@ class CmRingTest {
     }
 
     @Test
-    void shouldConnectAndDisconnectWithDedicatedDataplanes() {
+    void shouldRunAConnectionsWholeLifeWithDedicatedDataplanes() {
         onRing("cmring", (a, b, arena) -> {
             EventChannel ca = new EventChannel();
             EventChannel cb = new EventChannel();
@@ -107,7 +107,7 @@ class CmRingTest {
      * accept's private data, a message into that SRQ.
      */
     @Test
-    void shouldConnectXrcSendToXrcRecvAndDeliverIntoTheSrqTheAcceptNamed() {
+    void shouldDeliverIntoTheSrqTheXrcAcceptNamed() {
         onRing("cmringxrc", (a, b, arena) -> {
             EventChannel ca = new EventChannel();
             EventChannel cb = new EventChannel();

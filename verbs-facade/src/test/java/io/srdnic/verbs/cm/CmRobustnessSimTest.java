@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class CmRobustnessSimTest {
 
     @Test
-    void shouldConnectEveryTimeThroughASeededLossyFabricAndReportEachConnectionOnce() {
+    void shouldConnectEachRequestExactlyOnceThroughALossyFabric() {
         LinkConfig lossy = LinkConfig.builder().lossProbability(0.25).duplicateProbability(0.1).build();
         try (CmSim sim = new CmSim(11, lossy, new CmConfig().maxRetries(20))) {
             CmSim.Host client = sim.host();
@@ -202,7 +202,7 @@ class CmRobustnessSimTest {
     }
 
     @Test
-    void shouldCountAndDropMalformedMessagesAndStillConnect() {
+    void shouldConnectDespiteMalformedMessagesCountingEach() {
         try (CmSim sim = new CmSim(18)) {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();

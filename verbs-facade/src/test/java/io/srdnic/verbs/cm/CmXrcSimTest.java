@@ -91,7 +91,7 @@ class CmXrcSimTest {
     }
 
     @Test
-    void shouldConnectAnXrcSendQpToAnXrcRecvQpAndReachEveryJobsSrqThroughIt() {
+    void shouldReachEveryJobsSrqThroughOneXrcConnection() {
         try (CmSim sim = new CmSim(21)) {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();
@@ -170,7 +170,7 @@ class CmXrcSimTest {
     }
 
     @Test
-    void shouldRejectAReplyOfAnotherQpTypeThanTheRequestAndTellTheResponder() {
+    void shouldRejectAReplyOfAnotherQpTypeThanTheRequest() {
         try (CmSim sim = new CmSim(23)) {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();

@@ -10,11 +10,11 @@ import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.SrdConfig;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.srd.testing.DeliveryLedger;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.wire.FrameLayout;
 import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +35,7 @@ class AckCoalescingTest {
         .reorderProbability(0.05).build();
 
     @Test
-    void shouldAnswerABurstOfSendsWithFewerAcksThanPacketsAndCompleteEachOnce() {
+    void shouldAnswerABurstOfSendsWithFewerAcksThanPackets() {
         try (SimFabric f = new SimFabric(4, FAST, FAST, 1)) {
             SrdTransport a = f.addHost(new SrdConfig().paths(4));
             SrdTransport b = f.addHost(new SrdConfig().paths(4));
@@ -149,7 +149,7 @@ class AckCoalescingTest {
         TestQp qb = f.qp(b, n, SIZE);
         MemorySegment msgs = f.arena.allocate((long) n * SIZE);
         for (int i = 0; i < n; i++) {
-            fill(msgs.asSlice((long) i * SIZE, SIZE), i);
+            DeliveryLedger.fill(msgs.asSlice((long) i * SIZE, SIZE), i);
         }
         int ah = f.ah(a, 1);
         for (int i = 0; i < n; i++) {
@@ -158,33 +158,23 @@ class AckCoalescingTest {
         }
         assertTrue(f.runUntil(() -> qa.sendCq().size() == n && qb.recvCq().size() == n, maxNanos), "every message completed");
         f.runFor(10 * MS); // late duplicates and retransmissions have their chance to complete something twice
-        boolean[] sent = new boolean[n];
+        DeliveryLedger sends = new DeliveryLedger(n, "completed");
         for (TestQp.Wc w : qa.sends()) {
             assertEquals(WcStatus.SUCCESS, w.status());
-            assertTrue(!sent[(int) w.wrId()], "send " + w.wrId() + " completed once");
-            sent[(int) w.wrId()] = true;
+            sends.book(w.wrId());
         }
-        boolean[] seen = new boolean[n];
+        sends.assertAllBooked();
+        DeliveryLedger deliveries = new DeliveryLedger(n, "delivered");
         List<TestQp.Wc> receives = qb.receives();
         assertEquals(n, receives.size(), "one receive per message");
         for (TestQp.Wc w : receives) {
             assertEquals(SIZE, w.byteLength());
             MemorySegment got = qb.receiveBuffer().asSlice(w.wrId() * SIZE, SIZE);
-            int which = got.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
-            assertTrue(which >= 0 && which < n && !seen[which], "message " + which + " arrived once");
-            seen[which] = true;
-            MemorySegment expected = f.arena.allocate(SIZE);
-            fill(expected, which);
-            assertEquals(-1, got.mismatch(expected), "message " + which + " intact");
+            int which = DeliveryLedger.number(got);
+            deliveries.book(which);
+            DeliveryLedger.assertIntact(got, which);
         }
         assertEquals(0, a.requestsInUse());
-    }
-
-    private static void fill(MemorySegment s, int which) {
-        s.set(ValueLayout.JAVA_INT_UNALIGNED, 0, which);
-        for (int j = 4; j < s.byteSize(); j++) {
-            s.set(ValueLayout.JAVA_BYTE, j, (byte) (which * 31 + j));
-        }
     }
 
     /**

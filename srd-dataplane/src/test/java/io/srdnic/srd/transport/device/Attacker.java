@@ -3,13 +3,12 @@ package io.srdnic.srd.transport.device;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimPort;
+import io.srdnic.srd.testing.FrameForger;
 import io.srdnic.srd.wire.AtomicHeader;
-import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.PacketType;
-import io.srdnic.srd.wire.SrdAck;
 import io.srdnic.srd.wire.SrdHeader;
-import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
+import java.util.Arrays;
 
 /**
  * A hostile host on the simulated L2 segment: it builds well-formed SRD frames (valid checksums)
@@ -25,6 +24,7 @@ final class Attacker {
     private final Arena arena = Arena.ofAuto();
     private final MbufBatch batch = new MbufBatch(arena, 1);
     private final Mbuf view = new Mbuf();
+    private final FrameForger forger = new FrameForger();
 
     Attacker(SimFabric fabric) {
         this.fabric = fabric;
@@ -63,24 +63,8 @@ final class Attacker {
      * {@code victim}; {@code naks}: (psn, reason) pairs.
      */
     void rcAck(int victim, int srcIp, int srcQpn, int dstQpn, int cumulative, int... naks) {
-        Mbuf m = take();
-        SrdHeader.versionAndType(m, PacketType.ACK);
-        SrdHeader.flags(m, SrdHeader.FLAG_RC);
-        SrdAck.dropCount(m, naks.length / 2);
-        SrdAck.sourceContext(m, srcQpn);
-        SrdAck.destinationContext(m, dstQpn);
-        SrdAck.epoch(m, 0);
-        SrdAck.cumulativePsn(m, cumulative);
-        SrdAck.echoedEpoch(m, 0);
-        SrdAck.triggerPsn(m, cumulative);
-        SrdAck.echoedTimestamp(m, 0);
-        for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
-            SrdAck.sackWord(m, w, 0);
-        }
-        for (int i = 0; i < naks.length / 2; i++) {
-            SrdAck.drop(m, i, naks[2 * i], naks[2 * i + 1]);
-        }
-        send(m, victim, srcIp, MAC, SrdAck.length(naks.length / 2));
+        ackFields(SrdHeader.FLAG_RC, srcQpn, dstQpn, 0, cumulative, 0, 0);
+        sendAck(victim, srcIp, naks);
     }
 
     /**
@@ -107,47 +91,46 @@ final class Attacker {
     private Mbuf build(int type, int flags, int srcContext, int dstContext, int epoch, int psn, int sendBase, int dstQpn, int qkey,
                        int payloadLength) {
         Mbuf m = take();
-        SrdHeader.versionAndType(m, type);
-        SrdHeader.flags(m, flags);
-        SrdHeader.payloadLength(m, payloadLength);
-        SrdHeader.sourceContext(m, srcContext);
-        SrdHeader.destinationContext(m, dstContext);
-        SrdHeader.epoch(m, epoch);
-        SrdHeader.psn(m, psn);
-        SrdHeader.sendBase(m, sendBase);
-        SrdHeader.sourceQpn(m, 1);
-        SrdHeader.destinationQpn(m, dstQpn);
-        SrdHeader.qkey(m, qkey);
-        SrdHeader.immediate(m, 0);
-        SrdHeader.timestamp(m, 0);
-        for (int i = 0; i < payloadLength; i++) {
-            m.putByte(SrdHeader.PAYLOAD_OFFSET + i, (byte) 0xEE);
-        }
+        forger.type = type;
+        forger.flags = flags;
+        forger.srcContext = srcContext;
+        forger.dstContext = dstContext;
+        forger.epoch = epoch;
+        forger.psn = psn;
+        forger.sendBase = sendBase;
+        forger.srcQpn = 1;
+        forger.dstQpn = dstQpn;
+        forger.qkey = qkey;
+        forger.writeHeader(m, payloadLength, i -> 0xEE);
         return m;
     }
 
     /** An ACK from {@code srcIp} to host {@code victim}; {@code drops} is pairs of (psn, reason). */
     void ack(int victim, int srcIp, int srcContext, int dstContext, int epoch, int cumulative, int echoedEpoch, long sack0,
              int... drops) {
+        ackFields(0, srcContext, dstContext, epoch, cumulative, echoedEpoch, sack0);
+        sendAck(victim, srcIp, drops);
+    }
+
+    private void ackFields(int flags, int srcContext, int dstContext, int epoch, int cumulative, int echoedEpoch, long sack0) {
+        forger.flags = flags;
+        forger.srcContext = srcContext;
+        forger.dstContext = dstContext;
+        forger.epoch = epoch;
+        forger.cumulativePsn = cumulative;
+        forger.echoedEpoch = echoedEpoch;
+        forger.triggerPsn = cumulative;
+        forger.echoedTimestamp = 0;
+        Arrays.fill(forger.sack, 0);
+        forger.sack[0] = sack0;
+    }
+
+    /** The ACK of the fields set, with {@code drops}: (psn, reason) pairs, from {@code srcIp} to host {@code victim}. */
+    private void sendAck(int victim, int srcIp, int... drops) {
         Mbuf m = take();
-        SrdHeader.versionAndType(m, PacketType.ACK);
-        SrdHeader.flags(m, 0);
-        SrdAck.dropCount(m, drops.length / 2);
-        SrdAck.sourceContext(m, srcContext);
-        SrdAck.destinationContext(m, dstContext);
-        SrdAck.epoch(m, epoch);
-        SrdAck.cumulativePsn(m, cumulative);
-        SrdAck.echoedEpoch(m, echoedEpoch);
-        SrdAck.triggerPsn(m, cumulative);
-        SrdAck.echoedTimestamp(m, 0);
-        SrdAck.sackWord(m, 0, sack0);
-        for (int w = 1; w < SrdAck.SACK_WORDS; w++) {
-            SrdAck.sackWord(m, w, 0);
-        }
-        for (int i = 0; i < drops.length / 2; i++) {
-            SrdAck.drop(m, i, drops[2 * i], drops[2 * i + 1]);
-        }
-        send(m, victim, srcIp, MAC, SrdAck.length(drops.length / 2));
+        address(victim, srcIp, MAC);
+        forger.writeAck(m, drops);
+        transmit(m);
     }
 
     private Mbuf take() {
@@ -159,8 +142,16 @@ final class Attacker {
     }
 
     private void send(Mbuf m, int victim, int srcIp, long srcMac, int srdLength) {
-        Ipv4UdpFrame.write(m, srcMac, SimFabric.mac(victim), srcIp, SimFabric.ip(victim), SrdPort.ENTROPY_BASE, SrdPort.DEFAULT,
-            srdLength, true);
+        address(victim, srcIp, srcMac);
+        forger.writeL2L4(m, srdLength);
+        transmit(m);
+    }
+
+    private void address(int victim, int srcIp, long srcMac) {
+        forger.addresses(srcMac, srcIp, SimFabric.mac(victim), SimFabric.ip(victim));
+    }
+
+    private void transmit(Mbuf m) {
         batch.clear();
         batch.add(m.address());
         port.transmit(batch);

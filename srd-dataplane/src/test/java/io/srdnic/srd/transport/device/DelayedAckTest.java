@@ -18,7 +18,7 @@ class DelayedAckTest {
     static final long MS = 1_000_000;
 
     @Test
-    void shouldOweTheAckToTheNextCycleAndSayItIsDueNow() {
+    void shouldOweTheAckToTheNextCycleAsDueNow() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
             SrdTransport b = f.addHost(new SrdConfig());

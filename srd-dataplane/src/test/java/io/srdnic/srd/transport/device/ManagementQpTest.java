@@ -37,7 +37,7 @@ class ManagementQpTest {
     }
 
     @Test
-    void shouldRefuseASecondManagementQpAndNeverDrawItsNumber() {
+    void shouldRefuseASecondManagementQp() {
         try (SimFabric f = new SimFabric(1)) {
             SrdConfig small = new SrdConfig().maxQps(4);
             SrdTransport a = f.addHost(small);

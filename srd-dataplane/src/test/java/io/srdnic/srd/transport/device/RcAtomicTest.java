@@ -98,7 +98,7 @@ class RcAtomicTest {
     }
 
     @Test
-    void shouldCompareAndSwapOnlyOnAMatchAndReturnTheOriginalValueEitherWay() {
+    void shouldCompareAndSwapOnlyOnAMatchReturningTheOriginalValue() {
         try (RcPair p = new RcPair(HOSTILE, 42).connect()) {
             long first = 0x0102_0304_0506_0708L; // every byte different: a byte-order slip shows
             MemorySegment w = word(p, first);

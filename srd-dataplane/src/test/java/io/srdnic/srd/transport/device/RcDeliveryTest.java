@@ -86,17 +86,17 @@ class RcDeliveryTest {
     }
 
     @Test
-    void shouldDeliverSendsIntactOnceAndInOrderSprayedOverSixteenPaths() {
+    void shouldDeliverSendsExactlyOnceInOrderSprayedOverSixteenPaths() {
         sendsArriveIntactOnceAndInOrder(new SrdConfig(), 21);
     }
 
     @Test
-    void shouldDeliverSendsIntactOnceAndInOrderPinnedToOnePath() {
+    void shouldDeliverSendsExactlyOnceInOrderPinnedToOnePath() {
         sendsArriveIntactOnceAndInOrder(new SrdConfig().rcPaths(1), 22);
     }
 
     @Test
-    void shouldWriteOneMebibyteIntactAndCompleteAfterTheWritesBeforeIt() {
+    void shouldLandAOneMebibyteWriteIntactInPostOrder() {
         try (RcPair p = new RcPair(HOSTILE, 23).connect()) {
             MemorySegment remote = p.f.arena.allocate(MIB + 128, 64);
             byte[] before = bytes(remote, 0, MIB + 128);

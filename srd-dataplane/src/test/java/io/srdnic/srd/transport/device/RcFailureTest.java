@@ -71,7 +71,7 @@ class RcFailureTest {
     }
 
     @Test
-    void shouldFailWithRnrRetryExceededAfterRnrRetryNaksAndFlushTheRest() {
+    void shouldFailWithRnrRetryExceededAfterRnrRetryNaks() {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 32)) {
             p.rnrRetry = 2;
             p.connect();
@@ -114,7 +114,7 @@ class RcFailureTest {
     }
 
     @Test
-    void shouldFailWithRetryExceededWhenThePeerFallsSilentAndFlushTheRest() {
+    void shouldFailWithRetryExceededWhenThePeerFallsSilent() {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 33)) {
             p.retryCnt = 3;
             p.timeout = 8; // 1.05 ms

@@ -68,7 +68,7 @@ class RcHostileFrameTest {
     }
 
     @Test
-    void shouldRefuseRcPacketsToOtherQpTypesAndSrdPacketsToRcQps() {
+    void shouldRefusePacketsOfAnotherQpType() {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 43).connect()) {
             TestQp srd = p.f.qp(p.b, 4, 256);
             Attacker x = new Attacker(p.f);

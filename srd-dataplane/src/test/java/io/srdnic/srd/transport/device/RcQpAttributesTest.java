@@ -148,7 +148,7 @@ class RcQpAttributesTest {
     }
 
     @Test
-    void shouldRefusePostsOnRcBeforeRtsAndTakeThemInRts() {
+    void shouldTakePostsOnRcOnlyInRts() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
             f.addHost(new SrdConfig());

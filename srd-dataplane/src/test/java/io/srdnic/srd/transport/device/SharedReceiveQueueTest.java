@@ -98,7 +98,7 @@ class SharedReceiveQueueTest {
     }
 
     @Test
-    void shouldRaiseTheLimitEventOnceBelowTheLimitAndAgainOnlyWhenRearmed() {
+    void shouldRaiseTheLimitEventOncePerArming() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
             SrdTransport b = f.addHost(new SrdConfig());
@@ -152,7 +152,7 @@ class SharedReceiveQueueTest {
     }
 
     @Test
-    void shouldAnswerRnrForAnEmptySrqAndDeliverOnceAReceiveIsPostedWhenRnrRetryAllows() {
+    void shouldDeliverToAnEmptySrqOnceAReceiveIsPostedWhenRnrRetryAllows() {
         try (SimFabric f = new SimFabric(2)) {
             SrdTransport a = f.addHost(new SrdConfig().rnrBackoffNanos(50_000));
             SrdTransport b = f.addHost(new SrdConfig());
@@ -244,7 +244,7 @@ class SharedReceiveQueueTest {
     }
 
     @Test
-    void shouldAnswerRemoteOperationErrorForAMessageLongerThanTheSrqsReceiveAndTakeNothing() {
+    void shouldAnswerRemoteOperationErrorForAMessageLongerThanTheSrqsReceiveTakingNothing() {
         try (SimFabric f = new SimFabric(1)) {
             SrdTransport a = f.addHost(new SrdConfig());
             SrdTransport b = f.addHost(new SrdConfig());

@@ -44,7 +44,7 @@ class SrcFailureTest {
     }
 
     @Test
-    void shouldNakAnSrqNumberThatNamesNoSrqAsAnInvalidRequestAndFailTheQp() {
+    void shouldNakAnSrqNumberThatNamesNoSrqAsAnInvalidRequest() {
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 51, 1).connect()) {
             p.receives(0, 4, 4096);
             failsBothEndsWith(p, SrcPair.SRQN + 99, WcStatus.REMOTE_INVALID_REQUEST_ERROR, DropReason.REMOTE_INVALID_REQUEST);
@@ -52,7 +52,7 @@ class SrcFailureTest {
     }
 
     @Test
-    void shouldNakAnSrqOfAnotherSrcDomainAndFailTheQp() {
+    void shouldNakAnSrqOfAnotherSrcDomain() {
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 52, 1).connect()) {
             p.receives(0, 4, 4096);
             SrcDomain other = p.b.createSrcDomain();
@@ -139,7 +139,7 @@ class SrcFailureTest {
     }
 
     @Test
-    void shouldRefuseAnRcPacketOnAnSrcQpAndAnSrcPacketOnAnRcQp() {
+    void shouldRefusePacketsOfTheOtherConnectedQpType() {
         // An RC requester connected to an SRC QP: its packets name no SRQ, so the SRC responder refuses them.
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 55, 1)) {
             p.receives(0, 4, 4096);

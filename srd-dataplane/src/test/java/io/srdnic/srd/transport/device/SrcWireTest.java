@@ -51,7 +51,7 @@ class SrcWireTest {
     }
 
     @Test
-    void shouldCarryTheSrqNumberInEveryPacketOfEveryRequestAndNothingElseOfRcs() {
+    void shouldAddOnlyTheSrqNumberToEveryPacketOfAnRcRequest() {
         Recorder[] rec = new Recorder[2];
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 71, 2, io -> rec[0] = new Recorder(io),
                 io -> rec[1] = new Recorder(io)).connect()) {

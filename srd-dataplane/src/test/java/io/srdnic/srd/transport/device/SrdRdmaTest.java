@@ -152,7 +152,7 @@ class SrdRdmaTest {
     }
 
     @Test
-    void shouldReadAndWriteZeroBytes() {
+    void shouldCarryZeroByteRdma() {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 14, 64, 1)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_READ | MemoryRegions.REMOTE_WRITE);
             assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, 0, p.remote.address(), rkey, 0));

@@ -187,44 +187,76 @@ class QpTransitionsTest {
     }
 
     @Test
-    void shouldRequireTheKernelsAttributesAndTakeOnlyItsOptionalOnes() {
+    void shouldRequireTheKernelsAttributes() {
         List<String> wrong = new ArrayList<>();
+        forEachAttributeOfEachMove((type, from, to, expected, bit, setter) -> {
+            if ((expected.required() & bit) != 0) {
+                QpAttributes missing = attributes(from, to, expected.required() & ~bit);
+                expectRefusal(wrong, key(type, from, to) + " without " + setter, () -> QpTransitions.check(type, from, missing), setter);
+            }
+        });
+        if (!wrong.isEmpty()) {
+            fail(wrong.size() + " required attributes differ from the kernel's table:\n" + String.join("\n", wrong));
+        }
+    }
+
+    @Test
+    void shouldTakeOnlyTheKernelsOptionalAttributes() {
+        List<String> wrong = new ArrayList<>();
+        forEachAttributeOfEachMove((type, from, to, expected, bit, setter) -> {
+            String move = key(type, from, to);
+            if ((expected.optional() & bit) != 0) {
+                try {
+                    QpTransitions.check(type, from, attributes(from, to, expected.required() | bit));
+                } catch (RuntimeException e) {
+                    wrong.add(move + " takes " + setter + " optionally, but: " + e.getMessage());
+                }
+            } else if ((expected.required() & bit) == 0) {
+                QpAttributes extra = attributes(from, to, expected.required() | bit);
+                expectRefusal(wrong, move + " with " + setter, () -> QpTransitions.check(type, from, extra), setter);
+            }
+        });
+        forEachMove((type, from, to, expected) -> {
+            try {
+                QpTransitions.check(type, from, attributes(from, to, expected.required() | expected.optional()));
+            } catch (RuntimeException e) {
+                wrong.add(key(type, from, to) + " with every attribute it takes: " + e.getMessage());
+            }
+        });
+        if (!wrong.isEmpty()) {
+            fail(wrong.size() + " optional attributes differ from the kernel's table:\n" + String.join("\n", wrong));
+        }
+    }
+
+    /** One legal move of the kernel's table. */
+    private interface Move {
+        void check(QpType type, QpState from, QpState to, Expected expected);
+    }
+
+    /** One attribute of one legal move of the kernel's table. */
+    private interface AttributeOfMove {
+        void check(QpType type, QpState from, QpState to, Expected expected, int bit, String setter);
+    }
+
+    private static void forEachMove(Move check) {
         for (QpType type : QpType.values()) {
             for (QpState from : QpState.values()) {
                 for (QpState to : QpState.values()) {
                     Expected expected = EXPECTED.get(key(type, from, to));
-                    if (expected == null) {
-                        continue;
-                    }
-                    String move = key(type, from, to);
-                    for (Map.Entry<Integer, String> attribute : SETTERS.entrySet()) {
-                        int bit = attribute.getKey();
-                        String setter = attribute.getValue();
-                        if ((expected.required() & bit) != 0) {
-                            QpAttributes missing = attributes(from, to, expected.required() & ~bit);
-                            expectRefusal(wrong, move + " without " + setter, () -> QpTransitions.check(type, from, missing), setter);
-                        } else if ((expected.optional() & bit) != 0) {
-                            try {
-                                QpTransitions.check(type, from, attributes(from, to, expected.required() | bit));
-                            } catch (RuntimeException e) {
-                                wrong.add(move + " takes " + setter + " optionally, but: " + e.getMessage());
-                            }
-                        } else {
-                            QpAttributes extra = attributes(from, to, expected.required() | bit);
-                            expectRefusal(wrong, move + " with " + setter, () -> QpTransitions.check(type, from, extra), setter);
-                        }
-                    }
-                    try {
-                        QpTransitions.check(type, from, attributes(from, to, expected.required() | expected.optional()));
-                    } catch (RuntimeException e) {
-                        wrong.add(move + " with every attribute it takes: " + e.getMessage());
+                    if (expected != null) {
+                        check.check(type, from, to, expected);
                     }
                 }
             }
         }
-        if (!wrong.isEmpty()) {
-            fail(wrong.size() + " attribute rules differ from the kernel's table:\n" + String.join("\n", wrong));
-        }
+    }
+
+    private static void forEachAttributeOfEachMove(AttributeOfMove check) {
+        forEachMove((type, from, to, expected) -> {
+            for (Map.Entry<Integer, String> attribute : SETTERS.entrySet()) {
+                check.check(type, from, to, expected, attribute.getKey(), attribute.getValue());
+            }
+        });
     }
 
     private static void expectRefusal(List<String> wrong, String what, Runnable modify, String setter) {
@@ -249,7 +281,7 @@ class QpTransitionsTest {
     }
 
     @Test
-    void shouldRefuseAQkeyOnRcAndSayWhatTheMoveTakes() {
+    void shouldRefuseAQkeyOnRcNamingWhatTheMoveTakes() {
         QpAttributes a = new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0).qkey(5);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> QpTransitions.check(QpType.RC, QpState.RESET, a));
         assertTrue(e.getMessage().contains("does not take qkey"), e.getMessage());
