@@ -116,7 +116,7 @@ public final class WireTap extends ForwardingPacketIo {
                 // The victim answers the incarnation it follows; its drops answering forged ones name those, so only an
                 // incarnation the peer's own frames carry counts.
                 long answered = incarnation(SrdAck.echoedEpoch(m), SrdAck.destinationContext(m));
-                if (answered == peerIncarnation) {
+                if (SrdAck.sourceContext(m) != 0 && answered == peerIncarnation) { // 0: a drop answered from no context
                     followedIncarnation = answered;
                 }
             } else if (PacketType.isData(type) && m.dataLength() >= SrdHeader.PAYLOAD_OFFSET) {

@@ -31,6 +31,8 @@ public final class SrdContext {
     public int remotePort;
     public int remoteContextId;
     public int peerEpoch;
+    /** The cycle in which the responder last answered a packet of an unproven incarnation (at most one answer per cycle). */
+    public long unprovenAnsweredAt = Long.MIN_VALUE;
     /** Delivered a message or carried one of ours: evicted only by the idle reclaim, never to make room. */
     public boolean established;
 

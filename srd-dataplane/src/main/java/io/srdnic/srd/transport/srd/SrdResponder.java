@@ -34,6 +34,8 @@ import io.srdnic.srd.wire.SrdHeader;
 public final class SrdResponder {
     /** The selective bits of an ACK that answers from no window: none. */
     private static final AckWriter.SackSource NO_SACK = (cumulative, word) -> 0L;
+    /** How far behind the dropped PSN an answer from no window puts its cumulative PSN: behind every sender's base. */
+    private static final int UNPROVEN_CUMULATIVE_DISTANCE = 1 << 30;
     private final ContextTable contexts;
     private final SrdCounters counters;
     private final AckWriter acks;
@@ -117,11 +119,10 @@ public final class SrdResponder {
             int unproven = incarnationProof(m, type, ctx);
             if (unproven != 0) {
                 // Anyone on the segment can send from the peer's address under an incarnation of their
-                // own making; following it would refuse the real peer's packets for good. Answered, not
-                // followed: a drop with a cumulative PSN just below the packet's own send base vouches
-                // for nothing its sender does not already count as done.
+                // own making; following it would refuse the real peer's packets for good. Answered
+                // (see answerUnproven), not followed.
                 counters.unprovenIncarnation++;
-                answerUnproven(m, ctx, psn, sendBase, unproven, peerContext, peerEpoch, srcIp);
+                answerUnproven(m, ctx, psn, unproven, peerContext, peerEpoch, srcIp, now);
                 return;
             }
             // First contact, or the peer restarted (later epoch) or re-created its context: its PSNs start afresh.
@@ -199,9 +200,20 @@ public final class SrdResponder {
         return SrdHeader.qkey(m) == qp.qkey ? 0 : DropReason.REMOTE_INVALID_REQUEST;
     }
 
-    /** Tells an unproven incarnation its packet was dropped, from no context's window: nothing of the context changes. */
-    private void answerUnproven(Mbuf m, SrdContext ctx, int psn, int sendBase, int reason, int peerContext, int peerEpoch, int srcIp) {
-        Mbuf a = acks.begin(0, 1, ctx.id, peerContext, sendBase - 1, peerEpoch, psn, SrdHeader.timestamp(m), NO_SACK);
+    /**
+     * Tells an unproven incarnation its packet was dropped, from no context and no window: the ACK
+     * names none of our contexts (0), so the peer goes on naming none of ours and takes our id from
+     * its next proven packet's answer; its cumulative PSN lies half a window of the circle behind
+     * the packet's PSN, below any sender's base whatever the packet claims, so it settles nothing
+     * but the drop. At most one answer per context per cycle: a flood of spoofed packets is not
+     * reflected packet for packet (an honest sender retransmits, and hears it then).
+     */
+    private void answerUnproven(Mbuf m, SrdContext ctx, int psn, int reason, int peerContext, int peerEpoch, int srcIp, long now) {
+        if (ctx.unprovenAnsweredAt == now) {
+            return;
+        }
+        ctx.unprovenAnsweredAt = now;
+        Mbuf a = acks.begin(0, 1, 0, peerContext, psn - UNPROVEN_CUMULATIVE_DISTANCE, peerEpoch, psn, SrdHeader.timestamp(m), NO_SACK);
         if (a == null) {
             return;
         }

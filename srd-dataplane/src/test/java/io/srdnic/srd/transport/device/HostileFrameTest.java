@@ -244,6 +244,42 @@ class HostileFrameTest {
         assertEquals(4, exchange(a, qa, 4, 10), "the real peer goes on being heard");
     }
 
+    /**
+     * A peer that re-creates its context (same epoch, new id) and whose first packet under it proves
+     * nothing (a QP we do not have) hears its drop; the answer may not make it name our context,
+     * or it would never name none (0), which is how we learn its new id: our data would go on
+     * naming its old context, which it refuses, and our sends would end REMOTE_UNRESPONSIVE.
+     */
+    @Test
+    void shouldStillReachAPeerThatReCreatedItsContextWithAnUnprovenFirstPacket() {
+        TestQp pa = f.qp(a, 64, 8);
+        assertEquals(2, exchange(a, qa, 2, 0));
+        int fromB = sendAll(b, f.qp(b, 0, 0), pa, 2, 100);
+        assertEquals(2, fromB);
+        SrdContext ctx = a.existingContext(SimFabric.flow(1));
+        ctx.reincarnate(ctx.id + 12_345);
+        MemorySegment msg = f.arena.allocate(8);
+        assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn() + 777, SimFabric.QKEY, 50, msg, 0, 8, false, 0, true));
+        assertTrue(f.runUntil(() -> qa.sendCq().size() >= 1, 20 * MS));
+        assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status(), "the unproven packet hears its drop");
+        assertEquals(2, exchange(a, qa, 2, 10), "A's proven packets are followed");
+        assertEquals(2, sendAll(b, f.qp(b, 0, 0), pa, 2, 200), "B's data reaches A's new context");
+    }
+
+    /** {@code from} sends {@code n} messages from {@code fromQp} to {@code to}, all SUCCESS; returns how many {@code to} received. */
+    private int sendAll(SrdTransport from, TestQp fromQp, TestQp to, int n, int firstWr) {
+        MemorySegment msg = f.arena.allocate(8);
+        int ah = f.ah(from, from == a ? 1 : 0);
+        for (int i = 0; i < n; i++) {
+            assertEquals(SrdTransport.POST_OK, from.postSend(fromQp.qp(), ah, to.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0,
+                true));
+        }
+        assertTrue(f.runUntil(() -> fromQp.sendCq().size() >= n, 20 * MS), "the sends complete");
+        List<TestQp.Wc> sends = fromQp.sends();
+        assertTrue(sends.stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS), "sends: " + sends);
+        return to.receives().size();
+    }
+
     /** The same spoof as a first contact: it must not take the context before the real peer speaks. */
     @Test
     void shouldNotLetAFirstContactWithoutTheQkeyClaimThePeersAddress() {
