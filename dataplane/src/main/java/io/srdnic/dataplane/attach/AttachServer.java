@@ -214,9 +214,9 @@ public final class AttachServer implements AutoCloseable {
         work += eachClient(COMPLETIONS);
         if (now - lastControl >= CONTROL_INTERVAL_NANOS) {
             lastControl = now;
-            try { // the CMs and the async events run the ports' cycles too (INVOKER contexts)
+            try { // the CMs and the async events from what this pass's cycles made: no cycle more
                 for (int i = 0; i < cms.size(); i++) {
-                    work += cms.get(i).poll();
+                    work += cms.get(i).pollCompleted();
                 }
                 work += routeEvents();
             } catch (InternalError e) {
@@ -661,7 +661,7 @@ public final class AttachServer implements AutoCloseable {
         }
         for (Context port : ports) {
             AsyncEventQueue.AsyncEvent e;
-            while ((e = port.pollAsyncEvent()) != null) {
+            while ((e = EmbeddedObjects.pollAsyncEvent(port)) != null) { // what the pass's cycles raised: no cycle more
                 n++;
                 AsyncEventMessage m = new AsyncEventMessage(e.type(), e.addressHandle(), e.remoteIp(), e.qpn(), e.srqn(), e.timeNanos());
                 for (int i = connections.size() - 1; i >= 0; i--) {
