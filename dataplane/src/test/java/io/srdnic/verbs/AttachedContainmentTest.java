@@ -9,7 +9,6 @@ import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachInternals;
 import io.srdnic.dataplane.attach.ClientQuota;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.verbs.attach.CompletionRecord;
 import io.srdnic.verbs.attach.ShmRing;
 import io.srdnic.verbs.attach.control.AllocPdRequest;
 import io.srdnic.verbs.attach.control.CmRequest;
@@ -22,7 +21,6 @@ import io.srdnic.verbs.attach.control.HandleReply;
 import io.srdnic.verbs.attach.control.OpenXrcdRequest;
 import io.srdnic.verbs.attach.control.RegisterMrRequest;
 import io.srdnic.verbs.cm.CmId;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -81,18 +79,7 @@ class AttachedContainmentTest {
 
     /** Its next completion (the client side of its completion ring), waiting up to 5 s; null if none came. */
     private static long[] nextCompletion(ShmRing cq) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (cq.available() <= 0) {
-            if (System.nanoTime() > deadline) {
-                return null;
-            }
-            Thread.onSpinWait();
-        }
-        long at = cq.peek(0);
-        long[] wc = {cq.segment().get(ValueLayout.JAVA_LONG, at + CompletionRecord.WR_ID),
-            cq.segment().get(ValueLayout.JAVA_INT, at + CompletionRecord.STATUS)};
-        cq.release(1);
-        return wc;
+        return HostileClient.nextCompletion(cq);
     }
 
     @Test

@@ -232,6 +232,22 @@ final class HostileClient implements AutoCloseable {
         }
     }
 
+    /** Its next completion {wrId, status} (the client side of its completion ring), waiting up to 5 s; null if none came. */
+    static long[] nextCompletion(ShmRing cq) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (cq.available() <= 0) {
+            if (System.nanoTime() > deadline) {
+                return null;
+            }
+            Thread.onSpinWait();
+        }
+        long at = cq.peek(0);
+        long[] wc = {cq.segment().get(ValueLayout.JAVA_LONG, at + CompletionRecord.WR_ID),
+            cq.segment().get(ValueLayout.JAVA_INT, at + CompletionRecord.STATUS)};
+        cq.release(1);
+        return wc;
+    }
+
     static void recvRecord(ShmRing ring, long at, long wrId, long offset, int length, int lkey) {
         MemorySegment s = ring.segment();
         s.set(ValueLayout.JAVA_LONG, at + RecvRecord.WR_ID, wrId);

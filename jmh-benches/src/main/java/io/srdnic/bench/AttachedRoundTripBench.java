@@ -22,6 +22,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -160,10 +162,11 @@ public class AttachedRoundTripBench {
         if (echo != null) {
             echo.close();
         } else if (embedded != null) {
+            System.out.printf("embedded: %s%n", cpuPerRoundTrip(200_000));
             embedded.close();
         } else if (inline != null) {
-            System.out.printf("inline: %.2f dataplane passes per round trip (%d round trips); an idle pass %s%n",
-                (double) inline.passes / roundTrips, roundTrips, inline.idlePasses(1_000_000));
+            System.out.printf("inline: %.2f dataplane passes per round trip (%d round trips); an idle pass %s; %s%n",
+                (double) inline.passes / roundTrips, roundTrips, inline.idlePasses(1_000_000), stages(200_000));
             inline.runWhile(CompletableFuture.runAsync(() -> {
                 a.close();
                 b.close();
@@ -174,6 +177,41 @@ public class AttachedRoundTripBench {
             b.close();
             dataplane.close();
         }
+    }
+
+    /**
+     * {@code inline}: {@code n} more round trips with the dataplane's passes timed one by one, split
+     * into the passes that carried a record (A's send, B's completion, B's send, A's completion)
+     * and those that found nothing new: "ns in passes / ns in the applications' steps per round
+     * trip" (the clock reads, ~25 ns each, add to the pass figure, which is why this is not the benchmark).
+     */
+    private String stages(int n) {
+        String cpu = cpuPerRoundTrip(n);
+        inline.timed = true;
+        inline.passNanos = 0;
+        long passes = inline.passes;
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            pingPong();
+        }
+        long total = System.nanoTime() - start;
+        inline.timed = false;
+        return String.format("%s; timed: %d ns a round trip, %d ns of it in %.2f passes, %d ns the applications' steps", cpu, total / n,
+            inline.passNanos / n, (double) (inline.passes - passes) / n, (total - inline.passNanos) / n);
+    }
+
+    /**
+     * {@code n} more round trips on this thread (embedded, inline: it does all the work), timed by
+     * the thread's CPU time: what a round trip costs whatever else the machine runs (the wall
+     * clock counts the time the thread waits for a CPU; this does not).
+     */
+    private String cpuPerRoundTrip(int n) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long start = threads.getCurrentThreadCpuTime();
+        for (int i = 0; i < n; i++) {
+            pingPong();
+        }
+        return String.format("cpu %d ns a round trip", (threads.getCurrentThreadCpuTime() - start) / n);
     }
 
     @Benchmark
@@ -287,6 +325,9 @@ public class AttachedRoundTripBench {
         private final CachedNanoClock clock = new CachedNanoClock();
         private final ClientsDuty clients;
         long passes;
+        /** While set, each pass is timed into {@link #passNanos}. */
+        boolean timed;
+        long passNanos;
 
         InlineDataplane() throws Exception {
             dir = Files.createTempDirectory("srdnic-bench-inline");
@@ -297,9 +338,13 @@ public class AttachedRoundTripBench {
         }
 
         void pass() {
-            clock.update(System.nanoTime());
+            long start = System.nanoTime();
+            clock.update(start);
             clients.doWork();
             passes++;
+            if (timed) {
+                passNanos += System.nanoTime() - start;
+            }
         }
 
         /**

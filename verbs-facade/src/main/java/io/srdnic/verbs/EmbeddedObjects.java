@@ -1,5 +1,7 @@
 package io.srdnic.verbs;
 
+import io.srdnic.srd.api.AsyncEventQueue;
+
 /**
  * The transport's objects behind the verbs objects of an embedded context, for the dataplane
  * process, whose lcore drives its transports directly: it runs each port's cycle at the pass's
@@ -32,6 +34,42 @@ public final class EmbeddedObjects {
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
             throw new VerbsException(e.getMessage());
         }
+    }
+
+    /**
+     * Posts {@code wr} to the transport's send queue of {@code qp} at once, on the transport's
+     * thread (the caller drives the context: its lcore), after every check {@link QueuePair#postSend}
+     * makes: those that throw VerbsException (a QP not in RTS, an XRC misuse, an address handle
+     * missing, destroyed or of another PD; INLINE on a READ or over max_inline_data, an atomic's
+     * inline data or misaligned address) and those that complete with a status on the QP's send CQ
+     * (an opcode the QP type cannot carry, SGE lengths whose sum overflows, too many SGEs, an SGE
+     * outside a region of the QP's PD, an atomic's length). INLINE bytes, and an SRD or UD send's
+     * several SGEs, are gathered into the QP's staging slot first. 0, or {@link QueuePair#ENOMEM}
+     * when the send queue is full. No post slot in between: {@link TransportPost}.
+     */
+    public static int postSend(QueuePair qp, SendWr wr) {
+        return ((EmbeddedQp) qp.ops).postSend(wr, qp.checkSend(wr), true);
+    }
+
+    /**
+     * Posts {@code wr} to the transport's SRQ behind {@code srq} at once, on the transport's thread,
+     * after the checks {@link SharedReceiveQueue#postSrqRecv} makes (the SRQ alive, the SGE inside a
+     * region of its PD, by its lkey, with LOCAL_WRITE; a refused one throws VerbsException): 0, or
+     * {@link QueuePair#ENOMEM} while max_wr receives wait (the count the verbs call keeps).
+     */
+    public static int postSrqReceive(SharedReceiveQueue srq, RecvWr wr) {
+        srq.checkAlive();
+        srq.pd.checkReceiveBuffer(wr.sge);
+        return ((EmbeddedSrq) srq.ops).postRecv(wr, true);
+    }
+
+    /**
+     * The next async event of {@code context}'s transport, or null: those its cycles raised (each
+     * cycle hands them on), without running one more as {@link Context#pollAsyncEvent} does — for
+     * the caller that runs the cycles itself ({@link #runCycle}).
+     */
+    public static AsyncEventQueue.AsyncEvent pollAsyncEvent(Context context) {
+        return ((EmbeddedProvider) context.provider).dataplane.pollEvent();
     }
 
     /**

@@ -6,6 +6,7 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.rc.SrcDomain;
 import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.Arena;
@@ -37,6 +38,8 @@ final class EmbeddedQp implements VerbsProvider.Qp {
     private final AtomicIntegerArray returnedStaging;
     private final AtomicInteger returnedHead = new AtomicInteger();
     private int returnedRead;
+    /** The straight path's gather list (an RC or SRC SEND or WRITE of several SGEs), made at its first use. */
+    private GatherList gather;
 
     EmbeddedQp(EmbeddedProvider provider, QueuePair owner, XrcDomain xrcd, boolean management) {
         this.provider = provider;
@@ -134,6 +137,15 @@ final class EmbeddedQp implements VerbsProvider.Qp {
 
     @Override
     public int postSend(SendWr wr, int ah) {
+        return postSend(wr, ah, false);
+    }
+
+    /**
+     * {@code straight}: the caller is the transport's thread (the dataplane process's lcore, which
+     * drives this context itself), and the checked post goes to the transport at once
+     * ({@link TransportPost}), with no post slot; else through the context's driver.
+     */
+    int postSend(SendWr wr, int ah, boolean straight) {
         if (sendsOutstanding.get() >= owner.maxSendWr) {
             return QueuePair.ENOMEM;
         }
@@ -161,7 +173,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             return 0;
         }
         if (atomic) {
-            return postAtomic(wr, total, signaled);
+            return postAtomic(wr, total, signaled, straight);
         }
         boolean inline = (wr.flags & SendWr.INLINE) != 0;
         if (inline) {
@@ -199,14 +211,26 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             }
         }
         sendsOutstanding.incrementAndGet();
-        return post(dataplane.postSend(qp, wr, ah, buffer, offset, total, signaled, gathers), buffer, offset);
+        return post(handOff(wr, ah, buffer, offset, total, signaled, gathers, straight), buffer, offset);
+    }
+
+    /** The checked post to the transport: at once ({@code straight}), or through the context's driver. A POST_* code. */
+    private int handOff(SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers,
+                        boolean straight) {
+        if (!straight) {
+            return dataplane.postSend(qp, wr, ah, buffer, offset, length, signaled, gathers);
+        }
+        if (gathers && gather == null) {
+            gather = new GatherList(); // once per QP, at its first gathered post
+        }
+        return TransportPost.send(dataplane.transport, qp, wr, ah, buffer, offset, length, signaled, gathers ? gather : null);
     }
 
     /**
      * An atomic checked as far as its opcode and SGE count: the rest of its checks, then the post.
      * Apart from {@link #postSend}, whose SEND path every round trip takes.
      */
-    private int postAtomic(SendWr wr, int total, boolean signaled) {
+    private int postAtomic(SendWr wr, int total, boolean signaled, boolean straight) {
         QueuePair.checkAtomic(wr);
         if (total != SendOpcode.ATOMIC_SIZE) {
             dataplane.completeLocally(qp, wr.wrId, WcStatus.LOCAL_LENGTH_ERROR, total);
@@ -217,7 +241,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         }
         Sge s = wr.sges[0];
         sendsOutstanding.incrementAndGet();
-        return post(dataplane.postSend(qp, wr, 0, s.segment, s.offset, SendOpcode.ATOMIC_SIZE, signaled, false), s.segment, s.offset);
+        return post(handOff(wr, 0, s.segment, s.offset, SendOpcode.ATOMIC_SIZE, signaled, false, straight), s.segment, s.offset);
     }
 
     /**

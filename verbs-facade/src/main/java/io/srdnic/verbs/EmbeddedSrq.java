@@ -42,12 +42,28 @@ final class EmbeddedSrq implements VerbsProvider.Srq {
 
     @Override
     public int postRecv(RecvWr wr) {
+        return postRecv(wr, false);
+    }
+
+    /**
+     * {@code straight}: the caller is the transport's thread (the dataplane process's lcore), and the
+     * receive goes to the transport's SRQ at once; else through the context's driver. Counted alike.
+     */
+    int postRecv(RecvWr wr, boolean straight) {
         if (receivesPosted() >= maxWr) {
             return QueuePair.ENOMEM;
         }
         Sge s = wr.sge;
         posted.incrementAndGet();
-        if (!dataplane.postSrqRecv(srq, wr.wrId, s.segment, s.offset, s.length, s.lkey)) {
+        boolean taken;
+        try {
+            taken = straight ? srq.postReceive(wr.wrId, s.segment, s.offset, s.length, s.lkey)
+                : dataplane.postSrqRecv(srq, wr.wrId, s.segment, s.offset, s.length, s.lkey);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) { // destroyed, or outside its segment: refused, not counted
+            posted.decrementAndGet();
+            throw new VerbsException(e.getMessage());
+        }
+        if (!taken) {
             posted.decrementAndGet();
             return QueuePair.ENOMEM;
         }

@@ -126,6 +126,15 @@ public final class QueuePair {
 
     /** Posts a send; 0, or ENOMEM when the send queue is full. */
     public int postSend(SendWr wr) {
+        return ops.postSend(wr, checkSend(wr));
+    }
+
+    /**
+     * The checks of {@link #postSend} that throw (a destroyed QP, one not in RTS, an XRC QP's misuse,
+     * a missing, destroyed or foreign address handle); returns the address handle's number, 0 for
+     * a connected QP. The dataplane process's served post ({@link EmbeddedObjects#postSend}) makes them too.
+     */
+    int checkSend(SendWr wr) {
         checkAlive();
         if (state != QpState.RTS) {
             throw new VerbsException("QP " + qpNum() + " is in " + state + ": sends need RTS");
@@ -145,7 +154,7 @@ public final class QueuePair {
         if (!connected && ah.pd != pd) {
             throw new VerbsException("the address handle belongs to another protection domain than the QP");
         }
-        return ops.postSend(wr, connected ? 0 : ah.id);
+        return connected ? 0 : ah.id;
     }
 
     /** What an INLINE post is refused with at once: more bytes than the QP takes inline, or a READ (its SGE is where data lands). */

@@ -71,11 +71,11 @@ final class ServedCm {
         return new HandleReply(r.id(), id.localPort(), 0, 0, 0, 0);
     }
 
-    /** Runs the CM and sends the client every event of its ids; returns how many. */
+    /** Sends the client every event of its ids the port's CM made (the lcore runs the CM); returns how many. */
     int pump(Consumer<CmEventMessage> send) {
         int n = 0;
         CmEvent e;
-        while (!reclaimed && (e = channel.poll()) != null) {
+        while (!reclaimed && (e = channel.pollCompleted()) != null) { // the lcore ran the port's CM just before
             n++;
             Integer known = handles.get(e.id());
             if (known == null && e.type() != CmEventType.CONNECT_REQUEST) {

@@ -17,9 +17,10 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * The dataplane's side of an attached client's QP: the embedded QP, and the send and receive rings
- * in the client's shared file whose records it turns into posts. Each record's fields are read
- * once into a reused work request, whose every handle is then checked by the embedded verbs
- * checks against this client's own objects: an lkey of another client's region is not of this
+ * in the client's shared file whose records it turns into posts, straight to the transport's QP
+ * (the lcore is the transport's thread). Each record's fields are read once into a reused work
+ * request, whose every handle is then checked by the embedded verbs checks against this client's
+ * own objects: an lkey of another client's region is not of this
  * QP's PD (LOCAL_PROTECTION_ERROR), and an SGE names bytes by offset in this client's pool only.
  * A record the QP has no room for stays in the ring: the client sees ENOMEM when the ring is full.
  */
@@ -138,7 +139,7 @@ final class ServedQp implements ReceiveRing.Target {
             }
             int rc;
             try {
-                rc = qp.postSend(wr);
+                rc = EmbeddedObjects.postSend(qp, wr); // the verbs checks, then straight to the transport: this is its thread
             } catch (VerbsException e) {
                 // The client posted before it could know its QP had gone to ERROR (an RC error
                 // completion is on its way to it): flushed, as a QP in ERROR completes what is posted

@@ -2,6 +2,7 @@ package io.srdnic.dataplane.attach;
 
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
+import io.srdnic.verbs.EmbeddedObjects;
 import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SharedReceiveQueue;
 import io.srdnic.verbs.attach.ShmRing;
@@ -41,7 +42,7 @@ final class ServedSrq implements ReceiveRing.Target {
 
     @Override
     public int post(RecvWr receive) {
-        return srq.postSrqRecv(receive);
+        return EmbeddedObjects.postSrqReceive(srq, receive); // after the verbs checks, straight to the transport's SRQ
     }
 
     @Override

@@ -118,6 +118,18 @@ public final class ConnectionManager {
         return progress();
     }
 
+    /**
+     * As {@link #poll}, on what the context's duty cycles have already made, running no cycle of
+     * its own: for the dataplane's lcore, which runs its (embedded) contexts' cycles once a pass
+     * (a poll would run up to three more: the context's, and one per empty CQ of the management QP).
+     */
+    public synchronized int pollCompleted() {
+        if (removed || context.isClosed() || !(protocol instanceof EmbeddedCm cm)) {
+            return progress();
+        }
+        return cm.progressCompleted();
+    }
+
     /** One round of the protocol (messages or events in, timers); the manager ends once its context is closed. */
     synchronized int progress() {
         if (removed) {

@@ -240,15 +240,28 @@ final class EmbeddedCm implements CmProtocol {
     @Override
     public int progress() {
         context.progress();
+        return handleCompleted(true);
+    }
+
+    /**
+     * As {@link #progress}, on what the context's cycles have already made, running none: for the
+     * dataplane process, whose lcore runs its contexts' cycles itself (a CQ poll runs one more
+     * whenever the CQ is empty).
+     */
+    int progressCompleted() {
+        return handleCompleted(false);
+    }
+
+    private int handleCompleted(boolean polls) {
         int n;
-        while ((n = sendCq.poll(wcs)) > 0) {
+        while ((n = polls ? sendCq.poll(wcs) : sendCq.pollCompleted(wcs, wcs.length)) > 0) {
             for (int i = 0; i < n; i++) {
                 freeSend[freeSendCount++] = (int) wcs[i].wrId();
             }
         }
         int work = 0;
         long now = cm.now();
-        while ((n = recvCq.poll(wcs)) > 0) {
+        while ((n = polls ? recvCq.poll(wcs) : recvCq.pollCompleted(wcs, wcs.length)) > 0) {
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs[i];
                 int slot = (int) wc.wrId();

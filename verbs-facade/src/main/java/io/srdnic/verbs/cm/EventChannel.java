@@ -47,6 +47,15 @@ public final class EventChannel implements AutoCloseable {
         return take();
     }
 
+    /**
+     * The oldest event already queued, or null, running no CM: for the dataplane's lcore, which runs
+     * its ports' CMs itself ({@link ConnectionManager#pollCompleted}) before it hands their events on.
+     */
+    public CmEvent pollCompleted() {
+        checkOpen();
+        return take();
+    }
+
     /** Waits up to {@code timeout} for an event (on the clock of the first context used: virtual on a simulator); null if none came. */
     public CmEvent await(long timeout, TimeUnit unit) {
         long start = now();
