@@ -118,6 +118,8 @@ final class RcResponder {
     private boolean fatalNakSent;
     private int fatalNakPsn;
     private int fatalNakReason;
+    /** A sequence NAK went for the gap at the expected PSN: no other until that PSN is executed (rxe's sent_psn_nak). */
+    private boolean sequenceNakSent;
 
     RcResponder(SrdTransport transport, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks, QpErrors errors,
                 RcConnections rc, CycleClock clock) {
@@ -144,6 +146,7 @@ final class RcResponder {
         nakOwed = false; // a NAK of the connection before a RESET must not reach this one (a fatal NAK's ERROR keeps it: it must go)
         refusing = false;
         fatalNakSent = false;
+        sequenceNakSent = false;
         inMessage = false;
         held.clear();
         rq = qp.receives; // on RC for good (an SRQ's ring if it has one); on SRC set per packet
@@ -284,6 +287,13 @@ final class RcResponder {
         if (ahead < 0 || held.holds(packetPsn)) {
             return Stage.DUPLICATE;
         }
+        if (ahead > 0 && !sequenceNakSent) {
+            // A gap: the packet at the expected PSN is lost or late. As IB's responder (a NAK sequence error,
+            // once per gap), say which PSN is expected, so the requester sends it again at once rather than
+            // at a retransmission timeout; the packet itself is still held (or, its receive missing, dropped).
+            sequenceNakSent = true;
+            nak(expectedPsn, DropReason.PSN_SEQUENCE, 0);
+        }
         return Stage.CHK_RECEIVE;
     }
 
@@ -300,9 +310,11 @@ final class RcResponder {
         if (consumesReceive(packetType) && !receiveAvailable(packet, SrdHeader.msn(packet))) {
             qp.rnrDrops++;
             if (!atExpected) {
-                // RNR is judged at the expected PSN only (IB: a packet ahead of it is a sequence error): the
-                // messages before it may yet take or free receives, and an RNR NAK would spend the requester's
-                // rnr_retry, even fail, for a request whose turn has not come. Dropped unacknowledged: sent again.
+                // RNR is judged at the expected PSN only (IB: a packet ahead of it is a sequence error, and
+                // CHK_PSN has said so for its gap): the messages before it may yet take or free receives, and an
+                // RNR NAK would spend the requester's rnr_retry, even fail, for a request whose turn has not
+                // come. Not held (it would hold a receive it may not get): the ACK owed carries the sequence NAK.
+                oweAck(packet, packetPsn);
                 return Stage.DONE;
             }
             nak(packetPsn, DropReason.RNR, qp.minRnrTimer);
@@ -535,6 +547,7 @@ final class RcResponder {
         Mbuf m = packet;
         int psn = packetPsn;
         expectedPsn++;
+        sequenceNakSent = false; // the gap's episode is over: a packet ahead of the new expected PSN is a new one
         executeHeld(now);
         oweAck(m, psn);
         return Stage.DONE;
@@ -591,6 +604,7 @@ final class RcResponder {
             n++;
         }
         if (n > 0) {
+            sequenceNakSent = false;
             reoweAck();
         }
         return n;
@@ -718,17 +732,24 @@ final class RcResponder {
 
     /**
      * Notes a NAK for the ACK owed; one ACK carries one, so within a cycle a fatal NAK outranks an
-     * RNR NAK, and of two RNR NAKs the lower PSN is kept: the requester goes back to it.
+     * RNR NAK, which outranks a sequence NAK, and of two RNR (or sequence) NAKs the lower PSN is kept:
+     * the requester goes back to it.
      */
     private void nak(int psn, int reason, int detail) {
         counters.dropsSent[reason]++;
-        if (nakOwed && (nakReason != DropReason.RNR || (reason == DropReason.RNR && psn - nakPsn > 0))) {
+        if (nakOwed && (nakRank(nakReason) > nakRank(reason) || nakRank(nakReason) == 2
+            || (reason == nakReason && psn - nakPsn > 0))) {
             return;
         }
         nakOwed = true;
         nakPsn = psn;
         nakReason = reason;
         nakDetail = detail;
+    }
+
+    /** 2: a fatal NAK, 1: RNR, 0: a sequence NAK. */
+    private static int nakRank(int reason) {
+        return reason == DropReason.PSN_SEQUENCE ? 0 : reason == DropReason.RNR ? 1 : 2;
     }
 
     /** Notes the ACK owed for packet {@code psn} (timed by its timestamp, back on the path it came by); one per QP per cycle. */
