@@ -261,8 +261,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         }
         if (rc == SrdTransport.POST_BAD_QP_STATE) {
             owner.state = qp.state();
-            throw new VerbsException("QP " + qpNum() + " is in " + owner.state + " (an RC QP goes there when its connection fails; its"
-                + " completions say why): sends need RTS");
+            throw new VerbsException("QP " + qpNum() + " is in " + owner.state + ": sends need RTS (in ERROR they are flushed)");
         }
         throw new VerbsException("post refused by the transport (code " + rc + ")");
     }
