@@ -254,9 +254,13 @@ final class RcResponder {
     /** Is the QP receiving, and is the packet from its peer? */
     private Stage getReq() {
         Mbuf m = packet;
-        if (refusing && qp.state.canReceive() && packetPsn - expectedPsn < 0 && SrdHeader.sourceQpn(m) == qp.destQpn
-            && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
-            return Stage.DUPLICATE; // executed before the refused request: acknowledged again (its ACK may have been lost)
+        if (refusing && qp.state.canReceive() && SrdHeader.sourceQpn(m) == qp.destQpn && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
+            if (packetPsn - expectedPsn < 0 || held.holds(packetPsn)) {
+                return Stage.DUPLICATE; // executed before the refused request (or answered below): acknowledged again
+            }
+            if (packetType == PacketType.READ_RESPONSE && packetPsn - expectedPsn < window) {
+                return answerWhileRefusing();
+            }
         }
         if (!qp.state.canReceive() || refusing) {
             int since = packetPsn - fatalNakPsn;
@@ -276,6 +280,22 @@ final class RcResponder {
             return Stage.DONE;
         }
         return Stage.CHK_PSN;
+    }
+
+    /**
+     * While a fatal NAK waits for the peer to acknowledge the answers this QP owes, the peer may be
+     * refusing this QP's own request and waiting the same way (both ends refuse at once): the answers
+     * it sends this QP's READs and atomics ride its PSN space after the refused request, which is never
+     * executed. Each would wait for the other for ever (or until a retry budget ran out, failing READs
+     * that had run). So an answer from the peer is placed now, whatever its PSN, and acknowledged
+     * selectively (kept in the reorder buffer for its bit, never executed again): the peer's NAK can go.
+     */
+    private Stage answerWhileRefusing() {
+        requester.completer.onReadResponse(packet, clock.now());
+        if (qp.state != QpState.ERROR && held.put(packet, packetPsn)) {
+            oweAck(packet, packetPsn);
+        }
+        return Stage.DONE;
     }
 
     private Stage checkPsn() {
