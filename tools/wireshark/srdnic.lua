@@ -94,8 +94,9 @@ local DROP_REASONS = {
     [3] = "REMOTE_OPERATION",
     [4] = "REMOTE_INVALID_REQUEST",
     [5] = "REMOTE_ACCESS",
+    [6] = "PSN_SEQUENCE",
 }
-local MAX_DROP_REASON = 5
+local MAX_DROP_REASON = 6
 
 -- RnrTimer: IBTA's five-bit RNR NAK timer codes and the waits they name (code 0 is the longest).
 local RNR_TIMER_US = { [0] = 655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120,

@@ -392,7 +392,7 @@ class WiresharkDissectorIT {
                 m.putIntBE(at + off, r.nextInt());
             }
             for (int i = 0; i < drops; i++) {
-                SrdAck.drop(m, i, r.nextInt(), DropReason.BAD_DEST_QP + r.nextInt(DropReason.REMOTE_ACCESS), r.nextInt(256));
+                SrdAck.drop(m, i, r.nextInt(), DropReason.BAD_DEST_QP + r.nextInt(DropReason.MAX), r.nextInt(256));
                 m.putShortBE(at + SrdAck.DROPS_OFFSET + i * SrdAck.DROP_ENTRY_LENGTH + 6, (short) (r.nextInt(8) == 0 ? r.nextInt() : 0));
             }
             return SrdAck.length(drops);
@@ -480,7 +480,7 @@ class WiresharkDissectorIT {
             case 9 -> {
                 if (ack && SrdAck.dropCount(m) > 0) {
                     int reasonAt = at + SrdAck.DROPS_OFFSET + r.nextInt(SrdAck.dropCount(m)) * SrdAck.DROP_ENTRY_LENGTH + 4;
-                    m.putByte(reasonAt, (byte) (r.nextBoolean() ? 0 : DropReason.REMOTE_ACCESS + 1 + r.nextInt(250)));
+                    m.putByte(reasonAt, (byte) (r.nextBoolean() ? 0 : DropReason.MAX + 1 + r.nextInt(249)));
                 } else if (!ack) {
                     m.putByte(at + (r.nextBoolean() ? SrdHeader.SOURCE_QPN_OFFSET : SrdHeader.DESTINATION_QPN_OFFSET),
                             (byte) (1 + r.nextInt(255)));

@@ -269,6 +269,11 @@ final class ContextDriver implements AutoCloseable {
         }
     }
 
+    /** DEDICATED: the last exception a cycle threw and the agent survived (a defect: nothing posted may cause one), or null. */
+    RuntimeException lastFault() {
+        return lastFault;
+    }
+
     /** Runs a control operation on the dataplane's thread and returns its result (or throws its exception). */
     <T> T call(Callable<T> operation) {
         if (mode == ThreadingMode.INVOKER) {

@@ -81,4 +81,12 @@ public final class EmbeddedObjects {
     public static int runCycle(Context context, long now) {
         return ((EmbeddedProvider) context.provider).dataplane.progressAt(now);
     }
+
+    /**
+     * The last exception a DEDICATED driver's cycle threw and its agent survived, or null: a defect
+     * (nothing an application posts may make a cycle throw), kept for whoever watches the context.
+     */
+    public static RuntimeException driverFault(Context context) {
+        return ((EmbeddedProvider) context.provider).dataplane.lastFault();
+    }
 }

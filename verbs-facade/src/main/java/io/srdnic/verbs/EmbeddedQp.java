@@ -30,7 +30,11 @@ final class EmbeddedQp implements VerbsProvider.Qp {
     private SrcDomain ownDomain;
     private final AtomicInteger sendsOutstanding = new AtomicInteger();
     private final AtomicInteger receivesPosted = new AtomicInteger();
-    private final Arena stagingArena = Arena.ofShared();
+    /**
+     * Where gathered and INLINE sends are staged: freed by the garbage collector once neither this QP
+     * nor a post still in flight refers to it, never closed by destroy, since a post racing the
+     * destroy on another thread may be copying into it, or the driver reading from it (issue 25 rule 6).
+     */
     private MemorySegment staging;
     private final int[] freeStaging;
     private int freeStagingCount;
@@ -285,8 +289,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         }
         if (rc == SrdTransport.POST_BAD_QP_STATE) {
             owner.state = qp.state();
-            throw new VerbsException("QP " + qpNum() + " is in " + owner.state + " (an RC QP goes there when its connection fails; its"
-                + " completions say why): sends need RTS");
+            throw new VerbsException("QP " + qpNum() + " is in " + owner.state + ": sends need RTS (in ERROR they are flushed)");
         }
         throw new VerbsException("post refused by the transport (code " + rc + ")");
     }
@@ -329,12 +332,11 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         });
         provider.unregisterQp(this);
         useCqs(-1);
-        stagingArena.close();
     }
 
     private int takeStaging() {
         if (staging == null) {
-            staging = stagingArena.allocate((long) owner.maxSendWr * provider.mtu(), 64);
+            staging = Arena.ofAuto().allocate((long) owner.maxSendWr * provider.mtu(), 64);
             for (int i = owner.maxSendWr - 1; i >= 0; i--) {
                 freeStaging[freeStagingCount++] = i;
             }

@@ -124,7 +124,10 @@ public final class QueuePair {
         ops.rnrRetry(retries);
     }
 
-    /** Posts a send; 0, or ENOMEM when the send queue is full. */
+    /**
+     * Posts a send; 0, or ENOMEM when the send queue is full. In ERROR the send is taken and completes
+     * WR_FLUSH_ERR, as verbs flushes what is posted to a QP in ERROR; before RTS, or in SQD, it is refused.
+     */
     public int postSend(SendWr wr) {
         return ops.postSend(wr, checkSend(wr));
     }
@@ -136,8 +139,8 @@ public final class QueuePair {
      */
     int checkSend(SendWr wr) {
         checkAlive();
-        if (state != QpState.RTS) {
-            throw new VerbsException("QP " + qpNum() + " is in " + state + ": sends need RTS");
+        if (state != QpState.RTS && state != QpState.ERROR) {
+            throw new VerbsException("QP " + qpNum() + " is in " + state + ": sends need RTS (in ERROR they are flushed)");
         }
         if (xrcType == XrcQpType.XRC_RECV) {
             throw new VerbsException("QP " + qpNum() + " is XRC_RECV: it has no send queue; post on the peer's XRC_SEND QP");

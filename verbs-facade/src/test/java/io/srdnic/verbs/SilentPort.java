@@ -4,7 +4,7 @@ import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 
 /** A port that receives nothing and drops what it is given: a context on a device of this machine without DPDK. */
-final class SilentPort implements PacketIo {
+public final class SilentPort implements PacketIo {
     /** Receive bursts asked for: a duty cycle asks for one. */
     int receives;
 

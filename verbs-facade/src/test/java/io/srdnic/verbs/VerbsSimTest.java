@@ -143,6 +143,8 @@ class VerbsSimTest {
             assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, statuses[3]);
             // Misuse that is an immediate error.
             p.sa.qp.modify(QpState.ERROR, 0);
+            assertEquals(0, p.sa.qp.postSend(wr.wrId(4)), "in ERROR a post is taken, and flushed, as verbs does");
+            p.sa.qp.modify(QpState.RESET, 0);
             VerbsException notRts = assertThrows(VerbsException.class, () -> p.sa.qp.postSend(wr));
             assertTrue(notRts.getMessage().contains("RTS"), notRts.getMessage());
             p.sb.toPeer.destroy();

@@ -93,9 +93,9 @@ public final class SrdCounters {
     public long srcDomainMismatch;
     public final long[] parseErrors = new long[ParseError.VALUES.length];
     /** Drop indications this responder sent, by DropReason. */
-    public final long[] dropsSent = new long[DropReason.REMOTE_ACCESS + 1];
+    public final long[] dropsSent = new long[DropReason.MAX + 1];
     /** Drop indications this requester received, by DropReason. */
-    public final long[] dropsReceived = new long[DropReason.REMOTE_ACCESS + 1];
+    public final long[] dropsReceived = new long[DropReason.MAX + 1];
     public final long[] sendCompletions = new long[WcStatus.COUNT];
 
     public long parseErrorsTotal() {
@@ -167,7 +167,7 @@ public final class SrdCounters {
         for (ParseError e : ParseError.VALUES) {
             n.add("parse_" + e.name().toLowerCase());
         }
-        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.REMOTE_ACCESS; r++) {
+        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.MAX; r++) {
             n.add("drops_sent_" + DropReason.name(r).toLowerCase());
             n.add("drops_received_" + DropReason.name(r).toLowerCase());
         }
@@ -244,7 +244,7 @@ public final class SrdCounters {
         for (long c : parseErrors) {
             into[i++] = c;
         }
-        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.REMOTE_ACCESS; r++) {
+        for (int r = DropReason.BAD_DEST_QP; r <= DropReason.MAX; r++) {
             into[i++] = dropsSent[r];
             into[i++] = dropsReceived[r];
         }

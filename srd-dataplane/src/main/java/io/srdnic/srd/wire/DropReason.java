@@ -20,12 +20,20 @@ public final class DropReason {
      * Nothing in the responder's memory changed.
      */
     public static final int REMOTE_ACCESS = 5;
+    /**
+     * RC only, not an error: a packet arrived ahead of the PSN the responder expects, which the drop
+     * entry names (IB's NAK sequence error, sent once per gap): the requester sends again what it
+     * sent from that PSN before the packet that revealed the gap, and completes nothing with it.
+     */
+    public static final int PSN_SEQUENCE = 6;
+    /** The highest reason: counters and checks run over BAD_DEST_QP..MAX. */
+    public static final int MAX = PSN_SEQUENCE;
 
     private DropReason() {
     }
 
     public static boolean isValid(int reason) {
-        return reason >= BAD_DEST_QP && reason <= REMOTE_ACCESS;
+        return reason >= BAD_DEST_QP && reason <= MAX;
     }
 
     public static String name(int reason) {
@@ -35,6 +43,7 @@ public final class DropReason {
             case REMOTE_OPERATION -> "REMOTE_OPERATION";
             case REMOTE_INVALID_REQUEST -> "REMOTE_INVALID_REQUEST";
             case REMOTE_ACCESS -> "REMOTE_ACCESS";
+            case PSN_SEQUENCE -> "PSN_SEQUENCE";
             default -> "reason" + reason;
         };
     }

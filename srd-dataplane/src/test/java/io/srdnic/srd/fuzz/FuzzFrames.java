@@ -39,7 +39,7 @@ final class FuzzFrames extends FrameBytes {
     /** The atomic requests' extended header (ATOMIC_CMP_SWAP, ATOMIC_FETCH_ADD): address, rkey, reserved, swap or add, compare. */
     static final int ATOMIC_HEADER = 32;
     static final int MAX_DROPS = 16;
-    static final int MAX_DROP_REASON = 5;
+    static final int MAX_DROP_REASON = 6;
     static final int MAX_QPN = 0xFF_FFFF;
 
     private FuzzFrames() {

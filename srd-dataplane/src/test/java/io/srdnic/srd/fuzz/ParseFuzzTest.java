@@ -214,7 +214,7 @@ class ParseFuzzTest {
             for (int i = 0; i < drops; i++) {
                 assertEquals(s32(f, SRD + ACK_HEADER + 8 * i), SrdAck.dropPsn(M, i));
                 assertEquals(u8(f, SRD + ACK_HEADER + 8 * i + 4), SrdAck.dropReason(M, i));
-                assertTrue(DropReason.isValid(SrdAck.dropReason(M, i)), "drop reasons 1..5");
+                assertTrue(DropReason.isValid(SrdAck.dropReason(M, i)), "drop reasons 1..6");
             }
         } else {
             int payload = SrdHeader.payloadLength(M);

@@ -58,7 +58,7 @@ class SrdAckRoundTripFuzzTest {
         boolean invalid = false;
         for (int i = 0; i < drops; i++) {
             dropPsn[i] = data.consumeInt();
-            dropReason[i] = anyReason ? data.consumeInt(0, 255) : data.consumeInt(DropReason.BAD_DEST_QP, DropReason.REMOTE_ACCESS);
+            dropReason[i] = anyReason ? data.consumeInt(0, 255) : data.consumeInt(DropReason.BAD_DEST_QP, DropReason.MAX);
             invalid |= !DropReason.isValid(dropReason[i]);
         }
         long srcMac = data.consumeLong() & 0xFFFF_FFFF_FFFFL;

@@ -409,7 +409,7 @@ class SrdParserTest {
 
     @Test
     void shouldRejectADropReasonThatDoesNotExist() {
-        for (int reason : new int[] {0, 6, 7, 255}) {
+        for (int reason : new int[] {0, DropReason.MAX + 1, 8, 255}) {
             for (int index : new int[] {0, 7, 15}) {
                 WireFrames.writeAck(m, 16, true, 29);
                 SrdAck.drop(m, index, 1234, reason);

@@ -24,6 +24,11 @@ public abstract class ConformanceCase {
     }
 
     final RcConformancePair pair(long seed, LinkConfig link, int bufferBytes, ThreadingMode mode) {
-        return new RcConformancePair(fabric(seed, link), bufferBytes, mode, 7);
+        return pair(seed, link, bufferBytes, mode, 7);
+    }
+
+    /** With side a's {@code rnrRetry} (7: for ever). */
+    final RcConformancePair pair(long seed, LinkConfig link, int bufferBytes, ThreadingMode mode, int rnrRetry) {
+        return new RcConformancePair(fabric(seed, link), bufferBytes, mode, rnrRetry);
     }
 }

@@ -19,38 +19,34 @@ import org.junit.jupiter.api.Test;
  * with num_sge > 1 is on any provider (rdma-core {@code tests/utils.py}'s multi-SGE traffic); and
  * {@code queryDevice()} says that maximum per transport.
  */
-class RcGatherTest {
-    static {
-        System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
-    }
-
+class RcGatherTest extends ConformanceCase {
     private static final int PIECE = 3000;
     private static final int MESSAGE = 3 * PIECE;
 
     @Test
     void shouldDeliverAGatheredSendLongerThanTheMtuAsOneMessage() {
-        try (RcConformancePair p = new RcConformancePair(2551, LinkConfig.DEFAULT, 64 * 1024)) {
+        try (RcConformancePair p = pair(2551, LinkConfig.DEFAULT, 64 * 1024)) {
             sendGathered(p);
         }
     }
 
     @Test
     void shouldDeliverAGatheredSendPostedThroughTheDedicatedRing() {
-        try (RcConformancePair p = new RcConformancePair(2552, LinkConfig.DEFAULT, 64 * 1024, ThreadingMode.DEDICATED)) {
+        try (RcConformancePair p = pair(2552, LinkConfig.DEFAULT, 64 * 1024, ThreadingMode.DEDICATED)) {
             sendGathered(p);
         }
     }
 
     @Test
     void shouldDeliverAGatheredSendUnderLossAndReordering() {
-        try (RcConformancePair p = new RcConformancePair(2553, RcConformancePair.HOSTILE, 64 * 1024)) {
+        try (RcConformancePair p = pair(2553, RcConformancePair.HOSTILE, 64 * 1024)) {
             sendGathered(p);
         }
     }
 
     @Test
     void shouldLandAGatheredWriteLongerThanTheMtuAsOneWrite() {
-        try (RcConformancePair p = new RcConformancePair(2554, LinkConfig.DEFAULT, 64 * 1024)) {
+        try (RcConformancePair p = pair(2554, LinkConfig.DEFAULT, 64 * 1024)) {
             fill(p.a.mem);
             long target = 40 * 1024;
             SendWr write = new SendWr(3).wrId(2).opcode(SendWr.OP_RDMA_WRITE).rdma(p.b.mem.address() + target, p.b.mr.rkey()).numSge(3);
@@ -68,7 +64,7 @@ class RcGatherTest {
 
     @Test
     void shouldReportTheMaximumMessageSizePerTransport() {
-        try (RcConformancePair p = new RcConformancePair(2555, LinkConfig.DEFAULT, 4096)) {
+        try (RcConformancePair p = pair(2555, LinkConfig.DEFAULT, 4096)) {
             DeviceAttributes caps = p.a.ctx.queryDevice();
             assertEquals(1 << 30, caps.maxMessageSize(QpType.RC), "RC segments a message: up to 1 GiB");
             assertEquals(1 << 30, caps.maxMessageSize(QpType.SRC));

@@ -20,17 +20,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * that WR RNR_RETRY_EXC_ERR after the message before it completed SUCCESS — never flushed, since
  * the responder delivers it, as rxe_resp.c and rxe_comp.c handle RNR.
  */
-class RcRnrTest {
-    static {
-        System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
-    }
-
+class RcRnrTest extends ConformanceCase {
     private static final int FIRST_BYTES = 48 * 1024;
 
     @ParameterizedTest
     @ValueSource(longs = {2531, 2532, 2533, 2534, 2535, 2536})
     void shouldDeliverTheMessageBeforeAndFailOnlyTheOneThatFoundNoReceive(long seed) {
-        try (RcConformancePair p = new RcConformancePair(seed, RcConformancePair.HOSTILE, 256 * 1024, ThreadingMode.INVOKER, 0)) {
+        try (RcConformancePair p = pair(seed, RcConformancePair.HOSTILE, 256 * 1024, ThreadingMode.INVOKER, 0)) {
             for (int i = 0; i < FIRST_BYTES; i += 8) {
                 p.a.mem.set(ValueLayout.JAVA_LONG, i, seed ^ i);
             }

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
@@ -62,7 +63,7 @@ final class SendPosting {
     int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                  int immediate, long remoteAddress, int rkey, boolean signaled, long now) {
         if (qp.destroyed || !qp.acceptsSends()) {
-            return SrdTransport.POST_BAD_QP_STATE;
+            return notSending(qp, wrId, opcode, buffer, offset, length, signaled);
         }
         if (qp.type == QpType.RC) {
             return postConnected(qp, 0, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, null);
@@ -148,6 +149,26 @@ final class SendPosting {
         return refused >= 0 && refuse(qp, wrId, opcode, sges.segment(0), sges.offset(0), length, signaled, refused);
     }
 
+    /**
+     * A post to a QP that does not send now: in ERROR it is taken and completes WR_FLUSH_ERROR at once
+     * (always reported, signaled or not), as verbs flushes what is posted to a QP in ERROR — every
+     * request posted before it has completed already, so this keeps post order; the send queue's depth
+     * still bounds it. Any other state (before RTS, SQD), or a destroyed QP: POST_BAD_QP_STATE, nothing posted.
+     */
+    private int notSending(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, boolean signaled) {
+        if (qp.destroyed || qp.state != QpState.ERROR) {
+            return SrdTransport.POST_BAD_QP_STATE;
+        }
+        if (qp.sqOutstanding >= qp.sqDepth) {
+            return SrdTransport.POST_SQ_FULL;
+        }
+        qp.sqOutstanding++;
+        counters.sendCompletions[WcStatus.WR_FLUSH_ERROR]++;
+        qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), WcStatus.WR_FLUSH_ERROR, length, signaled);
+        qp.released(buffer, offset);
+        return SrdTransport.POST_OK;
+    }
+
     /** Completes a request refused at posting with {@code refused}: on RC in post order (then ERROR), else at once. Returns true. */
     private boolean refuse(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, boolean signaled, int refused) {
         qp.sqOutstanding++;
@@ -221,7 +242,7 @@ final class SendPosting {
             return SrdTransport.POST_INVALID;
         }
         if (qp.destroyed || !qp.acceptsSends()) {
-            return SrdTransport.POST_BAD_QP_STATE;
+            return notSending(qp, wrId, opcode, buffer, offset, length, signaled);
         }
         return postConnected(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, null);
     }
@@ -239,10 +260,10 @@ final class SendPosting {
         if (!qp.type.connected() || (qp.type == QpType.SRC) != isSrqNumber(remoteSrqn) || sges.count() == 0) {
             return SrdTransport.POST_INVALID;
         }
-        if (qp.destroyed || !qp.acceptsSends()) {
-            return SrdTransport.POST_BAD_QP_STATE;
-        }
         MemorySegment first = sges.segment(0);
+        if (qp.destroyed || !qp.acceptsSends()) {
+            return notSending(qp, wrId, opcode, first, sges.offset(0), length, signaled);
+        }
         return postConnected(qp, remoteSrqn, wrId, opcode, first, sges.offset(0), length, immediate, remoteAddress, rkey, signaled, sges);
     }
 
@@ -262,7 +283,7 @@ final class SendPosting {
     private int atomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
                        long compareOrAdd, long swap, boolean signaled) {
         if (qp.destroyed || !qp.acceptsSends()) {
-            return SrdTransport.POST_BAD_QP_STATE;
+            return notSending(qp, wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, signaled);
         }
         boolean connected = qp.type.connected();
         if (qp.sqOutstanding >= qp.sqDepth || (connected && qp.rcRequester.isFull())) {

@@ -92,6 +92,12 @@ public final class ReliableSender {
      */
     private long lossCheckAt;
     private boolean lossCheckValid;
+    /** A gap an RC sequence NAK named, waiting out its reorder window until gapDue (see {@link #noteGap}). */
+    private boolean gapPending;
+    private int gapFrom;
+    private int gapTo;
+    private long gapSent;
+    private long gapDue;
     public long lastProgress;
     long lastBackoff;
     public boolean unresponsive;
@@ -145,6 +151,7 @@ public final class ReliableSender {
         rackSendTime = now;
         ackSample = -1;
         lossCheckValid = false;
+        gapPending = false;
         lastProgress = now;
         lastBackoff = Long.MIN_VALUE / 2;
         unresponsive = false;
@@ -335,11 +342,15 @@ public final class ReliableSender {
      * retries or time ({@link Listener#exhausted}). Returns the retransmissions.
      */
     public int detectLosses(long now, Listener listener) {
+        int work = 0;
+        if (gapPending && now - gapDue >= 0) {
+            work += resendGap(now, listener);
+        }
         if (lossCheckValid && now - lossCheckAt < 0) {
-            return 0;
+            advanceSendBase();
+            return work;
         }
         lossCheckValid = false;
-        int work = 0;
         long reorderWindow = Math.max(rtt.srtt() / 4, MIN_REORDER_WINDOW);
         while (hasOrder()) {
             long e = order[(int) (orderHead & orderMask)];
@@ -374,34 +385,85 @@ public final class ReliableSender {
                     lastBackoff = now;
                 }
             }
-            long age = now - firstSendTime[i];
-            if ((transmissions[i] > retryBudget || age >= retransmitLifetime) && age >= minAgeToGiveUp) {
-                // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
-                // responder that forgot this flow, having waited for retransmissions only this long.
-                listener.exhausted(this, psn, owner[i], now);
-                work++; // a completion made: work, for a driver deciding whether to sleep
-                continue;
-            }
-            counters.txRetransmits++;
-            retransmits++;
-            transmit(psn, now, p, listener);
-            work++;
+            resend(psn, p, now, listener);
+            work++; // a retransmission, or a completion made: work, for a driver deciding whether to sleep
         }
         advanceSendBase();
         return work;
     }
 
+    /** Lost packet {@code psn} (last sent on path {@code p}) goes again, unless it is out of retries or time. */
+    private void resend(int psn, int p, long now, Listener listener) {
+        int i = psn & mask;
+        long age = now - firstSendTime[i];
+        if ((transmissions[i] > retryBudget || age >= retransmitLifetime) && age >= minAgeToGiveUp) {
+            // Out of retries, or of time (a stalled thread): a copy leaving now could reach a
+            // responder that forgot this flow, having waited for retransmissions only this long.
+            listener.exhausted(this, psn, owner[i], now);
+            return;
+        }
+        counters.txRetransmits++;
+        retransmits++;
+        transmit(psn, now, p, listener);
+    }
+
+    /**
+     * The responder expects {@code psn} and has received packet {@code triggerPsn}, sent at
+     * {@code triggerSent}, after it (an RC sequence NAK, as IB's NAK_PSN_SEQ_ERROR). Every packet from
+     * {@code psn} up to the trigger still outstanding, not held back and last sent no later than the
+     * trigger would have arrived before it on one path; sprayed over several, it may only be late. So
+     * they are given a reorder window, as RACK gives its losses: those still not acknowledged then
+     * are lost and go again ({@link #detectLosses}), long before a retransmission timeout would send
+     * them. A second NAK before then widens the gap. Each resend is a retransmission of its packet,
+     * counted against its retries as a timeout's would be (rxe spends retry_cnt on a sequence NAK too).
+     */
+    public void noteGap(int psn, int triggerPsn, long triggerSent, long now) {
+        if (owner == null || triggerPsn - psn <= 0 || triggerPsn - nextPsn > 0) {
+            return;
+        }
+        if (!gapPending) {
+            gapPending = true;
+            gapFrom = psn;
+            gapTo = triggerPsn;
+            gapSent = triggerSent;
+            gapDue = now + Math.max(rtt.srtt() / 4, MIN_REORDER_WINDOW);
+        } else {
+            gapFrom = psn - gapFrom < 0 ? psn : gapFrom;
+            gapTo = triggerPsn - gapTo > 0 ? triggerPsn : gapTo;
+            gapSent = triggerSent - gapSent > 0 ? triggerSent : gapSent;
+        }
+        lossCheckValid = false;
+    }
+
+    /** The gap a sequence NAK named, its reorder window over: what is still missing of it goes again. */
+    private int resendGap(long now, Listener listener) {
+        gapPending = false;
+        int from = gapFrom - sendBase < 0 ? sendBase : gapFrom;
+        int n = 0;
+        for (int q = from; q - gapTo < 0 && q - nextPsn < 0; q++) {
+            int i = q & mask;
+            if (owner[i] == EMPTY || held[i] || sendTime[i] - gapSent > 0) {
+                continue; // acknowledged, held back by an RNR NAK, or sent again since the trigger left
+            }
+            paths.onLoss(path[i], now);
+            resend(q, path[i], now, listener);
+            n++;
+        }
+        return n;
+    }
+
     /** When the oldest transmission in flight times out, or Long.MAX_VALUE. */
     public long nextTimeout() {
+        long gap = gapPending ? gapDue : Long.MAX_VALUE;
         while (hasOrder()) {
             long e = order[(int) (orderHead & orderMask)];
             int psn = (int) (e >>> 32);
             if (isCurrentTransmission(psn, (int) e)) {
-                return sendTime[psn & mask] + rtt.rto();
+                return Math.min(gap, sendTime[psn & mask] + rtt.rto());
             }
             orderHead++;
         }
-        return Long.MAX_VALUE;
+        return gap;
     }
 
     private boolean hasOrder() {

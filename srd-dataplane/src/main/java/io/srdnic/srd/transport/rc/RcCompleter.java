@@ -246,6 +246,14 @@ final class RcCompleter {
             int psn = SrdAck.dropPsn(packet, i);
             int owner = sender.owner(psn);
             int reason = SrdAck.dropReason(packet, i);
+            if (reason == DropReason.PSN_SEQUENCE) {
+                // Not an error (rxe_comp.c's NAK_PSN_SEQ_ERROR): the responder expects psn and got a later packet,
+                // the one this ACK answers; what was sent from psn before it goes again after a reorder window
+                // (detectLosses, at UPDATE_COMP or the timers), not at a retransmission timeout.
+                counters.dropsReceived[reason]++;
+                sender.noteGap(psn, SrdAck.triggerPsn(packet), SrdAck.echoedTimestamp(packet), clock.now());
+                continue;
+            }
             if (owner == ReliableSender.EMPTY) {
                 if (reason == DropReason.RNR || psn - sender.peerCumulative < 0) {
                     continue; // a NAK repeated, for a packet already settled

@@ -121,6 +121,8 @@ public final class RcResponder {
     private boolean fatalNakSent;
     private int fatalNakPsn;
     private int fatalNakReason;
+    /** A sequence NAK went for the gap at the expected PSN: no other until that PSN is executed (rxe's sent_psn_nak). */
+    private boolean sequenceNakSent;
 
     public RcResponder(TransportPort port, SrcSrqTable srcSrqs, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks,
                        QpEvents errors, RcConnections rc, CycleClock clock) {
@@ -146,6 +148,7 @@ public final class RcResponder {
         nakOwed = false; // a NAK of the connection before a RESET must not reach this one (a fatal NAK's ERROR keeps it: it must go)
         refusing = false;
         fatalNakSent = false;
+        sequenceNakSent = false;
         inMessage = false;
         held.clear();
         rq = qp.receives; // on RC for good (an SRQ's ring if it has one); on SRC set per packet
@@ -253,9 +256,13 @@ public final class RcResponder {
     /** Is the QP receiving, and is the packet from its peer? */
     private Stage getReq() {
         Mbuf m = packet;
-        if (refusing && qp.state.canReceive() && packetPsn - expectedPsn < 0 && SrdHeader.sourceQpn(m) == qp.destQpn
-            && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
-            return Stage.DUPLICATE; // executed before the refused request: acknowledged again (its ACK may have been lost)
+        if (refusing && qp.state.canReceive() && SrdHeader.sourceQpn(m) == qp.destQpn && Ipv4UdpFrame.sourceIp(m) == requester.remoteIp) {
+            if (packetPsn - expectedPsn < 0 || held.holds(packetPsn)) {
+                return Stage.DUPLICATE; // executed before the refused request (or answered below): acknowledged again
+            }
+            if (packetType == PacketType.READ_RESPONSE && packetPsn - expectedPsn < window) {
+                return answerWhileRefusing();
+            }
         }
         if (!qp.state.canReceive() || refusing) {
             int since = packetPsn - fatalNakPsn;
@@ -277,6 +284,22 @@ public final class RcResponder {
         return Stage.CHK_PSN;
     }
 
+    /**
+     * While a fatal NAK waits for the peer to acknowledge the answers this QP owes, the peer may be
+     * refusing this QP's own request and waiting the same way (both ends refuse at once): the answers
+     * it sends this QP's READs and atomics ride its PSN space after the refused request, which is never
+     * executed. Each would wait for the other for ever (or until a retry budget ran out, failing READs
+     * that had run). So an answer from the peer is placed now, whatever its PSN, and acknowledged
+     * selectively (kept in the reorder buffer for its bit, never executed again): the peer's NAK can go.
+     */
+    private Stage answerWhileRefusing() {
+        requester.completer.onReadResponse(packet, clock.now());
+        if (qp.state != QpState.ERROR && held.put(packet, packetPsn)) {
+            oweAck(packet, packetPsn);
+        }
+        return Stage.DONE;
+    }
+
     private Stage checkPsn() {
         int ahead = packetPsn - expectedPsn;
         if (ahead >= window) {
@@ -285,6 +308,13 @@ public final class RcResponder {
         }
         if (ahead < 0 || held.holds(packetPsn)) {
             return Stage.DUPLICATE;
+        }
+        if (ahead > 0 && !sequenceNakSent) {
+            // A gap: the packet at the expected PSN is lost or late. As IB's responder (a NAK sequence error,
+            // once per gap), say which PSN is expected, so the requester sends it again at once rather than
+            // at a retransmission timeout; the packet itself is still held (or, its receive missing, dropped).
+            sequenceNakSent = true;
+            nak(expectedPsn, DropReason.PSN_SEQUENCE, 0);
         }
         return Stage.CHK_RECEIVE;
     }
@@ -302,9 +332,11 @@ public final class RcResponder {
         if (consumesReceive(packetType) && !receiveAvailable(packet, SrdHeader.msn(packet))) {
             qp.rnrDrops++;
             if (!atExpected) {
-                // RNR is judged at the expected PSN only (IB: a packet ahead of it is a sequence error): the
-                // messages before it may yet take or free receives, and an RNR NAK would spend the requester's
-                // rnr_retry, even fail, for a request whose turn has not come. Dropped unacknowledged: sent again.
+                // RNR is judged at the expected PSN only (IB: a packet ahead of it is a sequence error, and
+                // CHK_PSN has said so for its gap): the messages before it may yet take or free receives, and an
+                // RNR NAK would spend the requester's rnr_retry, even fail, for a request whose turn has not
+                // come. Not held (it would hold a receive it may not get): the ACK owed carries the sequence NAK.
+                oweAck(packet, packetPsn);
                 return Stage.DONE;
             }
             nak(packetPsn, DropReason.RNR, qp.minRnrTimer);
@@ -537,6 +569,7 @@ public final class RcResponder {
         Mbuf m = packet;
         int psn = packetPsn;
         expectedPsn++;
+        sequenceNakSent = false; // the gap's episode is over: a packet ahead of the new expected PSN is a new one
         executeHeld(now);
         oweAck(m, psn);
         return Stage.DONE;
@@ -593,6 +626,7 @@ public final class RcResponder {
             n++;
         }
         if (n > 0) {
+            sequenceNakSent = false;
             reoweAck();
         }
         return n;
@@ -720,17 +754,24 @@ public final class RcResponder {
 
     /**
      * Notes a NAK for the ACK owed; one ACK carries one, so within a cycle a fatal NAK outranks an
-     * RNR NAK, and of two RNR NAKs the lower PSN is kept: the requester goes back to it.
+     * RNR NAK, which outranks a sequence NAK, and of two RNR (or sequence) NAKs the lower PSN is kept:
+     * the requester goes back to it.
      */
     private void nak(int psn, int reason, int detail) {
         counters.dropsSent[reason]++;
-        if (nakOwed && (nakReason != DropReason.RNR || (reason == DropReason.RNR && psn - nakPsn > 0))) {
+        if (nakOwed && (nakRank(nakReason) > nakRank(reason) || nakRank(nakReason) == 2
+            || (reason == nakReason && psn - nakPsn > 0))) {
             return;
         }
         nakOwed = true;
         nakPsn = psn;
         nakReason = reason;
         nakDetail = detail;
+    }
+
+    /** 2: a fatal NAK, 1: RNR, 0: a sequence NAK. */
+    private static int nakRank(int reason) {
+        return reason == DropReason.PSN_SEQUENCE ? 0 : reason == DropReason.RNR ? 1 : 2;
     }
 
     /** Notes the ACK owed for packet {@code psn} (timed by its timestamp, back on the path it came by); one per QP per cycle. */

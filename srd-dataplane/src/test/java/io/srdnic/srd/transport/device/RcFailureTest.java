@@ -12,6 +12,7 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.qp.LocalAckTimeout;
@@ -85,7 +86,9 @@ class RcFailureTest {
             assertEquals(QpState.ERROR, p.qa.qp().state());
             assertEquals(3, p.b.counters().dropsSent[DropReason.RNR],
                 "the first try and rnr_retry = 2 more, for the first message only: RNR is judged at the expected PSN (issue 25, rule 3)");
-            assertEquals(SrdTransport.POST_BAD_QP_STATE, p.post(SendOpcode.SEND, 3, tx, 0, 1, 0, 0, 0), "a QP in ERROR takes no posts");
+            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 3, tx, 0, 1, 0, 0, 0), "a QP in ERROR takes a post");
+            assertEquals(List.of(new TestQp.Wc(3, WcStatus.WR_FLUSH_ERROR, WcOpcode.SEND, 1, false, 0, p.qa.qpn(), 0, 0)), p.qa.sends(),
+                "and flushes it at once, as verbs does");
         }
     }
 

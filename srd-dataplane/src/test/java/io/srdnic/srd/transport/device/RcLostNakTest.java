@@ -81,7 +81,7 @@ class RcLostNakTest {
      * Drops, once, the first received frame that is an RC data packet of PSN {@code dataPsn}, or (when
      * {@code dataPsn} is -1) the first ACK that carries a fatal NAK.
      */
-    private static final class DropFirst extends ForwardingPacketIo {
+    static final class DropFirst extends ForwardingPacketIo {
         private final int dataPsn;
         private final MbufBatch trash = new MbufBatch(Arena.ofAuto(), 1);
         boolean dropped;
