@@ -31,14 +31,14 @@ class AttachedMemoryLifecycleTest {
     Path dir;
 
     /** Lines of /proc/self/maps and links in /proc/self/fd that name a client's memory of this process. */
-    private static long mappings() throws IOException {
+    static long mappings() throws IOException {
         String me = "srdnic-" + ProcessHandle.current().pid() + "-";
         try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
             return lines.filter(l -> l.contains(me)).count();
         }
     }
 
-    private static long descriptors() throws IOException {
+    static long descriptors() throws IOException {
         String me = "srdnic-" + ProcessHandle.current().pid() + "-";
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.filter(f -> {

@@ -98,6 +98,8 @@ public final class AttachServer implements AutoCloseable {
     private long cmFaultClient = -1;
     /** What each client may make; {@link ClientQuota#DEFAULTS} unless {@link #quota(ClientQuota)} says otherwise. */
     private ClientQuota quota = ClientQuota.DEFAULTS;
+    /** What all clients may hold together (shared with the other lcores' servers); derived from the machine unless set. */
+    private TotalQuota totals = TotalQuota.ofThisMachine();
     /** The live counters file of the attach side, or null. */
     private AttachCounters published;
     /** Who holds what ({@code srdnic dataplane res}), written beside the counters file; or null. */
@@ -185,6 +187,12 @@ public final class AttachServer implements AutoCloseable {
     /** What each client that opens from now on may make (CQs, QPs, SRQs and their depths). */
     public AttachServer quota(ClientQuota quota) {
         this.quota = Objects.requireNonNull(quota);
+        return this;
+    }
+
+    /** What all clients together may hold: shared by every lcore's server of one dataplane, so the sum over them is bounded. */
+    public AttachServer totals(TotalQuota totals) {
+        this.totals = Objects.requireNonNull(totals);
         return this;
     }
 
@@ -619,7 +627,7 @@ public final class AttachServer implements AutoCloseable {
         }
         c.pid = r.pid();
         c.port = r.port();
-        ControlMessage reply = c.session.open(ports.get(r.port()), r, quota);
+        ControlMessage reply = c.session.open(ports.get(r.port()), r, quota, totals);
         clientsAttached++;
         if (published != null) {
             c.ringCounters = published.addClient(c.session.id);
