@@ -32,6 +32,7 @@ import io.srdnic.verbs.cm.ConnectionManager;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -614,6 +615,17 @@ public final class AttachServer implements AutoCloseable {
     /** Package-private for tests: how many times the res file was written. */
     long resWrites() {
         return res == null ? 0 : res.writes();
+    }
+
+    /** Package-private for tests: the inline staging buffers of every open client's QPs. */
+    List<MemorySegment> inlineBuffers() {
+        List<MemorySegment> all = new ArrayList<>();
+        for (Connection c : connections) {
+            if (c.session.isOpen()) {
+                all.addAll(c.session.inlineBuffers());
+            }
+        }
+        return all;
     }
 
     /** Makes the newest client's CM pump throw from now on (tests: containment of a CM fault). */

@@ -418,6 +418,11 @@ final class ClientSession {
         throw new VerbsException(message);
     }
 
+    /** The inline staging buffers of the client's QPs (tests). */
+    List<MemorySegment> inlineBuffers() {
+        return qpList.stream().map(ServedQp::inlineBytes).toList();
+    }
+
     /** What the client may make (its CM ids check theirs). */
     ClientQuota quota() {
         return quota;
@@ -574,6 +579,7 @@ final class ClientSession {
             case DestroyRequest.QP -> {
                 ServedQp qp = qp(r.handle());
                 qp.qp.destroy();
+                qp.close();
                 qps.remove(r.handle());
                 qpList.remove(qp);
                 releaseRing(qp.sq);
@@ -754,6 +760,7 @@ final class ClientSession {
         }
         for (ServedQp qp : qpList) {
             qp.qp.destroy();
+            qp.close();
             n++;
         }
         qpList.clear();
