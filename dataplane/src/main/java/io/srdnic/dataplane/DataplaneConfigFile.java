@@ -23,10 +23,13 @@ public final class DataplaneConfigFile {
     static final String SETTING = "set.";
     /** A per-client quota, as {@code --quota NAME=VALUE}. */
     static final String QUOTA = "quota.";
+    /** A quota over all clients together, as {@code --total-quota NAME=VALUE}. */
+    static final String TOTAL_QUOTA = "total-quota.";
 
     private final Map<String, List<String>> values = new LinkedHashMap<>();
     private final Map<String, String> settings = new LinkedHashMap<>();
     private final Map<String, String> quotas = new LinkedHashMap<>();
+    private final Map<String, String> totalQuotas = new LinkedHashMap<>();
 
     private DataplaneConfigFile() {
     }
@@ -64,6 +67,8 @@ public final class DataplaneConfigFile {
                 c.settings.put(key.substring(SETTING.length()), value);
             } else if (key.startsWith(QUOTA) && key.length() > QUOTA.length()) {
                 c.quotas.put(key.substring(QUOTA.length()), value);
+            } else if (key.startsWith(TOTAL_QUOTA) && key.length() > TOTAL_QUOTA.length()) {
+                c.totalQuotas.put(key.substring(TOTAL_QUOTA.length()), value);
             } else if (KEYS.contains(key)) {
                 if (!key.equals("port") && c.values.containsKey(key)) {
                     throw new IllegalArgumentException(where + ": " + key + " is set twice (only port repeats)");
@@ -72,7 +77,8 @@ public final class DataplaneConfigFile {
             } else {
                 throw new IllegalArgumentException(where + ": no option '" + key + "' (keys: "
                         + String.join(", ", KEYS.stream().sorted().toList())
-                    + ", set.KEY for a transport setting, quota.NAME for a per-client quota)");
+                    + ", set.KEY for a transport setting, quota.NAME for a per-client quota,"
+                    + " total-quota.NAME for one over all clients)");
             }
         }
         return c;
@@ -92,6 +98,11 @@ public final class DataplaneConfigFile {
     /** The per-client quotas ({@code quota.NAME = VALUE}), in file order. */
     public Map<String, String> quotas() {
         return quotas;
+    }
+
+    /** The quotas over all clients together ({@code total-quota.NAME = VALUE}), in file order. */
+    public Map<String, String> totalQuotas() {
+        return totalQuotas;
     }
 
     /** The transport settings ({@code set.KEY = VALUE}), in file order. */

@@ -3,6 +3,7 @@ package io.srdnic.dataplane;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.AttachServer;
 import io.srdnic.dataplane.attach.ClientQuota;
+import io.srdnic.dataplane.attach.TotalQuota;
 import io.srdnic.pmd.lcore.HandoffCounts;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ public final class DataplaneProcess {
     private final Map<String, String> settings;
     private final AttachPolicy policy;
     private final ClientQuota quota;
+    private final TotalQuota totals;
     private volatile boolean quit;
 
     /**
@@ -50,7 +52,8 @@ public final class DataplaneProcess {
      * address; {@code idle} the idle strategy's name ({@link IdleStrategies#named}).
      */
     public DataplaneProcess(List<String> ports, int lcores, List<Integer> cpus, int firstIp, Path dir, Path shmDir, int memoryMb,
-                            String idle, Map<String, String> settings, AttachPolicy policy, ClientQuota quota) {
+                            String idle, Map<String, String> settings, AttachPolicy policy, ClientQuota quota,
+                            TotalQuota totals) {
         this.ports = List.copyOf(ports);
         this.lcores = lcores;
         this.cpus = List.copyOf(cpus);
@@ -62,6 +65,7 @@ public final class DataplaneProcess {
         this.settings = Map.copyOf(settings);
         this.policy = policy;
         this.quota = quota;
+        this.totals = totals;
     }
 
     /**
@@ -79,7 +83,7 @@ public final class DataplaneProcess {
             List<String> specs = ports.stream().map(p -> MemifSockets.withDefaults(p, dir)).toList();
             MemifSockets.removeStale(specs);
             DataplaneSetup setup = new DataplaneSetup(specs, lcores, cpus, firstIp, dir, shmDir, lock.path(), memoryMb,
-                idle.equals(IdleStrategies.SPIN), settings, policy);
+                idle.equals(IdleStrategies.SPIN), settings, policy, totals);
             HandoffCounts[] counts = new HandoffCounts[lcores];
             Arrays.setAll(counts, k -> new HandoffCounts());
             CompletableFuture<DataplanePorts> portsOpened = new CompletableFuture<>();
@@ -112,8 +116,8 @@ public final class DataplaneProcess {
             }
             System.out.println("ready");
             System.out.flush();
-            LOG.log(System.Logger.Level.INFO, "dataplane pid {0} running {1} lcore(s)",
-                String.valueOf(ProcessHandle.current().pid()), String.valueOf(lcores)); // as text: MessageFormat groups digits
+            LOG.log(System.Logger.Level.INFO, "dataplane pid {0} running {1} lcore(s); all clients together may hold {2}",
+                String.valueOf(ProcessHandle.current().pid()), String.valueOf(lcores), totals); // as text: MessageFormat groups digits
             while (stopped.getCount() == lcores && !quit) {
                 Thread.sleep(50); // until a signal (the hook) or a failure stops an lcore
             }

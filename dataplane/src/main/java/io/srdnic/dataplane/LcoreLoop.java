@@ -120,7 +120,7 @@ final class LcoreLoop implements Agent {
         // Client ids (and the shared files named by them) are numbered per lcore so that no two servers' clients share one.
         server = new AttachServer(RunDirectory.prepare(setup.attachDir(index)), contexts, setup.policy(), setup.shmDir(), index,
             setup.lcores());
-        server.quota(quota);
+        server.quota(quota).totals(setup.totals());
         server.publishCounters(setup.dir(), index);
         lcoreCounters = new LcoreCounters(setup.dir(), index, counts[index]);
         duties = duties();

@@ -1,13 +1,17 @@
 package io.srdnic.verbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.srdnic.dataplane.attach.AllowRule;
+import io.srdnic.dataplane.attach.AttachInternals;
 import io.srdnic.dataplane.attach.ClientQuota;
+import io.srdnic.srd.api.QpType;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -31,14 +35,14 @@ class AttachedMemoryLifecycleTest {
     Path dir;
 
     /** Lines of /proc/self/maps and links in /proc/self/fd that name a client's memory of this process. */
-    private static long mappings() throws IOException {
+    static long mappings() throws IOException {
         String me = "srdnic-" + ProcessHandle.current().pid() + "-";
         try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
             return lines.filter(l -> l.contains(me)).count();
         }
     }
 
-    private static long descriptors() throws IOException {
+    static long descriptors() throws IOException {
         String me = "srdnic-" + ProcessHandle.current().pid() + "-";
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             return fds.filter(f -> {
@@ -80,6 +84,37 @@ class AttachedMemoryLifecycleTest {
         }
         assertEquals(0, mappings(), "the dataplane unmapped the client's memory at reclaim");
         assertEquals(0, descriptors(), "the dataplane closed the client's memory at reclaim");
+    }
+
+    /**
+     * A QP's inline staging buffer (the dataplane's own native memory) is freed when the QP is
+     * destroyed and when its client goes, not when a GC finds it unreachable: its scope is dead at
+     * once, though the test still holds the segment.
+     */
+    @Test
+    void shouldFreeEachQpsInlineBufferAtDestroyAndAtReclaim() throws Exception {
+        try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot(), null, 0, 1)) {
+            Context ctx = Context.open(Device.attached(dir), new ContextConfig().attachedPoolBytes(1 << 20).attachedRingBytes(1 << 16));
+            ProtectionDomain pd = ctx.allocPd();
+            CompletionQueue cq = ctx.createCq(16);
+            QueuePair first = pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
+            pd.createQueuePair(QpInitAttributes.builder(QpType.SRD).cq(cq).maxSendWr(4).maxRecvWr(4).build());
+            List<MemorySegment> buffers = w.onLoop(() -> AttachInternals.inlineBuffers(w.server));
+            assertEquals(2, buffers.size());
+            assertTrue(buffers.stream().allMatch(b -> b.scope().isAlive()), "in use while the QPs are");
+            first.destroy();
+            List<MemorySegment> left = w.onLoop(() -> AttachInternals.inlineBuffers(w.server));
+            assertEquals(1, left.size());
+            MemorySegment destroyed = buffers.stream().filter(b -> !left.contains(b)).findFirst().orElseThrow();
+            assertFalse(destroyed.scope().isAlive(), "the destroyed QP's buffer is freed at its destroy");
+            assertTrue(left.getFirst().scope().isAlive());
+            ctx.close(); // the client goes: the other QP is reclaimed with it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (left.getFirst().scope().isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertFalse(left.getFirst().scope().isAlive(), "the reclaimed QP's buffer is freed at the reclaim");
+        }
     }
 
     @Test

@@ -42,6 +42,11 @@ final class AttachedWorld implements AutoCloseable {
         this(dir, 1, 0, policy, dir, 0, 1);
     }
 
+    /** One served port under {@code policy}, its clients' memory sealed memfds ({@code shmDir} null) or files in {@code shmDir}. */
+    AttachedWorld(Path dir, AttachPolicy policy, Path shmDir) {
+        this(dir, 1, 0, policy, shmDir, 0, 1);
+    }
+
     /** As above, with {@code embeddedHosts} more hosts in the world that applications use embedded, on the loop. */
     AttachedWorld(Path dir, int ports, int embeddedHosts, AllowRule allow) {
         this(dir, ports, embeddedHosts, AttachPolicy.of(allow), dir, 0, 1);

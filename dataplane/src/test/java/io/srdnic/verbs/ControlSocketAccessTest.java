@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.AttachServer;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.BufferPoolMXBean;
@@ -78,13 +79,51 @@ class ControlSocketAccessTest {
     @Test
     void shouldRefuseAClientOfAnotherUidByTheUidTheKernelGives() throws Exception {
         assumeTrue(root(), "running a client as nobody (setpriv --reuid) needs root");
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler h = collecting(lines);
         // The socket's group is nobody's so that nobody can connect at all: what refuses it is the allow rule.
         try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), NOBODY, 8, 8, 5_000))) {
-            String out = runAsNobody();
+            Child child = runAsNobody(rawClient(), dir.resolve(AttachServer.SOCKET).toString());
+            String out = child.output();
             assertTrue(out.contains("closed by the dataplane") && out.contains("uid " + NOBODY + " (gid " + NOBODY
                     + ") may not attach"), out);
             assertTrue(out.contains("allowed: uid 0"), out);
             assertEquals(1, w.counter("clients_refused"));
+            assertEquals(List.of("refused a connection of uid " + NOBODY + " pid " + child.pid() + ": uid " + NOBODY + " (gid " + NOBODY
+                + ") may not attach to this dataplane (allowed: uid 0)"), lines, "logged with the uid and pid the kernel gives");
+        } finally {
+            Logger.getLogger(AttachServer.class.getName()).removeHandler(h);
+        }
+    }
+
+    /**
+     * A client of another uid that the dataplane allows by uid ({@code --allow-uid 65534}, which the
+     * command makes this rule of) attaches in full as an application: OPEN, its memory passed by
+     * descriptor and mapped, a PD, a CQ and a region written and read back. The run directory is
+     * 0755 and the socket 0660 of nobody's group ({@code --group 65534}): what lets it reach the socket.
+     */
+    @Test
+    void shouldAttachAClientOfAnotherUidAllowedByItsUid() throws Exception {
+        assumeTrue(root(), "running a client as nobody (setpriv --reuid) needs root");
+        attachAsNobody(AllowRule.of(Set.of(NOBODY), Set.of()));
+    }
+
+    /** As above, allowed by its gid ({@code --allow-group 65534}). */
+    @Test
+    void shouldAttachAClientOfAnotherUidAllowedByItsGroup() throws Exception {
+        assumeTrue(root(), "running a client as nobody (setpriv --regid) needs root");
+        attachAsNobody(AllowRule.of(Set.of(), Set.of(NOBODY)));
+    }
+
+    private void attachAsNobody(AllowRule allow) throws Exception {
+        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(allow, NOBODY, 8, 8, 30_000), null)) {
+            List<String> java = List.of("--enable-native-access=ALL-UNNAMED", "-cp", nobodyClasspath(),
+                "-Dsrdnic.shim.path=/nonexistent/no-dpdk-needed-here.so", AttachAsAnotherUid.class.getName());
+            String out = runAsNobody(java, dir.toString()).output();
+            assertTrue(out.contains("attached uid " + NOBODY + " to ") && out.contains("reads back 0x5eedcafe"), out);
+            assertEquals(1, w.counter("clients_attached"));
+            assertEquals(0, w.counter("clients_refused"));
+            assertEquals(1, w.counter("clients_closed"), "it closed its context in order");
         }
     }
 
@@ -93,7 +132,7 @@ class ControlSocketAccessTest {
         assumeTrue(root(), "running a client as nobody (setpriv --regid) needs root");
         AllowRule byGroup = AllowRule.of(Set.of(), Set.of(NOBODY));
         try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(byGroup, NOBODY, 8, 8, 300))) {
-            String out = runAsNobody();
+            String out = runAsNobody(rawClient(), dir.resolve(AttachServer.SOCKET).toString()).output();
             assertTrue(out.contains("no OPEN within 300 ms"), "allowed in by its gid, then closed for never opening: " + out);
             assertEquals(0, w.counter("clients_refused"));
             assertEquals(1, w.counter("open_timeouts"));
@@ -171,8 +210,33 @@ class ControlSocketAccessTest {
     /** A uid that floods connect() gets one WARNING line per second (with a count), not one per connection: all are counted. */
     @Test
     void shouldLogRefusedConnectionsAtMostOncePerSecond() throws Exception {
-        Logger jul = Logger.getLogger(AttachServer.class.getName());
         List<String> lines = new CopyOnWriteArrayList<>();
+        Handler h = collecting(lines);
+        try (AttachedWorld w = new AttachedWorld(dir, AttachPolicy.of(AllowRule.nobody()))) {
+            long start = System.nanoTime();
+            int floods = 100;
+            for (int i = 0; i < floods; i++) {
+                readUntilClosed(connect());
+            }
+            long seconds = (System.nanoTime() - start) / 1_000_000_000L;
+            assertEquals(floods, w.counter("clients_refused"), "every refusal counted");
+            assertTrue(lines.size() <= seconds + 1, lines.size() + " lines in " + seconds + " s: " + lines);
+            // A refusal logged, one right after it (not logged: within the second), then one a second
+            // later, which says the one not logged (the flood above may have ended on a logged line).
+            Thread.sleep(1100);
+            readUntilClosed(connect());
+            readUntilClosed(connect());
+            Thread.sleep(1100);
+            readUntilClosed(connect());
+            String last = lines.get(lines.size() - 1);
+            assertTrue(last.contains("more refused since the last such line"), "the count of those not logged: " + lines);
+        } finally {
+            Logger.getLogger(AttachServer.class.getName()).removeHandler(h);
+        }
+    }
+
+    /** Collects the attach server's "refused a connection" log lines into {@code lines} until removed. */
+    private static Handler collecting(List<String> lines) {
         Handler h = new Handler() {
             @Override
             public void publish(LogRecord r) {
@@ -189,23 +253,8 @@ class ControlSocketAccessTest {
             public void close() {
             }
         };
-        jul.addHandler(h);
-        try (AttachedWorld w = new AttachedWorld(dir, AttachPolicy.of(AllowRule.nobody()))) {
-            long start = System.nanoTime();
-            int floods = 100;
-            for (int i = 0; i < floods; i++) {
-                readUntilClosed(connect());
-            }
-            long seconds = (System.nanoTime() - start) / 1_000_000_000L;
-            assertEquals(floods, w.counter("clients_refused"), "every refusal counted");
-            assertTrue(lines.size() <= seconds + 1, lines.size() + " lines in " + seconds + " s: " + lines);
-            Thread.sleep(1100);
-            readUntilClosed(connect());
-            String last = lines.get(lines.size() - 1);
-            assertTrue(last.contains("more refused since the last such line"), "the count of those not logged: " + lines);
-        } finally {
-            jul.removeHandler(h);
-        }
+        Logger.getLogger(AttachServer.class.getName()).addHandler(h);
+        return h;
     }
 
     private SocketChannel connect() throws IOException {
@@ -241,20 +290,51 @@ class ControlSocketAccessTest {
         }
     }
 
-    /** Runs RawControlClient as uid and gid nobody (no supplementary groups) against the socket; its output. */
-    private String runAsNobody() throws Exception {
+    /** A child's pid (setpriv execs the JVM: the pid the dataplane sees) and what it printed. */
+    private record Child(long pid, String output) {
+    }
+
+    /** RawControlClient's source, readable by nobody, as the source launcher's arguments. */
+    private List<String> rawClient() throws IOException {
         Path source = dir.resolve("RawControlClient.java");
         try (InputStream s = ControlSocketAccessTest.class.getResourceAsStream("/attach/RawControlClient.java")) {
             Files.write(source, s.readAllBytes());
         }
         Files.setPosixFilePermissions(source, PosixFilePermissions.fromString("rw-r--r--"));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder("setpriv", "--reuid", Integer.toString(NOBODY), "--regid", Integer.toString(NOBODY),
-                "--clear-groups",
-            java, "-Xshare:off", "-Duser.home=/tmp", source.toString(), dir.resolve(AttachServer.SOCKET).toString())
-            .redirectErrorStream(true).start();
+        return List.of(source.toString());
+    }
+
+    /**
+     * This test's class path as nobody can read it: the modules' class directories as they are
+     * (world-readable), each jar copied into the 0755 temp dir (the local Maven repository is root's, 0750).
+     */
+    private String nobodyClasspath() throws IOException {
+        Path lib = Files.createDirectory(dir.resolve("lib"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
+            "rwxr-xr-x")));
+        List<String> entries = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path p = Path.of(entry);
+            if (Files.isRegularFile(p)) {
+                Path copy = Files.copy(p, lib.resolve(entries.size() + "-" + p.getFileName()));
+                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+                entries.add(copy.toString());
+            } else {
+                entries.add(entry);
+            }
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    /** Runs a JVM with {@code javaArgs} then {@code arg} as uid and gid nobody (no supplementary groups); its pid and output. */
+    private static Child runAsNobody(List<String> javaArgs, String arg) throws Exception {
+        List<String> command = new ArrayList<>(List.of("setpriv", "--reuid", Integer.toString(NOBODY), "--regid",
+            Integer.toString(NOBODY), "--clear-groups", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xshare:off", "-Duser.home=/tmp"));
+        command.addAll(javaArgs);
+        command.add(arg);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the client as nobody ended");
-        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        return new Child(p.pid(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 
     private static boolean root() {

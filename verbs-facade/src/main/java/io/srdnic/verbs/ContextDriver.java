@@ -63,7 +63,7 @@ final class ContextDriver implements AutoCloseable {
     private final Thread agent;
     private final boolean busySpin;
     private volatile boolean running = true;
-    /** DEDICATED: ring posts dropped because the QP changed under them (a race with modify or destroy). */
+    /** DEDICATED: ring receives dropped because a modify to RESET raced their post; in the counters file as recv_posts_raced_reset. */
     private long racedPosts;
     /** DEDICATED: the last exception a cycle threw (the agent goes on: nothing posted may stop it); null if none. */
     private volatile RuntimeException lastFault;
@@ -475,6 +475,9 @@ final class ContextDriver implements AutoCloseable {
                     }
                 } catch (IllegalStateException raced) {
                     racedPosts++; // a modify to RESET got in between the poster's check and this: dropped, as RESET drops receives
+                    if (counters != null) {
+                        counters.racedPosts(racedPosts); // rare: written at once, not at the next export
+                    }
                 }
             }
             case PostRing.SRQ_RECV -> {

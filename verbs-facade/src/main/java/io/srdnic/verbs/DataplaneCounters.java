@@ -22,6 +22,8 @@ final class DataplaneCounters {
     private final DutyCycleCounters loop;
     private final PostRing posts;
     private final int postBacklogId;
+    /** Receives dropped because a modify to RESET ran between the application's post and this thread's taking it. */
+    private final int racedPostsId;
     private final long interval;
     private long lastExport;
 
@@ -31,6 +33,7 @@ final class DataplaneCounters {
         this.loop = new DutyCycleCounters(writer, scope);
         this.posts = posts;
         this.postBacklogId = posts == null ? -1 : writer.allocate(CountersLayout.GAUGE, scope + " post_ring_backlog_max", posts.capacity());
+        this.racedPostsId = posts == null ? -1 : writer.allocate(CountersLayout.COUNTER, scope + " " + RACED_POSTS, 0);
         this.interval = interval;
         this.lastExport = now;
     }
@@ -61,6 +64,14 @@ final class DataplaneCounters {
         Path file = dir.resolve(pid + "-" + FILES.incrementAndGet() + "-" + name + CountersLayout.FILE_SUFFIX);
         CountersWriter writer = CountersWriter.create(file, "embedded context " + name, capacity);
         return new DataplaneCounters(writer, transport, "device=" + name, posts, interval, now);
+    }
+
+    /** The name of the count of receives a modify to RESET raced (DEDICATED contexts: those with a post ring). */
+    static final String RACED_POSTS = "recv_posts_raced_reset";
+
+    /** The driver has dropped {@code total} receives so far for a modify to RESET that raced their post. */
+    void racedPosts(long total) {
+        writer.set(racedPostsId, total);
     }
 
     Path file() {

@@ -6,6 +6,7 @@ import io.srdnic.dataplane.IdleStrategies;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.ClientQuota;
+import io.srdnic.dataplane.attach.TotalQuota;
 import io.srdnic.srd.api.SrdConfig;
 import java.net.Inet4Address;
 import java.nio.ByteBuffer;
@@ -52,6 +53,16 @@ public final class DataplaneCommand implements Callable<Integer> {
 
     /** What each client may make: the defaults with --quota and quota.NAME applied (checked by applyConfig). */
     ClientQuota quota = ClientQuota.DEFAULTS;
+
+    @Option(names = "--total-quota", paramLabel = "NAME=VALUE",
+        description = "A quota over all clients together (pool-bytes: their shared memory, default half the machine's memory;"
+            + " cq-entries, qp-entries: default a quarter of the heap each at ~40 bytes an entry),"
+            + " e.g. --total-quota pool-bytes=8589934592;"
+            + " repeatable. An OPEN or create past it is refused, naming it; the clients holding the rest carry on.")
+    Map<String, String> totalQuotas = new LinkedHashMap<>();
+
+    /** What all clients together may hold: this machine's defaults with --total-quota and total-quota.NAME applied. */
+    TotalQuota totals;
 
     @Option(names = "--port", paramLabel = "SPEC",
         description = "A DPDK device by its EAL spec, e.g. net_memif0,role=server,socket=/run/m.sock (repeatable; with one lcore port i "
@@ -189,6 +200,9 @@ public final class DataplaneCommand implements Callable<Integer> {
             Map<String, String> mergedQuotas = new LinkedHashMap<>(file.quotas());
             mergedQuotas.putAll(quotas); // --quota wins
             quotas = mergedQuotas;
+            Map<String, String> mergedTotals = new LinkedHashMap<>(file.totalQuotas());
+            mergedTotals.putAll(totalQuotas); // --total-quota wins
+            totalQuotas = mergedTotals;
         }
         if (ports.isEmpty()) {
             throw new IllegalArgumentException("no port: give --port SPEC, or port = SPEC in --config");
@@ -200,6 +214,11 @@ public final class DataplaneCommand implements Callable<Integer> {
             q = q.with(e.getKey(), e.getValue());
         }
         quota = q;
+        TotalQuota t = TotalQuota.ofThisMachine();
+        for (Map.Entry<String, String> e : totalQuotas.entrySet()) {
+            t = t.with(e.getKey(), e.getValue());
+        }
+        totals = t;
         IdleStrategies.named(idle); // an unknown name fails here, naming the known ones
         SrdConfig check = new SrdConfig();
         settings.forEach(check::set);
@@ -242,7 +261,7 @@ public final class DataplaneCommand implements Callable<Integer> {
         configureLogging(Level.parse(logLevel));
         int firstIp = ByteBuffer.wrap(Inet4Address.ofLiteral(ip).getAddress()).getInt();
         new DataplaneProcess(ports, lcores, cpus, firstIp, dir, shmDir, memoryMb, busySpin ? "spin" : idle, settings,
-                policy(), quota).run();
+                policy(), quota, totals).run();
         return 0;
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.ClientQuota;
+import io.srdnic.dataplane.attach.TotalQuota;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -103,6 +104,20 @@ class DataplaneOptionsTest {
             .contains("no quota 'gpus'"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--quota", "qps=0")).getMessage()
             .contains("must be 1.."));
+    }
+
+    /** --total-quota and total-quota.NAME: the command line wins, the machine's defaults where neither says, unknown names refused. */
+    @Test
+    void shouldTakeTotalQuotasFromTheFileAndTheCommandLineOverTheMachinesDefaults() throws Exception {
+        Path file = Files.writeString(tmp.resolve("t.conf"),
+            "port = net_ring0\ntotal-quota.pool-bytes = 1000000\ntotal-quota.cq-entries = 5\n");
+        DataplaneCommand cmd = parsed("--config", file.toString(), "--total-quota", "cq-entries=7");
+        assertEquals(1_000_000, cmd.totals.poolBytes());
+        assertEquals(7, cmd.totals.cqEntries(), "--total-quota wins over total-quota.cq-entries");
+        assertEquals(TotalQuota.ofThisMachine().qpEntries(), cmd.totals.qpEntries(), "the machine's default where neither says");
+        assertTrue(parsed("--port", "net_ring0").totals.poolBytes() > 1L << 20, "half this machine's memory by default");
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> parsed("--port", "net_ring0", "--total-quota", "qps=1")).getMessage()
+            .contains("no total quota 'qps'"));
     }
 
     /** --idle (Agrona idle strategies): from the file, the command line wins, --busy-spin is spin. */

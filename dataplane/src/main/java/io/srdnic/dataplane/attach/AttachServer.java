@@ -32,6 +32,7 @@ import io.srdnic.verbs.cm.ConnectionManager;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -98,6 +99,8 @@ public final class AttachServer implements AutoCloseable {
     private long cmFaultClient = -1;
     /** What each client may make; {@link ClientQuota#DEFAULTS} unless {@link #quota(ClientQuota)} says otherwise. */
     private ClientQuota quota = ClientQuota.DEFAULTS;
+    /** What all clients may hold together (shared with the other lcores' servers); derived from the machine unless set. */
+    private TotalQuota totals = TotalQuota.ofThisMachine();
     /** The live counters file of the attach side, or null. */
     private AttachCounters published;
     /** Who holds what ({@code srdnic dataplane res}), written beside the counters file; or null. */
@@ -185,6 +188,12 @@ public final class AttachServer implements AutoCloseable {
     /** What each client that opens from now on may make (CQs, QPs, SRQs and their depths). */
     public AttachServer quota(ClientQuota quota) {
         this.quota = Objects.requireNonNull(quota);
+        return this;
+    }
+
+    /** What all clients together may hold: shared by every lcore's server of one dataplane, so the sum over them is bounded. */
+    public AttachServer totals(TotalQuota totals) {
+        this.totals = Objects.requireNonNull(totals);
         return this;
     }
 
@@ -630,6 +639,17 @@ public final class AttachServer implements AutoCloseable {
         return res == null ? 0 : res.writes();
     }
 
+    /** Package-private for tests: the inline staging buffers of every open client's QPs. */
+    List<MemorySegment> inlineBuffers() {
+        List<MemorySegment> all = new ArrayList<>();
+        for (Connection c : connections) {
+            if (c.session.isOpen()) {
+                all.addAll(c.session.inlineBuffers());
+            }
+        }
+        return all;
+    }
+
     /** Makes the newest client's CM pump throw from now on (tests: containment of a CM fault). */
     void failCmPumpOfNewestClient() {
         cmFaultClient = nextClient - clientIdStep;
@@ -641,7 +661,7 @@ public final class AttachServer implements AutoCloseable {
         }
         c.pid = r.pid();
         c.port = r.port();
-        ControlMessage reply = c.session.open(ports.get(r.port()), r, quota);
+        ControlMessage reply = c.session.open(ports.get(r.port()), r, quota, totals);
         clientsAttached++;
         if (published != null) {
             c.ringCounters = published.addClient(c.session.id);

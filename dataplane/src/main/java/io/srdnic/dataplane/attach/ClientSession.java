@@ -84,6 +84,10 @@ final class ClientSession {
     private Arena mapping;
     private long fileBytes;
     private ClientQuota quota = ClientQuota.DEFAULTS;
+    /** What all clients hold together: this one's pool, CQ and QP entries are taken from it and given back at destroy and reclaim. */
+    private TotalQuota totals;
+    /** The shared memory taken from {@link #totals} at OPEN, given back when it is unmapped. */
+    private long poolTaken;
     /** Counted against {@link #quota}: ring records (a CQ's, a QP's two, an SRQ's) the client holds now. */
     private long cqEntries;
     private long qpEntries;
@@ -204,6 +208,10 @@ final class ClientSession {
             SealedMemory.close(memoryFd);
             memoryFd = -1;
         }
+        if (poolTaken > 0) {
+            totals.givePool(poolTaken);
+            poolTaken = 0;
+        }
     }
 
     /** Work requests the dataplane refused for this client before the transport saw them. */
@@ -219,8 +227,9 @@ final class ClientSession {
      * OPEN: makes and maps the shared file (0600, the dataplane's user) and says where everything
      * lies; {@code quota} bounds what it may make.
      */
-    OpenReply open(Context on, OpenRequest request, ClientQuota quota) {
+    OpenReply open(Context on, OpenRequest request, ClientQuota quota, TotalQuota totals) {
         this.quota = quota;
+        this.totals = totals;
         if (request.poolBytes() < MIN_POOL || request.poolBytes() > MAX_POOL) {
             throw new VerbsException("pool of " + request.poolBytes() + " bytes: ask " + MIN_POOL + ".." + MAX_POOL);
         }
@@ -236,6 +245,8 @@ final class ClientSession {
         long poolOffset = SharedLayout.HEADER_BYTES + ringsBytes;
         long poolBytes = SharedLayout.align(request.poolBytes());
         long total = poolOffset + poolBytes;
+        totals.takePool(total); // before anything is made: a refusal leaves nothing to undo
+        poolTaken = total;
         String name = "srdnic-" + ProcessHandle.current().pid() + "-" + id;
         String described; // what the reply names it by (logs, thread names): the client maps the descriptor it is passed
         try {
@@ -297,13 +308,22 @@ final class ClientSession {
             throw new VerbsException("over this client's quota: " + cqList.size() + " CQs of " + cqEntries + " entries held, a CQ of "
                 + capacity + " asked; at most " + quota.cqs() + " CQs and " + quota.cqEntries() + " entries");
         }
-        long at = carveRing(capacity, CompletionRecord.BYTES);
-        ShmRing ring = ring(at, capacity, CompletionRecord.BYTES);
+        totals.takeCq(capacity);
+        long at;
+        ShmRing ring;
         CompletionQueue embedded;
+        try {
+            at = carveRing(capacity, CompletionRecord.BYTES);
+            ring = ring(at, capacity, CompletionRecord.BYTES);
+        } catch (RuntimeException e) {
+            totals.giveCq(capacity);
+            throw e;
+        }
         try {
             embedded = context.createCq(depth);
         } catch (RuntimeException e) {
             releaseRing(ring);
+            totals.giveCq(capacity);
             throw e;
         }
         int handle = nextCq++;
@@ -336,22 +356,32 @@ final class ClientSession {
             throw new VerbsException("over this client's quota: " + qpList.size() + " QPs and " + qpEntries + " work request entries held, "
                 + (sqCapacity + rqCapacity) + " asked; at most " + quota.qps() + " QPs and " + quota.qpEntries() + " entries");
         }
-        long sqAt = carveRing(sqCapacity, SendRecord.BYTES);
-        ShmRing sq = ring(sqAt, sqCapacity, SendRecord.BYTES);
+        totals.takeQp(sqCapacity + rqCapacity);
+        long sqAt;
+        ShmRing sq;
         long rqAt;
+        try {
+            sqAt = carveRing(sqCapacity, SendRecord.BYTES);
+            sq = ring(sqAt, sqCapacity, SendRecord.BYTES);
+        } catch (RuntimeException e) {
+            totals.giveQp(sqCapacity + rqCapacity);
+            throw e;
+        }
         try {
             rqAt = carveRing(rqCapacity, RecvRecord.BYTES);
         } catch (RuntimeException e) {
             releaseRing(sq);
+            totals.giveQp(sqCapacity + rqCapacity);
             throw e;
         }
         ShmRing rq = ring(rqAt, rqCapacity, RecvRecord.BYTES);
         QueuePair qp;
         try {
             qp = newQueuePair(r, type, pd, send, recv);
-        } catch (RuntimeException e) { // refused (bad attributes, an unknown SRQ or domain): its rings go back
+        } catch (RuntimeException e) { // refused (bad attributes, an unknown SRQ or domain): its rings and entries go back
             releaseRing(sq);
             releaseRing(rq);
+            totals.giveQp(sqCapacity + rqCapacity);
             throw e;
         }
         qpEntries += sqCapacity + rqCapacity;
@@ -388,6 +418,11 @@ final class ClientSession {
         throw new VerbsException(message);
     }
 
+    /** The inline staging buffers of the client's QPs (tests). */
+    List<MemorySegment> inlineBuffers() {
+        return qpList.stream().map(ServedQp::inlineBytes).toList();
+    }
+
     /** What the client may make (its CM ids check theirs). */
     ClientQuota quota() {
         return quota;
@@ -409,7 +444,14 @@ final class ClientSession {
                     + " work request entries held, "
                 + capacity + " asked; at most " + quota.srqs() + " SRQs and " + quota.qpEntries() + " entries");
         }
-        long at = carveRing(capacity, RecvRecord.BYTES);
+        totals.takeQp(capacity);
+        long at;
+        try {
+            at = carveRing(capacity, RecvRecord.BYTES);
+        } catch (RuntimeException e) {
+            totals.giveQp(capacity);
+            throw e;
+        }
         ShmRing ring = ring(at, capacity, RecvRecord.BYTES);
         ServedCq cq;
         SharedReceiveQueue srq;
@@ -419,6 +461,7 @@ final class ClientSession {
                 : pd.createXrcSrq(xrcd(r.xrcd()), cq.cq, r.maxWr(), r.maxSge(), r.limit());
         } catch (RuntimeException e) {
             releaseRing(ring);
+            totals.giveQp(capacity);
             throw e;
         }
         qpEntries += capacity;
@@ -536,11 +579,13 @@ final class ClientSession {
             case DestroyRequest.QP -> {
                 ServedQp qp = qp(r.handle());
                 qp.qp.destroy();
+                qp.close();
                 qps.remove(r.handle());
                 qpList.remove(qp);
                 releaseRing(qp.sq);
                 releaseRing(qp.rq);
                 qpEntries -= qp.sq.capacity() + qp.rq.capacity();
+                totals.giveQp(qp.sq.capacity() + qp.rq.capacity());
             }
             case DestroyRequest.AH -> {
                 if (!ownsAh(r.handle())) {
@@ -565,6 +610,7 @@ final class ClientSession {
                 cqList.remove(cq);
                 releaseRing(cq.ring);
                 cqEntries -= cq.ring.capacity();
+                totals.giveCq(cq.ring.capacity());
             }
             case DestroyRequest.SRQ -> {
                 ServedSrq srq = srq(r.handle());
@@ -573,6 +619,7 @@ final class ClientSession {
                 srqList.remove(srq);
                 releaseRing(srq.ring);
                 qpEntries -= srq.ring.capacity();
+                totals.giveQp(srq.ring.capacity());
             }
             case DestroyRequest.XRCD -> {
                 xrcd(r.handle()).close();
@@ -700,6 +747,12 @@ final class ClientSession {
      * holds it). Returns how many objects were reclaimed.
      */
     int reclaim() {
+        if (totals != null) { // first: a destroy below that throws must not keep the entries from every other client for good
+            totals.giveCq(cqEntries);
+            totals.giveQp(qpEntries);
+            cqEntries = 0;
+            qpEntries = 0;
+        }
         int n = 0;
         if (cm != null) { // first: a live connection's DREQ goes out while its QP still exists
             n += cm.reclaim();
@@ -707,6 +760,7 @@ final class ClientSession {
         }
         for (ServedQp qp : qpList) {
             qp.qp.destroy();
+            qp.close();
             n++;
         }
         qpList.clear();
@@ -745,8 +799,6 @@ final class ClientSession {
             n++;
         }
         pds.clear();
-        cqEntries = 0;
-        qpEntries = 0;
         ahCount = 0;
         closeFile();
         if (shmFile != null) {

@@ -33,8 +33,15 @@ final class ServedQp implements ReceiveRing.Target {
     private final ServedCq recvCq;
     private final SendWr wr = new SendWr(SendRecord.MAX_SGE);
     private final RecvWr rwr = new RecvWr();
+    /**
+     * Holds {@link #inlineBytes}: freed by {@link #close} when the QP is destroyed or its client
+     * reclaimed, not when a GC finds it unreachable (an automatic arena's native memory outlived
+     * the client by as long as the heap stayed quiet). Shared: the dataplane's thread closes it, and
+     * a bench may run the pass on another thread than the one that opened the client.
+     */
+    private final Arena inlineArena = Arena.ofShared();
     /** Where an INLINE record's bytes are read to before the post copies them (the dataplane's own memory). */
-    private final MemorySegment inlineBytes = Arena.ofAuto().allocate(SendRecord.MAX_INLINE);
+    private final MemorySegment inlineBytes = inlineArena.allocate(SendRecord.MAX_INLINE);
     /** Records waiting in the send and receive rings when the dataplane last looked (ring occupancy). */
     int sendFill;
     int recvFill;
@@ -48,6 +55,18 @@ final class ServedQp implements ReceiveRing.Target {
         this.rq = rq;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
+    }
+
+    /** Frees the QP's own native memory; after its embedded QP is destroyed (nothing posts from it then). */
+    void close() {
+        if (inlineArena.scope().isAlive()) {
+            inlineArena.close();
+        }
+    }
+
+    /** The inline staging buffer (tests: whether it is freed at destroy and reclaim). */
+    MemorySegment inlineBytes() {
+        return inlineBytes;
     }
 
     boolean completesInto(ServedCq cq) {

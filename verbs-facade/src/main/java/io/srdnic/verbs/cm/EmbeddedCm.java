@@ -14,7 +14,6 @@ import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.XrcQpType;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +35,6 @@ final class EmbeddedCm implements CmProtocol {
     private final Context context;
     final CmMessage tx = new CmMessage();
     private final CmMessage rx = new CmMessage();
-    /** Freed with the manager: once its context is closed nothing refers to it. */
-    private final Arena arena = Arena.ofAuto();
     private final ProtectionDomain pd;
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
@@ -58,8 +55,10 @@ final class EmbeddedCm implements CmProtocol {
         this.sendCq = context.createCq(SEND_SLOTS);
         this.recvCq = context.createCq(RECV_SLOTS);
         this.qp = pd.createManagementQueuePair(sendCq, recvCq, SEND_SLOTS, RECV_SLOTS);
-        MemorySegment memory = arena.allocate((long) (RECV_SLOTS + SEND_SLOTS) * SLOT, 64);
-        this.mr = pd.registerMemory(memory, Access.LOCAL_WRITE);
+        // The context's own memory, freed when the context closes (after its transport stops), not
+        // when a GC finds it unreachable: a dataplane or an application that opens and closes
+        // contexts does not keep each one's 96 KiB of CM slots until then.
+        this.mr = pd.allocateRegion((long) (RECV_SLOTS + SEND_SLOTS) * SLOT, Access.LOCAL_WRITE);
         qp.modify(QpState.INIT, CmMessage.QKEY);
         for (int slot = 0; slot < RECV_SLOTS; slot++) {
             repost(slot);
@@ -74,6 +73,11 @@ final class EmbeddedCm implements CmProtocol {
             mtu >>= 1;
         }
         this.pathMtu = mtu;
+    }
+
+    /** The message slots' memory (tests: whether it is freed with the context). */
+    MemorySegment slots() {
+        return mr.segment();
     }
 
     int pathMtu() {
