@@ -1,7 +1,10 @@
 package io.srdnic.rnbd.client;
 
 import io.srdnic.block.Errno;
+import io.srdnic.block.Extents;
 import io.srdnic.block.IoCompletion;
+import io.srdnic.rnbd.protocol.BlockStatus;
+import io.srdnic.rnbd.protocol.BlockStatusRsp;
 import io.srdnic.rnbd.protocol.Close;
 import io.srdnic.rnbd.protocol.Io;
 import io.srdnic.rnbd.protocol.Open;
@@ -35,7 +38,12 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     private static final int KIND_OPEN = 2;
     private static final int KIND_CLOSE = 3;
     private static final int KIND_IO = 4;
+    private static final int KIND_BLOCK_STATUS = 5;
     private static final int OP_CLOSE = -1;
+    /** Not an RNBD IO op: a BLOCK_STATUS message, queued like IO. */
+    static final int OP_BLOCK_STATUS = -2;
+    /** Extents per BLOCK_STATUS answer at most: as many as one NBD reply carries (the caller asks again for the rest). */
+    private static final int STATUS_EXTENTS = 1024;
 
     private final RtrsClient rtrs;
     private final int poolSize;
@@ -105,6 +113,15 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     }
 
     void enqueue(RnbdDevice device, int op, int flags, long offset, long length, ByteBuffer buffer, IoCompletion done) {
+        enqueue(device, op, flags, offset, length, buffer, null, done);
+    }
+
+    void enqueue(RnbdDevice device, int op, int flags, long offset, long length, Extents extents, IoCompletion done) {
+        enqueue(device, op, flags, offset, length, null, extents, done);
+    }
+
+    private void enqueue(RnbdDevice device, int op, int flags, long offset, long length, ByteBuffer buffer, Extents extents,
+        IoCompletion done) {
         if (closed) {
             done.complete(Errno.ESHUTDOWN);
             return;
@@ -118,6 +135,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             return;
         }
         o.set(device, op, flags, offset, length, buffer, done);
+        o.extents = extents;
         o.enqueuedAt = System.nanoTime();
         incoming.add(o);
         onEnqueue.run();
@@ -131,7 +149,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             d.state = DeviceState.CLOSED;
             return;
         }
-        enqueue(d, OP_CLOSE, 0, 0, 0, null, error -> { });
+        enqueue(d, OP_CLOSE, 0, 0, 0, (ByteBuffer) null, error -> { });
     }
 
     /** {@code wake} runs on the device caller's thread after each queued operation (a poll loop that sleeps when idle wakes). */
@@ -286,6 +304,14 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
                 }
                 continue;
             }
+            if (o.op == OP_BLOCK_STATUS) {
+                BlockStatus.write(header, 0, o.device.id, o.offset >> Rnbd.SECTOR_SHIFT, (int) o.length);
+                int answer = (int) Math.min(rtrs.maxIoSize(), BlockStatusRsp.HEADER + (long) BlockStatusRsp.EXTENT * STATUS_EXTENTS);
+                if (!send(p, true, BlockStatus.LENGTH, answer, KIND_BLOCK_STATUS, o)) {
+                    finish(o, Errno.EIO);
+                }
+                continue;
+            }
             submitPiece(p, o);
         }
     }
@@ -351,6 +377,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             }
             case KIND_OPEN -> opened((RnbdDevice) o, p, errno);
             case KIND_CLOSE -> finish((BlockOp) o, 0);
+            case KIND_BLOCK_STATUS -> blockStatusDone(p, (BlockOp) o, errno);
             default -> { }
         }
         rtrs.release(p);
@@ -401,6 +428,44 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             stages.completeNanos += System.nanoTime() - t;
             stages.ops++;
         }
+    }
+
+    /**
+     * Hands a BLOCK_STATUS answer's extents on, after checking that they are what was asked: each
+     * non-empty, of known states, together inside the range. A server that refused the message as
+     * unknown (a Linux one: EINVAL; or EOPNOTSUPP) gets the range called allocated, now and from
+     * then on for the device.
+     */
+    private void blockStatusDone(Permit p, BlockOp o, int errno) {
+        if (errno == RnbdErrno.EINVAL || errno == RnbdErrno.EOPNOTSUPP) {
+            o.device.noAllocationMap = true;
+            o.extents.extent(o.length, 0);
+            finish(o, 0);
+            return;
+        }
+        if (errno != 0) {
+            finish(o, nbdErrno(errno));
+            return;
+        }
+        MemorySegment answer = p.data();
+        if (!BlockStatusRsp.check(answer, 0, p.dataLength())) {
+            finish(o, Errno.EIO);
+            return;
+        }
+        int count = (int) BlockStatusRsp.count(answer, 0);
+        long covered = 0;
+        for (int i = 0; i < count; i++) {
+            long n = BlockStatusRsp.length(answer, 0, i);
+            covered += n;
+            if (n == 0 || covered > o.length || (BlockStatusRsp.state(answer, 0, i) & ~BlockStatusRsp.STATES) != 0) {
+                finish(o, Errno.EIO);
+                return;
+            }
+        }
+        for (int i = 0; i < count && o.extents.extent(BlockStatusRsp.length(answer, 0, i), BlockStatusRsp.state(answer, 0, i)); i++) {
+            // each extent handed on until the caller wants no more
+        }
+        finish(o, 0);
     }
 
     /** NBD allows a handful of errno values on its wire; the rest say EIO. */
