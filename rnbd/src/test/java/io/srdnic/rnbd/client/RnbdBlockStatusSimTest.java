@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.block.Extents;
 import io.srdnic.block.local.FileBlockDevice;
 import io.srdnic.rnbd.protocol.Rnbd;
+import io.srdnic.rnbd.protocol.RnbdErrno;
+import io.srdnic.rnbd.protocol.Wire;
 import io.srdnic.rnbd.server.ExportDirectory;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
@@ -20,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The allocation map through RNBD (srdnic's BLOCK_STATUS message, docs/rnbd.md): a device's holes
  * and data as the server's device sees them, for a memory device (its page map) and a sparse file
  * (SEEK_DATA/SEEK_HOLE), a map longer than one answer holds given as a prefix the caller continues
- * from, and a range that is not whole sectors described as allocated without asking.
+ * from, a range that is not whole sectors described as allocated without asking, and a server
+ * that does not know the message (Linux's) answered by calling the device allocated.
  */
 class RnbdBlockStatusSimTest {
     private static final int HOLE = Extents.HOLE | Extents.ZERO;
@@ -120,6 +123,26 @@ class RnbdBlockStatusSimTest {
             long reads = c.rtrs().stats(0).reads();
             assertEquals(List.of(List.of(100L, 0L)), map(sim, d, 4096 + 50, 100));
             assertEquals(reads, c.rtrs().stats(0).reads(), "nothing was sent");
+        }
+    }
+
+    @Test
+    void shouldCallTheDeviceAllocatedWhenTheServerDoesNotKnowTheMessageAndStopAsking() throws Exception {
+        int[] refused = new int[1];
+        try (RnbdSim sim = new RnbdSim(55, 1, new ExportDirectory(null).memory("m", 1 << 20), rnbd -> io -> {
+            if (Wire.type(io.chunk(), io.headerOffset(), io.headerLength()) == Rnbd.MSG_BLOCK_STATUS) {
+                refused[0]++;
+                io.respond(RnbdErrno.EINVAL); // as Linux's rnbd-srv answers a type it does not know
+            } else {
+                rnbd.onRequest(io);
+            }
+        })) {
+            RnbdClient c = sim.connect("gw");
+            RnbdDevice d = sim.open(c, "m", Rnbd.ACCESS_RW);
+            write(sim, d, 0, 4096);
+            assertEquals(List.of(List.of(1L << 20, 0L)), map(sim, d, 0, 1 << 20));
+            assertEquals(List.of(List.of(8192L, 0L)), map(sim, d, 4096, 8192));
+            assertEquals(1, refused[0], "asked once, then no more");
         }
     }
 }
