@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * With no path connected, queued and new operations fail with EIO at once.
  */
 public final class RnbdClient implements IoCallback, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RnbdClient.class.getName());
     private static final int KIND_SESS_INFO = 1;
     private static final int KIND_OPEN = 2;
     private static final int KIND_CLOSE = 3;
@@ -64,6 +65,9 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     private int sessInfoErrno;
     private int sessions;
     private volatile boolean closed;
+    /** IOs RTRS refused to send, and IOs answered with an error (logged at powers of two). */
+    private long ioRefused;
+    private long ioFailed;
     /** Run after an operation is queued, on the caller's thread: wakes a poll loop that sleeps when idle. */
     private volatile Runnable onEnqueue = () -> { };
 
@@ -257,15 +261,19 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
 
     /** Submits the message in {@link #header}; false (permit given back) when the session refused it. */
     private boolean send(Permit p, boolean read, int headerLength, int dataLength, int k, Object o) {
+        return submit(p, read, headerLength, dataLength, k, o) == 0;
+    }
+
+    /** As {@link #send}, returning RTRS's answer: 0, or the errno it refused with (the permit given back). */
+    private int submit(Permit p, boolean read, int headerLength, int dataLength, int k, Object o) {
         kind[p.id()] = k;
         owner[p.id()] = o;
         int rc = read ? rtrs.read(p, header, 0, headerLength, dataLength, this) : rtrs.write(p, header, 0, headerLength, dataLength, this);
         if (rc != 0) {
             owner[p.id()] = null;
             rtrs.release(p);
-            return false;
         }
-        return true;
+        return rc;
     }
 
     /** Moves queued operations onto free permits, a piece each; an operation whose device is not open waits, unless refused. */
@@ -304,15 +312,22 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
                 }
                 continue;
             }
+            int rc;
             if (o.op == OP_BLOCK_STATUS) {
                 BlockStatus.write(header, 0, o.device.id, o.offset >> Rnbd.SECTOR_SHIFT, (int) o.length);
                 int answer = (int) Math.min(rtrs.maxIoSize(), BlockStatusRsp.HEADER + (long) BlockStatusRsp.EXTENT * STATUS_EXTENTS);
-                if (!send(p, true, BlockStatus.LENGTH, answer, KIND_BLOCK_STATUS, o)) {
-                    finish(o, Errno.EIO);
-                }
-                continue;
+                rc = submit(p, true, BlockStatus.LENGTH, answer, KIND_BLOCK_STATUS, o);
+            } else {
+                rc = submitPiece(p, o);
             }
-            submitPiece(p, o);
+            if (rc == RnbdErrno.EAGAIN) {
+                continuing.addFirst(o); // every send queue full for now: first in line again, after the next poll
+                return n;
+            }
+            if (rc != 0) {
+                refusedIo(o, rc);
+                finish(o, Errno.EIO);
+            }
         }
     }
 
@@ -324,7 +339,8 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         }
     }
 
-    private void submitPiece(Permit p, BlockOp o) {
+    /** Sends the operation's next piece; returns RTRS's answer (on EAGAIN the piece is as it was, to be sent again). */
+    private int submitPiece(Permit p, BlockOp o) {
         boolean data = o.op == Rnbd.OP_READ || o.op == Rnbd.OP_WRITE;
         long left = o.length - o.progress;
         long max = data ? rtrs.maxIoSize() & ~(Rnbd.SECTOR_SIZE - 1L)
@@ -336,16 +352,31 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         if (o.progress == 0) {
             stages.queueNanos += o.submittedAt - o.enqueuedAt;
         }
+        int from = o.buffer == null ? 0 : o.buffer.position();
         if (o.op == Rnbd.OP_WRITE) {
             ByteBuffer v = view(p);
             v.clear();
             int limit = o.buffer.limit();
-            o.buffer.limit(o.buffer.position() + piece);
+            o.buffer.limit(from + piece);
             v.put(o.buffer);
             o.buffer.limit(limit);
         }
-        if (!send(p, o.op == Rnbd.OP_READ, Io.LENGTH, data ? piece : 0, KIND_IO, o)) {
-            finish(o, Errno.EIO);
+        int rc = submit(p, o.op == Rnbd.OP_READ, Io.LENGTH, data ? piece : 0, KIND_IO, o);
+        if (rc != 0 && o.op == Rnbd.OP_WRITE) {
+            o.buffer.position(from); // not sent: the piece goes again from the same bytes
+        }
+        return rc;
+    }
+
+    /**
+     * An IO RTRS refused (no path, or too big): counted, and logged the first time and then at
+     * every power of two, so a failed IO is never silent and a storm of them is a few lines.
+     */
+    private void refusedIo(BlockOp o, int rc) {
+        ioRefused++;
+        if (Long.bitCount(ioRefused) == 1) {
+            LOG.log(System.Logger.Level.WARNING, "rnbd client: IO (op " + o.op + ", offset " + (o.offset + o.progress) + ") refused by RTRS"
+                + " with errno " + rc + ": answered EIO (" + ioRefused + " so far)");
         }
     }
 
@@ -410,7 +441,20 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
 
     private void ioDone(Permit p, BlockOp o, int errno) {
         stages.rtrsNanos += System.nanoTime() - o.submittedAt;
+        if (errno == RnbdErrno.EAGAIN) { // its path failed and no other path's send queue took it: the piece goes again
+            if (o.op == Rnbd.OP_WRITE) {
+                o.buffer.position(o.buffer.position() - o.piece);
+            }
+            continuing.addFirst(o);
+            return;
+        }
         if (errno != 0) {
+            ioFailed++;
+            if (Long.bitCount(ioFailed) == 1) {
+                LOG.log(System.Logger.Level.WARNING, "rnbd client: IO (op " + o.op + ", offset " + (o.offset + o.progress) + ") failed"
+                    + " with errno " + errno + (errno == RnbdErrno.ECONNABORTED ? " (no path left for it)" : " (the server's answer)")
+                    + " (" + ioFailed + " so far)");
+            }
             finish(o, nbdErrno(errno));
             return;
         }
@@ -437,6 +481,10 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
      * then on for the device.
      */
     private void blockStatusDone(Permit p, BlockOp o, int errno) {
+        if (errno == RnbdErrno.EAGAIN) {
+            continuing.addFirst(o); // its path failed and no other path's send queue took it: asked again
+            return;
+        }
         if (errno == RnbdErrno.EINVAL || errno == RnbdErrno.EOPNOTSUPP) {
             o.device.noAllocationMap = true;
             o.extents.extent(o.length, 0);
