@@ -88,6 +88,16 @@ public interface BlockDevice extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * {@link #blockStatus(long, long, Extents)} for a device whose map lives elsewhere (an RNBD
+     * device asks its server): feeds {@code out} and then calls {@code done}, both from any thread
+     * and possibly after this returns, exactly once, with 0 or an {@link Errno} value. The default
+     * asks the synchronous form on the caller's thread.
+     */
+    default void blockStatus(long offset, long length, Extents out, IoCompletion done) {
+        done.complete(blockStatus(offset, length, out));
+    }
+
     /** Releases the device; no operation is started afterwards. */
     @Override
     void close();

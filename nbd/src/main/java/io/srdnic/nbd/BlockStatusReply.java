@@ -2,7 +2,8 @@ package io.srdnic.nbd;
 
 import io.srdnic.block.BlockDevice;
 import io.srdnic.block.Errno;
-import io.srdnic.block.Extents;
+import io.srdnic.block.IoCompletion;
+import io.srdnic.block.MergedExtents;
 import java.nio.ByteBuffer;
 
 /**
@@ -11,75 +12,55 @@ import java.nio.ByteBuffer;
  * buffer, the chunk header in the headroom in front, so the reply leaves in one write like a read's.
  * Neighbouring extents of the same state are merged; at most {@link #MAX_DESCRIPTORS} per reply
  * (the client asks again from where the reply ended), one with NBD_CMD_FLAG_REQ_ONE. One per
- * connection, used on its reader thread only; allocates nothing per request.
+ * request slot, made the first time the slot carries a block status: a device that asks elsewhere
+ * (RNBD) feeds it and completes it from its own thread, while other slots' block statuses run.
+ * Allocates nothing per request.
  *
  * <pre>
  *  chunk header (20 bytes, in the headroom)   payload (at the data view's start)
  *  magic | flags=DONE | type=5 | handle | len  context id (u32) | (length u32, state u32) × n
  * </pre>
  */
-final class BlockStatusReply implements Extents {
+final class BlockStatusReply extends MergedExtents implements IoCompletion {
     static final int MAX_DESCRIPTORS = 1024;
     /** The payload of a full reply: the context id and every descriptor. */
     static final int MAX_PAYLOAD = 4 + 8 * MAX_DESCRIPTORS;
 
+    private final RequestSlot slot;
     private ByteBuffer out;
-    private int count;
-    private int limit;
-    private long lastLength;
-    private int lastState;
+
+    BlockStatusReply(RequestSlot slot) {
+        this.slot = slot;
+    }
 
     /**
-     * Fills {@code payload} (positioned at 0, at least {@link #MAX_PAYLOAD} bytes) with the
-     * device's extents for the range; returns the payload's length, or {@code -errno}.
+     * Asks the device for the range's extents into {@code payload} (positioned at 0, at least
+     * {@link #MAX_PAYLOAD} bytes); when the device completes, the slot completes with the payload's
+     * length in {@link RequestSlot#length}, or with the device's error.
      */
-    int fill(BlockDevice device, long offset, long length, boolean reqOne, ByteBuffer payload) {
+    void start(BlockDevice device, long offset, long length, boolean reqOne, ByteBuffer payload) {
         out = payload;
-        count = 0;
-        limit = reqOne ? 1 : MAX_DESCRIPTORS;
-        lastLength = 0;
+        begin(reqOne ? 1 : MAX_DESCRIPTORS);
         payload.putInt(0, Nbd.CONTEXT_BASE_ALLOCATION_ID);
-        try {
-            int error = device.blockStatus(offset, length, this);
-            if (error != 0) {
-                return -error;
-            }
-            if (lastLength > 0) {
-                put();
-            }
-        } finally {
-            out = null;
+        device.blockStatus(offset, length, this, this);
+    }
+
+    /** The device is done describing: the payload's length into the slot, then the slot's completion. */
+    @Override
+    public void complete(int error) {
+        int count = end();
+        out = null;
+        if (error == 0 && count == 0) {
+            error = Errno.EIO; // a device that described nothing broke its contract; one descriptor is the minimum
         }
-        if (count == 0) {
-            return -Errno.EIO; // a device that described nothing broke its contract; one descriptor is the minimum
-        }
-        return 4 + 8 * count;
+        slot.length = error == 0 ? 4 + 8 * count : 0;
+        slot.complete(error);
     }
 
     @Override
-    public boolean extent(long length, int state) {
-        if (length <= 0) {
-            return true;
-        }
-        if (lastLength > 0 && state == lastState && lastLength + length <= 0xFFFF_FFFFL) {
-            lastLength += length;
-            return true;
-        }
-        if (lastLength > 0) {
-            put();
-            if (count == limit) {
-                lastLength = 0;
-                return false;
-            }
-        }
-        lastLength = length;
-        lastState = state;
-        return true;
-    }
-
-    private void put() {
-        int at = 4 + 8 * count++;
-        out.putInt(at, (int) lastLength).putInt(at + 4, lastState);
+    protected void put(int index, long length, int state) {
+        int at = 4 + 8 * index;
+        out.putInt(at, (int) length).putInt(at + 4, state);
     }
 
     /** The chunk header written into the headroom in front of a filled payload; the reply to send. */

@@ -28,6 +28,8 @@ final class RequestSlot implements IoCompletion {
     boolean borrowsLarge;
     /** Grown on demand up to {@link Transmission#SLOT_BUFFER_MAX}. */
     DataBuffer own;
+    /** Fills and completes this slot's block statuses; made the first time it carries one. */
+    BlockStatusReply blockStatus;
     /** The reply, from completion until it is written. */
     ByteBuffer outgoing;
 

@@ -47,7 +47,6 @@ final class Transmission {
     private final ReplyWriter writer;
     /** One large buffer per connection at a time, so that one client cannot hold them all. */
     private final Semaphore largeInUse = new Semaphore(1);
-    private final BlockStatusReply blockStatus = new BlockStatusReply();
     private final ByteBuffer[] batch = new ByteBuffer[BATCH];
     private final RequestSlot[] batchSlots = new RequestSlot[BATCH];
     private int batched;
@@ -168,17 +167,20 @@ final class Transmission {
         }
     }
 
-    /** Answers BLOCK_STATUS from the device's extents, written into the slot's own buffer. */
+    /**
+     * Answers BLOCK_STATUS from the device's extents, written into the slot's own buffer; a device
+     * that asks elsewhere (RNBD) completes it later from its own thread, like an IO.
+     */
     private void blockStatus(RequestSlot slot, int flags, long offset, long length) throws InterruptedException {
         RequestSlot.DataBuffer payload = attach(slot, BlockStatusReply.MAX_PAYLOAD);
         if (payload == null) {
             finish(slot, outOfMemory());
             return;
         }
-        int filled = blockStatus.fill(device, offset, length, (flags & Nbd.CMD_FLAG_REQ_ONE) != 0,
-            payload.prepare(BlockStatusReply.MAX_PAYLOAD));
-        slot.length = Math.max(0, filled);
-        finish(slot, Math.max(0, -filled));
+        if (slot.blockStatus == null) {
+            slot.blockStatus = new BlockStatusReply(slot); // once per slot, the first time it carries a block status
+        }
+        slot.blockStatus.start(device, offset, length, (flags & Nbd.CMD_FLAG_REQ_ONE) != 0, payload.prepare(BlockStatusReply.MAX_PAYLOAD));
     }
 
     /** Counts and (once per connection) logs a request answered ENOMEM; returns ENOMEM. */

@@ -66,6 +66,11 @@ public final class NbdLocalCommand implements Callable<Integer> {
             description = "Serve this file, and nothing else of its directory (made sparse, of --size, if missing), instead of memory.")
     Path backing;
 
+    @Option(names = "--io-connections", defaultValue = "1", paramLabel = "N",
+            description = "RTRS IO connections per path (the seed's one per CPU; default ${DEFAULT-VALUE}: one poll thread drives"
+        + " them all, and more measured no faster: docs/performance.md).")
+    int ioConnections;
+
     @Mixin
     NbdServerOptions serverOptions = new NbdServerOptions();
 
@@ -77,6 +82,9 @@ public final class NbdLocalCommand implements Callable<Integer> {
         }
         if (paths < 1 || paths > 8) {
             throw new IllegalArgumentException("--paths is 1..8");
+        }
+        if (ioConnections < 1 || ioConnections > RnbdGateway.MAX_IO_CONNECTIONS) {
+            throw new IllegalArgumentException("--io-connections is 1.." + RnbdGateway.MAX_IO_CONNECTIONS);
         }
         OneLineLog.install();
         claim(socket, "--socket");
@@ -102,7 +110,7 @@ public final class NbdLocalCommand implements Callable<Integer> {
         try {
             server.await("ready", 120_000);
             gateway = RnbdGateway.start(RnbdExports.specs("memif", serverSockets, List.of()), Ipv4.parse(GATEWAY_IP), Ipv4.parse(SERVER_IP),
-                ServerConfig.DEFAULT_PORT);
+                ServerConfig.DEFAULT_PORT, ioConnections);
             RnbdDevice d = gateway.open(device, Rnbd.ACCESS_RW, 60_000);
             exports = new Exports(List.of(new Export(DEVICE, d)));
             nbd = new NbdServer(exports, serverOptions.limits());

@@ -31,11 +31,14 @@ public final class RnbdGateway implements AutoCloseable {
      */
     static final long HEARTBEAT_NANOS = 2_000_000_000L;
     static final int HEARTBEAT_MISSED = 4;
+    /** IO connections per path at most. */
+    static final int MAX_IO_CONNECTIONS = 64;
 
     private final List<String> vdevs;
     private final int localIp;
     private final int serverIp;
     private final int port;
+    private final int ioConnections;
     private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
     /** The loop's idle pause; devices' callers and control requests wake it. */
     private final WakeableIdle backoff = ServeLoop.idleStrategy();
@@ -44,21 +47,34 @@ public final class RnbdGateway implements AutoCloseable {
     private final Thread thread;
     private volatile boolean stop;
 
-    private RnbdGateway(List<String> vdevs, int localIp, int serverIp, int port) {
+    private RnbdGateway(List<String> vdevs, int localIp, int serverIp, int port, int ioConnections) {
         this.vdevs = vdevs;
         this.localIp = localIp;
         this.serverIp = serverIp;
         this.port = port;
+        this.ioConnections = ioConnections;
         this.thread = new Thread(this::run, "srdnic-rnbd-gateway");
         this.thread.setDaemon(true);
     }
 
     /** Starts the gateway's thread: a path per vdev spec, to {@code serverIp} on each link, RTRS port {@code port}. */
     public static RnbdGateway start(List<String> vdevs, int localIp, int serverIp, int port) {
+        return start(vdevs, localIp, serverIp, port, 1);
+    }
+
+    /**
+     * As {@link #start(List, int, int, int)} with {@code ioConnections} IO connections per path
+     * (the seed's one per CPU; docs/performance.md says what it measured: one, the default, since
+     * a single poll thread drives them all).
+     */
+    public static RnbdGateway start(List<String> vdevs, int localIp, int serverIp, int port, int ioConnections) {
+        if (ioConnections < 1 || ioConnections > MAX_IO_CONNECTIONS) {
+            throw new IllegalArgumentException("io connections per path: 1.." + MAX_IO_CONNECTIONS + ", not " + ioConnections);
+        }
         if (vdevs.isEmpty()) {
             throw new IllegalArgumentException("an RNBD session needs at least one link (--rnbd-vdev)");
         }
-        RnbdGateway g = new RnbdGateway(vdevs, localIp, serverIp, port);
+        RnbdGateway g = new RnbdGateway(vdevs, localIp, serverIp, port, ioConnections);
         g.thread.start();
         try {
             g.started.get(60, TimeUnit.SECONDS);
@@ -77,7 +93,8 @@ public final class RnbdGateway implements AutoCloseable {
             for (Context c : links.contexts()) {
                 addresses.add(new PathAddress(c, serverIp));
             }
-            ClientConfig config = new ClientConfig().sessionName("srdnic-gw-" + ProcessHandle.current().pid()).port(port).ioConnections(1)
+            ClientConfig config = new ClientConfig().sessionName("srdnic-gw-" + ProcessHandle.current().pid()).port(port)
+                .ioConnections(ioConnections)
                 .heartbeat(HEARTBEAT_NANOS, HEARTBEAT_MISSED).reconnect(500_000_000L, -1).connectTimeout(3_000_000_000L);
             client = RnbdClient.over(RtrsClient.open(config, addresses), 256);
             client.onEnqueue(backoff::wake);

@@ -117,6 +117,55 @@ class NbdAllocationToolsIT {
     }
 
     /**
+     * The allocation map through the gateway (RNBD's BLOCK_STATUS, docs/rnbd.md): nbd-local over a
+     * sparse backing file (1 MiB of data at 8 MiB, holes elsewhere) and over a memory device the
+     * same image was copied into. nbdinfo --map shows the server's holes and data, and nbdcopy out
+     * of the gateway reads ~1 MiB through RNBD, not 64 MiB (before: no base:allocation through the
+     * gateway, so nbdinfo --map failed and a copy read every zero).
+     */
+    @Test
+    void nbdinfoMapAndNbdcopyThroughNbdLocalShouldSeeTheServersHolesAndReadOnlyTheData() throws Exception {
+        Tools.require("nbdinfo");
+        Tools.require("nbdcopy");
+        Path source = image();
+        Path backing = sparseFile("gateway.img");
+        try (RandomAccessFile f = new RandomAccessFile(backing.toFile(), "rw")) {
+            f.seek(DATA_AT);
+            f.write(Files.readAllBytes(source), DATA_AT, DATA_LENGTH);
+        }
+        for (String device : new String[] {"file", "memory"}) {
+            Path socket = dir.resolve("local-" + device + ".sock");
+            String[] args = device.equals("file") ? new String[] {"--socket", socket.toString(), "--backing", backing.toString(),
+                "--paths", "2"} : new String[] {"--socket", socket.toString(), "--size", "64M", "--paths", "2"};
+            try (NbdServerProcess server = NbdServerProcess.startCommand("nbd-local", socket, dir.resolve("nbd-local-" + device + ".err"),
+                args)) {
+                if (device.equals("memory")) {
+                    Tools.run(dir, 60, "nbdcopy", source.toString(), server.uri("disk"));
+                }
+                List<long[]> rows = map(server, "disk");
+                List<long[]> expected = List.of(new long[] {0, DATA_AT, 3}, new long[] {DATA_AT, DATA_LENGTH, 0},
+                    new long[] {DATA_AT + DATA_LENGTH, SIZE - DATA_AT - DATA_LENGTH, 3});
+                assertEquals(expected.size(), rows.size(), device + ": " + rows.stream().map(Arrays::toString).toList());
+                for (int i = 0; i < rows.size(); i++) {
+                    assertArrayEquals(expected.get(i), rows.get(i), device + " row " + i);
+                }
+                long before = Tools.sum(gatewayStats(server), "read_bytes");
+                Path back = dir.resolve("back-gateway-" + device + ".img");
+                Tools.run(dir, 60, "nbdcopy", server.uri("disk"), back.toString());
+                long read = Tools.sum(gatewayStats(server), "read_bytes") - before;
+                assertTrue(read >= DATA_LENGTH && read <= 2 * DATA_LENGTH,
+                    device + ": the gateway read " + read + " bytes through RNBD to copy 64 MiB holding 1 MiB of data");
+                assertEquals(-1, Files.mismatch(source, back), device + ": the holes still read as zeroes");
+            }
+        }
+    }
+
+    private String gatewayStats(NbdServerProcess server) throws Exception {
+        return Tools.run(dir, 30, System.getProperty("java.home") + "/bin/java", "--enable-native-access=ALL-UNNAMED", "-jar",
+            System.getProperty("srdnic.jar"), "rtrs", "stats", "--socket", server.socket.toString(), "--json");
+    }
+
+    /**
      * What the server process has written with write(2) and friends ({@code wchar} of /proc/PID/io):
      * its replies on the sockets, read data included, and a few log lines. What a copy costs the
      * server, measured where nbdcopy cannot hide it.

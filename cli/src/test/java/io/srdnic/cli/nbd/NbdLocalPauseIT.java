@@ -77,12 +77,13 @@ class NbdLocalPauseIT {
         try (NbdServerProcess server = start("64M")) {
             ProcessHandle child = NbdLocalSupervisionIT.serverChild(server.process);
             Path out = dir.resolve("fio.json");
-            Process fio = fio(server, out, "--size=32m", "--loops=20", "--runtime=120");
+            Process fio = fio(server, out, "--size=32m", "--loops=1000000", "--runtime=20"); // passes back to back until then
             Thread.sleep(1500);
             assertTrue(fio.isAlive(), "fio still writing when the server stops: " + Files.readString(out));
             signal(child, "STOP");
             Thread.sleep(2000);
             signal(child, "CONT");
+            assertTrue(fio.isAlive(), "fio still writing when the server resumes: " + Files.readString(out));
             assertClean(fio, out, 180);
             String stats = srdnic("rtrs", "stats", "--socket", server.socket.toString(), "--json");
             assertEquals(0, Tools.sum(stats, "failovers") + Tools.sum(stats, "reconnects_ok") + Tools.sum(stats, "reconnects_failed"),
@@ -112,7 +113,7 @@ class NbdLocalPauseIT {
             "--paths", "2")) {
             ProcessHandle child = NbdLocalSupervisionIT.serverChild(server.process);
             Path out = dir.resolve("fio.json");
-            Process fio = fio(server, out, "--size=32m", "--loops=20", "--runtime=120");
+            Process fio = fio(server, out, "--size=32m", "--loops=1000000", "--runtime=60"); // passes back to back until then
             Thread.sleep(1500);
             long longest = 0;
             for (int level = 7; level <= 9 && longest < 1_500_000_000L; level++) {
@@ -126,6 +127,7 @@ class NbdLocalPauseIT {
                     + " ms");
             }
             assertTrue(longest >= 1_500_000_000L, "a pause of at least 1.5 s was forced: " + longest / 1_000_000 + " ms");
+            assertTrue(fio.isAlive(), "fio still writing after the last pause: " + Files.readString(out));
             assertClean(fio, out, 180);
             String stats = srdnic("rtrs", "stats", "--socket", server.socket.toString(), "--json");
             assertEquals(0, Tools.sum(stats, "failovers") + Tools.sum(stats, "reconnects_failed"), "no path was given up: " + stats);

@@ -82,8 +82,8 @@ class NbdLocalToolsIT {
         try (NbdServerProcess server = start("64M")) {
             Path out = dir.resolve("fio.json");
             Process fio = new ProcessBuilder("fio", "--name=verify", "--ioengine=nbd", "--uri=" + server.uri("disk"), "--rw=randwrite",
-                "--bs=4k", "--size=32m", "--loops=20", "--iodepth=32", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
-                "--runtime=120",
+                "--bs=4k", "--size=32m", "--loops=1000000", "--iodepth=32", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1",
+                "--runtime=30", // passes back to back until then, however fast one is: IO runs through the whole outage
                 "--verify_state_save=0", "--output-format=json").directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(out.toFile()).start();
             Thread.sleep(1500);
@@ -91,6 +91,7 @@ class NbdLocalToolsIT {
             assertTrue(srdnic(30, "rtrs", "path", "--socket", server.socket.toString(), "--down", "0").contains("down"));
             Thread.sleep(12_000); // longer than RC's retry limit (~8.6 s): shorter outages are ridden through, not failed over
             srdnic(30, "rtrs", "path", "--socket", server.socket.toString(), "--up", "0");
+            assertTrue(fio.isAlive(), "fio still writing when the path comes back: " + Files.readString(out));
             assertTrue(fio.waitFor(180, TimeUnit.SECONDS), "fio finished");
             String report = Files.readString(out);
             assertEquals(0, fio.exitValue(), report);

@@ -35,6 +35,8 @@ class RnbdArgumentsTest {
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1M", "--transport", "srd"), "RTRS is RC only");
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1000"), "not whole sectors");
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1M", "--paths", "0"));
+        assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1M", "--io-connections", "0"), "at least one per path");
+        assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "1M", "--io-connections", "65"));
         assertEquals(2, Srdnic.run("nbd-local", "--size", "1M"), "no --socket");
         assertTrue(Files.notExists(Path.of(sock)));
         assertEquals(1, Srdnic.run("rnbd-server", "--memif-socket", dir.resolve("m.sock").toString()), "nothing to export");

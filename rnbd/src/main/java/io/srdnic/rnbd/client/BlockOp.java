@@ -1,5 +1,6 @@
 package io.srdnic.rnbd.client;
 
+import io.srdnic.block.Extents;
 import io.srdnic.block.IoCompletion;
 import java.nio.ByteBuffer;
 
@@ -16,6 +17,8 @@ final class BlockOp {
     long length;
     ByteBuffer buffer;
     IoCompletion done;
+    /** A block status's receiver of the extents; null for any other operation. */
+    Extents extents;
     long progress;
     int piece;
     /** System.nanoTime() when queued, and when its current piece went to RTRS (IoStages). */
@@ -30,6 +33,7 @@ final class BlockOp {
         this.length = length;
         this.buffer = buffer;
         this.done = done;
+        this.extents = null;
         this.progress = 0;
         this.piece = 0;
     }

@@ -1,7 +1,10 @@
 package io.srdnic.rnbd.client;
 
 import io.srdnic.block.Errno;
+import io.srdnic.block.Extents;
 import io.srdnic.block.IoCompletion;
+import io.srdnic.rnbd.protocol.BlockStatus;
+import io.srdnic.rnbd.protocol.BlockStatusRsp;
 import io.srdnic.rnbd.protocol.Close;
 import io.srdnic.rnbd.protocol.Io;
 import io.srdnic.rnbd.protocol.Open;
@@ -31,11 +34,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * With no path connected, queued and new operations fail with EIO at once.
  */
 public final class RnbdClient implements IoCallback, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(RnbdClient.class.getName());
     private static final int KIND_SESS_INFO = 1;
     private static final int KIND_OPEN = 2;
     private static final int KIND_CLOSE = 3;
     private static final int KIND_IO = 4;
+    private static final int KIND_BLOCK_STATUS = 5;
     private static final int OP_CLOSE = -1;
+    /** Not an RNBD IO op: a BLOCK_STATUS message, queued like IO. */
+    static final int OP_BLOCK_STATUS = -2;
+    /** Extents per BLOCK_STATUS answer at most: as many as one NBD reply carries (the caller asks again for the rest). */
+    private static final int STATUS_EXTENTS = 1024;
 
     private final RtrsClient rtrs;
     private final int poolSize;
@@ -56,6 +65,9 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     private int sessInfoErrno;
     private int sessions;
     private volatile boolean closed;
+    /** IOs RTRS refused to send, and IOs answered with an error (logged at powers of two). */
+    private long ioRefused;
+    private long ioFailed;
     /** Run after an operation is queued, on the caller's thread: wakes a poll loop that sleeps when idle. */
     private volatile Runnable onEnqueue = () -> { };
 
@@ -105,6 +117,15 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
     }
 
     void enqueue(RnbdDevice device, int op, int flags, long offset, long length, ByteBuffer buffer, IoCompletion done) {
+        enqueue(device, op, flags, offset, length, buffer, null, done);
+    }
+
+    void enqueue(RnbdDevice device, int op, int flags, long offset, long length, Extents extents, IoCompletion done) {
+        enqueue(device, op, flags, offset, length, null, extents, done);
+    }
+
+    private void enqueue(RnbdDevice device, int op, int flags, long offset, long length, ByteBuffer buffer, Extents extents,
+        IoCompletion done) {
         if (closed) {
             done.complete(Errno.ESHUTDOWN);
             return;
@@ -118,6 +139,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             return;
         }
         o.set(device, op, flags, offset, length, buffer, done);
+        o.extents = extents;
         o.enqueuedAt = System.nanoTime();
         incoming.add(o);
         onEnqueue.run();
@@ -131,7 +153,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             d.state = DeviceState.CLOSED;
             return;
         }
-        enqueue(d, OP_CLOSE, 0, 0, 0, null, error -> { });
+        enqueue(d, OP_CLOSE, 0, 0, 0, (ByteBuffer) null, error -> { });
     }
 
     /** {@code wake} runs on the device caller's thread after each queued operation (a poll loop that sleeps when idle wakes). */
@@ -239,15 +261,19 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
 
     /** Submits the message in {@link #header}; false (permit given back) when the session refused it. */
     private boolean send(Permit p, boolean read, int headerLength, int dataLength, int k, Object o) {
+        return submit(p, read, headerLength, dataLength, k, o) == 0;
+    }
+
+    /** As {@link #send}, returning RTRS's answer: 0, or the errno it refused with (the permit given back). */
+    private int submit(Permit p, boolean read, int headerLength, int dataLength, int k, Object o) {
         kind[p.id()] = k;
         owner[p.id()] = o;
         int rc = read ? rtrs.read(p, header, 0, headerLength, dataLength, this) : rtrs.write(p, header, 0, headerLength, dataLength, this);
         if (rc != 0) {
             owner[p.id()] = null;
             rtrs.release(p);
-            return false;
         }
-        return true;
+        return rc;
     }
 
     /** Moves queued operations onto free permits, a piece each; an operation whose device is not open waits, unless refused. */
@@ -286,7 +312,22 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
                 }
                 continue;
             }
-            submitPiece(p, o);
+            int rc;
+            if (o.op == OP_BLOCK_STATUS) {
+                BlockStatus.write(header, 0, o.device.id, o.offset >> Rnbd.SECTOR_SHIFT, (int) o.length);
+                int answer = (int) Math.min(rtrs.maxIoSize(), BlockStatusRsp.HEADER + (long) BlockStatusRsp.EXTENT * STATUS_EXTENTS);
+                rc = submit(p, true, BlockStatus.LENGTH, answer, KIND_BLOCK_STATUS, o);
+            } else {
+                rc = submitPiece(p, o);
+            }
+            if (rc == RnbdErrno.EAGAIN) {
+                continuing.addFirst(o); // every send queue full for now: first in line again, after the next poll
+                return n;
+            }
+            if (rc != 0) {
+                refusedIo(o, rc);
+                finish(o, Errno.EIO);
+            }
         }
     }
 
@@ -298,7 +339,8 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         }
     }
 
-    private void submitPiece(Permit p, BlockOp o) {
+    /** Sends the operation's next piece; returns RTRS's answer (on EAGAIN the piece is as it was, to be sent again). */
+    private int submitPiece(Permit p, BlockOp o) {
         boolean data = o.op == Rnbd.OP_READ || o.op == Rnbd.OP_WRITE;
         long left = o.length - o.progress;
         long max = data ? rtrs.maxIoSize() & ~(Rnbd.SECTOR_SIZE - 1L)
@@ -310,16 +352,31 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
         if (o.progress == 0) {
             stages.queueNanos += o.submittedAt - o.enqueuedAt;
         }
+        int from = o.buffer == null ? 0 : o.buffer.position();
         if (o.op == Rnbd.OP_WRITE) {
             ByteBuffer v = view(p);
             v.clear();
             int limit = o.buffer.limit();
-            o.buffer.limit(o.buffer.position() + piece);
+            o.buffer.limit(from + piece);
             v.put(o.buffer);
             o.buffer.limit(limit);
         }
-        if (!send(p, o.op == Rnbd.OP_READ, Io.LENGTH, data ? piece : 0, KIND_IO, o)) {
-            finish(o, Errno.EIO);
+        int rc = submit(p, o.op == Rnbd.OP_READ, Io.LENGTH, data ? piece : 0, KIND_IO, o);
+        if (rc != 0 && o.op == Rnbd.OP_WRITE) {
+            o.buffer.position(from); // not sent: the piece goes again from the same bytes
+        }
+        return rc;
+    }
+
+    /**
+     * An IO RTRS refused (no path, or too big): counted, and logged the first time and then at
+     * every power of two, so a failed IO is never silent and a storm of them is a few lines.
+     */
+    private void refusedIo(BlockOp o, int rc) {
+        ioRefused++;
+        if (Long.bitCount(ioRefused) == 1) {
+            LOG.log(System.Logger.Level.WARNING, "rnbd client: IO (op " + o.op + ", offset " + (o.offset + o.progress) + ") refused by RTRS"
+                + " with errno " + rc + ": answered EIO (" + ioRefused + " so far)");
         }
     }
 
@@ -351,6 +408,7 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             }
             case KIND_OPEN -> opened((RnbdDevice) o, p, errno);
             case KIND_CLOSE -> finish((BlockOp) o, 0);
+            case KIND_BLOCK_STATUS -> blockStatusDone(p, (BlockOp) o, errno);
             default -> { }
         }
         rtrs.release(p);
@@ -383,7 +441,20 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
 
     private void ioDone(Permit p, BlockOp o, int errno) {
         stages.rtrsNanos += System.nanoTime() - o.submittedAt;
+        if (errno == RnbdErrno.EAGAIN) { // its path failed and no other path's send queue took it: the piece goes again
+            if (o.op == Rnbd.OP_WRITE) {
+                o.buffer.position(o.buffer.position() - o.piece);
+            }
+            continuing.addFirst(o);
+            return;
+        }
         if (errno != 0) {
+            ioFailed++;
+            if (Long.bitCount(ioFailed) == 1) {
+                LOG.log(System.Logger.Level.WARNING, "rnbd client: IO (op " + o.op + ", offset " + (o.offset + o.progress) + ") failed"
+                    + " with errno " + errno + (errno == RnbdErrno.ECONNABORTED ? " (no path left for it)" : " (the server's answer)")
+                    + " (" + ioFailed + " so far)");
+            }
             finish(o, nbdErrno(errno));
             return;
         }
@@ -401,6 +472,48 @@ public final class RnbdClient implements IoCallback, AutoCloseable {
             stages.completeNanos += System.nanoTime() - t;
             stages.ops++;
         }
+    }
+
+    /**
+     * Hands a BLOCK_STATUS answer's extents on, after checking that they are what was asked: each
+     * non-empty, of known states, together inside the range. A server that refused the message as
+     * unknown (a Linux one: EINVAL; or EOPNOTSUPP) gets the range called allocated, now and from
+     * then on for the device.
+     */
+    private void blockStatusDone(Permit p, BlockOp o, int errno) {
+        if (errno == RnbdErrno.EAGAIN) {
+            continuing.addFirst(o); // its path failed and no other path's send queue took it: asked again
+            return;
+        }
+        if (errno == RnbdErrno.EINVAL || errno == RnbdErrno.EOPNOTSUPP) {
+            o.device.noAllocationMap = true;
+            o.extents.extent(o.length, 0);
+            finish(o, 0);
+            return;
+        }
+        if (errno != 0) {
+            finish(o, nbdErrno(errno));
+            return;
+        }
+        MemorySegment answer = p.data();
+        if (!BlockStatusRsp.check(answer, 0, p.dataLength())) {
+            finish(o, Errno.EIO);
+            return;
+        }
+        int count = (int) BlockStatusRsp.count(answer, 0);
+        long covered = 0;
+        for (int i = 0; i < count; i++) {
+            long n = BlockStatusRsp.length(answer, 0, i);
+            covered += n;
+            if (n == 0 || covered > o.length || (BlockStatusRsp.state(answer, 0, i) & ~BlockStatusRsp.STATES) != 0) {
+                finish(o, Errno.EIO);
+                return;
+            }
+        }
+        for (int i = 0; i < count && o.extents.extent(BlockStatusRsp.length(answer, 0, i), BlockStatusRsp.state(answer, 0, i)); i++) {
+            // each extent handed on until the caller wants no more
+        }
+        finish(o, 0);
     }
 
     /** NBD allows a handful of errno values on its wire; the rest say EIO. */

@@ -3,6 +3,7 @@ package io.srdnic.rnbd.client;
 import io.srdnic.block.BlockDevice;
 import io.srdnic.block.BlockSizes;
 import io.srdnic.block.Errno;
+import io.srdnic.block.Extents;
 import io.srdnic.block.IoCompletion;
 import io.srdnic.rnbd.protocol.OpenRsp;
 import io.srdnic.rnbd.protocol.Rnbd;
@@ -17,6 +18,8 @@ import java.nio.ByteBuffer;
 public final class RnbdDevice implements BlockDevice {
     /** NBD payloads up to this are split into RTRS IOs of the session's max IO size. */
     static final int MAX_PAYLOAD = 32 << 20;
+    /** A block status asks about at most this much at once (BLOCK_STATUS's bi_size is a u32 of whole sectors). */
+    static final long MAX_STATUS_RANGE = 0xFFFF_FE00L;
 
     final RnbdClient client;
     final String name;
@@ -27,6 +30,8 @@ public final class RnbdDevice implements BlockDevice {
     volatile OpenRsp.Geometry geometry;
     /** Opens done, the first and each one after a reconnect. */
     volatile int opens;
+    /** Set when the server refused BLOCK_STATUS (a Linux server): the device is called allocated from then on. */
+    volatile boolean noAllocationMap;
 
     RnbdDevice(RnbdClient client, String name, int accessMode) {
         this.client = client;
@@ -117,6 +122,27 @@ public final class RnbdDevice implements BlockDevice {
     @Override
     public void writeZeroes(long offset, long length, boolean fua, boolean mayPunch, IoCompletion done) {
         submit(Rnbd.OP_WRITE_ZEROES, (fua ? Rnbd.F_FUA : 0) | (mayPunch ? 0 : Rnbd.F_NOUNMAP), offset, length, null, done);
+    }
+
+    /** The server's device map, through srdnic's BLOCK_STATUS message (docs/rnbd.md). */
+    @Override
+    public boolean reportsAllocation() {
+        return true;
+    }
+
+    /**
+     * Asks the server for the range's extents; they and then {@code done} come on the session's
+     * poll thread. A range that is not whole sectors, or a server that does not know the message,
+     * gets "allocated" for the whole range without a question, which is always true enough.
+     */
+    @Override
+    public void blockStatus(long offset, long length, Extents out, IoCompletion done) {
+        if (((offset | length) & (Rnbd.SECTOR_SIZE - 1)) != 0 || noAllocationMap) {
+            out.extent(length, 0);
+            done.complete(0);
+            return;
+        }
+        client.enqueue(this, RnbdClient.OP_BLOCK_STATUS, 0, offset, Math.min(length, MAX_STATUS_RANGE), out, done);
     }
 
     private void submit(int op, int flags, long offset, long length, ByteBuffer buffer, IoCompletion done) {

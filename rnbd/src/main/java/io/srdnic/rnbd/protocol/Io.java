@@ -19,7 +19,12 @@ public final class Io {
     }
 
     public static void write(MemorySegment s, long at, int deviceId, long sector, int rw, int bytes) {
-        Wire.header(s, at, Rnbd.MSG_IO, LENGTH);
+        write(s, at, Rnbd.MSG_IO, deviceId, sector, rw, bytes);
+    }
+
+    /** An IO-shaped message of another type (srdnic's {@link BlockStatus}). */
+    static void write(MemorySegment s, long at, int type, int deviceId, long sector, int rw, int bytes) {
+        Wire.header(s, at, type, LENGTH);
         s.set(Wire.LE32, at + 4, deviceId);
         s.set(Wire.LE64, at + 8, sector);
         s.set(Wire.LE32, at + 16, rw);

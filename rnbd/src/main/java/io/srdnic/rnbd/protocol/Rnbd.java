@@ -16,6 +16,13 @@ public final class Rnbd {
     public static final int MSG_OPEN_RSP = 3;
     public static final int MSG_IO = 4;
     public static final int MSG_CLOSE = 5;
+    /**
+     * srdnic's allocation query and its answer (not in Linux's protocol; docs/rnbd.md): far from
+     * Linux's types, so that a type Linux adds later cannot collide. A Linux server refuses it
+     * (EINVAL), and the client then calls the whole device allocated.
+     */
+    public static final int MSG_BLOCK_STATUS = 0x80;
+    public static final int MSG_BLOCK_STATUS_RSP = 0x81;
 
     public static final int ACCESS_RO = 0;
     public static final int ACCESS_RW = 1;

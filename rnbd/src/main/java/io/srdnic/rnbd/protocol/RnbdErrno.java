@@ -6,6 +6,8 @@ public final class RnbdErrno {
     public static final int ENOENT = 2;
     public static final int EIO = 5;
     public static final int ENXIO = 6;
+    /** RTRS's "every send queue full for now" (the client side only: never on the wire). */
+    public static final int EAGAIN = 11;
     public static final int EEXIST = 17;
     public static final int EINVAL = 22;
     public static final int EPROTONOSUPPORT = 93;

@@ -1,6 +1,8 @@
 package io.srdnic.rnbd.server;
 
 import io.srdnic.block.BlockDevice;
+import io.srdnic.rnbd.protocol.BlockStatus;
+import io.srdnic.rnbd.protocol.BlockStatusRsp;
 import io.srdnic.rnbd.protocol.Close;
 import io.srdnic.rnbd.protocol.Io;
 import io.srdnic.rnbd.protocol.Open;
@@ -40,6 +42,7 @@ public final class RnbdServer implements RtrsServerHandler {
     /** One reusable request per chunk; weak: a session's chunks go with it. */
     private final Map<ServerIo, BlockRequest> requests = new WeakHashMap<>();
     private final int ioThreads;
+    private final ExtentsAnswer extents = new ExtentsAnswer();
     /** Started when the first device that may block is opened. */
     private IoWorkers workers;
     private Runnable wake = () -> { };
@@ -84,6 +87,7 @@ public final class RnbdServer implements RtrsServerHandler {
             case Rnbd.MSG_SESS_INFO -> sessInfo(io, c, at, length);
             case Rnbd.MSG_OPEN -> open(io, c, at, length);
             case Rnbd.MSG_CLOSE -> close(io, c, at, length);
+            case Rnbd.MSG_BLOCK_STATUS -> blockStatus(io, c, at, length);
             default -> RnbdErrno.EINVAL;
         };
         if (errno != 0) {
@@ -170,6 +174,39 @@ public final class RnbdServer implements RtrsServerHandler {
             requests.put(io, r);
         }
         r.start(d.served, workers, op, flags, sector << Rnbd.SECTOR_SHIFT, (int) bytes);
+        return 0;
+    }
+
+    /**
+     * srdnic's BLOCK_STATUS (docs/rnbd.md): the device's extents for a range, written into the
+     * read's buffer. Asked of the device on the poll thread, files included: SEEK_DATA and
+     * SEEK_HOLE read the file system's extent map, they do not wait on the disk's data.
+     */
+    private int blockStatus(ServerIo io, MemorySegment c, int at, int length) {
+        if (!BlockStatus.check(c, at, length) || !io.isRead() || BlockStatusRsp.capacity(io.readLength()) < 1) {
+            return RnbdErrno.EINVAL;
+        }
+        SessionDevice d = device(io.sessionName(), Io.deviceId(c, at)); // laid out as an IO
+        if (d == null) {
+            return RnbdErrno.ENXIO;
+        }
+        long sector = Io.sector(c, at);
+        long bytes = Io.bytes(c, at);
+        long size = d.served.device.size();
+        if (bytes == 0 || bytes % Rnbd.SECTOR_SIZE != 0 || sector < 0 || sector > size >> Rnbd.SECTOR_SHIFT
+            || (sector << Rnbd.SECTOR_SHIFT) + bytes > size) {
+            return RnbdErrno.EINVAL;
+        }
+        extents.begin(c, BlockStatusRsp.capacity(Math.min(io.readLength(), c.byteSize())));
+        int errno = d.served.device.blockStatus(sector << Rnbd.SECTOR_SHIFT, bytes, extents);
+        int count = extents.finish();
+        if (errno != 0) {
+            return errno;
+        }
+        if (count == 0) {
+            return RnbdErrno.EIO; // a device that described nothing broke its contract
+        }
+        io.respond(0);
         return 0;
     }
 

@@ -9,6 +9,7 @@ import io.srdnic.rtrs.client.ClientConfig;
 import io.srdnic.rtrs.client.PathAddress;
 import io.srdnic.rtrs.client.RtrsClient;
 import io.srdnic.rtrs.server.RtrsServer;
+import io.srdnic.rtrs.server.RtrsServerHandler;
 import io.srdnic.rtrs.server.ServerConfig;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.Device;
@@ -16,6 +17,7 @@ import io.srdnic.verbs.SimWorld;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Test fixture: an RNBD server (its exports given) and RNBD clients on a simulated network, one
@@ -36,6 +38,11 @@ final class RnbdSim implements AutoCloseable {
     final List<RnbdClient> clients = new ArrayList<>();
 
     RnbdSim(long seed, int links, ExportDirectory exports) {
+        this(seed, links, exports, UnaryOperator.identity());
+    }
+
+    /** As above, the RNBD server's requests passing through {@code front} first (a server that behaves otherwise). */
+    RnbdSim(long seed, int links, ExportDirectory exports, UnaryOperator<RtrsServerHandler> front) {
         world = new SimWorld(seed, 4, LinkConfig.DEFAULT);
         for (int i = 0; i < links; i++) {
             clientLinks.add(Context.open(Device.sim(world)));
@@ -44,7 +51,8 @@ final class RnbdSim implements AutoCloseable {
             serverLinks.add(Context.open(Device.sim(world)));
         }
         rnbd = new RnbdServer(exports);
-        server = RtrsServer.open(new ServerConfig().queueDepth(16).chunkSize(16 * 1024).heartbeat(50 * MS, 3), serverLinks, rnbd);
+        server = RtrsServer.open(new ServerConfig().queueDepth(16).chunkSize(16 * 1024).heartbeat(50 * MS, 3), serverLinks,
+            front.apply(rnbd));
     }
 
     static ClientConfig clientConfig(String name) {

@@ -170,7 +170,10 @@ public final class RtrsClient implements AutoCloseable {
     /**
      * Writes {@code dataLength} bytes of {@code p.data()} with the user header
      * {@code header[offset, offset + headerLength)}; {@code callback} tells the server's answer.
-     * Returns 0, EMSGSIZE (too big), or ECONNABORTED (no path connected; the callback is not called).
+     * Returns 0, EMSGSIZE (too big), ECONNABORTED (no path connected), or EAGAIN (every connected
+     * path's send queue is full for now: a request's send work request stays in the queue until
+     * its RC ACK comes, which can be after the server's answer freed the permit); on any of them
+     * the callback is not called and nothing was sent.
      */
     public int write(Permit p, MemorySegment header, long offset, int headerLength, int dataLength, IoCallback callback) {
         return submit(p, false, header, offset, headerLength, dataLength, callback);
@@ -201,7 +204,7 @@ public final class RtrsClient implements AutoCloseable {
         p.inflight = true;
         if (post(p, null) == null) {
             p.inflight = false;
-            return Errno.ECONNABORTED;
+            return anyConnected() ? Errno.EAGAIN : Errno.ECONNABORTED;
         }
         return 0;
     }
@@ -294,10 +297,15 @@ public final class RtrsClient implements AutoCloseable {
         return true;
     }
 
-    /** {@code failed}'s IO goes to another connected path, the same permit; with none left, it fails with ECONNABORTED. */
+    /**
+     * {@code failed}'s IO goes to another connected path, the same permit; with none left, it fails
+     * with ECONNABORTED; when paths are connected but every send queue is full for now, with EAGAIN
+     * (nothing of it is on a live path: the user may send it again).
+     */
     void pathDown(ClientPath failed) {
         int[] movedTo = null; // per path, for the log line: a path going down is the control path, not the IO path
         int aborted = 0;
+        int full = 0;
         for (Permit p : permits) {
             if (!p.inflight || p.path != failed) {
                 continue;
@@ -312,8 +320,10 @@ public final class RtrsClient implements AutoCloseable {
             } else {
                 p.inflight = false;
                 p.path = null;
-                aborted++;
-                p.callback.done(p, Errno.ECONNABORTED);
+                boolean connected = anyConnected();
+                aborted += connected ? 0 : 1;
+                full += connected ? 1 : 0;
+                p.callback.done(p, connected ? Errno.EAGAIN : Errno.ECONNABORTED);
             }
         }
         for (int i = 0; movedTo != null && i < movedTo.length; i++) {
@@ -323,6 +333,9 @@ public final class RtrsClient implements AutoCloseable {
         }
         if (aborted > 0) {
             failed.log(System.Logger.Level.WARNING, aborted + " IO(s) failed with ECONNABORTED: no other path is connected");
+        }
+        if (full > 0) {
+            failed.log(System.Logger.Level.WARNING, full + " IO(s) handed back with EAGAIN: every other path's send queue is full");
         }
     }
 

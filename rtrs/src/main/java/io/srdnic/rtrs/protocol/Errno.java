@@ -4,6 +4,8 @@ package io.srdnic.rtrs.protocol;
 public final class Errno {
     public static final int EPERM = 1;
     public static final int EIO = 5;
+    /** A submit every connected path's send queue refused for now (full): nothing was sent, try again after a poll. */
+    public static final int EAGAIN = 11;
     public static final int ENXIO = 6;
     public static final int ENOMEM = 12;
     public static final int EBUSY = 16;

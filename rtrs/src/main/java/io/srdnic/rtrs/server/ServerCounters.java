@@ -14,6 +14,8 @@ public final class ServerCounters {
     long badInfoRequests;
     long superseded;
     long staleResponses;
+    /** Answers whose post found the send queue full and went again from a later poll. */
+    long deferredResponses;
     long pathsClosed;
 
     public Map<String, Long> snapshot() {
@@ -27,6 +29,7 @@ public final class ServerCounters {
         m.put("bad_info_requests", badInfoRequests);
         m.put("superseded", superseded);
         m.put("stale_responses", staleResponses);
+        m.put("deferred_responses", deferredResponses);
         m.put("paths_closed", pathsClosed);
         return m;
     }

@@ -27,6 +27,11 @@ public final class ServerIo {
     QueuePair qp;
     /** The path incarnation the request came on: a response after the path closed goes nowhere. */
     long pathGeneration;
+    /** The answer's immediate and errno, kept while its post waits for room in the send queue. */
+    int responseImm;
+    int responseErrno;
+    /** The answer is in its path's deferred list: the send queue was full when it was given. */
+    boolean deferred;
 
     ServerIo(ServerSession session, int id, MemorySegment chunk) {
         this.session = session;
@@ -37,6 +42,7 @@ public final class ServerIo {
     /** Fills the request from the checked message at {@code off} of the chunk. */
     void take(ServerPath p, QueuePair on, boolean isRead, int off) {
         busy = true;
+        deferred = false; // a request that supersedes one whose answer waited: that answer would go nowhere
         path = p;
         qp = on;
         pathGeneration = p.generation;
@@ -98,11 +104,23 @@ public final class ServerIo {
             session.server.counters.staleResponses++;
             return;
         }
-        int imm = Imm.ioRsp(id, errno, invalidate);
-        if (read && errno == 0 && readLength > 0) {
-            path.verbs.writeWithImm(qp, path.chunkRegion, (long) id * session.chunkSize, readLength, readAddress, readKey, imm, id, false);
-        } else {
-            path.verbs.sendEmpty(qp, imm, id);
+        responseImm = Imm.ioRsp(id, errno, invalidate);
+        responseErrno = errno;
+        if (post() != 0) {
+            // The send queue is full (a response stays in it until the client's ACK, which may come after the
+            // client reused the permit): lost, the client's IO would wait for ever. Posted again from the path's poll.
+            deferred = true;
+            session.server.counters.deferredResponses++;
+            path.defer(this);
         }
+    }
+
+    /** Posts the answer; 0, or the send queue's refusal. */
+    int post() {
+        if (read && responseErrno == 0 && readLength > 0) {
+            return path.verbs.writeWithImm(qp, path.chunkRegion, (long) id * session.chunkSize, readLength, readAddress, readKey,
+                responseImm, id, false);
+        }
+        return path.verbs.sendEmpty(qp, responseImm, id);
     }
 }

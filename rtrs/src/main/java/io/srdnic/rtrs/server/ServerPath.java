@@ -18,6 +18,7 @@ import io.srdnic.verbs.VerbsException;
 import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.cm.CmId;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 
 /**
  * One path of a session on the server (Linux's rtrs_srv_path): its connections (cid 0 the service
@@ -34,6 +35,8 @@ final class ServerPath {
     final int cidNum;
     final int reconCnt;
     final long generation;
+    /** Answers waiting for room in the send queue, oldest first; sized once for every chunk of the session. */
+    private final ArrayDeque<ServerIo> deferred;
     final PathVerbs verbs;
     final MemoryRegion chunkRegion;
     final CmId[] ids;
@@ -51,6 +54,7 @@ final class ServerPath {
         this.cidNum = cidNum;
         this.reconCnt = reconCnt;
         this.generation = generation;
+        this.deferred = new ArrayDeque<>(session.queueDepth);
         this.ids = new CmId[cidNum];
         this.qps = new QueuePair[cidNum];
         this.chunkRegion = verbs.registerRemoteWritable(session.chunks);
@@ -78,6 +82,9 @@ final class ServerPath {
         for (int i = 0; i < n && !closed; i++) {
             completion(wcs[i]);
         }
+        if (!deferred.isEmpty() && !closed) {
+            n += postDeferred();
+        }
         if (!closed) {
             int hb = heartbeat.poll(now);
             if (hb == Heartbeat.SEND) {
@@ -85,6 +92,27 @@ final class ServerPath {
             } else if (hb == Heartbeat.DEAD) {
                 session.server.closePath(this, "HB missed max reached");
             }
+        }
+        return n;
+    }
+
+    /** An answer the send queue refused: posted again, in order, from {@link #poll}. */
+    void defer(ServerIo io) {
+        deferred.addLast(io);
+    }
+
+    private int postDeferred() {
+        int n = 0;
+        ServerIo io;
+        while ((io = deferred.peekFirst()) != null) {
+            if (io.deferred && io.path == this && io.pathGeneration == generation) {
+                if (io.post() != 0) {
+                    break; // still full: the next poll, after the CQ freed room
+                }
+                io.deferred = false;
+                n++;
+            }
+            deferred.pollFirst();
         }
         return n;
     }
@@ -187,6 +215,10 @@ final class ServerPath {
             return;
         }
         closed = true;
+        for (ServerIo io : deferred) {
+            io.deferred = false; // their path is gone: the client fails them over
+        }
+        deferred.clear();
         heartbeat.stop();
         for (int c = 0; c < cidNum; c++) {
             destroy(ids[c], qps[c]);
