@@ -134,6 +134,8 @@ public final class SrdTransport implements AutoCloseable {
     private final SrdResponder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
+    /** The request the positional post entry points fill (on the transport's thread, read during the post only). */
+    private final WorkRequest positionalRequest = new WorkRequest();
     final RcConnections rc;
     /** SRC SRQs by the number SRC packets name them with. */
     private final SrcSrqTable srcSrqs = new SrcSrqTable();
@@ -482,21 +484,28 @@ public final class SrdTransport implements AutoCloseable {
     public int post(SrdQp qp, WorkRequest wr) {
         boolean src = qp.type == QpType.SRC;
         if (SendOpcode.isAtomic(wr.opcode)) {
-            return src
-                ? posting.postSrcAtomic(qp, wr.remoteSrqn, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.remoteAddress, wr.rkey,
-                    wr.compareOrAdd, wr.swap, wr.signaled)
-                : posting.postAtomic(qp, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.remoteAddress, wr.rkey, wr.compareOrAdd, wr.swap,
-                    wr.signaled);
+            return src ? posting.postSrcAtomic(qp, wr) : posting.postAtomic(qp, wr);
         }
         if (wr.sges != null) {
-            return posting.postGather(qp, src ? wr.remoteSrqn : 0, wr.wrId, wr.opcode, wr.sges, wr.length, wr.immediate, wr.remoteAddress,
-                wr.rkey, wr.signaled);
+            return posting.postGather(qp, src ? wr.remoteSrqn : 0, wr);
         }
-        return src
-            ? posting.postSrc(qp, wr.remoteSrqn, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.length, wr.immediate, wr.remoteAddress,
-                wr.rkey, wr.signaled)
-            : posting.postSend(qp, wr.ah, wr.destQpn, wr.qkey, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.length, wr.immediate,
-                wr.remoteAddress, wr.rkey, wr.signaled, clock.now());
+        return src ? posting.postSrc(qp, wr) : posting.postSend(qp, wr, clock.now());
+    }
+
+    /** The positional entry points' request (they are thin delegates for tests, simulation drivers and benchmarks). */
+    private WorkRequest positional(long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
+                                   long remoteAddress, int rkey, boolean signaled) {
+        WorkRequest wr = positionalRequest.clear();
+        wr.wrId = wrId;
+        wr.opcode = opcode;
+        wr.buffer = buffer;
+        wr.offset = offset;
+        wr.length = length;
+        wr.immediate = immediate;
+        wr.remoteAddress = remoteAddress;
+        wr.rkey = rkey;
+        wr.signaled = signaled;
+        return wr;
     }
 
     /**
@@ -518,8 +527,11 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
-        return posting.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey,
-                signaled, clock.now());
+        WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        wr.ah = ah;
+        wr.destQpn = destQpn;
+        wr.qkey = qkey;
+        return posting.postSend(qp, wr, clock.now());
     }
 
     /**
@@ -530,7 +542,7 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
                           long compareOrAdd, long swap, boolean signaled) {
-        return posting.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        return posting.postAtomic(qp, atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled));
     }
 
     /**
@@ -541,7 +553,9 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSrc(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
                        long remoteAddress, int rkey, boolean signaled) {
-        return posting.postSrc(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        wr.remoteSrqn = remoteSrqn;
+        return posting.postSrc(qp, wr);
     }
 
     /**
@@ -550,7 +564,17 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
                              int rkey, long compareOrAdd, long swap, boolean signaled) {
-        return posting.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        WorkRequest wr = atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        wr.remoteSrqn = remoteSrqn;
+        return posting.postSrcAtomic(qp, wr);
+    }
+
+    private WorkRequest atomicRequest(long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+                                      long compareOrAdd, long swap, boolean signaled) {
+        WorkRequest wr = positional(wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, 0, remoteAddress, rkey, signaled);
+        wr.compareOrAdd = compareOrAdd;
+        wr.swap = swap;
+        return wr;
     }
 
     /**
@@ -561,7 +585,10 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postGather(SrdQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate,
                           long remoteAddress, int rkey, boolean signaled) {
-        return posting.postGather(qp, remoteSrqn, wrId, opcode, sges, length, immediate, remoteAddress, rkey, signaled);
+        WorkRequest wr = positional(wrId, opcode, null, 0, length, immediate, remoteAddress, rkey, signaled);
+        wr.remoteSrqn = remoteSrqn;
+        wr.sges = sges;
+        return posting.postGather(qp, remoteSrqn, wr);
     }
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */
