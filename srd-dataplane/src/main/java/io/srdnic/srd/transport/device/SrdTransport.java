@@ -248,6 +248,21 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- control path
 
+    /**
+     * Creates a QP in RESET with {@code attributes}: the one creation entry point (the positional
+     * overloads below are thin delegates to it, kept for the transport's tests, the simulation
+     * drivers and the benchmarks). A QP with an SRQ takes its receives from it; an SRC QP needs its
+     * SRC domain and takes no receive queue, SRQ or receive CQ; any other type no SRC domain.
+     */
+    public SrdQp createQp(TransportQpAttributes attributes) {
+        TransportQpAttributes a = attributes;
+        if (a.srq != null) {
+            return createSrqQp(a.type, a.pd, a.sqDepth, a.srq, a.sendCq, a.recvCq); // refuses SRC, as its overload does
+        }
+        return a.type == QpType.SRC || a.srcDomain != null ? createSrcQp(a.type, a.pd, a.sqDepth, a.srcDomain, a.sendCq)
+            : createOwnQueueQp(a.type, a.pd, a.sqDepth, a.rqDepth, a.sendCq, a.recvCq);
+    }
+
     /** Creates an SRD QP in RESET with the given send/receive queue depths and completion queues. */
     public SrdQp createQp(int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createQp(QpType.SRD, sqDepth, rqDepth, sendCq, recvCq);
@@ -264,6 +279,10 @@ public final class SrdTransport implements AutoCloseable {
      * queue: {@link #createQp(QpType, int, int, SrcDomain, CompletionQueue)}.
      */
     public SrdQp createQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        return createOwnQueueQp(type, pd, sqDepth, rqDepth, sendCq, recvCq);
+    }
+
+    private SrdQp createOwnQueueQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (type == QpType.SRC) {
             throw new IllegalArgumentException("an SRC QP has a required SRC domain attribute and no receive queue: create it with "
                 + "createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
@@ -279,6 +298,10 @@ public final class SrdTransport implements AutoCloseable {
      * {@link #postSrc} and {@link #postSrcAtomic}, which name the remote SRQ.
      */
     public SrdQp createQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
+        return createSrcQp(type, pd, sqDepth, domain, sendCq);
+    }
+
+    private SrdQp createSrcQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
         if (type != QpType.SRC) {
             throw new IllegalArgumentException("only SRC QPs take an SRC domain; a " + type + " QP is created without one");
         }
@@ -382,6 +405,11 @@ public final class SrdTransport implements AutoCloseable {
 
     /** As {@link #createQp(QpType, int, SharedReceiveQueue, CompletionQueue, CompletionQueue)}, in protection domain {@code pd}. */
     public SrdQp createQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
+        return createSrqQp(type, pd, sqDepth, srq, sendCq, recvCq);
+    }
+
+    private SrdQp createSrqQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq,
+                              CompletionQueue recvCq) {
         if (type == QpType.SRC) {
             throw new IllegalArgumentException("an SRC QP has no SRQ attribute: each message names the SRQ it is for by its SRC SRQ number;"
                 + " create it with createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
