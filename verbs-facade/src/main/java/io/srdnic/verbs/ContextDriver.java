@@ -55,8 +55,6 @@ final class ContextDriver implements AutoCloseable {
     private final PostRing posts;
     /** INVOKER's post slot, and DEDICATED's for the management QP's posts (run on the agent thread): one post at a time. */
     private final PostRing direct = new PostRing(2);
-    /** The work request {@link #submit} fills from a post-ring slot and hands the transport (used on the transport's thread only). */
-    private final WorkRequest request = new WorkRequest();
     private final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<AsyncEventQueue.AsyncEvent> events = new ConcurrentLinkedQueue<>();
     private final PostRing.Consumer postConsumer = this::consume;
@@ -355,32 +353,12 @@ final class ContextDriver implements AutoCloseable {
 
     /**
      * The transport's post of the SEND slot {@code i} of {@code ring}: the one place a facade work
-     * request meets the transport, as one {@link WorkRequest} (this driver's, refilled per post on
-     * the transport's thread: nothing allocated) handed to {@link SrdTransport#post}.
+     * request meets the transport. The slot is a {@link WorkRequest} (filled once by the poster,
+     * made once with the ring: nothing copied or allocated here), handed as it is to
+     * {@link SrdTransport#post}; the ring clears it once the slot is consumed.
      */
     private int submit(PostRing ring, int i) {
-        WorkRequest wr = request;
-        wr.wrId = ring.wrId[i];
-        wr.opcode = ring.opcode[i];
-        wr.buffer = ring.buffer[i];
-        wr.offset = ring.offset[i];
-        wr.length = ring.length[i];
-        wr.immediate = ring.imm[i];
-        wr.signaled = ring.signaled[i];
-        wr.ah = ring.ah[i];
-        wr.destQpn = ring.destQpn[i];
-        wr.qkey = ring.qkey[i];
-        wr.remoteSrqn = ring.remoteSrqn[i];
-        wr.remoteAddress = ring.remoteAddress[i];
-        wr.rkey = ring.rkey[i];
-        wr.compareOrAdd = ring.compareAdd[i];
-        wr.swap = ring.swap[i];
-        wr.sges = ring.gathered[i] ? ring.gather[i] : null;
-        try {
-            return transport.post(ring.qp[i], wr);
-        } finally {
-            wr.clear(); // no application memory kept alive past the post
-        }
+        return transport.post(ring.qp[i], ring.request[i]);
     }
 
     /** Posts a receive; false when there is no room. */
@@ -409,14 +387,7 @@ final class ContextDriver implements AutoCloseable {
         if (i < 0) {
             return false;
         }
-        posts.op[i] = op;
-        posts.qp[i] = qp;
-        posts.srq[i] = srq;
-        posts.wrId[i] = wrId;
-        posts.buffer[i] = buffer;
-        posts.offset[i] = offset;
-        posts.length[i] = length;
-        posts.rkey[i] = lkey; // a receive record's key field holds the receive's lkey
+        posts.putOther(i, op, qp, srq, wrId, buffer, offset, length, lkey, 0); // a receive record's key field holds its lkey
         posts.publish();
         return true;
     }
@@ -438,12 +409,7 @@ final class ContextDriver implements AutoCloseable {
         while ((i = posts.claim()) < 0) {
             Thread.onSpinWait();
         }
-        posts.op[i] = PostRing.LOCAL_ERROR;
-        posts.qp[i] = qp;
-        posts.wrId[i] = wrId;
-        posts.status[i] = status;
-        posts.length[i] = length;
-        posts.buffer[i] = null;
+        posts.putOther(i, PostRing.LOCAL_ERROR, qp, null, wrId, null, 0, length, 0, status);
         posts.publish();
     }
 
@@ -458,12 +424,13 @@ final class ContextDriver implements AutoCloseable {
     }
 
     private void consume(PostRing ring, int i) {
+        WorkRequest r = ring.request[i];
         switch (ring.op[i]) {
             case PostRing.SEND -> {
                 if (submit(ring, i) != SrdTransport.POST_OK) {
                     // Checked on the application side already; only a race with destroy/modify ends here.
-                    transport.completeLocally(ring.qp[i], ring.wrId[i], WcStatus.WR_FLUSH_ERROR, ring.length[i]);
-                    ring.qp[i].onPostRefused(ring.buffer[i], ring.offset[i]);
+                    transport.completeLocally(ring.qp[i], r.wrId, WcStatus.WR_FLUSH_ERROR, r.length);
+                    ring.qp[i].onPostRefused(r.buffer, r.offset);
                 }
             }
             case PostRing.RECV -> {
@@ -471,7 +438,7 @@ final class ContextDriver implements AutoCloseable {
                 // (never an exception on this thread: nothing an application posts may stop it).
                 try {
                     if (!ring.qp[i].isDestroyed()) {
-                        ring.qp[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i], ring.rkey[i]);
+                        ring.qp[i].postReceive(r.wrId, r.buffer, r.offset, r.length, r.rkey);
                     }
                 } catch (IllegalStateException raced) {
                     racedPosts++; // a modify to RESET got in between the poster's check and this: dropped, as RESET drops receives
@@ -483,10 +450,10 @@ final class ContextDriver implements AutoCloseable {
             case PostRing.SRQ_RECV -> {
                 // A destroy runs before the posts drained in its cycle: a receive posted just before it goes with the SRQ.
                 if (!ring.srq[i].isDestroyed()) {
-                    ring.srq[i].postReceive(ring.wrId[i], ring.buffer[i], ring.offset[i], ring.length[i], ring.rkey[i]);
+                    ring.srq[i].postReceive(r.wrId, r.buffer, r.offset, r.length, r.rkey);
                 }
             }
-            default -> transport.completeLocally(ring.qp[i], ring.wrId[i], ring.status[i], ring.length[i]);
+            default -> transport.completeLocally(ring.qp[i], r.wrId, ring.status[i], r.length);
         }
     }
 

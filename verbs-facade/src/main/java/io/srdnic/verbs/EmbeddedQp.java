@@ -6,6 +6,7 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportQpAttributes;
 import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.rc.SrcDomain;
 import io.srdnic.srd.transport.rc.SrdQp;
@@ -74,17 +75,18 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         SrdTransport t = dataplane.transport;
         if (owner.xrcType == XrcQpType.XRC_SEND) {
             ownDomain = t.createSrcDomain();
-            return t.createQp(QpType.SRC, owner.pd.id, owner.maxSendWr, ownDomain, EmbeddedProvider.ring(owner.sendCq));
+            return t.createQp(new TransportQpAttributes(QpType.SRC).pd(owner.pd.id).sqDepth(owner.maxSendWr).srcDomain(ownDomain)
+                .sendCq(EmbeddedProvider.ring(owner.sendCq)));
         }
         if (owner.xrcType == XrcQpType.XRC_RECV) {
             // No send queue: its CQ would only ever see completions of work nobody can post.
-            return t.createQp(QpType.SRC, owner.pd.id, 1, EmbeddedProvider.domain(xrcd),
-                    new io.srdnic.srd.api.CompletionQueue(1)); // fully qualified: the facade has one too
+            return t.createQp(new TransportQpAttributes(QpType.SRC).pd(owner.pd.id).sqDepth(1).srcDomain(EmbeddedProvider.domain(xrcd))
+                .sendCq(new io.srdnic.srd.api.CompletionQueue(1))); // fully qualified: the facade has one too
         }
-        io.srdnic.srd.api.CompletionQueue send = EmbeddedProvider.ring(owner.sendCq); // fully qualified: the facade has one too
-        io.srdnic.srd.api.CompletionQueue recv = EmbeddedProvider.ring(owner.recvCq); // fully qualified: the facade has one too
-        return owner.srq == null ? t.createQp(owner.type, owner.pd.id, owner.maxSendWr, owner.maxRecvWr, send, recv)
-            : t.createQp(owner.type, owner.pd.id, owner.maxSendWr, EmbeddedProvider.transportSrq(owner.srq), send, recv);
+        TransportQpAttributes attributes = new TransportQpAttributes(owner.type).pd(owner.pd.id).sqDepth(owner.maxSendWr)
+            .sendCq(EmbeddedProvider.ring(owner.sendCq)).recvCq(EmbeddedProvider.ring(owner.recvCq));
+        return t.createQp(owner.srq == null ? attributes.rqDepth(owner.maxRecvWr)
+            : attributes.srq(EmbeddedProvider.transportSrq(owner.srq)));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.srdnic.verbs;
 
 import io.srdnic.srd.transport.port.GatherList;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
@@ -10,7 +11,10 @@ import java.lang.invoke.VarHandle;
 /**
  * DEDICATED mode's hand-off of posts from the application thread to the dataplane agent: a
  * single-producer single-consumer ring of records, written field by field and published with a
- * release store of the tail, as Agrona's rings are. Nothing is allocated per post.
+ * release store of the tail, as Agrona's rings are. Nothing is allocated per post. A slot's record
+ * is the transport's own {@link WorkRequest} (one per slot, made once): the poster fills it, the
+ * agent hands that same object to the transport, so a send keeps one shape from the post to the
+ * transport's send slot; a receive record uses its wrId, buffer, offset, length and rkey (the lkey).
  */
 final class PostRing {
     static final int SEND = 1;
@@ -37,28 +41,10 @@ final class PostRing {
     final int[] op;
     final SrdQp[] qp;
     final SharedReceiveQueue[] srq;
-    final long[] wrId;
-    final int[] ah;
-    final int[] destQpn;
-    final int[] qkey;
-    /** SEND records of an SRC (XRC_SEND) QP: the remote SRQ number. */
-    final int[] remoteSrqn;
-    final MemorySegment[] buffer;
-    final long[] offset;
-    final int[] length;
-    /** SEND records: the work request's opcode, immediate and RDMA target. */
-    final int[] opcode;
-    final int[] imm;
-    final long[] remoteAddress;
-    /** SEND records: the RDMA target's rkey; RECV and SRQ_RECV records: the receive's lkey. */
-    final int[] rkey;
-    /** SEND records of an atomic: its operands. */
-    final long[] compareAdd;
-    final long[] swap;
-    final boolean[] signaled;
-    /** SEND records of a SEND or WRITE gathered on an RC or SRC QP: the work request's SGEs, copied (the lists are made once). */
-    final boolean[] gathered;
-    final GatherList[] gather;
+    /** Every record's work request (a receive's and a LOCAL_ERROR's fields too): filled by the poster, read by the agent. */
+    final WorkRequest[] request;
+    /** Each slot's own gather list, which its request's {@code sges} names when the send gathers (the lists are made once). */
+    private final GatherList[] gather;
     final int[] status;
     private long head;
     private long tail;
@@ -74,68 +60,75 @@ final class PostRing {
         op = new int[size];
         qp = new SrdQp[size];
         srq = new SharedReceiveQueue[size];
-        wrId = new long[size];
-        ah = new int[size];
-        destQpn = new int[size];
-        qkey = new int[size];
-        remoteSrqn = new int[size];
-        buffer = new MemorySegment[size];
-        offset = new long[size];
-        length = new int[size];
-        opcode = new int[size];
-        imm = new int[size];
-        remoteAddress = new long[size];
-        rkey = new int[size];
-        compareAdd = new long[size];
-        swap = new long[size];
-        signaled = new boolean[size];
-        gathered = new boolean[size];
+        request = new WorkRequest[size];
         gather = new GatherList[size];
         for (int i = 0; i < size; i++) {
+            request[i] = new WorkRequest();
             gather[i] = new GatherList();
         }
         status = new int[size];
     }
 
     /**
-     * Fills slot {@code i} with a SEND record of {@code wr}: every field the transport's posts take,
-     * copied, so that the application may change {@code wr} as soon as its post returns;
-     * {@code gathers}: its SGEs are copied too, for the transport to gather from.
+     * Fills slot {@code i} with a SEND record of {@code wr}: every field the transport's post takes,
+     * copied into the slot's {@link WorkRequest}, so that the application may change {@code wr} as
+     * soon as its post returns; {@code gathers}: its SGEs are copied too, into the slot's gather
+     * list, for the transport to gather from.
      */
     void putSend(int i, SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
         op[i] = SEND;
         this.qp[i] = qp;
-        wrId[i] = wr.wrId;
-        this.ah[i] = ah;
-        destQpn[i] = wr.remoteQpn;
-        qkey[i] = wr.remoteQkey;
-        remoteSrqn[i] = wr.remoteSrqn;
-        this.buffer[i] = buffer;
-        this.offset[i] = offset;
-        this.length[i] = length;
-        opcode[i] = wr.opcode;
-        imm[i] = wr.immediate;
-        remoteAddress[i] = wr.remoteAddress;
-        rkey[i] = wr.rkey;
-        compareAdd[i] = wr.compareAdd;
-        swap[i] = wr.swap;
-        this.signaled[i] = signaled;
-        gathered[i] = gathers;
+        WorkRequest r = request[i];
+        r.wrId = wr.wrId;
+        r.ah = ah;
+        r.destQpn = wr.remoteQpn;
+        r.qkey = wr.remoteQkey;
+        r.remoteSrqn = wr.remoteSrqn;
+        r.buffer = buffer;
+        r.offset = offset;
+        r.length = length;
+        r.opcode = wr.opcode;
+        r.immediate = wr.immediate;
+        r.remoteAddress = wr.remoteAddress;
+        r.rkey = wr.rkey;
+        r.compareOrAdd = wr.compareAdd;
+        r.swap = wr.swap;
+        r.signaled = signaled;
+        r.sges = null;
         if (gathers) {
             GatherList g = gather[i];
             g.clear();
             for (int k = 0; k < wr.numSge; k++) {
                 g.add(wr.sges[k].segment, wr.sges[k].offset, wr.sges[k].length);
             }
+            r.sges = g;
         }
+    }
+
+    /**
+     * Fills slot {@code i} with a record of kind {@code op} that is not a SEND (a receive for
+     * {@code qp} or {@code srq}, with its lkey in the key field, or a LOCAL_ERROR with its status).
+     */
+    void putOther(int i, int op, SrdQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length, int key,
+                  int status) {
+        this.op[i] = op;
+        this.qp[i] = qp;
+        this.srq[i] = srq;
+        this.status[i] = status;
+        WorkRequest r = request[i].clear();
+        r.wrId = wrId;
+        r.buffer = buffer;
+        r.offset = offset;
+        r.length = length;
+        r.rkey = key;
     }
 
     /** Lets go of what slot {@code i} refers to (a drained slot's buffer and QP are not kept alive by the ring). */
     void clear(int i) {
-        buffer[i] = null;
-        if (gathered[i]) {
+        if (request[i].sges != null) {
             gather[i].clear();
         }
+        request[i].clear();
         qp[i] = null;
         srq[i] = null;
     }

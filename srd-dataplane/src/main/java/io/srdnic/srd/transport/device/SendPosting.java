@@ -8,6 +8,7 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.GatherList;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.RcConnections;
 import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.ContextTable;
@@ -60,13 +61,19 @@ final class SendPosting {
      * buffer out of bounds LOCAL_PROTECTION_ERROR, an opcode the QP type cannot carry (RDMA on UD)
      * LOCAL_QP_OPERATION_ERROR, as is an atomic opcode (atomics go through {@link #postAtomic}, which carries their operands).
      */
-    int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
-                 int immediate, long remoteAddress, int rkey, boolean signaled, long now) {
+    int postSend(SrdQp qp, WorkRequest wr, long now) {
+        int ah = wr.ah;
+        long wrId = wr.wrId;
+        int opcode = wr.opcode;
+        MemorySegment buffer = wr.buffer;
+        long offset = wr.offset;
+        int length = wr.length;
+        boolean signaled = wr.signaled;
         if (qp.destroyed || !qp.acceptsSends()) {
-            return notSending(qp, wrId, opcode, buffer, offset, length, signaled);
+            return notSending(qp, wr, buffer, offset, length);
         }
         if (qp.type == QpType.RC) {
-            return postConnected(qp, 0, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, null);
+            return postConnected(qp, 0, wr, buffer, offset, null);
         }
         if (qp.type == QpType.SRC) {
             return SrdTransport.POST_INVALID; // its sends name the remote SRQ: postSrc
@@ -84,8 +91,8 @@ final class SendPosting {
             return SrdTransport.POST_OK;
         }
         if (qp.type == QpType.UD) {
-            datagrams.send(qp, ah, destQpn, qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM,
-                    immediate, signaled, now);
+            datagrams.send(qp, ah, wr.destQpn, wr.qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM,
+                    wr.immediate, signaled, now);
             return SrdTransport.POST_OK;
         }
         SrdContext ctx = contexts.openFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), now);
@@ -105,14 +112,14 @@ final class SendPosting {
         requests.qp[r] = qp;
         requests.addressHandle[r] = ah;
         requests.context[r] = ctx.index;
-        requests.destQpn[r] = destQpn;
-        requests.qkey[r] = qkey;
+        requests.destQpn[r] = wr.destQpn;
+        requests.qkey[r] = wr.qkey;
         requests.buffer[r] = buffer;
         requests.offset[r] = offset;
         requests.length[r] = length;
-        requests.immediate[r] = immediate;
-        requests.remoteAddress[r] = remoteAddress;
-        requests.rkey[r] = rkey;
+        requests.immediate[r] = wr.immediate;
+        requests.remoteAddress[r] = wr.remoteAddress;
+        requests.rkey[r] = wr.rkey;
         requests.signaled[r] = signaled;
         requests.postTime[r] = now;
         requests.rnrLeft[r] = qp.rnrRetry;
@@ -155,7 +162,7 @@ final class SendPosting {
      * request posted before it has completed already, so this keeps post order; the send queue's depth
      * still bounds it. Any other state (before RTS, SQD), or a destroyed QP: POST_BAD_QP_STATE, nothing posted.
      */
-    private int notSending(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, boolean signaled) {
+    private int notSending(SrdQp qp, WorkRequest wr, MemorySegment buffer, long offset, int length) {
         if (qp.destroyed || qp.state != QpState.ERROR) {
             return SrdTransport.POST_BAD_QP_STATE;
         }
@@ -164,7 +171,7 @@ final class SendPosting {
         }
         qp.sqOutstanding++;
         counters.sendCompletions[WcStatus.WR_FLUSH_ERROR]++;
-        qp.completeSend(wrId, SendOpcode.completionOpcode(opcode), WcStatus.WR_FLUSH_ERROR, length, signaled);
+        qp.completeSend(wr.wrId, SendOpcode.completionOpcode(wr.opcode), WcStatus.WR_FLUSH_ERROR, length, wr.signaled);
         qp.released(buffer, offset);
         return SrdTransport.POST_OK;
     }
@@ -186,8 +193,11 @@ final class SendPosting {
      * RC: the QP's connection says where the request goes. A message of any opcode may be up to
      * {@link SrdTransport#maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
      */
-    private int postConnected(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length,
-                              int immediate, long remoteAddress, int rkey, boolean signaled, GatherList gather) {
+    private int postConnected(SrdQp qp, int remoteSrqn, WorkRequest wr, MemorySegment buffer, long offset, GatherList gather) {
+        long wrId = wr.wrId;
+        int opcode = wr.opcode;
+        int length = wr.length;
+        boolean signaled = wr.signaled;
         if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
             return SrdTransport.POST_SQ_FULL;
         }
@@ -199,7 +209,7 @@ final class SendPosting {
             return SrdTransport.POST_OK;
         }
         qp.sqOutstanding++;
-        qp.rcRequester.post(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, remoteSrqn, gather);
+        qp.rcRequester.post(wr, remoteSrqn);
         return queuedOnRc(qp);
     }
 
@@ -227,24 +237,23 @@ final class SendPosting {
      * QP's or the region's access flags (REMOTE_ATOMIC) do not allow, or a word outside the region,
      * with REMOTE_ACCESS_ERROR, a misaligned word with REMOTE_INVALID_REQUEST_ERROR.
      */
-    int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
-                   long compareOrAdd, long swap, boolean signaled) {
+    int postAtomic(SrdQp qp, WorkRequest wr) {
         if (qp.type == QpType.SRC) {
             return SrdTransport.POST_INVALID; // its atomics name the remote SRQ: postSrcAtomic
         }
-        return atomic(qp, 0, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        return atomic(qp, 0, wr);
     }
 
     /** SRC: a work request for the responder's SRQ numbered {@code remoteSrqn}, posted as on RC. */
-    int postSrc(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
-                long remoteAddress, int rkey, boolean signaled) {
+    int postSrc(SrdQp qp, WorkRequest wr) {
+        int remoteSrqn = wr.remoteSrqn;
         if (qp.type != QpType.SRC || !isSrqNumber(remoteSrqn)) {
             return SrdTransport.POST_INVALID;
         }
         if (qp.destroyed || !qp.acceptsSends()) {
-            return notSending(qp, wrId, opcode, buffer, offset, length, signaled);
+            return notSending(qp, wr, wr.buffer, wr.offset, wr.length);
         }
-        return postConnected(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled, null);
+        return postConnected(qp, remoteSrqn, wr, wr.buffer, wr.offset, null);
     }
 
     /**
@@ -255,49 +264,48 @@ final class SendPosting {
      * LOCAL_QP_OPERATION_ERROR, a length not the entries' sum or over the maximum LOCAL_LENGTH_ERROR,
      * an entry outside its segment LOCAL_PROTECTION_ERROR. The entries are copied into the request.
      */
-    int postGather(SrdQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate, long remoteAddress,
-                   int rkey, boolean signaled) {
+    int postGather(SrdQp qp, int remoteSrqn, WorkRequest wr) {
+        GatherList sges = wr.sges;
         if (!qp.type.connected() || (qp.type == QpType.SRC) != isSrqNumber(remoteSrqn) || sges.count() == 0) {
             return SrdTransport.POST_INVALID;
         }
         MemorySegment first = sges.segment(0);
         if (qp.destroyed || !qp.acceptsSends()) {
-            return notSending(qp, wrId, opcode, first, sges.offset(0), length, signaled);
+            return notSending(qp, wr, first, sges.offset(0), wr.length);
         }
-        return postConnected(qp, remoteSrqn, wrId, opcode, first, sges.offset(0), length, immediate, remoteAddress, rkey, signaled, sges);
+        return postConnected(qp, remoteSrqn, wr, first, sges.offset(0), sges);
     }
 
     /** SRC: an atomic as on RC, checked at the responder against the protection domain of its SRQ {@code remoteSrqn}. */
-    int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
-                      int rkey, long compareOrAdd, long swap, boolean signaled) {
-        if (qp.type != QpType.SRC || !isSrqNumber(remoteSrqn)) {
+    int postSrcAtomic(SrdQp qp, WorkRequest wr) {
+        if (qp.type != QpType.SRC || !isSrqNumber(wr.remoteSrqn)) {
             return SrdTransport.POST_INVALID;
         }
-        return atomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        return atomic(qp, wr.remoteSrqn, wr);
     }
 
     private static boolean isSrqNumber(int n) {
         return n > 0 && n <= 0xFF_FFFF;
     }
 
-    private int atomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
-                       long compareOrAdd, long swap, boolean signaled) {
+    private int atomic(SrdQp qp, int remoteSrqn, WorkRequest wr) {
+        int opcode = wr.opcode;
         if (qp.destroyed || !qp.acceptsSends()) {
-            return notSending(qp, wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, signaled);
+            return notSending(qp, wr, wr.buffer, wr.offset, SendOpcode.ATOMIC_SIZE);
         }
         boolean connected = qp.type.connected();
         if (qp.sqOutstanding >= qp.sqDepth || (connected && qp.rcRequester.isFull())) {
             return SrdTransport.POST_SQ_FULL;
         }
-        if (connected && SendOpcode.isAtomic(opcode) && (remoteAddress & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {
+        if (connected && SendOpcode.isAtomic(opcode) && (wr.remoteAddress & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {
             return SrdTransport.POST_INVALID;
         }
-        if (refusedAtPosting(qp, wrId, opcode, !connected || !SendOpcode.isAtomic(opcode), SendOpcode.ATOMIC_SIZE, buffer, offset,
-            SendOpcode.ATOMIC_SIZE, signaled)) {
+        if (refusedAtPosting(qp, wr.wrId, opcode, !connected || !SendOpcode.isAtomic(opcode), SendOpcode.ATOMIC_SIZE, wr.buffer,
+            wr.offset, SendOpcode.ATOMIC_SIZE, wr.signaled)) {
             return SrdTransport.POST_OK;
         }
         qp.sqOutstanding++;
-        qp.rcRequester.postAtomic(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled, remoteSrqn);
+        qp.rcRequester.postAtomic(wr, remoteSrqn);
         return queuedOnRc(qp);
     }
 }

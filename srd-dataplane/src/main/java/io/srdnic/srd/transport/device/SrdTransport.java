@@ -134,6 +134,8 @@ public final class SrdTransport implements AutoCloseable {
     private final SrdResponder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
+    /** The request the positional post entry points fill (on the transport's thread, read during the post only). */
+    private final WorkRequest positionalRequest = new WorkRequest();
     final RcConnections rc;
     /** SRC SRQs by the number SRC packets name them with. */
     private final SrcSrqTable srcSrqs = new SrcSrqTable();
@@ -246,6 +248,21 @@ public final class SrdTransport implements AutoCloseable {
 
     // ---------------------------------------------------------------- control path
 
+    /**
+     * Creates a QP in RESET with {@code attributes}: the one creation entry point (the positional
+     * overloads below are thin delegates to it, kept for the transport's tests, the simulation
+     * drivers and the benchmarks). A QP with an SRQ takes its receives from it; an SRC QP needs its
+     * SRC domain and takes no receive queue, SRQ or receive CQ; any other type no SRC domain.
+     */
+    public SrdQp createQp(TransportQpAttributes attributes) {
+        TransportQpAttributes a = attributes;
+        if (a.srq != null) {
+            return createSrqQp(a.type, a.pd, a.sqDepth, a.srq, a.sendCq, a.recvCq); // refuses SRC, as its overload does
+        }
+        return a.type == QpType.SRC || a.srcDomain != null ? createSrcQp(a.type, a.pd, a.sqDepth, a.srcDomain, a.sendCq)
+            : createOwnQueueQp(a.type, a.pd, a.sqDepth, a.rqDepth, a.sendCq, a.recvCq);
+    }
+
     /** Creates an SRD QP in RESET with the given send/receive queue depths and completion queues. */
     public SrdQp createQp(int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createQp(QpType.SRD, sqDepth, rqDepth, sendCq, recvCq);
@@ -262,6 +279,10 @@ public final class SrdTransport implements AutoCloseable {
      * queue: {@link #createQp(QpType, int, int, SrcDomain, CompletionQueue)}.
      */
     public SrdQp createQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+        return createOwnQueueQp(type, pd, sqDepth, rqDepth, sendCq, recvCq);
+    }
+
+    private SrdQp createOwnQueueQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (type == QpType.SRC) {
             throw new IllegalArgumentException("an SRC QP has a required SRC domain attribute and no receive queue: create it with "
                 + "createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
@@ -277,6 +298,10 @@ public final class SrdTransport implements AutoCloseable {
      * {@link #postSrc} and {@link #postSrcAtomic}, which name the remote SRQ.
      */
     public SrdQp createQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
+        return createSrcQp(type, pd, sqDepth, domain, sendCq);
+    }
+
+    private SrdQp createSrcQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
         if (type != QpType.SRC) {
             throw new IllegalArgumentException("only SRC QPs take an SRC domain; a " + type + " QP is created without one");
         }
@@ -380,6 +405,11 @@ public final class SrdTransport implements AutoCloseable {
 
     /** As {@link #createQp(QpType, int, SharedReceiveQueue, CompletionQueue, CompletionQueue)}, in protection domain {@code pd}. */
     public SrdQp createQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
+        return createSrqQp(type, pd, sqDepth, srq, sendCq, recvCq);
+    }
+
+    private SrdQp createSrqQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq,
+                              CompletionQueue recvCq) {
         if (type == QpType.SRC) {
             throw new IllegalArgumentException("an SRC QP has no SRQ attribute: each message names the SRQ it is for by its SRC SRQ number;"
                 + " create it with createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
@@ -482,21 +512,28 @@ public final class SrdTransport implements AutoCloseable {
     public int post(SrdQp qp, WorkRequest wr) {
         boolean src = qp.type == QpType.SRC;
         if (SendOpcode.isAtomic(wr.opcode)) {
-            return src
-                ? posting.postSrcAtomic(qp, wr.remoteSrqn, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.remoteAddress, wr.rkey,
-                    wr.compareOrAdd, wr.swap, wr.signaled)
-                : posting.postAtomic(qp, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.remoteAddress, wr.rkey, wr.compareOrAdd, wr.swap,
-                    wr.signaled);
+            return src ? posting.postSrcAtomic(qp, wr) : posting.postAtomic(qp, wr);
         }
         if (wr.sges != null) {
-            return posting.postGather(qp, src ? wr.remoteSrqn : 0, wr.wrId, wr.opcode, wr.sges, wr.length, wr.immediate, wr.remoteAddress,
-                wr.rkey, wr.signaled);
+            return posting.postGather(qp, src ? wr.remoteSrqn : 0, wr);
         }
-        return src
-            ? posting.postSrc(qp, wr.remoteSrqn, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.length, wr.immediate, wr.remoteAddress,
-                wr.rkey, wr.signaled)
-            : posting.postSend(qp, wr.ah, wr.destQpn, wr.qkey, wr.wrId, wr.opcode, wr.buffer, wr.offset, wr.length, wr.immediate,
-                wr.remoteAddress, wr.rkey, wr.signaled, clock.now());
+        return src ? posting.postSrc(qp, wr) : posting.postSend(qp, wr, clock.now());
+    }
+
+    /** The positional entry points' request (they are thin delegates for tests, simulation drivers and benchmarks). */
+    private WorkRequest positional(long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
+                                   long remoteAddress, int rkey, boolean signaled) {
+        WorkRequest wr = positionalRequest.clear();
+        wr.wrId = wrId;
+        wr.opcode = opcode;
+        wr.buffer = buffer;
+        wr.offset = offset;
+        wr.length = length;
+        wr.immediate = immediate;
+        wr.remoteAddress = remoteAddress;
+        wr.rkey = rkey;
+        wr.signaled = signaled;
+        return wr;
     }
 
     /**
@@ -518,8 +555,11 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
-        return posting.postSend(qp, ah, destQpn, qkey, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey,
-                signaled, clock.now());
+        WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        wr.ah = ah;
+        wr.destQpn = destQpn;
+        wr.qkey = qkey;
+        return posting.postSend(qp, wr, clock.now());
     }
 
     /**
@@ -530,7 +570,7 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
                           long compareOrAdd, long swap, boolean signaled) {
-        return posting.postAtomic(qp, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        return posting.postAtomic(qp, atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled));
     }
 
     /**
@@ -541,7 +581,9 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSrc(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
                        long remoteAddress, int rkey, boolean signaled) {
-        return posting.postSrc(qp, remoteSrqn, wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
+        wr.remoteSrqn = remoteSrqn;
+        return posting.postSrc(qp, wr);
     }
 
     /**
@@ -550,7 +592,17 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
                              int rkey, long compareOrAdd, long swap, boolean signaled) {
-        return posting.postSrcAtomic(qp, remoteSrqn, wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        WorkRequest wr = atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
+        wr.remoteSrqn = remoteSrqn;
+        return posting.postSrcAtomic(qp, wr);
+    }
+
+    private WorkRequest atomicRequest(long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+                                      long compareOrAdd, long swap, boolean signaled) {
+        WorkRequest wr = positional(wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, 0, remoteAddress, rkey, signaled);
+        wr.compareOrAdd = compareOrAdd;
+        wr.swap = swap;
+        return wr;
     }
 
     /**
@@ -561,7 +613,10 @@ public final class SrdTransport implements AutoCloseable {
      */
     public int postGather(SrdQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate,
                           long remoteAddress, int rkey, boolean signaled) {
-        return posting.postGather(qp, remoteSrqn, wrId, opcode, sges, length, immediate, remoteAddress, rkey, signaled);
+        WorkRequest wr = positional(wrId, opcode, null, 0, length, immediate, remoteAddress, rkey, signaled);
+        wr.remoteSrqn = remoteSrqn;
+        wr.sges = sges;
+        return posting.postGather(qp, remoteSrqn, wr);
     }
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */

@@ -13,6 +13,7 @@ import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.TransportPort;
 import io.srdnic.srd.transport.port.TxBurst;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.RdmaHeader;
@@ -127,11 +128,23 @@ public final class RcRequester implements ReliableSender.Listener {
     }
 
     /**
-     * Queues a work request (the transport checked the QP state, depth, length and buffer); {@code srqn}: SRC's remote SRQ,
-     * else 0; {@code gather}: the SGEs a SEND or WRITE gathers its {@code len} bytes from (null: {@code buf} at {@code off}).
+     * Queues the work request {@code wr} (the transport checked the QP state, depth, length and buffer), its fields read once
+     * here into the slot; {@code srqn}: SRC's remote SRQ, else 0. Its gather list {@code wr.sges} (copied), when there is one,
+     * holds the SGEs a SEND or WRITE gathers its bytes from, else {@code wr.buffer} at {@code wr.offset} does; an atomic
+     * (see {@link #postAtomic}) takes 8 bytes there.
      */
-    public void post(long id, int op, MemorySegment buf, long off, int len, int imm, long raddr, int key, boolean sig, int srqn,
-                     GatherList gather) {
+    public void post(WorkRequest wr, int srqn) {
+        int op = wr.opcode;
+        boolean atomic = SendOpcode.isAtomic(op);
+        GatherList gather = atomic ? null : wr.sges;
+        long id = wr.wrId;
+        MemorySegment buf = gather != null ? gather.segment(0) : wr.buffer;
+        long off = gather != null ? gather.offset(0) : wr.offset;
+        int len = atomic ? SendOpcode.ATOMIC_SIZE : wr.length;
+        int imm = atomic ? 0 : wr.immediate;
+        long raddr = wr.remoteAddress;
+        int key = wr.rkey;
+        boolean sig = wr.signaled;
         RcSendSlot w = sq.get(sq.slot(sq.tail++));
         if (gather != null) {
             w.sges.copyFrom(gather);
@@ -192,13 +205,12 @@ public final class RcRequester implements ReliableSender.Listener {
         completer.completeReady(); // at once if nothing is outstanding before it
     }
 
-    /** Queues an atomic (checked as {@link #post} says) on 8 bytes at {@code off} of {@code buf}, with its operands. */
-    public void postAtomic(long id, int op, MemorySegment buf, long off, long raddr, int key, long compareOrAdd, long swapValue,
-                           boolean sig, int srqn) {
+    /** Queues the atomic {@code wr} (checked as {@link #post} says) on 8 bytes at its offset of its buffer, with its operands. */
+    public void postAtomic(WorkRequest wr, int srqn) {
         RcSendSlot w = sq.get(sq.slot(sq.tail));
-        w.compareAdd = compareOrAdd;
-        w.swap = swapValue;
-        post(id, op, buf, off, SendOpcode.ATOMIC_SIZE, 0, raddr, key, sig, srqn, null);
+        w.compareAdd = wr.compareOrAdd;
+        w.swap = wr.swap;
+        post(wr, srqn);
     }
 
     boolean hasWork() {

@@ -10,6 +10,7 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.RcInternals;
 import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;
@@ -68,7 +69,15 @@ class RcAtomicFailureTest {
     private static void postAroundTheAlignmentCheck(RcPair p, long wrId, MemorySegment out, long address, int rkey) {
         SrdQp qp = p.qa.qp();
         qp.sqOutstanding++;
-        qp.rcRequester.postAtomic(wrId, SendOpcode.ATOMIC_FETCH_ADD, out, 0, address, rkey, 1, 0, true, 0);
+        WorkRequest wr = new WorkRequest();
+        wr.wrId = wrId;
+        wr.opcode = SendOpcode.ATOMIC_FETCH_ADD;
+        wr.buffer = out;
+        wr.remoteAddress = address;
+        wr.rkey = rkey;
+        wr.compareOrAdd = 1;
+        wr.signaled = true;
+        qp.rcRequester.postAtomic(wr, 0);
         p.a.rc.activate(qp.rcRequester);
     }
 
