@@ -52,6 +52,18 @@ class ServedPostChecksTest {
         assertEquals(1, w.counter("work_requests_refused"));
     }
 
+    /** A counter counts for good: the refusals of a client that has left stay in work_requests_refused. */
+    @Test
+    void shouldKeepCountingTheRefusalsOfAClientThatLeft() throws Exception {
+        sendWithOneHandleOfAnotherPd(13, true); // the hostile client closes its socket on the way out
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (w.counter("clients_reclaimed") + w.counter("clients_closed") == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertEquals(1, w.counter("clients_reclaimed") + w.counter("clients_closed"), "the client is gone");
+        assertEquals(1, w.counter("work_requests_refused"), "its refusal still counted");
+    }
+
     @Test
     void shouldCompleteASendRecordWhoseSgeIsOfAnotherProtectionDomainsRegionWithAProtectionError() throws Exception {
         long[] wc = sendWithOneHandleOfAnotherPd(12, false);

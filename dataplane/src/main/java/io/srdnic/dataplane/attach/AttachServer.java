@@ -94,6 +94,8 @@ public final class AttachServer implements AutoCloseable {
     private long objectsReclaimed;
     private long malformedMessages;
     private long ringCorruptions;
+    /** Work requests refused for clients that have left (those still here are summed from their sessions). */
+    private long refusedByDeparted;
     private long clientsFenced;
     /** The client whose CM pump fails (a test's stand-in for a CM fault no client request reaches); -1: none. */
     private long cmFaultClient = -1;
@@ -364,7 +366,7 @@ public final class AttachServer implements AutoCloseable {
 
     /** The counts, in {@link AttachCounters#NAMES}' order, into {@code out} (no allocation: the counters file's export). */
     void fillCounters(long[] out) {
-        long refused = 0;
+        long refused = refusedByDeparted;
         for (int i = 0; i < connections.size(); i++) {
             refused += connections.get(i).session.refusedCount();
         }
@@ -783,6 +785,7 @@ public final class AttachServer implements AutoCloseable {
         server.closeConnection(c.fd);
         c.buffers.close(); // nothing touches them once dropped (send checks)
         connectionsByUid.computeIfPresent(c.uid, (u, n) -> n == 1 ? null : n - 1);
+        refusedByDeparted += c.session.refusedCount(); // a counter counts for good: not only the clients still here
         boolean wasOpen = c.session.isOpen();
         int objects;
         try {
