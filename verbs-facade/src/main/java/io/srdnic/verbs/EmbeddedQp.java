@@ -8,6 +8,7 @@ import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.device.TransportQpAttributes;
 import io.srdnic.srd.transport.port.GatherList;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.SrcDomain;
 import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.Arena;
@@ -45,6 +46,8 @@ final class EmbeddedQp implements VerbsProvider.Qp {
     private int returnedRead;
     /** The straight path's gather list (an RC or SRC SEND or WRITE of several SGEs), made at its first use. */
     private GatherList gather;
+    /** The request a post on the served path (the dataplane's lcore) is mapped into: reused. */
+    private WorkRequest served;
 
     EmbeddedQp(EmbeddedProvider provider, QueuePair owner, XrcDomain xrcd, boolean management) {
         this.provider = provider;
@@ -229,7 +232,10 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         if (gathers && gather == null) {
             gather = new GatherList(); // once per QP, at its first gathered post
         }
-        return TransportPost.send(dataplane.transport, qp, wr, ah, buffer, offset, length, signaled, gathers ? gather : null);
+        if (served == null) {
+            served = new WorkRequest(); // once per QP, at its first post on the served path
+        }
+        return TransportPost.send(dataplane.transport, qp, served, wr, ah, buffer, offset, length, signaled, gathers ? gather : null);
     }
 
     /**

@@ -78,7 +78,18 @@ final class PostRing {
     void putSend(int i, SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
         op[i] = SEND;
         this.qp[i] = qp;
-        WorkRequest r = request[i];
+        fill(request[i], wr, ah, buffer, offset, length, signaled, gathers ? gather[i] : null);
+    }
+
+    /**
+     * Fills {@code r} from {@code wr} (its data at {@code offset} of {@code buffer}, {@code length}
+     * bytes; {@code ah}: its address handle, 0 for a connected QP); when {@code gather} is not null,
+     * with the SGEs of {@code wr} copied into it, which {@code r} then names. The one mapping from
+     * the application's work request to the transport's, for a slot and for the dataplane's served
+     * path alike.
+     */
+    static void fill(WorkRequest r, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled,
+                     GatherList gather) {
         r.wrId = wr.wrId;
         r.ah = ah;
         r.destQpn = wr.remoteQpn;
@@ -95,13 +106,12 @@ final class PostRing {
         r.swap = wr.swap;
         r.signaled = signaled;
         r.sges = null;
-        if (gathers) {
-            GatherList g = gather[i];
-            g.clear();
+        if (gather != null) {
+            gather.clear();
             for (int k = 0; k < wr.numSge; k++) {
-                g.add(wr.sges[k].segment, wr.sges[k].offset, wr.sges[k].length);
+                gather.add(wr.sges[k].segment, wr.sges[k].offset, wr.sges[k].length);
             }
-            r.sges = g;
+            r.sges = gather;
         }
     }
 
