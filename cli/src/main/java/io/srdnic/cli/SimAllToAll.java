@@ -1,6 +1,6 @@
 package io.srdnic.cli;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.sim.AllToAllSimulation;
 import io.srdnic.srd.sim.Scenario;
 import java.nio.file.Path;
@@ -20,7 +20,7 @@ record SimAllToAll(Scenario links, AllToAllSimulation.Transport transport, int j
         System.err.printf(Locale.ROOT,
                 "sim: all-to-all over %s, %d nodes x %d jobs, %d B messages, loss %.3f dup %.3f reorder %.3f, seed %d%n",
             transport, links.hosts(), jobs, size, links.loss(), links.duplicate(), links.reorder(), links.seed());
-        SrdConfig config = new SrdConfig();
+        TransportConfig config = new TransportConfig();
         settings.forEach(config::set);
         long start = System.nanoTime();
         AllToAllSimulation.Report r = SimCapture.run(pcap, wrap -> AllToAllSimulation.run(links, transport, jobs, size, config, wrap));

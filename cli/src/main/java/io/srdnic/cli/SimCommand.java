@@ -1,6 +1,6 @@
 package io.srdnic.cli;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.sim.AllToAllSimulation;
 import io.srdnic.srd.sim.RcOp;
 import io.srdnic.srd.sim.Scenario;
@@ -133,7 +133,7 @@ final class SimCommand implements Callable<Integer> {
         System.err.printf(Locale.ROOT, "sim: %d hosts%s, %d messages of %d B (%s), loss %.3f dup %.3f reorder %.3f, %d paths%s, seed %d%n",
             hosts, incast ? " (incast)" : "", messages, size, ops, loss, dup, reorder, paths,
             dead.isEmpty() ? "" : " (blackholed " + dead + ")", seed);
-        SrdConfig srd = new SrdConfig();
+        TransportConfig srd = new TransportConfig();
         settings.forEach(srd::set);
         long start = System.nanoTime();
         SimReport r = SimCapture.run(pcap, wrap -> SrdSimulation.run(scenario, wrap, srd));

@@ -1,6 +1,6 @@
 package io.srdnic.cli;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.sim.RcOp;
 import io.srdnic.srd.sim.RcSimulation;
 import io.srdnic.srd.sim.Scenario;
@@ -19,7 +19,7 @@ record SimRc(Scenario links, List<RcOp> ops, Map<String, String> settings, Path 
         System.err.printf(Locale.ROOT, "sim: RC, %d messages of %d B (%s), loss %.3f dup %.3f reorder %.3f, %d paths, seed %d%n",
             links.messages(), links.size(), ops.stream().map(RcOp::label).toList(), links.loss(), links.duplicate(), links.reorder(),
             links.paths(), links.seed());
-        SrdConfig config = new SrdConfig();
+        TransportConfig config = new TransportConfig();
         settings.forEach(config::set);
         RcSimulation.Report r = SimCapture.run(pcap, wrap -> RcSimulation.run(links, ops, wrap, config));
         System.out.printf(Locale.ROOT, "messages %d  completed ok %d  errors %s%n", r.messages(), r.ok(), r.errorsByStatus());

@@ -2,7 +2,7 @@ package io.srdnic.cli;
 
 import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.Mbuf;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.srd.wire.AtomicHeader;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.FrameLayout;
@@ -67,7 +67,7 @@ final class DissectorFields {
     /** Whether the data packet in {@code m} carries a connection manager message. */
     static boolean isCm(Mbuf m, int type) {
         return type == PacketType.SEND && (SrdHeader.flags(m) & SrdHeader.FLAG_UNRELIABLE) != 0
-            && SrdHeader.destinationQpn(m) == SrdTransport.MANAGEMENT_QPN && SrdHeader.qkey(m) == CmMessage.QKEY
+            && SrdHeader.destinationQpn(m) == TransportDevice.MANAGEMENT_QPN && SrdHeader.qkey(m) == CmMessage.QKEY
             && SrdHeader.payloadLength(m) >= CmMessage.HEADER_LENGTH;
     }
 

@@ -5,9 +5,9 @@ import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.transport.device.SrdTransport;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.api.TransportConfig;
+import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -27,11 +27,11 @@ public final class SimPathPair implements AutoCloseable {
 
     final SimNetwork network;
     final Arena arena = Arena.ofConfined();
-    final SrdTransport a;
-    final SrdTransport b;
+    final TransportDevice a;
+    final TransportDevice b;
     private final int size;
-    private final SrdQp qa;
-    private final SrdQp qb;
+    private final DeviceQp qa;
+    private final DeviceQp qb;
     private final CompletionQueue sendCq = new CompletionQueue(1024);
     private final CompletionQueue recvCq = new CompletionQueue(1024);
     private final MemorySegment payload;
@@ -47,8 +47,8 @@ public final class SimPathPair implements AutoCloseable {
         network = new SimNetwork(1, SimNetwork.Config.builder().pathCount(16).poolSize(4096).accessLink(link).fabricPath(link).build());
         SimPort pa = network.addHost(0x0200_0000_0001L);
         SimPort pb = network.addHost(0x0200_0000_0002L);
-        a = new SrdTransport(pa, new SrdConfig().localIp(0x0A000001), 11, 1);
-        b = new SrdTransport(pb, new SrdConfig().localIp(0x0A000002), 22, 2);
+        a = new TransportDevice(pa, new TransportConfig().localIp(0x0A000001), 11, 1);
+        b = new TransportDevice(pb, new TransportConfig().localIp(0x0A000002), 22, 2);
         qa = ready(a.createQp(BATCH, 1, sendCq, new CompletionQueue(8)));
         qb = b.createQp(1, BATCH, new CompletionQueue(8), recvCq);
         qb.modify(QpState.INIT, QKEY);
@@ -63,7 +63,7 @@ public final class SimPathPair implements AutoCloseable {
         ah = a.createAddressHandle(0x0200_0000_0002L, 0x0A000002, a.config().udpPort());
     }
 
-    private static SrdQp ready(SrdQp qp) {
+    private static DeviceQp ready(DeviceQp qp) {
         qp.modify(QpState.INIT, QKEY);
         qp.modify(QpState.RTR, 0);
         qp.modify(QpState.RTS, 0);

@@ -91,7 +91,7 @@ class PackageLayeringTest {
     }
 
     /**
-     * The classes below the device that still take the device itself ({@code SrdTransport}) as a
+     * The classes below the device that still take the device itself ({@code TransportDevice}) as a
      * field or parameter, reaching back into it: the list may only shrink. A room's collaborators
      * are handed in at construction (as {@code qp/}'s {@code QpDevice}, {@code QpEvents},
      * {@code SrqEvents}); the device may hand itself to none of the sub-packages at all.
@@ -104,14 +104,14 @@ class PackageLayeringTest {
         List<String> reaching = new ArrayList<>();
         for (Path file : javaFiles()) {
             String name = SOURCES.resolve(ROOT.replace('.', '/')).relativize(file).toString().replace('\\', '/');
-            if (!name.equals("transport/device/SrdTransport.java") && TAKES_DEVICE.matcher(read(file)).find()) {
+            if (!name.equals("transport/device/TransportDevice.java") && TAKES_DEVICE.matcher(read(file)).find()) {
                 reaching.add(name);
             }
         }
         List<String> added = reaching.stream().filter(n -> !REACHING_BACK.contains(n)).toList();
-        assertEquals(List.of(), added, "new reach-backs into SrdTransport: hand these classes what they use at construction instead");
+        assertEquals(List.of(), added, "new reach-backs into TransportDevice: hand these classes what they use at construction instead");
         for (String n : reaching) {
-            assertTrue(n.startsWith("transport/device/"), n + " is below the device and takes SrdTransport");
+            assertTrue(n.startsWith("transport/device/"), n + " is below the device and takes TransportDevice");
         }
     }
 

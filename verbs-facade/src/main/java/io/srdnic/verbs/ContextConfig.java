@@ -1,6 +1,6 @@
 package io.srdnic.verbs;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import java.nio.file.Path;
 
 /**
@@ -13,7 +13,7 @@ public final class ContextConfig {
     boolean busySpin;
     int ip = 0x0A00_0001;
     long epochSeed = System.nanoTime();
-    final SrdConfig srd = new SrdConfig();
+    final TransportConfig srd = new TransportConfig();
     Path countersDir = defaultCountersDir();
     long countersIntervalNanos = 10_000_000;
     int countersCapacity = 16384;
@@ -118,7 +118,7 @@ public final class ContextConfig {
     }
 
     /** The transport's configuration, to adjust in place (MTU, UDP port, RTO, retry budget, paths, ...). */
-    public SrdConfig srd() {
+    public TransportConfig srd() {
         return srd;
     }
 }

@@ -4,10 +4,10 @@ import io.srdnic.pmd.Affinity;
 import io.srdnic.pmd.Eal;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -48,7 +48,7 @@ final class ContextDriver implements AutoCloseable {
         1_000));
 
     /** Made on the thread that runs it (its buffers live in a confined arena); set before anyone else sees the dataplane. */
-    SrdTransport transport;
+    TransportDevice transport;
     final ThreadingMode mode;
     private final LongSupplier clock;
     private final SimWorld world;
@@ -70,7 +70,7 @@ final class ContextDriver implements AutoCloseable {
     /** The counters file (ContextConfig.countersDir), or null; made and written on the thread that runs the cycles. */
     private DataplaneCounters counters;
 
-    ContextDriver(Supplier<SrdTransport> factory, ThreadingMode mode, int cpu, boolean busySpin, LongSupplier clock, SimWorld world,
+    ContextDriver(Supplier<TransportDevice> factory, ThreadingMode mode, int cpu, boolean busySpin, LongSupplier clock, SimWorld world,
               String name, DataplaneCounters.Opener countersOpener) {
         this.mode = world != null ? ThreadingMode.INVOKER : mode;
         this.busySpin = busySpin;
@@ -78,7 +78,7 @@ final class ContextDriver implements AutoCloseable {
         this.world = world;
         this.posts = this.mode == ThreadingMode.DEDICATED ? new PostRing(POST_RING_CAPACITY) : null;
         if (this.mode == ThreadingMode.DEDICATED) {
-            CompletableFuture<SrdTransport> made = new CompletableFuture<>();
+            CompletableFuture<TransportDevice> made = new CompletableFuture<>();
             AgentRunner runner = new AgentRunner(busySpin ? new BusySpinIdleStrategy() : new BackoffIdleStrategy(100, 100, IDLE_PARK_NANOS,
                 IDLE_PARK_NANOS), t -> onAgentError(t, made), null, new Cycles(factory, countersOpener, cpu, made));
             agent = new Thread(runner, "srdnic-driver-" + name);
@@ -196,12 +196,13 @@ final class ContextDriver implements AutoCloseable {
 
     /** DEDICATED: the agent's duty cycles, run by an Agrona AgentRunner on the dataplane's own thread until {@link #close}. */
     private final class Cycles implements Agent {
-        private final Supplier<SrdTransport> factory;
+        private final Supplier<TransportDevice> factory;
         private final DataplaneCounters.Opener countersOpener;
         private final int cpu;
-        private final CompletableFuture<SrdTransport> made;
+        private final CompletableFuture<TransportDevice> made;
 
-        Cycles(Supplier<SrdTransport> factory, DataplaneCounters.Opener countersOpener, int cpu, CompletableFuture<SrdTransport> made) {
+        Cycles(Supplier<TransportDevice> factory, DataplaneCounters.Opener countersOpener, int cpu,
+                CompletableFuture<TransportDevice> made) {
             this.factory = factory;
             this.countersOpener = countersOpener;
             this.cpu = cpu;
@@ -250,7 +251,7 @@ final class ContextDriver implements AutoCloseable {
     }
 
     /** The runner's error handler: a start that failed fails the open; a cycle that threw stopped the agent, logged. */
-    private static void onAgentError(Throwable t, CompletableFuture<SrdTransport> made) {
+    private static void onAgentError(Throwable t, CompletableFuture<TransportDevice> made) {
         if (t instanceof AgentTerminationException && t.getCause() == null) {
             return;
         }
@@ -323,7 +324,7 @@ final class ContextDriver implements AutoCloseable {
      * {@code gathers}: an RC or SRC SEND or WRITE the transport gathers from {@code wr}'s SGEs ({@code buffer}: the first).
      * Returns a POST_* code.
      */
-    int postSend(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
+    int postSend(DeviceQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
         if (posts == null) {
             return submitDirect(qp, wr, ah, buffer, offset, length, signaled, gathers);
         }
@@ -333,15 +334,15 @@ final class ContextDriver implements AutoCloseable {
         }
         int i = posts.claim();
         if (i < 0) {
-            return SrdTransport.POST_SQ_FULL;
+            return TransportDevice.POST_SQ_FULL;
         }
         posts.putSend(i, qp, wr, ah, buffer, offset, length, signaled, gathers);
         posts.publish();
-        return SrdTransport.POST_OK;
+        return TransportDevice.POST_OK;
     }
 
     /** On the thread that owns the transport: {@code wr} into the one-slot ring, and at once to the transport. */
-    private int submitDirect(SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled,
+    private int submitDirect(DeviceQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled,
                              boolean gathers) {
         direct.putSend(0, qp, wr, ah, buffer, offset, length, signaled, gathers);
         try {
@@ -355,14 +356,14 @@ final class ContextDriver implements AutoCloseable {
      * The transport's post of the SEND slot {@code i} of {@code ring}: the one place a facade work
      * request meets the transport. The slot is a {@link WorkRequest} (filled once by the poster,
      * made once with the ring: nothing copied or allocated here), handed as it is to
-     * {@link SrdTransport#post}; the ring clears it once the slot is consumed.
+     * {@link TransportDevice#post}; the ring clears it once the slot is consumed.
      */
     private int submit(PostRing ring, int i) {
         return transport.post(ring.qp[i], ring.request[i]);
     }
 
     /** Posts a receive; false when there is no room. */
-    boolean postRecv(SrdQp qp, long wrId, MemorySegment buffer, long offset, int length, int lkey) {
+    boolean postRecv(DeviceQp qp, long wrId, MemorySegment buffer, long offset, int length, int lkey) {
         if (posts == null) {
             return qp.postReceive(wrId, buffer, offset, length, lkey);
         }
@@ -381,7 +382,7 @@ final class ContextDriver implements AutoCloseable {
     }
 
     /** DEDICATED: hands a receive (for {@code qp}, or for {@code srq}) to the agent through the ring; false when it is full. */
-    private boolean publishReceive(int op, SrdQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length,
+    private boolean publishReceive(int op, DeviceQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length,
                                    int lkey) {
         int i = posts.claim();
         if (i < 0) {
@@ -393,7 +394,7 @@ final class ContextDriver implements AutoCloseable {
     }
 
     /** Completes a send that failed the application-side checks, on the thread that owns the CQ. */
-    void completeLocally(SrdQp qp, long wrId, int status, int length) {
+    void completeLocally(DeviceQp qp, long wrId, int status, int length) {
         if (posts == null) {
             transport.completeLocally(qp, wrId, status, length);
             return;
@@ -419,15 +420,15 @@ final class ContextDriver implements AutoCloseable {
      * a task each on this control path), never through the ring, which has one producer — the
      * thread that posts to the application's own QPs.
      */
-    private static boolean managedElsewhere(SrdQp qp) {
-        return qp.qpn() == SrdTransport.MANAGEMENT_QPN;
+    private static boolean managedElsewhere(DeviceQp qp) {
+        return qp.qpn() == TransportDevice.MANAGEMENT_QPN;
     }
 
     private void consume(PostRing ring, int i) {
         WorkRequest r = ring.request[i];
         switch (ring.op[i]) {
             case PostRing.SEND -> {
-                if (submit(ring, i) != SrdTransport.POST_OK) {
+                if (submit(ring, i) != TransportDevice.POST_OK) {
                     // Checked on the application side already; only a race with destroy/modify ends here.
                     transport.completeLocally(ring.qp[i], r.wrId, WcStatus.WR_FLUSH_ERROR, r.length);
                     ring.qp[i].onPostRefused(r.buffer, r.offset);

@@ -3,8 +3,8 @@ package io.srdnic.verbs;
 import io.srdnic.srd.counters.CountersLayout;
 import io.srdnic.srd.counters.CountersWriter;
 import io.srdnic.srd.counters.DutyCycleCounters;
-import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.device.TransportCounters;
+import io.srdnic.srd.transport.device.TransportDevice;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,7 +27,7 @@ final class DataplaneCounters {
     private final long interval;
     private long lastExport;
 
-    private DataplaneCounters(CountersWriter writer, SrdTransport transport, String scope, PostRing posts, long interval, long now) {
+    private DataplaneCounters(CountersWriter writer, TransportDevice transport, String scope, PostRing posts, long interval, long now) {
         this.writer = writer;
         this.transport = new TransportCounters(transport, writer, scope);
         this.loop = new DutyCycleCounters(writer, scope);
@@ -41,7 +41,7 @@ final class DataplaneCounters {
     /** How a dataplane opens its counters once its transport exists (on the dataplane's thread). */
     @FunctionalInterface
     interface Opener {
-        DataplaneCounters open(SrdTransport transport, PostRing posts, long now);
+        DataplaneCounters open(TransportDevice transport, PostRing posts, long now);
     }
 
     /** Opens nothing: a context without a counters directory. */
@@ -57,7 +57,8 @@ final class DataplaneCounters {
     }
 
     /** The counters file for a context on {@code device} in {@code dir}: {@code <pid>-<n>-<device>.counters}. */
-    static DataplaneCounters open(Path dir, int capacity, long interval, String device, SrdTransport transport, PostRing posts, long now) {
+    static DataplaneCounters open(Path dir, int capacity, long interval, String device, TransportDevice transport, PostRing posts,
+            long now) {
         String name = device.replaceAll("[^A-Za-z0-9_.-]", "_");
         name = name.length() > 40 ? name.substring(0, 40) : name;
         long pid = ProcessHandle.current().pid();

@@ -2,9 +2,9 @@ package io.srdnic.verbs;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.QpAttributes;
-import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.device.SrqAttributes;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.srd.transport.rc.SrcDomain;
 import io.srdnic.verbs.attach.control.CmEventMessage;
 import io.srdnic.verbs.attach.control.CmRequest;
@@ -33,11 +33,11 @@ final class EmbeddedProvider implements VerbsProvider {
 
     EmbeddedProvider(Device device, ContextConfig config) {
         this.device = device;
-        SrdConfig srd = config.srd.copy().localIp(device.simIp != 0 ? device.simIp : config.ip).maxQps(Context.MAX_QP);
+        TransportConfig srd = config.srd.copy().localIp(device.simIp != 0 ? device.simIp : config.ip).maxQps(Context.MAX_QP);
         SplittableRandom r = new SplittableRandom(config.epochSeed);
-        int epoch = SrdTransport.newEpoch(); // later than any earlier start's: peers tell a restart from a stale packet
+        int epoch = TransportDevice.newEpoch(); // later than any earlier start's: peers tell a restart from a stale packet
         long psnSeed = r.nextLong();
-        this.dataplane = new ContextDriver(() -> new SrdTransport(device.io, srd, epoch, psnSeed), config.mode, config.cpu,
+        this.dataplane = new ContextDriver(() -> new TransportDevice(device.io, srd, epoch, psnSeed), config.mode, config.cpu,
             config.busySpin, device.clock, device.world, device.name, DataplaneCounters.opener(config, device.name));
         this.mtu = dataplane.transport.mtu();
         this.qpIndexMask = dataplane.transport.qpIndexMask();
@@ -192,7 +192,7 @@ final class EmbeddedProvider implements VerbsProvider {
 
     @Override
     public Srq createXrcSrq(SharedReceiveQueue srq, XrcDomain xrcd, CompletionQueue cq, int maxWr, int maxSge, int limit) {
-        SrdTransport t = dataplane.transport;
+        TransportDevice t = dataplane.transport;
         SrcDomain domain = domain(xrcd);
         io.srdnic.srd.api.CompletionQueue ring = ring(cq); // fully qualified: the facade has one too
         return new EmbeddedSrq(dataplane, maxWr, dataplane.call(() -> t.createSrq(new SrqAttributes().maxWr(maxWr).limit(limit)

@@ -5,19 +5,19 @@ import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.srd.transport.device.TransportQpAttributes;
 import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.port.WorkRequest;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.SrcDomain;
-import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * An embedded QP: the transport's {@link SrdQp}. Runs the checks of a post that complete with a
+ * An embedded QP: the transport's {@link DeviceQp}. Runs the checks of a post that complete with a
  * status (a wrong opcode for the type, an SGE outside its region, a message over the MTU), gathers
  * INLINE bytes, and on SRD and UD several SGEs, into a staging slot of the QP, recycled when the
  * transport is done with it, and hands the post to the dataplane (an RC or SRC SEND or WRITE of
@@ -27,7 +27,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
     private final EmbeddedProvider provider;
     private final ContextDriver dataplane;
     private final QueuePair owner;
-    private final SrdQp qp;
+    private final DeviceQp qp;
     /** XRC_SEND: the SRC domain the transport requires of an SRC QP, its own (no SRQ ever names it). */
     private SrcDomain ownDomain;
     private final AtomicInteger sendsOutstanding = new AtomicInteger();
@@ -74,8 +74,8 @@ final class EmbeddedQp implements VerbsProvider.Qp {
     }
 
     /** On the dataplane thread: the transport's QP for this one. */
-    private SrdQp create(XrcDomain xrcd) {
-        SrdTransport t = dataplane.transport;
+    private DeviceQp create(XrcDomain xrcd) {
+        TransportDevice t = dataplane.transport;
         if (owner.xrcType == XrcQpType.XRC_SEND) {
             ownDomain = t.createSrcDomain();
             return t.createQp(new TransportQpAttributes(QpType.SRC).pd(owner.pd.id).sqDepth(owner.maxSendWr).srcDomain(ownDomain)
@@ -98,7 +98,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
     }
 
     /** The transport's QP (for {@link EmbeddedObjects}). */
-    SrdQp transportQp() {
+    DeviceQp transportQp() {
         return qp;
     }
 
@@ -288,14 +288,14 @@ final class EmbeddedQp implements VerbsProvider.Qp {
 
     /** The transport's answer {@code rc} to a post counted in sendsOutstanding: 0, ENOMEM, or the misuse it names. */
     private int post(int rc, MemorySegment buffer, long offset) {
-        if (rc == SrdTransport.POST_OK) {
+        if (rc == TransportDevice.POST_OK) {
             return 0;
         }
         released(buffer, offset);
-        if (rc == SrdTransport.POST_SQ_FULL || rc == SrdTransport.POST_NO_RESOURCES) {
+        if (rc == TransportDevice.POST_SQ_FULL || rc == TransportDevice.POST_NO_RESOURCES) {
             return QueuePair.ENOMEM;
         }
-        if (rc == SrdTransport.POST_BAD_QP_STATE) {
+        if (rc == TransportDevice.POST_BAD_QP_STATE) {
             owner.state = qp.state();
             throw new VerbsException("QP " + qpNum() + " is in " + owner.state + ": sends need RTS (in ERROR they are flushed)");
         }

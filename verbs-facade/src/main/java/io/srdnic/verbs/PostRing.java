@@ -3,7 +3,7 @@ package io.srdnic.verbs;
 import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -39,7 +39,7 @@ final class PostRing {
 
     final int mask;
     final int[] op;
-    final SrdQp[] qp;
+    final DeviceQp[] qp;
     final SharedReceiveQueue[] srq;
     /** Every record's work request (a receive's and a LOCAL_ERROR's fields too): filled by the poster, read by the agent. */
     final WorkRequest[] request;
@@ -58,7 +58,7 @@ final class PostRing {
         int size = Integer.highestOneBit(Math.max(2, capacity - 1)) << 1;
         mask = size - 1;
         op = new int[size];
-        qp = new SrdQp[size];
+        qp = new DeviceQp[size];
         srq = new SharedReceiveQueue[size];
         request = new WorkRequest[size];
         gather = new GatherList[size];
@@ -75,7 +75,7 @@ final class PostRing {
      * soon as its post returns; {@code gathers}: its SGEs are copied too, into the slot's gather
      * list, for the transport to gather from.
      */
-    void putSend(int i, SrdQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
+    void putSend(int i, DeviceQp qp, SendWr wr, int ah, MemorySegment buffer, long offset, int length, boolean signaled, boolean gathers) {
         op[i] = SEND;
         this.qp[i] = qp;
         fill(request[i], wr, ah, buffer, offset, length, signaled, gathers ? gather[i] : null);
@@ -119,7 +119,7 @@ final class PostRing {
      * Fills slot {@code i} with a record of kind {@code op} that is not a SEND (a receive for
      * {@code qp} or {@code srq}, with its lkey in the key field, or a LOCAL_ERROR with its status).
      */
-    void putOther(int i, int op, SrdQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length, int key,
+    void putOther(int i, int op, DeviceQp qp, SharedReceiveQueue srq, long wrId, MemorySegment buffer, long offset, int length, int key,
                   int status) {
         this.op[i] = op;
         this.qp[i] = qp;

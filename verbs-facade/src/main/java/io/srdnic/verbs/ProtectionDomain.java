@@ -101,7 +101,7 @@ public final class ProtectionDomain {
 
     /**
      * Creates the device's management QP in RESET: UD at the well-known number
-     * {@link io.srdnic.srd.transport.device.SrdTransport#MANAGEMENT_QPN} (InfiniBand's QP1), which a peer
+     * {@link io.srdnic.srd.transport.device.TransportDevice#MANAGEMENT_QPN} (InfiniBand's QP1), which a peer
      * addresses without being told it. The connection manager ({@code io.srdnic.verbs.cm}) makes it;
      * one per context, a second is refused while the first lives.
      */

@@ -4,7 +4,7 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 
 /**
  * A queue pair (ibv_qp) of type SRD, UD or RC, or XRC_SEND / XRC_RECV ({@link XrcQpType}, the
@@ -48,7 +48,7 @@ public final class QueuePair {
 
     /**
      * A QP of {@code pd} as {@code init} says ({@link ProtectionDomain#createQueuePair(QpInitAttributes)} checked it);
-     * {@code management}: the device's management QP (UD at {@link SrdTransport#MANAGEMENT_QPN}), else a QP of a drawn number.
+     * {@code management}: the device's management QP (UD at {@link TransportDevice#MANAGEMENT_QPN}), else a QP of a drawn number.
      */
     QueuePair(ProtectionDomain pd, QpInitAttributes init, boolean management) {
         this.pd = pd;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.Arena;
@@ -162,7 +162,7 @@ class VerbsSimTest {
     void shouldJudgeTheMtuBySumOfSgesNotEachOne() {
         try (SimWorld w = new SimWorld(4);
              VerbsPair p = new VerbsPair(Context.open(Device.sim(w)), Context.open(Device.sim(w)), QpType.SRD, 4,
-                 SrdConfig.DEFAULT_MTU)) {
+                 TransportConfig.DEFAULT_MTU)) {
             int mtu = p.a.mtu();
             MemorySegment big = p.arena.allocate(2L * mtu);
             MemoryRegion bigMr = p.sa.pd.registerMemory(big, Access.LOCAL_WRITE);

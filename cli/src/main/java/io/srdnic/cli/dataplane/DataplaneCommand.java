@@ -7,7 +7,7 @@ import io.srdnic.dataplane.attach.AllowRule;
 import io.srdnic.dataplane.attach.AttachPolicy;
 import io.srdnic.dataplane.attach.ClientQuota;
 import io.srdnic.dataplane.attach.TotalQuota;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import java.net.Inet4Address;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -220,7 +220,7 @@ public final class DataplaneCommand implements Callable<Integer> {
         }
         totals = t;
         IdleStrategies.named(idle); // an unknown name fails here, naming the known ones
-        SrdConfig check = new SrdConfig();
+        TransportConfig check = new TransportConfig();
         settings.forEach(check::set);
         check.conclude(1 << 16);
     }

@@ -5,7 +5,7 @@ import io.srdnic.cli.adversary.StreamPayload;
 import io.srdnic.cli.net.VethNamespaces;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.verbs.ThreadingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -166,8 +166,8 @@ public final class AdversaryCommand implements Callable<Integer> {
         if (!(seconds > 0 && seconds <= 3600)) {
             throw new IllegalArgumentException("--seconds must be in (0, 3600], was " + seconds);
         }
-        if (size < StreamPayload.MIN_SIZE || size > SrdConfig.DEFAULT_MTU) {
-            throw new IllegalArgumentException("--size must be " + StreamPayload.MIN_SIZE + ".." + SrdConfig.DEFAULT_MTU
+        if (size < StreamPayload.MIN_SIZE || size > TransportConfig.DEFAULT_MTU) {
+            throw new IllegalArgumentException("--size must be " + StreamPayload.MIN_SIZE + ".." + TransportConfig.DEFAULT_MTU
                 + " bytes (one message is one packet), was " + size);
         }
         if (window < 1 || window > 4096) {
@@ -189,7 +189,7 @@ public final class AdversaryCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1)
                     + " here, was " + cpu);
         }
-        settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
+        settings.forEach(new TransportConfig()::set); // an unknown key or a bad value fails here, before any side starts
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt(1 << 30);
         int recvDepth = Math.min(8192, Math.max(512, 8 * window));
         return new AdversaryParams(size, window, recvDepth, (long) (seconds * 1e9), drainMs * 1_000_000L, id,

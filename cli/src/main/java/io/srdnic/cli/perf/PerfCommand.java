@@ -4,7 +4,7 @@ import io.srdnic.cli.net.MemifSpec;
 import io.srdnic.cli.pktgen.PktgenPingPong;
 import io.srdnic.pmd.Eal;
 import io.srdnic.pmd.EalConfig;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.verbs.ThreadingMode;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -331,7 +331,7 @@ public final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--cpu must be -1.." + (Runtime.getRuntime().availableProcessors() - 1)
                     + " here, was " + cpu);
         }
-        settings.forEach(new SrdConfig()::set); // an unknown key or a bad value fails here, before any side starts
+        settings.forEach(new TransportConfig()::set); // an unknown key or a bad value fails here, before any side starts
 
         boolean raw = mode == PerfParams.Mode.lat && link != Link.sim && !noRaw;
         int id = runId != null ? runId : ThreadLocalRandom.current().nextInt();

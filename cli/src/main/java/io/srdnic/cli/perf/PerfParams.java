@@ -19,7 +19,7 @@ record PerfParams(Mode mode, Op op, Transport transport, int size, long iters, l
     static final int MAX_SEND_SIZE = 4096;
     /**
      * The largest RDMA WRITE or READ the transport takes, and the largest RC SEND (segmented at the
-     * path MTU): SrdTransport.maxRdmaSize(); each side checks its own.
+     * path MTU): TransportDevice.maxRdmaSize(); each side checks its own.
      */
     static final int MAX_RDMA_SIZE = 1 << 30;
 

@@ -5,7 +5,7 @@ import io.srdnic.pmd.EthPort;
 import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.PortConfig;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 
 /**
  * A started DPDK port and the pool its RX queue fills, used first by the raw ping-pong and then
@@ -22,7 +22,7 @@ final class PerfPort implements AutoCloseable {
      */
     static final int AF_XDP_FRAME_ROOM = 2048;
     /** The SRD MTU ({@link #srdMtu()}) of an af_xdp port: 2048 B of frame room less 256 B of headroom and 90 B of headers. */
-    static final int AF_XDP_SRD_MTU = AF_XDP_FRAME_ROOM - 256 - SrdConfig.FRAME_OVERHEAD;
+    static final int AF_XDP_SRD_MTU = AF_XDP_FRAME_ROOM - 256 - TransportConfig.FRAME_OVERHEAD;
 
     final EthPort port;
     final MbufPool pool;
@@ -57,7 +57,7 @@ final class PerfPort implements AutoCloseable {
 
     /** The SRD MTU a context on this port will have: the largest frame less 90 bytes of headers, at most 4096. */
     int srdMtu() {
-        return Math.min(SrdConfig.DEFAULT_MTU, io().maxFrameLength() - SrdConfig.FRAME_OVERHEAD);
+        return Math.min(TransportConfig.DEFAULT_MTU, io().maxFrameLength() - TransportConfig.FRAME_OVERHEAD);
     }
 
     @Override

@@ -2,7 +2,7 @@ package io.srdnic.cli.perf;
 
 import io.srdnic.cli.Json;
 import io.srdnic.cli.pktgen.LatencySummary;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +30,7 @@ record PerfResult(PerfParams params, String link, String threading, String clien
 
     /** Frame length of a message of {@code size} bytes: Ethernet, IPv4, UDP and SRD headers (90 bytes) in front. */
     static int frameLength(int size) {
-        return Math.max(60, size + SrdConfig.FRAME_OVERHEAD);
+        return Math.max(60, size + TransportConfig.FRAME_OVERHEAD);
     }
 
     Double gbps() {

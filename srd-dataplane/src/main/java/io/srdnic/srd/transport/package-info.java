@@ -2,7 +2,7 @@
  * The transports of one device, in rooms that import one way only (docs/architecture.md draws
  * them; PackageLayeringTest enforces it, and that this package itself holds no class):
  * <ol>
- * <li><b>{@code device}: creation, posting, duty cycle</b> — {@code SrdTransport} (creates QPs,
+ * <li><b>{@code device}: creation, posting, duty cycle</b> — {@code TransportDevice} (creates QPs,
  *     SRQs, SRC domains, address handles; the post entry points; introspection), {@code SendPosting}
  *     (the checks of a post and the hand-off to a message layer), {@code DutyCycle} (send, ACKs
  *     owed, timers, receive; next deadline), {@code PacketDispatcher} (parse, source check, route),
@@ -19,7 +19,7 @@
  *         completion, responses, retry and RNR policy: a state machine as rxe_comp.c), both over
  *         the {@code RcSendQueue} of {@code RcSendSlot}s, {@code RcResponder} (rxe_resp.c's named
  *         stages), {@code RcConnections} (which RC QPs the duty cycle visits), {@code SrcDomain},
- *         {@code SrcSrqTable}; and {@code SrdQp}, the transport QP plus RC's two halves.</li>
+ *         {@code SrcSrqTable}; and {@code DeviceQp}, the transport QP plus RC's two halves.</li>
  *     <li>{@code ud}: one datagram, no flow ({@code UdDatagrams}: both halves).</li>
  *     </ul></li>
  * <li><b>{@code port}: what every QP type shares below them</b> — {@code TransportPort} hands out

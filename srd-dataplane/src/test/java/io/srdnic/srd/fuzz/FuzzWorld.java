@@ -5,7 +5,7 @@ import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.fault.InjectingPacketIo;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.UdpSourcePortSelector;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -93,7 +93,7 @@ final class FuzzWorld {
 
     /** The largest SRD payload of the network's frames. */
     static int mtu() {
-        return Math.min(SrdConfig.DEFAULT_MTU, DATA_ROOM - SrdConfig.FRAME_OVERHEAD);
+        return Math.min(TransportConfig.DEFAULT_MTU, DATA_ROOM - TransportConfig.FRAME_OVERHEAD);
     }
 
     /** The port host {@code h}'s transport uses: the victim's goes through the injector and its sniffer. */

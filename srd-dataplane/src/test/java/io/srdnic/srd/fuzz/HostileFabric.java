@@ -11,11 +11,11 @@ import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.device.TransportBounds;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -53,13 +53,13 @@ final class HostileFabric implements AutoCloseable {
     final Ledger ledger = new Ledger(WINDOW);
     /** When this input's attack began (virtual time). */
     final long start;
-    final SrdTransport[] hosts = new SrdTransport[HOSTS];
-    final SrdQp[] qps = new SrdQp[HOSTS];
+    final TransportDevice[] hosts = new TransportDevice[HOSTS];
+    final DeviceQp[] qps = new DeviceQp[HOSTS];
     private final int[] qpns = new int[HOSTS];
     private final CompletionQueue[] sendCqs = new CompletionQueue[HOSTS];
     private final CompletionQueue[] recvCqs = new CompletionQueue[HOSTS];
     private final int[][] ahs = new int[HOSTS][HOSTS];
-    final SrdQp victimUd;
+    final DeviceQp victimUd;
     private final CompletionQueue victimUdCq;
     private final Arena arena = Arena.ofConfined();
     private final MemorySegment[] receiveBuffers = new MemorySegment[HOSTS];
@@ -72,7 +72,8 @@ final class HostileFabric implements AutoCloseable {
     HostileFabric() {
         world = FuzzWorld.acquire(ledger);
         network = world.network;
-        SrdConfig config = new SrdConfig().paths(4).window(WINDOW).maxContexts(MAX_CONTEXTS).maxQps(4).maxOutstandingRequests(256)
+        TransportConfig config = new TransportConfig().paths(4).window(WINDOW).maxContexts(MAX_CONTEXTS).maxQps(4)
+                .maxOutstandingRequests(256)
             .rtoInitialNanos(200 * US).rtoMinNanos(50 * US).rtoMaxNanos(2 * MS).transportTimeoutNanos(10 * MS).retryBudget(8)
             .pathAvoidNanos(500 * US).idleContextNanos(20 * MS).maxPacketLifetimeNanos(4 * MS); // frames live microseconds here
         int[] ips = FuzzWorld.ips();
@@ -83,7 +84,7 @@ final class HostileFabric implements AutoCloseable {
                 peer.reset(ledger);
                 io = peer;
             }
-            hosts[h] = new SrdTransport(io, config.copy().localIp(ip(h)), epoch(h), 11 + h);
+            hosts[h] = new TransportDevice(io, config.copy().localIp(ip(h)), epoch(h), 11 + h);
             sendCqs[h] = new CompletionQueue(256);
             recvCqs[h] = new CompletionQueue(256);
             qps[h] = hosts[h].createQp(MAX_LEGIT, RECEIVES, sendCqs[h], recvCqs[h]);
@@ -104,13 +105,13 @@ final class HostileFabric implements AutoCloseable {
             }
         }
         start = now();
-        for (SrdTransport t : hosts) {
+        for (TransportDevice t : hosts) {
             t.doWork(start);                        // the transports' clocks start now, not at 0
         }
     }
 
     /** Posts a receive into every slot of {@code buffer} and takes the QP to RTS. */
-    private static void ready(SrdQp qp, MemorySegment buffer, int receives) {
+    private static void ready(DeviceQp qp, MemorySegment buffer, int receives) {
         qp.modify(QpState.INIT, QKEY);
         for (int r = 0; r < receives; r++) {
             qp.postReceive(r, buffer, (long) r * SLOT, SLOT);
@@ -154,7 +155,7 @@ final class HostileFabric implements AutoCloseable {
         Ledger.Message m = ledger.message(from, to, length, withImmediate, sendBuffers[from], offset);
         int rc = hosts[from].postSend(qps[from], ahs[from][to], qpns[to], QKEY, m.id(), sendBuffers[from], offset, length,
             withImmediate, (int) m.id(), true);
-        if (rc != SrdTransport.POST_OK) {
+        if (rc != TransportDevice.POST_OK) {
             return false;
         }
         sendSlots[from]++;
@@ -185,7 +186,7 @@ final class HostileFabric implements AutoCloseable {
         }
         if (work == 0) {
             long next = network.nextEventTime();
-            for (SrdTransport t : hosts) {
+            for (TransportDevice t : hosts) {
                 next = Math.min(next, t.nextDeadline());
             }
             network.clock().advanceTo(Math.max(now + 1, Math.min(now + maxStep, next)));
@@ -224,7 +225,7 @@ final class HostileFabric implements AutoCloseable {
     /** Bounded state, checked after every cycle. */
     private void checkBounds() {
         for (int h = 0; h < HOSTS; h++) {
-            SrdTransport t = hosts[h];
+            TransportDevice t = hosts[h];
             if (t.contextCount() > MAX_CONTEXTS) {
                 throw new Violation("host " + h + " holds " + t.contextCount() + " contexts, more than the configured " + MAX_CONTEXTS);
             }
@@ -286,7 +287,7 @@ final class HostileFabric implements AutoCloseable {
     @Override
     public void close() {
         try {
-            for (SrdTransport t : hosts) {
+            for (TransportDevice t : hosts) {
                 if (t != null) {
                     t.close();
                 }

@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * The whole receive path under attack: a live {@link io.srdnic.srd.transport.device.SrdTransport} (the
+ * The whole receive path under attack: a live {@link io.srdnic.srd.transport.device.TransportDevice} (the
  * victim) talking SRD to two honest peers on the simulated network, with contexts established by
  * real messages and legitimate messages in flight both ways, receives frames the fuzzer makes
  * ({@link Forger}), through an {@link io.srdnic.pmd.fault.InjectingPacketIo} over its real port.

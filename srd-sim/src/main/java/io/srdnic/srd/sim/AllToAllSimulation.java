@@ -8,12 +8,12 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.device.SrdTransport;
 import io.srdnic.srd.transport.device.SrqAttributes;
+import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.SrcDomain;
-import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -63,12 +63,13 @@ public final class AllToAllSimulation {
     }
 
     /** Runs {@code jobs} jobs on each of {@code links.hosts()} nodes over {@code transport}; {@code size} bytes per message (8..1024). */
-    public static Report run(Scenario links, Transport transport, int jobs, int size, SrdConfig config) {
+    public static Report run(Scenario links, Transport transport, int jobs, int size, TransportConfig config) {
         return run(links, transport, jobs, size, config, port -> port);
     }
 
-    /** As {@link #run(Scenario, Transport, int, int, SrdConfig)}, each host's port seen through {@code wrap} (a capture, say). */
-    public static Report run(Scenario links, Transport transport, int jobs, int size, SrdConfig config, Function<SimPort, PacketIo> wrap) {
+    /** As {@link #run(Scenario, Transport, int, int, TransportConfig)}, each host's port seen through {@code wrap} (a capture, say). */
+    public static Report run(Scenario links, Transport transport, int jobs, int size, TransportConfig config, Function<SimPort,
+            PacketIo> wrap) {
         int nodes = links.hosts();
         if (nodes < 2 || jobs < 1 || size < 8 || size > PATH_MTU) {
             throw new IllegalArgumentException("--all-to-all needs --nodes >= 2, --jobs >= 1 and --size 8.." + PATH_MTU);
@@ -78,16 +79,16 @@ public final class AllToAllSimulation {
             case SRC -> (long) jobs * (nodes - 1);
             case SRD -> jobs;
         };
-        SrdConfig hostConfig = config.copy().paths(links.paths()).maxQps((int) Math.max(1024, qps + 16))
+        TransportConfig hostConfig = config.copy().paths(links.paths()).maxQps((int) Math.max(1024, qps + 16))
             .maxContexts(Math.max(64, 2 * nodes));
-        int frameRoom = Math.max(256, hostConfig.mtu() + SrdConfig.FRAME_OVERHEAD);
+        int frameRoom = Math.max(256, hostConfig.mtu() + TransportConfig.FRAME_OVERHEAD);
         try (Arena arena = Arena.ofConfined();
              SimNetwork network = SrdSimulation.network(links, SrdSimulation.accessLink(links),
                      SrdSimulation.fabricPath(links), frameRoom)) {
             Cluster c = new Cluster(transport, nodes, jobs, size, arena);
             SplittableRandom seeds = new SplittableRandom(links.seed());
             for (int n = 0; n < nodes; n++) {
-                c.hosts[n] = new SrdTransport(wrap.apply(network.addHost(SimHost.mac(n))), hostConfig.copy().localIp(SimHost.ip(n)),
+                c.hosts[n] = new TransportDevice(wrap.apply(network.addHost(SimHost.mac(n))), hostConfig.copy().localIp(SimHost.ip(n)),
                         seeds.nextInt() | 1,
                     seeds.nextLong());
             }
@@ -95,7 +96,7 @@ public final class AllToAllSimulation {
                 c.setUp();
                 return c.exchange(network, links.timeLimitNanos());
             } finally {
-                for (SrdTransport t : c.hosts) {
+                for (TransportDevice t : c.hosts) {
                     t.close();
                 }
             }
@@ -125,7 +126,7 @@ public final class AllToAllSimulation {
         final int jobs;
         final int size;
         final Arena arena;
-        final SrdTransport[] hosts;
+        final TransportDevice[] hosts;
         /** Per node: wall time of its set-up. */
         final long[] setupNanos;
         /** The live heap before the first QP, and the transport state measured after the exchange. */
@@ -133,7 +134,7 @@ public final class AllToAllSimulation {
         long stateBytes;
         final long[] qpCount;
         /** Send QPs: [node][job][target index] where the target index names (remote node, remote job) or the remote node. */
-        SrdQp[][][] sendQp;
+        DeviceQp[][][] sendQp;
         /** Per node: one send CQ; per job: its receive CQ. */
         final CompletionQueue[] sendCqs;
         final CompletionQueue[][] recvCqs;
@@ -158,7 +159,7 @@ public final class AllToAllSimulation {
             this.jobs = jobs;
             this.size = size;
             this.arena = arena;
-            hosts = new SrdTransport[nodes];
+            hosts = new TransportDevice[nodes];
             setupNanos = new long[nodes];
             qpCount = new long[nodes];
             sendCqs = new CompletionQueue[nodes];
@@ -197,7 +198,7 @@ public final class AllToAllSimulation {
                     receiveBuffers[n][j] = arena.allocate((long) incoming() * size, 64);
                 }
             }
-            sendQp = new SrdQp[nodes][jobs][];
+            sendQp = new DeviceQp[nodes][jobs][];
             heapBefore = liveHeap();
             // Each node's own objects first, timed and measured on their own; then the connections, which need peers' numbers.
             for (int n = 0; n < nodes; n++) {
@@ -218,7 +219,7 @@ public final class AllToAllSimulation {
 
         /** RC: J × J × (N − 1) QPs, each with its own receive queue of one; SRC: the domain, J SRQs, J × (N − 1) QPs; SRD: J QPs. */
         private void createNode(int n) {
-            SrdTransport t = hosts[n];
+            TransportDevice t = hosts[n];
             for (int m = 0; m < nodes; m++) {
                 if (m != n) {
                     ah[n][m] = t.createAddressHandle(SimHost.mac(m), SimHost.ip(m), t.config().udpPort());
@@ -226,7 +227,7 @@ public final class AllToAllSimulation {
             }
             SrcDomain domain = transport == Transport.SRC ? t.createSrcDomain() : null;
             for (int j = 0; j < jobs; j++) {
-                SrdQp[] out = new SrdQp[targetsPerJob()];
+                DeviceQp[] out = new DeviceQp[targetsPerJob()];
                 sendQp[n][j] = out;
                 switch (transport) {
                     case RC -> {
@@ -248,7 +249,7 @@ public final class AllToAllSimulation {
                         }
                     }
                     case SRD -> {
-                        SrdQp qp = t.createQp(QpType.SRD, j + 1, out.length + 1, incoming(), sendCqs[n], recvCqs[n][j]);
+                        DeviceQp qp = t.createQp(QpType.SRD, j + 1, out.length + 1, incoming(), sendCqs[n], recvCqs[n][j]);
                         qp.modify(QpState.INIT, QKEY);
                         for (int i = 0; i < incoming(); i++) {
                             post(qp.postReceive(i, receiveBuffers[n][j], (long) i * size, size), n);
@@ -286,7 +287,7 @@ public final class AllToAllSimulation {
                 return;
             }
             for (int j = 0; j < jobs; j++) {
-                SrdQp[] out = sendQp[n][j];
+                DeviceQp[] out = sendQp[n][j];
                 for (int x = 0; x < out.length; x++) {
                     int m;
                     int k;
@@ -297,7 +298,7 @@ public final class AllToAllSimulation {
                         m = remoteNode(n, x, 1);
                         k = j; // SRC: paired with the remote job of the same index
                     }
-                    SrdQp peer = sendQp[m][k][targetIndex(m, n, j)];
+                    DeviceQp peer = sendQp[m][k][targetIndex(m, n, j)];
                     int psnOut = psn(n, j, m, k);
                     int psnIn = psn(m, k, n, j);
                     out[x].modify(new QpAttributes().state(QpState.RTR).addressHandle(ah[n][m]).pathMtu(PATH_MTU).destQpn(peer.qpn())
@@ -350,7 +351,7 @@ public final class AllToAllSimulation {
 
         private boolean advance(SimNetwork network, long now, long limit) {
             long next = network.nextEventTime();
-            for (SrdTransport t : hosts) {
+            for (TransportDevice t : hosts) {
                 next = Math.min(next, t.nextDeadline());
             }
             if (next == Long.MAX_VALUE) {
@@ -382,7 +383,7 @@ public final class AllToAllSimulation {
                     case SRD -> hosts[n].postSend(sendQp[n][j][0], ah[n][m], srdQpn[m][k], QKEY, wrId, SendOpcode.SEND_WITH_IMM, source, at,
                         size, sender, 0, 0, true);
                 };
-                if (rc != SrdTransport.POST_OK) {
+                if (rc != TransportDevice.POST_OK) {
                     break; // no room now: the next cycle tries again
                 }
                 cursor[n]++;

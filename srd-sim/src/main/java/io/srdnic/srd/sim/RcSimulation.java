@@ -8,12 +8,12 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.srd.transport.port.MemoryRegions;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -72,26 +72,26 @@ public final class RcSimulation {
      * @param wrap   decorates each host's port (a pcap capture, say); identity for none
      * @param config transport configuration of both hosts
      */
-    public static Report run(Scenario s, List<RcOp> ops, Function<SimPort, PacketIo> wrap, SrdConfig config) {
+    public static Report run(Scenario s, List<RcOp> ops, Function<SimPort, PacketIo> wrap, TransportConfig config) {
         if (s.size() > MAX_SIZE) {
             throw new IllegalArgumentException("--size is at most " + MAX_SIZE + " with --transport rc");
         }
         SplittableRandom seeds = new SplittableRandom(s.seed());
-        int frameRoom = Math.max(256, config.mtu() + SrdConfig.FRAME_OVERHEAD);
+        int frameRoom = Math.max(256, config.mtu() + TransportConfig.FRAME_OVERHEAD);
         try (Arena arena = Arena.ofConfined();
              SimNetwork network = SrdSimulation.network(s, SrdSimulation.accessLink(s), SrdSimulation.fabricPath(s), frameRoom)) {
-            SrdConfig hostConfig = config.copy().paths(s.paths());
-            SrdTransport[] hosts = new SrdTransport[2];
+            TransportConfig hostConfig = config.copy().paths(s.paths());
+            TransportDevice[] hosts = new TransportDevice[2];
             for (int h = 0; h < 2; h++) {
                 SimPort port = network.addHost(SimHost.mac(h));
-                hosts[h] = new SrdTransport(wrap.apply(port), hostConfig.copy().localIp(SimHost.ip(h)), seeds.nextInt() | 1,
+                hosts[h] = new TransportDevice(wrap.apply(port), hostConfig.copy().localIp(SimHost.ip(h)), seeds.nextInt() | 1,
                     seeds.nextLong());
             }
             try {
                 Run run = new Run(s, ops, hosts, arena, seeds);
                 return run.drive(network);
             } finally {
-                for (SrdTransport t : hosts) {
+                for (TransportDevice t : hosts) {
                     t.close();
                 }
             }
@@ -102,10 +102,10 @@ public final class RcSimulation {
     private static final class Run {
         final Scenario s;
         final List<RcOp> ops;
-        final SrdTransport a;
-        final SrdTransport b;
-        final SrdQp qa;
-        final SrdQp qb;
+        final TransportDevice a;
+        final TransportDevice b;
+        final DeviceQp qa;
+        final DeviceQp qb;
         final CompletionQueue sendCq = new CompletionQueue(DEPTH * 2);
         final CompletionQueue recvCq = new CompletionQueue(DEPTH * 2);
         final CompletionQueue unusedCq = new CompletionQueue(DEPTH * 2);
@@ -147,7 +147,7 @@ public final class RcSimulation {
         long withheldReceive = -1;
         long naksBefore;
 
-        Run(Scenario s, List<RcOp> ops, SrdTransport[] hosts, Arena arena, SplittableRandom r) {
+        Run(Scenario s, List<RcOp> ops, TransportDevice[] hosts, Arena arena, SplittableRandom r) {
             this.s = s;
             this.ops = ops;
             this.a = hosts[0];
@@ -176,7 +176,7 @@ public final class RcSimulation {
             connect(qb, b, 0, qa.qpn(), psnA, psnB, RD_ATOMIC);
         }
 
-        private void connect(SrdQp qp, SrdTransport t, int peer, int peerQpn, int rqPsn, int sqPsn, int rdAtomic) {
+        private void connect(DeviceQp qp, TransportDevice t, int peer, int peerQpn, int rqPsn, int sqPsn, int rdAtomic) {
             int access = QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ | QpAttributes.ACCESS_REMOTE_ATOMIC;
             int ah = t.createAddressHandle(SimHost.mac(peer), SimHost.ip(peer), t.config().udpPort());
             qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(access));
@@ -273,7 +273,7 @@ public final class RcSimulation {
                     }
                     result = a.postSend(qa, 0, 0, 0, i, op.opcode(), source, at, size, (int) i, remote, rkey, true);
                 }
-                if (result != SrdTransport.POST_OK) {
+                if (result != TransportDevice.POST_OK) {
                     fail("message " + i + " (" + op.label() + ") refused at posting: " + result);
                     posted = s.messages();
                     return n;

@@ -5,11 +5,11 @@ import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.device.SrdTransport;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -44,7 +44,7 @@ final class SimHost {
     static final int ABSENT_QPN = 0x00AB_0000;
     /**
      * First epochs are drawn from [2^20, 2^21): far from 0 and from wrapping, whatever a run's restarts
-     * (later epochs, as {@code SrdTransport.newEpoch} gives) and forged earlier ones add or take.
+     * (later epochs, as {@code TransportDevice.newEpoch} gives) and forged earlier ones add or take.
      */
     private static final int FIRST_EPOCH_RANGE = 1 << 20;
     /** A restart's epoch is later by 1 plus less than this (ticks of the time between the two starts). */
@@ -53,14 +53,14 @@ final class SimHost {
 
     /** A QP of this host with its completion queues and receive buffers, named by a run-wide uid. */
     static final class SimQp {
-        final SrdQp qp;
+        final DeviceQp qp;
         final int uid;
         final CompletionQueue sendCq;
         final CompletionQueue recvCq;
         final MemorySegment recvBuffers;
         final int qpn;
 
-        SimQp(SrdQp qp, int uid, CompletionQueue sendCq, CompletionQueue recvCq, MemorySegment recvBuffers) {
+        SimQp(DeviceQp qp, int uid, CompletionQueue sendCq, CompletionQueue recvCq, MemorySegment recvBuffers) {
             this.qp = qp;
             this.uid = uid;
             this.sendCq = sendCq;
@@ -88,7 +88,7 @@ final class SimHost {
     /** This host's memory open to RDMA, when the run has RDMA operations; else null. */
     final SimRegion region;
 
-    SrdTransport transport;
+    TransportDevice transport;
     private IncarnationPort incarnationPort;
     /** This incarnation's epoch (what a forger claims to be before or after, see {@link Forger}). */
     int epoch;
@@ -162,8 +162,8 @@ final class SimHost {
     private void startTransport(int newEpoch) {
         epoch = newEpoch;
         incarnationPort = new IncarnationPort(port);
-        SrdConfig config = world.config.copy().localIp(ip(index));
-        transport = new SrdTransport(incarnationPort, config, newEpoch, transportSeed);
+        TransportConfig config = world.config.copy().localIp(ip(index));
+        transport = new TransportDevice(incarnationPort, config, newEpoch, transportSeed);
         if (region != null) {
             region.register(transport); // each incarnation anew: the senders here use the key it publishes
         }
@@ -199,7 +199,7 @@ final class SimHost {
         int cqDepth = withoutReceives ? 16 : e.recvCqCapacity() > 0 && type == QpType.SRD ? e.recvCqCapacity() : RQ_DEPTH;
         CompletionQueue sendCq = new CompletionQueue(withoutReceives ? 16 : SQ_DEPTH);
         CompletionQueue recvCq = new CompletionQueue(cqDepth);
-        SrdQp qp = transport.createQp(type, withoutReceives ? 1 : SQ_DEPTH, withoutReceives ? 1 : RQ_DEPTH, sendCq, recvCq);
+        DeviceQp qp = transport.createQp(type, withoutReceives ? 1 : SQ_DEPTH, withoutReceives ? 1 : RQ_DEPTH, sendCq, recvCq);
         qp.modify(QpState.INIT, SrdSimulation.QKEY);
         MemorySegment buffers = null;
         if (!withoutReceives) {
@@ -374,7 +374,7 @@ final class SimHost {
             }
             int rc = transport.postSend(from.qp, ah, destQpn, qkey, (seq << SLOT_BITS) | slot, Ledger.opcode(kind), sendBuffers, at,
                 length, Ledger.withImmediate(kind) ? (int) seq : 0, remoteAddress, rkey, true);
-            if (rc != SrdTransport.POST_OK) {
+            if (rc != TransportDevice.POST_OK) {
                 freeSlots[freeSlotCount++] = slot;
                 break;
             }

@@ -1,6 +1,6 @@
 package io.srdnic.srd.sim;
 
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -37,7 +37,7 @@ final class SimRegion {
     }
 
     /** Registers the memory with a (new) transport of this host and publishes the key. */
-    void register(SrdTransport transport) {
+    void register(TransportDevice transport) {
         publishedRkey = transport.regions().register(memory, 0, MemoryRegions.REMOTE_WRITE | MemoryRegions.REMOTE_READ);
     }
 

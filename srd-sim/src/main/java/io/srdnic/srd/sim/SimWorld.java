@@ -1,12 +1,12 @@
 package io.srdnic.srd.sim;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import java.lang.foreign.Arena;
 
 /** What every host of one run shares: the scenario, the transport settings, the ledger, the tallies. */
 final class SimWorld {
     final Scenario scenario;
-    final SrdConfig config;
+    final TransportConfig config;
     final Arena arena;
     final Ledger ledger;
     final SrdSimulation.Outcome outcome;
@@ -28,7 +28,7 @@ final class SimWorld {
     /** Sends completed or orphaned so far. */
     long resolved;
 
-    SimWorld(Scenario scenario, SrdConfig config, Arena arena, SrdSimulation.Outcome outcome) {
+    SimWorld(Scenario scenario, TransportConfig config, Arena arena, SrdSimulation.Outcome outcome) {
         this.scenario = scenario;
         this.config = config;
         this.arena = arena;

@@ -8,7 +8,7 @@ import io.srdnic.pmd.sim.SimCounters;
 import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.pmd.sim.UdpSourcePortSelector;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.wire.SrdPort;
@@ -41,21 +41,21 @@ public final class SrdSimulation {
     }
 
     public static SimReport run(Scenario s) {
-        return run(s, port -> port, new SrdConfig());
+        return run(s, port -> port, new TransportConfig());
     }
 
     /**
      * @param wrap   decorates each host's port (a pcap capture, say); identity for none
      * @param config transport configuration shared by all hosts (copied per host by conclude)
      */
-    public static SimReport run(Scenario s, Function<SimPort, PacketIo> wrap, SrdConfig config) {
+    public static SimReport run(Scenario s, Function<SimPort, PacketIo> wrap, TransportConfig config) {
         LinkConfig access = accessLink(s);
         LinkConfig fabric = fabricPath(s);
         long lifetime = packetLifetimeNanos(access, fabric);
-        SrdConfig hostConfig = config.copy().paths(s.paths()).maxPacketLifetimeNanos(lifetime);
+        TransportConfig hostConfig = config.copy().paths(s.paths()).maxPacketLifetimeNanos(lifetime);
         long idle = s.events().idleContextNanos();
         if (idle > 0) {
-            // Contexts are reclaimed only once no retransmission can reach them (SrdConfig's bound):
+            // Contexts are reclaimed only once no retransmission can reach them (TransportConfig's bound):
             // the RTO is capped so that the retry budget fits in the scenario's idle time.
             long rtoMax = Math.min(config.rtoMaxNanos(), (idle - lifetime) / config.retryBudget());
             hostConfig.idleContextNanos(idle).rtoMaxNanos(rtoMax).rtoInitialNanos(Math.min(rtoMax, config.rtoInitialNanos()));
@@ -69,7 +69,7 @@ public final class SrdSimulation {
         Outcome outcome = new Outcome(new Histogram(3));
         try (Arena arena = Arena.ofConfined()) {
             SimWorld world = new SimWorld(s, hostConfig, arena, outcome);
-            int frameRoom = Math.max(256, Math.max(s.size(), world.tooLongLength) + SrdConfig.FRAME_OVERHEAD);
+            int frameRoom = Math.max(256, Math.max(s.size(), world.tooLongLength) + TransportConfig.FRAME_OVERHEAD);
             try (SimNetwork network = network(s, access, fabric, frameRoom)) {
                 SimHost[] hosts = new SimHost[s.hosts()];
                 for (int h = 0; h < hosts.length; h++) {

@@ -3,7 +3,7 @@ package io.srdnic.srd.sim;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.sim.AllToAllSimulation.Report;
 import io.srdnic.srd.sim.AllToAllSimulation.Transport;
 import java.util.Set;
@@ -24,7 +24,7 @@ class AllToAllSimulationTest {
     }
 
     private static Report run(Transport t, int nodes, int jobs, double loss) {
-        Report r = AllToAllSimulation.run(links(nodes, loss, 5), t, jobs, 64, new SrdConfig());
+        Report r = AllToAllSimulation.run(links(nodes, loss, 5), t, jobs, 64, new TransportConfig());
         assertTrue(r.passed(), r.toString());
         assertEquals((long) nodes * jobs * (nodes - 1) * jobs, r.messages());
         assertEquals(r.messages(), r.delivered());

@@ -2,7 +2,7 @@ package io.srdnic.srd.sim;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,7 +57,7 @@ class SrdPropertiesTest {
         "WR_FLUSH_ERROR", "BAD_RESPONSE_ERROR", "REMOTE_INVALID_REQUEST_ERROR", "REMOTE_OPERATION_ERROR", "BAD_DEST_QP_ERROR",
         "RNR_ERROR", WcStatus.name(WcStatus.REMOTE_UNRESPONSIVE));
 
-    static final int RETRY_BUDGET = new SrdConfig().retryBudget();
+    static final int RETRY_BUDGET = new TransportConfig().retryBudget();
 
     static LongStream seeds() {
         String list = System.getProperty("srdnic.sim.seed-list", "").trim();

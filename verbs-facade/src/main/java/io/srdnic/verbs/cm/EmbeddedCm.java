@@ -1,7 +1,7 @@
 package io.srdnic.verbs.cm;
 
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.verbs.Access;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.CompletionQueue;
@@ -293,7 +293,7 @@ final class EmbeddedCm implements CmProtocol {
             counters.malformed[-type]++;
             return;
         }
-        if (rx.ip() != sourceIp || sourceQpn != SrdTransport.MANAGEMENT_QPN) {
+        if (rx.ip() != sourceIp || sourceQpn != TransportDevice.MANAGEMENT_QPN) {
             counters.wrongSender++; // a message names the sender it came from: its answers go there
             return;
         }
@@ -395,7 +395,7 @@ final class EmbeddedCm implements CmProtocol {
     /** Sends the {@code length} bytes written into {@code slot} to the management QP at (mac, ip, port). */
     void finish(int slot, int type, int length, long mac, int ip, int port) {
         sendWr.wrId(slot).opcode(SendWr.OP_SEND).flags(SendWr.SIGNALED).numSge(1)
-            .destination(replyHandle(mac, ip, port), SrdTransport.MANAGEMENT_QPN, CmMessage.QKEY);
+            .destination(replyHandle(mac, ip, port), TransportDevice.MANAGEMENT_QPN, CmMessage.QKEY);
         sendWr.sge(0).set(mr, (long) (RECV_SLOTS + slot) * SLOT, length);
         if (qp.postSend(sendWr) != 0) {
             freeSend[freeSendCount++] = slot;

@@ -9,7 +9,7 @@ import io.srdnic.pmd.MacAddress;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.transport.device.SrdTransport;
+import io.srdnic.srd.transport.device.TransportDevice;
 import io.srdnic.verbs.AddressHandle;
 import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
@@ -267,7 +267,8 @@ class CmRobustnessSimTest {
     }
 
     private static void send(QueuePair raw, AddressHandle to, CmSim.Host from, int wrId, int length) {
-        SendWr wr = new SendWr().wrId(wrId).opcode(SendWr.OP_SEND).numSge(1).destination(to, SrdTransport.MANAGEMENT_QPN, CmMessage.QKEY);
+        SendWr wr = new SendWr().wrId(wrId).opcode(SendWr.OP_SEND).numSge(1).destination(to, TransportDevice.MANAGEMENT_QPN,
+                CmMessage.QKEY);
         wr.sge(0).set(from.mr, 0, length);
         assertEquals(0, raw.postSend(wr));
         from.context.progress();

@@ -1,7 +1,7 @@
 package io.srdnic.srd.transport.device;
 
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
@@ -18,7 +18,7 @@ import io.srdnic.srd.transport.srd.SrdResponder;
 import io.srdnic.srd.transport.srd.SrdRnrWaits;
 
 /**
- * The transport's duty cycle, driven by {@link SrdTransport#doWork(long)} on one thread with the
+ * The transport's duty cycle, driven by {@link TransportDevice#doWork(long)} on one thread with the
  * time passed in (virtual time on the simulator): what was posted leaves first, then the ACKs
  * owed; the timers run (loss detection, probes, the transport timeout and REMOTE_UNRESPONSIVE, RNR
  * backoffs, RC's timers, housekeeping); the receive half ({@link PacketDispatcher}) comes last.
@@ -36,7 +36,7 @@ final class DutyCycle {
      */
     private final long readSilenceLimit;
 
-    private final SrdConfig config;
+    private final TransportConfig config;
     private final TxBurst tx;
     private final PacketDispatcher dispatcher;
     private final SrdResponder responder;
@@ -55,7 +55,8 @@ final class DutyCycle {
     private long lastCycle;
     private long lastHousekeeping;
 
-    DutyCycle(SrdConfig config, TxBurst tx, PacketDispatcher dispatcher, SrdResponder responder, RcConnections rc, SrdRequester messages,
+    DutyCycle(TransportConfig config, TxBurst tx, PacketDispatcher dispatcher, SrdResponder responder, RcConnections rc,
+            SrdRequester messages,
               ContextTable contexts, ActiveContexts active, SrdRnrWaits rnrWaits, PathProbes probes, SendRequests requests,
               SrdCounters counters, AsyncEventQueue events, CycleClock clock) {
         this.readSilenceLimit = Math.max(config.transportTimeoutNanos(), config.retransmitLifetimeNanos());

@@ -3,7 +3,7 @@ package io.srdnic.srd.transport.device;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.rc.RcConnections;
@@ -38,7 +38,7 @@ final class PacketDispatcher {
     private final UdDatagrams datagrams;
     private final CycleClock clock;
 
-    PacketDispatcher(PacketIo io, Arena arena, SrdConfig config, SrdCounters counters, RcConnections rc, SrdAckIntake ackIntake,
+    PacketDispatcher(PacketIo io, Arena arena, TransportConfig config, SrdCounters counters, RcConnections rc, SrdAckIntake ackIntake,
                      PathProbes probes, SrdResponder responder, UdDatagrams datagrams, CycleClock clock) {
         this.io = io;
         this.rxBatch = new MbufBatch(arena, config.burst());

@@ -9,8 +9,8 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.QpTable;
 import io.srdnic.srd.transport.qp.QpEvents;
 import io.srdnic.srd.transport.qp.TransportQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.RcConnections;
-import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.SendRequests;
 import io.srdnic.srd.transport.srd.SrdRequester;
 import java.util.function.LongSupplier;
@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * hears of it. Stamped with the duty cycle's time.
  */
 final class QpErrors implements QpEvents {
-    private final QpTable<SrdQp> qps;
+    private final QpTable<DeviceQp> qps;
     private final SendRequests requests;
     private final SrdRequester messages;
     private final RcConnections rc;
@@ -31,7 +31,7 @@ final class QpErrors implements QpEvents {
     /** The time of the current duty cycle. */
     private final LongSupplier clock;
 
-    QpErrors(QpTable<SrdQp> qps, SendRequests requests, SrdRequester messages, RcConnections rc, AsyncEventQueue events,
+    QpErrors(QpTable<DeviceQp> qps, SendRequests requests, SrdRequester messages, RcConnections rc, AsyncEventQueue events,
              SrdCounters counters, LongSupplier clock) {
         this.qps = qps;
         this.requests = requests;
@@ -56,7 +56,7 @@ final class QpErrors implements QpEvents {
         long now = clock.getAsLong();
         events.raise(AsyncEventQueue.CQ_ERROR, 0, 0, 0, now);
         for (int i = 0; i <= qps.indexMask(); i++) {
-            SrdQp qp = qps.at(i);
+            DeviceQp qp = qps.at(i);
             if (qp != null && (qp.sendCq == cq || qp.recvCq == cq) && qp.state != QpState.ERROR) {
                 events.raise(AsyncEventQueue.QP_FATAL, 0, 0, qp.qpn, now);
                 qp.state = QpState.ERROR;
@@ -115,8 +115,8 @@ final class QpErrors implements QpEvents {
         }
     }
 
-    /** Every QP of this device is an {@link SrdQp}: only {@link SrdTransport} creates them, and hands them this object. */
-    private static SrdQp own(TransportQp qp) {
-        return (SrdQp) qp;
+    /** Every QP of this device is an {@link DeviceQp}: only {@link TransportDevice} creates them, and hands them this object. */
+    private static DeviceQp own(TransportQp qp) {
+        return (DeviceQp) qp;
     }
 }

@@ -9,8 +9,8 @@ import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.port.WorkRequest;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.RcConnections;
-import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.SendRequests;
@@ -28,7 +28,7 @@ import java.lang.foreign.MemorySegment;
  * the posting thread's cycle (the transport's thread), allocates nothing.
  */
 final class SendPosting {
-    private final SrdTransport t;
+    private final TransportDevice t;
     private final CycleClock clock;
     private final ContextTable contexts;
     private final RcConnections rc;
@@ -38,7 +38,7 @@ final class SendPosting {
     private final UdDatagrams datagrams;
     private final AddressHandles addressHandles;
 
-    SendPosting(SrdTransport t, SendRequests requests, SrdRequester messages, UdDatagrams datagrams, AddressHandles addressHandles,
+    SendPosting(TransportDevice t, SendRequests requests, SrdRequester messages, UdDatagrams datagrams, AddressHandles addressHandles,
                 RcConnections rc, CycleClock clock) {
         this.t = t;
         this.clock = clock;
@@ -57,11 +57,11 @@ final class SendPosting {
      * {@code destQpn} behind address handle {@code ah}; RDMA names the remote memory by
      * {@code remoteAddress} and {@code rkey}. Returns POST_OK or a negative POST_* code (nothing
      * posted). Errors found after posting complete the request with their status, as verbs does:
-     * a SEND over the MTU or an RDMA request over {@link SrdTransport#maxRdmaSize()} is LOCAL_LENGTH_ERROR, a
+     * a SEND over the MTU or an RDMA request over {@link TransportDevice#maxRdmaSize()} is LOCAL_LENGTH_ERROR, a
      * buffer out of bounds LOCAL_PROTECTION_ERROR, an opcode the QP type cannot carry (RDMA on UD)
      * LOCAL_QP_OPERATION_ERROR, as is an atomic opcode (atomics go through {@link #postAtomic}, which carries their operands).
      */
-    int postSend(SrdQp qp, WorkRequest wr, long now) {
+    int postSend(DeviceQp qp, WorkRequest wr, long now) {
         int ah = wr.ah;
         long wrId = wr.wrId;
         int opcode = wr.opcode;
@@ -76,28 +76,28 @@ final class SendPosting {
             return postConnected(qp, 0, wr, buffer, offset, null);
         }
         if (qp.type == QpType.SRC) {
-            return SrdTransport.POST_INVALID; // its sends name the remote SRQ: postSrc
+            return TransportDevice.POST_INVALID; // its sends name the remote SRQ: postSrc
         }
         if (!addressHandles.isLive(ah)) {
-            return SrdTransport.POST_BAD_ADDRESS_HANDLE;
+            return TransportDevice.POST_BAD_ADDRESS_HANDLE;
         }
         if (qp.sqOutstanding >= qp.sqDepth) {
-            return SrdTransport.POST_SQ_FULL;
+            return TransportDevice.POST_SQ_FULL;
         }
         boolean rdma = SendOpcode.isRdma(opcode);
         // Atomics never reach SRD or UD (see postAtomic); here they would also lack their operands.
         boolean refused = (rdma && qp.type == QpType.UD) || SendOpcode.isAtomic(opcode);
         if (refusedAtPosting(qp, wrId, opcode, refused, rdma ? RdmaHeader.MAX_DMA_LENGTH : t.mtu(), buffer, offset, length, signaled)) {
-            return SrdTransport.POST_OK;
+            return TransportDevice.POST_OK;
         }
         if (qp.type == QpType.UD) {
             datagrams.send(qp, ah, wr.destQpn, wr.qkey, wrId, buffer, offset, length, opcode == SendOpcode.SEND_WITH_IMM,
                     wr.immediate, signaled, now);
-            return SrdTransport.POST_OK;
+            return TransportDevice.POST_OK;
         }
         SrdContext ctx = contexts.openFor(FlowKey.pack(addressHandles.ip(ah), addressHandles.port(ah)), addressHandles.mac(ah), now);
         if (ctx == null) {
-            return SrdTransport.POST_NO_RESOURCES;
+            return TransportDevice.POST_NO_RESOURCES;
         }
         ctx.remoteMac = addressHandles.mac(ah); // the handle, not a received frame, says where the peer is
         ctx.established = true;
@@ -105,7 +105,7 @@ final class SendPosting {
         int r = requests.take();
         if (r < 0) {
             counters.requestTableFull++;
-            return SrdTransport.POST_NO_RESOURCES;
+            return TransportDevice.POST_NO_RESOURCES;
         }
         requests.opcode[r] = opcode;
         requests.wrId[r] = wrId;
@@ -126,7 +126,7 @@ final class SendPosting {
         qp.sqOutstanding++;
         messages.queue(ctx, r);
         clock.markPosted();
-        return SrdTransport.POST_OK;
+        return TransportDevice.POST_OK;
     }
 
     /**
@@ -135,7 +135,7 @@ final class SendPosting {
      * READ's or an atomic's response. One found completes the
      * request with its status at once, as verbs does; returns whether one was.
      */
-    private boolean refusedAtPosting(SrdQp qp, long wrId, int opcode, boolean opcodeRefused, int maxLength, MemorySegment buffer,
+    private boolean refusedAtPosting(DeviceQp qp, long wrId, int opcode, boolean opcodeRefused, int maxLength, MemorySegment buffer,
                                      long offset, int length, boolean signaled) {
         int refused = !SendOpcode.isValid(opcode) || opcodeRefused ? WcStatus.LOCAL_QP_OPERATION_ERROR
             : length < 0 || length > maxLength ? WcStatus.LOCAL_LENGTH_ERROR
@@ -146,7 +146,7 @@ final class SendPosting {
     }
 
     /** {@link #refusedAtPosting}'s checks for a gathered SEND or WRITE (see {@link #postGather}). */
-    private boolean refusedGather(SrdQp qp, long wrId, int opcode, GatherList sges, int length, boolean signaled) {
+    private boolean refusedGather(DeviceQp qp, long wrId, int opcode, GatherList sges, int length, boolean signaled) {
         boolean gathers = opcode == SendOpcode.SEND || opcode == SendOpcode.SEND_WITH_IMM || opcode == SendOpcode.RDMA_WRITE
             || opcode == SendOpcode.RDMA_WRITE_WITH_IMM;
         int refused = !gathers ? WcStatus.LOCAL_QP_OPERATION_ERROR
@@ -162,22 +162,23 @@ final class SendPosting {
      * request posted before it has completed already, so this keeps post order; the send queue's depth
      * still bounds it. Any other state (before RTS, SQD), or a destroyed QP: POST_BAD_QP_STATE, nothing posted.
      */
-    private int notSending(SrdQp qp, WorkRequest wr, MemorySegment buffer, long offset, int length) {
+    private int notSending(DeviceQp qp, WorkRequest wr, MemorySegment buffer, long offset, int length) {
         if (qp.destroyed || qp.state != QpState.ERROR) {
-            return SrdTransport.POST_BAD_QP_STATE;
+            return TransportDevice.POST_BAD_QP_STATE;
         }
         if (qp.sqOutstanding >= qp.sqDepth) {
-            return SrdTransport.POST_SQ_FULL;
+            return TransportDevice.POST_SQ_FULL;
         }
         qp.sqOutstanding++;
         counters.sendCompletions[WcStatus.WR_FLUSH_ERROR]++;
         qp.completeSend(wr.wrId, SendOpcode.completionOpcode(wr.opcode), WcStatus.WR_FLUSH_ERROR, length, wr.signaled);
         qp.released(buffer, offset);
-        return SrdTransport.POST_OK;
+        return TransportDevice.POST_OK;
     }
 
     /** Completes a request refused at posting with {@code refused}: on RC in post order (then ERROR), else at once. Returns true. */
-    private boolean refuse(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, boolean signaled, int refused) {
+    private boolean refuse(DeviceQp qp, long wrId, int opcode, MemorySegment buffer, long offset, int length, boolean signaled,
+            int refused) {
         qp.sqOutstanding++;
         if (qp.type.connected() && !qp.rcRequester.isFull()) {
             qp.rcRequester.postRefused(wrId, opcode, buffer, offset, length, refused, true); // in post order, then ERROR
@@ -191,22 +192,22 @@ final class SendPosting {
 
     /**
      * RC: the QP's connection says where the request goes. A message of any opcode may be up to
-     * {@link SrdTransport#maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
+     * {@link TransportDevice#maxRdmaSize()} (RC segments SENDs too); errors found at posting complete it as for SRD.
      */
-    private int postConnected(SrdQp qp, int remoteSrqn, WorkRequest wr, MemorySegment buffer, long offset, GatherList gather) {
+    private int postConnected(DeviceQp qp, int remoteSrqn, WorkRequest wr, MemorySegment buffer, long offset, GatherList gather) {
         long wrId = wr.wrId;
         int opcode = wr.opcode;
         int length = wr.length;
         boolean signaled = wr.signaled;
         if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
-            return SrdTransport.POST_SQ_FULL;
+            return TransportDevice.POST_SQ_FULL;
         }
         // An atomic's two operands come with postAtomic: this entry has no room for them.
         boolean refused = gather == null
             ? refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), RdmaHeader.MAX_DMA_LENGTH, buffer, offset, length, signaled)
             : refusedGather(qp, wrId, opcode, gather, length, signaled);
         if (refused) {
-            return SrdTransport.POST_OK;
+            return TransportDevice.POST_OK;
         }
         qp.sqOutstanding++;
         qp.rcRequester.post(wr, remoteSrqn);
@@ -214,10 +215,10 @@ final class SendPosting {
     }
 
     /** An RC QP's requester has a new request: it is visited from the next cycle on. */
-    private int queuedOnRc(SrdQp qp) {
+    private int queuedOnRc(DeviceQp qp) {
         rc.activate(qp.rcRequester);
         clock.markPosted();
-        return SrdTransport.POST_OK;
+        return TransportDevice.POST_OK;
     }
 
     /**
@@ -226,8 +227,8 @@ final class SendPosting {
      * {@code swap} there if the word equals {@code compareOrAdd}, FETCH_ADD adds {@code compareOrAdd}
      * to it (ibv_send_wr.wr.atomic's compare_add and swap). It runs exactly once at the responder,
      * and the word's original value lands in the 8 bytes at {@code offset} in {@code buffer}, in host
-     * byte order, before the request completes (COMP_SWAP or FETCH_ADD). Returns SrdTransport.POST_OK or a
-     * negative POST_* code (nothing posted): SrdTransport.POST_INVALID for a remote address not 8-byte aligned,
+     * byte order, before the request completes (COMP_SWAP or FETCH_ADD). Returns TransportDevice.POST_OK or a
+     * negative POST_* code (nothing posted): TransportDevice.POST_INVALID for a remote address not 8-byte aligned,
      * as rxe refuses it at posting.
      * <p>
      * RC only: SRD delivers in any order and keeps no answer per request, so an atomic there could
@@ -237,18 +238,18 @@ final class SendPosting {
      * QP's or the region's access flags (REMOTE_ATOMIC) do not allow, or a word outside the region,
      * with REMOTE_ACCESS_ERROR, a misaligned word with REMOTE_INVALID_REQUEST_ERROR.
      */
-    int postAtomic(SrdQp qp, WorkRequest wr) {
+    int postAtomic(DeviceQp qp, WorkRequest wr) {
         if (qp.type == QpType.SRC) {
-            return SrdTransport.POST_INVALID; // its atomics name the remote SRQ: postSrcAtomic
+            return TransportDevice.POST_INVALID; // its atomics name the remote SRQ: postSrcAtomic
         }
         return atomic(qp, 0, wr);
     }
 
     /** SRC: a work request for the responder's SRQ numbered {@code remoteSrqn}, posted as on RC. */
-    int postSrc(SrdQp qp, WorkRequest wr) {
+    int postSrc(DeviceQp qp, WorkRequest wr) {
         int remoteSrqn = wr.remoteSrqn;
         if (qp.type != QpType.SRC || !isSrqNumber(remoteSrqn)) {
-            return SrdTransport.POST_INVALID;
+            return TransportDevice.POST_INVALID;
         }
         if (qp.destroyed || !qp.acceptsSends()) {
             return notSending(qp, wr, wr.buffer, wr.offset, wr.length);
@@ -258,16 +259,16 @@ final class SendPosting {
 
     /**
      * RC and SRC (rule 5 of issue 25): a SEND or WRITE gathered from the SGEs of {@code sges}, the
-     * same message as one SGE of the same {@code length} bytes, up to {@link SrdTransport#maxRdmaSize()}.
+     * same message as one SGE of the same {@code length} bytes, up to {@link TransportDevice#maxRdmaSize()}.
      * {@code remoteSrqn}: SRC's remote SRQ, 0 on RC. Errors found after posting complete it as for
      * one buffer: an opcode that cannot gather (READ scatters, atomics take one word)
      * LOCAL_QP_OPERATION_ERROR, a length not the entries' sum or over the maximum LOCAL_LENGTH_ERROR,
      * an entry outside its segment LOCAL_PROTECTION_ERROR. The entries are copied into the request.
      */
-    int postGather(SrdQp qp, int remoteSrqn, WorkRequest wr) {
+    int postGather(DeviceQp qp, int remoteSrqn, WorkRequest wr) {
         GatherList sges = wr.sges;
         if (!qp.type.connected() || (qp.type == QpType.SRC) != isSrqNumber(remoteSrqn) || sges.count() == 0) {
-            return SrdTransport.POST_INVALID;
+            return TransportDevice.POST_INVALID;
         }
         MemorySegment first = sges.segment(0);
         if (qp.destroyed || !qp.acceptsSends()) {
@@ -277,9 +278,9 @@ final class SendPosting {
     }
 
     /** SRC: an atomic as on RC, checked at the responder against the protection domain of its SRQ {@code remoteSrqn}. */
-    int postSrcAtomic(SrdQp qp, WorkRequest wr) {
+    int postSrcAtomic(DeviceQp qp, WorkRequest wr) {
         if (qp.type != QpType.SRC || !isSrqNumber(wr.remoteSrqn)) {
-            return SrdTransport.POST_INVALID;
+            return TransportDevice.POST_INVALID;
         }
         return atomic(qp, wr.remoteSrqn, wr);
     }
@@ -288,21 +289,21 @@ final class SendPosting {
         return n > 0 && n <= 0xFF_FFFF;
     }
 
-    private int atomic(SrdQp qp, int remoteSrqn, WorkRequest wr) {
+    private int atomic(DeviceQp qp, int remoteSrqn, WorkRequest wr) {
         int opcode = wr.opcode;
         if (qp.destroyed || !qp.acceptsSends()) {
             return notSending(qp, wr, wr.buffer, wr.offset, SendOpcode.ATOMIC_SIZE);
         }
         boolean connected = qp.type.connected();
         if (qp.sqOutstanding >= qp.sqDepth || (connected && qp.rcRequester.isFull())) {
-            return SrdTransport.POST_SQ_FULL;
+            return TransportDevice.POST_SQ_FULL;
         }
         if (connected && SendOpcode.isAtomic(opcode) && (wr.remoteAddress & (SendOpcode.ATOMIC_SIZE - 1)) != 0) {
-            return SrdTransport.POST_INVALID;
+            return TransportDevice.POST_INVALID;
         }
         if (refusedAtPosting(qp, wr.wrId, opcode, !connected || !SendOpcode.isAtomic(opcode), SendOpcode.ATOMIC_SIZE, wr.buffer,
             wr.offset, SendOpcode.ATOMIC_SIZE, wr.signaled)) {
-            return SrdTransport.POST_OK;
+            return TransportDevice.POST_OK;
         }
         qp.sqOutstanding++;
         qp.rcRequester.postAtomic(wr, remoteSrqn);

@@ -9,7 +9,7 @@ import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.PathSet;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.transport.port.QpTable;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.srd.ContextTable;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.transport.srd.SrdContext;
@@ -31,7 +31,7 @@ public final class TransportCounters {
     private static final String[] QP_NAMES = {"qp_rnr_drops", "qp_state", "qp_sends_outstanding", "qp_receives_posted"};
     private static final int QP_GAUGES = 3;
 
-    private final SrdTransport transport;
+    private final TransportDevice transport;
     private final CountersWriter writer;
     private final String scope;
     private final long[] device = new long[SrdCounters.count()];
@@ -50,13 +50,13 @@ public final class TransportCounters {
     private final IntConsumer peerGone = this::freePeer;
 
     /** Per QP slot: the QP its counters were made for, and their ids (null: none). */
-    private final SrdQp[] qpOf;
+    private final DeviceQp[] qpOf;
     private final int[][] qpIds;
     private final ExportedSlots qpSlots;
     private final IntConsumer qpGone = this::freeQp;
 
     /** Allocates the device's counters in {@code writer} under {@code scope} (e.g. {@code device=sim-1}). */
-    public TransportCounters(SrdTransport transport, CountersWriter writer, String scope) {
+    public TransportCounters(TransportDevice transport, CountersWriter writer, String scope) {
         this.transport = transport;
         this.writer = writer;
         this.scope = scope;
@@ -76,7 +76,7 @@ public final class TransportCounters {
         peerContextId = new int[slots];
         peerIds = new int[slots][];
         peerSlots = new ExportedSlots(slots);
-        qpOf = new SrdQp[transport.qpIndexMask() + 1];
+        qpOf = new DeviceQp[transport.qpIndexMask() + 1];
         qpIds = new int[qpOf.length][];
         qpSlots = new ExportedSlots(qpOf.length);
     }
@@ -161,9 +161,9 @@ public final class TransportCounters {
     }
 
     private void exportQps() {
-        QpTable<SrdQp> qps = transport.qpTable();
+        QpTable<DeviceQp> qps = transport.qpTable();
         for (int i = 0; i < qps.liveCount(); i++) {
-            SrdQp qp = qps.live(i);
+            DeviceQp qp = qps.live(i);
             int slot = qp.qpn & qps.indexMask();
             if (qpOf[slot] != qp) {
                 allocateQp(slot, qp);
@@ -178,7 +178,7 @@ public final class TransportCounters {
         qpSlots.sweep(qpGone); // destroyed since the last export
     }
 
-    private void allocateQp(int slot, SrdQp qp) {
+    private void allocateQp(int slot, DeviceQp qp) {
         if (qpIds[slot] != null) {
             freeAll(qpIds[slot]);
         } else {

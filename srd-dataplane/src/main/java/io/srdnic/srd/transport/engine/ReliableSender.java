@@ -1,6 +1,6 @@
 package io.srdnic.srd.transport.engine;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import java.util.Arrays;
 
@@ -50,7 +50,7 @@ public final class ReliableSender {
     int[] owner;
     int[] segment;
     long[] sendTime;
-    /** When the packet under its current PSN first left: no copy of it leaves after {@link SrdConfig#retransmitLifetimeNanos()}. */
+    /** When the packet under its current PSN first left: no copy of it leaves after {@link TransportConfig#retransmitLifetimeNanos()}. */
     long[] firstSendTime;
     int[] path;
     int[] transmissions;
@@ -107,12 +107,12 @@ public final class ReliableSender {
     public long timeouts;
     public long rackLosses;
 
-    public ReliableSender(int flow, SrdConfig config, SrdCounters counters) {
+    public ReliableSender(int flow, TransportConfig config, SrdCounters counters) {
         this(flow, config, counters, config.paths());
     }
 
     /** A flow that sprays over {@code pathCount} paths (1: every packet on one path). */
-    public ReliableSender(int flow, SrdConfig config, SrdCounters counters, int pathCount) {
+    public ReliableSender(int flow, TransportConfig config, SrdCounters counters, int pathCount) {
         this.flow = flow;
         this.window = config.window();
         this.retryBudget = config.retryBudget();

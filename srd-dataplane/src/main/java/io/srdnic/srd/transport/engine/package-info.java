@@ -12,7 +12,7 @@
  * avoidance ({@link io.srdnic.srd.transport.engine.PathSet}), and the check that an ACK names
  * only PSNs that were sent ({@link io.srdnic.srd.transport.engine.AckChecks}).
  * <p>
- * Its only dependencies upward are data: the transport's {@code SrdConfig} (read once, at
+ * Its only dependencies upward are data: the transport's {@code TransportConfig} (read once, at
  * construction) and the {@code SrdCounters} it counts into. Everything here runs on the
  * transport's one thread and allocates nothing once a flow's window exists.
  */

@@ -7,7 +7,7 @@ import java.lang.foreign.Arena;
 /**
  * The buffers every RC and SRC responder of a transport keeps early packets in, shared: a QP that
  * holds nothing holds no memory, and the transport's whole reorder memory is bounded by
- * {@link SrdConfig#rcHeldPackets()} slots whatever the number of QPs. (One pool per QP, a slot per
+ * {@link TransportConfig#rcHeldPackets()} slots whatever the number of QPs. (One pool per QP, a slot per
  * PSN of its window, cost 1.1 MB per QP that ever saw reordering: an all-to-all of 64 nodes with 4
  * jobs each over SRC ran out of 3 GB of direct memory.) The buffers are mbuf-shaped
  * ({@link SimBufferPool}), so a held packet runs through the code that runs one off the wire. They

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * One send work request as the transport takes it (ibv_send_wr's shape): what a post names, in one
- * reusable object the caller fills and hands to {@code SrdTransport.post} once, instead of 10 to 14
+ * reusable object the caller fills and hands to {@code TransportDevice.post} once, instead of 10 to 14
  * positional arguments. Made once and refilled per post, so posting allocates nothing; the
  * transport copies what it keeps (an RC send-queue slot takes the gather list's entries), so the
  * caller may refill it as soon as the post returns. Which fields a post reads depends on the QP

@@ -40,7 +40,7 @@ import java.util.List;
  * ALT_PATH and PATH_MIG_STATE, optional in the kernel's RC rows, have no bit here.
  * <p>
  * Every state may go to RESET and to ERROR with nothing but the state; the rest is the table below.
- * Values are checked by {@link QpAttributeChecks}; what the modify then does is {@link SrdQp}'s.
+ * Values are checked by {@link QpAttributeChecks}; what the modify then does is {@link DeviceQp}'s.
  */
 public final class QpTransitions {
     private static final int STATES = QpState.values().length;

@@ -17,7 +17,7 @@ import java.lang.foreign.MemorySegment;
  * <p>
  * It knows its device only through what it is handed at creation ({@link QpDevice}, {@link QpEvents});
  * the message layers read and write its fields directly (they are public for them, not for applications,
- * which see the methods). The device's {@code SrdQp} adds the halves of an RC or SRC connection.
+ * which see the methods). The device's {@code DeviceQp} adds the halves of an RC or SRC connection.
  */
 public class TransportQp {
     /** The seed: "Requester does not perform any retries" on SRD RNR, unless the QP asks for them. */

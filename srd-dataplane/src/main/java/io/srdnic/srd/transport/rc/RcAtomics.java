@@ -33,7 +33,7 @@ final class RcAtomics {
      * DropReason of its NAK, negated; {@code pd}: the protection domain it is checked against (the
      * QP's on RC, the named SRQ's on SRC).
      */
-    static int check(MemoryRegions regions, SrdQp qp, int pd, Mbuf m) {
+    static int check(MemoryRegions regions, DeviceQp qp, int pd, Mbuf m) {
         if (SrdHeader.payloadLength(m) != AtomicHeader.LENGTH) {
             return -DropReason.REMOTE_INVALID_REQUEST; // data after the header: not an atomic anyone sent
         }

@@ -67,7 +67,7 @@ final class RcCompleter {
     private final SrdCounters counters;
     private final CycleClock clock;
     private final RcConnections rc;
-    private final SrdQp qp;
+    private final DeviceQp qp;
     private final ReliableSender sender;
     private final RcSendQueue sq;
     private final ReliableSender.Listener listener;
@@ -107,7 +107,8 @@ final class RcCompleter {
     private int errorSlot;
     private int errorStatus;
 
-    RcCompleter(SrdQp qp, ReliableSender sender, RcSendQueue sq, ReliableSender.Listener listener, SrdCounters counters, CycleClock clock,
+    RcCompleter(DeviceQp qp, ReliableSender sender, RcSendQueue sq, ReliableSender.Listener listener, SrdCounters counters,
+            CycleClock clock,
                 RcConnections rc, long rtoMaxNanos) {
         this.qp = qp;
         this.sender = sender;

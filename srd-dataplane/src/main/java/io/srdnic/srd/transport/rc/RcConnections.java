@@ -23,11 +23,11 @@ public final class RcConnections {
     /** What a failed connection asks of the device: flush the QP that went to ERROR (the device's QpErrors does it). */
     @FunctionalInterface
     public interface ErrorFlush {
-        void flushQp(SrdQp qp, boolean withCompletions);
+        void flushQp(DeviceQp qp, boolean withCompletions);
     }
 
     private final ErrorFlush errorFlush;
-    private final QpTable<SrdQp> qps;
+    private final QpTable<DeviceQp> qps;
     private final AddressHandles addressHandles;
     private final SrdCounters counters;
     private final RcRequester[] active;
@@ -37,7 +37,7 @@ public final class RcConnections {
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
-    public RcConnections(TransportPort port, QpTable<SrdQp> qps, int maxQps, ErrorFlush errorFlush) {
+    public RcConnections(TransportPort port, QpTable<DeviceQp> qps, int maxQps, ErrorFlush errorFlush) {
         this.errorFlush = errorFlush;
         this.qps = qps;
         this.addressHandles = port.addressHandles;
@@ -49,7 +49,7 @@ public final class RcConnections {
     // ---------------------------------------------------------------- QP life
 
     /** A modify moved RC QP {@code qp} from {@code from}: RTR connects it (the peer's address, the RQ PSN), RTS starts its PSNs. */
-    public void onModify(SrdQp qp, QpState from, long now) {
+    public void onModify(DeviceQp qp, QpState from, long now) {
         if (qp.state == QpState.RTR && from == QpState.INIT) {
             qp.rcRequester.addressHandle = qp.addressHandle;
             qp.rcRequester.connect(addressHandles.mac(qp.addressHandle), addressHandles.ip(qp.addressHandle),
@@ -71,13 +71,13 @@ public final class RcConnections {
     }
 
     /** The QP went to ERROR (completions flushed) or RESET / destroy (silently). */
-    public void flush(SrdQp qp, boolean withCompletions, long now) {
+    public void flush(DeviceQp qp, boolean withCompletions, long now) {
         qp.rcRequester.flush(withCompletions ? WcStatus.WR_FLUSH_ERROR : -1, now);
         qp.rcResponder.flush(withCompletions ? WcStatus.WR_FLUSH_ERROR : -1);
     }
 
     /** The connection failed (a fatal NAK sent or received, retries exhausted): the QP is in ERROR, everything flushed. */
-    void enterError(SrdQp qp, long now) {
+    void enterError(DeviceQp qp, long now) {
         if (qp.state != QpState.ERROR) {
             qp.state = QpState.ERROR;
             errorFlush.flushQp(qp, true);
@@ -116,7 +116,7 @@ public final class RcConnections {
         return n;
     }
 
-    private static boolean sends(SrdQp qp) {
+    private static boolean sends(DeviceQp qp) {
         return qp.state == QpState.RTS || qp.state == QpState.SQD;
     }
 
@@ -138,7 +138,7 @@ public final class RcConnections {
         int work = 0;
         for (int i = 0; i < activeCount; ) {
             RcRequester r = active[i];
-            SrdQp qp = r.qp;
+            DeviceQp qp = r.qp;
             if (sends(qp)) {
                 work += r.sender.detectLosses(now, r);
                 if (r.completer.rnrHolding && now - r.completer.rnrUntil >= 0) {
@@ -205,7 +205,7 @@ public final class RcConnections {
     /** An RC data packet: to the responder of the QP it names, if that is an RC or SRC QP. */
     void onData(Mbuf m, int type, long now) {
         counters.rxData++;
-        SrdQp qp = qps.get(SrdHeader.destinationQpn(m));
+        DeviceQp qp = qps.get(SrdHeader.destinationQpn(m));
         if (qp == null || !qp.type.connected()) {
             counters.rcRefused++; // no such RC QP: as verbs, silently dropped (the requester's retries run out)
             return;
@@ -216,7 +216,7 @@ public final class RcConnections {
     /** An RC ACK: to the requester of the QP it names, if it is from that QP's peer. */
     void onAck(Mbuf m, long now) {
         counters.rxAcks++;
-        SrdQp qp = qps.get(SrdAck.destinationContext(m));
+        DeviceQp qp = qps.get(SrdAck.destinationContext(m));
         if (qp == null || !qp.type.connected() || !sends(qp) || Ipv4UdpFrame.sourceIp(m) != qp.rcRequester.remoteIp
             || SrdAck.sourceContext(m) != qp.destQpn) {
             counters.staleAcks++;

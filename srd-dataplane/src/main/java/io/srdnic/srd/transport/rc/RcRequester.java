@@ -3,7 +3,7 @@ package io.srdnic.srd.transport.rc;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.ReliableSender;
@@ -43,7 +43,7 @@ public final class RcRequester implements ReliableSender.Listener {
     private final MemoryRegions regions;
     private final int epoch;
     private final FrameWriter frames;
-    final SrdQp qp;
+    final DeviceQp qp;
     final ReliableSender sender;
     private final int depth;
     /** The send queue, shared with the completer. */
@@ -69,7 +69,8 @@ public final class RcRequester implements ReliableSender.Listener {
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
 
-    public RcRequester(TransportPort port, int qpIndexMask, int deviceMtu, SrdQp qp, SrdConfig config, int sqDepth, FrameWriter frames,
+    public RcRequester(TransportPort port, int qpIndexMask, int deviceMtu, DeviceQp qp, TransportConfig config, int sqDepth,
+            FrameWriter frames,
                        RcConnections rc, CycleClock clock) {
         this.deviceMtu = deviceMtu;
         this.rc = rc;

@@ -4,7 +4,7 @@ import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
@@ -69,7 +69,7 @@ public final class RcResponder {
     private final MemoryRegions regions;
     private final AckWriter acks;
     private final QpEvents errors;
-    private final SrdQp qp;
+    private final DeviceQp qp;
     private final RcRequester requester;
     private final int window;
     private final RcReorderBuffer held;
@@ -124,7 +124,7 @@ public final class RcResponder {
     /** A sequence NAK went for the gap at the expected PSN: no other until that PSN is executed (rxe's sent_psn_nak). */
     private boolean sequenceNakSent;
 
-    public RcResponder(TransportPort port, SrcSrqTable srcSrqs, SrdQp qp, RcRequester requester, SrdConfig config, AckWriter acks,
+    public RcResponder(TransportPort port, SrcSrqTable srcSrqs, DeviceQp qp, RcRequester requester, TransportConfig config, AckWriter acks,
                        QpEvents errors, RcConnections rc, CycleClock clock) {
         this.clock = clock;
         this.srcSrqs = srcSrqs;

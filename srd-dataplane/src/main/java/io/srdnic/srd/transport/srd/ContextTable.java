@@ -1,6 +1,6 @@
 package io.srdnic.srd.transport.srd;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.LongIntMap;
 import java.util.ArrayList;
@@ -18,7 +18,7 @@ import java.util.SplittableRandom;
  * active list) is not kept here.
  */
 public final class ContextTable {
-    private final SrdConfig config;
+    private final TransportConfig config;
     private final SrdCounters counters;
     /** Shared with the transport: first PSNs are drawn from it in the order contexts open. */
     private final SplittableRandom random;
@@ -38,7 +38,7 @@ public final class ContextTable {
     /** Slots in use: a new context takes the lowest free one in maxContexts / 64 word reads, not a scan of every context. */
     private final BitSet inUse;
 
-    public ContextTable(SrdConfig config, SrdCounters counters, SplittableRandom random) {
+    public ContextTable(TransportConfig config, SrdCounters counters, SplittableRandom random) {
         this.config = config;
         this.counters = counters;
         this.random = random;
@@ -53,7 +53,7 @@ public final class ContextTable {
     /**
      * The flow a received packet from {@code ip} belongs to. The wire does not say which UDP port
      * its sender listens on (the source port carries path entropy), so it is this fabric's one SRD
-     * port, which every address handle names (see {@code SrdTransport.createAddressHandle}).
+     * port, which every address handle names (see {@code TransportDevice.createAddressHandle}).
      */
     public long flowFrom(int ip) {
         return FlowKey.pack(ip, config.udpPort());

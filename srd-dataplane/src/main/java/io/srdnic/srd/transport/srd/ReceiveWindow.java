@@ -1,6 +1,6 @@
 package io.srdnic.srd.transport.srd;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.port.AckWriter;
 import java.util.Arrays;
 
@@ -24,7 +24,7 @@ public final class ReceiveWindow implements AckWriter.SackSource {
      * Unconfirmed drops held at once (every one lies in the window); a failing packet beyond this
      * is left unacknowledged, to be retried.
      */
-    public static final int MAX_PENDING_DROPS = SrdConfig.MAX_WINDOW;
+    public static final int MAX_PENDING_DROPS = TransportConfig.MAX_WINDOW;
 
     private final long[] bits;
     private final int mask;

@@ -1,7 +1,7 @@
 package io.srdnic.srd.transport.srd;
 
 import io.srdnic.pmd.Mbuf;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.AckChecks;
 import io.srdnic.srd.transport.engine.ReliableSender;
@@ -20,11 +20,11 @@ public final class SrdAckIntake {
     private final SrdRequester messages;
     private final SrdCounters counters;
     private final int epoch;
-    private final SrdConfig config;
+    private final TransportConfig config;
     /** The SACK words of the ACK being handled (read once from the frame). */
     private final long[] sack = new long[SrdAck.SACK_WORDS];
 
-    public SrdAckIntake(ContextTable contexts, SrdRequester messages, SrdCounters counters, int epoch, SrdConfig config) {
+    public SrdAckIntake(ContextTable contexts, SrdRequester messages, SrdCounters counters, int epoch, TransportConfig config) {
         this.contexts = contexts;
         this.messages = messages;
         this.counters = counters;

@@ -1,6 +1,6 @@
 package io.srdnic.srd.transport.srd;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.engine.ReliableSender;
 
@@ -62,7 +62,7 @@ public final class SrdContext {
     public long delivered;
     public long drops;
 
-    SrdContext(int index, SrdConfig config, SrdCounters counters) {
+    SrdContext(int index, TransportConfig config, SrdCounters counters) {
         this.index = index;
         this.window = config.window();
         this.sender = new ReliableSender(index, config, counters);

@@ -2,7 +2,7 @@ package io.srdnic.srd.transport.srd;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.AckWriter;
 import io.srdnic.srd.transport.port.QpTable;
@@ -27,7 +27,7 @@ import io.srdnic.srd.wire.SrdHeader;
  * <p>
  * ACKs are coalesced: a context owes one ACK for everything it received in a duty cycle (cumulative
  * PSN and selective bits say which), sent at the next cycle, or at once when it answers
- * {@link SrdConfig#ackEvery} packets. A loss signal is answered in the cycle that saw it, so the
+ * {@link TransportConfig#ackEvery} packets. A loss signal is answered in the cycle that saw it, so the
  * sender's RACK hears of it without waiting: a packet past a gap, one that fills a gap, a
  * duplicate, one beyond the window.
  */
@@ -48,7 +48,7 @@ public final class SrdResponder {
     private final SrdRequester messages;
     private final QpTable<? extends TransportQp> qps;
 
-    public SrdResponder(TransportPort port, ContextTable contexts, SrdConfig config, SrdRequester messages, AckWriter acks) {
+    public SrdResponder(TransportPort port, ContextTable contexts, TransportConfig config, SrdRequester messages, AckWriter acks) {
         this.contexts = contexts;
         this.counters = port.counters;
         this.acks = acks;

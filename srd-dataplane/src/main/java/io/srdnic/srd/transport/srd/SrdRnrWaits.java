@@ -1,6 +1,6 @@
 package io.srdnic.srd.transport.srd;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import java.util.function.IntConsumer;
 
 /**
@@ -12,11 +12,11 @@ public final class SrdRnrWaits {
     private final SendRequests requests;
     private final ContextTable contexts;
     private final ActiveContexts active;
-    private final SrdConfig config;
+    private final TransportConfig config;
     private final RnrWaitList waiting;
     private final IntConsumer afterBackoff = this::afterBackoff;
 
-    public SrdRnrWaits(SendRequests requests, ContextTable contexts, ActiveContexts active, SrdConfig config) {
+    public SrdRnrWaits(SendRequests requests, ContextTable contexts, ActiveContexts active, TransportConfig config) {
         this.requests = requests;
         this.contexts = contexts;
         this.active = active;

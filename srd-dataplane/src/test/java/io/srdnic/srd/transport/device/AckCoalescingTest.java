@@ -8,7 +8,7 @@ import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.LinkConfig;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.testing.DeliveryLedger;
 import io.srdnic.srd.transport.engine.ReliableSender;
@@ -37,8 +37,8 @@ class AckCoalescingTest {
     @Test
     void shouldAnswerABurstOfSendsWithFewerAcksThanPackets() {
         try (SimFabric f = new SimFabric(4, FAST, FAST, 1)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4));
-            SrdTransport b = f.addHost(new SrdConfig().paths(4));
+            TransportDevice a = f.addHost(new TransportConfig().paths(4));
+            TransportDevice b = f.addHost(new TransportConfig().paths(4));
             int n = 128;
             exchange(f, a, b, n, 100 * MS);
             assertTrue(b.counters.txAcks < n / 2, "a burst is answered by few ACKs: " + b.counters.txAcks + " for " + n);
@@ -54,8 +54,8 @@ class AckCoalescingTest {
         int[] every = {4, 16};
         for (int k = 0; k < 2; k++) {
             try (SimFabric f = new SimFabric(4, FAST, FAST, 2)) {
-                SrdTransport a = f.addHost(new SrdConfig().paths(4));
-                SrdTransport b = f.addHost(new SrdConfig().paths(4).ackEvery(every[k]));
+                TransportDevice a = f.addHost(new TransportConfig().paths(4));
+                TransportDevice b = f.addHost(new TransportConfig().paths(4).ackEvery(every[k]));
                 exchange(f, a, b, 256, 100 * MS);
                 assertTrue(b.counters.srdAckedPackets <= (long) every[k] * b.counters.srdAcks,
                     b.counters.srdAckedPackets + " packets in " + b.counters.srdAcks + " ACKs of at most " + every[k]);
@@ -68,8 +68,8 @@ class AckCoalescingTest {
     @Test
     void shouldAnswerEveryPacketAloneWithAckEveryOne() {
         try (SimFabric f = new SimFabric(4, FAST, FAST, 2)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4));
-            SrdTransport b = f.addHost(new SrdConfig().paths(4).ackEvery(1));
+            TransportDevice a = f.addHost(new TransportConfig().paths(4));
+            TransportDevice b = f.addHost(new TransportConfig().paths(4).ackEvery(1));
             exchange(f, a, b, 64, 100 * MS);
             assertEquals(b.counters.rxData, b.counters.txAcks);
         }
@@ -77,18 +77,18 @@ class AckCoalescingTest {
 
     @Test
     void shouldRefuseAckEveryOutsideOneToTheWindow() {
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().ackEvery(0).conclude(9000));
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().window(64).ackEvery(65).conclude(9000));
-        assertEquals(64, new SrdConfig().window(64).ackEvery(64).conclude(9000).ackEvery());
-        assertEquals(8, new SrdConfig().set("ack-every", "8").ackEvery());
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().ackEvery(0).conclude(9000));
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().window(64).ackEvery(65).conclude(9000));
+        assertEquals(64, new TransportConfig().window(64).ackEvery(64).conclude(9000).ackEvery());
+        assertEquals(8, new TransportConfig().set("ack-every", "8").ackEvery());
     }
 
     @ParameterizedTest
     @ValueSource(longs = {21, 22, 23})
     void shouldDeliverEveryMessageExactlyOnceIntactUnderLossDuplicationAndReordering(long seed) {
         try (SimFabric f = new SimFabric(4, FAST, FAST_HOSTILE, seed)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4));
-            SrdTransport b = f.addHost(new SrdConfig().paths(4));
+            TransportDevice a = f.addHost(new TransportConfig().paths(4));
+            TransportDevice b = f.addHost(new TransportConfig().paths(4));
             exchange(f, a, b, 600, 5_000 * MS);
             assertTrue(a.counters.txRetransmits > 0, "the faults cost retransmissions");
             assertTrue(b.counters.duplicates > 0, "and duplicates arrived");
@@ -101,15 +101,15 @@ class AckCoalescingTest {
     void shouldAckAnArrivalPastAGapInTheCycleThatReceivedIt() {
         HoldFirstData[] hold = new HoldFirstData[1];
         try (SimFabric f = new SimFabric(4, FAST, FAST, 3)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4));
-            SrdTransport b = f.addHost(new SrdConfig().paths(4), io -> hold[0] = new HoldFirstData(io));
+            TransportDevice a = f.addHost(new TransportConfig().paths(4));
+            TransportDevice b = f.addHost(new TransportConfig().paths(4), io -> hold[0] = new HoldFirstData(io));
             hold[0].transport = b;
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 8, SIZE);
             MemorySegment msg = f.arena.allocate(SIZE);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 4; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, SIZE, false, 0, true));
+                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, SIZE, false, 0, true));
             }
             assertTrue(f.runUntil(() -> hold[0].acksBeforeGapCycle >= 0, MS), "packets past the held one arrived");
             assertTrue(b.counters.txAcks > hold[0].acksBeforeGapCycle, "the cycle that saw the gap acknowledged at once");
@@ -123,8 +123,8 @@ class AckCoalescingTest {
     void shouldKeepTheRttEstimateAtTheLinksRoundTripWhenAcksCoverManyPackets() {
         LinkConfig slow = FAST.toBuilder().delayNanos(20_000).build();
         try (SimFabric f = new SimFabric(4, FAST, slow, 4)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4));
-            SrdTransport b = f.addHost(new SrdConfig().paths(4));
+            TransportDevice a = f.addHost(new TransportConfig().paths(4));
+            TransportDevice b = f.addHost(new TransportConfig().paths(4));
             exchange(f, a, b, 1, 10 * MS);
             long single = sender(a).rtt.srtt();
             assertTrue(single >= 2 * 20_000, "one message's RTT covers the fabric both ways: " + single);
@@ -136,7 +136,7 @@ class AckCoalescingTest {
         }
     }
 
-    private static ReliableSender sender(SrdTransport t) {
+    private static ReliableSender sender(TransportDevice t) {
         return t.liveContexts().get(0).sender;
     }
 
@@ -144,7 +144,7 @@ class AckCoalescingTest {
      * Sends {@code n} messages from a to b posted at once, each carrying its number and a pattern of
      * it, and checks that every one completes once with SUCCESS and arrives once, intact.
      */
-    private static void exchange(SimFabric f, SrdTransport a, SrdTransport b, int n, long maxNanos) {
+    private static void exchange(SimFabric f, TransportDevice a, TransportDevice b, int n, long maxNanos) {
         TestQp qa = f.qp(a, 0, 0);
         TestQp qb = f.qp(b, n, SIZE);
         MemorySegment msgs = f.arena.allocate((long) n * SIZE);
@@ -153,7 +153,8 @@ class AckCoalescingTest {
         }
         int ah = f.ah(a, 1);
         for (int i = 0; i < n; i++) {
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msgs, (long) i * SIZE, SIZE, false, 0,
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msgs, (long) i * SIZE, SIZE,
+                    false, 0,
                 true));
         }
         assertTrue(f.runUntil(() -> qa.sendCq().size() == n && qb.recvCq().size() == n, maxNanos), "every message completed");
@@ -183,7 +184,7 @@ class AckCoalescingTest {
      * gap's cycle starts, so the test sees whether that cycle answered.
      */
     private static final class HoldFirstData extends ForwardingPacketIo {
-        SrdTransport transport;
+        TransportDevice transport;
         long held;
         boolean released;
         long acksBeforeGapCycle = -1;

@@ -8,9 +8,9 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HashSet;
@@ -29,11 +29,11 @@ class CompletionTruthTest {
     @Test
     void shouldNotAcknowledgeMessagesWhoseReceiveCompletionsOverrunTheCq() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             CompletionQueue smallCq = new CompletionQueue(4);
-            SrdQp qb = b.createQp(16, 16, new CompletionQueue(64), smallCq);
+            DeviceQp qb = b.createQp(16, 16, new CompletionQueue(64), smallCq);
             qb.modify(QpState.INIT, SimFabric.QKEY);
             MemorySegment rbuf = f.arena.allocate(16 * 8);
             for (int i = 0; i < 16; i++) {
@@ -45,7 +45,7 @@ class CompletionTruthTest {
             int ah = f.ah(a, 1);
             for (int i = 0; i < 16; i++) {
                 msg.set(ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, i);
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8, false, 0, true));
+                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8, false, 0, true));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 16, 50 * MS));
             List<TestQp.Wc> sends = qa.sends();
@@ -77,14 +77,14 @@ class CompletionTruthTest {
     void shouldDeliverEveryDropIndicationUnderLossWhenThereAreManyMoreThanAnAckCarries() {
         LinkConfig lossy = LinkConfig.builder().lossProbability(0.2).build();
         try (SimFabric f = new SimFabric(4, lossy, 7)) {
-            SrdConfig config = new SrdConfig().paths(4);
-            SrdTransport a = f.addHost(config);
+            TransportConfig config = new TransportConfig().paths(4);
+            TransportDevice a = f.addHost(config);
             f.addHost(config);
             TestQp qa = f.qp(a, 0, 0);
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 64; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, 0x7777, SimFabric.QKEY, i, msg, 0, 8, false, 0, true));
+                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, 0x7777, SimFabric.QKEY, i, msg, 0, 8, false, 0, true));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 64, 2_000 * MS));
             List<TestQp.Wc> sends = qa.sends();

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.Collections;
@@ -18,18 +18,18 @@ import org.junit.jupiter.api.Test;
 class ContextReclaimTest {
     static final long MS = 1_000_000;
     /** Retransmissions live at most 4 × 2 ms; contexts are reclaimed after 200 ms idle, well past that plus a packet's lifetime. */
-    static final SrdConfig CONFIG = new SrdConfig().retryBudget(4).rtoMaxNanos(2 * MS).idleContextNanos(200 * MS);
+    static final TransportConfig CONFIG = new TransportConfig().retryBudget(4).rtoMaxNanos(2 * MS).idleContextNanos(200 * MS);
 
     /** A sending to B's QP, both with {@code config}; each QP has 4 receives of 8 bytes. */
-    private record Pair(SimFabric f, SrdTransport a, SrdTransport b, TestQp qa, TestQp qb, int ah, MemorySegment msg) {
-        static Pair of(SimFabric f, SrdConfig config) {
-            SrdTransport a = f.addHost(config);
-            SrdTransport b = f.addHost(config);
+    private record Pair(SimFabric f, TransportDevice a, TransportDevice b, TestQp qa, TestQp qb, int ah, MemorySegment msg) {
+        static Pair of(SimFabric f, TransportConfig config) {
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(config);
             return new Pair(f, a, b, f.qp(a, 4, 8), f.qp(b, 4, 8), f.ah(a, 1), f.arena.allocate(8));
         }
 
         void send(long wrId) {
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, wrId, msg, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, wrId, msg, 0, 8, false, 0, true));
         }
 
         /** B's next ACK (owed for what it just delivered) is lost. */
@@ -86,7 +86,7 @@ class ContextReclaimTest {
         try (SimFabric f = new SimFabric(2)) {
             Pair p = reclaimedOnOneSide(f);
             TestQp qb = p.qb();
-            assertEquals(SrdTransport.POST_OK, p.b().postSend(qb.qp(), f.ah(p.b(), 0), p.qa().qpn(), SimFabric.QKEY, 9, p.msg(), 0, 8,
+            assertEquals(TransportDevice.POST_OK, p.b().postSend(qb.qp(), f.ah(p.b(), 0), p.qa().qpn(), SimFabric.QKEY, 9, p.msg(), 0, 8,
                 false, 0, true));
             assertTrue(f.runUntil(() -> qb.sendCq().size() == 1, 100 * MS), "B, with a new context, reaches A");
             p.send(3); // A has just heard from B: it names B's context, the new one
@@ -117,7 +117,7 @@ class ContextReclaimTest {
     @Test
     void shouldRefuseAnIdleTimeShorterThanARetransmissionCanLive() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> new SrdConfig().idleContextNanos(5 * MS).conclude(9000),
+            () -> new TransportConfig().idleContextNanos(5 * MS).conclude(9000),
             "32 transmissions up to 20 ms apart outlive a context reclaimed after 5 ms idle");
         assertTrue(e.getMessage().contains("idle"), e.getMessage());
         CONFIG.copy().conclude(9000);

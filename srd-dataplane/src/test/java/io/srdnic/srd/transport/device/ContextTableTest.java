@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
@@ -25,9 +25,9 @@ class ContextTableTest {
     @Test
     void shouldKeepServingLegitimatePeersThroughAFloodOfSpoofedSources() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().maxContexts(64);
-            SrdTransport a = f.addHost(config);
-            SrdTransport b = f.addHost(config);
+            TransportConfig config = new TransportConfig().maxContexts(64);
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(config);
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 64, 8);
             Attacker x = new Attacker(f);
@@ -55,23 +55,23 @@ class ContextTableTest {
 
     @Test
     void shouldRefuseSizesThatCannotBeHeld() {
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().window(1 << 20).conclude(9000));
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().window(512).conclude(9000),
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().window(1 << 20).conclude(9000));
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().window(512).conclude(9000),
             "a window wider than one ACK's selective bitmap lets RACK call received packets lost");
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().maxContexts(1 << 20).conclude(9000));
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().maxQps(1 << 24).conclude(9000));
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().maxOutstandingRequests(1 << 30).conclude(9000));
-        assertThrows(IllegalArgumentException.class, () -> new SrdConfig().burst(1 << 20).conclude(9000));
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().maxContexts(1 << 20).conclude(9000));
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().maxQps(1 << 24).conclude(9000));
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().maxOutstandingRequests(1 << 30).conclude(9000));
+        assertThrows(IllegalArgumentException.class, () -> new TransportConfig().burst(1 << 20).conclude(9000));
     }
 
     @Test
     void shouldKeepAContextWhileOneOfItsRequestsWaitsOutAnRnrBackoff() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(20 * MS).rnrBackoffNanos(20 * MS).retryBudget(4)
+            TransportConfig config = new TransportConfig().maxContexts(1).idleContextNanos(20 * MS).rnrBackoffNanos(20 * MS).retryBudget(4)
                 .rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
-            SrdTransport a = f.addHost(config);
-            SrdTransport b = f.addHost(new SrdConfig());
-            SrdTransport c = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(new TransportConfig());
+            TransportDevice c = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             qa.qp().rnrRetry(7);
             TestQp qb = f.qp(b, 0, 8);
@@ -79,7 +79,7 @@ class ContextTableTest {
             MemorySegment msg = f.arena.allocate(8);
             a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
             f.runFor(50 * MS); // RNR: the request waits, past the idle time; housekeeping runs meanwhile
-            assertEquals(SrdTransport.POST_NO_RESOURCES,
+            assertEquals(TransportDevice.POST_NO_RESOURCES,
                 a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true),
                 "the only context is busy with the waiting request: it may not be reclaimed for C");
             qb.qp().postReceive(9, f.arena.allocate(8), 0, 8);
@@ -93,11 +93,12 @@ class ContextTableTest {
     @Test
     void shouldStartAReusedContextSlotFromScratch() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().maxContexts(1).idleContextNanos(10 * MS).transportTimeoutNanos(5 * MS).retryBudget(4)
+            TransportConfig config = new TransportConfig().maxContexts(1).idleContextNanos(10 * MS).transportTimeoutNanos(5 * MS)
+                    .retryBudget(4)
                 .rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
-            SrdTransport a = f.addHost(config);
-            SrdTransport b = f.addHost(new SrdConfig());
-            SrdTransport c = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(new TransportConfig());
+            TransportDevice c = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 8);
             TestQp qc = f.qp(c, 4, 8);
@@ -128,8 +129,8 @@ class ContextTableTest {
     @Test
     void shouldNameTheAddressHandleOfTheStalledRequestWhenRaisingRemoteUnresponsive() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig().transportTimeoutNanos(5 * MS).retryBudget(4).rtoMaxNanos(2 * MS));
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig().transportTimeoutNanos(5 * MS).retryBudget(4).rtoMaxNanos(2 * MS));
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 8);
             int unused = f.ah(a, 1);
@@ -146,8 +147,8 @@ class ContextTableTest {
     @Test
     void shouldNotReuseAQpNumberWhilePacketsForItMayBeAlive() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp first = f.qp(b, 4, 8);
             int firstQpn = first.qpn();
@@ -162,7 +163,7 @@ class ContextTableTest {
             assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status());
             assertEquals(0, second.receives().size(), "a retransmission for the destroyed QP never reaches its successor");
             for (int i = 0; i < 100; i++) {
-                SrdQp q = b.createQp(1, 1, second.sendCq(), second.recvCq());
+                DeviceQp q = b.createQp(1, 1, second.sendCq(), second.recvCq());
                 assertTrue(q.qpn() != firstQpn && q.qpn() > 0 && q.qpn() <= 0xFFFFFF);
                 assertEquals(q, b.qp(q.qpn()));
                 q.destroy();
@@ -174,9 +175,9 @@ class ContextTableTest {
     @Test
     void shouldNotDeliverIntoARestartedPeersQpWhatWasSentToItsPredecessor() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
-            SrdTransport b = f.restart(1, new SrdConfig(), 0x1000);
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            TransportDevice b = f.restart(1, new TransportConfig(), 0x1000);
             TestQp qa = f.qp(a, 0, 0);
             TestQp old = f.qp(b, 4, 8);
             a.postSend(qa.qp(), f.ah(a, 1), old.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
@@ -184,7 +185,7 @@ class ContextTableTest {
             f.network.blackhole(0, true); // B's ACK is lost: A never learns B's context id and retransmits to context 0
             f.runFor(100_000);
             // B restarts (a later epoch; the same seed, as a deterministic deployment passes) and creates its QP again.
-            SrdTransport b2 = f.restart(1, new SrdConfig(), 0x2000);
+            TransportDevice b2 = f.restart(1, new TransportConfig(), 0x2000);
             TestQp successor = f.qp(b2, 4, 8);
             f.network.blackhole(0, false);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
@@ -197,7 +198,7 @@ class ContextTableTest {
     @Test
     void shouldRefuseAnAddressHandleOnAnotherUdpPortWithAClearError() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> a.createAddressHandle(SimFabric.mac(1), SimFabric.ip(1), a.config().udpPort() + 1));
             assertTrue(e.getMessage().contains(String.valueOf(a.config().udpPort())), e.getMessage());
@@ -207,8 +208,8 @@ class ContextTableTest {
     @Test
     void shouldLetAnotherQpOnTheSameContextFlowWhileOneWaitsOutRnr() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig().rnrBackoffNanos(5 * MS));
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig().rnrBackoffNanos(5 * MS));
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp stalled = f.qp(a, 0, 0);
             stalled.qp().rnrRetry(7);
             TestQp flowing = f.qp(a, 0, 0);
@@ -232,10 +233,10 @@ class ContextTableTest {
     @Test
     void shouldCarryTenThousandOutstandingMessagesToOneAddressHandle() {
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4));
-            SrdTransport b = f.addHost(new SrdConfig().paths(4));
+            TransportDevice a = f.addHost(new TransportConfig().paths(4));
+            TransportDevice b = f.addHost(new TransportConfig().paths(4));
             CompletionQueue scq = new CompletionQueue(1 << 14);
-            SrdQp qp = a.createQp(10_000, 1, scq, new CompletionQueue(4));
+            DeviceQp qp = a.createQp(10_000, 1, scq, new CompletionQueue(4));
             qp.modify(QpState.INIT, SimFabric.QKEY);
             qp.modify(QpState.RTR, 0);
             qp.modify(QpState.RTS, 0);
@@ -244,7 +245,7 @@ class ContextTableTest {
             int ah = f.ah(a, 1);
             MemorySegment msg = f.arena.allocate(16);
             for (int i = 0; i < 10_000; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 16, true, i, true));
+                assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 16, true, i, true));
             }
             assertEquals(10_000, qp.sendsOutstanding());
             assertTrue(f.runUntil(() -> scq.size() == 10_000, 500 * MS));

@@ -3,7 +3,7 @@ package io.srdnic.srd.transport.device;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,12 +20,12 @@ class DelayedAckTest {
     @Test
     void shouldOweTheAckToTheNextCycleAsDueNow() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 1, 64);
             MemorySegment msg = f.arena.allocate(64);
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
             assertTrue(f.runUntil(() -> b.counters.rxData == 1, MS));
             long now = f.network.clock().now();
             assertEquals(0, b.counters.txAcks, "the cycle that delivered did not send the ACK");
@@ -42,12 +42,12 @@ class DelayedAckTest {
     @Test
     void shouldAckInTheSameCycleWhenNotDelayed() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig().delayedAck(false));
-            SrdTransport b = f.addHost(new SrdConfig().delayedAck(false));
+            TransportDevice a = f.addHost(new TransportConfig().delayedAck(false));
+            TransportDevice b = f.addHost(new TransportConfig().delayedAck(false));
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 1, 64);
             MemorySegment msg = f.arena.allocate(64);
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
             assertTrue(f.runUntil(() -> b.counters.rxData == 1, MS));
             assertEquals(1, b.counters.txAcks);
             assertTrue(!b.hasPostedWork());
@@ -58,8 +58,8 @@ class DelayedAckTest {
     @ValueSource(booleans = {true, false})
     void shouldAckEveryMessageOfAPingPongOnceWithoutRetransmitting(boolean delayed) {
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig().delayedAck(delayed));
-            SrdTransport b = f.addHost(new SrdConfig().delayedAck(delayed));
+            TransportDevice a = f.addHost(new TransportConfig().delayedAck(delayed));
+            TransportDevice b = f.addHost(new TransportConfig().delayedAck(delayed));
             int rounds = 200;
             TestQp qa = f.qp(a, rounds, 64);
             TestQp qb = f.qp(b, rounds, 64);
@@ -67,10 +67,10 @@ class DelayedAckTest {
             int ab = f.ah(a, 1);
             int ba = f.ah(b, 0);
             for (int i = 0; i < rounds; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ab, qb.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
+                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ab, qb.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
                 int expected = i + 1;
                 assertTrue(f.runUntil(() -> qb.recvCq().size() >= expected, MS), "ping " + i);
-                assertEquals(SrdTransport.POST_OK, b.postSend(qb.qp(), ba, qa.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
+                assertEquals(TransportDevice.POST_OK, b.postSend(qb.qp(), ba, qa.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
                 assertTrue(f.runUntil(() -> qa.recvCq().size() >= expected, MS), "pong " + i);
             }
             assertTrue(f.runUntil(() -> a.requestsInUse() == 0 && b.requestsInUse() == 0, MS), "every message acknowledged");

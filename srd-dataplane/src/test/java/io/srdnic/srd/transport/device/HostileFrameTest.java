@@ -3,7 +3,7 @@ package io.srdnic.srd.transport.device;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.MemorySegment;
@@ -24,8 +24,8 @@ class HostileFrameTest {
     static final long MS = 1_000_000;
 
     private final SimFabric f = new SimFabric(1);
-    private final SrdTransport a = f.addHost(new SrdConfig());
-    private final SrdTransport b = f.addHost(new SrdConfig());
+    private final TransportDevice a = f.addHost(new TransportConfig());
+    private final TransportDevice b = f.addHost(new TransportConfig());
     private final TestQp qa = f.qp(a, 0, 0);
     private final TestQp qb = f.qp(b, 64, 8);
 
@@ -35,11 +35,12 @@ class HostileFrameTest {
     }
 
     /** A (host 0, or its restarted incarnation) sends {@code n} messages to B's QP and waits for them; returns how many B received. */
-    private int exchange(SrdTransport a, TestQp qa, int n, int firstWr) {
+    private int exchange(TransportDevice a, TestQp qa, int n, int firstWr) {
         MemorySegment msg = f.arena.allocate(8);
         int ah = f.ah(a, 1);
         for (int i = 0; i < n; i++) {
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0,
+                    true));
         }
         assertTrue(f.runUntil(() -> qa.sendCq().size() >= n, 20 * MS), "the sends complete");
         List<TestQp.Wc> sends = qa.sends();
@@ -53,7 +54,7 @@ class HostileFrameTest {
         SrdContext old = a.existingContext(SimFabric.flow(1));
         int oldEpoch = a.epoch(), oldContext = old.id, oldPsn = old.sender.nextPsn - 1, bContext = old.remoteContextId;
         // A restarts (a newer incarnation) and sends again.
-        SrdTransport a2 = f.restart(0, new SrdConfig(), a.epoch() + 1000);
+        TransportDevice a2 = f.restart(0, new TransportConfig(), a.epoch() + 1000);
         assertEquals(4, exchange(a2, f.qp(a2, 0, 0), 4, 10));
         SrdContext now = a2.existingContext(SimFabric.flow(1));
         int newPsn = now.sender.nextPsn - 1;
@@ -259,7 +260,8 @@ class HostileFrameTest {
         SrdContext ctx = a.existingContext(SimFabric.flow(1));
         ctx.reincarnate(ctx.id + 12_345);
         MemorySegment msg = f.arena.allocate(8);
-        assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn() + 777, SimFabric.QKEY, 50, msg, 0, 8, false, 0, true));
+        assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn() + 777, SimFabric.QKEY, 50, msg, 0, 8, false, 0,
+                true));
         assertTrue(f.runUntil(() -> qa.sendCq().size() >= 1, 20 * MS));
         assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status(), "the unproven packet hears its drop");
         assertEquals(2, exchange(a, qa, 2, 10), "A's proven packets are followed");
@@ -267,11 +269,11 @@ class HostileFrameTest {
     }
 
     /** {@code from} sends {@code n} messages from {@code fromQp} to {@code to}, all SUCCESS; returns how many {@code to} received. */
-    private int sendAll(SrdTransport from, TestQp fromQp, TestQp to, int n, int firstWr) {
+    private int sendAll(TransportDevice from, TestQp fromQp, TestQp to, int n, int firstWr) {
         MemorySegment msg = f.arena.allocate(8);
         int ah = f.ah(from, from == a ? 1 : 0);
         for (int i = 0; i < n; i++) {
-            assertEquals(SrdTransport.POST_OK, from.postSend(fromQp.qp(), ah, to.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0,
+            assertEquals(TransportDevice.POST_OK, from.postSend(fromQp.qp(), ah, to.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0,
                 true));
         }
         assertTrue(f.runUntil(() -> fromQp.sendCq().size() >= n, 20 * MS), "the sends complete");
@@ -303,7 +305,7 @@ class HostileFrameTest {
         long now = f.network.clock().now() + 1_000;
         f.network.clock().advanceTo(now);
         MemorySegment msg = f.arena.allocate(8).fill((byte) 0x11);
-        assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 99, msg, 0, 8, false, 0, true));
+        assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 99, msg, 0, 8, false, 0, true));
         a.doWork(now);
         f.network.clock().advanceTo(now + MS);
         b.doWork(now + MS);

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.api.TransportConfig;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -19,18 +19,18 @@ class ManagementQpTest {
     @Test
     void shouldReachThePeersManagementQpWithoutBeingToldItsNumber() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = UdDatagramTest.udQp(f, a, 0, 0);
             CompletionQueue rcq = new CompletionQueue(64);
-            SrdQp management = b.createManagementQp(0, 16, 16, new CompletionQueue(64), rcq);
-            assertEquals(SrdTransport.MANAGEMENT_QPN, management.qpn());
+            DeviceQp management = b.createManagementQp(0, 16, 16, new CompletionQueue(64), rcq);
+            assertEquals(TransportDevice.MANAGEMENT_QPN, management.qpn());
             management.modify(QpState.INIT, SimFabric.QKEY);
             MemorySegment buffer = f.arena.allocate(64);
             management.postReceive(7, buffer, 0, 64);
             management.modify(QpState.RTR, 0);
             MemorySegment msg = f.arena.allocateFrom("hello QP1");
-            a.postSend(qa.qp(), f.ah(a, 1), SrdTransport.MANAGEMENT_QPN, SimFabric.QKEY, 1, msg, 0, 10, false, 0, true);
+            a.postSend(qa.qp(), f.ah(a, 1), TransportDevice.MANAGEMENT_QPN, SimFabric.QKEY, 1, msg, 0, 10, false, 0, true);
             assertTrue(f.runUntil(() -> rcq.size() == 1, 1_000_000));
             assertEquals("hello QP1", buffer.getString(0));
         }
@@ -39,24 +39,24 @@ class ManagementQpTest {
     @Test
     void shouldRefuseASecondManagementQp() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig small = new SrdConfig().maxQps(4);
-            SrdTransport a = f.addHost(small);
+            TransportConfig small = new TransportConfig().maxQps(4);
+            TransportDevice a = f.addHost(small);
             a.createManagementQp(0, 1, 1, new CompletionQueue(4), new CompletionQueue(4));
             assertThrows(IllegalStateException.class, () -> a.createManagementQp(0, 1, 1, new CompletionQueue(4), new CompletionQueue(4)));
             for (int round = 0; round < 50; round++) {
-                SrdQp[] qps = new SrdQp[4];
+                DeviceQp[] qps = new DeviceQp[4];
                 for (int i = 0; i < 4; i++) {
                     qps[i] = a.createQp(QpType.UD, 1, 1, new CompletionQueue(4), new CompletionQueue(4));
-                    assertNotEquals(SrdTransport.MANAGEMENT_QPN, qps[i].qpn());
+                    assertNotEquals(TransportDevice.MANAGEMENT_QPN, qps[i].qpn());
                     assertNotEquals(1, qps[i].qpn() & a.qpIndexMask(), "index 1 is the management QP's");
                 }
                 assertThrows(IllegalStateException.class, () -> a.createQp(QpType.UD, 1, 1, new CompletionQueue(4), new CompletionQueue(4)),
                     "maxQps counts the drawn QPs only");
-                for (SrdQp qp : qps) {
+                for (DeviceQp qp : qps) {
                     qp.destroy();
                 }
             }
-            assertEquals(SrdTransport.MANAGEMENT_QPN, a.qp(SrdTransport.MANAGEMENT_QPN).qpn());
+            assertEquals(TransportDevice.MANAGEMENT_QPN, a.qp(TransportDevice.MANAGEMENT_QPN).qpn());
         }
     }
 }

@@ -3,7 +3,7 @@ package io.srdnic.srd.transport.device;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
@@ -14,8 +14,8 @@ class PathRecoveryTest {
     @Test
     void shouldUseADeadPathAgainOnceItHeals() {
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4).pathAvoidNanos(200_000));
-            SrdTransport b = f.addHost(new SrdConfig().paths(4));
+            TransportDevice a = f.addHost(new TransportConfig().paths(4).pathAvoidNanos(200_000));
+            TransportDevice b = f.addHost(new TransportConfig().paths(4));
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4096, 8);
             MemorySegment msg = f.arena.allocate(8);

@@ -11,8 +11,8 @@ import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.WorkRequest;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.RcInternals;
-import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import io.srdnic.srd.wire.SrdHeader;
@@ -47,10 +47,11 @@ class RcAtomicFailureTest {
             if (bypass) {
                 postAroundTheAlignmentCheck(p, 1, out, target[0], (int) target[1]);
             } else {
-                assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 1, out, 0, target[0],
+                assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 1, out, 0, target[0],
                         (int) target[1], 1, 0), what);
             }
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 2, out, 8, region.address() + 8, 0, BEFORE, 0), what);
+            assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 2, out, 8, region.address() + 8, 0, BEFORE, 0),
+                    what);
             List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
             assertEquals(status, wcs.get(0).status(), what);
             assertEquals(WcOpcode.FETCH_ADD, wcs.get(0).opcode(), what);
@@ -67,7 +68,7 @@ class RcAtomicFailureTest {
 
     /** As a requester without rxe's check at posting would send it: straight onto a's send queue. */
     private static void postAroundTheAlignmentCheck(RcPair p, long wrId, MemorySegment out, long address, int rkey) {
-        SrdQp qp = p.qa.qp();
+        DeviceQp qp = p.qa.qp();
         qp.sqOutstanding++;
         WorkRequest wr = new WorkRequest();
         wr.wrId = wrId;
@@ -115,7 +116,7 @@ class RcAtomicFailureTest {
             int rkey = key(p, region, 0, MemoryRegions.REMOTE_ATOMIC);
             MemorySegment out = p.f.arena.allocate(8, 8);
             for (int misalignment = 1; misalignment < 8; misalignment++) {
-                assertEquals(SrdTransport.POST_INVALID,
+                assertEquals(TransportDevice.POST_INVALID,
                     p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 1, out, 0, region.address() + misalignment, rkey, 0, 1), "+" + misalignment);
             }
             p.f.runFor(MS);

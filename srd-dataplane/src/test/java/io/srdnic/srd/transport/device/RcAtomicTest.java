@@ -14,7 +14,7 @@ import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.port.MemoryRegions;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -66,7 +66,7 @@ class RcAtomicTest {
             int posted = 0;
             while (wcs.size() < n) {
                 while (posted < n && p.atomic(SendOpcode.ATOMIC_FETCH_ADD, posted, results, 8L * posted, counter.address(), rkey, 1, 0)
-                    == SrdTransport.POST_OK) {
+                    == TransportDevice.POST_OK) {
                     posted++;
                 }
                 int before = wcs.size();
@@ -106,9 +106,9 @@ class RcAtomicTest {
             MemorySegment out = p.f.arena.allocate(24, 8);
             out.fill((byte) 0x5A);
             long second = 0xF0E0_D0C0_B0A0_9080L;
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 1, out, 0, w.address(), rkey, first, second));
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 2, out, 8, w.address(), rkey, first, 77));
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 3, out, 16, w.address(), rkey, -second, 0));
+            assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 1, out, 0, w.address(), rkey, first, second));
+            assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 2, out, 8, w.address(), rkey, first, 77));
+            assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 3, out, 16, w.address(), rkey, -second, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(3, 1_000 * MS);
             assertEquals(List.of(WcOpcode.COMP_SWAP, WcOpcode.COMP_SWAP, WcOpcode.FETCH_ADD), wcs.stream().map(TestQp.Wc::opcode).toList());
             assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.SUCCESS), wcs.stream().map(TestQp.Wc::status).toList());
@@ -130,10 +130,10 @@ class RcAtomicTest {
             int rkey = p.b.regions().register(w, 0, MemoryRegions.REMOTE_ATOMIC | MemoryRegions.REMOTE_WRITE | MemoryRegions.REMOTE_READ);
             MemorySegment local = p.f.arena.allocate(32, 8);
             local.set(ValueLayout.JAVA_LONG, 0, 40);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, local, 0, 8, w.address(), rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 2, local, 8, w.address(), rkey, 2, 0));
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 3, local, 16, w.address(), rkey, 42, 7));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 4, local, 24, 8, w.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, local, 0, 8, w.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 2, local, 8, w.address(), rkey, 2, 0));
+            assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, 3, local, 16, w.address(), rkey, 42, 7));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 4, local, 24, 8, w.address(), rkey, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(4, 1_000 * MS);
             assertEquals(List.of(1L, 2L, 3L, 4L), wcs.stream().map(TestQp.Wc::wrId).toList());
             assertEquals(List.of(WcOpcode.RDMA_WRITE, WcOpcode.FETCH_ADD, WcOpcode.COMP_SWAP, WcOpcode.RDMA_READ),
@@ -153,7 +153,7 @@ class RcAtomicTest {
             MemorySegment w = word(p, 5);
             int rkey = atomicKey(p, w);
             MemorySegment out = p.f.arena.allocate(8, 8);
-            assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 1, out, 0, w.address(), rkey, 1, 0));
+            assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, 1, out, 0, w.address(), rkey, 1, 0));
             TestQp.Wc wc = p.sendCompletions(1, 10 * MS).get(0);
             assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, wc.status(), "max_rd_atomic 0: no atomic may ever be outstanding");
             assertEquals(WcOpcode.FETCH_ADD, wc.opcode());
@@ -171,7 +171,7 @@ class RcAtomicTest {
                 MemorySegment out = p.f.arena.allocate(12, 8);
                 MemorySegment buffer = bad == 2 ? out.asReadOnly() : out;
                 long offset = bad == 0 ? 8 : bad == 1 ? -1 : 0;
-                assertEquals(SrdTransport.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, bad, buffer, offset, w.address(), rkey, 5, 6));
+                assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_CMP_SWAP, bad, buffer, offset, w.address(), rkey, 5, 6));
                 List<TestQp.Wc> wcs = p.qa.sends();
                 assertEquals(List.of((long) bad), wcs.stream().map(TestQp.Wc::wrId).toList());
                 assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, wcs.get(0).status(), "8 writable bytes are needed for the answer: " + bad);
@@ -188,19 +188,19 @@ class RcAtomicTest {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 45).connect()) {
             MemorySegment out = p.f.arena.allocate(8, 8);
             for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
-                SrdQp qp = p.a.createQp(type, 4, 1, p.qa.sendCq(), p.qa.recvCq());
+                DeviceQp qp = p.a.createQp(type, 4, 1, p.qa.sendCq(), p.qa.recvCq());
                 qp.modify(QpState.INIT, SimFabric.QKEY);
                 qp.modify(QpState.RTR, 0);
                 qp.modify(QpState.RTS, 0);
                 for (int op : new int[] {SendOpcode.ATOMIC_CMP_SWAP, SendOpcode.ATOMIC_FETCH_ADD}) {
-                    assertEquals(SrdTransport.POST_OK, p.a.postAtomic(qp, op, op, out, 0, 64, 1, 1, 2, true));
+                    assertEquals(TransportDevice.POST_OK, p.a.postAtomic(qp, op, op, out, 0, 64, 1, 1, 2, true));
                     TestQp.Wc wc = p.qa.sends().get(0);
                     assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, wc.status(), type + ": atomics are RC's alone");
                     assertEquals(SendOpcode.completionOpcode(op), wc.opcode());
                 }
                 assertEquals(0, qp.sendsOutstanding());
             }
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.ATOMIC_FETCH_ADD, 9, out, 0, 8, 64, 1, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.ATOMIC_FETCH_ADD, 9, out, 0, 8, 64, 1, 0));
             assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, p.qa.sends().get(0).status(), "postSend has no room for the operands");
             assertEquals(0, p.a.counters().txData, "nothing went on the wire");
             assertEquals(QpState.ERROR, p.qa.qp().state(), "a locally refused RC request puts its QP in ERROR, as rxe's requester does");

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
@@ -28,11 +28,11 @@ import org.junit.jupiter.api.Test;
  */
 class RcDeliveryTest {
 
-    private static void sendsArriveIntactOnceAndInOrder(SrdConfig config, long seed) {
+    private static void sendsArriveIntactOnceAndInOrder(TransportConfig config, long seed) {
         sendsArriveIntactOnceAndInOrder(config, seed, p -> { });
     }
 
-    private static void sendsArriveIntactOnceAndInOrder(SrdConfig config, long seed, Consumer<RcPair> alsoCheck) {
+    private static void sendsArriveIntactOnceAndInOrder(TransportConfig config, long seed, Consumer<RcPair> alsoCheck) {
         try (RcPair p = new RcPair(HOSTILE, seed, config).connect()) {
             int messages = 4;
             MemorySegment rx = p.receives(messages, MIB);
@@ -40,7 +40,7 @@ class RcDeliveryTest {
             int[] lengths = {MIB, 1, MIB - 7, 0};
             for (int i = 0; i < messages; i++) {
                 int op = i % 2 == 0 ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM;
-                assertEquals(SrdTransport.POST_OK, p.post(op, i, tx, (long) i * MIB, lengths[i], 0, 0, 0xA000 + i));
+                assertEquals(TransportDevice.POST_OK, p.post(op, i, tx, (long) i * MIB, lengths[i], 0, 0, 0xA000 + i));
             }
             List<TestQp.Wc> sends = p.sendCompletions(messages, 20_000 * MS);
             for (int i = 0; i < messages; i++) {
@@ -79,7 +79,7 @@ class RcDeliveryTest {
      */
     @Test
     void shouldDeliverIntactWhenTheSharedReorderPoolRunsFull() {
-        sendsArriveIntactOnceAndInOrder(new SrdConfig().rcHeldPackets(4), 23, p -> {
+        sendsArriveIntactOnceAndInOrder(new TransportConfig().rcHeldPackets(4), 23, p -> {
             assertTrue(p.b.counters().rcHeldPoolFull > 0, "early packets found the 4-slot pool full");
             assertEquals(0, p.b.heldPackets.inUse(), "every held packet was executed and its slot given back");
         });
@@ -87,12 +87,12 @@ class RcDeliveryTest {
 
     @Test
     void shouldDeliverSendsExactlyOnceInOrderSprayedOverSixteenPaths() {
-        sendsArriveIntactOnceAndInOrder(new SrdConfig(), 21);
+        sendsArriveIntactOnceAndInOrder(new TransportConfig(), 21);
     }
 
     @Test
     void shouldDeliverSendsExactlyOnceInOrderPinnedToOnePath() {
-        sendsArriveIntactOnceAndInOrder(new SrdConfig().rcPaths(1), 22);
+        sendsArriveIntactOnceAndInOrder(new TransportConfig().rcPaths(1), 22);
     }
 
     @Test
@@ -102,8 +102,8 @@ class RcDeliveryTest {
             byte[] before = bytes(remote, 0, MIB + 128);
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
             MemorySegment tx = p.random(MIB, 23);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, MIB, remote.address() + 64, rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, tx, 0, 8, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, MIB, remote.address() + 64, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, tx, 0, 8, remote.address(), rkey, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(2, 20_000 * MS);
             assertEquals(List.of(1L, 2L), wcs.stream().map(TestQp.Wc::wrId).toList(), "the small write completes after the big one");
             assertEquals(WcOpcode.RDMA_WRITE, wcs.get(0).opcode());
@@ -121,7 +121,7 @@ class RcDeliveryTest {
             MemorySegment remote = p.f.arena.allocate(MIB, 64);
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
             MemorySegment tx = p.random(MIB, 24);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 1, tx, 0, MIB, remote.address(), rkey, 0xBEEF));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 1, tx, 0, MIB, remote.address(), rkey, 0xBEEF));
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 20_000 * MS).get(0).status());
             assertTrue(p.f.runUntil(() -> p.qb.recvCq().size() > 0, 100 * MS));
             TestQp.Wc r = p.qb.receives().get(0);
@@ -138,8 +138,8 @@ class RcDeliveryTest {
             MemorySegment remote = p.random(MIB, 250);
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
             MemorySegment into = p.f.arena.allocate(MIB, 64);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, into, 0, MIB, remote.address(), rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 2, into, 0, 16, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 1, into, 0, MIB, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 2, into, 0, 16, remote.address(), rkey, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(2, 20_000 * MS);
             assertEquals(WcOpcode.RDMA_READ, wcs.get(0).opcode());
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status());
@@ -153,7 +153,7 @@ class RcDeliveryTest {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 26).connect()) {
             MemorySegment rx = p.receives(1, 64 * 1024);
             MemorySegment tx = p.random(64 * 1024, 26);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64 * 1024, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64 * 1024, 0, 0, 0));
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 100 * MS).get(0).status());
             assertArrayEquals(bytes(tx, 0, 64 * 1024), bytes(rx, 0, 64 * 1024));
             assertEquals(0, p.a.counters().txRetransmits);
@@ -177,7 +177,7 @@ class RcDeliveryTest {
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
             MemorySegment into = p.f.arena.allocate((long) reads * size, 64);
             for (int i = 0; i < reads; i++) {
-                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, i, into, (long) i * size, size,
+                assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, i, into, (long) i * size, size,
                         remote.address() + (long) i * size, rkey, 0));
             }
             List<TestQp.Wc> wcs = p.sendCompletions(reads, 5_000 * MS);
@@ -194,14 +194,14 @@ class RcDeliveryTest {
     @Test
     void shouldTakeReceivesFromAnSrqInOrderUnderFaults() {
         SharedReceiveQueue[] srq = new SharedReceiveQueue[1];
-        try (RcPair p = new RcPair(HOSTILE, 27, new SrdConfig(), t -> srq[0] = t.createSrq(16, 0)).connect()) {
+        try (RcPair p = new RcPair(HOSTILE, 27, new TransportConfig(), t -> srq[0] = t.createSrq(16, 0)).connect()) {
             MemorySegment rx = p.f.arena.allocate(8L * 8192, 64);
             for (int i = 0; i < 8; i++) {
                 assertTrue(srq[0].postReceive(200 + i, rx, i * 8192L, 8192));
             }
             MemorySegment tx = p.random(8L * 8192, 27);
             for (int i = 0; i < 8; i++) {
-                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, i, tx, i * 8192L, 5000 + i, 0, 0, 0));
+                assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, i, tx, i * 8192L, 5000 + i, 0, 0, 0));
             }
             List<TestQp.Wc> sends = p.sendCompletions(8, 2_000 * MS);
             assertTrue(sends.stream().allMatch(w -> w.status() == WcStatus.SUCCESS), sends.toString());

@@ -11,13 +11,13 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.qp.LocalAckTimeout;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.RcInternals;
-import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -39,7 +39,7 @@ class RcFailureTest {
             p.minRnrTimer = 1; // 10 us
             p.connect();
             MemorySegment tx = p.random(3000, 31);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
             p.f.runFor(20 * MS); // 2000 timer periods: far past any finite count
             assertEquals(List.of(), p.qa.sends(), "still waiting, not failed");
             assertTrue(p.b.counters().dropsSent[DropReason.RNR] > 100, "RNR NAKed again and again");
@@ -61,7 +61,7 @@ class RcFailureTest {
             p.timeout = 1; // 8.2 us
             p.connect();
             MemorySegment tx = p.random(3000, 37); // three packets at path MTU 1024, all refused for want of a receive
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
             p.f.runFor(10 * MS);
             assertEquals(List.of(), p.qa.sends(), "waiting out RNR NAKs is not silence: no RETRY_EXCEEDED");
             assertEquals(QpState.RTS, p.qa.qp().state());
@@ -77,8 +77,8 @@ class RcFailureTest {
             p.rnrRetry = 2;
             p.connect();
             MemorySegment tx = p.random(4096, 32);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 100, 0, 0, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 100, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 100, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 100, 0, 0, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
             assertEquals(WcStatus.RNR_RETRY_EXCEEDED_ERROR, wcs.get(0).status());
             assertEquals(1, wcs.get(0).wrId());
@@ -86,7 +86,7 @@ class RcFailureTest {
             assertEquals(QpState.ERROR, p.qa.qp().state());
             assertEquals(3, p.b.counters().dropsSent[DropReason.RNR],
                 "the first try and rnr_retry = 2 more, for the first message only: RNR is judged at the expected PSN (issue 25, rule 3)");
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 3, tx, 0, 1, 0, 0, 0), "a QP in ERROR takes a post");
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 3, tx, 0, 1, 0, 0, 0), "a QP in ERROR takes a post");
             assertEquals(List.of(new TestQp.Wc(3, WcStatus.WR_FLUSH_ERROR, WcOpcode.SEND, 1, false, 0, p.qa.qpn(), 0, 0)), p.qa.sends(),
                 "and flushes it at once, as verbs does");
         }
@@ -103,8 +103,8 @@ class RcFailureTest {
             p.minRnrTimer = 1; // 10 us
             p.connect();
             MemorySegment tx = p.random(64, 34);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
-            SrdQp r = p.qa.qp();
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
+            DeviceQp r = p.qa.qp();
             assertTrue(p.f.runUntil(() -> RcInternals.rnrHolding(r), 10 * MS), "no receive: RNR NAKed, the one RNR retry taken");
             int psn = RcInternals.sender(r).sendBase;
             p.receives(1, 256);
@@ -124,11 +124,11 @@ class RcFailureTest {
             p.connect();
             MemorySegment rx = p.receives(1, 4096);
             MemorySegment tx = p.random(4096, 33);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 100, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 100, 0, 0, 0));
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 10 * MS).get(0).status());
             p.qb.qp().destroy(); // the peer QP is gone: its packets are dropped without a word
             for (int i = 2; i <= 4; i++) {
-                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, i, tx, 0, 100, 0, 0, 0));
+                assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, i, tx, 0, 100, 0, 0, 0));
             }
             long start = p.f.network.clock().now();
             List<TestQp.Wc> wcs = p.sendCompletions(3, 1_000 * MS);
@@ -160,7 +160,7 @@ class RcFailureTest {
             MemorySegment remote = p.random(MIB, 390);
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
             MemorySegment into = p.f.arena.allocate(MIB, 64);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, into, 0, MIB, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 1, into, 0, MIB, remote.address(), rkey, 0));
             assertTrue(p.f.runUntil(() -> p.a.counters().readResponsesPlaced >= 8, 100 * MS), "the answer began");
             p.qb.qp().destroy(); // the peer stops answering without a word
             long start = p.f.network.clock().now();
@@ -178,8 +178,8 @@ class RcFailureTest {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 38).connect()) {
             p.receives(2, 1000);
             MemorySegment tx = p.random(3000, 38);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 10, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 10, 0, 0, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
             assertEquals(WcStatus.REMOTE_INVALID_REQUEST_ERROR, wcs.get(0).status(), "as verbs: the requester hears INVALID_REQUEST");
             assertEquals(WcStatus.WR_FLUSH_ERROR, wcs.get(1).status());
@@ -194,18 +194,19 @@ class RcFailureTest {
 
     @Test
     void shouldFailARequestRefusedAfterItsPacketWasHeldAndAcknowledgedSelectively() {
-        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 39, new SrdConfig().rcPaths(1)).connect()) { // one path, which the blackhole takes
+        // one path, which the blackhole takes
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 39, new TransportConfig().rcPaths(1)).connect()) {
             p.receives(1, 100);
             MemorySegment remote = p.f.arena.allocate(64, 64);
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
             MemorySegment tx = p.random(3000, 39);
             p.f.network.blackhole(0, true); // the WRITE's one packet is lost
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, 8, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, 8, remote.address(), rkey, 0));
             p.f.runFor(5_000);
             p.f.network.blackhole(0, false);
             // Arrives first, is held (its receive is posted: no RNR) and acknowledged selectively; when its turn
             // comes it does not fit the 100-byte receive.
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 900, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 2, tx, 0, 900, 0, 0, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
             assertEquals(WcStatus.SUCCESS, wcs.get(0).status(), "the WRITE, retransmitted, executed");
             assertEquals(WcStatus.REMOTE_INVALID_REQUEST_ERROR, wcs.get(1).status(), "a selective ACK is no completion");
@@ -221,8 +222,8 @@ class RcFailureTest {
             byte[] before = bytes(remote, 0, 8192);
             long[] target = setUp.apply(p, remote); // {address, rkey, length}
             MemorySegment local = p.random(8192, 341);
-            assertEquals(SrdTransport.POST_OK, p.post(opcode, 1, local, 0, (int) target[2], target[0], (int) target[1], 0), what);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, local, 0, 8, remote.address(), 0, 0), what);
+            assertEquals(TransportDevice.POST_OK, p.post(opcode, 1, local, 0, (int) target[2], target[0], (int) target[1], 0), what);
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, local, 0, 8, remote.address(), 0, 0), what);
             List<TestQp.Wc> wcs = p.sendCompletions(2, 100 * MS);
             assertEquals(WcStatus.REMOTE_ACCESS_ERROR, wcs.get(0).status(), what);
             assertEquals(WcStatus.WR_FLUSH_ERROR, wcs.get(1).status(), what);
@@ -274,7 +275,7 @@ class RcFailureTest {
             byte[] before = bytes(remote, 0, 4096);
             int k = p.b.regions().register(remote, 0, RW);
             MemorySegment local = p.random(4096, 361);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, local, 0, 4096, remote.address(), k, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, local, 0, 4096, remote.address(), k, 0));
             assertEquals(WcStatus.REMOTE_ACCESS_ERROR, p.sendCompletions(1, 100 * MS).get(0).status());
             assertArrayEquals(before, bytes(remote, 0, 4096));
         }

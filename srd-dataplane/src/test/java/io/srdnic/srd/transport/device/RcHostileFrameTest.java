@@ -35,7 +35,7 @@ class RcHostileFrameTest {
             assertEquals(List.of(), p.qb.receives(), "nothing delivered");
             assertEquals(expected, RcInternals.expectedPsn(p.qb.qp()), "the connection's PSN did not move");
             MemorySegment tx = p.random(64, 41);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 10 * MS).get(0).status(), "the real peer still gets through");
             assertEquals(1, p.qb.receives().size());
         }
@@ -47,7 +47,7 @@ class RcHostileFrameTest {
             p.f.network.blackhole(0, true); // a's packets go nowhere: only the forgeries answer
             MemorySegment tx = p.random(64, 42);
             for (int i = 0; i < 3; i++) {
-                assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.SEND, i, tx, 0, 64, 0, 0, 0));
+                assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.SEND, i, tx, 0, 64, 0, 0, 0));
             }
             p.f.runFor(20_000);
             p.f.network.blackhole(0, false);

@@ -42,10 +42,10 @@ class RcLostNakTest {
             MemorySegment remote = p.f.arena.allocate(4096, 64);
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
             MemorySegment tx = p.random(4096, 41);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, 64, remote.address(), rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, tx, 64, 64, remote.address() + 64, rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 3, tx, 128, 64, remote.address() + 128, rkey ^ 0x5a5a, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 4, tx, 192, 64, remote.address() + 192, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, tx, 0, 64, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, tx, 64, 64, remote.address() + 64, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 3, tx, 128, 64, remote.address() + 128, rkey ^ 0x5a5a, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 4, tx, 192, 64, remote.address() + 192, rkey, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(4, 200 * MS);
             assertTrue(filters[0].dropped && filters[1].dropped, "the second WRITE's first copy and the first fatal NAK were lost");
             assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS, WcStatus.REMOTE_ACCESS_ERROR, WcStatus.WR_FLUSH_ERROR),
@@ -66,9 +66,9 @@ class RcLostNakTest {
             MemorySegment tx = p.random(4096, 43);
             // The READ's request is lost once: the bad WRITE and the good one after it are held and acknowledged
             // selectively; the WRITE's NAK waits for the READ's answer, then is lost.
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, local, 0, 64, remote.address(), rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, tx, 0, 64, remote.address() + 64, rkey ^ 0x5a5a, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 3, tx, 64, 64, remote.address() + 128, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 1, local, 0, 64, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, tx, 0, 64, remote.address() + 64, rkey ^ 0x5a5a, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 3, tx, 64, 64, remote.address() + 128, rkey, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(3, 200 * MS);
             assertTrue(filters[0].dropped && filters[1].dropped, "the READ's first copy and the first fatal NAK were lost");
             assertEquals(List.of(WcStatus.SUCCESS, WcStatus.REMOTE_ACCESS_ERROR, WcStatus.WR_FLUSH_ERROR),

@@ -9,9 +9,9 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -32,8 +32,8 @@ final class RcPair implements AutoCloseable {
         .build();
 
     final SimFabric f;
-    final SrdTransport a;
-    final SrdTransport b;
+    final TransportDevice a;
+    final TransportDevice b;
     final TestQp qa;
     final TestQp qb;
     final int access = QpAttributes.ACCESS_REMOTE_WRITE | QpAttributes.ACCESS_REMOTE_READ | QpAttributes.ACCESS_REMOTE_ATOMIC;
@@ -45,12 +45,12 @@ final class RcPair implements AutoCloseable {
     int minRnrTimer = 1;
     int maxRdAtomic = 4;
 
-    RcPair(LinkConfig link, long seed, SrdConfig config) {
+    RcPair(LinkConfig link, long seed, TransportConfig config) {
         this(link, seed, config, null);
     }
 
     /** With {@code srq} non-null, b's QP takes its receives from an SRQ of b that the function makes. */
-    RcPair(LinkConfig link, long seed, SrdConfig config, Function<SrdTransport, SharedReceiveQueue> srq) {
+    RcPair(LinkConfig link, long seed, TransportConfig config, Function<TransportDevice, SharedReceiveQueue> srq) {
         f = new SimFabric(16, link, seed);
         a = f.addHost(config.copy());
         b = f.addHost(config.copy());
@@ -58,30 +58,30 @@ final class RcPair implements AutoCloseable {
         qb = srq == null ? create(b) : createOn(b, srq.apply(b));
     }
 
-    private static TestQp createOn(SrdTransport t, SharedReceiveQueue srq) {
+    private static TestQp createOn(TransportDevice t, SharedReceiveQueue srq) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
         return new TestQp(t.createQp(QpType.RC, 0, 256, srq, scq, rcq), scq, rcq, null);
     }
 
     RcPair(LinkConfig link, long seed) {
-        this(link, seed, new SrdConfig());
+        this(link, seed, new TransportConfig());
     }
 
     /** Hosts a and b see their ports through {@code wrapA} and {@code wrapB} (a filter of the frames they receive, say). */
     RcPair(LinkConfig link, long seed, UnaryOperator<PacketIo> wrapA,
            UnaryOperator<PacketIo> wrapB) {
         f = new SimFabric(16, link, seed);
-        a = f.addHost(new SrdConfig(), wrapA);
-        b = f.addHost(new SrdConfig(), wrapB);
+        a = f.addHost(new TransportConfig(), wrapA);
+        b = f.addHost(new TransportConfig(), wrapB);
         qa = create(a);
         qb = create(b);
     }
 
-    private static TestQp create(SrdTransport t) {
+    private static TestQp create(TransportDevice t) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
-        SrdQp qp = t.createQp(QpType.RC, 0, 256, 256, scq, rcq);
+        DeviceQp qp = t.createQp(QpType.RC, 0, 256, 256, scq, rcq);
         return new TestQp(qp, scq, rcq, null);
     }
 
@@ -92,7 +92,7 @@ final class RcPair implements AutoCloseable {
         return this;
     }
 
-    private void connect(SrdQp qp, SrdTransport t, int peerHost, int peerQpn, int rqPsn, int sqPsn) {
+    private void connect(DeviceQp qp, TransportDevice t, int peerHost, int peerQpn, int rqPsn, int sqPsn) {
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(access));
         qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(f.ah(t, peerHost)).pathMtu(1024).destQpn(peerQpn).rqPsn(rqPsn)
             .maxDestRdAtomic(maxRdAtomic).minRnrTimer(minRnrTimer));

@@ -9,8 +9,8 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.api.TransportConfig;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -35,20 +35,20 @@ class RcQpAttributesTest {
         return new QpAttributes().state(QpState.RTS).sqPsn(0x65_4321).timeout(14).retryCnt(6).rnrRetry(7).maxRdAtomic(2);
     }
 
-    private static SrdQp rcQp(SrdTransport t) {
+    private static DeviceQp rcQp(TransportDevice t) {
         return t.createQp(QpType.RC, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
     }
 
     /** An RC QP taken to RTS with the attributes above, its path {@code ah}. */
-    private static SrdQp rcQpInRts(SrdTransport t, int ah) {
-        SrdQp qp = rcQp(t);
+    private static DeviceQp rcQpInRts(TransportDevice t, int ah) {
+        DeviceQp qp = rcQp(t);
         qp.modify(init());
         qp.modify(rtr(ah));
         qp.modify(rts());
         return qp;
     }
 
-    private static void refuses(SrdQp qp, QpAttributes attributes, String... named) {
+    private static void refuses(DeviceQp qp, QpAttributes attributes, String... named) {
         QpState before = qp.state();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> qp.modify(attributes));
         for (String name : named) {
@@ -60,9 +60,9 @@ class RcQpAttributesTest {
     @Test
     void shouldTakeAnRcQpToRtsWithTheAttributesEachMoveRequires() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
-            SrdQp qp = rcQp(a);
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            DeviceQp qp = rcQp(a);
             int ah = f.ah(a, 1);
 
             refuses(qp, new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1), "missing accessFlags");
@@ -100,10 +100,10 @@ class RcQpAttributesTest {
     @Test
     void shouldQueryWhatTheQpKeeps() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
             int ah = f.ah(a, 1);
-            SrdQp qp = rcQpInRts(a, ah);
+            DeviceQp qp = rcQpInRts(a, ah);
             qp.modify(new QpAttributes().minRnrTimer(3).accessFlags(0)); // RTS -> RTS: no state set
             QpAttributes q = qp.query(new QpAttributes());
             assertEquals(QpState.RTS, q.state());
@@ -123,9 +123,9 @@ class RcQpAttributesTest {
     @Test
     void shouldRefuseValuesOutOfRangeNamingTheAttribute() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig().mtu(2048));
-            f.addHost(new SrdConfig());
-            SrdQp qp = rcQp(a);
+            TransportDevice a = f.addHost(new TransportConfig().mtu(2048));
+            f.addHost(new TransportConfig());
+            DeviceQp qp = rcQp(a);
             int ah = f.ah(a, 1);
             refuses(qp, init().port(2), "port", "one port");
             refuses(qp, init().pkeyIndex(1), "pkeyIndex");
@@ -150,17 +150,17 @@ class RcQpAttributesTest {
     @Test
     void shouldTakePostsOnRcOnlyInRts() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
             int ah = f.ah(a, 1);
-            SrdQp qp = rcQp(a);
+            DeviceQp qp = rcQp(a);
             qp.modify(init());
             qp.modify(rtr(ah));
             MemorySegment buf = f.arena.allocate(8);
-            assertEquals(SrdTransport.POST_BAD_QP_STATE, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true), "RTR only receives");
+            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true), "RTR only receives");
             assertEquals(0, qp.sendsOutstanding());
             qp.modify(rts());
-            assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true));
             assertEquals(1, qp.sendsOutstanding());
             assertTrue(qp.postReceive(1, buf, 0, 8), "its receive queue takes receives, as any QP's from INIT on");
         }
@@ -169,20 +169,20 @@ class RcQpAttributesTest {
     @Test
     void shouldKeepTheShortModifyForDatagramQpsAndPointRcToAttributes() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
-            Consumer<SrdQp> walk = qp -> {
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            Consumer<DeviceQp> walk = qp -> {
                 qp.modify(QpState.INIT, 0x77);
                 qp.modify(QpState.RTR, 0);
                 qp.modify(QpState.RTS, 0);
             };
             for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
-                SrdQp qp = a.createQp(type, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
+                DeviceQp qp = a.createQp(type, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
                 walk.accept(qp);
                 assertEquals(QpState.RTS, qp.state());
                 assertEquals(0x77, qp.qkey());
             }
-            SrdQp rc = rcQp(a);
+            DeviceQp rc = rcQp(a);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> rc.modify(QpState.INIT, 1));
             assertTrue(e.getMessage().contains("missing"), e.getMessage());
         }

@@ -73,11 +73,11 @@ class RcReceiveFuzzTest {
             MemorySegment tx = p.random(8192, 52);
             int posted = p.post(SendOpcode.SEND, 99, tx, 0, 8192, 0, 0, 0);
             if (p.qa.qp().state() != QpState.RTS) {
-                assertEquals(SrdTransport.POST_OK, posted, "in ERROR a post is taken and flushed");
+                assertEquals(TransportDevice.POST_OK, posted, "in ERROR a post is taken and flushed");
                 assertEquals(WcStatus.WR_FLUSH_ERROR, p.qa.sends().get(0).status());
                 return;
             }
-            assertEquals(SrdTransport.POST_OK, posted);
+            assertEquals(TransportDevice.POST_OK, posted);
             List<TestQp.Wc> wcs = p.sendCompletions(1, 2_000 * RcPair.MS);
             if (wcs.get(0).status() != WcStatus.SUCCESS) {
                 assertEquals(QpState.ERROR, p.qa.qp().state(), "an error completion leaves the QP in ERROR: " + wcs);

@@ -40,7 +40,7 @@ class RcSequenceNakTest {
             int rkey = p.b.regions().register(remote, 0, MemoryRegions.REMOTE_WRITE);
             MemorySegment tx = p.random(WRITES * BYTES, 25);
             for (int i = 0; i < WRITES; i++) {
-                assertEquals(SrdTransport.POST_OK,
+                assertEquals(TransportDevice.POST_OK,
                     p.post(SendOpcode.RDMA_WRITE, i + 1, tx, (long) i * BYTES, BYTES, remote.address() + (long) i * BYTES, rkey, 0));
             }
             List<TestQp.Wc> wcs = p.sendCompletions(WRITES, 200 * MS);

@@ -8,11 +8,11 @@ import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -29,10 +29,10 @@ class SharedReceiveQueueTest {
     static final int SIZE = 64;
 
     /** A QP of {@code type} in RTS on {@code srq}, with CQs of its own. */
-    static TestQp onSrq(SrdTransport t, QpType type, SharedReceiveQueue srq) {
+    static TestQp onSrq(TransportDevice t, QpType type, SharedReceiveQueue srq) {
         CompletionQueue scq = new CompletionQueue(1 << 10);
         CompletionQueue rcq = new CompletionQueue(1 << 10);
-        SrdQp qp = t.createQp(type, 64, srq, scq, rcq);
+        DeviceQp qp = t.createQp(type, 64, srq, scq, rcq);
         qp.modify(QpState.INIT, SimFabric.QKEY);
         qp.modify(QpState.RTR, 0);
         qp.modify(QpState.RTS, 0);
@@ -48,16 +48,16 @@ class SharedReceiveQueueTest {
 
     /** Sends {@code length} bytes from host 0 to {@code to} and runs until the send completes; returns its status. */
     static int sendAndWait(SimFabric f, TestQp from, TestQp to, long wrId, int length) {
-        SrdTransport a = f.host(0);
+        TransportDevice a = f.host(0);
         MemorySegment msg = f.arena.allocate(Math.max(1, length));
         msg.set(ValueLayout.JAVA_LONG, 0, wrId);
-        assertEquals(SrdTransport.POST_OK, a.postSend(from.qp(), f.ah(a, 1), to.qpn(), SimFabric.QKEY, wrId, msg, 0, length,
+        assertEquals(TransportDevice.POST_OK, a.postSend(from.qp(), f.ah(a, 1), to.qpn(), SimFabric.QKEY, wrId, msg, 0, length,
                 false, 0, true));
         assertTrue(f.runUntil(() -> from.sendCq().size() > 0, 10 * MS), "the send completes");
         return from.sends().get(0).status();
     }
 
-    static List<AsyncEventQueue.AsyncEvent> events(SrdTransport t) {
+    static List<AsyncEventQueue.AsyncEvent> events(TransportDevice t) {
         List<AsyncEventQueue.AsyncEvent> out = new ArrayList<>();
         for (AsyncEventQueue.AsyncEvent e; (e = t.events().poll()) != null; ) {
             out.add(e);
@@ -68,8 +68,8 @@ class SharedReceiveQueueTest {
     @Test
     void shouldLetAnSrdAndAUdQpTakeReceivesFromOneSrqInPostingOrder() {
         try (SimFabric f = new SimFabric(2)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp srdSender = f.qp(a, 0, 0);
             TestQp udSender = UdDatagramTest.udQp(f, a, 0, 0);
             SharedReceiveQueue srq = b.createSrq(8, 0);
@@ -100,8 +100,8 @@ class SharedReceiveQueueTest {
     @Test
     void shouldRaiseTheLimitEventOncePerArming() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp sender = f.qp(a, 0, 0);
             SharedReceiveQueue srq = b.createSrq(8, 0);
             TestQp qp = onSrq(b, QpType.SRD, srq);
@@ -134,8 +134,8 @@ class SharedReceiveQueueTest {
     @Test
     void shouldArmTheLimitGivenAtCreationAndRefuseOneAboveMaxWr() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp sender = UdDatagramTest.udQp(f, a, 0, 0);
             assertThrows(IllegalArgumentException.class, () -> b.createSrq(4, 5));
             assertThrows(IllegalArgumentException.class, () -> b.createSrq(0, 0));
@@ -154,8 +154,8 @@ class SharedReceiveQueueTest {
     @Test
     void shouldDeliverToAnEmptySrqOnceAReceiveIsPostedWhenRnrRetryAllows() {
         try (SimFabric f = new SimFabric(2)) {
-            SrdTransport a = f.addHost(new SrdConfig().rnrBackoffNanos(50_000));
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig().rnrBackoffNanos(50_000));
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp noRetry = f.qp(a, 0, 0);
             TestQp retrying = f.qp(a, 0, 0);
             retrying.qp().rnrRetry(3);
@@ -181,8 +181,8 @@ class SharedReceiveQueueTest {
     @Test
     void shouldLeaveTheSrqsReceivesToTheOtherQpWhenOneGoesToErrorOrReset() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp sender = f.qp(a, 0, 0);
             SharedReceiveQueue srq = b.createSrq(4, 0);
             TestQp failing = onSrq(b, QpType.SRD, srq);
@@ -205,7 +205,7 @@ class SharedReceiveQueueTest {
     @Test
     void shouldRefuseToDestroyAnSrqWhileAQpUsesIt() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             SharedReceiveQueue srq = b.createSrq(4, 0);
             TestQp first = onSrq(b, QpType.SRD, srq);
             TestQp second = onSrq(b, QpType.UD, srq);
@@ -220,7 +220,7 @@ class SharedReceiveQueueTest {
             CompletionQueue cq = new CompletionQueue(4);
             assertThrows(IllegalStateException.class, () -> b.createQp(QpType.SRD, 4, srq, cq, cq), "no QP on a destroyed SRQ");
             assertThrows(IllegalStateException.class, () -> srq.postReceive(1, f.arena.allocate(SIZE), 0, SIZE));
-            SharedReceiveQueue otherDevices = f.addHost(new SrdConfig()).createSrq(4, 0);
+            SharedReceiveQueue otherDevices = f.addHost(new TransportConfig()).createSrq(4, 0);
             assertThrows(IllegalArgumentException.class, () -> b.createQp(QpType.SRD, 4, otherDevices, cq, cq));
             assertEquals(0, otherDevices.qpsUsing());
         }
@@ -229,7 +229,7 @@ class SharedReceiveQueueTest {
     @Test
     void shouldRefuseAReceivePostedStraightToAQpOnAnSrq() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             SharedReceiveQueue srq = b.createSrq(4, 0);
             TestQp qp = onSrq(b, QpType.SRD, srq);
             assertEquals(srq, qp.qp().srq());
@@ -246,8 +246,8 @@ class SharedReceiveQueueTest {
     @Test
     void shouldAnswerRemoteOperationErrorForAMessageLongerThanTheSrqsReceiveTakingNothing() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp sender = f.qp(a, 0, 0);
             SharedReceiveQueue srq = b.createSrq(4, 2);
             TestQp qp = onSrq(b, QpType.SRD, srq);

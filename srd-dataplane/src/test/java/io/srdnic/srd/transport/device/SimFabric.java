@@ -7,8 +7,8 @@ import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.pmd.sim.UdpSourcePortSelector;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.api.SrdConfig;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.api.TransportConfig;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.srd.FlowKey;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
@@ -30,7 +30,7 @@ final class SimFabric implements AutoCloseable {
 
     final SimNetwork network;
     final Arena arena = Arena.ofConfined();
-    final List<SrdTransport> hosts = new ArrayList<>();
+    final List<TransportDevice> hosts = new ArrayList<>();
     final List<SimPort> ports = new ArrayList<>();
     /** Each host's IPv4 address: its own 10.0.0.n, or another host's when it shares that one. */
     final List<Integer> ips = new ArrayList<>();
@@ -60,7 +60,7 @@ final class SimFabric implements AutoCloseable {
         return 0x0A00_0001 + host;
     }
 
-    SrdTransport addHost(SrdConfig config) {
+    TransportDevice addHost(TransportConfig config) {
         return addHostAt(ports.size(), config);
     }
 
@@ -68,41 +68,41 @@ final class SimFabric implements AutoCloseable {
      * A host with its own MAC but the IPv4 address of host {@code ipOf} (itself, or one added
      * before): two devices behind one address, told apart by their UDP ports.
      */
-    SrdTransport addHostAt(int ipOf, SrdConfig config) {
+    TransportDevice addHostAt(int ipOf, TransportConfig config) {
         return addHostAt(ipOf, config, io -> io);
     }
 
     /** A host whose transport sees its port through {@code wrap} (a recorder of the frames it sends, say). */
-    SrdTransport addHost(SrdConfig config, UnaryOperator<PacketIo> wrap) {
+    TransportDevice addHost(TransportConfig config, UnaryOperator<PacketIo> wrap) {
         return addHostAt(ports.size(), config, wrap);
     }
 
-    private SrdTransport addHostAt(int ipOf, SrdConfig config, UnaryOperator<PacketIo> wrap) {
+    private TransportDevice addHostAt(int ipOf, TransportConfig config, UnaryOperator<PacketIo> wrap) {
         int index = ports.size();
         SimPort port = network.addHost(mac(index));
         ports.add(port);
         ips.add(ip(ipOf));
-        SrdTransport t = new SrdTransport(wrap.apply(port), config.copy().localIp(ip(ipOf)), 0x100 + index, index);
+        TransportDevice t = new TransportDevice(wrap.apply(port), config.copy().localIp(ip(ipOf)), 0x100 + index, index);
         hosts.add(t);
         return t;
     }
 
     /** Replaces host {@code index}'s transport by a new incarnation (a restart: new epoch, empty state). */
-    SrdTransport restart(int index, SrdConfig config, int epoch) {
-        SrdTransport t = new SrdTransport(ports.get(index), config.copy().localIp(ips.get(index)), epoch, 99);
+    TransportDevice restart(int index, TransportConfig config, int epoch) {
+        TransportDevice t = new TransportDevice(ports.get(index), config.copy().localIp(ips.get(index)), epoch, 99);
         hosts.set(index, t);
         return t;
     }
 
-    SrdTransport host(int i) {
+    TransportDevice host(int i) {
         return hosts.get(i);
     }
 
     /** A QP in RTS with {@code receives} posted receives of {@code size} bytes each. */
-    TestQp qp(SrdTransport t, int receives, int size) {
+    TestQp qp(TransportDevice t, int receives, int size) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
-        SrdQp qp = t.createQp(1024, Math.max(1, receives), scq, rcq);
+        DeviceQp qp = t.createQp(1024, Math.max(1, receives), scq, rcq);
         qp.modify(QpState.INIT, QKEY);
         MemorySegment buffer = arena.allocate(Math.max(1, (long) receives * size));
         for (int i = 0; i < receives; i++) {
@@ -114,7 +114,7 @@ final class SimFabric implements AutoCloseable {
     }
 
     /** An address handle on {@code from} for host {@code toHost}: its MAC, IPv4 address and UDP port. */
-    int ah(SrdTransport from, int toHost) {
+    int ah(TransportDevice from, int toHost) {
         return from.createAddressHandle(mac(toHost), ips.get(toHost), hosts.get(toHost).config().udpPort());
     }
 
@@ -137,15 +137,15 @@ final class SimFabric implements AutoCloseable {
      * Runs only {@code running} (the other hosts stall, as an application in INVOKER mode that stops
      * polling: frames wait in their RX rings) until {@code done} or {@code maxNanos} pass.
      */
-    boolean runOnlyUntil(SrdTransport running, BooleanSupplier done, long maxNanos) {
+    boolean runOnlyUntil(TransportDevice running, BooleanSupplier done, long maxNanos) {
         return runUntil(List.of(running), done, maxNanos);
     }
 
-    void runOnly(SrdTransport running, long nanos) {
+    void runOnly(TransportDevice running, long nanos) {
         runOnlyUntil(running, () -> false, nanos);
     }
 
-    private boolean runUntil(List<SrdTransport> running, BooleanSupplier done, long maxNanos) {
+    private boolean runUntil(List<TransportDevice> running, BooleanSupplier done, long maxNanos) {
         long deadline = network.clock().now() + maxNanos;
         while (!done.getAsBoolean()) {
             long now = network.clock().now();
@@ -153,12 +153,12 @@ final class SimFabric implements AutoCloseable {
                 return false;
             }
             int work = 0;
-            for (SrdTransport t : running) {
+            for (TransportDevice t : running) {
                 work += t.doWork(now);
             }
             if (work == 0) {
                 long next = network.nextEventTime();
-                for (SrdTransport t : running) {
+                for (TransportDevice t : running) {
                     next = Math.min(next, t.nextDeadline());
                 }
                 network.clock().advanceTo(Math.min(deadline, Math.max(now + 1, next == Long.MAX_VALUE ? deadline : next)));
@@ -173,7 +173,7 @@ final class SimFabric implements AutoCloseable {
 
     @Override
     public void close() {
-        for (SrdTransport t : hosts) {
+        for (TransportDevice t : hosts) {
             t.close();
         }
         network.close();

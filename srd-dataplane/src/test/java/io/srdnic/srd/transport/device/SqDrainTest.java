@@ -12,9 +12,9 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,15 +34,15 @@ class SqDrainTest {
     }
 
     /** Posts {@code count} signaled 64-byte sends, wr ids 0.., from {@code from} to {@code to} (host 1). */
-    private static void postSends(SimFabric f, SrdTransport a, TestQp from, TestQp to, int count) {
+    private static void postSends(SimFabric f, TransportDevice a, TestQp from, TestQp to, int count) {
         MemorySegment msg = f.arena.allocate(64);
         int ah = f.ah(a, 1);
         for (int i = 0; i < count; i++) {
-            assertEquals(SrdTransport.POST_OK, a.postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, true));
         }
     }
 
-    private static List<AsyncEventQueue.AsyncEvent> events(SrdTransport t) {
+    private static List<AsyncEventQueue.AsyncEvent> events(TransportDevice t) {
         List<AsyncEventQueue.AsyncEvent> out = new ArrayList<>();
         AsyncEventQueue.AsyncEvent e;
         while ((e = t.events().poll()) != null) {
@@ -55,8 +55,8 @@ class SqDrainTest {
     void shouldRunPostedSendsToCompletionUnderLossThenRaiseSqDrainedOnce() {
         LinkConfig lossy = LinkConfig.builder().lossProbability(0.1).build();
         try (SimFabric f = new SimFabric(4, lossy, 42)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, SENDS, 64);
             postSends(f, a, qa, qb, SENDS);
@@ -68,7 +68,8 @@ class SqDrainTest {
             qa.qp().modify(drain(true));
             assertEquals(QpState.SQD, qa.qp().state());
             assertTrue(qa.qp().query(new QpAttributes()).sqDraining());
-            assertEquals(SrdTransport.POST_BAD_QP_STATE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 999, msg, 0, 64, false, 0, true),
+            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 999, msg, 0, 64, false,
+                    0, true),
                 "no new sends in SQD");
             IllegalStateException early = assertThrows(IllegalStateException.class, () -> qa.qp().modify(QpState.RTS, 0));
             assertTrue(early.getMessage().contains("still draining"), early.getMessage());
@@ -96,7 +97,7 @@ class SqDrainTest {
             assertFalse(qa.qp().query(new QpAttributes()).sqDraining());
 
             qa.qp().modify(QpState.RTS, 0);
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1000, msg, 0, 64, false, 0, true),
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1000, msg, 0, 64, false, 0, true),
                 "SQD -> RTS resumes");
         }
     }
@@ -104,10 +105,10 @@ class SqDrainTest {
     @Test
     void shouldRaiseSqDrainedAtOnceWhenNothingIsOutstanding() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
             for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
-                SrdQp qp = a.createQp(type, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
+                DeviceQp qp = a.createQp(type, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
                 qp.modify(QpState.INIT, 1);
                 qp.modify(QpState.RTR, 0);
                 qp.modify(QpState.RTS, 0);
@@ -122,8 +123,8 @@ class SqDrainTest {
     @Test
     void shouldRaiseNothingUnlessTheMoveAskedForIt() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 64);
             postSends(f, a, qa, qb, 1);
@@ -140,8 +141,8 @@ class SqDrainTest {
     @Test
     void shouldFlushWithoutSqDrainedWhenADrainingQpGoesToError() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 64);
             f.network.blackhole(0, true);

@@ -42,7 +42,7 @@ class SrcDeliveryTest {
             for (int i = 0; i < perJob; i++) {
                 for (int j = JOBS - 1; j >= 0; j--) { // interleaved: consecutive messages go to different SRQs
                     int op = n % 2 == 0 ? SendOpcode.SEND : SendOpcode.SEND_WITH_IMM;
-                    assertEquals(SrdTransport.POST_OK, p.post(SrcPair.SRQN + j, op, n, tx, (long) n * SIZE, SIZE - n, 0, 0, 0xC000 + n));
+                    assertEquals(TransportDevice.POST_OK, p.post(SrcPair.SRQN + j, op, n, tx, (long) n * SIZE, SIZE - n, 0, 0, 0xC000 + n));
                     n++;
                 }
             }
@@ -80,7 +80,7 @@ class SrcDeliveryTest {
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 42, 2).connect()) {
             p.receives(0, 1, 64);
             MemorySegment tx = p.random(1, 64, 42);
-            assertEquals(SrdTransport.POST_OK, p.post(SrcPair.SRQN + 1, SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SrcPair.SRQN + 1, SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
             p.f.runFor(5 * MS);
             assertTrue(p.b.counters().dropsSent[DropReason.RNR] > 0, "SRQ 1 had no receive: RNR NAK");
             assertEquals(List.of(), p.srqCompletions(0), "SRQ 0's receive is not another SRQ's");
@@ -103,9 +103,9 @@ class SrcDeliveryTest {
             MemorySegment into = p.f.arena.allocate(40_000, 64);
             MemorySegment word = p.f.arena.allocate(8, 8);
             int srq0 = SrcPair.SRQN;
-            assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 1, tx, 0, 40_000, remote.address(), rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_READ, 2, into, 0, 40_000, remote.address(), rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.a.postSrcAtomic(p.qa.qp(), srq0, 3, SendOpcode.ATOMIC_FETCH_ADD, word, 0,
+            assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 1, tx, 0, 40_000, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_READ, 2, into, 0, 40_000, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.a.postSrcAtomic(p.qa.qp(), srq0, 3, SendOpcode.ATOMIC_FETCH_ADD, word, 0,
                 remote.address() + 48_000, rkey, 5, 0, true));
             List<TestQp.Wc> ok = p.sendCompletions(3, 20_000 * MS);
             assertTrue(ok.stream().allMatch(w -> w.status() == WcStatus.SUCCESS), ok.toString());
@@ -115,7 +115,8 @@ class SrcDeliveryTest {
             assertEquals(5, remote.get(ValueLayout.JAVA_LONG_UNALIGNED, 48_000));
             // A WRITE with immediate consumes a receive of the SRQ it names, and completes on that SRQ's CQ.
             p.receives(0, 1, 16);
-            assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE_WITH_IMM, 6, tx, 0, 3000, remote.address() + 52_000, rkey,
+            assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE_WITH_IMM, 6, tx, 0, 3000,
+                    remote.address() + 52_000, rkey,
                 0xFEED));
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 20_000 * MS).get(0).status());
             p.f.runFor(MS);
@@ -126,8 +127,8 @@ class SrcDeliveryTest {
             assertEquals(3000, imm.get(0).byteLength());
             assertEquals(List.of(), p.srqCompletions(1));
             // The same rkey through SRQ 1 (PD 2): another job's protection domain, refused, nothing written.
-            assertEquals(SrdTransport.POST_OK, p.post(srq0 + 1, SendOpcode.RDMA_WRITE, 4, tx, 0, 8, remote.address() + 50_000, rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 5, tx, 0, 8, remote.address() + 50_000, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(srq0 + 1, SendOpcode.RDMA_WRITE, 4, tx, 0, 8, remote.address() + 50_000, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 5, tx, 0, 8, remote.address() + 50_000, rkey, 0));
             List<TestQp.Wc> refused = p.sendCompletions(2, 20_000 * MS);
             assertEquals(WcStatus.REMOTE_ACCESS_ERROR, refused.get(0).status());
             assertEquals(WcStatus.WR_FLUSH_ERROR, refused.get(1).status());

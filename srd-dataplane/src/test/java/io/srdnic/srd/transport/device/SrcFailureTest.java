@@ -13,8 +13,8 @@ import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.SrcDomain;
-import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.SrdHeader;
 import java.lang.foreign.MemorySegment;
@@ -30,8 +30,8 @@ class SrcFailureTest {
 
     private static void failsBothEndsWith(SrcPair p, int srqn, int requesterStatus, int nakReason) {
         MemorySegment tx = p.random(1, 4096, 5);
-        assertEquals(SrdTransport.POST_OK, p.post(srqn, SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
-        assertEquals(SrdTransport.POST_OK, p.post(SrcPair.SRQN, SendOpcode.SEND, 2, tx, 0, 10, 0, 0, 0));
+        assertEquals(TransportDevice.POST_OK, p.post(srqn, SendOpcode.SEND, 1, tx, 0, 3000, 0, 0, 0));
+        assertEquals(TransportDevice.POST_OK, p.post(SrcPair.SRQN, SendOpcode.SEND, 2, tx, 0, 10, 0, 0, 0));
         List<TestQp.Wc> wcs = p.sendCompletions(2, 2_000 * MS);
         assertEquals(requesterStatus, wcs.get(0).status());
         assertEquals(WcStatus.WR_FLUSH_ERROR, wcs.get(1).status(), "the rest flushed");
@@ -70,7 +70,7 @@ class SrcFailureTest {
             p.receives(0, 4, 4096);
             MemorySegment tx = p.random(1, 64, 53);
             p.receives(1, 1, 64);
-            assertEquals(SrdTransport.POST_OK, p.post(SrcPair.SRQN + 1, SendOpcode.SEND, 0, tx, 0, 64, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SrcPair.SRQN + 1, SendOpcode.SEND, 0, tx, 0, 64, 0, 0, 0));
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 100 * MS).get(0).status());
             p.srqs[1].destroy();
             failsBothEndsWith(p, SrcPair.SRQN + 1, WcStatus.REMOTE_INVALID_REQUEST_ERROR, DropReason.REMOTE_INVALID_REQUEST);
@@ -95,8 +95,8 @@ class SrcFailureTest {
             // b's first QP has sends of its own queued when it fails: a READ of a's memory it cannot finish.
             MemorySegment remote = p.f.arena.allocate(4096, 64);
             int rkey = p.a.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
-            SrdQp failing = p.qb.qp();
-            assertEquals(SrdTransport.POST_OK, p.b.postSrc(failing, 0x7777, 70, SendOpcode.RDMA_READ, p.f.arena.allocate(4096), 0,
+            DeviceQp failing = p.qb.qp();
+            assertEquals(TransportDevice.POST_OK, p.b.postSrc(failing, 0x7777, 70, SendOpcode.RDMA_READ, p.f.arena.allocate(4096), 0,
                 4096, 0, remote.address(), rkey, true));
             failing.modify(new QpAttributes().state(QpState.ERROR));
             List<TestQp.Wc> own = p.qb.sends();
@@ -105,7 +105,7 @@ class SrcFailureTest {
             assertEquals(WcStatus.WR_FLUSH_ERROR, own.get(0).status(), "its own send WR flushed");
             assertEquals(4, p.srqs[0].receivesPosted(), "the SRQ's receives are not its to flush");
             assertEquals(List.of(), p.srqCompletions(0));
-            assertEquals(SrdTransport.POST_OK, p.a.postSrc(qa2.qp(), SrcPair.SRQN, 1, SendOpcode.SEND, tx, 0, 100, 0, 0, 0, true));
+            assertEquals(TransportDevice.POST_OK, p.a.postSrc(qa2.qp(), SrcPair.SRQN, 1, SendOpcode.SEND, tx, 0, 100, 0, 0, 0, true));
             assertTrue(p.f.runUntil(() -> qa2.sendCq().size() > 0, 100 * MS));
             assertEquals(WcStatus.SUCCESS, qa2.sends().get(0).status());
             p.f.runFor(MS);
@@ -144,11 +144,11 @@ class SrcFailureTest {
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 55, 1)) {
             p.receives(0, 4, 4096);
             CompletionQueue cq = new CompletionQueue(64);
-            SrdQp rc = p.a.createQp(QpType.RC, 0, 16, 16, cq, cq);
+            DeviceQp rc = p.a.createQp(QpType.RC, 0, 16, 16, cq, cq);
             SrcPair.connect(p.f, rc, p.a, 1, p.qb.qpn(), 1000, 5000, p.access, 7, 7);
             SrcPair.connect(p.f, p.qb.qp(), p.b, 0, rc.qpn(), 5000, 1000, p.access, 7, 7);
             MemorySegment tx = p.random(1, 64, 55);
-            assertEquals(SrdTransport.POST_OK, p.a.postSend(rc, 0, 0, 0, 1, SendOpcode.SEND, tx, 0, 64, 0, 0, 0, true));
+            assertEquals(TransportDevice.POST_OK, p.a.postSend(rc, 0, 0, 0, 1, SendOpcode.SEND, tx, 0, 64, 0, 0, 0, true));
             assertTrue(p.f.runUntil(() -> cq.size() > 0, 100 * MS));
             assertEquals(WcStatus.REMOTE_INVALID_REQUEST_ERROR, new TestQp(rc, cq, cq, null).sends().get(0).status());
             assertEquals(4, p.srqs[0].receivesPosted());
@@ -156,12 +156,12 @@ class SrcFailureTest {
         // And the other way round: an SRC requester connected to an RC QP.
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 56, 1)) {
             CompletionQueue cq = new CompletionQueue(64);
-            SrdQp rc = p.b.createQp(QpType.RC, 0, 16, 16, cq, cq);
+            DeviceQp rc = p.b.createQp(QpType.RC, 0, 16, 16, cq, cq);
             SrcPair.connect(p.f, p.qa.qp(), p.a, 1, rc.qpn(), 1000, 5000, p.access, 7, 7);
             SrcPair.connect(p.f, rc, p.b, 0, p.qa.qpn(), 5000, 1000, p.access, 7, 7);
             rc.postReceive(1, p.f.arena.allocate(64), 0, 64);
             MemorySegment tx = p.random(1, 64, 56);
-            assertEquals(SrdTransport.POST_OK, p.post(SrcPair.SRQN, SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SrcPair.SRQN, SendOpcode.SEND, 1, tx, 0, 64, 0, 0, 0));
             assertEquals(WcStatus.REMOTE_INVALID_REQUEST_ERROR, p.sendCompletions(1, 100 * MS).get(0).status());
             assertEquals(0, p.b.counters().delivered, "the RC QP delivered nothing");
             assertEquals(QpState.ERROR, rc.state());

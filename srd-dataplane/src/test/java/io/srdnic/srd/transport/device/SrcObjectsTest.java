@@ -13,11 +13,11 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.qp.QpTransitions;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.SrcDomain;
-import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -30,15 +30,15 @@ class SrcObjectsTest {
 
     private static SimFabric fabric() {
         SimFabric f = new SimFabric(4);
-        f.addHost(new SrdConfig());
-        f.addHost(new SrdConfig());
+        f.addHost(new TransportConfig());
+        f.addHost(new TransportConfig());
         return f;
     }
 
     @Test
     void shouldCreateSrcDomainsWithDistinctNumbersAndDestroyAnUnusedOne() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SrcDomain d1 = t.createSrcDomain();
             SrcDomain d2 = t.createSrcDomain();
             assertNotEquals(d1.number(), d2.number());
@@ -54,7 +54,7 @@ class SrcObjectsTest {
     @Test
     void shouldTakeAllThreeSrcAttributesOnAnSrqOrNone() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SrcDomain d = t.createSrcDomain();
             CompletionQueue cq = new CompletionQueue(16);
             SharedReceiveQueue plain = t.createSrq(new SrqAttributes().maxWr(8));
@@ -87,7 +87,7 @@ class SrcObjectsTest {
     @Test
     void shouldRefuseAnSrcSrqNumberInUseOrOutOfRange() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SrcDomain d = t.createSrcDomain();
             CompletionQueue cq = new CompletionQueue(16);
             t.createSrq(new SrqAttributes().maxWr(8).srcDomain(d).srcSrqNumber(5).srcCq(cq));
@@ -105,7 +105,7 @@ class SrcObjectsTest {
     @Test
     void shouldRequireAnSrcDomainOnAnSrcQpAndRefuseAnSrq() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             CompletionQueue cq = new CompletionQueue(16);
             SrcDomain d = t.createSrcDomain();
             IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> t.createQp(QpType.SRC, 0, 16, 16, cq, cq));
@@ -130,9 +130,9 @@ class SrcObjectsTest {
     @Test
     void shouldGiveAnSrcQpTheAttributesAndStateMachineOfAnRcQp() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SrcDomain d = t.createSrcDomain();
-            SrdQp qp = t.createQp(QpType.SRC, 0, 16, d, new CompletionQueue(16));
+            DeviceQp qp = t.createQp(QpType.SRC, 0, 16, d, new CompletionQueue(16));
             assertEquals(QpType.SRC, qp.type());
             assertSame(d, qp.srcDomain());
             assertEquals(QpTransitions.attributesOf(QpType.RC), QpTransitions.attributesOf(QpType.SRC));
@@ -157,11 +157,11 @@ class SrcObjectsTest {
     @Test
     void shouldRefuseToDestroyAnSrcDomainStillInUseBySrqsOrQps() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SrcDomain d = t.createSrcDomain();
             CompletionQueue cq = new CompletionQueue(16);
             SharedReceiveQueue srq = t.createSrq(new SrqAttributes().maxWr(8).srcDomain(d).srcSrqNumber(11).srcCq(cq));
-            SrdQp qp = t.createQp(QpType.SRC, 0, 16, d, cq);
+            DeviceQp qp = t.createQp(QpType.SRC, 0, 16, d, cq);
             assertEquals(2, d.users());
             IllegalStateException e = assertThrows(IllegalStateException.class, d::destroy);
             assertTrue(e.getMessage().contains("1 SRQ") && e.getMessage().contains("1 QP"), e.getMessage());
@@ -179,12 +179,12 @@ class SrcObjectsTest {
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 3, 1).connect()) {
             MemorySegment buf = p.f.arena.allocate(64);
             int send = SendOpcode.SEND;
-            assertEquals(SrdTransport.POST_INVALID, p.a.postSend(p.qa.qp(), 0, 0, 0, 1, send, buf, 0, 8, 0, 0, 0, true),
+            assertEquals(TransportDevice.POST_INVALID, p.a.postSend(p.qa.qp(), 0, 0, 0, 1, send, buf, 0, 8, 0, 0, 0, true),
                 "a plain post carries no SRQ number");
-            assertEquals(SrdTransport.POST_INVALID, p.post(0, send, 1, buf, 0, 8, 0, 0, 0), "0 names no SRQ");
-            assertEquals(SrdTransport.POST_INVALID, p.post(1 << 24, send, 1, buf, 0, 8, 0, 0, 0), "SRQ numbers have 24 bits");
-            SrdQp rc = p.a.createQp(QpType.RC, 0, 16, 16, new CompletionQueue(16), new CompletionQueue(16));
-            assertEquals(SrdTransport.POST_INVALID, p.a.postSrc(rc, SrcPair.SRQN, 1, send, buf, 0, 8, 0, 0, 0, true));
+            assertEquals(TransportDevice.POST_INVALID, p.post(0, send, 1, buf, 0, 8, 0, 0, 0), "0 names no SRQ");
+            assertEquals(TransportDevice.POST_INVALID, p.post(1 << 24, send, 1, buf, 0, 8, 0, 0, 0), "SRQ numbers have 24 bits");
+            DeviceQp rc = p.a.createQp(QpType.RC, 0, 16, 16, new CompletionQueue(16), new CompletionQueue(16));
+            assertEquals(TransportDevice.POST_INVALID, p.a.postSrc(rc, SrcPair.SRQN, 1, send, buf, 0, 8, 0, 0, 0, true));
             assertEquals(0, p.qa.qp().sendsOutstanding());
         }
     }

@@ -8,10 +8,10 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.SrcDomain;
-import io.srdnic.srd.transport.rc.SrdQp;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -26,8 +26,8 @@ final class SrcPair implements AutoCloseable {
     static final int SRQN = 0x500;
 
     final SimFabric f;
-    final SrdTransport a;
-    final SrdTransport b;
+    final TransportDevice a;
+    final TransportDevice b;
     final SrcDomain da;
     final SrcDomain db;
     final TestQp qa;
@@ -45,8 +45,8 @@ final class SrcPair implements AutoCloseable {
     /** With each host's port seen through a wrapper (to record what it sends). */
     SrcPair(LinkConfig link, long seed, int jobs, UnaryOperator<PacketIo> wrapA, UnaryOperator<PacketIo> wrapB) {
         f = new SimFabric(16, link, seed);
-        a = f.addHost(new SrdConfig(), wrapA);
-        b = f.addHost(new SrdConfig(), wrapB);
+        a = f.addHost(new TransportConfig(), wrapA);
+        b = f.addHost(new TransportConfig(), wrapB);
         da = a.createSrcDomain();
         db = b.createSrcDomain();
         qa = srcQp(a, da);
@@ -59,7 +59,7 @@ final class SrcPair implements AutoCloseable {
         }
     }
 
-    static TestQp srcQp(SrdTransport t, SrcDomain domain) {
+    static TestQp srcQp(TransportDevice t, SrcDomain domain) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         return new TestQp(t.createQp(QpType.SRC, 0, 256, domain, scq), scq, null, null);
     }
@@ -71,7 +71,8 @@ final class SrcPair implements AutoCloseable {
         return this;
     }
 
-    static void connect(SimFabric f, SrdQp qp, SrdTransport t, int peerHost, int peerQpn, int rqPsn, int sqPsn, int access, int rnrRetry,
+    static void connect(SimFabric f, DeviceQp qp, TransportDevice t, int peerHost, int peerQpn, int rqPsn, int sqPsn, int access,
+            int rnrRetry,
                         int retryCnt) {
         qp.modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(access));
         qp.modify(new QpAttributes().state(QpState.RTR).addressHandle(f.ah(t, peerHost)).pathMtu(1024).destQpn(peerQpn).rqPsn(rqPsn)

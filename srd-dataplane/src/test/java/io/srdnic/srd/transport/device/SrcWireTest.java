@@ -62,9 +62,9 @@ class SrcWireTest {
             MemorySegment back = p.f.arena.allocate(10_000, 64);
             int srq0 = SrcPair.SRQN;
             int srq1 = SrcPair.SRQN + 1;
-            assertEquals(SrdTransport.POST_OK, p.post(srq1, SendOpcode.SEND, 1, tx, 0, 10_000, 0, 0, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 2, tx, 0, 10_000, remote.address(), rkey, 0));
-            assertEquals(SrdTransport.POST_OK, p.post(srq0, SendOpcode.RDMA_READ, 3, back, 0, 10_000, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(srq1, SendOpcode.SEND, 1, tx, 0, 10_000, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 2, tx, 0, 10_000, remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_READ, 3, back, 0, 10_000, remote.address(), rkey, 0));
             List<TestQp.Wc> wcs = p.sendCompletions(3, 100 * MS);
             assertTrue(wcs.stream().allMatch(w -> w.status() == WcStatus.SUCCESS), wcs.toString());
             int sends = 0;

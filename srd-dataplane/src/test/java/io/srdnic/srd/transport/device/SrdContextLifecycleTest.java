@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.srd.FlowKey;
 import java.lang.foreign.MemorySegment;
@@ -27,10 +27,10 @@ class SrdContextLifecycleTest {
         int hosts = 4;
         int qpsPerHost = 5;
         try (SimFabric f = new SimFabric(4)) {
-            List<SrdTransport> ts = new ArrayList<>();
+            List<TransportDevice> ts = new ArrayList<>();
             List<List<TestQp>> qps = new ArrayList<>();
             for (int h = 0; h < hosts; h++) {
-                SrdTransport t = f.addHost(new SrdConfig());
+                TransportDevice t = f.addHost(new TransportConfig());
                 ts.add(t);
                 List<TestQp> mine = new ArrayList<>();
                 for (int q = 0; q < qpsPerHost; q++) {
@@ -48,7 +48,7 @@ class SrdContextLifecycleTest {
                     int ah = f.ah(ts.get(h), peer);
                     for (TestQp from : qps.get(h)) {
                         for (TestQp to : qps.get(peer)) {
-                            assertEquals(SrdTransport.POST_OK, ts.get(h)
+                            assertEquals(TransportDevice.POST_OK, ts.get(h)
                                     .postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, posted++, msg, 0, 8, false, 0, true));
                         }
                     }
@@ -61,7 +61,7 @@ class SrdContextLifecycleTest {
                     assertTrue(q.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
                 }
             }
-            for (SrdTransport t : ts) {
+            for (TransportDevice t : ts) {
                 assertEquals(hosts - 1, t.counters().contextsCreated,
                     "full connectivity of " + hosts + " x " + qpsPerHost + " QPs needs one context per remote device, not per QP pair");
             }
@@ -72,9 +72,10 @@ class SrdContextLifecycleTest {
     void shouldReclaimIdleContexts() {
         try (SimFabric f = new SimFabric(1)) {
             // Reclaimed after 20 ms idle: past 4 transmissions up to 2 ms apart and 1 ms in the simulated network.
-            SrdConfig config = new SrdConfig().idleContextNanos(20 * MS).retryBudget(4).rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
-            SrdTransport a = f.addHost(config);
-            SrdTransport b = f.addHost(config);
+            TransportConfig config = new TransportConfig().idleContextNanos(20 * MS).retryBudget(4).rtoMaxNanos(2 * MS)
+                    .maxPacketLifetimeNanos(MS);
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(config);
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -97,13 +98,14 @@ class SrdContextLifecycleTest {
     @Test
     void shouldKeepTheLiveSetExactWhenContextsAreReclaimedOutOfOrder() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().idleContextNanos(20 * MS).retryBudget(4).rtoMaxNanos(2 * MS).maxPacketLifetimeNanos(MS);
-            SrdTransport b = f.addHost(config);
+            TransportConfig config = new TransportConfig().idleContextNanos(20 * MS).retryBudget(4).rtoMaxNanos(2 * MS)
+                    .maxPacketLifetimeNanos(MS);
+            TransportDevice b = f.addHost(config);
             TestQp qb = f.qp(b, 64, 8);
-            List<SrdTransport> peers = new ArrayList<>();
+            List<TransportDevice> peers = new ArrayList<>();
             List<TestQp> qps = new ArrayList<>();
             for (int i = 1; i <= 5; i++) {
-                SrdTransport p = f.addHost(config);
+                TransportDevice p = f.addHost(config);
                 peers.add(p);
                 qps.add(f.qp(p, 0, 0));
             }
@@ -144,10 +146,11 @@ class SrdContextLifecycleTest {
     @Test
     void shouldKeepBothDirectionsWorkingAfterAPeerReincarnatesItsContext() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdConfig config = new SrdConfig().window(64).retryBudget(2).rtoMinNanos(100_000).rtoInitialNanos(200_000).rtoMaxNanos(MS)
+            TransportConfig config = new TransportConfig().window(64).retryBudget(2).rtoMinNanos(100_000).rtoInitialNanos(200_000)
+                    .rtoMaxNanos(MS)
                 .maxPacketLifetimeNanos(MS);
-            SrdTransport a = f.addHost(config);
-            SrdTransport b = f.addHost(config);
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(config);
             TestQp qa = f.qp(a, 64, 8);
             TestQp qb = f.qp(b, 64, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -181,8 +184,8 @@ class SrdContextLifecycleTest {
     @Test
     void shouldResetCleanlyWhenThePeerRestartsWithANewEpoch() {
         try (SimFabric f = new SimFabric(2)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 64, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -193,7 +196,7 @@ class SrdContextLifecycleTest {
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 20, 5 * MS));
             qa.sends();
             // A restarts: a new incarnation with a new epoch and fresh PSNs talks to the same B.
-            SrdTransport a2 = f.restart(0, new SrdConfig(), 0x7777);
+            TransportDevice a2 = f.restart(0, new TransportConfig(), 0x7777);
             TestQp qa2 = f.qp(a2, 0, 0);
             int ah2 = f.ah(a2, 1);
             for (int i = 0; i < 20; i++) {
@@ -209,10 +212,10 @@ class SrdContextLifecycleTest {
 
     @Test
     void shouldRaiseRemoteUnresponsiveOncePerEpisodeAndKeepProbing() {
-        SrdConfig config = new SrdConfig().paths(4).transportTimeoutNanos(5 * MS).retryBudget(6).rtoMaxNanos(2 * MS);
+        TransportConfig config = new TransportConfig().paths(4).transportTimeoutNanos(5 * MS).retryBudget(6).rtoMaxNanos(2 * MS);
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(config);
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 64, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -242,8 +245,8 @@ class SrdContextLifecycleTest {
     @Test
     void shouldFlushOutstandingRequestsWhenTheirAddressHandleIsDestroyed() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 64, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -259,7 +262,7 @@ class SrdContextLifecycleTest {
             List<TestQp.Wc> flushed = qa.sends();
             assertEquals(3, flushed.size());
             assertTrue(flushed.stream().allMatch(wc -> wc.status() == WcStatus.WR_FLUSH_ERROR));
-            assertEquals(SrdTransport.POST_BAD_ADDRESS_HANDLE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 5, msg, 0, 8,
+            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 5, msg, 0, 8,
                     false, 0, true));
             f.network.blackhole(0, false);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
@@ -270,8 +273,8 @@ class SrdContextLifecycleTest {
     @Test
     void shouldAbortADestroyedQpsSendsWithoutAffectingAnotherQpOnTheSameContext() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig().ccInitialWindow(1));
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig().ccInitialWindow(1));
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp doomed = f.qp(a, 0, 0);
             TestQp survivor = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 256, 8);
@@ -299,8 +302,8 @@ class SrdContextLifecycleTest {
     @Test
     void shouldNotCallAPeerUnresponsiveAfterAnIdlePeriod() {
         try (SimFabric f = new SimFabric(2)) {
-            SrdTransport a = f.addHost(new SrdConfig().transportTimeoutNanos(5 * MS).idleContextNanos(1000 * MS));
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig().transportTimeoutNanos(5 * MS).idleContextNanos(1000 * MS));
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 8, 8);
             MemorySegment msg = f.arena.allocate(8);

@@ -9,9 +9,9 @@ import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.srd.SrdContext;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
@@ -32,9 +32,9 @@ class SrdQpRulesTest {
     @Test
     void shouldFollowTheUdStateMachine() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
-            SrdQp qp = a.createQp(4, 4, new CompletionQueue(8), new CompletionQueue(8));
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            DeviceQp qp = a.createQp(4, 4, new CompletionQueue(8), new CompletionQueue(8));
             assertEquals(QpState.RESET, qp.state());
             MemorySegment buf = f.arena.allocate(8);
             assertThrows(IllegalStateException.class, () -> qp.postReceive(1, buf, 0, 8), "no receives in RESET");
@@ -43,7 +43,7 @@ class SrdQpRulesTest {
             qp.modify(QpState.INIT, 0x42);
             assertEquals(0x42, qp.qkey());
             assertTrue(qp.postReceive(1, buf, 0, 8), "receives may be posted from INIT on");
-            assertEquals(SrdTransport.POST_BAD_QP_STATE, a.postSend(qp, f.ah(a, 1), 1, 0x42, 1, buf, 0, 8, false, 0, true),
+            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.postSend(qp, f.ah(a, 1), 1, 0x42, 1, buf, 0, 8, false, 0, true),
                 "sends need RTS");
             qp.modify(QpState.RTR, 0);
             assertThrows(IllegalStateException.class, () -> qp.modify(QpState.INIT, 0), "RTR -> INIT is not a UD transition");
@@ -60,22 +60,22 @@ class SrdQpRulesTest {
     @Test
     void shouldRefuseAFullSendQueueAndBadBuffers() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
             CompletionQueue scq = new CompletionQueue(16);
-            SrdQp qp = a.createQp(2, 1, scq, new CompletionQueue(4));
+            DeviceQp qp = a.createQp(2, 1, scq, new CompletionQueue(4));
             qp.modify(QpState.INIT, 1);
             qp.modify(QpState.RTR, 0);
             qp.modify(QpState.RTS, 0);
             MemorySegment buf = f.arena.allocate(16);
             int ah = f.ah(a, 1);
-            assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, 1, 1, 1, buf, 0, 8, false, 0, true));
-            assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, 1, 1, 2, buf, 8, 8, false, 0, true));
-            assertEquals(SrdTransport.POST_SQ_FULL, a.postSend(qp, ah, 1, 1, 3, buf, 0, 8, false, 0, true));
-            assertEquals(SrdTransport.POST_BAD_ADDRESS_HANDLE, a.postSend(qp, 12345, 1, 1, 4, buf, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 1, 1, buf, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 1, 2, buf, 8, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_SQ_FULL, a.postSend(qp, ah, 1, 1, 3, buf, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.postSend(qp, 12345, 1, 1, 4, buf, 0, 8, false, 0, true));
             assertTrue(f.runUntil(() -> qp.sendsOutstanding() == 0, 10 * MS));
             scq.poll((wr, st, op, len, hasImm, imm, qpn, src, ip) -> { }, 100);
-            assertEquals(SrdTransport.POST_OK, a.postSend(qp, ah, 1, 1, 5, buf, 12, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 1, 5, buf, 12, 8, false, 0, true));
             int[] status = {-1};
             scq.poll((wr, st, op, len, hasImm, imm, qpn, src, ip) -> status[0] = st, 1);
             assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, status[0], "a segment that runs past its buffer");
@@ -85,8 +85,8 @@ class SrdQpRulesTest {
     @Test
     void shouldFlushSendsAndReceivesWhenTheQpGoesToError() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 3, 8);
             TestQp qb = f.qp(b, 8, 8);
             f.network.blackhole(0, true);
@@ -107,8 +107,8 @@ class SrdQpRulesTest {
     @Test
     void shouldAnswerBadDestQpForAQpInErrorWithoutChangingTheSendersQp() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 8, 8);
             qb.qp().modify(QpState.ERROR, 0);
@@ -124,8 +124,8 @@ class SrdQpRulesTest {
     @Test
     void shouldHaveManyMessagesOnTheWireAtOnce() {
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 256, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -146,8 +146,8 @@ class SrdQpRulesTest {
     @Test
     void shouldAnswerAnRdmaWriteNamingNoRegionWithARemoteAccessDrop() {
         try (SimFabric f = new SimFabric(1)) {
-            f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qb = f.qp(b, 8, 64);
             // A raw host speaks SRD by hand: an RDMA WRITE with an rkey no region has.
             SimPort raw = f.network.addHost(SimFabric.mac(2));

@@ -7,11 +7,11 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.DropReason;
 import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
@@ -35,8 +35,8 @@ class SrdRdmaTest {
     /** Two hosts, a QP each; the responder's region is filled with one pattern, the requester's buffer with another. */
     private static final class Pair implements AutoCloseable {
         final SimFabric f;
-        final SrdTransport a;
-        final SrdTransport b;
+        final TransportDevice a;
+        final TransportDevice b;
         final TestQp qa;
         final TestQp qb;
         final int ah;
@@ -45,8 +45,8 @@ class SrdRdmaTest {
 
         Pair(LinkConfig link, long seed, int size, int receives) {
             f = new SimFabric(8, link, seed);
-            a = f.addHost(new SrdConfig().paths(8));
-            b = f.addHost(new SrdConfig().paths(8));
+            a = f.addHost(new TransportConfig().paths(8));
+            b = f.addHost(new TransportConfig().paths(8));
             qa = f.qp(a, 1, 64);
             qb = f.qp(b, receives, 64);
             ah = f.ah(a, 1);
@@ -90,7 +90,7 @@ class SrdRdmaTest {
         try (Pair p = new Pair(HOSTILE, 11, MIB, 1)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_WRITE);
             byte[] before = bytes(p.remote);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 5, MIB, p.remote.address() + 64, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 5, MIB, p.remote.address() + 64, rkey, 0));
             TestQp.Wc wc = p.complete(5_000 * MS);
             assertEquals(WcStatus.SUCCESS, wc.status());
             assertEquals(WcOpcode.RDMA_WRITE, wc.opcode());
@@ -109,7 +109,7 @@ class SrdRdmaTest {
     void shouldCompleteAWriteWithImmediateOnlyOnceEveryByteHasLanded() {
         try (Pair p = new Pair(HOSTILE, 12, MIB, 1)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_WRITE);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 6, MIB, p.remote.address() + 64, rkey, 0xC0FFEE));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 6, MIB, p.remote.address() + 64, rkey, 0xC0FFEE));
             boolean[] intactAtCompletion = {false};
             int[] receives = {0};
             assertTrue(p.f.runUntil(() -> {
@@ -138,7 +138,7 @@ class SrdRdmaTest {
         try (Pair p = new Pair(HOSTILE, 13, MIB, 1)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_READ);
             byte[] remoteBefore = bytes(p.remote);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 7, MIB, p.remote.address() + 64, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 7, MIB, p.remote.address() + 64, rkey, 0));
             TestQp.Wc wc = p.complete(5_000 * MS);
             assertEquals(WcStatus.SUCCESS, wc.status());
             assertEquals(WcOpcode.RDMA_READ, wc.opcode());
@@ -155,9 +155,9 @@ class SrdRdmaTest {
     void shouldCarryZeroByteRdma() {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 14, 64, 1)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_READ | MemoryRegions.REMOTE_WRITE);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, 0, p.remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 1, 0, p.remote.address(), rkey, 0));
             assertEquals(WcStatus.SUCCESS, p.complete(MS).status());
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, 0, p.remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, 0, p.remote.address(), rkey, 0));
             assertEquals(WcStatus.SUCCESS, p.complete(MS).status());
         }
     }
@@ -190,7 +190,7 @@ class SrdRdmaTest {
                 new Case("WRITE with immediate past the end", SendOpcode.RDMA_WRITE_WITH_IMM, writeOnly, p.remote.address() + size, 1));
             long wrId = 100;
             for (Case c : cases) {
-                assertEquals(SrdTransport.POST_OK, p.post(c.opcode(), wrId++, c.length(), c.address(), c.rkey(), 9), c.what());
+                assertEquals(TransportDevice.POST_OK, p.post(c.opcode(), wrId++, c.length(), c.address(), c.rkey(), 9), c.what());
                 TestQp.Wc wc = p.complete(100 * MS);
                 assertEquals(WcStatus.REMOTE_ACCESS_ERROR, wc.status(), c.what());
                 p.f.runFor(MS);
@@ -205,7 +205,7 @@ class SrdRdmaTest {
     void shouldRefuseTheRestOfAWriteOnceItsRegionIsDeregistered() {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 16, MIB, 1)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_WRITE);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, MIB, p.remote.address() + 64, rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 1, MIB, p.remote.address() + 64, rkey, 0));
             assertTrue(p.f.runUntil(() -> p.b.counters().rdmaWritesPlaced > 10, 100 * MS));
             p.b.regions().deregister(rkey);
             long placed = p.b.counters().rdmaWritesPlaced;
@@ -220,7 +220,7 @@ class SrdRdmaTest {
     void shouldFailAReadWhoseRegionIsDeregisteredWhileItIsAnswered() {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 17, MIB, 1)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_READ);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_READ, 1, MIB, p.remote.address(), rkey, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_READ, 1, MIB, p.remote.address(), rkey, 0));
             assertTrue(p.f.runUntil(() -> p.a.counters().readResponsesPlaced > 10, 100 * MS));
             p.b.regions().deregister(rkey);
             assertEquals(WcStatus.REMOTE_ACCESS_ERROR, p.complete(1_000 * MS).status());
@@ -234,7 +234,7 @@ class SrdRdmaTest {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 18, 3 * 4096, 0)) {
             int rkey = p.b.regions().register(p.remote, 0, MemoryRegions.REMOTE_WRITE);
             p.qa.qp().rnrRetry(7);
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 1, 3 * 4096, p.remote.address(), rkey, 77));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE_WITH_IMM, 1, 3 * 4096, p.remote.address(), rkey, 77));
             p.f.runFor(2 * MS);
             assertEquals(0, p.qa.sendCq().size(), "still retrying: no receive yet");
             assertTrue(p.b.counters().dropsSent[DropReason.RNR] > 0);
@@ -267,14 +267,14 @@ class SrdRdmaTest {
     @Test
     void shouldRefuseRdmaOnUdAndRequestsOverTheMaximumLocally() {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 19, 64, 1)) {
-            SrdQp ud = p.a.createQp(QpType.UD, 4, 1, p.qa.sendCq(), p.qa.recvCq());
+            DeviceQp ud = p.a.createQp(QpType.UD, 4, 1, p.qa.sendCq(), p.qa.recvCq());
             ud.modify(QpState.INIT, SimFabric.QKEY);
             ud.modify(QpState.RTR, 0);
             ud.modify(QpState.RTS, 0);
-            assertEquals(SrdTransport.POST_OK,
+            assertEquals(TransportDevice.POST_OK,
                 p.a.postSend(ud, p.ah, 1, SimFabric.QKEY, 1, SendOpcode.RDMA_WRITE, p.local, 0, 8, 0, 0, 0, true));
             assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, p.qa.sends().get(0).status());
-            assertEquals(SrdTransport.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, p.a.maxRdmaSize() + 1, 0, 0, 0));
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, p.a.maxRdmaSize() + 1, 0, 0, 0));
             assertEquals(WcStatus.LOCAL_LENGTH_ERROR, p.qa.sends().get(0).status());
             assertEquals(0, p.a.counters().txData, "nothing went on the wire");
         }

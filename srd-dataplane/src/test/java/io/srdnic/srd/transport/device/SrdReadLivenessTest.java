@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.wire.RdmaHeader;
@@ -30,8 +30,8 @@ class SrdReadLivenessTest {
     /** A requester {@code a}, a responder {@code b} with a registered region, and a READ of all of it on its way. */
     private static final class Read implements AutoCloseable {
         final SimFabric f = new SimFabric(8);
-        final SrdTransport a = f.addHost(new SrdConfig().paths(8));
-        final SrdTransport b = f.addHost(new SrdConfig().paths(8));
+        final TransportDevice a = f.addHost(new TransportConfig().paths(8));
+        final TransportDevice b = f.addHost(new TransportConfig().paths(8));
         final TestQp qa = f.qp(a, 1, 64);
         final TestQp qb = f.qp(b, 1, 64);
         final MemorySegment local = f.arena.allocate(SIZE, 64);
@@ -41,7 +41,7 @@ class SrdReadLivenessTest {
         /** Posts the READ and runs until the responder has answered part of it (the request is acknowledged by then). */
         void startRead() {
             int ah = f.ah(a, 1);
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, SendOpcode.RDMA_READ, local, 0, SIZE,
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, SendOpcode.RDMA_READ, local, 0, SIZE,
                 0, remote.address(), rkey, true));
             assertTrue(f.runUntil(() -> a.counters().readResponsesPlaced > 0, 100 * MS), "the answer began");
             int perPacket = a.mtu() - RdmaHeader.LENGTH;
@@ -70,7 +70,8 @@ class SrdReadLivenessTest {
     void shouldNotAbandonAnAnswerWhenTheResponderDestroysAnAddressHandleOfItsOwn() {
         try (Read r = new Read()) {
             int ahB = r.f.ah(r.b, 0);
-            assertEquals(SrdTransport.POST_OK, r.b.postSend(r.qb.qp(), ahB, r.qa.qpn(), SimFabric.QKEY, 9, r.remote, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, r.b.postSend(r.qb.qp(), ahB, r.qa.qpn(), SimFabric.QKEY, 9, r.remote, 0, 8, false, 0,
+                    true));
             assertTrue(r.f.runUntil(() -> r.qb.sendCq().size() > 0, 100 * MS), "b's own send completed, its request slot free again");
             assertEquals(WcStatus.SUCCESS, r.qb.sends().get(0).status());
             r.qa.receives();
@@ -100,7 +101,7 @@ class SrdReadLivenessTest {
     void shouldCompleteAReadWhoseResponderRestartsMidAnswer() {
         try (Read r = new Read()) {
             r.startRead();
-            r.f.restart(1, new SrdConfig().paths(8), 0x7777);
+            r.f.restart(1, new TransportConfig().paths(8), 0x7777);
             r.assertFailsInTime();
             assertEquals(0, r.a.requestsInUse());
         }

@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.testing.DeliveryLedger;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -24,12 +24,12 @@ class SrdSemanticsTest {
     @Test
     void shouldReportSuccessOnlyAfterTheResponderAcked() {
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 256);
             MemorySegment msg = f.arena.allocateFrom("hello srd");
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 7, msg, 0, (int) msg.byteSize(),
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 7, msg, 0, (int) msg.byteSize(),
                     true, 42, true));
             a.doWork(0);
             assertEquals(List.of(), qa.sends(), "nothing completes before the ACK comes back");
@@ -54,12 +54,13 @@ class SrdSemanticsTest {
     @Test
     void shouldCompleteWithLocalLengthErrorAboveTheMtuWithoutSending() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             MemorySegment big = f.arena.allocate(a.mtu() + 1);
             assertEquals(4096, a.mtu(), "the simulated link carries the 4096-byte SRD MTU");
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), 1, SimFabric.QKEY, 1, big, 0, a.mtu() + 1, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), 1, SimFabric.QKEY, 1, big, 0, a.mtu() + 1, false, 0,
+                    true));
             f.runFor(MS);
             assertEquals(WcStatus.LOCAL_LENGTH_ERROR, qa.sends().get(0).status());
             assertEquals(0, a.counters().txData, "no segmentation: nothing goes on the wire");
@@ -69,8 +70,8 @@ class SrdSemanticsTest {
     @Test
     void shouldCompleteEachQpCheckFailureWithItsStatusWithoutRetryingOrDisturbingOthers() {
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp good = f.qp(b, 8, 64);
             TestQp noReceives = f.qp(b, 0, 64);
@@ -106,8 +107,8 @@ class SrdSemanticsTest {
     @Test
     void shouldRetryRnrWithBackoffWhenTheQpAllowsIt() {
         try (SimFabric f = new SimFabric(2)) {
-            SrdTransport a = f.addHost(new SrdConfig().rnrBackoffNanos(50_000));
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig().rnrBackoffNanos(50_000));
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             qa.qp().rnrRetry(3);
             TestQp qb = f.qp(b, 0, 64);
@@ -125,8 +126,8 @@ class SrdSemanticsTest {
     @Test
     void shouldSendOnlySignaledSuccessesButEveryError() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 64);
             MemorySegment msg = f.arena.allocate(8);
@@ -143,8 +144,8 @@ class SrdSemanticsTest {
     void shouldDeliverInArrivalOrderWithoutHeadOfLineBlocking() {
         // Path 0 is dead: the first message is lost there; later ones on other paths are delivered before its retransmission.
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig().paths(4));
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig().paths(4));
+            TransportDevice b = f.addHost(new TransportConfig());
             f.network.blackhole(0, true);
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 16, 8);
@@ -164,14 +165,14 @@ class SrdSemanticsTest {
     void shouldNeverDeliverTwiceUnderHeavyDuplication() {
         LinkConfig dupes = LinkConfig.builder().duplicateProbability(0.5).reorderProbability(0.3).build();
         try (SimFabric f = new SimFabric(4, dupes, 5)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 2000, 8);
             MemorySegment msg = f.arena.allocate(8 * 1000);
             for (int i = 0; i < 1000; i++) {
                 msg.set(ValueLayout.JAVA_LONG, i * 8L, i);
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8,
+                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8,
                         true, i, true));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1000, 100 * MS));
@@ -188,8 +189,8 @@ class SrdSemanticsTest {
     @Test
     void shouldTakeMessagesUpToExactlyTheMtu() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             int mtu = a.mtu();
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 2, mtu + 1);
@@ -213,11 +214,11 @@ class SrdSemanticsTest {
     @Test
     void shouldNotDeliverToAQpStillInInit() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             CompletionQueue rcq = new CompletionQueue(8);
-            SrdQp init = b.createQp(4, 4, new CompletionQueue(8), rcq);
+            DeviceQp init = b.createQp(4, 4, new CompletionQueue(8), rcq);
             init.modify(QpState.INIT, SimFabric.QKEY);
             assertTrue(init.postReceive(1, f.arena.allocate(64), 0, 64), "INIT takes receives");
             a.postSend(qa.qp(), f.ah(a, 1), init.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);

@@ -1,13 +1,13 @@
 package io.srdnic.srd.transport.device;
 
 import io.srdnic.srd.api.CompletionQueue;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
 /** A QP under test, with its completion queues drained into lists. */
-record TestQp(SrdQp qp, CompletionQueue sendCq, CompletionQueue recvCq, MemorySegment receiveBuffer) {
+record TestQp(DeviceQp qp, CompletionQueue sendCq, CompletionQueue recvCq, MemorySegment receiveBuffer) {
 
     /** One completion, as a test reads it. */
     record Wc(long wrId, int status, int opcode, int byteLength, boolean hasImm, int imm, int qpn, int srcQpn, int srcIp) {

@@ -3,7 +3,7 @@ package io.srdnic.srd.transport.device;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import java.lang.foreign.MemorySegment;
 import org.junit.jupiter.api.Test;
 
@@ -20,14 +20,14 @@ class ThreadStallTest {
     @Test
     void shouldHearTheAcksThatWaitedBeforeItsTimersTakeAnythingForLost() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             int messages = 4; // the initial congestion window: all leave in one cycle
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, messages, 64);
             MemorySegment msg = f.arena.allocate(64);
             for (int i = 0; i < messages; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 64,
+                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 64,
                         false, 0, true));
             }
             a.doWork(f.network.clock().now()); // A's last cycle before its thread goes away: the messages leave
@@ -47,12 +47,12 @@ class ThreadStallTest {
     @Test
     void shouldStillRetransmitAfterAStallWhenNoAckCame() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 1, 64);
             MemorySegment msg = f.arena.allocate(64);
-            assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
             a.doWork(f.network.clock().now());
             f.network.clock().advanceTo(f.network.clock().now() + 10 * MS); // both away: B never received, so no ACK waits
 

@@ -1,6 +1,6 @@
 package io.srdnic.srd.transport.device;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.engine.ReliableSender;
 import io.srdnic.srd.transport.srd.ContextReport;
 import io.srdnic.srd.transport.srd.ReceiveWindow;
@@ -19,8 +19,8 @@ public final class TransportBounds {
     }
 
     /** The first bound {@code t} breaks, described, or null when it keeps them all. */
-    public static String violation(SrdTransport t) {
-        SrdConfig config = t.config();
+    public static String violation(TransportDevice t) {
+        TransportConfig config = t.config();
         int window = config.window();
         int live = 0;
         for (int i = 0; i < config.maxContexts(); i++) {

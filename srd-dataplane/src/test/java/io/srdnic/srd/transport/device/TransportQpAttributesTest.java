@@ -8,14 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.SrcDomain;
-import io.srdnic.srd.transport.rc.SrdQp;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link SrdTransport#createQp(TransportQpAttributes)}: one attributes object makes every QP shape
+ * {@link TransportDevice#createQp(TransportQpAttributes)}: one attributes object makes every QP shape
  * the positional overloads made (own receive queue, an SRQ's receives, SRC in its domain), and
  * refuses the combinations they refused.
  */
@@ -23,17 +23,17 @@ class TransportQpAttributesTest {
 
     private static SimFabric fabric() {
         SimFabric f = new SimFabric(4);
-        f.addHost(new SrdConfig());
+        f.addHost(new TransportConfig());
         return f;
     }
 
     @Test
     void shouldCreateAQpWithItsOwnQueuesInItsProtectionDomain() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             CompletionQueue send = new CompletionQueue(8);
             CompletionQueue recv = new CompletionQueue(8);
-            SrdQp qp = t.createQp(new TransportQpAttributes(QpType.RC).pd(3).sqDepth(5).rqDepth(7).sendCq(send).recvCq(recv));
+            DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.RC).pd(3).sqDepth(5).rqDepth(7).sendCq(send).recvCq(recv));
             assertEquals(QpType.RC, qp.type);
             assertEquals(3, qp.pd);
             assertEquals(5, qp.sqDepth);
@@ -47,9 +47,9 @@ class TransportQpAttributesTest {
     @Test
     void shouldTakeReceivesFromTheSharedReceiveQueueNamed() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SharedReceiveQueue srq = t.createSrq(new SrqAttributes().maxWr(8));
-            SrdQp qp = t.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(4).srq(srq).sendCq(new CompletionQueue(8))
+            DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(4).srq(srq).sendCq(new CompletionQueue(8))
                 .recvCq(new CompletionQueue(8)));
             assertSame(srq, qp.srq);
         }
@@ -58,9 +58,9 @@ class TransportQpAttributesTest {
     @Test
     void shouldPutAnSrcQpInItsDomain() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SrcDomain d = t.createSrcDomain();
-            SrdQp qp = t.createQp(new TransportQpAttributes(QpType.SRC).pd(2).sqDepth(4).srcDomain(d).sendCq(new CompletionQueue(8)));
+            DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.SRC).pd(2).sqDepth(4).srcDomain(d).sendCq(new CompletionQueue(8)));
             assertEquals(QpType.SRC, qp.type);
             assertSame(d, qp.srcDomain);
             assertEquals(1, d.users());
@@ -70,7 +70,7 @@ class TransportQpAttributesTest {
     @Test
     void shouldRefuseAnSrcQpWithoutItsDomain() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> t.createQp(new TransportQpAttributes(QpType.SRC).sendCq(new CompletionQueue(8))));
             assertTrue(e.getMessage().contains("SRC domain"), e.getMessage());
@@ -80,7 +80,7 @@ class TransportQpAttributesTest {
     @Test
     void shouldRefuseAnSrcDomainOnAnotherType() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SrcDomain d = t.createSrcDomain();
             assertThrows(IllegalArgumentException.class,
                 () -> t.createQp(new TransportQpAttributes(QpType.RC).srcDomain(d).sendCq(new CompletionQueue(8))));
@@ -90,7 +90,7 @@ class TransportQpAttributesTest {
     @Test
     void shouldRefuseAnSrqOnAnSrcQp() {
         try (SimFabric f = fabric()) {
-            SrdTransport t = f.host(0);
+            TransportDevice t = f.host(0);
             SharedReceiveQueue srq = t.createSrq(new SrqAttributes().maxWr(8));
             assertThrows(IllegalArgumentException.class,
                 () -> t.createQp(new TransportQpAttributes(QpType.SRC).srq(srq).sendCq(new CompletionQueue(8))));

@@ -7,9 +7,9 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
-import io.srdnic.srd.transport.rc.SrdQp;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.PacketType;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
 /** UD keeps UD semantics on the same dataplane: no ACKs, no retransmissions, completion as it leaves. */
 class UdDatagramTest {
 
-    static TestQp udQp(SimFabric f, SrdTransport t, int receives, int size) {
+    static TestQp udQp(SimFabric f, TransportDevice t, int receives, int size) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
-        SrdQp qp = t.createQp(QpType.UD, 4096, Math.max(1, receives), scq, rcq);
+        DeviceQp qp = t.createQp(QpType.UD, 4096, Math.max(1, receives), scq, rcq);
         qp.modify(QpState.INIT, SimFabric.QKEY);
         MemorySegment buffer = f.arena.allocate(Math.max(1, (long) receives * size));
         for (int i = 0; i < receives; i++) {
@@ -35,13 +35,14 @@ class UdDatagramTest {
     @Test
     void shouldDeliverDatagramsWithoutAcknowledgements() {
         try (SimFabric f = new SimFabric(4)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = udQp(f, a, 0, 0);
             TestQp qb = udQp(f, b, 100, 64);
             MemorySegment msg = f.arena.allocateFrom("datagram");
             for (int i = 0; i < 50; i++) {
-                assertEquals(SrdTransport.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 9, true, i, true));
+                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 9, true, i,
+                        true));
             }
             a.doWork(0);
             assertEquals(50, qa.sends().size(), "UD sends complete as they leave, before anything arrives");
@@ -58,8 +59,8 @@ class UdDatagramTest {
     void shouldLoseDatagramsTheNetworkLoses() {
         LinkConfig lossy = LinkConfig.builder().lossProbability(0.2).build();
         try (SimFabric f = new SimFabric(4, lossy, 3)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = udQp(f, a, 0, 0);
             TestQp qb = udQp(f, b, 2000, 8);
             MemorySegment msg = f.arena.allocate(8);
@@ -76,8 +77,8 @@ class UdDatagramTest {
     @Test
     void shouldDropUndeliverableDatagramsSilently() {
         try (SimFabric f = new SimFabric(1)) {
-            SrdTransport a = f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            TransportDevice a = f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = udQp(f, a, 0, 0);
             TestQp noReceives = udQp(f, b, 0, 8);
             TestQp srd = f.qp(b, 10, 8);
@@ -97,8 +98,8 @@ class UdDatagramTest {
     @Test
     void shouldDeliverOnlySendsToAUdQp() {
         try (SimFabric f = new SimFabric(1)) {
-            f.addHost(new SrdConfig());
-            SrdTransport b = f.addHost(new SrdConfig());
+            f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             TestQp ud = udQp(f, b, 4, 64);
             Attacker x = new Attacker(f);
             x.datagram(1, 0x0B00_0001, PacketType.RDMA_WRITE, ud.qpn(), SimFabric.QKEY, 32);

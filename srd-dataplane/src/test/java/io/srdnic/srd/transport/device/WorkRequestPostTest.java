@@ -17,7 +17,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link SrdTransport#post}: one work-request shape for every QP type and opcode, read during the
+ * {@link TransportDevice#post}: one work-request shape for every QP type and opcode, read during the
  * call only (the caller refills it at once), allocating nothing per post.
  */
 class WorkRequestPostTest {
@@ -41,9 +41,9 @@ class WorkRequestPostTest {
             MemorySegment first = p.random(1000, 1);
             MemorySegment second = p.random(3000, 2);
             WorkRequest wr = new WorkRequest();
-            assertEquals(SrdTransport.POST_OK, p.a.post(p.qa.qp(), fill(wr, 1, SendOpcode.SEND, first, 1000)));
+            assertEquals(TransportDevice.POST_OK, p.a.post(p.qa.qp(), fill(wr, 1, SendOpcode.SEND, first, 1000)));
             fill(wr, 2, SendOpcode.SEND_WITH_IMM, second, 3000).immediate = 0x1234; // refilled at once: what was posted stays
-            assertEquals(SrdTransport.POST_OK, p.a.post(p.qa.qp(), wr));
+            assertEquals(TransportDevice.POST_OK, p.a.post(p.qa.qp(), wr));
             List<TestQp.Wc> sends = p.sendCompletions(2, 100 * MS);
             assertEquals(List.of(1L, 2L), sends.stream().map(TestQp.Wc::wrId).toList());
             assertTrue(p.f.runUntil(() -> p.qb.recvCq().size() >= 2, 100 * MS));
@@ -67,7 +67,7 @@ class WorkRequestPostTest {
             sges.add(b, 0, 1700);
             WorkRequest wr = fill(new WorkRequest(), 9, SendOpcode.SEND, null, 4100);
             wr.sges = sges;
-            assertEquals(SrdTransport.POST_OK, p.a.post(p.qa.qp(), wr));
+            assertEquals(TransportDevice.POST_OK, p.a.post(p.qa.qp(), wr));
             sges.clear(); // copied by the post
             assertEquals(WcStatus.SUCCESS, p.sendCompletions(1, 100 * MS).get(0).status());
             assertTrue(p.f.runUntil(() -> p.qb.recvCq().size() >= 1, 100 * MS));
@@ -88,7 +88,7 @@ class WorkRequestPostTest {
             wr.remoteAddress = 3; // not 8-byte aligned: EINVAL, nothing posted
             wr.compareOrAdd = 1;
             wr.signaled = true;
-            assertEquals(SrdTransport.POST_INVALID, p.a.post(p.qa.qp(), wr));
+            assertEquals(TransportDevice.POST_INVALID, p.a.post(p.qa.qp(), wr));
         }
     }
 
@@ -101,7 +101,7 @@ class WorkRequestPostTest {
             for (int round = 0; round < 3; round++) { // warm: the first rounds may load classes
                 long before = THREADS.getCurrentThreadAllocatedBytes();
                 for (int i = 0; i < 16; i++) {
-                    assertEquals(SrdTransport.POST_OK, p.a.post(p.qa.qp(), fill(wr, round * 16 + i, SendOpcode.SEND, tx, 256)));
+                    assertEquals(TransportDevice.POST_OK, p.a.post(p.qa.qp(), fill(wr, round * 16 + i, SendOpcode.SEND, tx, 256)));
                 }
                 long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
                 p.sendCompletions(16, 100 * MS);

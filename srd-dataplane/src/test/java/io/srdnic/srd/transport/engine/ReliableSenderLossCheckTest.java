@@ -2,7 +2,7 @@ package io.srdnic.srd.transport.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +48,7 @@ class ReliableSenderLossCheckTest {
     private final ReliableSender sender = newSender();
 
     private static ReliableSender newSender() {
-        ReliableSender s = new ReliableSender(0, new SrdConfig(), new SrdCounters(), 1);
+        ReliableSender s = new ReliableSender(0, new TransportConfig(), new SrdCounters(), 1);
         s.ensureWindow();
         s.reset(100, 0);
         return s;

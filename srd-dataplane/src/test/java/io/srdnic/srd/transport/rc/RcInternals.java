@@ -11,15 +11,15 @@ public final class RcInternals {
     private RcInternals() {
     }
 
-    public static ReliableSender sender(SrdQp qp) {
+    public static ReliableSender sender(DeviceQp qp) {
         return qp.rcRequester.sender;
     }
 
-    public static boolean rnrHolding(SrdQp qp) {
+    public static boolean rnrHolding(DeviceQp qp) {
         return qp.rcRequester.completer.rnrHolding;
     }
 
-    public static int expectedPsn(SrdQp qp) {
+    public static int expectedPsn(DeviceQp qp) {
         return qp.rcResponder.expectedPsn;
     }
 }

@@ -11,7 +11,7 @@ import java.util.List;
  * {@link #conclude(int)} checks them against the port (as Aeron's Context does) before use.
  * Times are nanoseconds of whatever clock the caller passes to {@code doWork} (virtual on SimPort).
  */
-public final class SrdConfig {
+public final class TransportConfig {
     /** The SRD MTU when the link carries it: 4096 bytes of payload in one frame. */
     public static final int DEFAULT_MTU = 4096;
     /** Headers in front of the payload: Ethernet + IPv4 + UDP + SRD. */
@@ -67,19 +67,19 @@ public final class SrdConfig {
     private boolean concluded;
 
     /** Largest payload of one message; clamped to what the link carries in one frame. */
-    public SrdConfig mtu(int bytes) {
+    public TransportConfig mtu(int bytes) {
         this.mtu = bytes;
         return this;
     }
 
     /** UDP destination port that names SRD on the wire. */
-    public SrdConfig udpPort(int port) {
+    public TransportConfig udpPort(int port) {
         this.udpPort = port;
         return this;
     }
 
     /** Compute (and check) UDP checksums; false sends 0, "no checksum". */
-    public SrdConfig udpChecksum(boolean on) {
+    public TransportConfig udpChecksum(boolean on) {
         this.udpChecksum = on;
         return this;
     }
@@ -92,7 +92,7 @@ public final class SrdConfig {
      * application that leaves its CQs alone for longer than the peer's RTO causes retransmissions
      * (harmless, counted): turn it off there.
      */
-    public SrdConfig delayedAck(boolean on) {
+    public TransportConfig delayedAck(boolean on) {
         this.delayedAck = on;
         return this;
     }
@@ -102,73 +102,73 @@ public final class SrdConfig {
      * for what it received, and sends it early once it covers this many, so a long RX burst still
      * clocks the sender's window along. 1 acknowledges every packet on its own.
      */
-    public SrdConfig ackEvery(int packets) {
+    public TransportConfig ackEvery(int packets) {
         this.ackEvery = packets;
         return this;
     }
 
     /** This device's IPv4 address (the remote's ACKs and the contexts key on it). */
-    public SrdConfig localIp(int ip) {
+    public TransportConfig localIp(int ip) {
         this.localIp = ip;
         return this;
     }
 
     /** Entropy values (paths) each context sprays over: 1..64. */
-    public SrdConfig paths(int k) {
+    public TransportConfig paths(int k) {
         this.paths = k;
         return this;
     }
 
-    public SrdConfig rtoInitialNanos(long nanos) {
+    public TransportConfig rtoInitialNanos(long nanos) {
         this.rtoInitialNanos = nanos;
         return this;
     }
 
-    public SrdConfig rtoMinNanos(long nanos) {
+    public TransportConfig rtoMinNanos(long nanos) {
         this.rtoMinNanos = nanos;
         return this;
     }
 
-    public SrdConfig rtoMaxNanos(long nanos) {
+    public TransportConfig rtoMaxNanos(long nanos) {
         this.rtoMaxNanos = nanos;
         return this;
     }
 
     /** No progress for this long raises REMOTE_UNRESPONSIVE (once per episode). */
-    public SrdConfig transportTimeoutNanos(long nanos) {
+    public TransportConfig transportTimeoutNanos(long nanos) {
         this.transportTimeoutNanos = nanos;
         return this;
     }
 
     /** Transmissions of one packet before its request completes with REMOTE_UNRESPONSIVE. */
-    public SrdConfig retryBudget(int retries) {
+    public TransportConfig retryBudget(int retries) {
         this.retryBudget = retries;
         return this;
     }
 
     /** Largest number of packets in flight per context (the responder's dedup window too): a power of two, 64..256. */
-    public SrdConfig window(int packets) {
+    public TransportConfig window(int packets) {
         this.window = packets;
         return this;
     }
 
-    public SrdConfig ccInitialWindow(int packets) {
+    public TransportConfig ccInitialWindow(int packets) {
         this.ccInitialWindow = packets;
         return this;
     }
 
     /** Queueing delay above the path's base RTT that congestion control aims for. */
-    public SrdConfig ccTargetQueueingNanos(long nanos) {
+    public TransportConfig ccTargetQueueingNanos(long nanos) {
         this.ccTargetQueueingNanos = nanos;
         return this;
     }
 
-    public SrdConfig pathAvoidNanos(long nanos) {
+    public TransportConfig pathAvoidNanos(long nanos) {
         this.pathAvoidNanos = nanos;
         return this;
     }
 
-    public SrdConfig rnrBackoffNanos(long nanos) {
+    public TransportConfig rnrBackoffNanos(long nanos) {
         this.rnrBackoffNanos = nanos;
         return this;
     }
@@ -180,7 +180,7 @@ public final class SrdConfig {
      * into it: at least {@link #retransmitLifetimeNanos()} + {@link #maxPacketLifetimeNanos(long)}, and
      * the same on every device of the fabric (a peer introduces itself afresh after half of it).
      */
-    public SrdConfig idleContextNanos(long nanos) {
+    public TransportConfig idleContextNanos(long nanos) {
         this.idleContextNanos = nanos;
         return this;
     }
@@ -189,7 +189,7 @@ public final class SrdConfig {
      * The longest a frame can spend between two transports' duty cycles, outside their RX rings
      * (switch queues, links): what a retransmission may still take to arrive after it left.
      */
-    public SrdConfig maxPacketLifetimeNanos(long nanos) {
+    public TransportConfig maxPacketLifetimeNanos(long nanos) {
         this.maxPacketLifetimeNanos = nanos;
         return this;
     }
@@ -204,28 +204,28 @@ public final class SrdConfig {
         return retryBudget * rtoMaxNanos;
     }
 
-    public SrdConfig maxContexts(int n) {
+    public TransportConfig maxContexts(int n) {
         this.maxContexts = n;
         return this;
     }
 
-    public SrdConfig maxMemoryRegions(int n) {
+    public TransportConfig maxMemoryRegions(int n) {
         this.maxMemoryRegions = n;
         return this;
     }
 
-    public SrdConfig maxQps(int n) {
+    public TransportConfig maxQps(int n) {
         this.maxQps = n;
         return this;
     }
 
-    public SrdConfig maxOutstandingRequests(int n) {
+    public TransportConfig maxOutstandingRequests(int n) {
         this.maxOutstandingRequests = n;
         return this;
     }
 
     /** Frames per receive and transmit burst. */
-    public SrdConfig burst(int frames) {
+    public TransportConfig burst(int frames) {
         this.burst = frames;
         return this;
     }
@@ -236,7 +236,7 @@ public final class SrdConfig {
      * reorder memory does not grow with the number of QPs; an early packet that finds none free is
      * dropped unacknowledged and sent again.
      */
-    public SrdConfig rcHeldPackets(int packets) {
+    public TransportConfig rcHeldPackets(int packets) {
         this.rcHeldPackets = packets;
         return this;
     }
@@ -252,7 +252,7 @@ public final class SrdConfig {
         "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst", "rc-held-packets");
 
     /** Sets one knob by its name in {@link #KEYS}; throws with the list of names for an unknown one. */
-    public SrdConfig set(String key, String value) {
+    public TransportConfig set(String key, String value) {
         try {
             switch (key) {
                 case "mtu" -> mtu = Integer.parseInt(value);
@@ -303,8 +303,8 @@ public final class SrdConfig {
     }
 
     /** An unconcluded copy, for another transport. */
-    public SrdConfig copy() {
-        SrdConfig c = new SrdConfig();
+    public TransportConfig copy() {
+        TransportConfig c = new TransportConfig();
         c.mtu = mtu;
         c.udpPort = udpPort;
         c.udpChecksum = udpChecksum;
@@ -338,7 +338,7 @@ public final class SrdConfig {
     }
 
     /** Paths one RC QP sprays over (1: pinned). */
-    public SrdConfig rcPaths(int count) {
+    public TransportConfig rcPaths(int count) {
         this.rcPaths = count;
         return this;
     }
@@ -458,7 +458,7 @@ public final class SrdConfig {
     }
 
     /** Checks every value and fits the MTU to the link's largest frame; idempotent. */
-    public SrdConfig conclude(int maxFrameLength) {
+    public TransportConfig conclude(int maxFrameLength) {
         if (concluded) {
             return this;
         }
@@ -495,7 +495,7 @@ public final class SrdConfig {
 
     private static void require(boolean ok, String message) {
         if (!ok) {
-            throw new IllegalArgumentException("SrdConfig: " + message);
+            throw new IllegalArgumentException("TransportConfig: " + message);
         }
     }
 }

@@ -6,7 +6,7 @@ import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
-import io.srdnic.srd.api.SrdConfig;
+import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
@@ -24,12 +24,12 @@ import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.qp.QpDevice;
 import io.srdnic.srd.transport.qp.SharedReceiveQueue;
 import io.srdnic.srd.transport.qp.SrqEvents;
+import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.RcConnections;
 import io.srdnic.srd.transport.rc.RcRequester;
 import io.srdnic.srd.transport.rc.RcResponder;
 import io.srdnic.srd.transport.rc.SrcDomain;
 import io.srdnic.srd.transport.rc.SrcSrqTable;
-import io.srdnic.srd.transport.rc.SrdQp;
 import io.srdnic.srd.transport.srd.ActiveContexts;
 import io.srdnic.srd.transport.srd.ContextReport;
 import io.srdnic.srd.transport.srd.ContextTable;
@@ -64,7 +64,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Responder: {@link SrdResponder} (transport checks, then QP checks; delivery in arrival order; drop
  * indications the requester here turns into the matching completion status).
  */
-public final class SrdTransport implements AutoCloseable {
+public final class TransportDevice implements AutoCloseable {
     public static final int POST_OK = 0;
     /** The QP's send queue is full (ENOMEM in verbs). */
     public static final int POST_SQ_FULL = -1;
@@ -78,7 +78,7 @@ public final class SrdTransport implements AutoCloseable {
     public static final int POST_INVALID = -5;
 
     private final PacketIo io;
-    private final SrdConfig config;
+    private final TransportConfig config;
     final int epoch;
     final long localMac;
     final int localIp;
@@ -99,7 +99,7 @@ public final class SrdTransport implements AutoCloseable {
     /** The contexts the duty cycle looks at. */
     private final ActiveContexts active;
 
-    private final QpTable<SrdQp> qps;
+    private final QpTable<DeviceQp> qps;
     private final AddressHandles addressHandles = new AddressHandles(65536);
     private final SendRequests requests;
     private final SrdRnrWaits rnrWaits;
@@ -146,7 +146,7 @@ public final class SrdTransport implements AutoCloseable {
      * @param seed  with the epoch, draws context ids, first PSNs and QP numbers (deterministic runs pass a fixed one: a
      *              restart, having a later epoch, still draws others)
      */
-    public SrdTransport(PacketIo io, SrdConfig config, int epoch, long seed) {
+    public TransportDevice(PacketIo io, TransportConfig config, int epoch, long seed) {
         if (epoch == 0) {
             throw new IllegalArgumentException("epoch 0 is reserved");
         }
@@ -167,7 +167,7 @@ public final class SrdTransport implements AutoCloseable {
         this.regions = new MemoryRegions(config.maxMemoryRegions(), random.split());
         this.tx = new TxBurst(io, arena, config.burst(), counters);
         this.acks = new AckWriter(tx, frames, epoch, counters);
-        this.heldPackets = new HeldPacketPool(config.rcHeldPackets(), config.mtu() + SrdConfig.FRAME_OVERHEAD);
+        this.heldPackets = new HeldPacketPool(config.rcHeldPackets(), config.mtu() + TransportConfig.FRAME_OVERHEAD);
         this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
         this.messages = new SrdRequester(port, contexts, requests, mtu, frames, active, rnrWaits, clock);
@@ -205,7 +205,7 @@ public final class SrdTransport implements AutoCloseable {
         }
     }
 
-    public SrdConfig config() {
+    public TransportConfig config() {
         return config;
     }
 
@@ -242,7 +242,7 @@ public final class SrdTransport implements AutoCloseable {
         return contexts;
     }
 
-    QpTable<SrdQp> qpTable() {
+    QpTable<DeviceQp> qpTable() {
         return qps;
     }
 
@@ -254,7 +254,7 @@ public final class SrdTransport implements AutoCloseable {
      * drivers and the benchmarks). A QP with an SRQ takes its receives from it; an SRC QP needs its
      * SRC domain and takes no receive queue, SRQ or receive CQ; any other type no SRC domain.
      */
-    public SrdQp createQp(TransportQpAttributes attributes) {
+    public DeviceQp createQp(TransportQpAttributes attributes) {
         TransportQpAttributes a = attributes;
         if (a.srq != null) {
             return createSrqQp(a.type, a.pd, a.sqDepth, a.srq, a.sendCq, a.recvCq); // refuses SRC, as its overload does
@@ -264,12 +264,12 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     /** Creates an SRD QP in RESET with the given send/receive queue depths and completion queues. */
-    public SrdQp createQp(int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    public DeviceQp createQp(int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createQp(QpType.SRD, sqDepth, rqDepth, sendCq, recvCq);
     }
 
     /** Creates a QP of {@code type} in RESET, in protection domain 0. */
-    public SrdQp createQp(QpType type, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    public DeviceQp createQp(QpType type, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createQp(type, 0, sqDepth, rqDepth, sendCq, recvCq);
     }
 
@@ -278,11 +278,11 @@ public final class SrdTransport implements AutoCloseable {
      * name only that domain's regions. Not for SRC, whose QPs take an SRC domain instead of a receive
      * queue: {@link #createQp(QpType, int, int, SrcDomain, CompletionQueue)}.
      */
-    public SrdQp createQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    public DeviceQp createQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createOwnQueueQp(type, pd, sqDepth, rqDepth, sendCq, recvCq);
     }
 
-    private SrdQp createOwnQueueQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    private DeviceQp createOwnQueueQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (type == QpType.SRC) {
             throw new IllegalArgumentException("an SRC QP has a required SRC domain attribute and no receive queue: create it with "
                 + "createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
@@ -297,11 +297,11 @@ public final class SrdTransport implements AutoCloseable {
      * connected and moved through its states exactly as an RC QP; its sends are posted with
      * {@link #postSrc} and {@link #postSrcAtomic}, which name the remote SRQ.
      */
-    public SrdQp createQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
+    public DeviceQp createQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
         return createSrcQp(type, pd, sqDepth, domain, sendCq);
     }
 
-    private SrdQp createSrcQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
+    private DeviceQp createSrcQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
         if (type != QpType.SRC) {
             throw new IllegalArgumentException("only SRC QPs take an SRC domain; a " + type + " QP is created without one");
         }
@@ -309,21 +309,21 @@ public final class SrdTransport implements AutoCloseable {
             throw new IllegalArgumentException("the SRC domain attribute of an SRC QP is required: createSrcDomain() makes one");
         }
         domain.checkUsableBy(this);
-        SrdQp qp = newQp(type, pd, sqDepth, 1, sendCq, null);
+        DeviceQp qp = newQp(type, pd, sqDepth, 1, sendCq, null);
         qp.srcDomain = domain;
         domain.attachQp();
         return qp;
     }
 
-    private SrdQp newQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    private DeviceQp newQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (sqDepth < 1 || rqDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive");
         }
         int qpn = qps.nextQpn();
         if (qpn < 0) {
-            throw new IllegalStateException("all " + config.maxQps() + " QPs are in use: destroy some or raise SrdConfig.maxQps");
+            throw new IllegalStateException("all " + config.maxQps() + " QPs are in use: destroy some or raise TransportConfig.maxQps");
         }
-        SrdQp qp = new SrdQp(qpDevice, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
+        DeviceQp qp = new DeviceQp(qpDevice, qpErrors, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
         if (type.connected()) {
             qp.rcRequester = new RcRequester(port, qps.indexMask(), mtu, qp, config, sqDepth, frames, rc, clock);
             qp.rcResponder = new RcResponder(port, srcSrqs, qp, qp.rcRequester, config, acks, qpErrors, rc, clock);
@@ -339,14 +339,14 @@ public final class SrdTransport implements AutoCloseable {
      * Creates the device's management QP: UD, in RESET, at {@link #MANAGEMENT_QPN}, for the
      * connection manager's messages. One per transport; a second is refused until the first is destroyed.
      */
-    public SrdQp createManagementQp(int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
+    public DeviceQp createManagementQp(int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
         if (sqDepth < 1 || rqDepth < 1) {
             throw new IllegalArgumentException("queue depths must be positive");
         }
         if (!qps.managementFree()) {
             throw new IllegalStateException("this device already has its management QP (QPN " + MANAGEMENT_QPN + ")");
         }
-        SrdQp qp = new SrdQp(qpDevice, qpErrors, QpType.UD, MANAGEMENT_QPN, pd, sqDepth, rqDepth, sendCq, recvCq);
+        DeviceQp qp = new DeviceQp(qpDevice, qpErrors, QpType.UD, MANAGEMENT_QPN, pd, sqDepth, rqDepth, sendCq, recvCq);
         qps.put(qp);
         return qp;
     }
@@ -399,23 +399,23 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     /** Creates a QP of {@code type} in RESET that takes its receives from {@code srq} (it has no receive queue of its own). */
-    public SrdQp createQp(QpType type, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
+    public DeviceQp createQp(QpType type, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createQp(type, 0, sqDepth, srq, sendCq, recvCq);
     }
 
     /** As {@link #createQp(QpType, int, SharedReceiveQueue, CompletionQueue, CompletionQueue)}, in protection domain {@code pd}. */
-    public SrdQp createQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
+    public DeviceQp createQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
         return createSrqQp(type, pd, sqDepth, srq, sendCq, recvCq);
     }
 
-    private SrdQp createSrqQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq,
+    private DeviceQp createSrqQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq,
                               CompletionQueue recvCq) {
         if (type == QpType.SRC) {
             throw new IllegalArgumentException("an SRC QP has no SRQ attribute: each message names the SRQ it is for by its SRC SRQ number;"
                 + " create it with createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
         }
         srq.checkUsableBy(srqEvents);
-        SrdQp qp = createQp(type, pd, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
+        DeviceQp qp = createQp(type, pd, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
         qp.takeReceivesFrom(srq);
         return qp;
     }
@@ -428,7 +428,7 @@ public final class SrdTransport implements AutoCloseable {
     // ---------------------------------------------------------------- (end of shared receive queues)
 
     /** The QP with this number, or null (also for the number of a destroyed QP whose slot was reused). */
-    public SrdQp qp(int qpn) {
+    public DeviceQp qp(int qpn) {
         return qps.get(qpn);
     }
 
@@ -495,7 +495,7 @@ public final class SrdTransport implements AutoCloseable {
     }
 
     /** QP to ERROR or RESET: see {@link QpErrors#flush}. */
-    void flushQp(SrdQp qp, boolean withCompletions) {
+    void flushQp(DeviceQp qp, boolean withCompletions) {
         qpErrors.flush(qp, withCompletions);
     }
 
@@ -509,7 +509,7 @@ public final class SrdTransport implements AutoCloseable {
      * POST_* code (nothing posted); {@link SendPosting} has the checks and what a refused request
      * completes with.
      */
-    public int post(SrdQp qp, WorkRequest wr) {
+    public int post(DeviceQp qp, WorkRequest wr) {
         boolean src = qp.type == QpType.SRC;
         if (SendOpcode.isAtomic(wr.opcode)) {
             return src ? posting.postSrcAtomic(qp, wr) : posting.postAtomic(qp, wr);
@@ -540,7 +540,7 @@ public final class SrdTransport implements AutoCloseable {
      * Posts a send of {@code length} bytes at {@code offset} in {@code buffer} to QP {@code destQpn}
      * behind address handle {@code ah}. Returns POST_OK or a negative POST_* code (nothing posted).
      */
-    public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
+    public int postSend(DeviceQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
                         boolean withImmediate, int immediate, boolean signaled) {
         return postSend(qp, ah, destQpn, qkey, wrId, withImmediate ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND, buffer, offset, length,
             immediate, 0, 0, signaled);
@@ -553,7 +553,7 @@ public final class SrdTransport implements AutoCloseable {
      * {@code remoteAddress} and {@code rkey}. Returns POST_OK or a negative POST_* code (nothing
      * posted); {@link SendPosting} has the checks and what a refused request completes with.
      */
-    public int postSend(SrdQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
+    public int postSend(DeviceQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
                         int immediate, long remoteAddress, int rkey, boolean signaled) {
         WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
         wr.ah = ah;
@@ -568,18 +568,18 @@ public final class SrdTransport implements AutoCloseable {
      * land in the 8 bytes at {@code offset} in {@code buffer}; RC only. Returns POST_OK or a negative
      * POST_* code; {@link SendPosting#postAtomic} has the rules.
      */
-    public int postAtomic(SrdQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
+    public int postAtomic(DeviceQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
                           long compareOrAdd, long swap, boolean signaled) {
         return posting.postAtomic(qp, atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled));
     }
 
     /**
-     * SRC: posts a work request as {@link #postSend(SrdQp, int, int, int, long, int, MemorySegment, long, int, int, long, int, boolean)}
+     * SRC: posts a work request as {@link #postSend(DeviceQp, int, int, int, long, int, MemorySegment, long, int, int, long, int, boolean)}
      * does on RC, for the responder's SRQ numbered {@code remoteSrqn} (its SRC SRQ number): every
      * packet of the message carries it. Returns POST_OK or a negative POST_* code: POST_INVALID for
      * a QP that is not SRC or a number outside 1..0xFFFFFF.
      */
-    public int postSrc(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
+    public int postSrc(DeviceQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
                        long remoteAddress, int rkey, boolean signaled) {
         WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
         wr.remoteSrqn = remoteSrqn;
@@ -590,7 +590,7 @@ public final class SrdTransport implements AutoCloseable {
      * SRC: an atomic as {@link #postAtomic} posts it on RC, checked against the protection domain
      * of the responder's SRQ {@code remoteSrqn}.
      */
-    public int postSrcAtomic(SrdQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
+    public int postSrcAtomic(DeviceQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
                              int rkey, long compareOrAdd, long swap, boolean signaled) {
         WorkRequest wr = atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
         wr.remoteSrqn = remoteSrqn;
@@ -611,7 +611,7 @@ public final class SrdTransport implements AutoCloseable {
      * buffer of those bytes; {@code remoteSrqn}: SRC's remote SRQ, 0 on RC. Returns POST_OK or a
      * negative POST_* code; {@link SendPosting#postGather} has the rules.
      */
-    public int postGather(SrdQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate,
+    public int postGather(DeviceQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate,
                           long remoteAddress, int rkey, boolean signaled) {
         WorkRequest wr = positional(wrId, opcode, null, 0, length, immediate, remoteAddress, rkey, signaled);
         wr.remoteSrqn = remoteSrqn;
@@ -628,7 +628,7 @@ public final class SrdTransport implements AutoCloseable {
      * Completes, with an error, a send the layer above refused before posting it (a bad lkey, an
      * opcode the QP type cannot carry): the QP's send CQ gets it like any other completion.
      */
-    public void completeLocally(SrdQp qp, long wrId, int status, int length) {
+    public void completeLocally(DeviceQp qp, long wrId, int status, int length) {
         if (qp.type.connected() && qp.acceptsSends() && status != WcStatus.WR_FLUSH_ERROR && !qp.rcRequester.isFull()) {
             // RC: in post order after the requests before it, then the QP goes to ERROR (issue 25, rule 1).
             qp.sqOutstanding++;

@@ -12,12 +12,12 @@ import io.srdnic.srd.transport.qp.TransportQp;
  * on RC and SRC, the two halves of its connection. Those halves are why this class is still here
  * and not in {@code qp/}: the QP room may not name RC's classes, and RC reaches them as fields.
  */
-public final class SrdQp extends TransportQp {
+public final class DeviceQp extends TransportQp {
     /** RC only: the message layer's sending and receiving halves of this QP's connection. */
     public RcRequester rcRequester;
     public RcResponder rcResponder;
 
-    public SrdQp(QpDevice device, QpEvents events, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq,
+    public DeviceQp(QpDevice device, QpEvents events, QpType type, int qpn, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq,
                  CompletionQueue recvCq) {
         super(device, events, type, qpn, pd, sqDepth, rqDepth, sendCq, recvCq);
     }
