@@ -297,6 +297,8 @@ class AttachedContainmentTest {
             assertEquals(q.xrcds(), untilRefused(bad, i -> new OpenXrcdRequest(), q.xrcds() + 8));
             assertEquals(q.cmIds(), untilRefused(bad, i -> CmRequest.of(
                 CmRequest.CREATE, 0, CmId.PS_TCP, -1), q.cmIds() + 8));
+            assertEquals(6, w.server.counters().get("quota_refusals"), "each refusal counted, as an operator reads them");
+            assertEquals(0, w.server.counters().get("total_quota_refusals"));
             // a refused create left nothing behind: one destroyed, one made again
             bad.handle(new DestroyRequest(DestroyRequest.CQ, 1));
             bad.createCq(1);

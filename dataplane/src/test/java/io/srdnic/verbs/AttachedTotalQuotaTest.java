@@ -51,6 +51,8 @@ class AttachedTotalQuotaTest {
                 + totals.poolBytes() + " bytes of shared memory") && e.getMessage().contains("(--total-quota pool-bytes)"),
                 e.getMessage());
             assertEquals(2 * ONE_CLIENT, totals.poolBytesHeld(), "the refused attach took nothing");
+            assertEquals(1, w.server.counters().get("total_quota_refusals"), "the refusal counted, as an operator reads it");
+            assertEquals(0, w.server.counters().get("quota_refusals"), "no client's own quota was reached");
             assertEquals(mapped, AttachedMemoryLifecycleTest.mappings(), "no mapping made for the refused client");
             assertEquals(fds, AttachedMemoryLifecycleTest.descriptors(), "no descriptor kept for the refused client");
             // the two within the total carry on
@@ -91,6 +93,7 @@ class AttachedTotalQuotaTest {
             e = assertThrows(VerbsException.class, () -> pdB.createSrq(2, 1, 0));
             assertTrue(e.getMessage().contains("(--total-quota qp-entries)"), e.getMessage());
             assertEquals(512, totals.qpEntriesHeld(), "the refused creates took nothing");
+            assertEquals(3, w.server.counters().get("total_quota_refusals"), "CQ, QP and SRQ refusals, each counted");
             a.close(); // in order: its objects destroyed one by one
             await(totals::cqEntriesHeld, 256);
             await(totals::qpEntriesHeld, 256);

@@ -15,7 +15,7 @@ final class AttachCounters implements AutoCloseable {
     /** In the order {@link AttachServer#fillCounters} fills them. */
     static final String[] NAMES = {"clients", "clients_attached", "clients_refused", "clients_reclaimed", "objects_reclaimed",
         "malformed_messages", "ring_corruptions", "work_requests_refused", "clients_closed", "connections_refused", "open_timeouts",
-                "clients_fenced"};
+        "clients_fenced", "quota_refusals", "total_quota_refusals"};
     static final String SCOPE = "dataplane=attach";
     /**
      * Per client ({@code dataplane=attach client=<id> ...}), in {@link ClientSession#ringOccupancy}'s

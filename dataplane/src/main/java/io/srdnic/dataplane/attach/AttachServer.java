@@ -97,6 +97,9 @@ public final class AttachServer implements AutoCloseable {
     /** Work requests refused for clients that have left (those still here are summed from their sessions). */
     private long refusedByDeparted;
     private long clientsFenced;
+    /** Requests refused at a client's own quota, and at the total over all clients (QuotaRefused). */
+    private long quotaRefusals;
+    private long totalQuotaRefusals;
     /** The client whose CM pump fails (a test's stand-in for a CM fault no client request reaches); -1: none. */
     private long cmFaultClient = -1;
     /** What each client may make; {@link ClientQuota#DEFAULTS} unless {@link #quota(ClientQuota)} says otherwise. */
@@ -382,6 +385,8 @@ public final class AttachServer implements AutoCloseable {
         out[9] = connectionsRefused;
         out[10] = openTimeouts;
         out[11] = clientsFenced;
+        out[12] = quotaRefusals;
+        out[13] = totalQuotaRefusals;
     }
 
     /**
@@ -616,6 +621,13 @@ public final class AttachServer implements AutoCloseable {
             malformedMessages++;
             drop(c, e.getMessage());
             return false;
+        } catch (QuotaRefused e) {
+            if (e.total) {
+                totalQuotaRefusals++;
+            } else {
+                quotaRefusals++;
+            }
+            reply = new ErrorReply(e.getMessage());
         } catch (VerbsException | IllegalArgumentException | IllegalStateException e) {
             reply = new ErrorReply(String.valueOf(e.getMessage()));
         } catch (RuntimeException | InternalError e) { // a fault in this client's request: it alone is fenced

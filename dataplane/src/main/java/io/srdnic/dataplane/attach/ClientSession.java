@@ -237,7 +237,7 @@ final class ClientSession {
             throw new VerbsException("ring area of " + request.ringBytes() + " bytes: ask " + MIN_RINGS + ".." + MAX_RINGS);
         }
         if (request.poolBytes() > quota.poolBytes()) {
-            throw new VerbsException("over this client's quota: a pool of " + request.poolBytes() + " bytes asked; at most "
+            throw new QuotaRefused(false, "over this client's quota: a pool of " + request.poolBytes() + " bytes asked; at most "
                     + quota.poolBytes()
                 + " bytes (--quota pool-bytes)");
         }
@@ -305,7 +305,7 @@ final class ClientSession {
         }
         int capacity = ShmRing.capacityFor(depth);
         if (cqList.size() >= quota.cqs() || cqEntries + capacity > quota.cqEntries()) {
-            throw new VerbsException("over this client's quota: " + cqList.size() + " CQs of " + cqEntries + " entries held, a CQ of "
+            throw new QuotaRefused(false, "over this client's quota: " + cqList.size() + " CQs of " + cqEntries + " entries held, a CQ of "
                 + capacity + " asked; at most " + quota.cqs() + " CQs and " + quota.cqEntries() + " entries");
         }
         totals.takeCq(capacity);
@@ -353,8 +353,9 @@ final class ClientSession {
         int sqCapacity = ShmRing.capacityFor(Math.max(1, r.maxSendWr()));
         int rqCapacity = ShmRing.capacityFor(Math.max(1, r.maxRecvWr()));
         if (qpList.size() >= quota.qps() || qpEntries + sqCapacity + rqCapacity > quota.qpEntries()) {
-            throw new VerbsException("over this client's quota: " + qpList.size() + " QPs and " + qpEntries + " work request entries held, "
-                + (sqCapacity + rqCapacity) + " asked; at most " + quota.qps() + " QPs and " + quota.qpEntries() + " entries");
+            throw new QuotaRefused(false, "over this client's quota: " + qpList.size() + " QPs and " + qpEntries
+                + " work request entries held, " + (sqCapacity + rqCapacity) + " asked;"
+                + " at most " + quota.qps() + " QPs and " + quota.qpEntries() + " entries");
         }
         totals.takeQp(sqCapacity + rqCapacity);
         long sqAt;
@@ -431,7 +432,7 @@ final class ClientSession {
     /** Refuses a create past the client's quota, before anything is made. */
     static void overQuota(boolean over, String what, long held, long quota) {
         if (over) {
-            throw new VerbsException("over this client's quota: " + held + " " + what + " held, at most " + quota);
+            throw new QuotaRefused(false, "over this client's quota: " + held + " " + what + " held, at most " + quota);
         }
     }
 
@@ -440,7 +441,7 @@ final class ClientSession {
         ProtectionDomain pd = pd(r.pd());
         int capacity = ShmRing.capacityFor(Math.max(1, r.maxWr()));
         if (srqList.size() >= quota.srqs() || qpEntries + capacity > quota.qpEntries()) {
-            throw new VerbsException("over this client's quota: " + srqList.size() + " SRQs and " + qpEntries
+            throw new QuotaRefused(false, "over this client's quota: " + srqList.size() + " SRQs and " + qpEntries
                     + " work request entries held, "
                 + capacity + " asked; at most " + quota.srqs() + " SRQs and " + quota.qpEntries() + " entries");
         }

@@ -1,7 +1,6 @@
 package io.srdnic.dataplane.attach;
 
 import com.sun.management.OperatingSystemMXBean;
-import io.srdnic.verbs.VerbsException;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -128,7 +127,7 @@ public final class TotalQuota {
         while (true) {
             long now = held.get();
             if (asked > limit - now) {
-                throw new VerbsException("over the dataplane's total quota: its clients hold " + now + " of the " + limit + " " + what
+                throw new QuotaRefused(true, "over the dataplane's total quota: its clients hold " + now + " of the " + limit + " " + what
                     + " it gives all clients together, " + asked + " asked (--total-quota " + name + ")");
             }
             if (held.compareAndSet(now, now + asked)) {
