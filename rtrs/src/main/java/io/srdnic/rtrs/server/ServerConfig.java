@@ -16,6 +16,8 @@ public final class ServerConfig {
     long heartbeatIntervalNanos = Rtrs.HB_INTERVAL_MS * 1_000_000L;
     int heartbeatMissedMax = Rtrs.HB_MISSED_MAX;
     RcRetry rcRetry = RcRetry.DEFAULT;
+    /** Send queue entries per IO connection; 0: the queue depth and 8 more (see {@link #sendQueueDepth}). */
+    int sendQueueDepth;
 
     public ServerConfig port(int p) {
         this.port = p;
@@ -52,6 +54,20 @@ public final class ServerConfig {
     public ServerConfig heartbeat(long intervalNanos, int missedMax) {
         this.heartbeatIntervalNanos = intervalNanos;
         this.heartbeatMissedMax = missedMax;
+        return this;
+    }
+
+    /**
+     * Send queue entries of each IO connection (default: the session's queue depth and 8 more). An
+     * answer stays in the send queue until the client's ACK, so a burst of answers can find it full
+     * whatever its size; such an answer waits on its path and goes from a later poll (counted:
+     * {@code deferred_responses}). A smaller queue bounds what each connection holds in flight.
+     */
+    public ServerConfig sendQueueDepth(int entries) {
+        if (entries < 1 || entries > Rtrs.MAX_QUEUE_DEPTH + 8) {
+            throw new IllegalArgumentException("send queue depth is 1.." + (Rtrs.MAX_QUEUE_DEPTH + 8) + ", was " + entries);
+        }
+        this.sendQueueDepth = entries;
         return this;
     }
 

@@ -70,7 +70,7 @@ final class ServerPath {
     void attach(int cid, CmId id) {
         ids[cid] = id;
         qps[cid] = cid == 0 ? verbs.createServiceQp(id, Rtrs.SERVICE_QUEUE_DEPTH + 8)
-            : verbs.createIoQp(id, session.queueDepth + 8, session.queueDepth);
+            : verbs.createIoQp(id, sendQueueDepth(session), session.queueDepth);
     }
 
     /** Polls the path's CQ and runs its heartbeat; returns the work done. */
@@ -99,6 +99,12 @@ final class ServerPath {
     /** An answer the send queue refused: posted again, in order, from {@link #poll}. */
     void defer(ServerIo io) {
         deferred.addLast(io);
+    }
+
+    /** The server's configured send queue depth, or the session's queue depth and 8 more (room for the heartbeat and stragglers). */
+    private static int sendQueueDepth(ServerSession session) {
+        int configured = session.server.config.sendQueueDepth;
+        return configured > 0 ? configured : session.queueDepth + 8;
     }
 
     private int postDeferred() {
