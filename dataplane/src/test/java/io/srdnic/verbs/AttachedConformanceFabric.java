@@ -7,7 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -19,7 +22,8 @@ import java.util.stream.Stream;
 public final class AttachedConformanceFabric implements ConformanceFabric {
     private final Path dir;
     private final AttachedWorld world;
-    private int nextPort;
+    /** The contexts opened, in port order: the i-th is attached to port i. */
+    private final List<Context> opened = new ArrayList<>();
 
     public AttachedConformanceFabric(long seed, LinkConfig link) {
         try {
@@ -33,8 +37,20 @@ public final class AttachedConformanceFabric implements ConformanceFabric {
     /** The next port's application; the threading mode is the dataplane's to choose (it has no driver here). */
     @Override
     public Context open(ThreadingMode mode) {
-        return Context.open(Device.attached(dir), new ContextConfig().attachedPort(nextPort++).attachedPoolBytes(4 << 20)
+        Context c = Context.open(Device.attached(dir), new ContextConfig().attachedPort(opened.size()).attachedPoolBytes(4 << 20)
             .attachedRingBytes(1 << 20));
+        opened.add(c);
+        return c;
+    }
+
+    /** The dataplane's port {@code ctx} is attached to: its transport's counters, read on the dataplane's thread. */
+    @Override
+    public Map<String, Long> transportCounters(Context ctx) {
+        int port = opened.indexOf(ctx);
+        if (port < 0) {
+            throw new IllegalArgumentException("not a context of this fabric: " + ctx);
+        }
+        return world.onLoop(() -> world.served(port).counters());
     }
 
     /** None: the dataplane's thread alone steps its world. */

@@ -5,6 +5,7 @@ import io.srdnic.verbs.ContextConfig;
 import io.srdnic.verbs.Device;
 import io.srdnic.verbs.SimWorld;
 import io.srdnic.verbs.ThreadingMode;
+import java.util.Map;
 
 /**
  * Where the conformance suite's contexts come from, so that one test body runs against both
@@ -17,6 +18,14 @@ public interface ConformanceFabric extends AutoCloseable {
 
     /** The simulated network when the test may add embedded hosts to it, else null. */
     SimWorld world();
+
+    /**
+     * The counters of the transport {@code ctx} runs on: its own embedded; attached, those of the
+     * dataplane's port it is attached to (an attached context shows none of its own).
+     */
+    default Map<String, Long> transportCounters(Context ctx) {
+        return ctx.counters();
+    }
 
     @Override
     void close();

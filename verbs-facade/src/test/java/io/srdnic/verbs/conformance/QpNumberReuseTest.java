@@ -42,7 +42,7 @@ class QpNumberReuseTest extends ConformanceCase {
             RecvWr r = new RecvWr();
             r.wrId(61).sge().set(p.b.mr, 0, 1024);
             assertEquals(0, successor.postRecv(r));
-            long refusedBefore = p.b.ctx.counters().get("rc_refused");
+            long refusedBefore = p.fabric.transportCounters(p.b.ctx).get("rc_refused");
 
             SendWr late = new SendWr().wrId(7).opcode(SendWr.OP_SEND).numSge(1);
             late.sge(0).set(p.a.mr, 0, 64);
@@ -50,7 +50,8 @@ class QpNumberReuseTest extends ConformanceCase {
             List<WorkCompletion> wcs = RcConformancePair.await(p.a.cq, 1, 20);
             assertEquals(1, wcs.size(), "the late send completes");
             assertEquals(WcStatus.RETRY_EXCEEDED_ERROR, wcs.get(0).status(), wcs.get(0).statusName());
-            assertTrue(p.b.ctx.counters().get("rc_refused") > refusedBefore, "the packets for the old number were dropped, counted");
+            assertTrue(p.fabric.transportCounters(p.b.ctx).get("rc_refused") > refusedBefore,
+                "the packets for the old number were dropped, counted");
             assertTrue(RcConformancePair.drain(p.b.cq, 50).isEmpty(), "the QP made since got nothing");
         }
     }

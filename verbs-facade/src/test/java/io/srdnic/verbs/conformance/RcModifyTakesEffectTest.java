@@ -8,8 +8,6 @@ import io.srdnic.srd.api.QpAttributes;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.AddressHandle;
-import io.srdnic.verbs.Context;
-import io.srdnic.verbs.Device;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
 import java.util.List;
@@ -18,18 +16,18 @@ import org.junit.jupiter.api.Test;
 /**
  * Rule 8 of issue 25: modify-QP attributes take effect. SQD → SQD with a new address vector (the
  * kernel's qp_state_table allows IB_QP_AV there) changes where the QP sends from the next SQD → RTS
- * on: here the new path leads to a host with no such QP, so the next SEND never reaches the old peer
- * and fails RETRY_EXCEEDED, as on an HCA whose path was moved.
+ * on: here the new path leads to an address no host has (the network drops what goes there), so the
+ * next SEND never reaches the old peer and fails RETRY_EXCEEDED, as on an HCA whose path was moved.
+ * Against either provider (the attached one: {@code AttachedRcModifyTakesEffectTest}).
  */
-class RcModifyTakesEffectTest {
-    static {
-        System.setProperty("srdnic.shim.path", "/nonexistent/no-dpdk-needed-here.so");
-    }
+class RcModifyTakesEffectTest extends ConformanceCase {
+    /** A MAC and an IPv4 address no host of the fabric has. */
+    private static final long NOWHERE_MAC = 0x02_5E_00_00_0B_0BL;
+    private static final int NOWHERE_IP = 0x0A_63_63_63; // 10.99.99.99
 
     @Test
     void shouldSendToTheNewAddressVectorAfterSqdToSqdAndBackToRts() {
-        try (RcConformancePair p = new RcConformancePair(2581, LinkConfig.DEFAULT, 16 * 1024);
-             Context elsewhere = Context.open(Device.sim(p.world))) {
+        try (RcConformancePair p = pair(2581, LinkConfig.DEFAULT, 16 * 1024)) {
             RcConformancePair.postReceives(p.b, 2, 4096, 1024);
             SendWr send = new SendWr().wrId(1).opcode(SendWr.OP_SEND).numSge(1);
             send.sge(0).set(p.a.mr, 0, 64);
@@ -39,7 +37,7 @@ class RcModifyTakesEffectTest {
 
             p.a.qp.modify(new QpAttributes().state(QpState.SQD));
             assertFalse(p.a.qp.query().sqDraining());
-            AddressHandle moved = p.a.pd.createAddressHandle(elsewhere.mac(), elsewhere.ip(), elsewhere.udpPort());
+            AddressHandle moved = p.a.pd.createAddressHandle(NOWHERE_MAC, NOWHERE_IP, p.b.ctx.udpPort());
             p.a.qp.modify(new QpAttributes().state(QpState.SQD).addressHandle(moved.handle()).retryCnt(1).timeout(8));
             p.a.qp.modify(new QpAttributes().state(QpState.RTS));
 
