@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,7 +50,7 @@ class SrdContextLifecycleTest {
                     for (TestQp from : qps.get(h)) {
                         for (TestQp to : qps.get(peer)) {
                             assertEquals(TransportDevice.POST_OK, ts.get(h)
-                                    .postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, posted++, msg, 0, 8, false, 0, true));
+                                    .post(from.qp(), send(posted++, msg, 0, 8).to(ah, to.qpn(), SimFabric.QKEY)));
                         }
                     }
                 }
@@ -80,14 +81,14 @@ class SrdContextLifecycleTest {
             TestQp qb = f.qp(b, 4, 8);
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
             assertEquals(1, a.contextCount());
             f.runFor(40 * MS);
             assertEquals(0, a.contextCount());
             assertEquals(0, b.contextCount());
             // The address handle still works: the context comes back on next use.
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(2, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, MS));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
             assertEquals(2, qb.receives().size());
@@ -110,8 +111,8 @@ class SrdContextLifecycleTest {
                 qps.add(f.qp(p, 0, 0));
             }
             MemorySegment msg = f.arena.allocate(8);
-            IntConsumer send = i -> peers.get(i).postSend(qps.get(i).qp(), f.ah(peers.get(i), 0), qb.qpn(), SimFabric.QKEY, i, msg, 0, 8,
-                false, 0, true);
+            IntConsumer send = i -> peers.get(i).post(qps.get(i).qp(), send(i, msg, 0, 8)
+                .to(f.ah(peers.get(i), 0), qb.qpn(), SimFabric.QKEY));
             for (int i = 0; i < 5; i++) {
                 send.accept(i);
             }
@@ -158,14 +159,14 @@ class SrdContextLifecycleTest {
             int toA = f.ah(b, 0);
             IntBinaryOperator aSends = (n, wr) -> {
                 for (int i = 0; i < n; i++) {
-                    a.postSend(qa.qp(), toB, qb.qpn(), SimFabric.QKEY, wr + i, msg, 0, 8, false, 0, true);
+                    a.post(qa.qp(), send(wr + i, msg, 0, 8).to(toB, qb.qpn(), SimFabric.QKEY));
                 }
                 assertTrue(f.runUntil(() -> qa.sendCq().size() >= n, 500 * MS));
                 return (int) qa.sends().stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count();
             };
             IntUnaryOperator bSends = n -> {
                 for (int i = 0; i < n; i++) {
-                    b.postSend(qb.qp(), toA, qa.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                    b.post(qb.qp(), send(i, msg, 0, 8).to(toA, qa.qpn(), SimFabric.QKEY));
                 }
                 assertTrue(f.runUntil(() -> qb.sendCq().size() >= n, 500 * MS));
                 return (int) qb.sends().stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count();
@@ -191,7 +192,7 @@ class SrdContextLifecycleTest {
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 20; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 20, 5 * MS));
             qa.sends();
@@ -200,7 +201,7 @@ class SrdContextLifecycleTest {
             TestQp qa2 = f.qp(a2, 0, 0);
             int ah2 = f.ah(a2, 1);
             for (int i = 0; i < 20; i++) {
-                a2.postSend(qa2.qp(), ah2, qb.qpn(), SimFabric.QKEY, 100 + i, msg, 0, 8, false, 0, true);
+                a2.post(qa2.qp(), send(100 + i, msg, 0, 8).to(ah2, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa2.sendCq().size() == 20, 5 * MS));
             assertTrue(qa2.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS),
@@ -224,7 +225,7 @@ class SrdContextLifecycleTest {
                 f.network.blackhole(p, true);
             }
             for (int i = 0; i < 5; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 5, 200 * MS));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.REMOTE_UNRESPONSIVE));
@@ -236,7 +237,7 @@ class SrdContextLifecycleTest {
             for (int p = 0; p < 4; p++) {
                 f.network.blackhole(p, false);
             }
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 9, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(9, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
             assertEquals(WcStatus.SUCCESS, qa.sends().get(0).status());
         }
@@ -254,16 +255,15 @@ class SrdContextLifecycleTest {
             int other = f.ah(a, 1);
             f.network.blackhole(0, true);
             for (int i = 0; i < 3; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
-            a.postSend(qa.qp(), other, qb.qpn(), SimFabric.QKEY, 10, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(10, msg, 0, 8).to(other, qb.qpn(), SimFabric.QKEY));
             f.runFor(100_000);
             a.destroyAddressHandle(ah);
             List<TestQp.Wc> flushed = qa.sends();
             assertEquals(3, flushed.size());
             assertTrue(flushed.stream().allMatch(wc -> wc.status() == WcStatus.WR_FLUSH_ERROR));
-            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 5, msg, 0, 8,
-                    false, 0, true));
+            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.post(qa.qp(), send(5, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY)));
             f.network.blackhole(0, false);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
             assertEquals(10, qa.sends().get(0).wrId(), "the other handle's request is untouched");
@@ -281,8 +281,8 @@ class SrdContextLifecycleTest {
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 50; i++) {
-                a.postSend(doomed.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
-                a.postSend(survivor.qp(), ah, qb.qpn(), SimFabric.QKEY, 1000 + i, msg, 0, 8, false, 0, true);
+                a.post(doomed.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
+                a.post(survivor.qp(), send(1000 + i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             a.doWork(0);
             long leftBeforeDestroy = a.counters().txData;
@@ -308,10 +308,10 @@ class SrdContextLifecycleTest {
             TestQp qb = f.qp(b, 8, 8);
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
             f.runFor(20 * MS); // idle far longer than the transport timeout
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(2, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, MS));
             assertNull(a.events().poll(), "a responsive peer after a quiet spell is not unresponsive");
         }
