@@ -147,7 +147,28 @@ class RcAtomicTest {
     }
 
     @Test
-    void shouldKeepAtomicsWithinMaxRdAtomicAndRefuseThemWhenItIsZero() {
+    void shouldKeepNoMoreAtomicsOutstandingThanMaxRdAtomic() {
+        try (RcPair p = new RcPair(LinkConfig.DEFAULT, 46)) {
+            p.maxRdAtomic = 2;
+            p.connect();
+            MemorySegment w = word(p, 0);
+            int rkey = atomicKey(p, w);
+            MemorySegment out = p.f.arena.allocate(8 * 6, 8);
+            for (int i = 0; i < 6; i++) {
+                assertEquals(TransportDevice.POST_OK, p.atomic(SendOpcode.ATOMIC_FETCH_ADD, i, out, 8L * i, w.address(), rkey, 1, 0));
+            }
+            long before = p.a.counters().txData;
+            p.f.runOnly(p.a, 200_000); // the responder stalls: no answer comes back, and no RTO falls due yet
+            assertEquals(2, p.a.counters().txData - before, "two atomics on the wire, the other four wait for an answer");
+            assertEquals(0, p.a.counters().txRetransmits);
+            List<TestQp.Wc> wcs = p.sendCompletions(6, 100 * MS);
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L), wcs.stream().map(TestQp.Wc::wrId).toList(), "all six run in turn");
+            assertEquals(6, w.get(ValueLayout.JAVA_LONG, 0));
+        }
+    }
+
+    @Test
+    void shouldRefuseEveryAtomicWhenMaxRdAtomicIsZero() {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 44)) {
             p.maxRdAtomic = 0;
             p.connect();

@@ -13,7 +13,6 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -169,25 +168,31 @@ class RcQpAttributesTest {
     }
 
     @Test
-    void shouldKeepTheShortModifyForDatagramQpsAndPointRcToAttributes() {
+    void shouldKeepTheShortModifyForDatagramQps() {
         try (SimFabric f = new SimFabric(1)) {
             TransportDevice a = f.addHost(new TransportConfig());
             f.addHost(new TransportConfig());
-            Consumer<DeviceQp> walk = qp -> {
-                qp.modify(QpState.INIT, 0x77);
-                qp.modify(QpState.RTR, 0);
-                qp.modify(QpState.RTS, 0);
-            };
             for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
                 DeviceQp qp = a.createQp(new TransportQpAttributes(type).sqDepth(4).rqDepth(4).sendCq(new CompletionQueue(8))
                     .recvCq(new CompletionQueue(8)));
-                walk.accept(qp);
+                qp.modify(QpState.INIT, 0x77);
+                qp.modify(QpState.RTR, 0);
+                qp.modify(QpState.RTS, 0);
                 assertEquals(QpState.RTS, qp.state());
                 assertEquals(0x77, qp.qkey());
             }
+        }
+    }
+
+    @Test
+    void shouldPointAnRcQpsShortModifyToTheAttributesItMisses() {
+        try (SimFabric f = new SimFabric(1)) {
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
             DeviceQp rc = rcQp(a);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> rc.modify(QpState.INIT, 1));
             assertTrue(e.getMessage().contains("missing"), e.getMessage());
+            assertEquals(QpState.RESET, rc.state(), "the refused modify changed nothing");
         }
     }
 }

@@ -37,12 +37,20 @@ class SrcObjectsTest {
     }
 
     @Test
-    void shouldCreateSrcDomainsWithDistinctNumbersAndDestroyAnUnusedOne() {
+    void shouldGiveEachSrcDomainANumberOfItsOwn() {
         try (SimFabric f = fabric()) {
             TransportDevice t = f.host(0);
             SrcDomain d1 = t.createSrcDomain();
             SrcDomain d2 = t.createSrcDomain();
             assertNotEquals(d1.number(), d2.number());
+        }
+    }
+
+    @Test
+    void shouldDestroyAnUnusedSrcDomainForGood() {
+        try (SimFabric f = fabric()) {
+            TransportDevice t = f.host(0);
+            SrcDomain d1 = t.createSrcDomain();
             assertEquals(0, d1.users());
             d1.destroy();
             assertTrue(d1.isDestroyed());
@@ -103,29 +111,45 @@ class SrcObjectsTest {
         }
     }
 
+    /** {@code t} refuses a QP of {@code attributes}, saying each of {@code words}. */
+    private static void assertRefused(TransportDevice t, TransportQpAttributes attributes, String... words) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.createQp(attributes));
+        for (String word : words) {
+            assertTrue(e.getMessage().contains(word), e.getMessage());
+        }
+    }
+
     @Test
-    void shouldRequireAnSrcDomainOnAnSrcQpAndRefuseAnSrq() {
+    void shouldRequireAnSrcDomainOnAnSrcQp() {
+        try (SimFabric f = fabric()) {
+            TransportDevice t = f.host(0);
+            CompletionQueue cq = new CompletionQueue(16);
+            assertRefused(t, new TransportQpAttributes(QpType.SRC).sqDepth(16).rqDepth(16).sendCq(cq).recvCq(cq), "SRC domain", "required");
+            assertRefused(t, new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(null).sendCq(cq), "required");
+        }
+    }
+
+    @Test
+    void shouldRefuseAnSrqOnAnSrcQp() {
+        try (SimFabric f = fabric()) {
+            TransportDevice t = f.host(0);
+            SrcDomain d = t.createSrcDomain();
+            SharedReceiveQueue srq = t.createSrq(8, 0);
+            CompletionQueue cq = new CompletionQueue(16);
+            assertRefused(t, new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(d).srq(srq).sendCq(cq).recvCq(cq), "no SRQ");
+            assertEquals(0, d.users(), "no QP was made");
+        }
+    }
+
+    @Test
+    void shouldRefuseSrcObjectsOnAnRcQp() {
         try (SimFabric f = fabric()) {
             TransportDevice t = f.host(0);
             CompletionQueue cq = new CompletionQueue(16);
             SrcDomain d = t.createSrcDomain();
-            IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
-                () -> t.createQp(new TransportQpAttributes(QpType.SRC).sqDepth(16).rqDepth(16).sendCq(cq).recvCq(cq)));
-            assertTrue(none.getMessage().contains("SRC domain") && none.getMessage().contains("required"), none.getMessage());
-            IllegalArgumentException nullDomain = assertThrows(IllegalArgumentException.class,
-                () -> t.createQp(new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(null).sendCq(cq)));
-            assertTrue(nullDomain.getMessage().contains("required"), nullDomain.getMessage());
-            SharedReceiveQueue srq = t.createSrq(8, 0);
-            IllegalArgumentException withSrq = assertThrows(IllegalArgumentException.class, () ->
-                    t.createQp(new TransportQpAttributes(QpType.SRC).sqDepth(16).srq(srq).sendCq(cq).recvCq(cq)));
-            assertTrue(withSrq.getMessage().contains("no SRQ"), withSrq.getMessage());
-            IllegalArgumentException rcWithDomain = assertThrows(IllegalArgumentException.class,
-                () -> t.createQp(new TransportQpAttributes(QpType.RC).sqDepth(16).srcDomain(d).sendCq(cq)));
-            assertTrue(rcWithDomain.getMessage().contains("only SRC"), rcWithDomain.getMessage());
+            assertRefused(t, new TransportQpAttributes(QpType.RC).sqDepth(16).srcDomain(d).sendCq(cq), "only SRC");
             SharedReceiveQueue srcSrq = t.createSrq(new SrqAttributes().maxWr(8).srcDomain(d).srcSrqNumber(9).srcCq(cq));
-            IllegalArgumentException rcOnSrcSrq = assertThrows(IllegalArgumentException.class,
-                () -> t.createQp(new TransportQpAttributes(QpType.RC).sqDepth(16).srq(srcSrq).sendCq(cq).recvCq(cq)));
-            assertTrue(rcOnSrcSrq.getMessage().contains("SRC"), rcOnSrcSrq.getMessage());
+            assertRefused(t, new TransportQpAttributes(QpType.RC).sqDepth(16).srq(srcSrq).sendCq(cq).recvCq(cq), "SRC");
             assertEquals(1, d.users(), "the SRQ only: no QP was made");
         }
     }

@@ -3,12 +3,14 @@ package io.srdnic.srd.transport.device;
 import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.srd.FlowKey;
+import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -211,8 +213,11 @@ class SrdContextLifecycleTest {
         }
     }
 
-    @Test
-    void shouldRaiseRemoteUnresponsiveOncePerEpisodeAndKeepProbing() {
+    /**
+     * Host 0 sends five messages to host 1 while every path is a black hole: all complete
+     * REMOTE_UNRESPONSIVE, the paths come back, and {@code then} sees host 0, its QP and its address handle of host 1.
+     */
+    private static void afterAnUnresponsiveEpisode(UnresponsiveCheck then) {
         TransportConfig config = new TransportConfig().paths(4).transportTimeoutNanos(5 * MS).retryBudget(6).rtoMaxNanos(2 * MS);
         try (SimFabric f = new SimFabric(4)) {
             TransportDevice a = f.addHost(config);
@@ -229,18 +234,37 @@ class SrdContextLifecycleTest {
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 5, 200 * MS));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.REMOTE_UNRESPONSIVE));
+            for (int p = 0; p < 4; p++) {
+                f.network.blackhole(p, false);
+            }
+            then.check(f, a, qa, ah, () -> a.post(qa.qp(), send(9, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY)));
+        }
+    }
+
+    private interface UnresponsiveCheck {
+        /** {@code sendAgain} posts one more message from {@code qa} to the peer. */
+        void check(SimFabric f, TransportDevice a, TestQp qa, int ah, Runnable sendAgain);
+    }
+
+    @Test
+    void shouldRaiseRemoteUnresponsiveOncePerEpisode() {
+        afterAnUnresponsiveEpisode((f, a, qa, ah, sendAgain) -> {
             AsyncEventQueue.AsyncEvent event = a.events().poll();
             assertEquals(AsyncEventQueue.REMOTE_UNRESPONSIVE, event.type());
             assertEquals(ah, event.addressHandle());
             assertNull(a.events().poll(), "once per episode");
-            // The path comes back: new work succeeds on the same context.
-            for (int p = 0; p < 4; p++) {
-                f.network.blackhole(p, false);
-            }
-            a.post(qa.qp(), send(9, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
+        });
+    }
+
+    @Test
+    void shouldSucceedOnTheSameContextOnceAnUnresponsivePeerAnswersAgain() {
+        afterAnUnresponsiveEpisode((f, a, qa, ah, sendAgain) -> {
+            SrdContext unresponsive = a.existingContext(SimFabric.flow(1));
+            sendAgain.run();
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
             assertEquals(WcStatus.SUCCESS, qa.sends().get(0).status());
-        }
+            assertSame(unresponsive, a.existingContext(SimFabric.flow(1)), "the same context carried it");
+        });
     }
 
     @Test

@@ -60,28 +60,57 @@ class SrdQpRulesTest {
         }
     }
 
+    /** An SRD QP of {@code a} in RTS with a send queue of {@code sqDepth}, completing on {@code scq}. */
+    private static DeviceQp readyQp(TransportDevice a, int sqDepth, CompletionQueue scq) {
+        DeviceQp qp = a.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(sqDepth).sendCq(scq).recvCq(new CompletionQueue(4)));
+        qp.modify(QpState.INIT, 1);
+        qp.modify(QpState.RTR, 0);
+        qp.modify(QpState.RTS, 0);
+        return qp;
+    }
+
     @Test
-    void shouldRefuseAFullSendQueueAndBadBuffers() {
+    void shouldRefuseAPostToAFullSendQueue() {
         try (SimFabric f = new SimFabric(1)) {
             TransportDevice a = f.addHost(new TransportConfig());
             f.addHost(new TransportConfig());
-            CompletionQueue scq = new CompletionQueue(16);
-            DeviceQp qp = a.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(2).sendCq(scq).recvCq(new CompletionQueue(4)));
-            qp.modify(QpState.INIT, 1);
-            qp.modify(QpState.RTR, 0);
-            qp.modify(QpState.RTS, 0);
+            DeviceQp qp = readyQp(a, 2, new CompletionQueue(16));
             MemorySegment buf = f.arena.allocate(16);
             int ah = f.ah(a, 1);
             assertEquals(TransportDevice.POST_OK, a.post(qp, send(1, buf, 0, 8).to(ah, 1, 1)));
             assertEquals(TransportDevice.POST_OK, a.post(qp, send(2, buf, 8, 8).to(ah, 1, 1)));
             assertEquals(TransportDevice.POST_SQ_FULL, a.post(qp, send(3, buf, 0, 8).to(ah, 1, 1)));
-            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.post(qp, send(4, buf, 0, 8).to(12345, 1, 1)));
+            assertEquals(2, qp.sendsOutstanding(), "the refused request took no room");
             assertTrue(f.runUntil(() -> qp.sendsOutstanding() == 0, 10 * MS));
-            scq.poll((wr, st, op, len, hasImm, imm, qpn, src, ip) -> { }, 100);
-            assertEquals(TransportDevice.POST_OK, a.post(qp, send(5, buf, 12, 8).to(ah, 1, 1)));
+            assertEquals(TransportDevice.POST_OK, a.post(qp, send(4, buf, 0, 8).to(ah, 1, 1)), "room again once the two complete");
+        }
+    }
+
+    @Test
+    void shouldRefuseAPostNamingAnUnknownAddressHandle() {
+        try (SimFabric f = new SimFabric(1)) {
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            DeviceQp qp = readyQp(a, 2, new CompletionQueue(16));
+            MemorySegment buf = f.arena.allocate(16);
+            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.post(qp, send(4, buf, 0, 8).to(12345, 1, 1)));
+            assertEquals(0, qp.sendsOutstanding(), "nothing posted");
+        }
+    }
+
+    @Test
+    void shouldCompleteASendPastTheEndOfItsBufferWithLocalProtectionError() {
+        try (SimFabric f = new SimFabric(1)) {
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            CompletionQueue scq = new CompletionQueue(16);
+            DeviceQp qp = readyQp(a, 2, scq);
+            MemorySegment buf = f.arena.allocate(16);
+            assertEquals(TransportDevice.POST_OK, a.post(qp, send(5, buf, 12, 8).to(f.ah(a, 1), 1, 1)));
             int[] status = {-1};
             scq.poll((wr, st, op, len, hasImm, imm, qpn, src, ip) -> status[0] = st, 1);
             assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, status[0], "a segment that runs past its buffer");
+            assertEquals(0, a.counters().txData, "nothing went on the wire");
         }
     }
 

@@ -267,7 +267,7 @@ class SrdRdmaTest {
     }
 
     @Test
-    void shouldRefuseRdmaOnUdAndRequestsOverTheMaximumLocally() {
+    void shouldCompleteRdmaOnAUdQpWithLocalQpOperationError() {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 19, 64, 1)) {
             DeviceQp ud = p.a.createQp(new TransportQpAttributes(QpType.UD).sqDepth(4).sendCq(p.qa.sendCq()).recvCq(p.qa.recvCq()));
             ud.modify(QpState.INIT, SimFabric.QKEY);
@@ -276,6 +276,13 @@ class SrdRdmaTest {
             assertEquals(TransportDevice.POST_OK,
                 p.a.post(ud, request(1, SendOpcode.RDMA_WRITE, p.local, 0, 8).to(p.ah, 1, SimFabric.QKEY)));
             assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, p.qa.sends().get(0).status());
+            assertEquals(0, p.a.counters().txData, "nothing went on the wire");
+        }
+    }
+
+    @Test
+    void shouldCompleteRdmaOverTheMaximumSizeWithLocalLengthError() {
+        try (Pair p = new Pair(LinkConfig.DEFAULT, 19, 64, 1)) {
             assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, p.a.maxRdmaSize() + 1, 0, 0, 0));
             assertEquals(WcStatus.LOCAL_LENGTH_ERROR, p.qa.sends().get(0).status());
             assertEquals(0, p.a.counters().txData, "nothing went on the wire");
