@@ -130,27 +130,45 @@ class AttachedRcTest {
         }
     }
 
-    @Test
-    void shouldPutTheQpInErrorOnARemoteAccessErrorAndFlushWhatItsClientPostsAfter() {
+    private interface PairCheck {
+        void check(AttachedWorld w, RcApp a, RcApp b, MemoryRegion readOnly);
+    }
+
+    /** a and b connected; a WRITE from a into b's read-only region completes REMOTE_ACCESS_ERROR; then {@code then}. */
+    private void afterARemoteAccessError(PairCheck then) {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); RcApp a = new RcApp(dir, 0, 0);
              RcApp b = new RcApp(dir, 1, 4)) {
             pair(a, b, 14, 7);
             MemoryRegion readOnly = b.pd.allocateRegion(4096, Access.REMOTE_READ);
             assertEquals(0, a.qp.postSend(a.wr(1, SendWr.OP_RDMA_WRITE, 0, 64).rdma(readOnly.segment().address(), readOnly.rkey())));
             assertEquals(WcStatus.REMOTE_ACCESS_ERROR, a.await().status());
+            then.check(w, a, b, readOnly);
+        }
+    }
+
+    @Test
+    void shouldPutTheQpInErrorOnARemoteAccessError() {
+        afterARemoteAccessError((w, a, b, readOnly) -> {
+            assertEquals(QpState.ERROR, a.qp.query().state(), "the dataplane's QP is in ERROR, and the client asks it");
+            assertEquals(QpState.ERROR, a.qp.state());
+        });
+    }
+
+    @Test
+    void shouldFlushWhatAClientPostsToItsQpInError() {
+        afterARemoteAccessError((w, a, b, readOnly) -> {
             // posted before the client looked: the dataplane completes it as a QP in ERROR does, flushed
             assertEquals(0, a.qp.postSend(a.wr(2, SendWr.OP_RDMA_WRITE, 0, 8).rdma(readOnly.segment().address(), readOnly.rkey())));
             WorkCompletion flushed = a.await();
             assertEquals(2, flushed.wrId());
             assertEquals(WcStatus.WR_FLUSH_ERROR, flushed.status(), flushed.toString());
             assertEquals(WcOpcode.RDMA_WRITE, flushed.opcode());
-            assertEquals(QpState.ERROR, a.qp.query().state(), "the dataplane's QP is in ERROR, and the client asks it");
-            assertEquals(QpState.ERROR, a.qp.state());
+            assertEquals(QpState.ERROR, a.qp.query().state());
             assertEquals(0, a.qp.postSend(a.wr(3, SendWr.OP_SEND, 0, 8)), "once the client knows, still taken, as verbs takes it");
             WorkCompletion again = a.await();
             assertEquals(3, again.wrId());
             assertEquals(WcStatus.WR_FLUSH_ERROR, again.status(), again.toString());
-        }
+        });
     }
 
     @Test
@@ -167,11 +185,11 @@ class AttachedRcTest {
         }
     }
 
-    @Test
-    void shouldFlushAKilledClientsRcQpAndLetItsPeerFindOutAsVerbsDoes() {
+    /** a and b connected (a local ACK timeout of about 1 ms, two retries); b dies; {@code then} once b is counted reclaimed. */
+    private void afterAConnectedClientIsReclaimed(PairCheck then) {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); RcApp a = new RcApp(dir, 0, 4)) {
             RcApp b = new RcApp(dir, 1, 4);
-            pair(a, b, 8, 2); // a local ACK timeout of about 1 ms, two retries: the peer finds out fast
+            pair(a, b, 8, 2); // the peer finds out fast
             assertEquals(0, a.qp.postSend(a.wr(1, SendWr.OP_SEND, 0, 8)));
             assertEquals(WcStatus.SUCCESS, a.await().status());
             b.ctx.session().dieForTest();
@@ -179,13 +197,26 @@ class AttachedRcTest {
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
+            then.check(w, a, b, null);
+        }
+    }
+
+    @Test
+    void shouldReclaimAKilledClientsRcQpWithItsObjects() {
+        afterAConnectedClientIsReclaimed((w, a, b, none) -> {
             assertEquals(1, w.counter("clients_reclaimed"));
             assertEquals(5, w.counter("objects_reclaimed"), "its QP, AH, MR, CQ and PD");
+        });
+    }
+
+    @Test
+    void shouldLetAKilledClientsPeerFindOutAsVerbsDoes() {
+        afterAConnectedClientIsReclaimed((w, a, b, none) -> {
             assertEquals(0, a.qp.postSend(a.wr(2, SendWr.OP_SEND, 0, 8)));
             WorkCompletion wc = a.await();
             assertEquals(2, wc.wrId());
             assertEquals(WcStatus.RETRY_EXCEEDED_ERROR, wc.status(), "no RC QP answers any more: the retries run out, as verbs");
             assertEquals(QpState.ERROR, a.qp.query().state());
-        }
+        });
     }
 }

@@ -140,8 +140,12 @@ class AttachedSrdTest {
         }
     }
 
-    @Test
-    void shouldReclaimAClientThatGoesAndAnswerItsPeersWithBadDestQp() {
+    private interface ReclaimCheck {
+        void check(AttachedWorld w, App a, App b, int bQpn);
+    }
+
+    /** App b (one QP, its CQ, MR and PD) dies without a word; {@code then} runs once the dataplane counted it reclaimed. */
+    private void afterAClientIsReclaimed(ReclaimCheck then) {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 4)) {
             App b = new App(dir, 1, 4);
             int bQpn = b.qp.qpNum();
@@ -150,14 +154,27 @@ class AttachedSrdTest {
             while (w.counter("clients_reclaimed") < 1 && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
+            then.check(w, a, b, bQpn);
+        }
+    }
+
+    @Test
+    void shouldReclaimEveryObjectOfAClientThatGoes() {
+        afterAClientIsReclaimed((w, a, b, bQpn) -> {
             assertEquals(1, w.counter("clients_reclaimed"));
             assertEquals(4, w.counter("objects_reclaimed"), "its QP, CQ, MR and PD");
+        });
+    }
+
+    @Test
+    void shouldAnswerAReclaimedClientsPeersWithBadDestQp() {
+        afterAClientIsReclaimed((w, a, b, bQpn) -> {
             SendWr wr = new SendWr().wrId(3).destination(a.to(b), bQpn, QKEY);
             wr.sge(0).set(a.mr, 0, 8);
             assertEquals(0, a.qp.postSend(wr.numSge(1)));
             WorkCompletion wc = a.await();
             assertEquals(WcStatus.BAD_DEST_QP_ERROR, wc.status(), wc.toString());
-        }
+        });
     }
 
     @Test

@@ -24,8 +24,16 @@ class AttachedSrqTest {
     @TempDir
     Path dir;
 
-    @Test
-    void shouldDeliverIntoAnAttachedSrqAndRaiseItsLimitEvent() {
+    /** What {@link #afterTwoSendsToAnSrq} hands its check: b's context, its SRQ (limit 3, armed), the QP on it, and their CQ. */
+    private interface SrqCheck {
+        void check(Context b, SharedReceiveQueue srq, QueuePair qp, CompletionQueue cq, MemoryRegion mr) throws Exception;
+    }
+
+    /**
+     * An attached context b with an SRD QP on an SRQ of four receives (its limit armed at 3), and
+     * an attached app a that sends it two messages, both acknowledged; then {@code then}.
+     */
+    private void afterTwoSendsToAnSrq(SrqCheck then) throws Exception {
         try (AttachedWorld w = new AttachedWorld(dir, 2, AllowRule.ownUidOrRoot()); App a = new App(dir, 0, 0);
              Context b = Context.open(Device.attached(dir), new ContextConfig().attachedPort(1).attachedPoolBytes(1 << 20)
                  .attachedRingBytes(1 << 20))) {
@@ -52,6 +60,13 @@ class AttachedSrqTest {
                 assertEquals(0, a.qp.postSend(wr.numSge(1)));
                 assertEquals(WcStatus.SUCCESS, a.await().status());
             }
+            then.check(b, srq, qp, cq, mr);
+        }
+    }
+
+    @Test
+    void shouldDeliverIntoAnAttachedSrqInPostingOrder() throws Exception {
+        afterTwoSendsToAnSrq((b, srq, qp, cq, mr) -> {
             WorkCompletion[] wcs = CompletionQueue.array(1);
             for (int i = 0; i < 2; i++) {
                 assertEquals(1, cq.await(wcs, 1, TimeUnit.SECONDS));
@@ -61,15 +76,27 @@ class AttachedSrqTest {
                 assertEquals("to the srq " + i, mr.segment().getString((wcs[0].wrId() - 10) * 256));
             }
             assertEquals(2, srq.receivesPosted());
+        });
+    }
+
+    @Test
+    void shouldRaiseAnAttachedSrqsLimitEventOnce() throws Exception {
+        afterTwoSendsToAnSrq((b, srq, qp, cq, mr) -> {
             AsyncEventQueue.AsyncEvent e = awaitEvent(b);
             assertEquals(AsyncEventQueue.SRQ_LIMIT_REACHED, e.type());
             assertEquals(srq.srqNum(), e.srqn());
             assertEquals(0, srq.limit(), "disarmed once raised");
+        });
+    }
+
+    @Test
+    void shouldRefuseToDestroyAnAttachedSrqAQpUses() throws Exception {
+        afterTwoSendsToAnSrq((b, srq, qp, cq, mr) -> {
             VerbsException busy = assertThrows(VerbsException.class, srq::destroy, "refused while a QP uses it");
             assertNotNull(busy.getMessage());
             qp.destroy();
             srq.destroy();
-        }
+        });
     }
 
     @Test

@@ -63,16 +63,20 @@ class ControlSocketAccessTest {
     }
 
     @Test
-    void shouldGiveTheControlSocketMode0660AndTheGroupAsked() throws Exception {
-        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), NOBODY, 8, 8, 5_000))) {
-            Path socket = dir.resolve(AttachServer.SOCKET);
-            assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket, LinkOption.NOFOLLOW_LINKS)));
-            assertEquals(NOBODY, (int) (Integer) Files.getAttribute(socket, "unix:gid", LinkOption.NOFOLLOW_LINKS));
-        }
+    void shouldGiveTheControlSocketMode0660() throws Exception {
         try (AttachedWorld w = new AttachedWorld(dir, 1, AllowRule.ownUidOrRoot())) {
             Path socket = dir.resolve(AttachServer.SOCKET);
             assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket, LinkOption.NOFOLLOW_LINKS)),
                 "the default: 0660 whatever the umask (the JVM's is 022 here)");
+        }
+    }
+
+    @Test
+    void shouldGiveTheControlSocketTheGroupAsked() throws Exception {
+        try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), NOBODY, 8, 8, 5_000))) {
+            Path socket = dir.resolve(AttachServer.SOCKET);
+            assertEquals(NOBODY, (int) (Integer) Files.getAttribute(socket, "unix:gid", LinkOption.NOFOLLOW_LINKS));
+            assertEquals("rw-rw----", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket, LinkOption.NOFOLLOW_LINKS)));
         }
     }
 
@@ -140,7 +144,7 @@ class ControlSocketAccessTest {
     }
 
     @Test
-    void shouldCloseConnectionsBeyondThePerUidAndTotalLimits() throws Exception {
+    void shouldCloseConnectionsBeyondThePerUidLimit() throws Exception {
         try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), -1, 100, 3, 60_000))) {
             List<SocketChannel> held = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
@@ -159,6 +163,10 @@ class ControlSocketAccessTest {
                 c.close();
             }
         }
+    }
+
+    @Test
+    void shouldCloseConnectionsBeyondTheTotalLimit() throws Exception {
         try (AttachedWorld w = new AttachedWorld(dir, new AttachPolicy(AllowRule.ownUidOrRoot(), -1, 2, 100, 60_000))) {
             SocketChannel a = connect();
             SocketChannel b = connect();

@@ -5,8 +5,12 @@ import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.device.TransportQpAttributes;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -14,7 +18,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Two SRD transports on the simulated network, A sending to B, driven in virtual time from one
  * thread: what {@link SrdSimPathBench} and {@link SimPathCpuTime} time. Only the transport's public
- * API, so the same loop runs against an older build's classes too.
+ * API, and {@link WorkRequest}'s fields rather than its setters, so the same loop runs against an
+ * older build's classes too (any since the device was named {@code TransportDevice}).
  * <p>
  * {@code burstsTogether}: links so fast that a burst's frames arrive in the same nanosecond, as at a
  * NIC ring at line rate, so the responder takes many in one RX burst (what ACK coalescing needs);
@@ -36,7 +41,8 @@ public final class SimPathPair implements AutoCloseable {
     private final CompletionQueue recvCq = new CompletionQueue(1024);
     private final MemorySegment payload;
     private final MemorySegment receives;
-    private final int ah;
+    /** The one request A posts, the same but for its id each time. */
+    private final WorkRequest send = new WorkRequest();
     private int completed;
     private final CompletionQueue.CompletionSink onSend = (wr, st, op, len, hasImm, imm, qpn, src, ip) -> completed++;
     private final CompletionQueue.CompletionSink onRecv;
@@ -49,8 +55,8 @@ public final class SimPathPair implements AutoCloseable {
         SimPort pb = network.addHost(0x0200_0000_0002L);
         a = new TransportDevice(pa, new TransportConfig().localIp(0x0A000001), 11, 1);
         b = new TransportDevice(pb, new TransportConfig().localIp(0x0A000002), 22, 2);
-        qa = ready(a.createQp(BATCH, 1, sendCq, new CompletionQueue(8)));
-        qb = b.createQp(1, BATCH, new CompletionQueue(8), recvCq);
+        qa = ready(a.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(BATCH).sendCq(sendCq).recvCq(new CompletionQueue(8))));
+        qb = b.createQp(new TransportQpAttributes(QpType.SRD).rqDepth(BATCH).sendCq(new CompletionQueue(8)).recvCq(recvCq));
         qb.modify(QpState.INIT, QKEY);
         receives = arena.allocate((long) BATCH * size);
         for (int i = 0; i < BATCH; i++) {
@@ -60,7 +66,14 @@ public final class SimPathPair implements AutoCloseable {
         qb.modify(QpState.RTS, 0);
         onRecv = (wr, st, op, len, hasImm, imm, qpn, src, ip) -> qb.postReceive(wr, receives, wr * this.size, this.size);
         payload = arena.allocate(size);
-        ah = a.createAddressHandle(0x0200_0000_0002L, 0x0A000002, a.config().udpPort());
+        int ah = a.createAddressHandle(0x0200_0000_0002L, 0x0A000002, a.config().udpPort());
+        send.opcode = SendOpcode.SEND;
+        send.buffer = payload;
+        send.length = size;
+        send.signaled = true;
+        send.ah = ah;
+        send.destQpn = qb.qpn();
+        send.qkey = QKEY;
     }
 
     private static DeviceQp ready(DeviceQp qp) {
@@ -73,7 +86,8 @@ public final class SimPathPair implements AutoCloseable {
     /** Posts {@link #BATCH} messages from A to B and runs both until every one has completed, its receive reposted. */
     public int postAndCompleteBatch() {
         for (int i = 0; i < BATCH; i++) {
-            a.postSend(qa, ah, qb.qpn(), QKEY, i, payload, 0, size, false, 0, true);
+            send.wrId = i;
+            a.post(qa, send);
         }
         completed = 0;
         while (completed < BATCH) {

@@ -97,14 +97,20 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldAckStructuredRepliesAndRefuseThemWithData() throws IOException {
+    void shouldAckStructuredReplies() throws IOException {
         try (RawClient c = server.client()) {
-            c.option(Nbd.OPT_STRUCTURED_REPLY, new byte[] {0});
-            assertEquals(Nbd.REP_ERR_INVALID, c.optionReply().type());
             c.option(Nbd.OPT_STRUCTURED_REPLY, new byte[0]);
             RawClient.OptionReply r = c.optionReply();
             assertEquals(Nbd.OPT_STRUCTURED_REPLY, r.option());
             assertEquals(Nbd.REP_ACK, r.type());
+        }
+    }
+
+    @Test
+    void shouldRefuseStructuredRepliesAskedWithData() throws IOException {
+        try (RawClient c = server.client()) {
+            c.option(Nbd.OPT_STRUCTURED_REPLY, new byte[] {0});
+            assertEquals(Nbd.REP_ERR_INVALID, c.optionReply().type());
         }
     }
 
@@ -209,11 +215,22 @@ class HandshakeTest {
     }
 
     @Test
-    void shouldSetSendDfOnlyWithStructuredRepliesAndReadOnlyForReadOnlyExports() throws IOException {
+    void shouldSetSendDfOnlyWithStructuredReplies() throws IOException {
         try (RawClient c = server.client()) {
-            int flags = c.go("ro", true);
-            assertEquals(Nbd.FLAG_SEND_DF, flags & Nbd.FLAG_SEND_DF);
-            assertEquals(Nbd.FLAG_READ_ONLY, flags & Nbd.FLAG_READ_ONLY);
+            assertEquals(Nbd.FLAG_SEND_DF, c.go("disk", true) & Nbd.FLAG_SEND_DF);
+        }
+        try (RawClient c = server.client()) {
+            assertEquals(0, c.go("disk", false) & Nbd.FLAG_SEND_DF, "simple replies: no DF");
+        }
+    }
+
+    @Test
+    void shouldSetReadOnlyOnlyForReadOnlyExports() throws IOException {
+        try (RawClient c = server.client()) {
+            assertEquals(Nbd.FLAG_READ_ONLY, c.go("ro", false) & Nbd.FLAG_READ_ONLY);
+        }
+        try (RawClient c = server.client()) {
+            assertEquals(0, c.go("disk", false) & Nbd.FLAG_READ_ONLY);
         }
     }
 

@@ -31,32 +31,42 @@ class FileBlockDeviceTest {
     }
 
     @Test
-    void shouldWriteInPlaceAndSyncOnlyForFuaAndFlush() throws IOException {
+    void shouldWriteInPlace() throws IOException {
         Path file = Files.write(dir.resolve("disk"), new byte[3 << 20]);
         byte[] data = new byte[(1 << 20) + 17];
         new Random(3).nextBytes(data);
         try (FileBlockDevice d = new FileBlockDevice(file, false)) {
             assertEquals(3 << 20, d.size());
             assertTrue(d.multiConnSafe());
-            ByteBuffer direct = ByteBuffer.allocateDirect(data.length).put(data).flip();
-            d.write(1000, direct, false, FileBlockDeviceTest::ok);
-            assertEquals(0, d.syncs(), "a plain write does not sync");
-            d.write(0, ByteBuffer.wrap(new byte[] {9}), true, FileBlockDeviceTest::ok);
-            assertEquals(1, d.syncs(), "FUA syncs before completing");
-            d.flush(FileBlockDeviceTest::ok);
-            assertEquals(2, d.syncs());
+            d.write(1000, ByteBuffer.allocateDirect(data.length).put(data).flip(), false, FileBlockDeviceTest::ok);
+            d.write(0, ByteBuffer.wrap(new byte[] {9}), false, FileBlockDeviceTest::ok);
             ByteBuffer back = ByteBuffer.allocateDirect(data.length);
             d.read(1000, back, FileBlockDeviceTest::ok);
             byte[] got = new byte[data.length];
             back.get(0, got);
             assertArrayEquals(data, got);
-            d.writeZeroes(1000, 1 << 19, true, false, FileBlockDeviceTest::ok);
-            assertEquals(3, d.syncs(), "FUA on write-zeroes syncs too");
+            d.writeZeroes(1000, 1 << 19, false, false, FileBlockDeviceTest::ok);
         }
         byte[] onDisk = Files.readAllBytes(file);
         assertEquals(9, onDisk[0]);
         assertArrayEquals(new byte[1 << 19], Arrays.copyOfRange(onDisk, 1000, 1000 + (1 << 19)));
         assertArrayEquals(Arrays.copyOfRange(data, 1 << 19, data.length), Arrays.copyOfRange(onDisk, 1000 + (1 << 19), 1000 + data.length));
+    }
+
+    @Test
+    void shouldSyncOnlyForFuaAndFlush() throws IOException {
+        Path file = Files.write(dir.resolve("disk"), new byte[1 << 20]);
+        try (FileBlockDevice d = new FileBlockDevice(file, false)) {
+            d.write(1000, ByteBuffer.allocateDirect(4096), false, FileBlockDeviceTest::ok);
+            d.writeZeroes(8192, 4096, false, false, FileBlockDeviceTest::ok);
+            assertEquals(0, d.syncs(), "a plain write or write-zeroes does not sync");
+            d.write(0, ByteBuffer.wrap(new byte[] {9}), true, FileBlockDeviceTest::ok);
+            assertEquals(1, d.syncs(), "FUA syncs before completing");
+            d.flush(FileBlockDeviceTest::ok);
+            assertEquals(2, d.syncs());
+            d.writeZeroes(1000, 1 << 19, true, false, FileBlockDeviceTest::ok);
+            assertEquals(3, d.syncs(), "FUA on write-zeroes syncs too");
+        }
     }
 
     /** The extents block status reports, as {length, state} pairs. */

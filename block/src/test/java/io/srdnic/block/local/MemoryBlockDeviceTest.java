@@ -64,13 +64,22 @@ class MemoryBlockDeviceTest {
     }
 
     @Test
-    void shouldAllocateOnlyWrittenPagesAndDropWholeOnesOnTrim() {
+    void shouldAllocateOnlyThePagesAWriteTouches() {
         MemoryBlockDevice d = new MemoryBlockDevice(1L << 30, false); // 1 GiB, nothing allocated
         assertEquals(0, d.allocatedPages());
         d.write((1L << 29) + PAGE - 2, ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), false, MemoryBlockDeviceTest::ok);
         assertEquals(2, d.allocatedPages(), "a write across a page boundary makes both pages");
         assertArrayEquals(new byte[] {0, 1, 2, 3, 4, 0}, read(d, (1L << 29) + PAGE - 3, 6));
-        d.trim(1L << 29, 2L * PAGE, false, MemoryBlockDeviceTest::ok);
+        d.close();
+    }
+
+    @Test
+    void shouldDropWholePagesOnTrim() {
+        MemoryBlockDevice d = new MemoryBlockDevice(1L << 30, false);
+        d.write((1L << 29) + PAGE - 2, ByteBuffer.wrap(new byte[] {1, 2, 3, 4}), false, MemoryBlockDeviceTest::ok);
+        d.trim(1L << 29, PAGE, false, MemoryBlockDeviceTest::ok);
+        assertEquals(1, d.allocatedPages(), "the first page went, the second is still written");
+        d.trim((1L << 29) + PAGE, 2L * PAGE, false, MemoryBlockDeviceTest::ok);
         assertEquals(0, d.allocatedPages());
         assertArrayEquals(new byte[6], read(d, (1L << 29) + PAGE - 3, 6), "a trimmed page reads as zeroes");
         d.close();
@@ -138,14 +147,21 @@ class MemoryBlockDeviceTest {
     }
 
     @Test
-    void shouldUnmapOnCloseAndGiveItsSizeBackToTheBudget() {
+    void shouldGiveItsSizeBackToTheBudgetOnClose() {
         long big = MemoryBudget.available() / 3 * 2 / PAGE * PAGE; // two at once would not fit
         MemoryBlockDevice d = new MemoryBlockDevice(big, false);
         d.write(0, ByteBuffer.wrap(new byte[] {1}), false, MemoryBlockDeviceTest::ok);
         assertThrows(IllegalArgumentException.class, () -> new MemoryBlockDevice(big, false));
         d.close();
-        assertThrows(IllegalStateException.class, () -> read(d, 0, 1), "closed: the memory is gone, access fails cleanly");
         new MemoryBlockDevice(big, false).close();
+    }
+
+    @Test
+    void shouldFailAccessCleanlyOnceClosed() {
+        MemoryBlockDevice d = new MemoryBlockDevice(1L << 20, false);
+        d.write(0, ByteBuffer.wrap(new byte[] {1}), false, MemoryBlockDeviceTest::ok);
+        d.close();
+        assertThrows(IllegalStateException.class, () -> read(d, 0, 1), "closed: the memory is gone, access fails cleanly");
     }
 
     /** This process's resident set (VmRSS), in bytes. */
@@ -158,8 +174,8 @@ class MemoryBlockDeviceTest {
         throw new AssertionError("no VmRSS");
     }
 
-    @Test
-    void shouldGiveTrimmedPagesAndTheWholeDeviceOnCloseBackToTheKernel() throws IOException {
+    /** A device of 128 MiB, every page written: RSS grew by most of it. */
+    private static MemoryBlockDevice filled() throws IOException {
         long size = 128L << 20;
         MemoryBlockDevice d = new MemoryBlockDevice(size, false);
         ByteBuffer block = ByteBuffer.allocateDirect(1 << 20);
@@ -167,13 +183,26 @@ class MemoryBlockDeviceTest {
         for (long at = 0; at < size; at += block.capacity()) {
             d.write(at, block.clear(), false, MemoryBlockDeviceTest::ok);
         }
+        assertTrue(rss() - before > 112L << 20, "128 MiB written: RSS grew by " + (rss() - before));
+        return d;
+    }
+
+    @Test
+    void shouldGiveTrimmedPagesBackToTheKernel() throws IOException {
+        MemoryBlockDevice d = filled();
         long filled = rss();
-        assertTrue(filled - before > 112L << 20, "128 MiB written: RSS grew by " + (filled - before));
         d.trim(0, 64L << 20, false, MemoryBlockDeviceTest::ok);
         long trimmed = rss();
         assertTrue(filled - trimmed > 56L << 20, "64 MiB trimmed: RSS fell by " + (filled - trimmed));
         d.close();
-        assertTrue(trimmed - rss() > 56L << 20, "closed: the other 64 MiB went back at once, RSS fell by " + (trimmed - rss()));
+    }
+
+    @Test
+    void shouldGiveTheWholeDeviceBackToTheKernelOnClose() throws IOException {
+        MemoryBlockDevice d = filled();
+        long filled = rss();
+        d.close();
+        assertTrue(filled - rss() > 112L << 20, "closed: the 128 MiB went back at once, RSS fell by " + (filled - rss()));
     }
 
     @Test

@@ -48,26 +48,45 @@ class RnbdArgumentsTest {
     }
 
     @Test
-    void shouldServeOnlyTheBackingFileAndRefuseASizeThatDiffersFromIt() throws Exception {
+    void shouldServeAnExistingBackingFileAloneAtItsSize() throws Exception {
         Path disk = Files.write(dir.resolve("disk.img"), new byte[1 << 20]);
         Files.write(dir.resolve("other.img"), new byte[4096]);
         LocalDevice d = LocalDevice.of("disk", null, disk);
         assertEquals(1 << 20, d.bytes(), "an existing file is served at its size");
         assertEquals(List.of("--export-file", "disk=" + disk.toAbsolutePath()), d.serverArgs(), "that file alone, not its directory");
         assertEquals(1 << 20, LocalDevice.of("disk", "1M", disk).bytes(), "a --size that matches is fine");
+    }
+
+    @Test
+    void shouldRefuseASizeThatDiffersFromTheBackingFile() throws Exception {
+        Path disk = Files.write(dir.resolve("disk.img"), new byte[1 << 20]);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", "2M", disk));
         assertTrue(e.getMessage().contains("2097152") && e.getMessage().contains("1048576"), e.getMessage());
+        String sock = dir.resolve("s.sock").toString();
+        assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "2M", "--backing", disk.toString()), "refused, not ignored");
+        assertTrue(Files.notExists(Path.of(sock)));
+    }
+
+    @Test
+    void shouldMakeAMissingBackingFileAtTheSizeGiven() throws Exception {
         Path made = dir.resolve("new.img");
         assertEquals(4L << 20, LocalDevice.of("disk", "4M", made).bytes());
         assertEquals(4L << 20, Files.size(made), "a missing file is made at --size");
+    }
+
+    @Test
+    void shouldRefuseADeviceWhoseSizeIsNowhere() throws Exception {
         assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", null, dir.resolve("missing.img")), "missing and no size");
         assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", null, null), "neither size nor file");
-        assertEquals(List.of("--memory", "disk=1048576"), LocalDevice.of("disk", "1M", null).serverArgs());
         String sock = dir.resolve("s.sock").toString();
-        assertEquals(1, Srdnic.run("nbd-local", "--socket", sock, "--size", "2M", "--backing", disk.toString()), "refused, not ignored");
         assertEquals(1, Srdnic.run("nbd-local", "--socket", sock), "no size and no backing");
+        assertTrue(Files.notExists(Path.of(sock)));
+    }
+
+    @Test
+    void shouldBackADeviceWithoutAFileByMemoryTheMachineHas() throws Exception {
+        assertEquals(List.of("--memory", "disk=1048576"), LocalDevice.of("disk", "1M", null).serverArgs());
         IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class, () -> LocalDevice.of("disk", "1024T", null));
         assertTrue(tooBig.getMessage().contains("does not fit in memory"), tooBig.getMessage());
-        assertTrue(Files.notExists(Path.of(sock)));
     }
 }

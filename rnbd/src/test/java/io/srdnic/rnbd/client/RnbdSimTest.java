@@ -86,35 +86,66 @@ class RnbdSimTest {
         }
     }
 
-    @Test
-    void shouldRefuseASecondWriterAllowTwoMigrationWritersAndAnyReaders() throws Exception {
+    /** Three sessions (a, b, x) to a server with two memory devices (m, n); {@code a} has m open read-write. */
+    private static void withWriterOnM(AccessCheck check) throws Exception {
         try (RnbdSim sim = new RnbdSim(3, 1, new ExportDirectory(null).memory("m", 1 << 20).memory("n", 1 << 20))) {
             RnbdClient a = sim.connect("a");
             RnbdClient b = sim.connect("b");
             RnbdClient x = sim.connect("x");
             assertEquals(DeviceState.OPEN, sim.open(a, "m", Rnbd.ACCESS_RW).state());
-            RnbdDevice second = sim.open(b, "m", Rnbd.ACCESS_RW);
-            assertEquals(DeviceState.FAILED, second.state());
-            assertEquals(RnbdErrno.EPERM, second.errno(), "one RW opener");
-            assertEquals(DeviceState.OPEN, sim.open(b, "m", Rnbd.ACCESS_MIGRATION).state(), "a migration target may join the writer");
-            RnbdDevice third = sim.open(x, "m", Rnbd.ACCESS_MIGRATION);
-            assertEquals(RnbdErrno.EPERM, third.errno(), "at most two writers");
-            RnbdDevice reader = sim.open(x, "m", Rnbd.ACCESS_RO);
-            assertEquals(DeviceState.OPEN, reader.state(), "readers always");
-            assertEquals(DeviceState.OPEN, sim.open(a, "n", Rnbd.ACCESS_MIGRATION).state());
-            assertEquals(DeviceState.OPEN, sim.open(b, "n", Rnbd.ACCESS_MIGRATION).state(), "two migration writers");
-            RnbdDevice again = sim.open(a, "m", Rnbd.ACCESS_RO);
-            assertEquals(RnbdErrno.EEXIST, again.errno(), "a session opens a device once");
+            check.run(sim, a, b, x);
         }
     }
 
+    private interface AccessCheck {
+        void run(RnbdSim sim, RnbdClient a, RnbdClient b, RnbdClient x) throws Exception;
+    }
+
     @Test
-    void shouldRefuseWritesThroughAReadOnlyOpenAndUnknownDevices() throws Exception {
+    void shouldRefuseASecondReadWriteOpener() throws Exception {
+        withWriterOnM((sim, a, b, x) -> {
+            RnbdDevice second = sim.open(b, "m", Rnbd.ACCESS_RW);
+            assertEquals(DeviceState.FAILED, second.state());
+            assertEquals(RnbdErrno.EPERM, second.errno(), "one RW opener");
+        });
+    }
+
+    @Test
+    void shouldAllowTwoMigrationWritersAtMost() throws Exception {
+        withWriterOnM((sim, a, b, x) -> {
+            assertEquals(DeviceState.OPEN, sim.open(b, "m", Rnbd.ACCESS_MIGRATION).state(), "a migration target may join the writer");
+            assertEquals(RnbdErrno.EPERM, sim.open(x, "m", Rnbd.ACCESS_MIGRATION).errno(), "at most two writers");
+            assertEquals(DeviceState.OPEN, sim.open(a, "n", Rnbd.ACCESS_MIGRATION).state());
+            assertEquals(DeviceState.OPEN, sim.open(b, "n", Rnbd.ACCESS_MIGRATION).state(), "two migration writers");
+        });
+    }
+
+    @Test
+    void shouldOpenForReadersWhoeverWrites() throws Exception {
+        withWriterOnM((sim, a, b, x) -> {
+            assertEquals(DeviceState.OPEN, sim.open(b, "m", Rnbd.ACCESS_MIGRATION).state());
+            assertEquals(DeviceState.OPEN, sim.open(x, "m", Rnbd.ACCESS_RO).state(), "readers always, beside two writers");
+        });
+    }
+
+    @Test
+    void shouldLetASessionOpenADeviceOnce() throws Exception {
+        withWriterOnM((sim, a, b, x) -> assertEquals(RnbdErrno.EEXIST, sim.open(a, "m", Rnbd.ACCESS_RO).errno()));
+    }
+
+    @Test
+    void shouldRefuseToOpenAnUnknownDevice() throws Exception {
         try (RnbdSim sim = new RnbdSim(4, 1, new ExportDirectory(dir).memory("m", 1 << 20))) {
             RnbdClient c = sim.connect("gw");
             assertEquals(RnbdErrno.ENOENT, sim.open(c, "missing", Rnbd.ACCESS_RO).errno());
             assertEquals(RnbdErrno.EINVAL, sim.open(c, "../etc/passwd", Rnbd.ACCESS_RO).errno());
-            RnbdDevice ro = sim.open(c, "m", Rnbd.ACCESS_RO);
+        }
+    }
+
+    @Test
+    void shouldRefuseWritesThroughAReadOnlyOpen() throws Exception {
+        try (RnbdSim sim = new RnbdSim(4, 1, new ExportDirectory(dir).memory("m", 1 << 20))) {
+            RnbdDevice ro = sim.open(sim.connect("gw"), "m", Rnbd.ACCESS_RO);
             assertTrue(ro.readOnly());
             Completion w = new Completion();
             ro.write(0, ByteBuffer.allocate(512), false, w);
@@ -122,15 +153,22 @@ class RnbdSimTest {
             Completion z = new Completion();
             ro.writeZeroes(0, 512, false, true, z);
             assertEquals(Errno.EPERM, await(sim, z));
+            Completion r = new Completion();
+            ro.read(0, ByteBuffer.allocate(512), r);
+            assertEquals(0, await(sim, r), "it reads");
+        }
+    }
+
+    @Test
+    void shouldRefuseReadsOffSectorBoundsOrPastTheEnd() throws Exception {
+        try (RnbdSim sim = new RnbdSim(4, 1, new ExportDirectory(dir).memory("m", 1 << 20))) {
+            RnbdDevice ro = sim.open(sim.connect("gw"), "m", Rnbd.ACCESS_RO);
             Completion unaligned = new Completion();
             ro.read(100, ByteBuffer.allocate(512), unaligned);
             assertEquals(Errno.EINVAL, await(sim, unaligned), "sectors only");
             Completion past = new Completion();
             ro.read((1 << 20) - 512, ByteBuffer.allocate(1024), past);
             assertEquals(Errno.EINVAL, await(sim, past), "past the end");
-            Completion r = new Completion();
-            ro.read(0, ByteBuffer.allocate(512), r);
-            assertEquals(0, await(sim, r));
         }
     }
 

@@ -11,10 +11,13 @@ import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.device.TransportBounds;
 import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.device.TransportQpAttributes;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.SrdPort;
 import java.lang.foreign.Arena;
@@ -66,6 +69,8 @@ final class HostileFabric implements AutoCloseable {
     private final MemorySegment udReceiveBuffer;
     private final MemorySegment[] sendBuffers = new MemorySegment[HOSTS];
     private final int[] sendSlots = new int[HOSTS];
+    /** The one work request the legitimate traffic is posted with, refilled per message. */
+    private final WorkRequest request = new WorkRequest();
     private long lastTickAt = -1;
     private int busyTicks;
 
@@ -87,14 +92,16 @@ final class HostileFabric implements AutoCloseable {
             hosts[h] = new TransportDevice(io, config.copy().localIp(ip(h)), epoch(h), 11 + h);
             sendCqs[h] = new CompletionQueue(256);
             recvCqs[h] = new CompletionQueue(256);
-            qps[h] = hosts[h].createQp(MAX_LEGIT, RECEIVES, sendCqs[h], recvCqs[h]);
+            qps[h] = hosts[h].createQp(new TransportQpAttributes(QpType.SRD).sqDepth(MAX_LEGIT).rqDepth(RECEIVES).sendCq(sendCqs[h])
+                .recvCq(recvCqs[h]));
             qpns[h] = qps[h].qpn();
             receiveBuffers[h] = arena.allocate((long) RECEIVES * SLOT);
             sendBuffers[h] = arena.allocate((long) MAX_LEGIT * SLOT);
             ready(qps[h], receiveBuffers[h], RECEIVES);
         }
         victimUdCq = new CompletionQueue(64);
-        victimUd = hosts[VICTIM].createQp(QpType.UD, 4, UD_RECEIVES, victimUdCq, victimUdCq);
+        victimUd = hosts[VICTIM].createQp(new TransportQpAttributes(QpType.UD).sqDepth(4).rqDepth(UD_RECEIVES).sendCq(victimUdCq)
+            .recvCq(victimUdCq));
         udReceiveBuffer = arena.allocate((long) UD_RECEIVES * SLOT);
         ready(victimUd, udReceiveBuffer, UD_RECEIVES);
         for (int h = 0; h < HOSTS; h++) {
@@ -153,8 +160,9 @@ final class HostileFabric implements AutoCloseable {
         }
         long offset = (long) sendSlots[from] * SLOT;
         Ledger.Message m = ledger.message(from, to, length, withImmediate, sendBuffers[from], offset);
-        int rc = hosts[from].postSend(qps[from], ahs[from][to], qpns[to], QKEY, m.id(), sendBuffers[from], offset, length,
-            withImmediate, (int) m.id(), true);
+        int opcode = withImmediate ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND;
+        int rc = hosts[from].post(qps[from], request.clear().wrId(m.id()).opcode(opcode)
+            .buffer(sendBuffers[from], offset, length).immediate((int) m.id()).to(ahs[from][to], qpns[to], QKEY).signaled(true));
         if (rc != TransportDevice.POST_OK) {
             return false;
         }

@@ -134,10 +134,15 @@ class SrdParserTest {
     }
 
     @Test
-    void shouldUseTheGivenPortAndMtu() {
+    void shouldTakeAPayloadUpToTheGivenMtu() {
         WireFrames.writeData(m, PacketType.SEND, 1000, true, 8);
         assertEquals(PacketType.SEND, SrdParser.parse(m, PORT, 1000));
         assertEquals(ParseError.OVERSIZED, Ipv4UdpFrame.error(SrdParser.parse(m, PORT, 999)));
+    }
+
+    @Test
+    void shouldTakeOnlyFramesToTheGivenPort() {
+        WireFrames.writeData(m, PacketType.SEND, 1000, true, 8);
         assertEquals(ParseError.NOT_SRD_PORT, Ipv4UdpFrame.error(SrdParser.parse(m, 4791, MTU)));
         m.putShortBE(36, (short) 4791);
         WireFrames.refreshChecksums(m);

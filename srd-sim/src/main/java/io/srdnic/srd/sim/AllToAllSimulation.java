@@ -12,6 +12,8 @@ import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.device.SrqAttributes;
 import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.device.TransportQpAttributes;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.rc.SrcDomain;
 import java.lang.foreign.Arena;
@@ -127,6 +129,8 @@ public final class AllToAllSimulation {
         final int size;
         final Arena arena;
         final TransportDevice[] hosts;
+        /** The one work request every node posts with, refilled per post: posting allocates nothing. */
+        private final WorkRequest wr = new WorkRequest();
         /** Per node: wall time of its set-up. */
         final long[] setupNanos;
         /** The live heap before the first QP, and the transport state measured after the exchange. */
@@ -232,7 +236,8 @@ public final class AllToAllSimulation {
                 switch (transport) {
                     case RC -> {
                         for (int x = 0; x < out.length; x++) {
-                            out[x] = t.createQp(QpType.RC, j + 1, 2, 1, sendCqs[n], recvCqs[n][j]);
+                            out[x] = t.createQp(new TransportQpAttributes(QpType.RC).pd(j + 1).sqDepth(2).sendCq(sendCqs[n])
+                                .recvCq(recvCqs[n][j]));
                             out[x].modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
                             post(out[x].postReceive(x, receiveBuffers[n][j], (long) x * size, size), n);
                         }
@@ -244,12 +249,14 @@ public final class AllToAllSimulation {
                             post(srq.postReceive(i, receiveBuffers[n][j], (long) i * size, size), n);
                         }
                         for (int x = 0; x < out.length; x++) {
-                            out[x] = t.createQp(QpType.SRC, j + 1, jobs + 1, domain, sendCqs[n]);
+                            out[x] = t.createQp(new TransportQpAttributes(QpType.SRC).pd(j + 1).sqDepth(jobs + 1).srcDomain(domain)
+                                .sendCq(sendCqs[n]));
                             out[x].modify(new QpAttributes().state(QpState.INIT).pkeyIndex(0).port(1).accessFlags(0));
                         }
                     }
                     case SRD -> {
-                        DeviceQp qp = t.createQp(QpType.SRD, j + 1, out.length + 1, incoming(), sendCqs[n], recvCqs[n][j]);
+                        DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.SRD).pd(j + 1).sqDepth(out.length + 1)
+                            .rqDepth(incoming()).sendCq(sendCqs[n]).recvCq(recvCqs[n][j]));
                         qp.modify(QpState.INIT, QKEY);
                         for (int i = 0; i < incoming(); i++) {
                             post(qp.postReceive(i, receiveBuffers[n][j], (long) i * size, size), n);
@@ -374,14 +381,11 @@ public final class AllToAllSimulation {
                 int sender = n * jobs + j;
                 long at = (long) sender * size;
                 long wrId = ((long) m << 32) | k;
+                wr.clear().wrId(wrId).opcode(SendOpcode.SEND_WITH_IMM).buffer(source, at, size).immediate(sender).signaled(true);
                 int rc = switch (transport) {
-                    case RC -> hosts[n].postSend(sendQp[n][j][targetIndex(n, m, k)], 0, 0, 0, wrId, SendOpcode.SEND_WITH_IMM, source, at,
-                        size, sender, 0, 0, true);
-                    case SRC -> hosts[n].postSrc(sendQp[n][j][targetIndex(n, m, k)], k + 1, wrId, SendOpcode.SEND_WITH_IMM,
-                            source, at, size,
-                        sender, 0, 0, true);
-                    case SRD -> hosts[n].postSend(sendQp[n][j][0], ah[n][m], srdQpn[m][k], QKEY, wrId, SendOpcode.SEND_WITH_IMM, source, at,
-                        size, sender, 0, 0, true);
+                    case RC -> hosts[n].post(sendQp[n][j][targetIndex(n, m, k)], wr);
+                    case SRC -> hosts[n].post(sendQp[n][j][targetIndex(n, m, k)], wr.remoteSrqn(k + 1));
+                    case SRD -> hosts[n].post(sendQp[n][j][0], wr.to(ah[n][m], srdQpn[m][k], QKEY));
                 };
                 if (rc != TransportDevice.POST_OK) {
                     break; // no room now: the next cycle tries again

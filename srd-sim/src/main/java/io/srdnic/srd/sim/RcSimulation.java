@@ -12,7 +12,9 @@ import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.device.TransportQpAttributes;
 import io.srdnic.srd.transport.port.MemoryRegions;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.wire.DropReason;
 import java.lang.foreign.Arena;
@@ -109,6 +111,8 @@ public final class RcSimulation {
         final CompletionQueue sendCq = new CompletionQueue(DEPTH * 2);
         final CompletionQueue recvCq = new CompletionQueue(DEPTH * 2);
         final CompletionQueue unusedCq = new CompletionQueue(DEPTH * 2);
+        /** The one work request host 0 posts with, refilled per post. */
+        final WorkRequest wr = new WorkRequest();
         final int size;
         final int slot;
         /**
@@ -168,8 +172,8 @@ public final class RcSimulation {
             model = r.nextLong();
             region.set(ValueLayout.JAVA_LONG, word, model);
             rkey = b.regions().register(region, 0, MemoryRegions.REMOTE_WRITE | MemoryRegions.REMOTE_READ | MemoryRegions.REMOTE_ATOMIC);
-            qa = a.createQp(QpType.RC, 0, DEPTH, DEPTH, sendCq, unusedCq);
-            qb = b.createQp(QpType.RC, 0, DEPTH, DEPTH, unusedCq, recvCq);
+            qa = a.createQp(new TransportQpAttributes(QpType.RC).sqDepth(DEPTH).rqDepth(DEPTH).sendCq(sendCq).recvCq(unusedCq));
+            qb = b.createQp(new TransportQpAttributes(QpType.RC).sqDepth(DEPTH).rqDepth(DEPTH).sendCq(unusedCq).recvCq(recvCq));
             int psnA = r.nextInt(1 << 24); // RC's PSNs have 24 bits
             int psnB = r.nextInt(1 << 24);
             connect(qa, a, 1, qb.qpn(), psnB, psnA, RD_ATOMIC);
@@ -260,7 +264,8 @@ public final class RcSimulation {
                         operand = i + 1;
                         model += operand;
                     }
-                    result = a.postAtomic(qa, i, op.opcode(), answers, 8L * index, region.address() + word, rkey, operand, swap, true);
+                    result = a.post(qa, wr.clear().wrId(i).opcode(op.opcode()).buffer(answers, 8L * index, SendOpcode.ATOMIC_SIZE)
+                        .remote(region.address() + word, rkey).operands(operand, swap).signaled(true));
                 } else {
                     long remote = 0;
                     if (op.opcode() == SendOpcode.RDMA_READ) {
@@ -271,7 +276,8 @@ public final class RcSimulation {
                         }
                         remote = region.address() + writeArea + at;
                     }
-                    result = a.postSend(qa, 0, 0, 0, i, op.opcode(), source, at, size, (int) i, remote, rkey, true);
+                    result = a.post(qa, wr.clear().wrId(i).opcode(op.opcode()).buffer(source, at, size).immediate((int) i)
+                        .remote(remote, rkey).signaled(true));
                 }
                 if (result != TransportDevice.POST_OK) {
                     fail("message " + i + " (" + op.label() + ") refused at posting: " + result);

@@ -9,6 +9,8 @@ import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.device.TransportDevice;
+import io.srdnic.srd.transport.device.TransportQpAttributes;
+import io.srdnic.srd.transport.port.WorkRequest;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -85,6 +87,8 @@ final class SimHost {
     private final long[] slotPostTime = new long[SQ_DEPTH];
     /** Where in the destination's region the RDMA request of each slot goes. */
     private final long[] slotRemoteOffset = new long[SQ_DEPTH];
+    /** The one work request this host posts with, refilled per post: posting allocates nothing. */
+    private final WorkRequest wr = new WorkRequest();
     /** This host's memory open to RDMA, when the run has RDMA operations; else null. */
     final SimRegion region;
 
@@ -199,7 +203,8 @@ final class SimHost {
         int cqDepth = withoutReceives ? 16 : e.recvCqCapacity() > 0 && type == QpType.SRD ? e.recvCqCapacity() : RQ_DEPTH;
         CompletionQueue sendCq = new CompletionQueue(withoutReceives ? 16 : SQ_DEPTH);
         CompletionQueue recvCq = new CompletionQueue(cqDepth);
-        DeviceQp qp = transport.createQp(type, withoutReceives ? 1 : SQ_DEPTH, withoutReceives ? 1 : RQ_DEPTH, sendCq, recvCq);
+        DeviceQp qp = transport.createQp(new TransportQpAttributes(type).sqDepth(withoutReceives ? 1 : SQ_DEPTH)
+            .rqDepth(withoutReceives ? 1 : RQ_DEPTH).sendCq(sendCq).recvCq(recvCq));
         qp.modify(QpState.INIT, SrdSimulation.QKEY);
         MemorySegment buffers = null;
         if (!withoutReceives) {
@@ -372,8 +377,9 @@ final class SimHost {
                     sendBuffers.set(ValueLayout.JAVA_BYTE, at + length - 1, Ledger.checkByte(seq, index));
                 }
             }
-            int rc = transport.postSend(from.qp, ah, destQpn, qkey, (seq << SLOT_BITS) | slot, Ledger.opcode(kind), sendBuffers, at,
-                length, Ledger.withImmediate(kind) ? (int) seq : 0, remoteAddress, rkey, true);
+            int rc = transport.post(from.qp, wr.clear().wrId((seq << SLOT_BITS) | slot).opcode(Ledger.opcode(kind))
+                .buffer(sendBuffers, at, length).immediate(Ledger.withImmediate(kind) ? (int) seq : 0).remote(remoteAddress, rkey)
+                .to(ah, destQpn, qkey).signaled(true));
             if (rc != TransportDevice.POST_OK) {
                 freeSlots[freeSlotCount++] = slot;
                 break;

@@ -202,7 +202,7 @@ final class SendPosting {
         if (qp.sqOutstanding >= qp.sqDepth || qp.rcRequester.isFull()) {
             return TransportDevice.POST_SQ_FULL;
         }
-        // An atomic's two operands come with postAtomic: this entry has no room for them.
+        // TransportDevice.post hands every atomic to postAtomic: one that got here would have no operands.
         boolean refused = gather == null
             ? refusedAtPosting(qp, wrId, opcode, SendOpcode.isAtomic(opcode), RdmaHeader.MAX_DMA_LENGTH, buffer, offset, length, signaled)
             : refusedGather(qp, wrId, opcode, gather, length, signaled);

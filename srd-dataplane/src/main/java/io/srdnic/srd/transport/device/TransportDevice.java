@@ -14,7 +14,6 @@ import io.srdnic.srd.transport.port.AckWriter;
 import io.srdnic.srd.transport.port.AddressHandles;
 import io.srdnic.srd.transport.port.CycleClock;
 import io.srdnic.srd.transport.port.FrameWriter;
-import io.srdnic.srd.transport.port.GatherList;
 import io.srdnic.srd.transport.port.HeldPacketPool;
 import io.srdnic.srd.transport.port.MemoryRegions;
 import io.srdnic.srd.transport.port.QpTable;
@@ -44,7 +43,6 @@ import io.srdnic.srd.transport.srd.SrdRnrWaits;
 import io.srdnic.srd.transport.ud.UdDatagrams;
 import io.srdnic.srd.wire.RdmaHeader;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -134,8 +132,6 @@ public final class TransportDevice implements AutoCloseable {
     private final SrdResponder responder;
     private final UdDatagrams datagrams;
     private final SendPosting posting;
-    /** The request the positional post entry points fill (on the transport's thread, read during the post only). */
-    private final WorkRequest positionalRequest = new WorkRequest();
     final RcConnections rc;
     /** SRC SRQs by the number SRC packets name them with. */
     private final SrcSrqTable srcSrqs = new SrcSrqTable();
@@ -249,56 +245,20 @@ public final class TransportDevice implements AutoCloseable {
     // ---------------------------------------------------------------- control path
 
     /**
-     * Creates a QP in RESET with {@code attributes}: the one creation entry point (the positional
-     * overloads below are thin delegates to it, kept for the transport's tests, the simulation
-     * drivers and the benchmarks). A QP with an SRQ takes its receives from it; an SRC QP needs its
-     * SRC domain and takes no receive queue, SRQ or receive CQ; any other type no SRC domain.
+     * Creates a QP in RESET with {@code attributes}: the one creation entry point. A QP with an SRQ
+     * takes its receives from it (it has no receive queue of its own); any type but SRC takes no SRC
+     * domain. An SRC QP (seed 001) is an RC QP in all but two things: it belongs to its SRC domain
+     * (required), and it has no SRQ nor receive queue: each message that arrives names the SRQ of
+     * that domain it is for, and completes on that SRQ's CQ; its work requests name the remote SRQ
+     * ({@link WorkRequest#remoteSrqn}). It is connected and moved through its states as an RC QP.
      */
     public DeviceQp createQp(TransportQpAttributes attributes) {
         TransportQpAttributes a = attributes;
         if (a.srq != null) {
-            return createSrqQp(a.type, a.pd, a.sqDepth, a.srq, a.sendCq, a.recvCq); // refuses SRC, as its overload does
+            return createSrqQp(a.type, a.pd, a.sqDepth, a.srq, a.sendCq, a.recvCq); // refuses SRC
         }
         return a.type == QpType.SRC || a.srcDomain != null ? createSrcQp(a.type, a.pd, a.sqDepth, a.srcDomain, a.sendCq)
-            : createOwnQueueQp(a.type, a.pd, a.sqDepth, a.rqDepth, a.sendCq, a.recvCq);
-    }
-
-    /** Creates an SRD QP in RESET with the given send/receive queue depths and completion queues. */
-    public DeviceQp createQp(int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
-        return createQp(QpType.SRD, sqDepth, rqDepth, sendCq, recvCq);
-    }
-
-    /** Creates a QP of {@code type} in RESET, in protection domain 0. */
-    public DeviceQp createQp(QpType type, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
-        return createQp(type, 0, sqDepth, rqDepth, sendCq, recvCq);
-    }
-
-    /**
-     * Creates a QP of {@code type} in RESET, in protection domain {@code pd}: RDMA requests to it may
-     * name only that domain's regions. Not for SRC, whose QPs take an SRC domain instead of a receive
-     * queue: {@link #createQp(QpType, int, int, SrcDomain, CompletionQueue)}.
-     */
-    public DeviceQp createQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
-        return createOwnQueueQp(type, pd, sqDepth, rqDepth, sendCq, recvCq);
-    }
-
-    private DeviceQp createOwnQueueQp(QpType type, int pd, int sqDepth, int rqDepth, CompletionQueue sendCq, CompletionQueue recvCq) {
-        if (type == QpType.SRC) {
-            throw new IllegalArgumentException("an SRC QP has a required SRC domain attribute and no receive queue: create it with "
-                + "createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
-        }
-        return newQp(type, pd, sqDepth, rqDepth, sendCq, recvCq);
-    }
-
-    /**
-     * Creates an SRC QP in RESET (seed 001): an RC QP in all but two things — it belongs to the SRC
-     * domain {@code domain} (required), and it has no SRQ nor receive queue: each message that
-     * arrives names the SRQ of {@code domain} it is for, and completes on that SRQ's CQ. It is
-     * connected and moved through its states exactly as an RC QP; its sends are posted with
-     * {@link #postSrc} and {@link #postSrcAtomic}, which name the remote SRQ.
-     */
-    public DeviceQp createQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
-        return createSrcQp(type, pd, sqDepth, domain, sendCq);
+            : newQp(a.type, a.pd, a.sqDepth, a.rqDepth, a.sendCq, a.recvCq);
     }
 
     private DeviceQp createSrcQp(QpType type, int pd, int sqDepth, SrcDomain domain, CompletionQueue sendCq) {
@@ -398,24 +358,14 @@ public final class TransportDevice implements AutoCloseable {
         return srcSrqs.freeNumber();
     }
 
-    /** Creates a QP of {@code type} in RESET that takes its receives from {@code srq} (it has no receive queue of its own). */
-    public DeviceQp createQp(QpType type, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
-        return createQp(type, 0, sqDepth, srq, sendCq, recvCq);
-    }
-
-    /** As {@link #createQp(QpType, int, SharedReceiveQueue, CompletionQueue, CompletionQueue)}, in protection domain {@code pd}. */
-    public DeviceQp createQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq, CompletionQueue recvCq) {
-        return createSrqQp(type, pd, sqDepth, srq, sendCq, recvCq);
-    }
-
     private DeviceQp createSrqQp(QpType type, int pd, int sqDepth, SharedReceiveQueue srq, CompletionQueue sendCq,
                               CompletionQueue recvCq) {
         if (type == QpType.SRC) {
             throw new IllegalArgumentException("an SRC QP has no SRQ attribute: each message names the SRQ it is for by its SRC SRQ number;"
-                + " create it with createQp(QpType.SRC, pd, sqDepth, srcDomain, sendCq)");
+                + " create it with new TransportQpAttributes(QpType.SRC).srcDomain(domain)");
         }
         srq.checkUsableBy(srqEvents);
-        DeviceQp qp = createQp(type, pd, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
+        DeviceQp qp = newQp(type, pd, sqDepth, 1, sendCq, recvCq); // its own one-entry ring, replaced at once by the SRQ's
         qp.takeReceivesFrom(srq);
         return qp;
     }
@@ -518,105 +468,6 @@ public final class TransportDevice implements AutoCloseable {
             return posting.postGather(qp, src ? wr.remoteSrqn : 0, wr);
         }
         return src ? posting.postSrc(qp, wr) : posting.postSend(qp, wr, clock.now());
-    }
-
-    /** The positional entry points' request (they are thin delegates for tests, simulation drivers and benchmarks). */
-    private WorkRequest positional(long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
-                                   long remoteAddress, int rkey, boolean signaled) {
-        WorkRequest wr = positionalRequest.clear();
-        wr.wrId = wrId;
-        wr.opcode = opcode;
-        wr.buffer = buffer;
-        wr.offset = offset;
-        wr.length = length;
-        wr.immediate = immediate;
-        wr.remoteAddress = remoteAddress;
-        wr.rkey = rkey;
-        wr.signaled = signaled;
-        return wr;
-    }
-
-    /**
-     * Posts a send of {@code length} bytes at {@code offset} in {@code buffer} to QP {@code destQpn}
-     * behind address handle {@code ah}. Returns POST_OK or a negative POST_* code (nothing posted).
-     */
-    public int postSend(DeviceQp qp, int ah, int destQpn, int qkey, long wrId, MemorySegment buffer, long offset, int length,
-                        boolean withImmediate, int immediate, boolean signaled) {
-        return postSend(qp, ah, destQpn, qkey, wrId, withImmediate ? SendOpcode.SEND_WITH_IMM : SendOpcode.SEND, buffer, offset, length,
-            immediate, 0, 0, signaled);
-    }
-
-    /**
-     * Posts a work request of {@code opcode} ({@link SendOpcode}): a send of, an RDMA WRITE from or
-     * an RDMA READ into {@code length} bytes at {@code offset} in {@code buffer}, to QP
-     * {@code destQpn} behind address handle {@code ah}; RDMA names the remote memory by
-     * {@code remoteAddress} and {@code rkey}. Returns POST_OK or a negative POST_* code (nothing
-     * posted); {@link SendPosting} has the checks and what a refused request completes with.
-     */
-    public int postSend(DeviceQp qp, int ah, int destQpn, int qkey, long wrId, int opcode, MemorySegment buffer, long offset, int length,
-                        int immediate, long remoteAddress, int rkey, boolean signaled) {
-        WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
-        wr.ah = ah;
-        wr.destQpn = destQpn;
-        wr.qkey = qkey;
-        return posting.postSend(qp, wr, clock.now());
-    }
-
-    /**
-     * Posts an atomic ({@link SendOpcode#ATOMIC_CMP_SWAP} or {@link SendOpcode#ATOMIC_FETCH_ADD}) on the
-     * 64-bit word at {@code remoteAddress} in the peer's region {@code rkey}, its original value to
-     * land in the 8 bytes at {@code offset} in {@code buffer}; RC only. Returns POST_OK or a negative
-     * POST_* code; {@link SendPosting#postAtomic} has the rules.
-     */
-    public int postAtomic(DeviceQp qp, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
-                          long compareOrAdd, long swap, boolean signaled) {
-        return posting.postAtomic(qp, atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled));
-    }
-
-    /**
-     * SRC: posts a work request as {@link #postSend(DeviceQp, int, int, int, long, int, MemorySegment, long, int, int, long, int, boolean)}
-     * does on RC, for the responder's SRQ numbered {@code remoteSrqn} (its SRC SRQ number): every
-     * packet of the message carries it. Returns POST_OK or a negative POST_* code: POST_INVALID for
-     * a QP that is not SRC or a number outside 1..0xFFFFFF.
-     */
-    public int postSrc(DeviceQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, int length, int immediate,
-                       long remoteAddress, int rkey, boolean signaled) {
-        WorkRequest wr = positional(wrId, opcode, buffer, offset, length, immediate, remoteAddress, rkey, signaled);
-        wr.remoteSrqn = remoteSrqn;
-        return posting.postSrc(qp, wr);
-    }
-
-    /**
-     * SRC: an atomic as {@link #postAtomic} posts it on RC, checked against the protection domain
-     * of the responder's SRQ {@code remoteSrqn}.
-     */
-    public int postSrcAtomic(DeviceQp qp, int remoteSrqn, long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress,
-                             int rkey, long compareOrAdd, long swap, boolean signaled) {
-        WorkRequest wr = atomicRequest(wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, signaled);
-        wr.remoteSrqn = remoteSrqn;
-        return posting.postSrcAtomic(qp, wr);
-    }
-
-    private WorkRequest atomicRequest(long wrId, int opcode, MemorySegment buffer, long offset, long remoteAddress, int rkey,
-                                      long compareOrAdd, long swap, boolean signaled) {
-        WorkRequest wr = positional(wrId, opcode, buffer, offset, SendOpcode.ATOMIC_SIZE, 0, remoteAddress, rkey, signaled);
-        wr.compareOrAdd = compareOrAdd;
-        wr.swap = swap;
-        return wr;
-    }
-
-    /**
-     * RC and SRC: posts a SEND or RDMA WRITE of {@code length} bytes gathered from the entries of
-     * {@code sges} (copied: the list may be refilled once this returns), the same message as one
-     * buffer of those bytes; {@code remoteSrqn}: SRC's remote SRQ, 0 on RC. Returns POST_OK or a
-     * negative POST_* code; {@link SendPosting#postGather} has the rules.
-     */
-    public int postGather(DeviceQp qp, int remoteSrqn, long wrId, int opcode, GatherList sges, int length, int immediate,
-                          long remoteAddress, int rkey, boolean signaled) {
-        WorkRequest wr = positional(wrId, opcode, null, 0, length, immediate, remoteAddress, rkey, signaled);
-        wr.remoteSrqn = remoteSrqn;
-        wr.sges = sges;
-        return posting.postGather(qp, remoteSrqn, wr);
     }
 
     /** The largest RDMA request: longer ones complete with LOCAL_LENGTH_ERROR. */

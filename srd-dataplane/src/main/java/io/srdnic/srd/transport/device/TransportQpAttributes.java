@@ -8,8 +8,8 @@ import io.srdnic.srd.transport.rc.SrcDomain;
 /**
  * What the transport creates a QP with, in ibv_qp_init_attr's shape: its type, protection domain,
  * send and receive queue depths, send and receive CQs, and either the SRQ it takes its receives
- * from or (SRC) the SRC domain it belongs to. One object for {@link TransportDevice#createQp(TransportQpAttributes)}
- * instead of six positional overloads; the facade's {@code QpInitAttributes} maps to it. Made on the
+ * from or (SRC) the SRC domain it belongs to: what {@link TransportDevice#createQp(TransportQpAttributes)},
+ * the one creation entry point, takes; the facade's {@code QpInitAttributes} maps to it. Made on the
  * control path (a QP's creation), filled with its setters; what a QP type does not take stays unset.
  */
 public final class TransportQpAttributes {

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -109,7 +110,7 @@ class AckCoalescingTest {
             MemorySegment msg = f.arena.allocate(SIZE);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 4; i++) {
-                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, SIZE, false, 0, true));
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(i, msg, 0, SIZE).to(ah, qb.qpn(), SimFabric.QKEY)));
             }
             assertTrue(f.runUntil(() -> hold[0].acksBeforeGapCycle >= 0, MS), "packets past the held one arrived");
             assertTrue(b.counters.txAcks > hold[0].acksBeforeGapCycle, "the cycle that saw the gap acknowledged at once");
@@ -153,9 +154,7 @@ class AckCoalescingTest {
         }
         int ah = f.ah(a, 1);
         for (int i = 0; i < n; i++) {
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msgs, (long) i * SIZE, SIZE,
-                    false, 0,
-                true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(i, msgs, (long) i * SIZE, SIZE).to(ah, qb.qpn(), SimFabric.QKEY)));
         }
         assertTrue(f.runUntil(() -> qa.sendCq().size() == n && qb.recvCq().size() == n, maxNanos), "every message completed");
         f.runFor(10 * MS); // late duplicates and retransmissions have their chance to complete something twice

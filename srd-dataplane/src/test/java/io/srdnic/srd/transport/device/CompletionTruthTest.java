@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +9,7 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.rc.DeviceQp;
@@ -33,7 +35,8 @@ class CompletionTruthTest {
             TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             CompletionQueue smallCq = new CompletionQueue(4);
-            DeviceQp qb = b.createQp(16, 16, new CompletionQueue(64), smallCq);
+            DeviceQp qb = b.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(16).rqDepth(16).sendCq(new CompletionQueue(64))
+                .recvCq(smallCq));
             qb.modify(QpState.INIT, SimFabric.QKEY);
             MemorySegment rbuf = f.arena.allocate(16 * 8);
             for (int i = 0; i < 16; i++) {
@@ -45,7 +48,7 @@ class CompletionTruthTest {
             int ah = f.ah(a, 1);
             for (int i = 0; i < 16; i++) {
                 msg.set(ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, i);
-                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8, false, 0, true));
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(i, msg, i * 8L, 8).to(ah, qb.qpn(), SimFabric.QKEY)));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 16, 50 * MS));
             List<TestQp.Wc> sends = qa.sends();
@@ -84,7 +87,7 @@ class CompletionTruthTest {
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 64; i++) {
-                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, 0x7777, SimFabric.QKEY, i, msg, 0, 8, false, 0, true));
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(i, msg, 0, 8).to(ah, 0x7777, SimFabric.QKEY)));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 64, 2_000 * MS));
             List<TestQp.Wc> sends = qa.sends();

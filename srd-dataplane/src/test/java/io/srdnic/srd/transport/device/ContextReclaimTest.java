@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -29,7 +30,7 @@ class ContextReclaimTest {
         }
 
         void send(long wrId) {
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, wrId, msg, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), Requests.send(wrId, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY)));
         }
 
         /** B's next ACK (owed for what it just delivered) is lost. */
@@ -86,8 +87,8 @@ class ContextReclaimTest {
         try (SimFabric f = new SimFabric(2)) {
             Pair p = reclaimedOnOneSide(f);
             TestQp qb = p.qb();
-            assertEquals(TransportDevice.POST_OK, p.b().postSend(qb.qp(), f.ah(p.b(), 0), p.qa().qpn(), SimFabric.QKEY, 9, p.msg(), 0, 8,
-                false, 0, true));
+            assertEquals(TransportDevice.POST_OK, p.b().post(qb.qp(), send(9, p.msg(), 0, 8)
+                .to(f.ah(p.b(), 0), p.qa().qpn(), SimFabric.QKEY)));
             assertTrue(f.runUntil(() -> qb.sendCq().size() == 1, 100 * MS), "B, with a new context, reaches A");
             p.send(3); // A has just heard from B: it names B's context, the new one
             assertAllSucceed(f, p, 3);

@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -9,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.rc.DeviceQp;
@@ -44,7 +48,7 @@ class ContextTableTest {
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 8; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 8, 20 * MS));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS), "the flood costs the real peer nothing");
@@ -77,10 +81,10 @@ class ContextTableTest {
             TestQp qb = f.qp(b, 0, 8);
             TestQp qc = f.qp(c, 64, 8);
             MemorySegment msg = f.arena.allocate(8);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             f.runFor(50 * MS); // RNR: the request waits, past the idle time; housekeeping runs meanwhile
             assertEquals(TransportDevice.POST_NO_RESOURCES,
-                a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true),
+                a.post(qa.qp(), send(2, msg, 0, 8).to(f.ah(a, 2), qc.qpn(), SimFabric.QKEY)),
                 "the only context is busy with the waiting request: it may not be reclaimed for C");
             qb.qp().postReceive(9, f.arena.allocate(8), 0, 8);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
@@ -104,14 +108,14 @@ class ContextTableTest {
             TestQp qc = f.qp(c, 4, 8);
             MemorySegment msg = f.arena.allocate(8);
             f.network.blackhole(0, true);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
             assertEquals(WcStatus.REMOTE_UNRESPONSIVE, qa.sends().get(0).status());
             f.network.blackhole(0, false); // the avoided path answers its probe; then the idle context goes
             f.runFor(40 * MS);
             f.network.blackhole(0, true);
             assertEquals(0, a.contextCount());
-            a.postSend(qa.qp(), f.ah(a, 2), qc.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(2, msg, 0, 8).to(f.ah(a, 2), qc.qpn(), SimFabric.QKEY));
             SrdContext reused = a.existingContext(SimFabric.flow(2));
             assertNotNull(reused);
             assertEquals(0, reused.sender.rtt.srtt(), "no RTT carried over from B");
@@ -136,7 +140,7 @@ class ContextTableTest {
             int unused = f.ah(a, 1);
             int used = f.ah(a, 1);
             f.network.blackhole(0, true);
-            a.postSend(qa.qp(), used, qb.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, f.arena.allocate(8), 0, 8).to(used, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 500 * MS));
             AsyncEventQueue.AsyncEvent e = a.events().poll();
             assertEquals(AsyncEventQueue.REMOTE_UNRESPONSIVE, e.type());
@@ -153,7 +157,7 @@ class ContextTableTest {
             TestQp first = f.qp(b, 4, 8);
             int firstQpn = first.qpn();
             f.network.blackhole(0, true);
-            a.postSend(qa.qp(), f.ah(a, 1), firstQpn, SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, f.arena.allocate(8), 0, 8).to(f.ah(a, 1), firstQpn, SimFabric.QKEY));
             f.runFor(50_000);
             first.qp().destroy();
             TestQp second = f.qp(b, 4, 8);
@@ -163,7 +167,7 @@ class ContextTableTest {
             assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status());
             assertEquals(0, second.receives().size(), "a retransmission for the destroyed QP never reaches its successor");
             for (int i = 0; i < 100; i++) {
-                DeviceQp q = b.createQp(1, 1, second.sendCq(), second.recvCq());
+                DeviceQp q = b.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(1).sendCq(second.sendCq()).recvCq(second.recvCq()));
                 assertTrue(q.qpn() != firstQpn && q.qpn() > 0 && q.qpn() <= 0xFFFFFF);
                 assertEquals(q, b.qp(q.qpn()));
                 q.destroy();
@@ -180,7 +184,7 @@ class ContextTableTest {
             TransportDevice b = f.restart(1, new TransportConfig(), 0x1000);
             TestQp qa = f.qp(a, 0, 0);
             TestQp old = f.qp(b, 4, 8);
-            a.postSend(qa.qp(), f.ah(a, 1), old.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, f.arena.allocate(8), 0, 8).to(f.ah(a, 1), old.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> old.recvCq().size() == 1, MS));
             f.network.blackhole(0, true); // B's ACK is lost: A never learns B's context id and retransmits to context 0
             f.runFor(100_000);
@@ -218,10 +222,10 @@ class ContextTableTest {
             int ah = f.ah(a, 1);
             MemorySegment msg = f.arena.allocate(8);
             for (int i = 0; i < 4; i++) {
-                a.postSend(stalled.qp(), ah, empty.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(stalled.qp(), send(i, msg, 0, 8).to(ah, empty.qpn(), SimFabric.QKEY));
             }
             for (int i = 0; i < 200; i++) {
-                a.postSend(flowing.qp(), ah, full.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(flowing.qp(), send(i, msg, 0, 8).to(ah, full.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> flowing.sendCq().size() == 200, 2 * MS), "the other flow finishes well inside one RNR backoff");
             assertTrue(flowing.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
@@ -236,7 +240,7 @@ class ContextTableTest {
             TransportDevice a = f.addHost(new TransportConfig().paths(4));
             TransportDevice b = f.addHost(new TransportConfig().paths(4));
             CompletionQueue scq = new CompletionQueue(1 << 14);
-            DeviceQp qp = a.createQp(10_000, 1, scq, new CompletionQueue(4));
+            DeviceQp qp = a.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(10_000).sendCq(scq).recvCq(new CompletionQueue(4)));
             qp.modify(QpState.INIT, SimFabric.QKEY);
             qp.modify(QpState.RTR, 0);
             qp.modify(QpState.RTS, 0);
@@ -245,7 +249,8 @@ class ContextTableTest {
             int ah = f.ah(a, 1);
             MemorySegment msg = f.arena.allocate(16);
             for (int i = 0; i < 10_000; i++) {
-                assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 16, true, i, true));
+                assertEquals(TransportDevice.POST_OK, a.post(qp, request(i, SendOpcode.SEND_WITH_IMM, msg, 0, 16).immediate(i)
+                    .to(ah, qb.qpn(), SimFabric.QKEY)));
             }
             assertEquals(10_000, qp.sendsOutstanding());
             assertTrue(f.runUntil(() -> scq.size() == 10_000, 500 * MS));

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +26,7 @@ class DelayedAckTest {
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 1, 64);
             MemorySegment msg = f.arena.allocate(64);
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(1, msg, 0, 64).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
             assertTrue(f.runUntil(() -> b.counters.rxData == 1, MS));
             long now = f.network.clock().now();
             assertEquals(0, b.counters.txAcks, "the cycle that delivered did not send the ACK");
@@ -47,7 +48,7 @@ class DelayedAckTest {
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 1, 64);
             MemorySegment msg = f.arena.allocate(64);
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(1, msg, 0, 64).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
             assertTrue(f.runUntil(() -> b.counters.rxData == 1, MS));
             assertEquals(1, b.counters.txAcks);
             assertTrue(!b.hasPostedWork());
@@ -67,10 +68,12 @@ class DelayedAckTest {
             int ab = f.ah(a, 1);
             int ba = f.ah(b, 0);
             for (int i = 0; i < rounds; i++) {
-                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ab, qb.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(i, msg, 0, 64).to(ab, qb.qpn(), SimFabric.QKEY)
+                    .signaled(false)));
                 int expected = i + 1;
                 assertTrue(f.runUntil(() -> qb.recvCq().size() >= expected, MS), "ping " + i);
-                assertEquals(TransportDevice.POST_OK, b.postSend(qb.qp(), ba, qa.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, false));
+                assertEquals(TransportDevice.POST_OK, b.post(qb.qp(), send(i, msg, 0, 64).to(ba, qa.qpn(), SimFabric.QKEY)
+                    .signaled(false)));
                 assertTrue(f.runUntil(() -> qa.recvCq().size() >= expected, MS), "pong " + i);
             }
             assertTrue(f.runUntil(() -> a.requestsInUse() == 0 && b.requestsInUse() == 0, MS), "every message acknowledged");

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,8 +40,7 @@ class HostileFrameTest {
         MemorySegment msg = f.arena.allocate(8);
         int ah = f.ah(a, 1);
         for (int i = 0; i < n; i++) {
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0,
-                    true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(firstWr + i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY)));
         }
         assertTrue(f.runUntil(() -> qa.sendCq().size() >= n, 20 * MS), "the sends complete");
         List<TestQp.Wc> sends = qa.sends();
@@ -103,7 +103,7 @@ class HostileFrameTest {
         MemorySegment msg = f.arena.allocate(8);
         int ah = f.ah(a, 1);
         for (int i = 0; i < 4; i++) {
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 100 + i, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(100 + i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
         }
         f.runFor(20_000);
         SrdContext ctx = a.existingContext(SimFabric.flow(1));
@@ -183,7 +183,7 @@ class HostileFrameTest {
         int toA = f.ah(b, 0);
         IntPredicate bSendsAndWaits = n -> {
             for (int i = 0; i < n; i++) {
-                b.postSend(bSends.qp(), toA, aReceives.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                b.post(bSends.qp(), send(i, msg, 0, 8).to(toA, aReceives.qpn(), SimFabric.QKEY));
             }
             return f.runUntil(() -> bSends.sendCq().size() >= n, 50 * MS);
         };
@@ -260,8 +260,7 @@ class HostileFrameTest {
         SrdContext ctx = a.existingContext(SimFabric.flow(1));
         ctx.reincarnate(ctx.id + 12_345);
         MemorySegment msg = f.arena.allocate(8);
-        assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn() + 777, SimFabric.QKEY, 50, msg, 0, 8, false, 0,
-                true));
+        assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(50, msg, 0, 8).to(f.ah(a, 1), qb.qpn() + 777, SimFabric.QKEY)));
         assertTrue(f.runUntil(() -> qa.sendCq().size() >= 1, 20 * MS));
         assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status(), "the unproven packet hears its drop");
         assertEquals(2, exchange(a, qa, 2, 10), "A's proven packets are followed");
@@ -273,8 +272,7 @@ class HostileFrameTest {
         MemorySegment msg = f.arena.allocate(8);
         int ah = f.ah(from, from == a ? 1 : 0);
         for (int i = 0; i < n; i++) {
-            assertEquals(TransportDevice.POST_OK, from.postSend(fromQp.qp(), ah, to.qpn(), SimFabric.QKEY, firstWr + i, msg, 0, 8, false, 0,
-                true));
+            assertEquals(TransportDevice.POST_OK, from.post(fromQp.qp(), send(firstWr + i, msg, 0, 8).to(ah, to.qpn(), SimFabric.QKEY)));
         }
         assertTrue(f.runUntil(() -> fromQp.sendCq().size() >= n, 20 * MS), "the sends complete");
         List<TestQp.Wc> sends = fromQp.sends();
@@ -305,7 +303,7 @@ class HostileFrameTest {
         long now = f.network.clock().now() + 1_000;
         f.network.clock().advanceTo(now);
         MemorySegment msg = f.arena.allocate(8).fill((byte) 0x11);
-        assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 99, msg, 0, 8, false, 0, true));
+        assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(99, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
         a.doWork(now);
         f.network.clock().advanceTo(now + MS);
         b.doWork(now + MS);

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -30,7 +31,7 @@ class ManagementQpTest {
             management.postReceive(7, buffer, 0, 64);
             management.modify(QpState.RTR, 0);
             MemorySegment msg = f.arena.allocateFrom("hello QP1");
-            a.postSend(qa.qp(), f.ah(a, 1), TransportDevice.MANAGEMENT_QPN, SimFabric.QKEY, 1, msg, 0, 10, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 10).to(f.ah(a, 1), TransportDevice.MANAGEMENT_QPN, SimFabric.QKEY));
             assertTrue(f.runUntil(() -> rcq.size() == 1, 1_000_000));
             assertEquals("hello QP1", buffer.getString(0));
         }
@@ -46,11 +47,13 @@ class ManagementQpTest {
             for (int round = 0; round < 50; round++) {
                 DeviceQp[] qps = new DeviceQp[4];
                 for (int i = 0; i < 4; i++) {
-                    qps[i] = a.createQp(QpType.UD, 1, 1, new CompletionQueue(4), new CompletionQueue(4));
+                    qps[i] = a.createQp(new TransportQpAttributes(QpType.UD).sqDepth(1).sendCq(new CompletionQueue(4))
+                        .recvCq(new CompletionQueue(4)));
                     assertNotEquals(TransportDevice.MANAGEMENT_QPN, qps[i].qpn());
                     assertNotEquals(1, qps[i].qpn() & a.qpIndexMask(), "index 1 is the management QP's");
                 }
-                assertThrows(IllegalStateException.class, () -> a.createQp(QpType.UD, 1, 1, new CompletionQueue(4), new CompletionQueue(4)),
+                assertThrows(IllegalStateException.class, () -> a.createQp(new TransportQpAttributes(QpType.UD).sqDepth(1)
+                    .sendCq(new CompletionQueue(4)).recvCq(new CompletionQueue(4))),
                     "maxQps counts the drawn QPs only");
                 for (DeviceQp qp : qps) {
                     qp.destroy();

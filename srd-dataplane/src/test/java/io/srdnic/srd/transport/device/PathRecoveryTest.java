@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,7 +23,7 @@ class PathRecoveryTest {
             int ah = f.ah(a, 1);
             f.network.blackhole(1, true);
             for (int i = 0; i < 400; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 400, 100_000_000));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
@@ -31,7 +32,7 @@ class PathRecoveryTest {
             f.network.blackhole(1, false);
             f.runFor(5_000_000); // avoidance ends, the probe is answered
             for (int i = 0; i < 400; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 400, 100_000_000));
             String after = a.contextReport().get(0);

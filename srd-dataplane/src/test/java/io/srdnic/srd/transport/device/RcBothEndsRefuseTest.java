@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport.device;
 
 import static io.srdnic.srd.transport.device.RcPair.MS;
+import static io.srdnic.srd.transport.device.Requests.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -36,14 +37,14 @@ class RcBothEndsRefuseTest {
             int keyB = p.b.regions().register(memB, 0, MemoryRegions.REMOTE_READ | MemoryRegions.REMOTE_WRITE | MemoryRegions.LOCAL_WRITE);
             MemorySegment landA = p.f.arena.allocate(4096, 64);
             MemorySegment landB = p.f.arena.allocate(4096, 64);
-            assertEquals(TransportDevice.POST_OK, p.a.postSend(p.qa.qp(), 0, 0, 0, 1, SendOpcode.RDMA_READ, landA, 0, 512, 0,
-                memB.address(), keyB, true));
-            assertEquals(TransportDevice.POST_OK, p.a.postSend(p.qa.qp(), 0, 0, 0, 2, SendOpcode.RDMA_WRITE, memA, 0, 64, 0,
-                memB.address(), keyB ^ 0x5a5a, true));
-            assertEquals(TransportDevice.POST_OK, p.b.postSend(p.qb.qp(), 0, 0, 0, 1, SendOpcode.RDMA_READ, landB, 0, 512, 0,
-                memA.address(), keyA, true));
-            assertEquals(TransportDevice.POST_OK, p.b.postSend(p.qb.qp(), 0, 0, 0, 2, SendOpcode.RDMA_WRITE, memB, 0, 64, 0,
-                memA.address(), keyA ^ 0x5a5a, true));
+            assertEquals(TransportDevice.POST_OK, p.a.post(p.qa.qp(), request(1, SendOpcode.RDMA_READ, landA, 0, 512)
+                .remote(memB.address(), keyB)));
+            assertEquals(TransportDevice.POST_OK, p.a.post(p.qa.qp(), request(2, SendOpcode.RDMA_WRITE, memA, 0, 64)
+                .remote(memB.address(), keyB ^ 0x5a5a)));
+            assertEquals(TransportDevice.POST_OK, p.b.post(p.qb.qp(), request(1, SendOpcode.RDMA_READ, landB, 0, 512)
+                .remote(memA.address(), keyA)));
+            assertEquals(TransportDevice.POST_OK, p.b.post(p.qb.qp(), request(2, SendOpcode.RDMA_WRITE, memB, 0, 64)
+                .remote(memA.address(), keyA ^ 0x5a5a)));
             List<TestQp.Wc> atA = RcPair.sendCompletions(p.f, p.qa, 2, 2_000 * MS);
             List<TestQp.Wc> atB = RcPair.sendCompletions(p.f, p.qb, 2, 2_000 * MS);
             for (List<TestQp.Wc> wcs : List.of(atA, atB)) {

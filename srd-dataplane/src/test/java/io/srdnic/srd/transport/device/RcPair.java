@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -61,7 +62,7 @@ final class RcPair implements AutoCloseable {
     private static TestQp createOn(TransportDevice t, SharedReceiveQueue srq) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
-        return new TestQp(t.createQp(QpType.RC, 0, 256, srq, scq, rcq), scq, rcq, null);
+        return new TestQp(t.createQp(new TransportQpAttributes(QpType.RC).sqDepth(256).srq(srq).sendCq(scq).recvCq(rcq)), scq, rcq, null);
     }
 
     RcPair(LinkConfig link, long seed) {
@@ -81,7 +82,7 @@ final class RcPair implements AutoCloseable {
     private static TestQp create(TransportDevice t) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
-        DeviceQp qp = t.createQp(QpType.RC, 0, 256, 256, scq, rcq);
+        DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.RC).sqDepth(256).rqDepth(256).sendCq(scq).recvCq(rcq));
         return new TestQp(qp, scq, rcq, null);
     }
 
@@ -110,12 +111,12 @@ final class RcPair implements AutoCloseable {
     }
 
     int post(int opcode, long wrId, MemorySegment buffer, long offset, int length, long remoteAddress, int rkey, int imm) {
-        return a.postSend(qa.qp(), 0, 0, 0, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, true);
+        return a.post(qa.qp(), request(wrId, opcode, buffer, offset, length).immediate(imm).remote(remoteAddress, rkey));
     }
 
     /** Posts an atomic from a into the 8 bytes at {@code offset} of {@code buffer}: CMP_SWAP's compare and swap, FETCH_ADD's add. */
     int atomic(int opcode, long wrId, MemorySegment buffer, long offset, long remoteAddress, int rkey, long compareOrAdd, long swap) {
-        return a.postAtomic(qa.qp(), wrId, opcode, buffer, offset, remoteAddress, rkey, compareOrAdd, swap, true);
+        return a.post(qa.qp(), Requests.atomic(wrId, opcode, buffer, offset).remote(remoteAddress, rkey).operands(compareOrAdd, swap));
     }
 
     /** Runs until host a has {@code n} send completions; returns them in completion order. */

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,7 +13,6 @@ import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import java.lang.foreign.MemorySegment;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,7 +36,8 @@ class RcQpAttributesTest {
     }
 
     private static DeviceQp rcQp(TransportDevice t) {
-        return t.createQp(QpType.RC, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
+        return t.createQp(new TransportQpAttributes(QpType.RC).sqDepth(4).rqDepth(4).sendCq(new CompletionQueue(8))
+            .recvCq(new CompletionQueue(8)));
     }
 
     /** An RC QP taken to RTS with the attributes above, its path {@code ah}. */
@@ -157,34 +158,41 @@ class RcQpAttributesTest {
             qp.modify(init());
             qp.modify(rtr(ah));
             MemorySegment buf = f.arena.allocate(8);
-            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true), "RTR only receives");
+            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.post(qp, send(1, buf, 0, 8).to(ah, 1, 0)), "RTR only receives");
             assertEquals(0, qp.sendsOutstanding());
             qp.modify(rts());
-            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 0, 1, buf, 0, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qp, send(1, buf, 0, 8).to(ah, 1, 0)));
             assertEquals(1, qp.sendsOutstanding());
             assertTrue(qp.postReceive(1, buf, 0, 8), "its receive queue takes receives, as any QP's from INIT on");
         }
     }
 
     @Test
-    void shouldKeepTheShortModifyForDatagramQpsAndPointRcToAttributes() {
+    void shouldKeepTheShortModifyForDatagramQps() {
         try (SimFabric f = new SimFabric(1)) {
             TransportDevice a = f.addHost(new TransportConfig());
             f.addHost(new TransportConfig());
-            Consumer<DeviceQp> walk = qp -> {
+            for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
+                DeviceQp qp = a.createQp(new TransportQpAttributes(type).sqDepth(4).rqDepth(4).sendCq(new CompletionQueue(8))
+                    .recvCq(new CompletionQueue(8)));
                 qp.modify(QpState.INIT, 0x77);
                 qp.modify(QpState.RTR, 0);
                 qp.modify(QpState.RTS, 0);
-            };
-            for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
-                DeviceQp qp = a.createQp(type, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
-                walk.accept(qp);
                 assertEquals(QpState.RTS, qp.state());
                 assertEquals(0x77, qp.qkey());
             }
+        }
+    }
+
+    @Test
+    void shouldPointAnRcQpsShortModifyToTheAttributesItMisses() {
+        try (SimFabric f = new SimFabric(1)) {
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
             DeviceQp rc = rcQp(a);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> rc.modify(QpState.INIT, 1));
             assertTrue(e.getMessage().contains("missing"), e.getMessage());
+            assertEquals(QpState.RESET, rc.state(), "the refused modify changed nothing");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,7 +33,7 @@ class SharedReceiveQueueTest {
     static TestQp onSrq(TransportDevice t, QpType type, SharedReceiveQueue srq) {
         CompletionQueue scq = new CompletionQueue(1 << 10);
         CompletionQueue rcq = new CompletionQueue(1 << 10);
-        DeviceQp qp = t.createQp(type, 64, srq, scq, rcq);
+        DeviceQp qp = t.createQp(new TransportQpAttributes(type).sqDepth(64).srq(srq).sendCq(scq).recvCq(rcq));
         qp.modify(QpState.INIT, SimFabric.QKEY);
         qp.modify(QpState.RTR, 0);
         qp.modify(QpState.RTS, 0);
@@ -51,8 +52,7 @@ class SharedReceiveQueueTest {
         TransportDevice a = f.host(0);
         MemorySegment msg = f.arena.allocate(Math.max(1, length));
         msg.set(ValueLayout.JAVA_LONG, 0, wrId);
-        assertEquals(TransportDevice.POST_OK, a.postSend(from.qp(), f.ah(a, 1), to.qpn(), SimFabric.QKEY, wrId, msg, 0, length,
-                false, 0, true));
+        assertEquals(TransportDevice.POST_OK, a.post(from.qp(), send(wrId, msg, 0, length).to(f.ah(a, 1), to.qpn(), SimFabric.QKEY)));
         assertTrue(f.runUntil(() -> from.sendCq().size() > 0, 10 * MS), "the send completes");
         return from.sends().get(0).status();
     }
@@ -132,22 +132,31 @@ class SharedReceiveQueueTest {
     }
 
     @Test
-    void shouldArmTheLimitGivenAtCreationAndRefuseOneAboveMaxWr() {
+    void shouldArmTheLimitGivenAtCreation() {
         try (SimFabric f = new SimFabric(1)) {
             TransportDevice a = f.addHost(new TransportConfig());
             TransportDevice b = f.addHost(new TransportConfig());
             TestQp sender = UdDatagramTest.udQp(f, a, 0, 0);
+            SharedReceiveQueue srq = b.createSrq(4, 2);
+            TestQp qp = onSrq(b, QpType.UD, srq);
+            post(srq, f.arena.allocate(4 * SIZE), 0, 2);
+            sendAndWait(f, sender, qp, 1, 8);
+            assertTrue(f.runUntil(() -> qp.recvCq().size() == 1, 10 * MS));
+            assertEquals(srq.srqn(), events(b).get(0).srqn(), "1 left, below the limit set at creation");
+        }
+    }
+
+    @Test
+    void shouldRefuseALimitAboveMaxWr() {
+        try (SimFabric f = new SimFabric(1)) {
+            f.addHost(new TransportConfig());
+            TransportDevice b = f.addHost(new TransportConfig());
             assertThrows(IllegalArgumentException.class, () -> b.createSrq(4, 5));
             assertThrows(IllegalArgumentException.class, () -> b.createSrq(0, 0));
             SharedReceiveQueue srq = b.createSrq(4, 2);
             assertThrows(IllegalArgumentException.class, () -> srq.modify(5));
             assertThrows(IllegalArgumentException.class, () -> srq.modify(-1));
             assertEquals(2, srq.limit(), "a refused modify changes nothing");
-            TestQp qp = onSrq(b, QpType.UD, srq);
-            post(srq, f.arena.allocate(4 * SIZE), 0, 2);
-            sendAndWait(f, sender, qp, 1, 8);
-            assertTrue(f.runUntil(() -> qp.recvCq().size() == 1, 10 * MS));
-            assertEquals(srq.srqn(), events(b).get(0).srqn(), "1 left, below the limit set at creation");
         }
     }
 
@@ -167,7 +176,7 @@ class SharedReceiveQueueTest {
             f.runFor(MS);
             assertEquals(1, b.counters().datagramsDropped, "UD: a datagram that finds the SRQ empty is dropped silently");
             MemorySegment msg = f.arena.allocate(8);
-            a.postSend(retrying.qp(), f.ah(a, 1), qp.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            a.post(retrying.qp(), send(2, msg, 0, 8).to(f.ah(a, 1), qp.qpn(), SimFabric.QKEY));
             f.runFor(60_000); // the first try meets an empty SRQ
             assertEquals(2, b.counters().dropsSent[DropReason.RNR]);
             post(srq, f.arena.allocate(SIZE), 0, 1);
@@ -218,10 +227,12 @@ class SharedReceiveQueueTest {
             srq.destroy();
             assertTrue(srq.isDestroyed());
             CompletionQueue cq = new CompletionQueue(4);
-            assertThrows(IllegalStateException.class, () -> b.createQp(QpType.SRD, 4, srq, cq, cq), "no QP on a destroyed SRQ");
+            assertThrows(IllegalStateException.class, () -> b.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(4).srq(srq).sendCq(cq)
+                .recvCq(cq)), "no QP on a destroyed SRQ");
             assertThrows(IllegalStateException.class, () -> srq.postReceive(1, f.arena.allocate(SIZE), 0, SIZE));
             SharedReceiveQueue otherDevices = f.addHost(new TransportConfig()).createSrq(4, 0);
-            assertThrows(IllegalArgumentException.class, () -> b.createQp(QpType.SRD, 4, otherDevices, cq, cq));
+            assertThrows(IllegalArgumentException.class, () -> b.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(4).srq(otherDevices)
+                .sendCq(cq).recvCq(cq)));
             assertEquals(0, otherDevices.qpsUsing());
         }
     }

@@ -7,6 +7,7 @@ import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.pmd.sim.UdpSourcePortSelector;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.transport.rc.DeviceQp;
 import io.srdnic.srd.transport.srd.FlowKey;
@@ -102,7 +103,8 @@ final class SimFabric implements AutoCloseable {
     TestQp qp(TransportDevice t, int receives, int size) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
-        DeviceQp qp = t.createQp(1024, Math.max(1, receives), scq, rcq);
+        DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(1024).rqDepth(Math.max(1, receives)).sendCq(scq)
+            .recvCq(rcq));
         qp.modify(QpState.INIT, QKEY);
         MemorySegment buffer = arena.allocate(Math.max(1, (long) receives * size));
         for (int i = 0; i < receives; i++) {

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -38,7 +39,7 @@ class SqDrainTest {
         MemorySegment msg = f.arena.allocate(64);
         int ah = f.ah(a, 1);
         for (int i = 0; i < count; i++) {
-            assertEquals(TransportDevice.POST_OK, a.postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, i, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.post(from.qp(), send(i, msg, 0, 64).to(ah, to.qpn(), SimFabric.QKEY)));
         }
     }
 
@@ -68,8 +69,7 @@ class SqDrainTest {
             qa.qp().modify(drain(true));
             assertEquals(QpState.SQD, qa.qp().state());
             assertTrue(qa.qp().query(new QpAttributes()).sqDraining());
-            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 999, msg, 0, 64, false,
-                    0, true),
+            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.post(qa.qp(), send(999, msg, 0, 64).to(ah, qb.qpn(), SimFabric.QKEY)),
                 "no new sends in SQD");
             IllegalStateException early = assertThrows(IllegalStateException.class, () -> qa.qp().modify(QpState.RTS, 0));
             assertTrue(early.getMessage().contains("still draining"), early.getMessage());
@@ -97,7 +97,7 @@ class SqDrainTest {
             assertFalse(qa.qp().query(new QpAttributes()).sqDraining());
 
             qa.qp().modify(QpState.RTS, 0);
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1000, msg, 0, 64, false, 0, true),
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(1000, msg, 0, 64).to(ah, qb.qpn(), SimFabric.QKEY)),
                 "SQD -> RTS resumes");
         }
     }
@@ -108,7 +108,8 @@ class SqDrainTest {
             TransportDevice a = f.addHost(new TransportConfig());
             f.addHost(new TransportConfig());
             for (QpType type : new QpType[] {QpType.SRD, QpType.UD}) {
-                DeviceQp qp = a.createQp(type, 4, 4, new CompletionQueue(8), new CompletionQueue(8));
+                DeviceQp qp = a.createQp(new TransportQpAttributes(type).sqDepth(4).rqDepth(4).sendCq(new CompletionQueue(8))
+                    .recvCq(new CompletionQueue(8)));
                 qp.modify(QpState.INIT, 1);
                 qp.modify(QpState.RTR, 0);
                 qp.modify(QpState.RTS, 0);

@@ -3,6 +3,7 @@ package io.srdnic.srd.transport.device;
 import static io.srdnic.srd.transport.device.RcPair.HOSTILE;
 import static io.srdnic.srd.transport.device.RcPair.MS;
 import static io.srdnic.srd.transport.device.RcPair.bytes;
+import static io.srdnic.srd.transport.device.Requests.atomic;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -105,8 +106,8 @@ class SrcDeliveryTest {
             int srq0 = SrcPair.SRQN;
             assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_WRITE, 1, tx, 0, 40_000, remote.address(), rkey, 0));
             assertEquals(TransportDevice.POST_OK, p.post(srq0, SendOpcode.RDMA_READ, 2, into, 0, 40_000, remote.address(), rkey, 0));
-            assertEquals(TransportDevice.POST_OK, p.a.postSrcAtomic(p.qa.qp(), srq0, 3, SendOpcode.ATOMIC_FETCH_ADD, word, 0,
-                remote.address() + 48_000, rkey, 5, 0, true));
+            assertEquals(TransportDevice.POST_OK, p.a.post(p.qa.qp(), atomic(3, SendOpcode.ATOMIC_FETCH_ADD, word, 0)
+                .remote(remote.address() + 48_000, rkey).operands(5, 0).remoteSrqn(srq0)));
             List<TestQp.Wc> ok = p.sendCompletions(3, 20_000 * MS);
             assertTrue(ok.stream().allMatch(w -> w.status() == WcStatus.SUCCESS), ok.toString());
             assertEquals(WcOpcode.FETCH_ADD, ok.get(2).opcode());

@@ -1,6 +1,8 @@
 package io.srdnic.srd.transport.device;
 
 import static io.srdnic.srd.transport.device.RcPair.MS;
+import static io.srdnic.srd.transport.device.Requests.request;
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -96,8 +98,8 @@ class SrcFailureTest {
             MemorySegment remote = p.f.arena.allocate(4096, 64);
             int rkey = p.a.regions().register(remote, 0, MemoryRegions.REMOTE_READ);
             DeviceQp failing = p.qb.qp();
-            assertEquals(TransportDevice.POST_OK, p.b.postSrc(failing, 0x7777, 70, SendOpcode.RDMA_READ, p.f.arena.allocate(4096), 0,
-                4096, 0, remote.address(), rkey, true));
+            assertEquals(TransportDevice.POST_OK, p.b.post(failing, request(70, SendOpcode.RDMA_READ, p.f.arena.allocate(4096), 0, 4096)
+                .remote(remote.address(), rkey).remoteSrqn(0x7777)));
             failing.modify(new QpAttributes().state(QpState.ERROR));
             List<TestQp.Wc> own = p.qb.sends();
             assertEquals(1, own.size());
@@ -105,7 +107,7 @@ class SrcFailureTest {
             assertEquals(WcStatus.WR_FLUSH_ERROR, own.get(0).status(), "its own send WR flushed");
             assertEquals(4, p.srqs[0].receivesPosted(), "the SRQ's receives are not its to flush");
             assertEquals(List.of(), p.srqCompletions(0));
-            assertEquals(TransportDevice.POST_OK, p.a.postSrc(qa2.qp(), SrcPair.SRQN, 1, SendOpcode.SEND, tx, 0, 100, 0, 0, 0, true));
+            assertEquals(TransportDevice.POST_OK, p.a.post(qa2.qp(), send(1, tx, 0, 100).remoteSrqn(SrcPair.SRQN)));
             assertTrue(p.f.runUntil(() -> qa2.sendCq().size() > 0, 100 * MS));
             assertEquals(WcStatus.SUCCESS, qa2.sends().get(0).status());
             p.f.runFor(MS);
@@ -144,11 +146,11 @@ class SrcFailureTest {
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 55, 1)) {
             p.receives(0, 4, 4096);
             CompletionQueue cq = new CompletionQueue(64);
-            DeviceQp rc = p.a.createQp(QpType.RC, 0, 16, 16, cq, cq);
+            DeviceQp rc = p.a.createQp(new TransportQpAttributes(QpType.RC).sqDepth(16).rqDepth(16).sendCq(cq).recvCq(cq));
             SrcPair.connect(p.f, rc, p.a, 1, p.qb.qpn(), 1000, 5000, p.access, 7, 7);
             SrcPair.connect(p.f, p.qb.qp(), p.b, 0, rc.qpn(), 5000, 1000, p.access, 7, 7);
             MemorySegment tx = p.random(1, 64, 55);
-            assertEquals(TransportDevice.POST_OK, p.a.postSend(rc, 0, 0, 0, 1, SendOpcode.SEND, tx, 0, 64, 0, 0, 0, true));
+            assertEquals(TransportDevice.POST_OK, p.a.post(rc, send(1, tx, 0, 64)));
             assertTrue(p.f.runUntil(() -> cq.size() > 0, 100 * MS));
             assertEquals(WcStatus.REMOTE_INVALID_REQUEST_ERROR, new TestQp(rc, cq, cq, null).sends().get(0).status());
             assertEquals(4, p.srqs[0].receivesPosted());
@@ -156,7 +158,7 @@ class SrcFailureTest {
         // And the other way round: an SRC requester connected to an RC QP.
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 56, 1)) {
             CompletionQueue cq = new CompletionQueue(64);
-            DeviceQp rc = p.b.createQp(QpType.RC, 0, 16, 16, cq, cq);
+            DeviceQp rc = p.b.createQp(new TransportQpAttributes(QpType.RC).sqDepth(16).rqDepth(16).sendCq(cq).recvCq(cq));
             SrcPair.connect(p.f, p.qa.qp(), p.a, 1, rc.qpn(), 1000, 5000, p.access, 7, 7);
             SrcPair.connect(p.f, rc, p.b, 0, p.qa.qpn(), 5000, 1000, p.access, 7, 7);
             rc.postReceive(1, p.f.arena.allocate(64), 0, 64);

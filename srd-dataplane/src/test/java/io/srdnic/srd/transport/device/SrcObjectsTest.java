@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -36,17 +37,25 @@ class SrcObjectsTest {
     }
 
     @Test
-    void shouldCreateSrcDomainsWithDistinctNumbersAndDestroyAnUnusedOne() {
+    void shouldGiveEachSrcDomainANumberOfItsOwn() {
         try (SimFabric f = fabric()) {
             TransportDevice t = f.host(0);
             SrcDomain d1 = t.createSrcDomain();
             SrcDomain d2 = t.createSrcDomain();
             assertNotEquals(d1.number(), d2.number());
+        }
+    }
+
+    @Test
+    void shouldDestroyAnUnusedSrcDomainForGood() {
+        try (SimFabric f = fabric()) {
+            TransportDevice t = f.host(0);
+            SrcDomain d1 = t.createSrcDomain();
             assertEquals(0, d1.users());
             d1.destroy();
             assertTrue(d1.isDestroyed());
             IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> t.createQp(QpType.SRC, 0, 16, d1, new CompletionQueue(16)));
+                () -> t.createQp(new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(d1).sendCq(new CompletionQueue(16))));
             assertTrue(e.getMessage().contains("destroyed"), e.getMessage());
         }
     }
@@ -102,27 +111,45 @@ class SrcObjectsTest {
         }
     }
 
+    /** {@code t} refuses a QP of {@code attributes}, saying each of {@code words}. */
+    private static void assertRefused(TransportDevice t, TransportQpAttributes attributes, String... words) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.createQp(attributes));
+        for (String word : words) {
+            assertTrue(e.getMessage().contains(word), e.getMessage());
+        }
+    }
+
     @Test
-    void shouldRequireAnSrcDomainOnAnSrcQpAndRefuseAnSrq() {
+    void shouldRequireAnSrcDomainOnAnSrcQp() {
+        try (SimFabric f = fabric()) {
+            TransportDevice t = f.host(0);
+            CompletionQueue cq = new CompletionQueue(16);
+            assertRefused(t, new TransportQpAttributes(QpType.SRC).sqDepth(16).rqDepth(16).sendCq(cq).recvCq(cq), "SRC domain", "required");
+            assertRefused(t, new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(null).sendCq(cq), "required");
+        }
+    }
+
+    @Test
+    void shouldRefuseAnSrqOnAnSrcQp() {
+        try (SimFabric f = fabric()) {
+            TransportDevice t = f.host(0);
+            SrcDomain d = t.createSrcDomain();
+            SharedReceiveQueue srq = t.createSrq(8, 0);
+            CompletionQueue cq = new CompletionQueue(16);
+            assertRefused(t, new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(d).srq(srq).sendCq(cq).recvCq(cq), "no SRQ");
+            assertEquals(0, d.users(), "no QP was made");
+        }
+    }
+
+    @Test
+    void shouldRefuseSrcObjectsOnAnRcQp() {
         try (SimFabric f = fabric()) {
             TransportDevice t = f.host(0);
             CompletionQueue cq = new CompletionQueue(16);
             SrcDomain d = t.createSrcDomain();
-            IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> t.createQp(QpType.SRC, 0, 16, 16, cq, cq));
-            assertTrue(none.getMessage().contains("SRC domain") && none.getMessage().contains("required"), none.getMessage());
-            IllegalArgumentException nullDomain = assertThrows(IllegalArgumentException.class,
-                () -> t.createQp(QpType.SRC, 0, 16, (SrcDomain) null, cq));
-            assertTrue(nullDomain.getMessage().contains("required"), nullDomain.getMessage());
-            SharedReceiveQueue srq = t.createSrq(8, 0);
-            IllegalArgumentException withSrq = assertThrows(IllegalArgumentException.class, () ->
-                    t.createQp(QpType.SRC, 0, 16, srq, cq, cq));
-            assertTrue(withSrq.getMessage().contains("no SRQ"), withSrq.getMessage());
-            IllegalArgumentException rcWithDomain = assertThrows(IllegalArgumentException.class, () -> t.createQp(QpType.RC, 0, 16, d, cq));
-            assertTrue(rcWithDomain.getMessage().contains("only SRC"), rcWithDomain.getMessage());
+            assertRefused(t, new TransportQpAttributes(QpType.RC).sqDepth(16).srcDomain(d).sendCq(cq), "only SRC");
             SharedReceiveQueue srcSrq = t.createSrq(new SrqAttributes().maxWr(8).srcDomain(d).srcSrqNumber(9).srcCq(cq));
-            IllegalArgumentException rcOnSrcSrq = assertThrows(IllegalArgumentException.class,
-                () -> t.createQp(QpType.RC, 0, 16, srcSrq, cq, cq));
-            assertTrue(rcOnSrcSrq.getMessage().contains("SRC"), rcOnSrcSrq.getMessage());
+            assertRefused(t, new TransportQpAttributes(QpType.RC).sqDepth(16).srq(srcSrq).sendCq(cq).recvCq(cq), "SRC");
             assertEquals(1, d.users(), "the SRQ only: no QP was made");
         }
     }
@@ -132,7 +159,7 @@ class SrcObjectsTest {
         try (SimFabric f = fabric()) {
             TransportDevice t = f.host(0);
             SrcDomain d = t.createSrcDomain();
-            DeviceQp qp = t.createQp(QpType.SRC, 0, 16, d, new CompletionQueue(16));
+            DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(d).sendCq(new CompletionQueue(16)));
             assertEquals(QpType.SRC, qp.type());
             assertSame(d, qp.srcDomain());
             assertEquals(QpTransitions.attributesOf(QpType.RC), QpTransitions.attributesOf(QpType.SRC));
@@ -161,7 +188,7 @@ class SrcObjectsTest {
             SrcDomain d = t.createSrcDomain();
             CompletionQueue cq = new CompletionQueue(16);
             SharedReceiveQueue srq = t.createSrq(new SrqAttributes().maxWr(8).srcDomain(d).srcSrqNumber(11).srcCq(cq));
-            DeviceQp qp = t.createQp(QpType.SRC, 0, 16, d, cq);
+            DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.SRC).sqDepth(16).srcDomain(d).sendCq(cq));
             assertEquals(2, d.users());
             IllegalStateException e = assertThrows(IllegalStateException.class, d::destroy);
             assertTrue(e.getMessage().contains("1 SRQ") && e.getMessage().contains("1 QP"), e.getMessage());
@@ -179,12 +206,10 @@ class SrcObjectsTest {
         try (SrcPair p = new SrcPair(LinkConfig.DEFAULT, 3, 1).connect()) {
             MemorySegment buf = p.f.arena.allocate(64);
             int send = SendOpcode.SEND;
-            assertEquals(TransportDevice.POST_INVALID, p.a.postSend(p.qa.qp(), 0, 0, 0, 1, send, buf, 0, 8, 0, 0, 0, true),
+            assertEquals(TransportDevice.POST_INVALID, p.a.post(p.qa.qp(), request(1, send, buf, 0, 8)),
                 "a plain post carries no SRQ number");
             assertEquals(TransportDevice.POST_INVALID, p.post(0, send, 1, buf, 0, 8, 0, 0, 0), "0 names no SRQ");
             assertEquals(TransportDevice.POST_INVALID, p.post(1 << 24, send, 1, buf, 0, 8, 0, 0, 0), "SRQ numbers have 24 bits");
-            DeviceQp rc = p.a.createQp(QpType.RC, 0, 16, 16, new CompletionQueue(16), new CompletionQueue(16));
-            assertEquals(TransportDevice.POST_INVALID, p.a.postSrc(rc, SrcPair.SRQN, 1, send, buf, 0, 8, 0, 0, 0, true));
             assertEquals(0, p.qa.qp().sendsOutstanding());
         }
     }

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.PacketIo;
@@ -61,7 +62,7 @@ final class SrcPair implements AutoCloseable {
 
     static TestQp srcQp(TransportDevice t, SrcDomain domain) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
-        return new TestQp(t.createQp(QpType.SRC, 0, 256, domain, scq), scq, null, null);
+        return new TestQp(t.createQp(new TransportQpAttributes(QpType.SRC).sqDepth(256).srcDomain(domain).sendCq(scq)), scq, null, null);
     }
 
     /** Both QPs to RTS, each pointing at the other, with RC's attributes. */
@@ -90,7 +91,7 @@ final class SrcPair implements AutoCloseable {
     }
 
     int post(int srqn, int opcode, long wrId, MemorySegment buffer, long offset, int length, long remoteAddress, int rkey, int imm) {
-        return a.postSrc(qa.qp(), srqn, wrId, opcode, buffer, offset, length, imm, remoteAddress, rkey, true);
+        return a.post(qa.qp(), request(wrId, opcode, buffer, offset, length).immediate(imm).remote(remoteAddress, rkey).remoteSrqn(srqn));
     }
 
     List<TestQp.Wc> sendCompletions(int n, long maxNanos) {

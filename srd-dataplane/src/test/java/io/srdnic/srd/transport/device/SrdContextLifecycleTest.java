@@ -1,13 +1,16 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.api.AsyncEventQueue;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.srd.FlowKey;
+import io.srdnic.srd.transport.srd.SrdContext;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +52,7 @@ class SrdContextLifecycleTest {
                     for (TestQp from : qps.get(h)) {
                         for (TestQp to : qps.get(peer)) {
                             assertEquals(TransportDevice.POST_OK, ts.get(h)
-                                    .postSend(from.qp(), ah, to.qpn(), SimFabric.QKEY, posted++, msg, 0, 8, false, 0, true));
+                                    .post(from.qp(), send(posted++, msg, 0, 8).to(ah, to.qpn(), SimFabric.QKEY)));
                         }
                     }
                 }
@@ -80,14 +83,14 @@ class SrdContextLifecycleTest {
             TestQp qb = f.qp(b, 4, 8);
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
             assertEquals(1, a.contextCount());
             f.runFor(40 * MS);
             assertEquals(0, a.contextCount());
             assertEquals(0, b.contextCount());
             // The address handle still works: the context comes back on next use.
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(2, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, MS));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
             assertEquals(2, qb.receives().size());
@@ -110,8 +113,8 @@ class SrdContextLifecycleTest {
                 qps.add(f.qp(p, 0, 0));
             }
             MemorySegment msg = f.arena.allocate(8);
-            IntConsumer send = i -> peers.get(i).postSend(qps.get(i).qp(), f.ah(peers.get(i), 0), qb.qpn(), SimFabric.QKEY, i, msg, 0, 8,
-                false, 0, true);
+            IntConsumer send = i -> peers.get(i).post(qps.get(i).qp(), send(i, msg, 0, 8)
+                .to(f.ah(peers.get(i), 0), qb.qpn(), SimFabric.QKEY));
             for (int i = 0; i < 5; i++) {
                 send.accept(i);
             }
@@ -158,14 +161,14 @@ class SrdContextLifecycleTest {
             int toA = f.ah(b, 0);
             IntBinaryOperator aSends = (n, wr) -> {
                 for (int i = 0; i < n; i++) {
-                    a.postSend(qa.qp(), toB, qb.qpn(), SimFabric.QKEY, wr + i, msg, 0, 8, false, 0, true);
+                    a.post(qa.qp(), send(wr + i, msg, 0, 8).to(toB, qb.qpn(), SimFabric.QKEY));
                 }
                 assertTrue(f.runUntil(() -> qa.sendCq().size() >= n, 500 * MS));
                 return (int) qa.sends().stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count();
             };
             IntUnaryOperator bSends = n -> {
                 for (int i = 0; i < n; i++) {
-                    b.postSend(qb.qp(), toA, qa.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                    b.post(qb.qp(), send(i, msg, 0, 8).to(toA, qa.qpn(), SimFabric.QKEY));
                 }
                 assertTrue(f.runUntil(() -> qb.sendCq().size() >= n, 500 * MS));
                 return (int) qb.sends().stream().filter(wc -> wc.status() == WcStatus.SUCCESS).count();
@@ -191,7 +194,7 @@ class SrdContextLifecycleTest {
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 20; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 20, 5 * MS));
             qa.sends();
@@ -200,7 +203,7 @@ class SrdContextLifecycleTest {
             TestQp qa2 = f.qp(a2, 0, 0);
             int ah2 = f.ah(a2, 1);
             for (int i = 0; i < 20; i++) {
-                a2.postSend(qa2.qp(), ah2, qb.qpn(), SimFabric.QKEY, 100 + i, msg, 0, 8, false, 0, true);
+                a2.post(qa2.qp(), send(100 + i, msg, 0, 8).to(ah2, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa2.sendCq().size() == 20, 5 * MS));
             assertTrue(qa2.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS),
@@ -210,8 +213,11 @@ class SrdContextLifecycleTest {
         }
     }
 
-    @Test
-    void shouldRaiseRemoteUnresponsiveOncePerEpisodeAndKeepProbing() {
+    /**
+     * Host 0 sends five messages to host 1 while every path is a black hole: all complete
+     * REMOTE_UNRESPONSIVE, the paths come back, and {@code then} sees host 0, its QP and its address handle of host 1.
+     */
+    private static void afterAnUnresponsiveEpisode(UnresponsiveCheck then) {
         TransportConfig config = new TransportConfig().paths(4).transportTimeoutNanos(5 * MS).retryBudget(6).rtoMaxNanos(2 * MS);
         try (SimFabric f = new SimFabric(4)) {
             TransportDevice a = f.addHost(config);
@@ -224,22 +230,41 @@ class SrdContextLifecycleTest {
                 f.network.blackhole(p, true);
             }
             for (int i = 0; i < 5; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 5, 200 * MS));
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.REMOTE_UNRESPONSIVE));
+            for (int p = 0; p < 4; p++) {
+                f.network.blackhole(p, false);
+            }
+            then.check(f, a, qa, ah, () -> a.post(qa.qp(), send(9, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY)));
+        }
+    }
+
+    private interface UnresponsiveCheck {
+        /** {@code sendAgain} posts one more message from {@code qa} to the peer. */
+        void check(SimFabric f, TransportDevice a, TestQp qa, int ah, Runnable sendAgain);
+    }
+
+    @Test
+    void shouldRaiseRemoteUnresponsiveOncePerEpisode() {
+        afterAnUnresponsiveEpisode((f, a, qa, ah, sendAgain) -> {
             AsyncEventQueue.AsyncEvent event = a.events().poll();
             assertEquals(AsyncEventQueue.REMOTE_UNRESPONSIVE, event.type());
             assertEquals(ah, event.addressHandle());
             assertNull(a.events().poll(), "once per episode");
-            // The path comes back: new work succeeds on the same context.
-            for (int p = 0; p < 4; p++) {
-                f.network.blackhole(p, false);
-            }
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 9, msg, 0, 8, false, 0, true);
+        });
+    }
+
+    @Test
+    void shouldSucceedOnTheSameContextOnceAnUnresponsivePeerAnswersAgain() {
+        afterAnUnresponsiveEpisode((f, a, qa, ah, sendAgain) -> {
+            SrdContext unresponsive = a.existingContext(SimFabric.flow(1));
+            sendAgain.run();
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
             assertEquals(WcStatus.SUCCESS, qa.sends().get(0).status());
-        }
+            assertSame(unresponsive, a.existingContext(SimFabric.flow(1)), "the same context carried it");
+        });
     }
 
     @Test
@@ -254,16 +279,15 @@ class SrdContextLifecycleTest {
             int other = f.ah(a, 1);
             f.network.blackhole(0, true);
             for (int i = 0; i < 3; i++) {
-                a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
-            a.postSend(qa.qp(), other, qb.qpn(), SimFabric.QKEY, 10, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(10, msg, 0, 8).to(other, qb.qpn(), SimFabric.QKEY));
             f.runFor(100_000);
             a.destroyAddressHandle(ah);
             List<TestQp.Wc> flushed = qa.sends();
             assertEquals(3, flushed.size());
             assertTrue(flushed.stream().allMatch(wc -> wc.status() == WcStatus.WR_FLUSH_ERROR));
-            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 5, msg, 0, 8,
-                    false, 0, true));
+            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.post(qa.qp(), send(5, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY)));
             f.network.blackhole(0, false);
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 200 * MS));
             assertEquals(10, qa.sends().get(0).wrId(), "the other handle's request is untouched");
@@ -281,8 +305,8 @@ class SrdContextLifecycleTest {
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
             for (int i = 0; i < 50; i++) {
-                a.postSend(doomed.qp(), ah, qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
-                a.postSend(survivor.qp(), ah, qb.qpn(), SimFabric.QKEY, 1000 + i, msg, 0, 8, false, 0, true);
+                a.post(doomed.qp(), send(i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
+                a.post(survivor.qp(), send(1000 + i, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             }
             a.doWork(0);
             long leftBeforeDestroy = a.counters().txData;
@@ -308,10 +332,10 @@ class SrdContextLifecycleTest {
             TestQp qb = f.qp(b, 8, 8);
             MemorySegment msg = f.arena.allocate(8);
             int ah = f.ah(a, 1);
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, MS));
             f.runFor(20 * MS); // idle far longer than the transport timeout
-            a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(2, msg, 0, 8).to(ah, qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, MS));
             assertNull(a.events().poll(), "a responsive peer after a quiet spell is not unresponsive");
         }

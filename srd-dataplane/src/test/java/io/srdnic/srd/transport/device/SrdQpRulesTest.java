@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +10,7 @@ import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.rc.DeviceQp;
@@ -34,7 +36,8 @@ class SrdQpRulesTest {
         try (SimFabric f = new SimFabric(1)) {
             TransportDevice a = f.addHost(new TransportConfig());
             f.addHost(new TransportConfig());
-            DeviceQp qp = a.createQp(4, 4, new CompletionQueue(8), new CompletionQueue(8));
+            DeviceQp qp = a.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(4).rqDepth(4).sendCq(new CompletionQueue(8))
+                .recvCq(new CompletionQueue(8)));
             assertEquals(QpState.RESET, qp.state());
             MemorySegment buf = f.arena.allocate(8);
             assertThrows(IllegalStateException.class, () -> qp.postReceive(1, buf, 0, 8), "no receives in RESET");
@@ -43,7 +46,7 @@ class SrdQpRulesTest {
             qp.modify(QpState.INIT, 0x42);
             assertEquals(0x42, qp.qkey());
             assertTrue(qp.postReceive(1, buf, 0, 8), "receives may be posted from INIT on");
-            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.postSend(qp, f.ah(a, 1), 1, 0x42, 1, buf, 0, 8, false, 0, true),
+            assertEquals(TransportDevice.POST_BAD_QP_STATE, a.post(qp, send(1, buf, 0, 8).to(f.ah(a, 1), 1, 0x42)),
                 "sends need RTS");
             qp.modify(QpState.RTR, 0);
             assertThrows(IllegalStateException.class, () -> qp.modify(QpState.INIT, 0), "RTR -> INIT is not a UD transition");
@@ -57,28 +60,57 @@ class SrdQpRulesTest {
         }
     }
 
+    /** An SRD QP of {@code a} in RTS with a send queue of {@code sqDepth}, completing on {@code scq}. */
+    private static DeviceQp readyQp(TransportDevice a, int sqDepth, CompletionQueue scq) {
+        DeviceQp qp = a.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(sqDepth).sendCq(scq).recvCq(new CompletionQueue(4)));
+        qp.modify(QpState.INIT, 1);
+        qp.modify(QpState.RTR, 0);
+        qp.modify(QpState.RTS, 0);
+        return qp;
+    }
+
     @Test
-    void shouldRefuseAFullSendQueueAndBadBuffers() {
+    void shouldRefuseAPostToAFullSendQueue() {
+        try (SimFabric f = new SimFabric(1)) {
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            DeviceQp qp = readyQp(a, 2, new CompletionQueue(16));
+            MemorySegment buf = f.arena.allocate(16);
+            int ah = f.ah(a, 1);
+            assertEquals(TransportDevice.POST_OK, a.post(qp, send(1, buf, 0, 8).to(ah, 1, 1)));
+            assertEquals(TransportDevice.POST_OK, a.post(qp, send(2, buf, 8, 8).to(ah, 1, 1)));
+            assertEquals(TransportDevice.POST_SQ_FULL, a.post(qp, send(3, buf, 0, 8).to(ah, 1, 1)));
+            assertEquals(2, qp.sendsOutstanding(), "the refused request took no room");
+            assertTrue(f.runUntil(() -> qp.sendsOutstanding() == 0, 10 * MS));
+            assertEquals(TransportDevice.POST_OK, a.post(qp, send(4, buf, 0, 8).to(ah, 1, 1)), "room again once the two complete");
+        }
+    }
+
+    @Test
+    void shouldRefuseAPostNamingAnUnknownAddressHandle() {
+        try (SimFabric f = new SimFabric(1)) {
+            TransportDevice a = f.addHost(new TransportConfig());
+            f.addHost(new TransportConfig());
+            DeviceQp qp = readyQp(a, 2, new CompletionQueue(16));
+            MemorySegment buf = f.arena.allocate(16);
+            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.post(qp, send(4, buf, 0, 8).to(12345, 1, 1)));
+            assertEquals(0, qp.sendsOutstanding(), "nothing posted");
+        }
+    }
+
+    @Test
+    void shouldCompleteASendPastTheEndOfItsBufferWithLocalProtectionError() {
         try (SimFabric f = new SimFabric(1)) {
             TransportDevice a = f.addHost(new TransportConfig());
             f.addHost(new TransportConfig());
             CompletionQueue scq = new CompletionQueue(16);
-            DeviceQp qp = a.createQp(2, 1, scq, new CompletionQueue(4));
-            qp.modify(QpState.INIT, 1);
-            qp.modify(QpState.RTR, 0);
-            qp.modify(QpState.RTS, 0);
+            DeviceQp qp = readyQp(a, 2, scq);
             MemorySegment buf = f.arena.allocate(16);
-            int ah = f.ah(a, 1);
-            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 1, 1, buf, 0, 8, false, 0, true));
-            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 1, 2, buf, 8, 8, false, 0, true));
-            assertEquals(TransportDevice.POST_SQ_FULL, a.postSend(qp, ah, 1, 1, 3, buf, 0, 8, false, 0, true));
-            assertEquals(TransportDevice.POST_BAD_ADDRESS_HANDLE, a.postSend(qp, 12345, 1, 1, 4, buf, 0, 8, false, 0, true));
-            assertTrue(f.runUntil(() -> qp.sendsOutstanding() == 0, 10 * MS));
-            scq.poll((wr, st, op, len, hasImm, imm, qpn, src, ip) -> { }, 100);
-            assertEquals(TransportDevice.POST_OK, a.postSend(qp, ah, 1, 1, 5, buf, 12, 8, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qp, send(5, buf, 12, 8).to(f.ah(a, 1), 1, 1)));
             int[] status = {-1};
             scq.poll((wr, st, op, len, hasImm, imm, qpn, src, ip) -> status[0] = st, 1);
             assertEquals(WcStatus.LOCAL_PROTECTION_ERROR, status[0], "a segment that runs past its buffer");
+            assertEquals(0, a.counters().txData, "nothing went on the wire");
         }
     }
 
@@ -91,8 +123,8 @@ class SrdQpRulesTest {
             TestQp qb = f.qp(b, 8, 8);
             f.network.blackhole(0, true);
             MemorySegment msg = f.arena.allocate(8);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
+            a.post(qa.qp(), send(2, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             f.runFor(100_000);
             qa.qp().modify(QpState.ERROR, 0);
             List<TestQp.Wc> sends = qa.sends();
@@ -114,7 +146,7 @@ class SrdQpRulesTest {
             qb.qp().modify(QpState.ERROR, 0);
             qb.receives();
             MemorySegment msg = f.arena.allocate(8);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 10 * MS));
             assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status());
             assertEquals(QpState.RTS, qa.qp().state(), "remote errors do not change the local QP's state");
@@ -130,7 +162,7 @@ class SrdQpRulesTest {
             TestQp qb = f.qp(b, 256, 8);
             MemorySegment msg = f.arena.allocate(8);
             for (int i = 0; i < 200; i++) {
-                a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             }
             int[] mostInFlight = {0};
             assertTrue(f.runUntil(() -> {

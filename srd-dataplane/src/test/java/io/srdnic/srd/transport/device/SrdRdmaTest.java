@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,7 +58,8 @@ class SrdRdmaTest {
         }
 
         int post(int opcode, long wrId, int length, long remoteAddress, int rkey, int imm) {
-            return a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, wrId, opcode, local, 0, length, imm, remoteAddress, rkey, true);
+            return a.post(qa.qp(), request(wrId, opcode, local, 0, length).immediate(imm).remote(remoteAddress, rkey)
+                .to(ah, qb.qpn(), SimFabric.QKEY));
         }
 
         /** Runs until the requester has one send completion; returns it. */
@@ -265,15 +267,22 @@ class SrdRdmaTest {
     }
 
     @Test
-    void shouldRefuseRdmaOnUdAndRequestsOverTheMaximumLocally() {
+    void shouldCompleteRdmaOnAUdQpWithLocalQpOperationError() {
         try (Pair p = new Pair(LinkConfig.DEFAULT, 19, 64, 1)) {
-            DeviceQp ud = p.a.createQp(QpType.UD, 4, 1, p.qa.sendCq(), p.qa.recvCq());
+            DeviceQp ud = p.a.createQp(new TransportQpAttributes(QpType.UD).sqDepth(4).sendCq(p.qa.sendCq()).recvCq(p.qa.recvCq()));
             ud.modify(QpState.INIT, SimFabric.QKEY);
             ud.modify(QpState.RTR, 0);
             ud.modify(QpState.RTS, 0);
             assertEquals(TransportDevice.POST_OK,
-                p.a.postSend(ud, p.ah, 1, SimFabric.QKEY, 1, SendOpcode.RDMA_WRITE, p.local, 0, 8, 0, 0, 0, true));
+                p.a.post(ud, request(1, SendOpcode.RDMA_WRITE, p.local, 0, 8).to(p.ah, 1, SimFabric.QKEY)));
             assertEquals(WcStatus.LOCAL_QP_OPERATION_ERROR, p.qa.sends().get(0).status());
+            assertEquals(0, p.a.counters().txData, "nothing went on the wire");
+        }
+    }
+
+    @Test
+    void shouldCompleteRdmaOverTheMaximumSizeWithLocalLengthError() {
+        try (Pair p = new Pair(LinkConfig.DEFAULT, 19, 64, 1)) {
             assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 2, p.a.maxRdmaSize() + 1, 0, 0, 0));
             assertEquals(WcStatus.LOCAL_LENGTH_ERROR, p.qa.sends().get(0).status());
             assertEquals(0, p.a.counters().txData, "nothing went on the wire");

@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,8 +43,8 @@ class SrdReadLivenessTest {
         /** Posts the READ and runs until the responder has answered part of it (the request is acknowledged by then). */
         void startRead() {
             int ah = f.ah(a, 1);
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), ah, qb.qpn(), SimFabric.QKEY, 1, SendOpcode.RDMA_READ, local, 0, SIZE,
-                0, remote.address(), rkey, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), request(1, SendOpcode.RDMA_READ, local, 0, SIZE)
+                .remote(remote.address(), rkey).to(ah, qb.qpn(), SimFabric.QKEY)));
             assertTrue(f.runUntil(() -> a.counters().readResponsesPlaced > 0, 100 * MS), "the answer began");
             int perPacket = a.mtu() - RdmaHeader.LENGTH;
             assertTrue(a.counters().readResponsesPlaced < (SIZE + perPacket - 1) / perPacket, "and is not over yet");
@@ -70,8 +72,7 @@ class SrdReadLivenessTest {
     void shouldNotAbandonAnAnswerWhenTheResponderDestroysAnAddressHandleOfItsOwn() {
         try (Read r = new Read()) {
             int ahB = r.f.ah(r.b, 0);
-            assertEquals(TransportDevice.POST_OK, r.b.postSend(r.qb.qp(), ahB, r.qa.qpn(), SimFabric.QKEY, 9, r.remote, 0, 8, false, 0,
-                    true));
+            assertEquals(TransportDevice.POST_OK, r.b.post(r.qb.qp(), send(9, r.remote, 0, 8).to(ahB, r.qa.qpn(), SimFabric.QKEY)));
             assertTrue(r.f.runUntil(() -> r.qb.sendCq().size() > 0, 100 * MS), "b's own send completed, its request slot free again");
             assertEquals(WcStatus.SUCCESS, r.qb.sends().get(0).status());
             r.qa.receives();

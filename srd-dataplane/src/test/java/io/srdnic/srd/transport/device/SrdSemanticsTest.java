@@ -1,11 +1,15 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
+import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcOpcode;
 import io.srdnic.srd.api.WcStatus;
@@ -29,8 +33,8 @@ class SrdSemanticsTest {
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 256);
             MemorySegment msg = f.arena.allocateFrom("hello srd");
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 7, msg, 0, (int) msg.byteSize(),
-                    true, 42, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), request(7, SendOpcode.SEND_WITH_IMM, msg, 0, (int) msg.byteSize())
+                .immediate(42).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
             a.doWork(0);
             assertEquals(List.of(), qa.sends(), "nothing completes before the ACK comes back");
             assertTrue(f.runUntil(() -> qa.sendCq().size() > 0, MS));
@@ -59,8 +63,7 @@ class SrdSemanticsTest {
             TestQp qa = f.qp(a, 0, 0);
             MemorySegment big = f.arena.allocate(a.mtu() + 1);
             assertEquals(4096, a.mtu(), "the simulated link carries the 4096-byte SRD MTU");
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), 1, SimFabric.QKEY, 1, big, 0, a.mtu() + 1, false, 0,
-                    true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(1, big, 0, a.mtu() + 1).to(f.ah(a, 1), 1, SimFabric.QKEY)));
             f.runFor(MS);
             assertEquals(WcStatus.LOCAL_LENGTH_ERROR, qa.sends().get(0).status());
             assertEquals(0, a.counters().txData, "no segmentation: nothing goes on the wire");
@@ -78,11 +81,11 @@ class SrdSemanticsTest {
             TestQp small = f.qp(b, 4, 16);
             int ah = f.ah(a, 1);
             MemorySegment msg = f.arena.allocate(32);
-            a.postSend(qa.qp(), ah, 999, SimFabric.QKEY, 1, msg, 0, 32, false, 0, true);              // no such QP
-            a.postSend(qa.qp(), ah, noReceives.qpn(), SimFabric.QKEY, 2, msg, 0, 32, false, 0, true); // no receive posted
-            a.postSend(qa.qp(), ah, small.qpn(), SimFabric.QKEY, 3, msg, 0, 32, false, 0, true);      // does not fit
-            a.postSend(qa.qp(), ah, good.qpn(), 0xBAD, 4, msg, 0, 32, false, 0, true);                // wrong Q_Key
-            a.postSend(qa.qp(), ah, good.qpn(), SimFabric.QKEY, 5, msg, 0, 32, false, 0, true);       // fine
+            a.post(qa.qp(), send(1, msg, 0, 32).to(ah, 999, SimFabric.QKEY));              // no such QP
+            a.post(qa.qp(), send(2, msg, 0, 32).to(ah, noReceives.qpn(), SimFabric.QKEY)); // no receive posted
+            a.post(qa.qp(), send(3, msg, 0, 32).to(ah, small.qpn(), SimFabric.QKEY));      // does not fit
+            a.post(qa.qp(), send(4, msg, 0, 32).to(ah, good.qpn(), 0xBAD));                // wrong Q_Key
+            a.post(qa.qp(), send(5, msg, 0, 32).to(ah, good.qpn(), SimFabric.QKEY));       // fine
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 5, 10 * MS));
             int[] status = new int[6];
             for (TestQp.Wc wc : qa.sends()) {
@@ -98,7 +101,7 @@ class SrdSemanticsTest {
             assertEquals(1, good.receives().size());
             assertEquals(4, small.qp().receivesPosted(), "a refused message consumes no receive");
             // The context is unharmed: more traffic flows normally.
-            a.postSend(qa.qp(), ah, good.qpn(), SimFabric.QKEY, 6, msg, 0, 32, false, 0, true);
+            a.post(qa.qp(), send(6, msg, 0, 32).to(ah, good.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 10 * MS));
             assertEquals(WcStatus.SUCCESS, qa.sends().get(0).status());
         }
@@ -113,7 +116,7 @@ class SrdSemanticsTest {
             qa.qp().rnrRetry(3);
             TestQp qb = f.qp(b, 0, 64);
             MemorySegment msg = f.arena.allocate(8);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             f.runFor(60_000); // the first try meets no receive
             assertEquals(1, b.counters().dropsSent[DropReason.RNR]);
             qb.qp().postReceive(0, qb.receiveBuffer().reinterpret(64), 0, 64);
@@ -131,8 +134,8 @@ class SrdSemanticsTest {
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 4, 64);
             MemorySegment msg = f.arena.allocate(8);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, false);
-            a.postSend(qa.qp(), f.ah(a, 1), 77, SimFabric.QKEY, 2, msg, 0, 8, false, 0, false);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY).signaled(false));
+            a.post(qa.qp(), send(2, msg, 0, 8).to(f.ah(a, 1), 77, SimFabric.QKEY).signaled(false));
             assertTrue(f.runUntil(() -> qa.qp().sendsOutstanding() == 0, 10 * MS));
             List<TestQp.Wc> sends = qa.sends();
             assertEquals(1, sends.size(), "the unsignaled success is silent, the error is not");
@@ -151,7 +154,7 @@ class SrdSemanticsTest {
             TestQp qb = f.qp(b, 16, 8);
             MemorySegment msg = f.arena.allocate(8);
             for (int i = 0; i < 8; i++) {
-                a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, true, i, true);
+                a.post(qa.qp(), request(i, SendOpcode.SEND_WITH_IMM, msg, 0, 8).immediate(i).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 8, 50 * MS));
             List<TestQp.Wc> recvs = qb.receives();
@@ -172,8 +175,8 @@ class SrdSemanticsTest {
             MemorySegment msg = f.arena.allocate(8 * 1000);
             for (int i = 0; i < 1000; i++) {
                 msg.set(ValueLayout.JAVA_LONG, i * 8L, i);
-                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, i * 8L, 8,
-                        true, i, true));
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), request(i, SendOpcode.SEND_WITH_IMM, msg, i * 8L, 8).immediate(i)
+                    .to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
             }
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1000, 100 * MS));
             assertTrue(f.network.totals().duplicates() > 300, "the network did duplicate");
@@ -198,8 +201,8 @@ class SrdSemanticsTest {
             for (int i = 0; i <= mtu; i++) {
                 msg.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7));
             }
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, mtu, false, 0, true);
-            a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 2, msg, 0, mtu + 1, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, mtu).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
+            a.post(qa.qp(), send(2, msg, 0, mtu + 1).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 2, 10 * MS));
             List<TestQp.Wc> sends = qa.sends();
             assertEquals(WcStatus.LOCAL_LENGTH_ERROR, sends.stream().filter(wc -> wc.wrId() == 2).findFirst().orElseThrow().status());
@@ -218,10 +221,11 @@ class SrdSemanticsTest {
             TransportDevice b = f.addHost(new TransportConfig());
             TestQp qa = f.qp(a, 0, 0);
             CompletionQueue rcq = new CompletionQueue(8);
-            DeviceQp init = b.createQp(4, 4, new CompletionQueue(8), rcq);
+            DeviceQp init = b.createQp(new TransportQpAttributes(QpType.SRD).sqDepth(4).rqDepth(4).sendCq(new CompletionQueue(8))
+                .recvCq(rcq));
             init.modify(QpState.INIT, SimFabric.QKEY);
             assertTrue(init.postReceive(1, f.arena.allocate(64), 0, 64), "INIT takes receives");
-            a.postSend(qa.qp(), f.ah(a, 1), init.qpn(), SimFabric.QKEY, 1, f.arena.allocate(8), 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, f.arena.allocate(8), 0, 8).to(f.ah(a, 1), init.qpn(), SimFabric.QKEY));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 1, 10 * MS));
             assertEquals(WcStatus.BAD_DEST_QP_ERROR, qa.sends().get(0).status(), "but receives nothing before RTR");
             assertEquals(0, rcq.size());

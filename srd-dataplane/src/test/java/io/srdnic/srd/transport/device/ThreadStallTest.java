@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,8 +28,7 @@ class ThreadStallTest {
             TestQp qb = f.qp(b, messages, 64);
             MemorySegment msg = f.arena.allocate(64);
             for (int i = 0; i < messages; i++) {
-                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 64,
-                        false, 0, true));
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(i, msg, 0, 64).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
             }
             a.doWork(f.network.clock().now()); // A's last cycle before its thread goes away: the messages leave
             // A is away for 10 ms, far past its RTO (1 ms before any RTT sample); B receives, delivers and acknowledges all.
@@ -52,7 +52,7 @@ class ThreadStallTest {
             TestQp qa = f.qp(a, 0, 0);
             TestQp qb = f.qp(b, 1, 64);
             MemorySegment msg = f.arena.allocate(64);
-            assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, 1, msg, 0, 64, false, 0, true));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(1, msg, 0, 64).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
             a.doWork(f.network.clock().now());
             f.network.clock().advanceTo(f.network.clock().now() + 10 * MS); // both away: B never received, so no ACK waits
 

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link TransportDevice#createQp(TransportQpAttributes)}: one attributes object makes every QP shape
- * the positional overloads made (own receive queue, an SRQ's receives, SRC in its domain), and
- * refuses the combinations they refused.
+ * (own receive queue, an SRQ's receives, SRC in its domain), and refuses the combinations a QP type
+ * cannot take.
  */
 class TransportQpAttributesTest {
 

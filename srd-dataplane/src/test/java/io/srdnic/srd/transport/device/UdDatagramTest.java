@@ -1,5 +1,7 @@
 package io.srdnic.srd.transport.device;
 
+import static io.srdnic.srd.transport.device.Requests.request;
+import static io.srdnic.srd.transport.device.Requests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,6 +9,7 @@ import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.srd.api.CompletionQueue;
 import io.srdnic.srd.api.QpState;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.rc.DeviceQp;
@@ -21,7 +24,7 @@ class UdDatagramTest {
     static TestQp udQp(SimFabric f, TransportDevice t, int receives, int size) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);
-        DeviceQp qp = t.createQp(QpType.UD, 4096, Math.max(1, receives), scq, rcq);
+        DeviceQp qp = t.createQp(new TransportQpAttributes(QpType.UD).sqDepth(4096).rqDepth(Math.max(1, receives)).sendCq(scq).recvCq(rcq));
         qp.modify(QpState.INIT, SimFabric.QKEY);
         MemorySegment buffer = f.arena.allocate(Math.max(1, (long) receives * size));
         for (int i = 0; i < receives; i++) {
@@ -41,8 +44,8 @@ class UdDatagramTest {
             TestQp qb = udQp(f, b, 100, 64);
             MemorySegment msg = f.arena.allocateFrom("datagram");
             for (int i = 0; i < 50; i++) {
-                assertEquals(TransportDevice.POST_OK, a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 9, true, i,
-                        true));
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), request(i, SendOpcode.SEND_WITH_IMM, msg, 0, 9).immediate(i)
+                    .to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY)));
             }
             a.doWork(0);
             assertEquals(50, qa.sends().size(), "UD sends complete as they leave, before anything arrives");
@@ -65,7 +68,7 @@ class UdDatagramTest {
             TestQp qb = udQp(f, b, 2000, 8);
             MemorySegment msg = f.arena.allocate(8);
             for (int i = 0; i < 1000; i++) {
-                a.postSend(qa.qp(), f.ah(a, 1), qb.qpn(), SimFabric.QKEY, i, msg, 0, 8, false, 0, true);
+                a.post(qa.qp(), send(i, msg, 0, 8).to(f.ah(a, 1), qb.qpn(), SimFabric.QKEY));
             }
             f.runFor(5_000_000);
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS));
@@ -83,10 +86,10 @@ class UdDatagramTest {
             TestQp noReceives = udQp(f, b, 0, 8);
             TestQp srd = f.qp(b, 10, 8);
             MemorySegment msg = f.arena.allocate(8);
-            a.postSend(qa.qp(), f.ah(a, 1), srd.qpn(), SimFabric.QKEY, 1, msg, 0, 8, false, 0, true); // to an SRD QP
-            a.postSend(qa.qp(), f.ah(a, 1), 4242, SimFabric.QKEY, 2, msg, 0, 8, false, 0, true);      // to no QP
-            a.postSend(qa.qp(), f.ah(a, 1), noReceives.qpn(), SimFabric.QKEY, 3, msg, 0, 8, false, 0, true);
-            a.postSend(qa.qp(), f.ah(a, 1), noReceives.qpn(), 0xBAD, 4, msg, 0, 8, false, 0, true);
+            a.post(qa.qp(), send(1, msg, 0, 8).to(f.ah(a, 1), srd.qpn(), SimFabric.QKEY)); // to an SRD QP
+            a.post(qa.qp(), send(2, msg, 0, 8).to(f.ah(a, 1), 4242, SimFabric.QKEY));      // to no QP
+            a.post(qa.qp(), send(3, msg, 0, 8).to(f.ah(a, 1), noReceives.qpn(), SimFabric.QKEY));
+            a.post(qa.qp(), send(4, msg, 0, 8).to(f.ah(a, 1), noReceives.qpn(), 0xBAD));
             f.runFor(1_000_000);
             assertTrue(qa.sends().stream().allMatch(wc -> wc.status() == WcStatus.SUCCESS), "the sender never hears of it");
             assertEquals(0, srd.receives().size());

@@ -78,7 +78,7 @@ class WorkRequestPostTest {
     }
 
     @Test
-    void shouldCarryAnAtomicsOperandsAndRefuseOneWithoutAlignment() {
+    void shouldRefuseAnAtomicWhoseRemoteWordIsNotAligned() {
         try (RcPair p = new RcPair(LinkConfig.DEFAULT, 73).connect()) {
             MemorySegment out = p.f.arena.allocate(16, 8);
             WorkRequest wr = new WorkRequest();
