@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.ThreadMXBean;
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,9 +22,11 @@ class CmAllocationTest {
             CmSim.Host client = sim.host();
             CmSim.Host server = sim.host();
             CmConnectSimTest.Pair p = CmConnectSimTest.connect(sim, client, server);
-            long before = 0;
-            for (int round = 0; round < 4; round++) { // three rounds warm up (JIT), the last is measured
-                before = THREADS.getCurrentThreadAllocatedBytes();
+            // Three rounds warm up (JIT); of the next seven, the median is judged: an object per message
+            // shows in every round (3 KB or more), the JIT's own allocations on a loaded machine in a few.
+            long[] allocated = new long[7];
+            for (int round = 0; round < 3 + allocated.length; round++) {
+                long before = THREADS.getCurrentThreadAllocatedBytes();
                 for (int i = 0; i < 20_000; i++) {
                     if (i % 100 == 0) {
                         replayReply(server, p.server());
@@ -31,11 +34,15 @@ class CmAllocationTest {
                     client.channel.poll();
                     server.channel.poll();
                 }
+                if (round >= 3) {
+                    allocated[round - 3] = THREADS.getCurrentThreadAllocatedBytes() - before;
+                }
             }
-            long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-            // an object per message would be 3 KB or more; what is left is the JIT's own noise
-            assertTrue(allocated < 1024, "allocated " + allocated + " B over 40,000 polls and 200 REP/RTU exchanges");
-            assertEquals(800, client.cm.counters().get("duplicate_replies"), "each REP copy was handled");
+            long[] sorted = allocated.clone();
+            Arrays.sort(sorted);
+            assertTrue(sorted[sorted.length / 2] < 1024, "median of " + Arrays.toString(allocated)
+                + " B allocated per round of 40,000 polls and 200 REP/RTU exchanges");
+            assertEquals(2000, client.cm.counters().get("duplicate_replies"), "each REP copy was handled");
         }
     }
 
