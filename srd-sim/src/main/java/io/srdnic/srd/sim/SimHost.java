@@ -239,6 +239,10 @@ final class SimHost {
     /** Posts what the send queue allows, runs the transport, reaps completions. */
     int step(long time) {
         this.now = time;
+        if (world.network != null) {
+            // The network's stalling-host fault: the thread is stopped, nothing runs until the stall ends.
+            stalledUntil = Math.max(stalledUntil, world.network.stallEnd(index, time));
+        }
         if (time - stalledUntil < 0) {
             return 0;
         }

@@ -1,6 +1,7 @@
 package io.srdnic.srd.sim;
 
 import io.srdnic.pmd.PacketIo;
+import io.srdnic.pmd.sim.HostStalls;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.pmd.sim.PathSelector;
 import io.srdnic.pmd.sim.SimClock;
@@ -71,6 +72,7 @@ public final class SrdSimulation {
             SimWorld world = new SimWorld(s, hostConfig, arena, outcome);
             int frameRoom = Math.max(256, Math.max(s.size(), world.tooLongLength) + TransportConfig.FRAME_OVERHEAD);
             try (SimNetwork network = network(s, access, fabric, frameRoom)) {
+                world.network = network;
                 SimHost[] hosts = new SimHost[s.hosts()];
                 for (int h = 0; h < hosts.length; h++) {
                     SimPort port = network.addHost(SimHost.mac(h));
@@ -109,7 +111,8 @@ public final class SrdSimulation {
         };
         SimNetwork network = new SimNetwork(s.seed(), SimNetwork.Config.builder().accessLink(access).fabricPath(fabric)
             .pathCount(s.paths()).poolSize(Math.min(1 << 16, 8192 + 4096 * s.hosts())).dataRoom(frameRoom).rxRingCapacity(8192)
-            .pathSelector(entropyToPath).build());
+            .pathSelector(entropyToPath).hostStalls(s.events().hostStallFraction() > 0
+                ? HostStalls.of(s.events().hostStallFraction()) : HostStalls.NONE).build());
         for (int p : s.blackholePaths()) {
             network.blackhole(p, true);
         }
