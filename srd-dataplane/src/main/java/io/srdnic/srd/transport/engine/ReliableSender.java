@@ -81,6 +81,8 @@ public final class ReliableSender {
     /** When the last ACK came, and whether packets were still in flight behind it (its spacing to the next measures service time). */
     private long lastAckArrival;
     private boolean busyAfterLastAck;
+    /** When the last packet left with nothing else in flight: no ACK was due before it. */
+    private long busySince;
     /** When the ACK stream last resumed after a silence: RTT samples of packets sent before it measure the silence, not a queue. */
     private long silenceEnd = Long.MIN_VALUE / 2;
     long rackSendTime;
@@ -171,6 +173,7 @@ public final class ReliableSender {
         timedOutSinceProgress = false;
         lastAckArrival = now;
         busyAfterLastAck = false;
+        busySince = now;
         silenceEnd = Long.MIN_VALUE / 2;
         lossCheckValid = false;
         gapPending = false;
@@ -234,7 +237,9 @@ public final class ReliableSender {
         transmissions[i] = 0;
         held[i] = false;
         firstSendTime[i] = now;
-        inflight++;
+        if (inflight++ == 0) {
+            busySince = now;
+        }
         transmit(psn, now, PathSet.NONE, listener);
         return psn;
     }
@@ -317,13 +322,19 @@ public final class ReliableSender {
 
     /**
      * An ACK arrived at {@code now}: its spacing to the last one, while packets stayed in flight,
-     * is the packets' service time; a gap longer than the RTO could be, with packets in flight, is
-     * a silence (a host stalled), which the next RTT samples must not be read as congestion.
+     * is the packets' service time. The time packets were outstanding with no ACK before this one
+     * is what the host showed of its stalls: it raises the RTO floor ({@link RttEstimator#noteSilence}),
+     * and one longer than two RTTs is a silence (a host stalled), which the RTT samples of packets
+     * sent before it ended must not be read as congestion.
      */
     private void noteAckArrival(long now) {
         long gap = now - lastAckArrival;
-        if (inflight > 0 && gap > Math.max(2 * rtt.srtt(), MIN_SILENCE)) {
-            silenceEnd = now;
+        if (inflight > 0) {
+            long silence = now - Math.max(lastAckArrival, busySince);
+            rtt.noteSilence(silence, now);
+            if (silence > Math.max(2 * rtt.srtt(), MIN_SILENCE)) {
+                silenceEnd = now;
+            }
         }
         pendingSpacing = busySpacing(gap);
         lastAckArrival = now;

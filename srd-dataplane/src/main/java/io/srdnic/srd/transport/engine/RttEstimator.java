@@ -5,11 +5,12 @@ package io.srdnic.srd.transport.engine;
  * them with exponential backoff. Samples come from echoed timestamps, so retransmissions give
  * unambiguous samples too (no Karn's rule needed).
  * <p>
- * The RTO has a second floor besides the configured one: the longest RTT sample of the last
- * second or so, a maximum that halves every {@link #STALL_HALF_LIFE} since it was set. A host that
- * stalls (a descheduled process, a preempted vCPU, a GC pause) shows it as a sample as long as the
- * stall; with the floor above it, the next stall of that length waits instead of sending every
- * packet in flight again, and a host that stops stalling gets its short RTO back within seconds.
+ * The RTO has a second floor besides the configured one: the longest RTT sample, or silence of
+ * the ACK stream with packets outstanding ({@link #noteSilence}), of the last second or so, a
+ * maximum that halves every {@link #STALL_HALF_LIFE} since it was set. A host that stalls (a
+ * descheduled process, a preempted vCPU, a GC pause) shows it as a silence as long as the stall;
+ * with the floor above it, the next stall of that length waits instead of sending every packet in
+ * flight again, and a host that stops stalling gets its short RTO back within seconds.
  */
 public final class RttEstimator {
     /** How fast the stall floor forgets: it halves every this long. */
@@ -66,6 +67,19 @@ public final class RttEstimator {
         }
         rto = Math.clamp(Math.max(srtt + Math.max(4 * rttvar, 1_000), floor), rtoMin, rtoMax);
         backoff = 0;
+    }
+
+    /**
+     * Packets were outstanding for {@code silence} with no ACK, up to {@code now}: a stall of the
+     * peer (or of this host's own reading) at least that long. Raises the floor the next sample's
+     * RTO is kept above: an RTT sample alone may not show it, when the ACK that ends the silence
+     * echoes a retransmission sent during it.
+     */
+    public void noteSilence(long silence, long now) {
+        if (silence > 0 && silence >= stallFloor(now)) {
+            stallFloor = silence;
+            stallFloorAt = now;
+        }
     }
 
     /** The longest recent sample, decayed to {@code now}: halved for every half-life since it was seen. */
