@@ -114,6 +114,10 @@ final class SimHost {
     long quota;
     long nextSeq;
     long outstanding;
+    /** This sender's own tallies, for the fairness among senders: first post, last successful completion, successes. */
+    long firstPost = Long.MAX_VALUE;
+    long lastSuccess;
+    long succeeded;
     private int postedInBurst;
     private long gapUntil;
     private long nextRecvPoll;
@@ -389,6 +393,7 @@ final class SimHost {
                 world.rdma.posted(index, seq, slot);
             }
             world.outcome.onPost(time);
+            firstPost = Math.min(firstPost, time);
             nextSeq++;
             outstanding++;
             postedInBurst++;
@@ -433,6 +438,10 @@ final class SimHost {
             world.rdma.completed(index, seq, st, sendBuffers, (long) slot * sendSlotSize, destination.region, slotRemoteOffset[slot]);
         }
         world.outcome.onCompletion(st, slotPostTime[slot], now);
+        if (st == WcStatus.SUCCESS) {
+            succeeded++;
+            lastSuccess = now;
+        }
     }
 
     private SimQp polling;

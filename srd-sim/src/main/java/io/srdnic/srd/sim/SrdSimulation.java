@@ -333,7 +333,24 @@ public final class SrdSimulation {
             t.deliveredButRefused, t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered,
                     t.hostileSucceeded,
             t.unexplainedStatus, ledger.completedTwice, ledger.spurious, ledger.flushViolations, recvOverruns, sendOverruns,
-            applied, incarnations - hosts.length, explained.stream().map(WcStatus::name).toList(), List.copyOf(ledger.notes));
+            applied, incarnations - hosts.length, explained.stream().map(WcStatus::name).toList(), List.copyOf(ledger.notes),
+            senderFairness(hosts));
+    }
+
+    /** Jain's fairness index over the senders' goodputs: (sum x)^2 / (n sum x^2); 1 for equal shares. */
+    static double senderFairness(SimHost[] hosts) {
+        double sum = 0;
+        double squares = 0;
+        int n = 0;
+        for (SimHost h : hosts) {
+            if (h.succeeded > 0 && h.lastSuccess > h.firstPost) {
+                double rate = h.succeeded / (double) (h.lastSuccess - h.firstPost);
+                sum += rate;
+                squares += rate * rate;
+                n++;
+            }
+        }
+        return n == 0 ? 0 : sum * sum / (n * squares);
     }
 
     /** Tallies of send completions over all hosts. */
