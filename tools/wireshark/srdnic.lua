@@ -66,6 +66,7 @@ local FLAG_FIRST = 0x08             -- SrdHeader.FLAG_FIRST: an RC data packet t
 local FLAG_LAST = 0x10              -- SrdHeader.FLAG_LAST: an RC data packet that ends its message
 local FLAG_HELD = 0x20              -- SrdHeader.FLAG_HELD: on an RC ACK, the packet at the cumulative PSN waits at the responder
 local FLAG_SRC = 0x40               -- SrdHeader.FLAG_SRC: an SRC request packet, the SRQ number in the destination context id
+local FLAG_DUPLICATE = 0x80         -- SrdHeader.FLAG_DUPLICATE: on an ACK, the duplicate PSN was received again (a DSACK)
 local ATOMIC_ANSWER_LENGTH = 8      -- an atomic's answer: READ_RESPONSE data of the word's original value
 local RNR = 2                       -- DropReason.RNR: an RC RNR NAK carries the RNR timer code in the detail byte
 
@@ -142,7 +143,7 @@ field("flag_first", ProtoField.bool("srdnic.flags.first", "First packet of its m
 field("flag_last", ProtoField.bool("srdnic.flags.last", "Last packet of its message (RC)", 8, nil, FLAG_LAST))
 field("flag_held", ProtoField.bool("srdnic.flags.held", "Held: the packet at the cumulative PSN waits at the responder (RC ACK)", 8, nil, FLAG_HELD))
 field("flag_src", ProtoField.bool("srdnic.flags.src", "SRC: names the responder's SRQ (request packet)", 8, nil, FLAG_SRC))
-field("flag_reserved", ProtoField.uint8("srdnic.flags.reserved", "Reserved flags", base.HEX, nil, 0x80))
+field("flag_duplicate", ProtoField.bool("srdnic.flags.duplicate", "Duplicate: the ACK reports a PSN received again (DSACK)", 8, nil, FLAG_DUPLICATE))
 field("src_context", ProtoField.uint32("srdnic.src_context", "Source context id", base.HEX))
 field("dst_context", ProtoField.uint32("srdnic.dst_context", "Destination context id", base.HEX))
 field("src_srq_number", ProtoField.uint32("srdnic.src.srq_number", "SRQ number (SRC: the responder's SRQ the message is for)", base.HEX))
@@ -221,7 +222,7 @@ field("drop_count", ProtoField.uint16("srdnic.ack.drop_count", "Drop count", bas
 field("cumulative_psn", ProtoField.uint32("srdnic.ack.cumulative_psn", "Cumulative PSN (first not received)", base.DEC))
 field("echoed_epoch", ProtoField.uint32("srdnic.ack.echoed_epoch", "Echoed sender epoch", base.HEX))
 field("trigger_psn", ProtoField.uint32("srdnic.ack.trigger_psn", "Trigger PSN", base.DEC))
-field("ack_reserved", ProtoField.uint32("srdnic.ack.reserved", "Reserved", base.HEX))
+field("ack_duplicate_psn", ProtoField.uint32("srdnic.ack.duplicate_psn", "Duplicate PSN (received again; 0 without the flag)", base.DEC))
 field("echoed_timestamp", ProtoField.uint64("srdnic.ack.echoed_timestamp", "Echoed timestamp (ns)", base.DEC))
 field("sack", ProtoField.uint64("srdnic.ack.sack", "SACK word", base.HEX))
 field("sacked_psn", ProtoField.uint32("srdnic.ack.sacked_psn", "Selectively acknowledged PSN", base.DEC))
@@ -370,7 +371,7 @@ local function dissect_common(tvb, tree, ptype)
     flags_item:add(f.flag_last, tvb(1, 1))
     flags_item:add(f.flag_held, tvb(1, 1))
     flags_item:add(f.flag_src, tvb(1, 1))
-    flags_item:add(f.flag_reserved, tvb(1, 1))
+    flags_item:add(f.flag_duplicate, tvb(1, 1))
     tree:add(LAYOUTS[ptype.layout].length_field, tvb(2, 2))
     if ptype.layout == "ack" and is_rc(flags) then
         tree:add(f.src_qpn, tvb(4, 4)):set_text(string.format("Source QPN (the responder's): 0x%x", tvb(4, 4):uint()))
@@ -509,7 +510,7 @@ local function dissect_ack(tvb, pinfo, tree, ptype)
     end
     tree:add(f.echoed_epoch, tvb(20, 4))
     tree:add(f.trigger_psn, tvb(24, 4))
-    tree:add(f.ack_reserved, tvb(28, 4))
+    tree:add(f.ack_duplicate_psn, tvb(28, 4))
     tree:add(f.echoed_timestamp, tvb(32, 8))
     -- Bit i of word w: PSN cumulative + 1 + 64w + i was received (bit 0 = least significant); on RC, is held ahead of it.
     local sacked = 0

@@ -70,6 +70,10 @@ final class SimCommand implements Callable<Integer> {
     @Option(names = "--incast", description = "Hosts 1..H-1 all send to host 0.")
     boolean incast;
 
+    @Option(names = "--host-stalls", defaultValue = "0", paramLabel = "FRACTION",
+        description = "Every host's thread stops for 0.1 to 5 ms at random, this fraction of the time (0.01: 1%%; SRD only).")
+    double hostStalls;
+
     @Option(names = "--link-gbps", defaultValue = "100", description = "Rate of every link in Gbit/s (default ${DEFAULT-VALUE}).")
     double linkGbps;
 
@@ -129,7 +133,8 @@ final class SimCommand implements Callable<Integer> {
         if (!transport.equalsIgnoreCase("srd")) {
             throw new IllegalArgumentException("--transport is srd or rc, was " + transport);
         }
-        Scenario scenario = links.withOps(SimOp.list(ops));
+        Scenario withOps = links.withOps(SimOp.list(ops));
+        Scenario scenario = hostStalls > 0 ? withOps.withEvents(withOps.events().withHostStalls(hostStalls)) : withOps;
         System.err.printf(Locale.ROOT, "sim: %d hosts%s, %d messages of %d B (%s), loss %.3f dup %.3f reorder %.3f, %d paths%s, seed %d%n",
             hosts, incast ? " (incast)" : "", messages, size, ops, loss, dup, reorder, paths,
             dead.isEmpty() ? "" : " (blackholed " + dead + ")", seed);
@@ -173,6 +178,7 @@ final class SimCommand implements Callable<Integer> {
             m.put("retransmits", r.retransmits());
             m.put("virtual_time_us", r.virtualTimeUs());
             m.put("goodput_gbps", r.goodputGbps());
+            m.put("sender_fairness", r.senderFairness());
             m.put("p50_us", r.p50Us());
             m.put("p99_us", r.p99Us());
             m.put("p999_us", r.p999Us());

@@ -36,7 +36,7 @@ final class DissectorFields {
 
     static final List<String> COMMON = List.of("srdnic.version", "srdnic.type", "srdnic.flags", "srdnic.flags.retransmission",
         "srdnic.flags.unreliable", "srdnic.flags.rc", "srdnic.flags.first", "srdnic.flags.last", "srdnic.flags.held",
-        "srdnic.flags.src", "srdnic.flags.reserved", "srdnic.src_context", "srdnic.dst_context", "srdnic.src.srq_number", "srdnic.epoch",
+        "srdnic.flags.src", "srdnic.flags.duplicate", "srdnic.src_context", "srdnic.dst_context", "srdnic.src.srq_number", "srdnic.epoch",
         "srdnic.entropy");
     static final List<String> DATA = List.of("srdnic.payload_length", "srdnic.psn", "srdnic.send_base", "srdnic.src_qpn",
         "srdnic.dst_qpn", "srdnic.qkey", "srdnic.immediate", "srdnic.timestamp", "srdnic.payload", "srdnic.probe.path");
@@ -49,7 +49,7 @@ final class DissectorFields {
     static final List<String> ATOMIC = List.of("srdnic.atomic.address", "srdnic.atomic.rkey", "srdnic.atomic.reserved",
         "srdnic.atomic.swap_add", "srdnic.atomic.compare", "srdnic.atomic.original", "srdnic.atomic.request_in");
     static final List<String> ACK = List.of("srdnic.ack.drop_count", "srdnic.ack.cumulative_psn", "srdnic.ack.echoed_epoch",
-        "srdnic.ack.trigger_psn", "srdnic.ack.reserved", "srdnic.ack.echoed_timestamp", "srdnic.ack.sack",
+        "srdnic.ack.trigger_psn", "srdnic.ack.duplicate_psn", "srdnic.ack.echoed_timestamp", "srdnic.ack.sack",
         "srdnic.ack.sacked_psn", "srdnic.ack.sack_count", "srdnic.ack.drop.psn", "srdnic.ack.drop.reason",
         "srdnic.ack.drop.detail", "srdnic.ack.drop.rnr_timer", "srdnic.ack.drop.reserved");
     /** A connection manager message: the data of a UD SEND to the management QP (QPN 1, the GSI Q_Key). */
@@ -179,7 +179,7 @@ final class DissectorFields {
         put(f, "srdnic.flags.last", (flags & SrdHeader.FLAG_LAST) >>> 4);
         put(f, "srdnic.flags.held", (flags & SrdHeader.FLAG_HELD) >>> 5);
         put(f, "srdnic.flags.src", (flags & SrdHeader.FLAG_SRC) >>> 6);
-        put(f, "srdnic.flags.reserved", flags >>> 7);
+        put(f, "srdnic.flags.duplicate", (flags & SrdHeader.FLAG_DUPLICATE) >>> 7);
         boolean rc = isRc(m);
         if (rc && type == PacketType.ACK) {
             // An RC ACK names QPs where SRD's names contexts: the responder's, then the requester's.
@@ -203,7 +203,7 @@ final class DissectorFields {
             put(f, "srdnic.ack.cumulative_psn", cumulative);
             put(f, "srdnic.ack.echoed_epoch", SrdAck.echoedEpoch(m));
             put(f, "srdnic.ack.trigger_psn", SrdAck.triggerPsn(m));
-            put(f, "srdnic.ack.reserved", m.getIntBE(FrameLayout.SRD_OFFSET + SrdAck.TRIGGER_PSN_OFFSET + 4));
+            put(f, "srdnic.ack.duplicate_psn", SrdAck.duplicatePsn(m));
             f.get("srdnic.ack.echoed_timestamp").add(Long.toUnsignedString(SrdAck.echoedTimestamp(m)));
             int sacked = 0;
             for (int w = 0; w < SrdAck.SACK_WORDS; w++) {

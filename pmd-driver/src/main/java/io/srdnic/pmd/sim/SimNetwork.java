@@ -19,7 +19,8 @@ import java.util.Objects;
  * path its {@link PathSelector} picks, and the receiver's downlink, then lands in the receiver's RX
  * ring. Each crossing applies that link's {@link LinkConfig}: rate, queue limit, delay, jitter,
  * loss, duplication, reordering and corruption. A blackholed path drops every frame routed onto it
- * or still on it.
+ * or still on it. A host may also stall ({@link HostStalls}: its thread stops for a while, on a
+ * seeded schedule the network keeps and the driver honours, see {@link #stallEnd}).
  * <p>
  * Frames in flight wait in an {@link EventHeap} keyed by (arrival time, sequence). Nothing happens
  * until {@link #deliverDue()} (called by every {@link SimPort#receive}) processes the events due by
@@ -47,6 +48,7 @@ public final class SimNetwork implements AutoCloseable {
     private static final int UPLINK = 1;
     private static final int DOWNLINK = 2;
     private static final int PATH = 3;
+    private static final int STALLS = 4;
 
     private final long seed;
     private final Config config;
@@ -67,6 +69,8 @@ public final class SimNetwork implements AutoCloseable {
     private SimPort[] ports = new SimPort[0];
     private long[] macs = new long[0];
     private TraceListener traceListener;
+    /** Each host's stalls ({@link Config#hostStalls}), by host id. */
+    private StallSchedule[] stalls = new StallSchedule[0];
 
     public SimNetwork(long seed, Config config) {
         this.seed = seed;
@@ -116,6 +120,8 @@ public final class SimNetwork implements AutoCloseable {
         macs = Arrays.copyOf(macs, id + 1);
         macs[id] = macAddress;
         hostBlackholed = Arrays.copyOf(hostBlackholed, id + 1);
+        stalls = Arrays.copyOf(stalls, id + 1);
+        stalls[id] = new StallSchedule(config.hostStalls(), linkSeed(STALLS, id));
         return port;
     }
 
@@ -166,6 +172,15 @@ public final class SimNetwork implements AutoCloseable {
 
     public boolean isBlackholed(int path) {
         return blackholed[Objects.checkIndex(path, paths.length)];
+    }
+
+    /**
+     * When host {@code hostId}'s current stall ends ({@link Config#hostStalls}: its thread stopped,
+     * it neither sends nor reads), or {@code now} when it is running. A driver runs a host's duty
+     * cycle only when this is {@code now}. {@code now} must not go back between calls.
+     */
+    public long stallEnd(int hostId, long now) {
+        return stalls[Objects.checkIndex(hostId, stalls.length)].stallEnd(now);
     }
 
     /** Sets (or with null removes) the listener told of every event. */
@@ -443,7 +458,7 @@ public final class SimNetwork implements AutoCloseable {
     /**
      * How a {@link SimNetwork} is built. Defaults: access links and fabric paths
      * {@link LinkConfig#DEFAULT}, 1 path, 4096 buffers of {@link SimBufferPool#DEFAULT_DATA_ROOM},
-     * RX rings of 1024, paths picked by {@link PathSelector#UDP_SOURCE_PORT}.
+     * RX rings of 1024, paths picked by {@link PathSelector#UDP_SOURCE_PORT}, no host stalls.
      */
     public record Config(
         LinkConfig accessLink,
@@ -452,7 +467,8 @@ public final class SimNetwork implements AutoCloseable {
         int poolSize,
         int dataRoom,
         int rxRingCapacity,
-        PathSelector pathSelector) {
+        PathSelector pathSelector,
+        HostStalls hostStalls) {
 
         public static final int DEFAULT_PATH_COUNT = 1;
         public static final int DEFAULT_POOL_SIZE = 4096;
@@ -462,6 +478,7 @@ public final class SimNetwork implements AutoCloseable {
             Objects.requireNonNull(accessLink, "accessLink");
             Objects.requireNonNull(fabricPath, "fabricPath");
             Objects.requireNonNull(pathSelector, "pathSelector");
+            Objects.requireNonNull(hostStalls, "hostStalls");
             if (pathCount <= 0) {
                 throw new IllegalArgumentException("pathCount must be positive, was " + pathCount);
             }
@@ -486,6 +503,7 @@ public final class SimNetwork implements AutoCloseable {
             private int dataRoom = SimBufferPool.DEFAULT_DATA_ROOM;
             private int rxRingCapacity = DEFAULT_RX_RING_CAPACITY;
             private PathSelector pathSelector = PathSelector.UDP_SOURCE_PORT;
+            private HostStalls hostStalls = HostStalls.NONE;
 
             private Builder() {
             }
@@ -529,8 +547,14 @@ public final class SimNetwork implements AutoCloseable {
                 return this;
             }
 
+            /** Every host's thread stops now and then, on its own seeded schedule (see {@link HostStalls}). */
+            public Builder hostStalls(HostStalls value) {
+                hostStalls = value;
+                return this;
+            }
+
             public Config build() {
-                return new Config(accessLink, fabricPath, pathCount, poolSize, dataRoom, rxRingCapacity, pathSelector);
+                return new Config(accessLink, fabricPath, pathCount, poolSize, dataRoom, rxRingCapacity, pathSelector, hostStalls);
             }
         }
     }

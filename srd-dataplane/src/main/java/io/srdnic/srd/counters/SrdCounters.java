@@ -26,6 +26,13 @@ public final class SrdCounters {
     public long staleAcks;
     public long rtoEvents;
     public long rackLosses;
+    /**
+     * Retransmissions proven unneeded (the responder reported the copy as a duplicate, or an ACK
+     * echoed the original's timestamp), and loss episodes undone because every retransmission in
+     * them was: window and RTO backoff given back (RFC 3522 / 4015).
+     */
+    public long spuriousRetransmits;
+    public long undos;
     public long peerResets;
     public long contextsCreated;
     public long contextsReclaimed;
@@ -121,6 +128,8 @@ public final class SrdCounters {
         "stale_acks",
         "rto_events",
         "rack_losses",
+        "spurious_retransmits",
+        "undos",
         "peer_resets",
         "contexts_created",
         "contexts_reclaimed",
@@ -203,6 +212,8 @@ public final class SrdCounters {
         into[i++] = staleAcks;
         into[i++] = rtoEvents;
         into[i++] = rackLosses;
+        into[i++] = spuriousRetransmits;
+        into[i++] = undos;
         into[i++] = peerResets;
         into[i++] = contextsCreated;
         into[i++] = contextsReclaimed;

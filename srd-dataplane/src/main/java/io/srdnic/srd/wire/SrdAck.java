@@ -19,7 +19,7 @@ import io.srdnic.pmd.Mbuf;
  *   |  are received                 |                               |
  *   +-------------------------------+-------------------------------+
  *  24                              28                              32
- *   | trigger PSN (acked packet)    | reserved (0)                  |
+ *   | trigger PSN (acked packet)    | duplicate PSN (0 unless DUP)  |
  *   +-------------------------------+-------------------------------+
  *  32                                                              40
  *   | echoed timestamp of the trigger packet                        |
@@ -31,6 +31,9 @@ import io.srdnic.pmd.Mbuf;
  *  72 drop entries, each 8 bytes: PSN (32) | reason (8) | detail (8) | 0 (16)
  *     detail: on an RC RNR NAK, the responder's RNR timer code (IBTA's five-bit encoding); else 0
  * </pre>
+ * With {@link SrdHeader#FLAG_DUPLICATE} set, the responder received the packet at the duplicate
+ * PSN again since its last ACK (the latest such, if several): TCP's DSACK, the report that tells a
+ * requester its retransmission was spurious. Without it the field is 0 and means nothing.
  */
 public final class SrdAck {
     public static final int LENGTH = 72;
@@ -48,6 +51,7 @@ public final class SrdAck {
     public static final int CUMULATIVE_PSN_OFFSET = 16;
     public static final int ECHOED_EPOCH_OFFSET = 20;
     public static final int TRIGGER_PSN_OFFSET = 24;
+    public static final int DUPLICATE_PSN_OFFSET = 28;
     public static final int ECHOED_TIMESTAMP_OFFSET = 32;
     public static final int SACK_OFFSET = 40;
     public static final int DROPS_OFFSET = 72;
@@ -115,6 +119,22 @@ public final class SrdAck {
     public static void triggerPsn(Mbuf m, int psn) {
         m.putIntBE(SRD_OFFSET + TRIGGER_PSN_OFFSET, psn);
         m.putIntBE(SRD_OFFSET + TRIGGER_PSN_OFFSET + 4, 0);
+    }
+
+    /** The PSN the responder received again ({@link SrdHeader#FLAG_DUPLICATE}); meaningless without the flag. */
+    public static int duplicatePsn(Mbuf m) {
+        return m.getIntBE(SRD_OFFSET + DUPLICATE_PSN_OFFSET);
+    }
+
+    /** Reports PSN {@code psn} received again: sets {@link SrdHeader#FLAG_DUPLICATE} and the duplicate PSN (after {@link #triggerPsn}). */
+    public static void duplicate(Mbuf m, int psn) {
+        m.putIntBE(SRD_OFFSET + DUPLICATE_PSN_OFFSET, psn);
+        SrdHeader.flags(m, SrdHeader.flags(m) | SrdHeader.FLAG_DUPLICATE);
+    }
+
+    /** Whether the ACK reports a duplicate ({@link SrdHeader#FLAG_DUPLICATE}). */
+    public static boolean hasDuplicate(Mbuf m) {
+        return (SrdHeader.flags(m) & SrdHeader.FLAG_DUPLICATE) != 0;
     }
 
     public static long echoedTimestamp(Mbuf m) {

@@ -77,6 +77,11 @@ public final class SrdHeader {
      * responder's SRQ the message is for ({@link #srqNumber}); the rest is RC's, exactly.
      */
     public static final int FLAG_SRC = 64;
+    /**
+     * ACK: the responder received a packet again since its last ACK, a copy of one it already had;
+     * {@link SrdAck#duplicatePsn} names it (a DSACK: the requester learns a retransmission was spurious).
+     */
+    public static final int FLAG_DUPLICATE = 128;
 
     /** Where the payload starts in the frame. */
     public static final int PAYLOAD_OFFSET = SRD_OFFSET + LENGTH;

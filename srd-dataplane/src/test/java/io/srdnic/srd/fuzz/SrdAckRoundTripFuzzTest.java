@@ -25,8 +25,9 @@ import org.junit.jupiter.api.AfterAll;
  * Write, then parse: an ACK written with {@link SrdAck}'s setters and {@link Ipv4UdpFrame#write}
  * from fuzzed values — 0..16 drop entries (an invalid reason sometimes), SACK words, PSNs, epochs,
  * timestamp — over a room of fuzzed garbage, parses back as an ACK with every field as written at
- * the offsets docs/wire-format.md gives (the reserved word after the trigger PSN and each drop
- * entry's low 24 bits zero); an invalid drop reason is refused as OUT_OF_RANGE.
+ * the offsets docs/wire-format.md gives (the duplicate PSN after the trigger PSN zero unless the
+ * duplicate flag reports one, each drop entry's low 24 bits zero); an invalid drop reason is
+ * refused as OUT_OF_RANGE.
  */
 class SrdAckRoundTripFuzzTest {
     private static final FuzzRun RUN = new FuzzRun("SrdAckRoundTripFuzzTest");
@@ -48,6 +49,8 @@ class SrdAckRoundTripFuzzTest {
         int echoedEpoch = data.consumeInt();
         int trigger = data.consumeInt();
         long echoedTimestamp = data.consumeLong();
+        boolean duplicate = data.consumeBoolean();
+        int duplicatePsn = data.consumeInt();
         long[] sack = new long[SrdAck.SACK_WORDS];
         for (int w = 0; w < sack.length; w++) {
             sack[w] = data.consumeLong();
@@ -80,6 +83,9 @@ class SrdAckRoundTripFuzzTest {
         SrdAck.cumulativePsn(M, cumulative);
         SrdAck.echoedEpoch(M, echoedEpoch);
         SrdAck.triggerPsn(M, trigger);
+        if (duplicate) {
+            SrdAck.duplicate(M, duplicatePsn);
+        }
         SrdAck.echoedTimestamp(M, echoedTimestamp);
         for (int w = 0; w < sack.length; w++) {
             SrdAck.sackWord(M, w, sack[w]);
@@ -99,7 +105,8 @@ class SrdAckRoundTripFuzzTest {
 
         assertEquals(0x10 | PacketType.ACK, u8(f, SRD));
         assertEquals(PacketType.ACK, SrdHeader.type(M));
-        assertEquals(0, u8(f, SRD + 1), "flags");
+        assertEquals(duplicate ? SrdHeader.FLAG_DUPLICATE : 0, u8(f, SRD + 1), "flags");
+        assertEquals(duplicate, SrdAck.hasDuplicate(M));
         assertEquals(drops, SrdAck.dropCount(M));
         assertEquals(drops, u16(f, SRD + 2));
         assertEquals(srcContext, SrdAck.sourceContext(M));
@@ -114,7 +121,8 @@ class SrdAckRoundTripFuzzTest {
         assertEquals(echoedEpoch, s32(f, SRD + 20));
         assertEquals(trigger, SrdAck.triggerPsn(M));
         assertEquals(trigger, s32(f, SRD + 24));
-        assertEquals(0, s32(f, SRD + 28), "reserved word after the trigger PSN");
+        assertEquals(duplicate ? duplicatePsn : 0, s32(f, SRD + 28), "duplicate PSN after the trigger PSN, 0 unless flagged");
+        assertEquals(duplicate ? duplicatePsn : 0, SrdAck.duplicatePsn(M));
         assertEquals(echoedTimestamp, SrdAck.echoedTimestamp(M));
         assertEquals(echoedTimestamp, s64(f, SRD + 32));
         for (int w = 0; w < sack.length; w++) {

@@ -44,6 +44,8 @@ public final class FrameForger {
     public int echoedEpoch;
     public int triggerPsn;
     public long echoedTimestamp;
+    /** With {@code SrdHeader.FLAG_DUPLICATE} in {@link #flags}: the PSN the ACK reports received again. */
+    public int duplicatePsn;
     public final long[] sack = new long[SrdAck.SACK_WORDS];
 
     /** A forger of frames from {@code srcMac}/{@code srcIp} to {@code dstMac}/{@code dstIp}. */
@@ -102,6 +104,9 @@ public final class FrameForger {
         SrdAck.cumulativePsn(m, cumulativePsn);
         SrdAck.echoedEpoch(m, echoedEpoch);
         SrdAck.triggerPsn(m, triggerPsn);
+        if ((flags & SrdHeader.FLAG_DUPLICATE) != 0) {
+            SrdAck.duplicate(m, duplicatePsn);
+        }
         SrdAck.echoedTimestamp(m, echoedTimestamp);
         for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
             SrdAck.sackWord(m, w, sack[w]);

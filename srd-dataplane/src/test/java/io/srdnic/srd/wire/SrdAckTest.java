@@ -3,6 +3,8 @@ package io.srdnic.srd.wire;
 import static io.srdnic.srd.wire.FrameLayout.SRD_OFFSET;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
@@ -96,7 +98,13 @@ class SrdAckTest {
             assertEquals(drops, SrdAck.dropCount(m));
             assertArrayEquals(v, new int[] {SrdAck.sourceContext(m), SrdAck.destinationContext(m), SrdAck.epoch(m),
                 SrdAck.cumulativePsn(m), SrdAck.echoedEpoch(m), SrdAck.triggerPsn(m)});
-            assertEquals(0, m.getIntBE(SRD_OFFSET + SrdAck.TRIGGER_PSN_OFFSET + 4), "reserved word after the trigger PSN is zeroed");
+            assertEquals(0, m.getIntBE(SRD_OFFSET + SrdAck.TRIGGER_PSN_OFFSET + 4), "the duplicate PSN is zeroed with the trigger PSN");
+            assertFalse(SrdAck.hasDuplicate(m), "no duplicate reported unless set");
+            SrdAck.duplicate(m, v[3] ^ round);
+            assertTrue(SrdAck.hasDuplicate(m));
+            assertEquals(v[3] ^ round, SrdAck.duplicatePsn(m));
+            assertEquals(v[3] ^ round, m.getIntBE(SRD_OFFSET + 28), "the duplicate PSN at 28, big-endian");
+            assertEquals(SrdHeader.FLAG_DUPLICATE, SrdHeader.flags(m), "the flag, and no other");
             assertEquals(ts, SrdAck.echoedTimestamp(m));
             for (int w = 0; w < SrdAck.SACK_WORDS; w++) {
                 assertEquals(sack[w], SrdAck.sackWord(m, w), "SACK word " + w);

@@ -239,11 +239,13 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
      * @param stalls                times a host's thread stops for a while (an application in INVOKER mode
      *                              that does not poll): nothing it sends or reads meanwhile, frames waiting
      *                              in its RX ring; longer than the idle time of a context at times
+     * @param hostStallFraction     0: no host stalls; else every host's thread stops for 0.1 to 5 ms at
+     *                              random (pmd-driver's {@code HostStalls}), this fraction of the time
      */
     public record Events(int qpDestroys, int ahDestroys, int restarts, int recvCqCapacity, long recvPollIntervalNanos,
                          long idleContextNanos, int burstMessages, long idleGapNanos, double hostileFraction, int rnrRetry,
-                         int forgedEpochs, int stalls) {
-        public static final Events NONE = new Events(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+                         int forgedEpochs, int stalls, double hostStallFraction) {
+        public static final Events NONE = new Events(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
         public Events {
             if (qpDestroys < 0 || ahDestroys < 0 || restarts < 0 || recvCqCapacity < 0 || recvPollIntervalNanos < 0
@@ -253,6 +255,9 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
             }
             if (!(hostileFraction >= 0 && hostileFraction < 1)) {
                 throw new IllegalArgumentException("the hostile fraction must be in [0, 1)");
+            }
+            if (!(hostStallFraction >= 0 && hostStallFraction < 1)) {
+                throw new IllegalArgumentException("the stalled fraction of time must be in [0, 1)");
             }
             if (rnrRetry < 0 || rnrRetry > 7) {
                 throw new IllegalArgumentException("rnr_retry is 0..7");
@@ -271,42 +276,48 @@ public record Scenario(int hosts, long messages, int size, double loss, double d
 
         public Events withQpDestroys(int n) {
             return new Events(n, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls, hostStallFraction);
         }
 
         public Events withAhDestroys(int n) {
             return new Events(qpDestroys, n, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls, hostStallFraction);
         }
 
         public Events withRestarts(int n) {
             return new Events(qpDestroys, ahDestroys, n, recvCqCapacity, recvPollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls, hostStallFraction);
         }
 
         public Events withRecvCq(int capacity, long pollIntervalNanos) {
             return new Events(qpDestroys, ahDestroys, restarts, capacity, pollIntervalNanos, idleContextNanos, burstMessages,
-                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls);
+                idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls, hostStallFraction);
         }
 
         public Events withReclaim(long idleNanos, int burst, long gapNanos) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleNanos, burst, gapNanos,
-                hostileFraction, rnrRetry, forgedEpochs, stalls);
+                hostileFraction, rnrRetry, forgedEpochs, stalls, hostStallFraction);
         }
 
         public Events withForgedEpochs(int n) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
-                burstMessages, idleGapNanos, hostileFraction, rnrRetry, n, stalls);
+                burstMessages, idleGapNanos, hostileFraction, rnrRetry, n, stalls, hostStallFraction);
         }
 
         public Events withHostile(double fraction, int retries) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
-                burstMessages, idleGapNanos, fraction, retries, forgedEpochs, stalls);
+                burstMessages, idleGapNanos, fraction, retries, forgedEpochs, stalls, hostStallFraction);
         }
 
         public Events withStalls(int n) {
             return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
-                burstMessages, idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, n);
+                burstMessages, idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, n, hostStallFraction);
+        }
+
+        /** Every host stalls for 0.1 to 5 ms at random, {@code fraction} of the time. */
+        public Events withHostStalls(double fraction) {
+            return new Events(qpDestroys, ahDestroys, restarts, recvCqCapacity, recvPollIntervalNanos, idleContextNanos,
+                burstMessages, idleGapNanos, hostileFraction, rnrRetry, forgedEpochs, stalls, fraction);
         }
     }
 

@@ -118,6 +118,10 @@ final class SimHost {
     long quota;
     long nextSeq;
     long outstanding;
+    /** This sender's own tallies, for the fairness among senders: first post, last successful completion, successes. */
+    long firstPost = Long.MAX_VALUE;
+    long lastSuccess;
+    long succeeded;
     private int postedInBurst;
     private long gapUntil;
     private long nextRecvPoll;
@@ -244,6 +248,10 @@ final class SimHost {
     /** Posts what the send queue allows, runs the transport, reaps completions. */
     int step(long time) {
         this.now = time;
+        if (world.network != null) {
+            // The network's stalling-host fault: the thread is stopped, nothing runs until the stall ends.
+            stalledUntil = Math.max(stalledUntil, world.network.stallEnd(index, time));
+        }
         if (time - stalledUntil < 0) {
             return 0;
         }
@@ -391,6 +399,7 @@ final class SimHost {
                 world.rdma.posted(index, seq, slot);
             }
             world.outcome.onPost(time);
+            firstPost = Math.min(firstPost, time);
             nextSeq++;
             outstanding++;
             postedInBurst++;
@@ -435,6 +444,10 @@ final class SimHost {
             world.rdma.completed(index, seq, st, sendBuffers, (long) slot * sendSlotSize, destination.region, slotRemoteOffset[slot]);
         }
         world.outcome.onCompletion(st, slotPostTime[slot], now);
+        if (st == WcStatus.SUCCESS) {
+            succeeded++;
+            lastSuccess = now;
+        }
     }
 
     private SimQp polling;

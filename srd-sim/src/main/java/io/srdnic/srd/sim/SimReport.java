@@ -8,8 +8,10 @@ import java.util.Map;
  * end (a UD datagram, {@link SimOp#UD}, completes as it leaves: one the network loses is not lost
  * here, nor is one it duplicates delivered twice). {@code goodputGbps}: 8 × size × completedOk
  * over the virtual time from first post to last completion. Latencies are post to send completion,
- * in virtual µs. The occupancy samples (mbufs held anywhere, send requests in the transports) are
- * taken at evenly spaced completion counts.
+ * in virtual µs. {@code senderFairness}: Jain's index over the senders' own goodputs (each one's
+ * successes over its first post to its last success): 1 when all got the same, 1/n when one got
+ * all. The occupancy samples (mbufs held anywhere, send requests in the transports) are taken at
+ * evenly spaced completion counts.
  * <p>
  * Per message (see {@code Ledger}): {@code delivered} counts well-formed messages delivered intact
  * to the QP they were sent to; {@code successWithoutDelivery} those completed SUCCESS without;
@@ -34,7 +36,7 @@ public record SimReport(long messages, long completedOk, long completedError, Ma
                         long hostileSends, long orphaned, long misdelivered, long hostileDelivered, long hostileSucceeded,
                         long unexplainedStatus, long completedTwice, long spuriousCompletions, long flushViolations,
                         long recvCqOverruns, long sendCqOverruns, int disruptions, int restarts, List<String> explainedErrors,
-                        List<String> violations) {
+                        List<String> violations, double senderFairness) {
 
     /**
      * The run's own checks: nothing lost, nothing delivered twice, nothing unfinished, nothing

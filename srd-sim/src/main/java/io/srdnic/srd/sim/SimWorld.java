@@ -1,5 +1,6 @@
 package io.srdnic.srd.sim;
 
+import io.srdnic.pmd.sim.SimNetwork;
 import io.srdnic.srd.api.TransportConfig;
 import java.lang.foreign.Arena;
 
@@ -24,6 +25,8 @@ final class SimWorld {
      * the hosts then register a region); else null.
      */
     final RdmaChecks rdma;
+    /** The network the hosts are on: whose stall schedule ({@code --host-stalls}) says when a host's thread runs. */
+    SimNetwork network;
     int nextUid = 1;
     /** Sends completed or orphaned so far. */
     long resolved;

@@ -1,6 +1,7 @@
 package io.srdnic.srd.sim;
 
 import io.srdnic.pmd.PacketIo;
+import io.srdnic.pmd.sim.HostStalls;
 import io.srdnic.pmd.sim.LinkConfig;
 import io.srdnic.pmd.sim.PathSelector;
 import io.srdnic.pmd.sim.SimClock;
@@ -71,6 +72,7 @@ public final class SrdSimulation {
             SimWorld world = new SimWorld(s, hostConfig, arena, outcome);
             int frameRoom = Math.max(256, Math.max(s.size(), world.tooLongLength) + TransportConfig.FRAME_OVERHEAD);
             try (SimNetwork network = network(s, access, fabric, frameRoom)) {
+                world.network = network;
                 SimHost[] hosts = new SimHost[s.hosts()];
                 for (int h = 0; h < hosts.length; h++) {
                     SimPort port = network.addHost(SimHost.mac(h));
@@ -109,7 +111,8 @@ public final class SrdSimulation {
         };
         SimNetwork network = new SimNetwork(s.seed(), SimNetwork.Config.builder().accessLink(access).fabricPath(fabric)
             .pathCount(s.paths()).poolSize(Math.min(1 << 16, 8192 + 4096 * s.hosts())).dataRoom(frameRoom).rxRingCapacity(8192)
-            .pathSelector(entropyToPath).build());
+            .pathSelector(entropyToPath).hostStalls(s.events().hostStallFraction() > 0
+                ? HostStalls.of(s.events().hostStallFraction()) : HostStalls.NONE).build());
         for (int p : s.blackholePaths()) {
             network.blackhole(p, true);
         }
@@ -330,7 +333,24 @@ public final class SrdSimulation {
             t.deliveredButRefused, t.hostile, t.orphaned + ledger.orphanedCompletions, ledger.misdelivered, ledger.hostileDelivered,
                     t.hostileSucceeded,
             t.unexplainedStatus, ledger.completedTwice, ledger.spurious, ledger.flushViolations, recvOverruns, sendOverruns,
-            applied, incarnations - hosts.length, explained.stream().map(WcStatus::name).toList(), List.copyOf(ledger.notes));
+            applied, incarnations - hosts.length, explained.stream().map(WcStatus::name).toList(), List.copyOf(ledger.notes),
+            senderFairness(hosts));
+    }
+
+    /** Jain's fairness index over the senders' goodputs: (sum x)^2 / (n sum x^2); 1 for equal shares. */
+    static double senderFairness(SimHost[] hosts) {
+        double sum = 0;
+        double squares = 0;
+        int n = 0;
+        for (SimHost h : hosts) {
+            if (h.succeeded > 0 && h.lastSuccess > h.firstPost) {
+                double rate = h.succeeded / (double) (h.lastSuccess - h.firstPost);
+                sum += rate;
+                squares += rate * rate;
+                n++;
+            }
+        }
+        return n == 0 ? 0 : sum * sum / (n * squares);
     }
 
     /** Tallies of send completions over all hosts. */

@@ -10,7 +10,7 @@ public final class AckChecks {
 
     /**
      * An honest responder acknowledges only PSNs it received, all below our next PSN: an ACK whose
-     * cumulative PSN, selective bits or drop entries reach past it is forged or corrupt, and is
+     * cumulative PSN, selective bits, duplicate report or drop entries reach past it is forged or corrupt, and is
      * refused whole rather than trusted in part.
      */
     public static boolean namesOnlySentPsns(ReliableSender sender, Mbuf m, int cumulative, long[] sack, int drops) {
@@ -26,6 +26,9 @@ public final class AckChecks {
                 }
                 break;
             }
+        }
+        if (SrdAck.hasDuplicate(m) && SrdAck.duplicatePsn(m) - sender.nextPsn >= 0) {
+            return false; // a duplicate of a packet never sent
         }
         for (int i = 0; i < drops; i++) {
             if (SrdAck.dropPsn(m, i) - sender.nextPsn >= 0) {

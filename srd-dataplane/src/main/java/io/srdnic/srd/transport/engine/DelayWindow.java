@@ -5,8 +5,19 @@ package io.srdnic.srd.transport.engine;
  * plus a queueing-delay budget. Below target the window grows additively (about one packet per
  * RTT); above it, it shrinks at most once per RTT, multiplicatively by how far the delay exceeds
  * the target. So an incast of many contexts keeps the bottleneck queue near the budget.
+ * <p>
+ * The budget follows what the flow measures rather than a constant alone: it is at least
+ * {@link #SERVICE_PACKETS} of the packets' own service time (the spacing of their ACKs while the
+ * pipe is full: on a slow link, or a busy host, one packet waiting behind another already takes
+ * longer than a fixed budget, and a target below it would hold the window at one packet) and a
+ * fraction of the base RTT (a long path's base RTT carries its hosts' own scheduling noise, which
+ * a target of a few microseconds would read as congestion on every sample).
  */
 public final class DelayWindow {
+    /** Packets' worth of service time the target always allows to queue. */
+    static final int SERVICE_PACKETS = 2;
+    /** The target allows at least base RTT / this of queueing. */
+    static final int BASE_RTT_DIVISOR = 2;
     private final double maxWindow;
     private final double additiveIncrease;
     private final double beta;
@@ -15,6 +26,8 @@ public final class DelayWindow {
     private final double initial;
     private double window;
     private long lastDecrease;
+    /** The smoothed time the bottleneck takes per packet of this flow, from the ACKs' spacing; 0 before a measurement. */
+    private long serviceTime;
 
     public DelayWindow(double initial, double maxWindow, double additiveIncrease, double beta, double maxDecrease, long targetQueueing) {
         this.initial = initial;
@@ -31,6 +44,25 @@ public final class DelayWindow {
     public void reset() {
         window = initial;
         lastDecrease = Long.MIN_VALUE / 2;
+        serviceTime = 0;
+    }
+
+    /** The RTT below which the window grows, for a flow whose base RTT is {@code baseRtt}. */
+    public long target(long baseRtt) {
+        return baseRtt + Math.max(targetQueueing, Math.max(SERVICE_PACKETS * serviceTime, baseRtt / BASE_RTT_DIVISOR));
+    }
+
+    /**
+     * {@code interval} passed between two ACKs, the later acknowledging {@code packets} while more
+     * stayed in flight behind them: the pipe was busy, so the spacing is the packets' service time.
+     */
+    public void onAckSpacing(long interval, int packets) {
+        long perPacket = interval / Math.max(1, packets);
+        serviceTime = serviceTime == 0 ? perPacket : serviceTime + (perPacket - serviceTime) / 8;
+    }
+
+    public long serviceTime() {
+        return serviceTime;
     }
 
     /**
@@ -39,7 +71,7 @@ public final class DelayWindow {
      * responder coalesces them) grows it as much as one ACK each would: about a packet per RTT.
      */
     public void onAck(long rtt, long baseRtt, long now, int packets) {
-        long target = baseRtt + targetQueueing;
+        long target = target(baseRtt);
         if (rtt <= target) {
             double w = Math.max(1.0, window);
             // n steps of w += a / w add up to w^2 growing by about 2an: one square root, not n divisions.
@@ -56,6 +88,14 @@ public final class DelayWindow {
     public void onTimeout(long now) {
         window = Math.max(1.0, window * (1 - maxDecrease));
         lastDecrease = now;
+    }
+
+    /**
+     * The reductions since the window was {@code before} were for losses that were not (RFC 3522's
+     * undo): back to it, never above it, and never below where it is now.
+     */
+    public void restore(double before) {
+        window = Math.max(window, Math.min(before, maxWindow));
     }
 
     /** Packets that may be in flight. */

@@ -22,6 +22,8 @@ import java.util.Arrays;
 public final class ReliableSender {
     public static final int EMPTY = -1;
     private static final long MIN_REORDER_WINDOW = 5_000;
+    /** The shortest gap in the ACK stream, with packets in flight, that is taken for a silence (a stalled host) rather than spacing. */
+    private static final long MIN_SILENCE = 20_000;
 
     /** What the layer above does with the packets of its owners. */
     public interface Listener {
@@ -72,10 +74,23 @@ public final class ReliableSender {
     public final RttEstimator rtt;
     public final DelayWindow cwnd;
     public final PathSet paths;
+    /** The open loss episode's books, to undo it when its retransmissions prove spurious; made with the descriptors. */
+    private SpuriousUndo undo;
+    /** An RTO has cut the window since the last ACK that acknowledged anything: later ones in the same silence do not again. */
+    private boolean timedOutSinceProgress;
+    /** When the last ACK came, and whether packets were still in flight behind it (its spacing to the next measures service time). */
+    private long lastAckArrival;
+    private boolean busyAfterLastAck;
+    /** When the last packet left with nothing else in flight: no ACK was due before it. */
+    private long busySince;
+    /** When the ACK stream last resumed after a silence: RTT samples of packets sent before it measure the silence, not a queue. */
+    private long silenceEnd = Long.MIN_VALUE / 2;
     long rackSendTime;
     /** The RTT sample of the ACK being taken in (-1: none), held until it is known how many packets that ACK acknowledged. */
     private long ackSample = -1;
     private long ackTime;
+    /** The spacing to the last ACK, for the service time, held until it is known how many packets this ACK acknowledged (-1: none). */
+    private long pendingSpacing = -1;
     /**
      * Until this time (while {@link #lossCheckValid}) no packet can be judged lost, so
      * {@link #detectLosses} returns at once: the oldest transmission in flight, checked at the end
@@ -106,6 +121,8 @@ public final class ReliableSender {
     public long retransmits;
     public long timeouts;
     public long rackLosses;
+    public long spuriousRetransmits;
+    public long undos;
 
     public ReliableSender(int flow, TransportConfig config, SrdCounters counters) {
         this(flow, config, counters, config.paths());
@@ -150,12 +167,20 @@ public final class ReliableSender {
         paths.reset(flow);
         rackSendTime = now;
         ackSample = -1;
+        if (undo != null) {
+            undo.reset();
+        }
+        timedOutSinceProgress = false;
+        lastAckArrival = now;
+        busyAfterLastAck = false;
+        busySince = now;
+        silenceEnd = Long.MIN_VALUE / 2;
         lossCheckValid = false;
         gapPending = false;
         lastProgress = now;
         lastBackoff = Long.MIN_VALUE / 2;
         unresponsive = false;
-        txPackets = retransmits = timeouts = rackLosses = 0;
+        txPackets = retransmits = timeouts = rackLosses = spuriousRetransmits = undos = 0;
     }
 
     public boolean hasWindow() {
@@ -173,6 +198,7 @@ public final class ReliableSender {
             transmissions = new int[window];
             stamp = new int[window];
             held = new boolean[window];
+            undo = new SpuriousUndo(window);
             mask = window - 1;
             order = new long[2 * window];
             orderMask = 2 * window - 1;
@@ -211,7 +237,9 @@ public final class ReliableSender {
         transmissions[i] = 0;
         held[i] = false;
         firstSendTime[i] = now;
-        inflight++;
+        if (inflight++ == 0) {
+            busySince = now;
+        }
         transmit(psn, now, PathSet.NONE, listener);
         return psn;
     }
@@ -272,15 +300,50 @@ public final class ReliableSender {
         if (sample < 0 || sample >= maxSample) {
             return;
         }
-        rtt.sample(sample);
-        if (owner(triggerPsn) != EMPTY && sendTime[triggerPsn & mask] == echoed) {
-            paths.onRtt(path[triggerPsn & mask], sample);
+        noteAckArrival(now);
+        rtt.sample(sample, now);
+        if (owner(triggerPsn) != EMPTY) {
+            int i = triggerPsn & mask;
+            if (sendTime[i] == echoed) {
+                paths.onRtt(path[i], sample);
+            } else if (transmissions[i] > 1 && firstSendTime[i] == echoed) {
+                // Eifel (RFC 3522): the ACK answers the original, which arrived; the copies after it were not needed.
+                proven(undo.onOriginalArrived(triggerPsn));
+            }
         }
-        ackSample = sample;
+        // A packet sent before the ACK stream resumed from a silence waited out the silence (a
+        // stalled host), not a queue: its delay says nothing the window should shrink for.
+        ackSample = echoed - silenceEnd < 0 ? -1 : sample;
         ackTime = now;
         if (echoed - rackSendTime > 0) {
             rackSendTime = echoed;
         }
+    }
+
+    /**
+     * An ACK arrived at {@code now}: its spacing to the last one, while packets stayed in flight,
+     * is the packets' service time. The time packets were outstanding with no ACK before this one
+     * is what the host showed of its stalls: it raises the RTO floor ({@link RttEstimator#noteSilence}),
+     * and one longer than two RTTs is a silence (a host stalled), which the RTT samples of packets
+     * sent before it ended must not be read as congestion.
+     */
+    private void noteAckArrival(long now) {
+        long gap = now - lastAckArrival;
+        if (inflight > 0) {
+            long silence = now - Math.max(lastAckArrival, busySince);
+            rtt.noteSilence(silence, now);
+            if (silence > Math.max(2 * rtt.srtt(), MIN_SILENCE)) {
+                silenceEnd = now;
+            }
+        }
+        pendingSpacing = busySpacing(gap);
+        lastAckArrival = now;
+        busyAfterLastAck = false;
+    }
+
+    /** The gap since the last ACK, if the pipe stayed busy through it and it is no silence; else -1. */
+    private long busySpacing(long gap) {
+        return busyAfterLastAck && gap < rtt.srtt() ? gap : -1;
     }
 
     /**
@@ -312,11 +375,56 @@ public final class ReliableSender {
                 }
             }
         }
+        if (acked > 0) {
+            timedOutSinceProgress = false;
+            if (pendingSpacing > 0) {
+                cwnd.onAckSpacing(pendingSpacing, acked);
+            }
+        }
+        pendingSpacing = -1;
+        busyAfterLastAck = inflight > 0;
         if (ackSample >= 0) {
             cwnd.onAck(ackSample, rtt.minRtt(), ackTime, Math.max(1, acked));
             ackSample = -1;
         }
         return acked > 0;
+    }
+
+    /**
+     * The responder reports it received {@code psn} again (a duplicate report, as TCP's DSACK): if
+     * this flow retransmitted it in the open loss episode, that retransmission was spurious.
+     */
+    public void onDuplicateReport(int psn) {
+        if (undo != null) {
+            proven(undo.onDuplicate(psn));
+        }
+    }
+
+    /** {@code n} retransmissions proved spurious: once all of the episode's have, its window cut and RTO backoff are undone. */
+    private void proven(int n) {
+        if (n == 0) {
+            return;
+        }
+        counters.spuriousRetransmits += n;
+        spuriousRetransmits += n;
+        if (undo.undoDue()) {
+            cwnd.restore(undo.savedWindow());
+            rtt.undoBackoff(undo.savedBackoff());
+            undo.end();
+            counters.undos++;
+            undos++;
+            lossCheckValid = false;
+        }
+    }
+
+    /**
+     * RACK's reordering window: a quarter RTT, widened by a quarter for each episode a duplicate
+     * report showed spurious, up to a whole one (RFC 8985 §6.2).
+     */
+    public long reorderWindow() {
+        int multiplier = undo == null ? 1 : undo.reorderMultiplier();
+        long srtt = rtt.srtt();
+        return Math.max(Math.min(srtt / 4 * multiplier, srtt), MIN_REORDER_WINDOW);
     }
 
     /** The packet {@code psn} is acknowledged alone (held at the responder): false if it was already. */
@@ -351,7 +459,7 @@ public final class ReliableSender {
             return work;
         }
         lossCheckValid = false;
-        long reorderWindow = Math.max(rtt.srtt() / 4, MIN_REORDER_WINDOW);
+        long reorderWindow = reorderWindow();
         while (hasOrder()) {
             long e = order[(int) (orderHead & orderMask)];
             int psn = (int) (e >>> 32);
@@ -371,6 +479,9 @@ public final class ReliableSender {
             }
             orderHead++;
             int p = path[i];
+            if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow)) {
+                undo.begin(sendBase, cwnd.window(), rtt.backoff());
+            }
             if (lostByRack) {
                 counters.rackLosses++;
                 rackLosses++;
@@ -381,7 +492,11 @@ public final class ReliableSender {
                 paths.onTimeout(p, now);
                 if (now - lastBackoff >= rtt.rto()) {
                     rtt.backOff();
-                    cwnd.onTimeout(now);
+                    if (!timedOutSinceProgress) {
+                        // Once per silence: a stall that outlasts several RTOs cuts the window once, not to nothing.
+                        cwnd.onTimeout(now);
+                        timedOutSinceProgress = true;
+                    }
                     lastBackoff = now;
                 }
             }
@@ -404,6 +519,7 @@ public final class ReliableSender {
         }
         counters.txRetransmits++;
         retransmits++;
+        undo.onRetransmit(psn, now);
         transmit(psn, now, p, listener);
     }
 
@@ -426,7 +542,7 @@ public final class ReliableSender {
             gapFrom = psn;
             gapTo = triggerPsn;
             gapSent = triggerSent;
-            gapDue = now + Math.max(rtt.srtt() / 4, MIN_REORDER_WINDOW);
+            gapDue = now + reorderWindow();
         } else {
             gapFrom = psn - gapFrom < 0 ? psn : gapFrom;
             gapTo = triggerPsn - gapTo > 0 ? triggerPsn : gapTo;
@@ -439,6 +555,9 @@ public final class ReliableSender {
     private int resendGap(long now, Listener listener) {
         gapPending = false;
         int from = gapFrom - sendBase < 0 ? sendBase : gapFrom;
+        if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow())) {
+            undo.begin(sendBase, cwnd.window(), rtt.backoff());
+        }
         int n = 0;
         for (int q = from; q - gapTo < 0 && q - nextPsn < 0; q++) {
             int i = q & mask;

@@ -233,6 +233,9 @@ final class RcCompleter {
         if ((SrdHeader.flags(packet) & SrdHeader.FLAG_HELD) != 0) {
             progress |= sender.acknowledgeOne(cumulative, listener); // waits at the responder for it to run: not to be sent again
         }
+        if (SrdAck.hasDuplicate(packet)) {
+            sender.onDuplicateReport(SrdAck.duplicatePsn(packet)); // a DSACK: the copy it names was one too many
+        }
         sender.advanceSendBase();
         rnr = false;
         nakIndex = 0;

@@ -106,6 +106,9 @@ public final class RcResponder {
     boolean ackOwed;
     private int ackPsn;
     private long ackTimestamp;
+    /** A duplicate arrived since the last ACK: the next one reports it ({@code FLAG_DUPLICATE}, as TCP's DSACK). */
+    private boolean duplicateOwed;
+    private int duplicatePsn;
     private long ackMac;
     private int ackIp;
     private int ackPort;
@@ -322,7 +325,12 @@ public final class RcResponder {
     /** Executed already, or held: acknowledged again, never executed twice. */
     private Stage duplicate() {
         counters.duplicates++;
+        if (duplicateOwed && ackOwed) {
+            writeAck(); // one report per ACK: one goes now with the last duplicate, the ACK still owed carries this one
+        }
         oweAck(packet, packetPsn);
+        duplicateOwed = true;
+        duplicatePsn = packetPsn;
         return Stage.DONE;
     }
 
@@ -798,6 +806,10 @@ public final class RcResponder {
     /** Sends the ACK owed: cumulative up to the expected PSN, the held packets as selective bits, the NAK if any. */
     void sendAck() {
         ackOwed = false;
+        writeAck();
+    }
+
+    private void writeAck() {
         int flags = held.holds(expectedPsn) ? SrdHeader.FLAG_RC | SrdHeader.FLAG_HELD : SrdHeader.FLAG_RC;
         Mbuf a = acks.begin(flags, nakOwed ? 1 : 0, qp.qpn, qp.destQpn, expectedPsn, 0, ackPsn, ackTimestamp, held);
         if (a == null) {
@@ -806,6 +818,10 @@ public final class RcResponder {
         if (nakOwed) {
             SrdAck.drop(a, 0, nakPsn, nakReason, nakDetail);
             nakOwed = false;
+        }
+        if (duplicateOwed) {
+            SrdAck.duplicate(a, duplicatePsn); // the requester learns its retransmission was spurious
+            duplicateOwed = false;
         }
         acks.send(ackMac, ackIp, ackPort);
     }

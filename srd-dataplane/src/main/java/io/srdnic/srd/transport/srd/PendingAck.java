@@ -25,6 +25,10 @@ public final class PendingAck {
     public long mac;
     public int ip;
     public int port;
+    /** Whether a packet noted since the last ACK was one received before (the ACK then reports it: a DSACK). */
+    public boolean duplicate;
+    /** The latest such packet's PSN. */
+    public int duplicatePsn;
 
     /**
      * Notes data packet {@code psn} (sent at the peer's {@code timestamp}, from {@code mac}, {@code
@@ -37,6 +41,7 @@ public final class PendingAck {
         boolean fresh = newly || peerContext != this.peerContext || peerEpoch != this.peerEpoch;
         if (fresh) {
             packets = 0;
+            duplicate = false;
         }
         packets++;
         if (fresh || timestamp - this.timestamp >= 0) {
@@ -52,9 +57,16 @@ public final class PendingAck {
         return newly;
     }
 
+    /** Packet {@code psn}, just noted, had been received before: the ACK reports it, so its sender learns its copy was spurious. */
+    public void noteDuplicate(int psn) {
+        duplicate = true;
+        duplicatePsn = psn;
+    }
+
     /** Nothing owed: the ACK left, or the context was reused for another peer. */
     public void clear() {
         owed = false;
         packets = 0;
+        duplicate = false;
     }
 }

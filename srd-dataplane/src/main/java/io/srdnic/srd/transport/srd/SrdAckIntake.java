@@ -12,7 +12,8 @@ import io.srdnic.srd.wire.SrdAck;
  * SRD's ACK intake, the requester's half of an SRD context: an ACK from a peer is checked (it must
  * name the context and echo this incarnation's epoch, and name only PSNs that were sent), then its
  * drop indications end the requests they name with the matching status, its cumulative PSN and
- * selective bits complete what they cover, and loss detection runs on what is left. RC's intake,
+ * selective bits complete what they cover, a duplicate it reports may prove a retransmission
+ * spurious (and undo the loss episode), and loss detection runs on what is left. RC's intake,
  * per QP, is {@code RcCompleter.onAck}.
  */
 public final class SrdAckIntake {
@@ -63,6 +64,9 @@ public final class SrdAckIntake {
             }
         }
         progress |= sender.onAcknowledged(cumulative, sack, messages);
+        if (SrdAck.hasDuplicate(m)) {
+            sender.onDuplicateReport(SrdAck.duplicatePsn(m)); // a DSACK: the copy it names was one too many
+        }
         sender.advanceSendBase();
         if (progress) {
             sender.lastProgress = now;

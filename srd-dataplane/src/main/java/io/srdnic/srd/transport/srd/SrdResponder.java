@@ -153,6 +153,7 @@ public final class SrdResponder {
         ctx.lastHeard = now;
         ctx.rx.slideTo(sendBase);
         boolean lossSignal = true; // unless an in-order arrival says otherwise
+        boolean duplicate = false;
         switch (ctx.rx.classify(psn)) {
             case ReceiveWindow.NEW -> {
                 int reason = deliver(m, type, ctx, srcIp);
@@ -177,11 +178,12 @@ public final class SrdResponder {
             case ReceiveWindow.DUPLICATE, ReceiveWindow.OLD -> {
                 counters.duplicates++;
                 ctx.duplicates++;
+                duplicate = true;
             }
             default -> counters.outOfWindow++;
         }
         acknowledge(ctx, psn, peerContext, peerEpoch, SrdHeader.timestamp(m), Ipv4UdpFrame.sourceMac(m), srcIp,
-            Ipv4UdpFrame.sourcePort(m), lossSignal);
+            Ipv4UdpFrame.sourcePort(m), lossSignal, duplicate);
     }
 
     /**
@@ -239,16 +241,20 @@ public final class SrdResponder {
     /**
      * Notes data packet {@code psn} in the ACK its context owes; the ACK leaves now on a loss signal
      * or once it answers {@code ackEvery} packets, else with the next cycle (or, without delayedAck,
-     * at the end of this RX burst).
+     * at the end of this RX burst). A {@code duplicate} (a copy of a packet received before) is
+     * reported in it, as TCP's DSACK, so the sender learns its retransmission was spurious.
      */
     private void acknowledge(SrdContext ctx, int psn, int peerContext, int peerEpoch, long timestamp, long mac, int ip, int port,
-                             boolean lossSignal) {
+                             boolean lossSignal, boolean duplicate) {
         PendingAck ack = ctx.ack;
         if (ack.note(psn, timestamp, peerContext, peerEpoch, mac, ip, port)) {
             if (owed.isFull()) {
                 sendOwedAcks();
             }
             owed.add(ctx);
+        }
+        if (duplicate) {
+            ack.noteDuplicate(psn);
         }
         if (lossSignal || ack.packets >= ackEvery) {
             sendPendingAck(ctx);
@@ -276,6 +282,9 @@ public final class SrdResponder {
         }
         for (int i = 0; i < drops; i++) {
             SrdAck.drop(a, i, rx.pendingDropPsn(i), rx.pendingDropReason(i));
+        }
+        if (ack.duplicate) {
+            SrdAck.duplicate(a, ack.duplicatePsn);
         }
         acks.send(ack.mac, ack.ip, ack.port);
         counters.srdAcks++;

@@ -112,6 +112,14 @@ final class Attacker {
         sendAck(victim, srcIp, drops);
     }
 
+    /** An ACK as {@link #ack} (no drops) that also reports {@code duplicatePsn} received again (a forged DSACK). */
+    void duplicateReport(int victim, int srcIp, int srcContext, int dstContext, int epoch, int cumulative, int echoedEpoch, long sack0,
+                         int duplicatePsn) {
+        ackFields(SrdHeader.FLAG_DUPLICATE, srcContext, dstContext, epoch, cumulative, echoedEpoch, sack0);
+        forger.duplicatePsn = duplicatePsn;
+        sendAck(victim, srcIp);
+    }
+
     private void ackFields(int flags, int srcContext, int dstContext, int epoch, int cumulative, int echoedEpoch, long sack0) {
         forger.flags = flags;
         forger.srcContext = srcContext;

@@ -1,0 +1,131 @@
+package io.srdnic.srd.transport.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.srdnic.srd.api.TransportConfig;
+import io.srdnic.srd.counters.SrdCounters;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A retransmission timeout cuts the window; when every retransmission it caused proves spurious
+ * (the original's ACK echoes the original's timestamp, or the responder reports the copy as a
+ * duplicate) the cut is undone. A retransmission of a packet truly lost never proves spurious,
+ * forged reports can give back at most what the flow had, and each episode shown spurious widens
+ * RACK's reordering window.
+ */
+class SpuriousUndoTest {
+    private static final long US = 1_000;
+    private static final long[] NO_SACK = new long[1];
+    private static final ReliableSender.Listener SILENT = new ReliableSender.Listener() {
+        @Override
+        public void emit(ReliableSender flow, int psn, int owner, int segment, int path, int xmit, long now) {
+        }
+
+        @Override
+        public void acked(ReliableSender flow, int psn, int owner, int segment) {
+        }
+
+        @Override
+        public void exhausted(ReliableSender flow, int psn, int owner, long now) {
+            flow.forget(psn);
+        }
+    };
+
+    private final SrdCounters counters = new SrdCounters();
+    private final ReliableSender sender = newSender(counters);
+
+    private static ReliableSender newSender(SrdCounters counters) {
+        ReliableSender s = new ReliableSender(0, new TransportConfig(), counters, 1);
+        s.ensureWindow();
+        s.reset(100, 0);
+        return s;
+    }
+
+    /**
+     * Warms the flow up: 40 packets, one at a time, each acknowledged 10 us after it left (RTO at
+     * its 50 us floor, the window grown from 4); then 4 more leave at 1000 us. Returns the window then.
+     */
+    private double warmUpAndSendFour() {
+        long t = 0;
+        for (int i = 0; i < 40; i++, t += 20 * US) {
+            int psn = sender.send(i, 0, t, SILENT);
+            sender.onAckTiming(psn, t, t + 10 * US, Long.MAX_VALUE);
+            sender.onAcknowledged(psn + 1, NO_SACK, SILENT);
+            sender.advanceSendBase();
+        }
+        double window = sender.cwnd.window();
+        for (int i = 0; i < 4; i++) {
+            sender.send(100 + i, 0, 1000 * US, SILENT); // PSNs 140..143
+        }
+        return window;
+    }
+
+    @Test
+    void shouldUndoTheWindowCutWhenTheOriginalsAckComesLateAndEchoesTheOriginal() {
+        double before = warmUpAndSendFour();
+        assertEquals(4, sender.detectLosses(1100 * US, SILENT), "the ACKs are late: all four time out and go again");
+        assertTrue(sender.cwnd.window() < before, "the timeout cut the window: " + sender.cwnd.window());
+        // The late ACK of the originals: it echoes PSN 143's first transmission (at 1000 us) and covers all four.
+        sender.onAckTiming(143, 1000 * US, 1150 * US, Long.MAX_VALUE);
+        sender.onAcknowledged(144, NO_SACK, SILENT);
+        // The copies reach the responder as duplicates; it reports each.
+        for (int psn = 140; psn < 143; psn++) {
+            sender.onDuplicateReport(psn);
+        }
+        assertEquals(4, counters.spuriousRetransmits, "every retransmission proven spurious");
+        assertEquals(1, counters.undos);
+        assertTrue(sender.cwnd.window() >= before, "the window is back where it was: " + sender.cwnd.window() + " < " + before);
+        assertEquals(0, sender.rtt.backoff(), "no backoff left");
+    }
+
+    @Test
+    void shouldNotUndoWhenAPacketWasTrulyLost() {
+        double before = warmUpAndSendFour();
+        assertEquals(4, sender.detectLosses(1100 * US, SILENT));
+        double cut = sender.cwnd.window();
+        // PSN 140's original was lost: its ACK echoes the retransmission (sent at 1100 us). The
+        // other three were only late: the responder reports their copies as duplicates.
+        sender.onAckTiming(140, 1100 * US, 1150 * US, Long.MAX_VALUE);
+        sender.onAcknowledged(144, NO_SACK, SILENT);
+        for (int psn = 141; psn < 144; psn++) {
+            sender.onDuplicateReport(psn);
+        }
+        assertEquals(3, counters.spuriousRetransmits);
+        assertEquals(0, counters.undos, "one retransmission was needed: the episode stands");
+        assertTrue(sender.cwnd.window() < before, "the cut stays: " + sender.cwnd.window() + " (before " + before + ")");
+        assertTrue(sender.cwnd.window() <= cut + 1, "beyond what four ACKed packets grow it: " + sender.cwnd.window());
+    }
+
+    @Test
+    void shouldNotLetForgedDuplicateReportsGiveBackMoreThanTheFlowHad() {
+        double before = warmUpAndSendFour();
+        sender.detectLosses(1100 * US, SILENT);
+        // Reports for PSNs never retransmitted, and the same PSN over and over, prove at most once per retransmission.
+        for (int i = 0; i < 100; i++) {
+            sender.onDuplicateReport(100 + i % 40);
+            sender.onDuplicateReport(140);
+        }
+        assertEquals(1, counters.spuriousRetransmits, "PSN 140 went twice once: one spurious copy, however often reported");
+        assertEquals(0, counters.undos, "141..143 are not proven");
+        for (int psn = 141; psn < 144; psn++) {
+            sender.onDuplicateReport(psn);
+            sender.onDuplicateReport(psn);
+        }
+        assertEquals(1, counters.undos);
+        assertEquals(before, sender.cwnd.window(), 1e-9, "the window goes back to what it was, not beyond");
+    }
+
+    @Test
+    void shouldWidenTheReorderingWindowForEachEpisodeADuplicateReportShowedSpurious() {
+        warmUpAndSendFour();
+        long srtt = sender.rtt.srtt();
+        long first = sender.reorderWindow();
+        assertEquals(Math.max(srtt / 4, 5 * US), first, "a quarter RTT to start with");
+        sender.detectLosses(1100 * US, SILENT);
+        sender.onDuplicateReport(140);
+        long widened = sender.reorderWindow();
+        assertEquals(Math.max(Math.min(srtt / 4 * 2, srtt), 5 * US), widened, "half an RTT after one episode shown spurious");
+        assertTrue(widened > first || srtt / 4 * 2 <= 5 * US, "wider: " + widened + " vs " + first);
+    }
+}
