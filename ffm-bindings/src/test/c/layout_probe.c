@@ -43,6 +43,13 @@ int main(void)
 	OFF(rte_mbuf, pool, pool);
 	OFF(rte_mbuf, next, next);
 	OFF(rte_mbuf, priv_size, priv_size);
+	OFF(rte_mbuf, buf_iova, buf_iova);
+	OFF(rte_mbuf, shinfo, shinfo);
+	SIZE(rte_mbuf_ext_shared_info);
+	OFF(rte_mbuf_ext_shared_info, free_cb, free_cb);
+	OFF(rte_mbuf_ext_shared_info, fcb_opaque, fcb_opaque);
+	OFF(rte_mbuf_ext_shared_info, refcnt, refcnt);
+	CONST(RTE_MBUF_F_EXTERNAL);
 	CONST(RTE_PKTMBUF_HEADROOM);
 	CONST(RTE_MBUF_F_RX_RSS_HASH);
 	CONST(RTE_MBUF_F_RX_IP_CKSUM_BAD);
