@@ -38,6 +38,8 @@ public final class ExternalBuffers {
     private final int mask;
     private final long freeCallback;
     private final int[] owner;
+    private final long[] memory;
+    private final int[] length;
     private long head;
     private long tail;
 
@@ -52,6 +54,8 @@ public final class ExternalBuffers {
         this.mask = n - 1;
         this.freeCallback = freeCallback;
         this.owner = new int[n];
+        this.memory = new long[n];
+        this.length = new int[n];
     }
 
     /** Tickets held now: frames whose memory the driver may still read. */
@@ -64,15 +68,17 @@ public final class ExternalBuffers {
     }
 
     /**
-     * A ticket for {@code ownerToken}: the address of its shared info (refcnt 1, the callback, the
-     * mark clear) to attach with, or 0 when every ticket is held.
+     * A ticket for {@code ownerToken}'s {@code bytes} bytes at {@code address}: the address of its
+     * shared info (refcnt 1, the callback, the mark clear) to attach with, or 0 when every ticket is held.
      */
-    public long acquire(int ownerToken) {
+    public long acquire(int ownerToken, long address, int bytes) {
         if (tail - head > mask) {
             return 0;
         }
         int i = (int) (tail++ & mask);
         owner[i] = ownerToken;
+        memory[i] = address;
+        length[i] = bytes;
         long info = base + (long) i * TICKET_SIZE;
         NATIVE.set(LONG, info + MARK_OFFSET, 0L);
         NATIVE.set(LONG, info + EXT_FREE_CB_OFFSET, freeCallback);
@@ -103,10 +109,11 @@ public final class ExternalBuffers {
         return released;
     }
 
-    /** Whether any held ticket is {@code ownerToken}'s. */
-    public boolean holds(int ownerToken) {
+    /** Whether a held ticket's memory overlaps the {@code bytes} bytes at {@code address}. */
+    public boolean holdsMemory(long address, long bytes) {
         for (long t = head; t < tail; t++) {
-            if (owner[(int) (t & mask)] == ownerToken) {
+            int i = (int) (t & mask);
+            if (memory[i] < address + bytes && address < memory[i] + length[i]) {
                 return true;
             }
         }

@@ -72,7 +72,8 @@ class MemifExternalBufferTest {
                     Mbuf head = out.get(0);
                     head.frameLength(headers);
                     head.putIntBE(0, sent).putIntBE(4, length).putIntBE(8, slot);
-                    view.wrap(tail).attachExternal(memory.address() + slot * 4096L, length, tickets.acquire(sent));
+                    long from = memory.address() + slot * 4096L;
+                    view.wrap(tail).attachExternal(from, length, tickets.acquire(sent, from, length));
                     head.chain(tail);
                     sent += tx.transmit(out);
                 }

@@ -58,7 +58,8 @@ class SimExternalBufferTest {
         head.copyTo(HEADERS, memory, 0, length - HEADERS);
         head.frameLength(HEADERS);
         long tail = batch.address(1);
-        new Mbuf().wrap(tail).attachExternal(memory.address(), length - HEADERS, tickets.acquire(owner));
+        int bytes = length - HEADERS;
+        new Mbuf().wrap(tail).attachExternal(memory.address(), bytes, tickets.acquire(owner, memory.address(), bytes));
         head.chain(tail);
         batch.count(1);
     }
@@ -121,7 +122,8 @@ class SimExternalBufferTest {
         SimFrames.writeUdp(head, MAC_B, MAC_A, 1000, HEADERS + 100, 9);
         head.frameLength(HEADERS + 100);
         long tail = batch.address(1);
-        new Mbuf().wrap(tail).attachExternal(memory.address(), length - HEADERS - 100, tickets.acquire(3));
+        int bytes = length - HEADERS - 100;
+        new Mbuf().wrap(tail).attachExternal(memory.address(), bytes, tickets.acquire(3, memory.address(), bytes));
         head.chain(tail);
         batch.count(1);
 

@@ -27,6 +27,45 @@ public final class Ipv4UdpFrame {
      */
     public static void write(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
                              int srdLength, boolean udpChecksum) {
+        int udpTotal = headers(m, srcMac, dstMac, srcIp, dstIp, srcPort, dstPort, srdLength);
+        int frame = SRD_OFFSET + srdLength;
+        if (frame < MIN_FRAME_LENGTH) {
+            for (int i = frame; i < MIN_FRAME_LENGTH; i++) {
+                m.putByte(i, (byte) 0);
+            }
+            frame = MIN_FRAME_LENGTH;
+        }
+        m.frameLength(frame);
+        if (udpChecksum) {
+            putUdpChecksum(m, Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal)));
+        }
+    }
+
+    /**
+     * As {@link #write}, for a frame whose last bytes are the segment {@code tail} (an external buffer:
+     * the payload in the sender's memory), which is chained behind {@code m}; {@code m} holds the rest
+     * of the {@code srdLength} bytes. The UDP checksum, if asked, reads the payload where it is. Frames
+     * this long need no padding.
+     */
+    public static void writeChained(Mbuf m, Mbuf tail, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
+                                    int srdLength, boolean udpChecksum) {
+        int udpTotal = headers(m, srcMac, dstMac, srcIp, dstIp, srcPort, dstPort, srdLength);
+        int tailLength = tail.dataLength();
+        int inHead = udpTotal - tailLength;
+        if ((inHead & 1) != 0 || SRD_OFFSET + srdLength < MIN_FRAME_LENGTH) {
+            // an odd split would shift the tail's bytes in the 16-bit sum; SRD's headers are all even
+            throw new IllegalArgumentException("a chained frame's head must end on an even UDP offset, was " + inHead);
+        }
+        m.frameLength(UDP_OFFSET + inHead);
+        if (udpChecksum) {
+            long sum = Checksums.sum(tail, 0, tailLength, Checksums.sum(m, UDP_OFFSET, inHead, pseudoHeader(srcIp, dstIp, udpTotal)));
+            putUdpChecksum(m, sum);
+        }
+        m.chain(tail.address());
+    }
+
+    /** The Ethernet, IPv4 (with its checksum) and UDP headers, the UDP checksum 0; returns the UDP length. */
+    private static int headers(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort, int srdLength) {
         m.putShortBE(0, (short) (dstMac >>> 32));
         m.putIntBE(2, (int) dstMac);
         m.putShortBE(6, (short) (srcMac >>> 32));
@@ -44,18 +83,12 @@ public final class Ipv4UdpFrame {
         m.putShortBE(UDP_OFFSET + 2, (short) dstPort);
         m.putShortBE(UDP_OFFSET + 4, (short) udpTotal);
         m.putShortBE(UDP_OFFSET + 6, (short) 0);
-        int frame = SRD_OFFSET + srdLength;
-        if (frame < MIN_FRAME_LENGTH) {
-            for (int i = frame; i < MIN_FRAME_LENGTH; i++) {
-                m.putByte(i, (byte) 0);
-            }
-            frame = MIN_FRAME_LENGTH;
-        }
-        m.frameLength(frame);
-        if (udpChecksum) {
-            int c = Checksums.finish(Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal)));
-            m.putShortBE(UDP_OFFSET + 6, (short) (c == 0 ? 0xFFFF : c)); // 0 means "no checksum" in UDP
-        }
+        return udpTotal;
+    }
+
+    private static void putUdpChecksum(Mbuf m, long sum) {
+        int c = Checksums.finish(sum);
+        m.putShortBE(UDP_OFFSET + 6, (short) (c == 0 ? 0xFFFF : c)); // 0 means "no checksum" in UDP
     }
 
     private static long pseudoHeader(int srcIp, int dstIp, int udpLength) {

@@ -29,6 +29,11 @@ public final class FrameWriter {
         write(m, mac, ip, SrdPort.ENTROPY_BASE + path, port, srdLength);
     }
 
+    /** As {@link #onPath}, the packet's last bytes being {@code tail}, an external buffer chained behind {@code m}. */
+    public void onPathChained(Mbuf m, Mbuf tail, long mac, int ip, int port, int path, int srdLength) {
+        Ipv4UdpFrame.writeChained(m, tail, localMac, mac, localIp, ip, SrdPort.ENTROPY_BASE + path, port, srdLength, udpChecksum);
+    }
+
     /** An answer of {@code srdLength} bytes back on the path of a packet that came from {@code sourcePort} of the peer. */
     public void answer(Mbuf m, long mac, int ip, int sourcePort, int srdLength) {
         write(m, mac, ip, sourcePort, udpPort, srdLength);
