@@ -39,6 +39,7 @@ public final class rte_mbuf {
         field(54, JAVA_SHORT, "buf_len"),
         field(56, ADDRESS, "pool"),
         field(64, ADDRESS, "next"),
+        field(72, JAVA_LONG, "tx_offload"),
         field(80, ADDRESS, "shinfo"),
         field(88, JAVA_SHORT, "priv_size"));
 
@@ -59,6 +60,8 @@ public final class rte_mbuf {
     public static final long NEXT_OFFSET = offset(LAYOUT, "next");
     public static final long PRIV_SIZE_OFFSET = offset(LAYOUT, "priv_size");
     public static final long BUF_IOVA_OFFSET = offset(LAYOUT, "buf_iova");
+    /** The header lengths a TX offload needs: l2_len (7 bits), l3_len (9 bits), then l4_len, tso_segsz, ... */
+    public static final long TX_OFFLOAD_OFFSET = offset(LAYOUT, "tx_offload");
     /** An external buffer's {@code struct rte_mbuf_ext_shared_info *} (meaningful with {@link #RTE_MBUF_F_EXTERNAL}). */
     public static final long SHINFO_OFFSET = offset(LAYOUT, "shinfo");
 

@@ -74,6 +74,11 @@ public final class EthPacketIo implements PacketIo {
     }
 
     @Override
+    public boolean offloadsUdpChecksum() {
+        return port.offloadsUdpChecksum();
+    }
+
+    @Override
     public boolean transmitsExternalBuffers() {
         return externalBuffers;
     }

@@ -12,7 +12,10 @@ import static io.srdnic.ffm.rte_mbuf.OL_FLAGS_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.PKT_LEN_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.PORT_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_EXTERNAL;
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_TX_IPV4;
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_TX_UDP_CKSUM;
 import static io.srdnic.ffm.rte_mbuf.SHINFO_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.TX_OFFLOAD_OFFSET;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -146,6 +149,17 @@ public final class Mbuf {
         NATIVE.set(LONG, address + OL_FLAGS_OFFSET, NATIVE.get(LONG, address + OL_FLAGS_OFFSET) | RTE_MBUF_F_EXTERNAL);
         NATIVE.set(LONG, address + SHINFO_OFFSET, sharedInfo);
         return wrap(address);
+    }
+
+    /**
+     * Asks the NIC to fill in the UDP checksum of this IPv4 frame (the checksum field must hold the
+     * pseudo-header's sum): ol_flags TX_IPV4 | TX_UDP_CKSUM, and the Ethernet and IPv4 header lengths.
+     */
+    public Mbuf offloadUdpChecksum(int l2Length, int l3Length) {
+        long flags = NATIVE.get(LONG, address + OL_FLAGS_OFFSET);
+        NATIVE.set(LONG, address + OL_FLAGS_OFFSET, flags | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_UDP_CKSUM);
+        NATIVE.set(LONG, address + TX_OFFLOAD_OFFSET, (long) l2Length | ((long) l3Length << 7));
+        return this;
     }
 
     /** Whether this mbuf's data is an external buffer ({@link #attachExternal}). */

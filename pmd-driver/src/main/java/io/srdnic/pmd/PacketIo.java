@@ -71,4 +71,13 @@ public interface PacketIo {
      */
     default void reclaimTransmitted() {
     }
+
+    /**
+     * Whether the NIC fills in the UDP checksum of the frames sent ({@link Mbuf#offloadUdpChecksum}; the
+     * port advertised RTE_ETH_TX_OFFLOAD_UDP_CKSUM and was configured with it). Received frames' checks
+     * show in their ol_flags (RTE_MBUF_F_RX_L4_CKSUM_*) wherever the driver sets them.
+     */
+    default boolean offloadsUdpChecksum() {
+        return false;
+    }
 }

@@ -1,5 +1,7 @@
 package io.srdnic.srd.wire;
 
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_RX_L4_CKSUM_BAD;
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 import static io.srdnic.srd.wire.FrameLayout.ETHERTYPE_IPV4;
 import static io.srdnic.srd.wire.FrameLayout.IPV4_LENGTH;
 import static io.srdnic.srd.wire.FrameLayout.IPV4_OFFSET;
@@ -91,6 +93,22 @@ public final class Ipv4UdpFrame {
         m.putShortBE(UDP_OFFSET + 6, (short) (c == 0 ? 0xFFFF : c)); // 0 means "no checksum" in UDP
     }
 
+    /**
+     * Hands the UDP checksum of a frame {@link #write} or {@link #writeChained} wrote with the checksum
+     * off to the NIC: the field holds the pseudo-header's sum, folded and not inverted, as a NIC's
+     * checksum offload wants it, and the mbuf asks for the offload with the header lengths.
+     */
+    public static void offloadUdpChecksum(Mbuf m) {
+        int srcIp = m.getIntBE(IPV4_OFFSET + 12);
+        int dstIp = m.getIntBE(IPV4_OFFSET + 16);
+        int udpTotal = Short.toUnsignedInt(m.getShortBE(UDP_OFFSET + 4));
+        long sum = pseudoHeader(srcIp, dstIp, udpTotal);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        m.putShortBE(UDP_OFFSET + 6, (short) sum);
+        m.offloadUdpChecksum(FrameLayout.ETHERNET_LENGTH, IPV4_LENGTH);
+    }
+
     private static long pseudoHeader(int srcIp, int dstIp, int udpLength) {
         return (srcIp >>> 16) + (srcIp & 0xFFFF) + (dstIp >>> 16) + (dstIp & 0xFFFF) + IP_PROTOCOL_UDP + udpLength;
     }
@@ -124,7 +142,12 @@ public final class Ipv4UdpFrame {
         if (Checksums.finish(Checksums.sum(m, IPV4_OFFSET, IPV4_LENGTH, 0)) != 0) {
             return fail(ParseError.BAD_IP_CHECKSUM);
         }
-        if (m.getShortBE(UDP_OFFSET + 6) != 0) {
+        long l4 = m.offloadFlags() & (RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD);
+        if (l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+            return fail(ParseError.BAD_UDP_CHECKSUM); // the NIC checked it and found it wrong
+        }
+        // GOOD, or NONE (both bits: the data is whole though the field is not): the NIC checked it.
+        if (l4 == 0 && m.getShortBE(UDP_OFFSET + 6) != 0) {
             int srcIp = m.getIntBE(IPV4_OFFSET + 12);
             int dstIp = m.getIntBE(IPV4_OFFSET + 16);
             if (Checksums.finish(Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal))) != 0) {

@@ -8,11 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.SimPort;
-import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.api.WcStatus;
 import io.srdnic.srd.transport.port.MemoryRegions;
-import io.srdnic.srd.transport.port.WorkRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
@@ -33,19 +31,6 @@ class ZeroCopySendTest {
 
     private static TransportConfig zeroCopy() {
         return new TransportConfig().zeroCopyMinBytes(1024);
-    }
-
-    private static WorkRequest send(long wrId, MemorySegment buffer, int length, int ah, int destQpn) {
-        WorkRequest wr = new WorkRequest();
-        wr.wrId = wrId;
-        wr.opcode = SendOpcode.SEND;
-        wr.buffer = buffer;
-        wr.length = length;
-        wr.signaled = true;
-        wr.ah = ah;
-        wr.destQpn = destQpn;
-        wr.qkey = SimFabric.QKEY;
-        return wr;
     }
 
     private static MemorySegment pattern(SimFabric f, int length, int seed) {
@@ -69,8 +54,8 @@ class ZeroCopySendTest {
             TestQp qb = f.qp(b, 2, SIZE);
             MemorySegment large = pattern(f, SIZE, 1);
             MemorySegment small = pattern(f, 64, 2);
-            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(1, large, SIZE, f.ah(a, 1), qb.qpn())));
-            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), send(2, small, 64, f.ah(a, 1), qb.qpn())));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), Sends.send(1, large, 0, SIZE, f.ah(a, 1), qb.qpn())));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), Sends.send(2, small, 0, 64, f.ah(a, 1), qb.qpn())));
             assertTrue(f.runUntil(() -> qa.sendCq().size() == 2 && qb.recvCq().size() == 2, 100 * MS));
             assertEquals(List.of(WcStatus.SUCCESS, WcStatus.SUCCESS), qa.sends().stream().map(TestQp.Wc::status).toList());
             assertArrayEquals(bytes(large, 0, SIZE), bytes(qb.receiveBuffer(), 0, SIZE), "the 4000 bytes arrive whole");
@@ -97,7 +82,7 @@ class ZeroCopySendTest {
 
         /** Posts a signaled SEND of {@code memory}'s first SIZE bytes from A to B. */
         void send(long wrId, MemorySegment memory) {
-            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), ZeroCopySendTest.send(wrId, memory, SIZE, f.ah(a, 1), qb.qpn())));
+            assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), Sends.send(wrId, memory, 0, SIZE, f.ah(a, 1), qb.qpn())));
         }
     }
 
