@@ -132,9 +132,14 @@ public final class TxBurst implements AutoCloseable {
         return batch.isEmpty();
     }
 
-    /** Sends what is queued and returns the spare mbufs to the pool. */
+    /**
+     * Sends what is queued and returns the spare mbufs to the pool; first asks the driver to free what
+     * it still holds of the application's memory, since the tickets its free callback marks go with
+     * the transport's memory.
+     */
     @Override
     public void close() {
+        reclaim();
         flush();
         io.free(spare);
     }

@@ -196,6 +196,20 @@ class ZeroCopySendTest {
     }
 
     @Test
+    void shouldHaveTheNicFreeWhatItStillReadsBeforeTheTransportCloses() {
+        try (SimFabric f = new SimFabric(1)) {
+            LazyNic n = LazyNic.on(f, io -> io);
+            n.send(12, pattern(f, SIZE, 9));
+            assertTrue(f.runUntil(() -> n.b().counters.delivered > 0, 100 * MS));
+            assertEquals(1, n.port().heldTransmitted());
+
+            n.a().close(); // its tickets, which the driver's free marks, go with it
+            f.hosts.remove(n.a());
+            assertEquals(0, n.port().heldTransmitted(), "the driver was made to free first");
+        }
+    }
+
+    @Test
     void shouldAllocateNothingPerMessageSentFromItsMemory() {
         try (SimFabric f = new SimFabric(1)) {
             TransportDevice a = f.addHost(zeroCopy());
