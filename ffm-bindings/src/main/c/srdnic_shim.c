@@ -48,3 +48,15 @@ unsigned int srdnic_lcore_id(void)
 {
 	return rte_lcore_id();
 }
+
+/* The free callback of an external buffer (rte_mbuf_ext_shared_info.free_cb): the transport
+ * attaches a message's registered memory to an mbuf instead of copying it, and this runs when the
+ * PMD frees the last mbuf that points at it. It calls nothing back in Java: it marks the word
+ * fcb_opaque points at, which the transport polls once per duty cycle, and only then releases the
+ * work request's hold on its memory. Release order: the PMD has finished reading the buffer before
+ * the mark can be seen. */
+void srdnic_extbuf_done(void *addr, void *opaque)
+{
+	(void)addr;
+	__atomic_store_n((uint64_t *)opaque, 1, __ATOMIC_RELEASE);
+}

@@ -43,6 +43,14 @@ int main(void)
 	OFF(rte_mbuf, pool, pool);
 	OFF(rte_mbuf, next, next);
 	OFF(rte_mbuf, priv_size, priv_size);
+	OFF(rte_mbuf, buf_iova, buf_iova);
+	OFF(rte_mbuf, shinfo, shinfo);
+	OFF(rte_mbuf, tx_offload, tx_offload);
+	SIZE(rte_mbuf_ext_shared_info);
+	OFF(rte_mbuf_ext_shared_info, free_cb, free_cb);
+	OFF(rte_mbuf_ext_shared_info, fcb_opaque, fcb_opaque);
+	OFF(rte_mbuf_ext_shared_info, refcnt, refcnt);
+	CONST(RTE_MBUF_F_EXTERNAL);
 	CONST(RTE_PKTMBUF_HEADROOM);
 	CONST(RTE_MBUF_F_RX_RSS_HASH);
 	CONST(RTE_MBUF_F_RX_IP_CKSUM_BAD);
@@ -114,6 +122,8 @@ int main(void)
 	CONST(RTE_ETH_MQ_RX_RSS);
 	CONST(RTE_ETH_RSS_IP);
 	CONST(RTE_ETH_RSS_UDP);
+	CONST(RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+	CONST(RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
 	CONST(RTE_ETHER_ADDR_LEN);
 	CONST(RING_F_SP_ENQ);
 	CONST(RING_F_SC_DEQ);

@@ -22,6 +22,9 @@ public final class rte_ethdev_h {
     public static final int RTE_ETH_MQ_RX_RSS = 1;
     public static final long RTE_ETH_RSS_IP = 0xa38cL;
     public static final long RTE_ETH_RSS_UDP = 0x20820L;
+    /** Checksum offloads a port may advertise (tx/rx_offload_capa) and be configured with (txmode/rxmode.offloads). */
+    public static final long RTE_ETH_TX_OFFLOAD_UDP_CKSUM = 1L << 2;
+    public static final long RTE_ETH_RX_OFFLOAD_UDP_CKSUM = 1L << 2;
     public static final int RTE_ETHER_ADDR_LEN = 6;
 
     /** {@code rte_eth_fp_ops[RTE_MAX_ETHPORTS]}: the PMD burst table, read by the fp-ops burst path. */

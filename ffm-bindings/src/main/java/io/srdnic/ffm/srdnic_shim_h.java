@@ -131,6 +131,17 @@ public final class srdnic_shim_h {
     public static MethodHandle srdnic_lcore_id$handle() {
         return srdnic_lcore_id$.HANDLE;
     }
+    private static final class srdnic_extbuf_done$ {
+        static final long ADDRESS = Dpdk.symbol("srdnic_extbuf_done").address();
+    }
+    /**
+     * The address of {@code srdnic_extbuf_done(addr, opaque)}, never called from Java: the free callback
+     * put in an external buffer's {@code rte_mbuf_ext_shared_info}, which marks the word at {@code opaque}
+     * when the PMD frees the last mbuf pointing at the buffer.
+     */
+    public static long srdnic_extbuf_done$address() {
+        return srdnic_extbuf_done$.ADDRESS;
+    }
     private static final class srdnic_eth_dev_stop_on_intr_thread$ {
         // Not critical: it waits for EAL's interrupt thread.
         static final MethodHandle HANDLE = Dpdk.downcall("srdnic_eth_dev_stop_on_intr_thread",

@@ -28,6 +28,9 @@ class BoundSymbolsTest {
                 if (Modifier.isPublic(m.getModifiers()) && m.getName().endsWith("$handle")) {
                     bound.add(m.getName().substring(0, m.getName().length() - "$handle".length()));
                 }
+                if (Modifier.isPublic(m.getModifiers()) && m.getName().endsWith("$address")) {
+                    bound.add(m.getName().substring(0, m.getName().length() - "$address".length())); // a callback's address
+                }
             }
         }
         bound.add("rte_eth_fp_ops");

@@ -37,6 +37,14 @@ class LayoutProbeTest {
         m.put("rte_mbuf.pool", rte_mbuf.POOL_OFFSET);
         m.put("rte_mbuf.next", rte_mbuf.NEXT_OFFSET);
         m.put("rte_mbuf.priv_size", rte_mbuf.PRIV_SIZE_OFFSET);
+        m.put("rte_mbuf.buf_iova", rte_mbuf.BUF_IOVA_OFFSET);
+        m.put("rte_mbuf.shinfo", rte_mbuf.SHINFO_OFFSET);
+        m.put("rte_mbuf.tx_offload", rte_mbuf.TX_OFFLOAD_OFFSET);
+        m.put("rte_mbuf_ext_shared_info.SIZE", rte_mbuf.EXT_SHARED_INFO_SIZE);
+        m.put("rte_mbuf_ext_shared_info.free_cb", rte_mbuf.EXT_FREE_CB_OFFSET);
+        m.put("rte_mbuf_ext_shared_info.fcb_opaque", rte_mbuf.EXT_FCB_OPAQUE_OFFSET);
+        m.put("rte_mbuf_ext_shared_info.refcnt", rte_mbuf.EXT_REFCNT_OFFSET);
+        m.put("RTE_MBUF_F_EXTERNAL", rte_mbuf.RTE_MBUF_F_EXTERNAL);
         m.put("RTE_PKTMBUF_HEADROOM", (long) rte_mbuf.RTE_PKTMBUF_HEADROOM);
         m.put("RTE_MBUF_F_RX_RSS_HASH", rte_mbuf.RTE_MBUF_F_RX_RSS_HASH);
         m.put("RTE_MBUF_F_RX_IP_CKSUM_BAD", rte_mbuf.RTE_MBUF_F_RX_IP_CKSUM_BAD);
@@ -108,6 +116,8 @@ class LayoutProbeTest {
         m.put("RTE_ETH_MQ_RX_RSS", (long) rte_ethdev_h.RTE_ETH_MQ_RX_RSS);
         m.put("RTE_ETH_RSS_IP", rte_ethdev_h.RTE_ETH_RSS_IP);
         m.put("RTE_ETH_RSS_UDP", rte_ethdev_h.RTE_ETH_RSS_UDP);
+        m.put("RTE_ETH_TX_OFFLOAD_UDP_CKSUM", rte_ethdev_h.RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+        m.put("RTE_ETH_RX_OFFLOAD_UDP_CKSUM", rte_ethdev_h.RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
         m.put("RTE_ETHER_ADDR_LEN", (long) rte_ethdev_h.RTE_ETHER_ADDR_LEN);
         m.put("RING_F_SP_ENQ", (long) rte_ring_h.RING_F_SP_ENQ);
         m.put("RING_F_SC_DEQ", (long) rte_ring_h.RING_F_SC_DEQ);

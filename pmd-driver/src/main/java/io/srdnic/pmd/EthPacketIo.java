@@ -1,5 +1,6 @@
 package io.srdnic.pmd;
 
+import io.srdnic.ffm.srdnic_shim_h;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -14,6 +15,8 @@ public final class EthPacketIo implements PacketIo {
     private final MbufPool pool;
     private final int maxFrameLength;
     private final long mac;
+    /** net_memif copies every segment of a frame into its ring inside the burst, then frees the frame: external buffers are safe. */
+    private final boolean externalBuffers;
     /** rte_eth_stats_get's output, made once (an automatic arena: any thread may read the stats, and it goes with this object). */
     private final MemorySegment statsScratch = EthPort.statsScratch(Arena.ofAuto());
 
@@ -27,6 +30,7 @@ public final class EthPacketIo implements PacketIo {
         int room = "net_af_xdp".equals(info.driverName()) ? pool.frameRoom() - XDP_PACKET_HEADROOM : pool.frameRoom();
         this.maxFrameLength = Math.min(room, info.maxFrameLength());
         this.mac = port.macAddress();
+        this.externalBuffers = "net_memif".equals(info.driverName());
     }
 
     @Override
@@ -67,6 +71,21 @@ public final class EthPacketIo implements PacketIo {
     @Override
     public boolean readPortStats(long[] into) {
         return port.readStats(statsScratch, into);
+    }
+
+    @Override
+    public boolean offloadsUdpChecksum() {
+        return port.offloadsUdpChecksum();
+    }
+
+    @Override
+    public boolean transmitsExternalBuffers() {
+        return externalBuffers;
+    }
+
+    @Override
+    public long externalBufferFreeCallback() {
+        return srdnic_shim_h.srdnic_extbuf_done$address();
     }
 
     public EthPort port() {

@@ -4,6 +4,8 @@ import static io.srdnic.ffm.rte_ethdev_h.RTE_ETH_MQ_RX_RSS;
 import static io.srdnic.ffm.rte_ethdev_h.RTE_ETH_NAME_MAX_LEN;
 import static io.srdnic.ffm.rte_ethdev_h.RTE_ETH_RSS_IP;
 import static io.srdnic.ffm.rte_ethdev_h.RTE_ETH_RSS_UDP;
+import static io.srdnic.ffm.rte_ethdev_h.RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+import static io.srdnic.ffm.rte_ethdev_h.RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 import static io.srdnic.ffm.rte_ethdev_h.RTE_MAX_ETHPORTS;
 
 import io.srdnic.ffm.rte_eal_h;
@@ -39,6 +41,7 @@ public final class EthPort implements AutoCloseable {
     private final boolean hotplugged;
     private RxQueue[] rxQueues = new RxQueue[0];
     private TxQueue[] txQueues = new TxQueue[0];
+    private boolean udpChecksumOffload;
     private boolean started;
     private boolean closed;
 
@@ -138,7 +141,9 @@ public final class EthPort implements AutoCloseable {
                 Short.toUnsignedInt(info.get(ValueLayout.JAVA_SHORT, rte_eth_dev_info.MAX_RX_QUEUES_OFFSET)),
                 Short.toUnsignedInt(info.get(ValueLayout.JAVA_SHORT, rte_eth_dev_info.MAX_TX_QUEUES_OFFSET)),
                 info.get(ValueLayout.JAVA_LONG, rte_eth_dev_info.FLOW_TYPE_RSS_OFFLOADS_OFFSET),
-                Short.toUnsignedInt(info.get(ValueLayout.JAVA_SHORT, rte_eth_dev_info.RETA_SIZE_OFFSET)));
+                Short.toUnsignedInt(info.get(ValueLayout.JAVA_SHORT, rte_eth_dev_info.RETA_SIZE_OFFSET)),
+                info.get(ValueLayout.JAVA_LONG, rte_eth_dev_info.RX_OFFLOAD_CAPA_OFFSET),
+                info.get(ValueLayout.JAVA_LONG, rte_eth_dev_info.TX_OFFLOAD_CAPA_OFFSET));
         }
     }
 
@@ -158,6 +163,14 @@ public final class EthPort implements AutoCloseable {
             if (config.rxQueues() > 1 && rss != 0) {
                 conf.set(ValueLayout.JAVA_INT, rte_eth_conf.RXMODE_MQ_MODE_OFFSET, RTE_ETH_MQ_RX_RSS);
                 conf.set(ValueLayout.JAVA_LONG, rte_eth_conf.RSS_HF_OFFSET, rss);
+            }
+            // The UDP checksum, SRD's end-to-end check, computed and verified by the NIC where it can.
+            udpChecksumOffload = (info.txOffloads() & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) != 0;
+            if (udpChecksumOffload) {
+                conf.set(ValueLayout.JAVA_LONG, rte_eth_conf.TXMODE_OFFLOADS_OFFSET, RTE_ETH_TX_OFFLOAD_UDP_CKSUM);
+            }
+            if ((info.rxOffloads() & RTE_ETH_RX_OFFLOAD_UDP_CKSUM) != 0) {
+                conf.set(ValueLayout.JAVA_LONG, rte_eth_conf.RXMODE_OFFLOADS_OFFSET, RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
             }
             DpdkException.check(rte_ethdev_h.rte_eth_dev_configure((short) id, (short) config.rxQueues(), (short) config.txQueues(), conf),
                 "rte_eth_dev_configure(" + name + ")", "fewer queues, or stop the port first");
@@ -198,6 +211,11 @@ public final class EthPort implements AutoCloseable {
             rte_ethdev_h.rte_eth_promiscuous_enable((short) id);
         }
         return this;
+    }
+
+    /** Whether {@link #configure} turned on the UDP checksum TX offload (the port advertised it). */
+    public boolean offloadsUdpChecksum() {
+        return udpChecksumOffload;
     }
 
     public EthPort start() {

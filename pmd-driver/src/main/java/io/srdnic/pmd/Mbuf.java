@@ -1,6 +1,7 @@
 package io.srdnic.pmd;
 
 import static io.srdnic.ffm.rte_mbuf.BUF_ADDR_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.BUF_IOVA_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.BUF_LEN_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.DATA_LEN_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.DATA_OFF_OFFSET;
@@ -10,6 +11,11 @@ import static io.srdnic.ffm.rte_mbuf.NEXT_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.OL_FLAGS_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.PKT_LEN_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.PORT_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_EXTERNAL;
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_TX_IPV4;
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_TX_UDP_CKSUM;
+import static io.srdnic.ffm.rte_mbuf.SHINFO_OFFSET;
+import static io.srdnic.ffm.rte_mbuf.TX_OFFLOAD_OFFSET;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -119,6 +125,67 @@ public final class Mbuf {
 
     public Mbuf offloadFlags(long flags) {
         NATIVE.set(LONG, address + OL_FLAGS_OFFSET, flags);
+        return this;
+    }
+
+    /**
+     * Points this fresh mbuf's data at {@code length} bytes of external memory at {@code memory}, as
+     * {@code rte_pktmbuf_attach_extbuf} does (no downcall: it is static inline), released through the
+     * shared info at {@code sharedInfo} ({@link ExternalBuffers}) when the driver frees the mbuf. The
+     * IOVA is the virtual address: right for drivers that read with the CPU (net_memif, the
+     * simulator); a DMA-capable NIC needs the memory mapped for DMA first (rte_extmem_register,
+     * rte_dev_dma_map), which srdnic does not do. The data is the whole buffer (no headroom).
+     */
+    public Mbuf attachExternal(long memory, int length, long sharedInfo) {
+        if (length <= 0 || length > 0xFFFF) {
+            throw new IllegalArgumentException("external buffer length " + length + " outside 1..65535");
+        }
+        NATIVE.set(LONG, address + BUF_ADDR_OFFSET, memory);
+        NATIVE.set(LONG, address + BUF_IOVA_OFFSET, memory);
+        NATIVE.set(SHORT, address + BUF_LEN_OFFSET, (short) length);
+        NATIVE.set(SHORT, address + DATA_OFF_OFFSET, (short) 0);
+        NATIVE.set(SHORT, address + DATA_LEN_OFFSET, (short) length);
+        NATIVE.set(INT, address + PKT_LEN_OFFSET, length);
+        NATIVE.set(LONG, address + OL_FLAGS_OFFSET, NATIVE.get(LONG, address + OL_FLAGS_OFFSET) | RTE_MBUF_F_EXTERNAL);
+        NATIVE.set(LONG, address + SHINFO_OFFSET, sharedInfo);
+        return wrap(address);
+    }
+
+    /**
+     * Asks the NIC to fill in the UDP checksum of this IPv4 frame (the checksum field must hold the
+     * pseudo-header's sum): ol_flags TX_IPV4 | TX_UDP_CKSUM, and the Ethernet and IPv4 header lengths.
+     */
+    public Mbuf offloadUdpChecksum(int l2Length, int l3Length) {
+        long flags = NATIVE.get(LONG, address + OL_FLAGS_OFFSET);
+        NATIVE.set(LONG, address + OL_FLAGS_OFFSET, flags | RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_UDP_CKSUM);
+        NATIVE.set(LONG, address + TX_OFFLOAD_OFFSET, (long) l2Length | ((long) l3Length << 7));
+        return this;
+    }
+
+    /** Whether this mbuf's data is an external buffer ({@link #attachExternal}). */
+    public boolean isExternal() {
+        return (offloadFlags() & RTE_MBUF_F_EXTERNAL) != 0;
+    }
+
+    /** The shared info of an external buffer. */
+    public long sharedInfo() {
+        return NATIVE.get(LONG, address + SHINFO_OFFSET);
+    }
+
+    /** Makes this single-segment mbuf the head of a two-segment frame with the mbuf at {@code tail} after it. */
+    public Mbuf chain(long tail) {
+        int tailLength = Short.toUnsignedInt(NATIVE.get(SHORT, tail + DATA_LEN_OFFSET));
+        NATIVE.set(LONG, address + NEXT_OFFSET, tail);
+        NATIVE.set(SHORT, address + NB_SEGS_OFFSET, (short) 2);
+        NATIVE.set(INT, address + PKT_LEN_OFFSET, dataLength() + tailLength);
+        return this;
+    }
+
+    /** Detaches whatever follows this segment: one segment again, of its own data length. */
+    public Mbuf unchain() {
+        NATIVE.set(LONG, address + NEXT_OFFSET, 0L);
+        NATIVE.set(SHORT, address + NB_SEGS_OFFSET, (short) 1);
+        NATIVE.set(INT, address + PKT_LEN_OFFSET, dataLength());
         return this;
     }
 

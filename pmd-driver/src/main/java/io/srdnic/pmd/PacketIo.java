@@ -47,4 +47,37 @@ public interface PacketIo {
     default boolean readPortStats(long[] into) {
         return false;
     }
+
+    /**
+     * Whether {@link #transmit} takes a two-segment frame whose second segment is an external buffer
+     * ({@link Mbuf#attachExternal}, the application's memory), reads it, and frees it through its
+     * shared info's callback once read. False by default: a port whose driver hands mbufs to its peer
+     * by pointer (net_ring), a decorator that reads frames, or a NIC without DMA mapping of that memory
+     * must get copies.
+     */
+    default boolean transmitsExternalBuffers() {
+        return false;
+    }
+
+    /** The free callback to put in an external buffer's shared info ({@link ExternalBuffers}); 0 where none is called. */
+    default long externalBufferFreeCallback() {
+        return 0;
+    }
+
+    /**
+     * Asks the driver to free now the transmitted mbufs it still holds (a NIC frees them lazily, at a
+     * later burst), so that external buffers are released before their memory goes. Nothing by default:
+     * a driver that copies at transmit (net_memif) holds none.
+     */
+    default void reclaimTransmitted() {
+    }
+
+    /**
+     * Whether the NIC fills in the UDP checksum of the frames sent ({@link Mbuf#offloadUdpChecksum}; the
+     * port advertised RTE_ETH_TX_OFFLOAD_UDP_CKSUM and was configured with it). Received frames' checks
+     * show in their ol_flags (RTE_MBUF_F_RX_L4_CKSUM_*) wherever the driver sets them.
+     */
+    default boolean offloadsUdpChecksum() {
+        return false;
+    }
 }

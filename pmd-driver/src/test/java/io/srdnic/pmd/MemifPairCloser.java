@@ -45,7 +45,7 @@ public final class MemifPairCloser {
         System.out.println("closed " + pairs + " pairs");
     }
 
-    private static void awaitLink(EthPort server, EthPort client) throws InterruptedException {
+    static void awaitLink(EthPort server, EthPort client) throws InterruptedException {
         long deadline = System.nanoTime() + 5_000_000_000L;
         while (!(server.link().up() && client.link().up())) {
             if (System.nanoTime() - deadline > 0) {

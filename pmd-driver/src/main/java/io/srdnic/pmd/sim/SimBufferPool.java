@@ -16,6 +16,7 @@ import static io.srdnic.ffm.rte_mbuf.REFCNT_OFFSET;
 import static io.srdnic.ffm.rte_mbuf.VLAN_TCI_OFFSET;
 
 import io.srdnic.ffm.rte_mbuf;
+import io.srdnic.pmd.ExternalBuffers;
 import io.srdnic.pmd.MbufBatch;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -140,11 +141,23 @@ public final class SimBufferPool {
         return n;
     }
 
-    /** Returns one application-owned buffer; throws if it is not from this pool or not owned. */
+    /**
+     * Returns one application-owned buffer, and the segments chained after it; throws if one is not
+     * from this pool or not owned. A segment attached to an external buffer releases it as a DPDK
+     * free does ({@link ExternalBuffers#freedByDriver}).
+     */
     public void free(long address) {
-        int index = indexOf(address);
-        expect(index, APPLICATION, "free");
-        release(index);
+        while (address != 0) {
+            int index = indexOf(address);
+            expect(index, APPLICATION, "free");
+            long at = offset(index);
+            long next = slab.get(LONG, at + NEXT_OFFSET);
+            if ((slab.get(LONG, at + OL_FLAGS_OFFSET) & rte_mbuf.RTE_MBUF_F_EXTERNAL) != 0) {
+                ExternalBuffers.freedByDriver(slab.get(LONG, at + rte_mbuf.SHINFO_OFFSET));
+            }
+            release(index);
+            address = next;
+        }
     }
 
     /** Returns every buffer in {@code batch} in order, then clears it; stops at the first bad one with an exception. */

@@ -1,6 +1,7 @@
 package io.srdnic.pmd.sim;
 
 import io.srdnic.pmd.MacAddress;
+import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 
@@ -9,11 +10,16 @@ import io.srdnic.pmd.PacketIo;
  * DPDK port's queues.
  * <p>
  * {@link #transmit} is zero-copy: the buffer itself travels through the network and is what the
- * receiver gets. It refuses (frees, and counts in {@link #txDropped()}) malformed frames and frames
- * its uplink queue has no room for; everything else is sent, and what the network then does to it
- * shows in {@link #counters()}. {@link #receive} first lets the network deliver every frame due by
- * the clock's current time, then drains this port's RX ring. Received mbufs carry this port's id
- * in their {@code port} field and no offload flags, as a real NIC's would.
+ * receiver gets. A two-segment frame whose second segment is an external buffer (the sender's
+ * memory) is copied into its first segment at transmit, as net_memif copies it into its ring; the
+ * external segment is then freed, releasing its memory — at once, or, after {@link
+ * #holdTransmitted(int)}, only when more frames have left or {@link #reclaimTransmitted} is
+ * called, as a NIC frees its transmitted mbufs lazily at a later burst. It refuses (frees, and
+ * counts in {@link #txDropped()}) malformed frames and frames its uplink queue has no room for;
+ * everything else is sent, and what the network then does to it shows in {@link #counters()}.
+ * {@link #receive} first lets the network deliver every frame due by the clock's current time,
+ * then drains this port's RX ring. Received mbufs carry this port's id in their {@code port} field
+ * and no offload flags, as a real NIC's would.
  * <p>
  * Like every part of a simulation, driven by one thread only.
  */
@@ -29,6 +35,13 @@ public final class SimPort implements PacketIo {
     private int rxHead;
     private int rxCount;
     private long txRefused;
+    private final Mbuf head = new Mbuf();
+    private final Mbuf tail = new Mbuf();
+    /** External segments read but not yet freed, oldest first (a ring), and how many may wait. */
+    private final long[] heldTails = new long[1024];
+    private int heldFirst;
+    private int heldCount;
+    private int holdLimit;
 
     SimPort(SimNetwork network, SimBufferPool pool, int id, long macAddress, SimLink uplink, SimLink downlink, int rxRingCapacity) {
         this.network = network;
@@ -60,13 +73,80 @@ public final class SimPort implements PacketIo {
         int n = batch.count();
         int sent = 0;
         for (int i = 0; i < n; i++) {
-            if (network.send(this, batch.address(i))) {
+            long address = batch.address(i);
+            if (head.wrap(address).next() != 0 && !linearise(address)) {
+                continue;
+            }
+            if (network.send(this, address)) {
                 sent++;
             }
+        }
+        while (heldCount > holdLimit) {
+            freeOldestHeld();
         }
         txRefused += n - sent;
         batch.clear();
         return sent;
+    }
+
+    /**
+     * Copies the second segment of the frame at {@code address} behind its first and frees (or holds)
+     * it; false, both freed, when the first has no room for it or it is not an external buffer.
+     */
+    private boolean linearise(long address) {
+        long next = head.next();
+        tail.wrap(next);
+        int h = head.dataLength();
+        int t = tail.dataLength();
+        if (!tail.isExternal() || tail.next() != 0 || h + t > head.capacity()) {
+            pool.free(address);
+            return false;
+        }
+        head.copyFrom(tail, 0, h, t);
+        head.unchain().frameLength(h + t);
+        if (heldCount == heldTails.length) {
+            freeOldestHeld();
+        }
+        int at = heldFirst + heldCount;
+        heldTails[at < heldTails.length ? at : at - heldTails.length] = next;
+        heldCount++;
+        return true;
+    }
+
+    private void freeOldestHeld() {
+        long oldest = heldTails[heldFirst];
+        heldFirst = heldFirst + 1 == heldTails.length ? 0 : heldFirst + 1;
+        heldCount--;
+        pool.free(oldest);
+    }
+
+    /**
+     * Lets up to {@code frames} external segments wait after transmit before they are freed (0, the
+     * default, frees each at once, as net_memif does), so a test can hold the sender's memory past the
+     * frame's acknowledgement, as a NIC that cleans its TX ring lazily does.
+     */
+    public void holdTransmitted(int frames) {
+        if (frames < 0 || frames > heldTails.length) {
+            throw new IllegalArgumentException("hold 0.." + heldTails.length + " frames, was " + frames);
+        }
+        this.holdLimit = frames;
+    }
+
+    /** External segments transmitted and not yet freed. */
+    public int heldTransmitted() {
+        return heldCount;
+    }
+
+    @Override
+    public boolean transmitsExternalBuffers() {
+        return true;
+    }
+
+    @Override
+    public void reclaimTransmitted() {
+        while (heldCount > 0) {
+            freeOldestHeld();
+        }
     }
 
     @Override

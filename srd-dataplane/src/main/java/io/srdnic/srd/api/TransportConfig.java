@@ -14,6 +14,8 @@ import java.util.List;
 public final class TransportConfig {
     /** The SRD MTU when the link carries it: 4096 bytes of payload in one frame. */
     public static final int DEFAULT_MTU = 4096;
+    /** The smallest payload sent from registered memory without a copy, where the port allows it (docs/performance.md: measured). */
+    public static final int DEFAULT_ZERO_COPY_MIN_BYTES = 2048;
     /** Headers in front of the payload: Ethernet + IPv4 + UDP + SRD. */
     public static final int FRAME_OVERHEAD = FrameLayout.L2_L4_LENGTH + SrdHeader.LENGTH;
     /**
@@ -64,6 +66,7 @@ public final class TransportConfig {
     int maxOutstandingRequests = 65536;
     int burst = 32;
     int rcHeldPackets = 1024;
+    int zeroCopyMinBytes = DEFAULT_ZERO_COPY_MIN_BYTES;
     private boolean concluded;
 
     /** Largest payload of one message; clamped to what the link carries in one frame. */
@@ -249,7 +252,8 @@ public final class TransportConfig {
     public static final List<String> KEYS = List.of("mtu", "udp-port", "udp-checksum", "delayed-ack", "ack-every", "paths", "rc-paths",
         "rto-initial-us", "rto-min-us", "rto-max-us", "transport-timeout-ms", "retry-budget", "window", "cc-initial-window",
         "cc-target-queueing-us", "cc-additive-increase", "cc-beta", "cc-max-decrease", "path-avoid-us", "rnr-backoff-us",
-        "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst", "rc-held-packets");
+        "idle-context-ms", "max-packet-lifetime-ms", "max-contexts", "max-qps", "max-outstanding", "burst", "rc-held-packets",
+        "zero-copy-min-bytes");
 
     /** Sets one knob by its name in {@link #KEYS}; throws with the list of names for an unknown one. */
     public TransportConfig set(String key, String value) {
@@ -282,6 +286,7 @@ public final class TransportConfig {
                 case "max-outstanding" -> maxOutstandingRequests = Integer.parseInt(value);
                 case "burst" -> burst = Integer.parseInt(value);
                 case "rc-held-packets" -> rcHeldPackets = Integer.parseInt(value);
+                case "zero-copy-min-bytes" -> zeroCopyMinBytes = Integer.parseInt(value);
                 default -> throw new IllegalArgumentException("unknown SRD setting '" + key + "': one of " + KEYS);
             }
         } catch (NumberFormatException e) {
@@ -334,6 +339,7 @@ public final class TransportConfig {
         c.maxOutstandingRequests = maxOutstandingRequests;
         c.burst = burst;
         c.rcHeldPackets = rcHeldPackets;
+        c.zeroCopyMinBytes = zeroCopyMinBytes;
         return c;
     }
 
@@ -457,6 +463,20 @@ public final class TransportConfig {
         return burst;
     }
 
+    /**
+     * Packets carrying at least this many payload bytes are sent from the registered memory itself
+     * (an external buffer behind the headers), not copied into the mbuf, where the port's driver
+     * allows it; a value above the MTU turns it off.
+     */
+    public TransportConfig zeroCopyMinBytes(int bytes) {
+        this.zeroCopyMinBytes = bytes;
+        return this;
+    }
+
+    public int zeroCopyMinBytes() {
+        return zeroCopyMinBytes;
+    }
+
     /** Checks every value and fits the MTU to the link's largest frame; idempotent. */
     public TransportConfig conclude(int maxFrameLength) {
         if (concluded) {
@@ -489,6 +509,7 @@ public final class TransportConfig {
             "maxOutstandingRequests must be 1.." + MAX_OUTSTANDING_REQUESTS);
         require(burst >= 1 && burst <= MAX_BURST, "burst must be 1.." + MAX_BURST);
         require(rcHeldPackets >= 1 && rcHeldPackets <= 1 << 20, "rc-held-packets must be 1..1048576");
+        require(zeroCopyMinBytes >= 1, "zero-copy-min-bytes must be positive (larger than the MTU: never)");
         concluded = true;
         return this;
     }

@@ -1,5 +1,7 @@
 package io.srdnic.srd.wire;
 
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_RX_L4_CKSUM_BAD;
+import static io.srdnic.ffm.rte_mbuf.RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 import static io.srdnic.srd.wire.FrameLayout.ETHERTYPE_IPV4;
 import static io.srdnic.srd.wire.FrameLayout.IPV4_LENGTH;
 import static io.srdnic.srd.wire.FrameLayout.IPV4_OFFSET;
@@ -27,6 +29,45 @@ public final class Ipv4UdpFrame {
      */
     public static void write(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
                              int srdLength, boolean udpChecksum) {
+        int udpTotal = headers(m, srcMac, dstMac, srcIp, dstIp, srcPort, dstPort, srdLength);
+        int frame = SRD_OFFSET + srdLength;
+        if (frame < MIN_FRAME_LENGTH) {
+            for (int i = frame; i < MIN_FRAME_LENGTH; i++) {
+                m.putByte(i, (byte) 0);
+            }
+            frame = MIN_FRAME_LENGTH;
+        }
+        m.frameLength(frame);
+        if (udpChecksum) {
+            putUdpChecksum(m, Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal)));
+        }
+    }
+
+    /**
+     * As {@link #write}, for a frame whose last bytes are the segment {@code tail} (an external buffer:
+     * the payload in the sender's memory), which is chained behind {@code m}; {@code m} holds the rest
+     * of the {@code srdLength} bytes. The UDP checksum, if asked, reads the payload where it is. Frames
+     * this long need no padding.
+     */
+    public static void writeChained(Mbuf m, Mbuf tail, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
+                                    int srdLength, boolean udpChecksum) {
+        int udpTotal = headers(m, srcMac, dstMac, srcIp, dstIp, srcPort, dstPort, srdLength);
+        int tailLength = tail.dataLength();
+        int inHead = udpTotal - tailLength;
+        if ((inHead & 1) != 0 || SRD_OFFSET + srdLength < MIN_FRAME_LENGTH) {
+            // an odd split would shift the tail's bytes in the 16-bit sum; SRD's headers are all even
+            throw new IllegalArgumentException("a chained frame's head must end on an even UDP offset, was " + inHead);
+        }
+        m.frameLength(UDP_OFFSET + inHead);
+        if (udpChecksum) {
+            long sum = Checksums.sum(tail, 0, tailLength, Checksums.sum(m, UDP_OFFSET, inHead, pseudoHeader(srcIp, dstIp, udpTotal)));
+            putUdpChecksum(m, sum);
+        }
+        m.chain(tail.address());
+    }
+
+    /** The Ethernet, IPv4 (with its checksum) and UDP headers, the UDP checksum 0; returns the UDP length. */
+    private static int headers(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort, int srdLength) {
         m.putShortBE(0, (short) (dstMac >>> 32));
         m.putIntBE(2, (int) dstMac);
         m.putShortBE(6, (short) (srcMac >>> 32));
@@ -44,18 +85,28 @@ public final class Ipv4UdpFrame {
         m.putShortBE(UDP_OFFSET + 2, (short) dstPort);
         m.putShortBE(UDP_OFFSET + 4, (short) udpTotal);
         m.putShortBE(UDP_OFFSET + 6, (short) 0);
-        int frame = SRD_OFFSET + srdLength;
-        if (frame < MIN_FRAME_LENGTH) {
-            for (int i = frame; i < MIN_FRAME_LENGTH; i++) {
-                m.putByte(i, (byte) 0);
-            }
-            frame = MIN_FRAME_LENGTH;
-        }
-        m.frameLength(frame);
-        if (udpChecksum) {
-            int c = Checksums.finish(Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal)));
-            m.putShortBE(UDP_OFFSET + 6, (short) (c == 0 ? 0xFFFF : c)); // 0 means "no checksum" in UDP
-        }
+        return udpTotal;
+    }
+
+    private static void putUdpChecksum(Mbuf m, long sum) {
+        int c = Checksums.finish(sum);
+        m.putShortBE(UDP_OFFSET + 6, (short) (c == 0 ? 0xFFFF : c)); // 0 means "no checksum" in UDP
+    }
+
+    /**
+     * Hands the UDP checksum of a frame {@link #write} or {@link #writeChained} wrote with the checksum
+     * off to the NIC: the field holds the pseudo-header's sum, folded and not inverted, as a NIC's
+     * checksum offload wants it, and the mbuf asks for the offload with the header lengths.
+     */
+    public static void offloadUdpChecksum(Mbuf m) {
+        int srcIp = m.getIntBE(IPV4_OFFSET + 12);
+        int dstIp = m.getIntBE(IPV4_OFFSET + 16);
+        int udpTotal = Short.toUnsignedInt(m.getShortBE(UDP_OFFSET + 4));
+        long sum = pseudoHeader(srcIp, dstIp, udpTotal);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        m.putShortBE(UDP_OFFSET + 6, (short) sum);
+        m.offloadUdpChecksum(FrameLayout.ETHERNET_LENGTH, IPV4_LENGTH);
     }
 
     private static long pseudoHeader(int srcIp, int dstIp, int udpLength) {
@@ -91,7 +142,12 @@ public final class Ipv4UdpFrame {
         if (Checksums.finish(Checksums.sum(m, IPV4_OFFSET, IPV4_LENGTH, 0)) != 0) {
             return fail(ParseError.BAD_IP_CHECKSUM);
         }
-        if (m.getShortBE(UDP_OFFSET + 6) != 0) {
+        long l4 = m.offloadFlags() & (RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD);
+        if (l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+            return fail(ParseError.BAD_UDP_CHECKSUM); // the NIC checked it and found it wrong
+        }
+        // GOOD, or NONE (both bits: the data is whole though the field is not): the NIC checked it.
+        if (l4 == 0 && m.getShortBE(UDP_OFFSET + 6) != 0) {
             int srcIp = m.getIntBE(IPV4_OFFSET + 12);
             int dstIp = m.getIntBE(IPV4_OFFSET + 16);
             if (Checksums.finish(Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal))) != 0) {

@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.srdnic.ffm.rte_mbuf;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.sim.SimBufferPool;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.SplittableRandom;
@@ -16,7 +19,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The Ethernet/IPv4/UDP headers: fields, checksums (checked independently), padding. */
+/**
+ * The Ethernet/IPv4/UDP headers: fields, checksums (checked independently), padding; the UDP checksum
+ * handed to a NIC that offloads it, and a received frame judged by the NIC's verdict in its ol_flags
+ * (RTE_MBUF_F_RX_L4_CKSUM_GOOD / BAD) when it gave one, else by software.
+ */
 class Ipv4UdpFrameTest {
     static {
         WireFrames.forbidNativeDpdk();
@@ -31,6 +38,7 @@ class Ipv4UdpFrameTest {
     static final String KNOWN_SEND = "020000000002020000000001080045000051000040004011269a0a0000010a000002c0075352003df8ac"
         + "1100000501020304050607089abcdef0fffffffefffffff00000001100abcdef1111111100000000010203040506070868656c6c6f";
 
+    private static final MemorySegment NATIVE = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
     private final Arena arena = Arena.ofConfined();
     private final SimBufferPool pool = new SimBufferPool(arena, 2, SimBufferPool.DEFAULT_DATA_ROOM);
     private final MbufBatch batch = new MbufBatch(arena, 2);
@@ -223,5 +231,52 @@ class Ipv4UdpFrameTest {
             mac = (mac << 8) | (f[at + i] & 0xFF);
         }
         return mac;
+    }
+
+    // ---- the UDP checksum handed to a NIC that offloads it, and the NIC's verdict on a received frame
+
+    /** {@link #KNOWN_SEND} without its UDP checksum. */
+    private void knownSendWithoutChecksum() {
+        byte[] known = HexFormat.of().parseHex(KNOWN_SEND);
+        m.frameLength(known.length);
+        for (int i = 0; i < known.length; i++) {
+            m.putByte(i, known[i]);
+        }
+        m.putShortBE(40, (short) 0);
+    }
+
+    @Test
+    void shouldHandTheNicThePseudoHeaderSumAndTheHeaderLengths() {
+        knownSendWithoutChecksum();
+        Ipv4UdpFrame.offloadUdpChecksum(m);
+        // 0a00 + 0001 + 0a00 + 0002 + 0011 + 003d (UDP length 61): folded, not inverted
+        assertEquals(0x1451, Short.toUnsignedInt(m.getShortBE(40)));
+        long flags = rte_mbuf.RTE_MBUF_F_TX_IPV4 | rte_mbuf.RTE_MBUF_F_TX_UDP_CKSUM;
+        assertEquals(flags, m.offloadFlags() & flags);
+        assertEquals(14 | (20 << 7), NATIVE.get(ValueLayout.JAVA_LONG_UNALIGNED, m.address() + rte_mbuf.TX_OFFLOAD_OFFSET),
+            "l2_len 14, l3_len 20");
+        // What the NIC does: the ones'-complement sum from the UDP header on, the field included, inverted.
+        m.putShortBE(40, (short) Checksums.finish(Checksums.sum(m, 34, 61, 0)));
+        assertEquals(0xf8ac, Short.toUnsignedInt(m.getShortBE(40)), "the checksum Python computed for this frame");
+    }
+
+    @Test
+    void shouldDropAFrameTheNicFoundBadEvenIfItsChecksumVerifiesInSoftware() {
+        knownSendWithoutChecksum();
+        m.putShortBE(40, (short) 0xf8ac);
+        assertEquals(PacketType.SEND, SrdParser.parse(m, SrdPort.DEFAULT, WireFrames.MTU));
+        m.offloadFlags(rte_mbuf.RTE_MBUF_F_RX_L4_CKSUM_BAD);
+        assertEquals(ParseError.BAD_UDP_CHECKSUM, Ipv4UdpFrame.error(SrdParser.parse(m, SrdPort.DEFAULT, WireFrames.MTU)));
+    }
+
+    @Test
+    void shouldTakeTheNicsGoodVerdictAndCheckInSoftwareWithoutOne() {
+        knownSendWithoutChecksum();
+        m.putShortBE(40, (short) 0xf8ac);
+        m.putByte(m.dataLength() - 1, (byte) 'O'); // "hellO": the checksum no longer matches
+        assertEquals(ParseError.BAD_UDP_CHECKSUM, Ipv4UdpFrame.error(SrdParser.parse(m, SrdPort.DEFAULT, WireFrames.MTU)),
+            "no verdict from the NIC: software finds it");
+        m.offloadFlags(rte_mbuf.RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+        assertEquals(PacketType.SEND, SrdParser.parse(m, SrdPort.DEFAULT, WireFrames.MTU), "the NIC checked the wire's bytes: trusted");
     }
 }

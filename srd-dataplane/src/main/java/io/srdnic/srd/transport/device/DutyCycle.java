@@ -85,6 +85,7 @@ final class DutyCycle {
      */
     int doWork(long now) {
         int work = transmitPosted(now);
+        work += tx.pollReleased(); // memory the driver no longer reads (zero-copy sends): before the timers may resend from it
         if (now - lastCycle >= config.rtoMinNanos()) {
             // The thread was away (descheduled, a GC pause, an application that stopped polling) for
             // as long as an RTO can be: hear the ACKs that waited in the RX ring before the timers

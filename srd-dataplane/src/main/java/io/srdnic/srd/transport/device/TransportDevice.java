@@ -154,7 +154,7 @@ public final class TransportDevice implements AutoCloseable {
         this.udpPort = config.udpPort();
         this.mtu = config.mtu();
         this.udpChecksum = config.udpChecksum();
-        this.frames = new FrameWriter(localMac, localIp, udpPort, udpChecksum);
+        this.frames = new FrameWriter(localMac, localIp, udpPort, udpChecksum, io.offloadsUdpChecksum());
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
         this.active = new ActiveContexts(contexts, config.maxContexts());
@@ -166,7 +166,8 @@ public final class TransportDevice implements AutoCloseable {
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets(), config.mtu() + TransportConfig.FRAME_OVERHEAD);
         this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdRequester(port, contexts, requests, mtu, frames, active, rnrWaits, clock);
+        this.messages = new SrdRequester(port, contexts, requests, mtu, frames, active, rnrWaits, clock, this.config.zeroCopyMinBytes());
+        regions.readBy(tx);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);
         this.responder = new SrdResponder(port, contexts, config, messages, acks);

@@ -15,18 +15,40 @@ public final class FrameWriter {
     private final long localMac;
     private final int localIp;
     private final int udpPort;
+    /** Whether this side sums the UDP checksum in software (asked for, and the NIC does not). */
     private final boolean udpChecksum;
+    /** Whether the NIC fills it in (the port offloads the UDP checksum). */
+    private final boolean offloaded;
 
     public FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum) {
+        this(localMac, localIp, udpPort, udpChecksum, false);
+    }
+
+    /** {@code udpChecksum} asked for; {@code nicOffload}: the port computes it, so the frame carries only the pseudo-header's sum. */
+    public FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum, boolean nicOffload) {
         this.localMac = localMac;
         this.localIp = localIp;
         this.udpPort = udpPort;
-        this.udpChecksum = udpChecksum;
+        this.udpChecksum = udpChecksum && !nicOffload;
+        this.offloaded = udpChecksum && nicOffload;
+    }
+
+    /** Whether the NIC computes the UDP checksums of the frames written here. */
+    public boolean offloaded() {
+        return offloaded;
     }
 
     /** A packet of {@code srdLength} bytes (SRD header and payload) to {@code port} of the peer, on path {@code path}. */
     public void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength) {
         write(m, mac, ip, SrdPort.ENTROPY_BASE + path, port, srdLength);
+    }
+
+    /** As {@link #onPath}, the packet's last bytes being {@code tail}, an external buffer chained behind {@code m}. */
+    public void onPathChained(Mbuf m, Mbuf tail, long mac, int ip, int port, int path, int srdLength) {
+        Ipv4UdpFrame.writeChained(m, tail, localMac, mac, localIp, ip, SrdPort.ENTROPY_BASE + path, port, srdLength, udpChecksum);
+        if (offloaded) {
+            Ipv4UdpFrame.offloadUdpChecksum(m);
+        }
     }
 
     /** An answer of {@code srdLength} bytes back on the path of a packet that came from {@code sourcePort} of the peer. */
@@ -36,5 +58,8 @@ public final class FrameWriter {
 
     private void write(Mbuf m, long mac, int ip, int sourcePort, int destinationPort, int srdLength) {
         Ipv4UdpFrame.write(m, localMac, mac, localIp, ip, sourcePort, destinationPort, srdLength, udpChecksum);
+        if (offloaded) {
+            Ipv4UdpFrame.offloadUdpChecksum(m);
+        }
     }
 }

@@ -36,6 +36,7 @@ public final class MemoryRegions {
     private long[] base;
     private final SplittableRandom tags;
     private int count;
+    private TxBurst sender;
     /** The last registration's serial number; the live regions' serials map to their indexes. */
     private int serial;
     private final LongIntMap bySerial = new LongIntMap(64);
@@ -90,11 +91,25 @@ public final class MemoryRegions {
         throw new IllegalStateException("all " + capacity + " memory regions are in use: deregister some");
     }
 
-    /** Deregisters the region {@code k} names; from now on every request naming it is refused. */
+    /** The TX burst whose driver may read regions' memory after a send (zero-copy), asked before a region goes. */
+    public void readBy(TxBurst tx) {
+        this.sender = tx;
+    }
+
+    /**
+     * Deregisters the region {@code k} names; from now on every request naming it is refused. The
+     * driver is first asked to free what it sent from the region's memory; if it still reads some
+     * (a driver that cannot be made to free), the region stays and this throws: the memory must not
+     * go yet.
+     */
     public void deregister(int k) {
         int i = indexOf(k);
         if (i < 0) {
             throw new IllegalArgumentException("no memory region with key " + Integer.toHexString(k));
+        }
+        if (sender != null && segment[i].isNative() && sender.stillReads(segment[i].address(), segment[i].byteSize())) {
+            throw new IllegalStateException("memory region " + Integer.toHexString(k)
+                + " is still read by the NIC for a send not yet freed by its driver: deregister it after the send completes");
         }
         bySerial.remove(key[i] >>> TAG_BITS);
         segment[i] = null;

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.port;
 
+import io.srdnic.pmd.ExternalBuffers;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
@@ -10,6 +11,12 @@ import java.lang.foreign.Arena;
  * Where a transport's outgoing frames are made and leave: mbufs come from the pool a burst at a
  * time (one allocation downcall per burst, not per frame), and built frames go out together in one
  * transmit downcall when the burst is full or the duty cycle flushes it.
+ * <p>
+ * Where the port allows it ({@link PacketIo#transmitsExternalBuffers}), a packet's payload may leave
+ * from the sender's registered memory itself: {@link #attach} gives an mbuf pointing at it, held
+ * on a ticket until the driver frees that mbuf; {@link #pollReleased} (once per duty cycle) tells
+ * the owner which holds have ended. No Java runs when the driver frees: the shim's callback only
+ * marks the ticket.
  */
 public final class TxBurst implements AutoCloseable {
     private final PacketIo io;
@@ -18,12 +25,78 @@ public final class TxBurst implements AutoCloseable {
     private final MbufBatch spare;
     /** The one view the transport writes frames through (reused: nothing allocated per frame). */
     public final Mbuf view = new Mbuf();
+    /** The view of an external buffer's mbuf ({@link #attach}). */
+    public final Mbuf external = new Mbuf();
+    /** Enough for a NIC's whole TX ring of frames freed late, and more than memif ever holds (none past a burst). */
+    static final int TICKETS = 4096;
+    /** The holds on memory the driver may still read; null where the port takes no external buffers. */
+    private final ExternalBuffers tickets;
+    private ExternalBuffers.Released releasedTo;
 
     public TxBurst(PacketIo io, Arena arena, int burst, SrdCounters counters) {
         this.io = io;
         this.counters = counters;
         this.batch = new MbufBatch(arena, burst);
         this.spare = new MbufBatch(arena, burst);
+        this.tickets = io.transmitsExternalBuffers() ? new ExternalBuffers(arena, TICKETS, io.externalBufferFreeCallback()) : null;
+    }
+
+    /** Whether packets may leave from the sender's memory ({@link #attach}). */
+    public boolean sendsExternalBuffers() {
+        return tickets != null;
+    }
+
+    /** Who hears, at {@link #pollReleased}, that the driver no longer reads memory {@link #attach}ed for it. */
+    public void releasesTo(ExternalBuffers.Released owner) {
+        this.releasedTo = owner;
+    }
+
+    /**
+     * An mbuf whose data is the {@code bytes} bytes of memory at {@code address}, held for
+     * {@code owner} until the driver frees it (viewed through {@link #external}); 0 when no mbuf or
+     * no ticket is left (then copy).
+     */
+    public long attach(long address, int bytes, int owner) {
+        long info = tickets.acquire(owner, address, bytes);
+        if (info == 0) {
+            return 0;
+        }
+        long m = take();
+        if (m == 0) {
+            tickets.cancelNewest();
+            return 0;
+        }
+        external.wrap(m).attachExternal(address, bytes, info);
+        return m;
+    }
+
+    /** Tells the owner of each hold the driver has let go since the last call; returns how many. Once per duty cycle. */
+    public int pollReleased() {
+        return tickets == null || tickets.outstanding() == 0 ? 0 : tickets.poll(releasedTo);
+    }
+
+    /**
+     * Before memory goes (a region deregistered, a QP destroyed): sends what is queued, asks the
+     * driver to free what it has sent, and hears the releases. Returns whether the driver still reads
+     * any of the {@code bytes} bytes at {@code address}.
+     */
+    public boolean stillReads(long address, long bytes) {
+        reclaim();
+        return tickets != null && tickets.outstanding() > 0 && tickets.holdsMemory(address, bytes);
+    }
+
+    /** Sends what is queued, asks the driver to free what it has sent, and tells the owners what it let go. */
+    public void reclaim() {
+        if (tickets != null && tickets.outstanding() > 0) {
+            flush();
+            io.reclaimTransmitted();
+            pollReleased();
+        }
+    }
+
+    /** Holds not yet released: frames whose memory the driver may still read. */
+    public int heldExternalBuffers() {
+        return tickets == null ? 0 : tickets.outstanding();
     }
 
     /** An mbuf for the next frame, or 0 when the pool has none (counted as {@code no_mbuf}). */
@@ -59,9 +132,14 @@ public final class TxBurst implements AutoCloseable {
         return batch.isEmpty();
     }
 
-    /** Sends what is queued and returns the spare mbufs to the pool. */
+    /**
+     * Sends what is queued and returns the spare mbufs to the pool; first asks the driver to free what
+     * it still holds of the application's memory, since the tickets its free callback marks go with
+     * the transport's memory.
+     */
     @Override
     public void close() {
+        reclaim();
         flush();
         io.free(spare);
     }

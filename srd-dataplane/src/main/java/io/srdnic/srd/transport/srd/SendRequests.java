@@ -21,6 +21,13 @@ public final class SendRequests {
     /** Its QP was destroyed: released without a completion wherever it is found. */
     public static final int CANCELLED = 4;
 
+    /**
+     * Ended (acknowledged, failed or flushed) while the NIC still reads its memory for a packet sent
+     * from it without a copy: out of every queue, its completion (if any) and its slot held until the
+     * last such packet is freed by the driver.
+     */
+    public static final int NIC_HELD = 5;
+
     /** A request the transport made itself: the READ_RESPONSE data answering a peer's RDMA READ (never completed to a CQ). */
     public static final int OP_READ_RESPONSE = 5;
     /** Token bits that name the request; the rest carry its generation, so a token outlives no reuse of its slot. */
@@ -53,6 +60,11 @@ public final class SendRequests {
     public final int[] inFlight;
     /** READ: bytes of the response still to arrive. */
     public final int[] readLeft;
+    /** Packets sent from this request's memory that the driver has not freed yet. */
+    public final int[] nicHolds;
+    /** Whether the request has ended and waits for {@link #nicHolds} to reach 0, and the completion status it ended with (-1: none). */
+    public final boolean[] endHeld;
+    public final int[] heldStatus;
     private final int[] generation;
     /** Intrusive links: the context's pending FIFO, the RNR wait list, and the free list. */
     public final int[] next;
@@ -83,6 +95,9 @@ public final class SendRequests {
         nextSegment = new int[capacity];
         inFlight = new int[capacity];
         readLeft = new int[capacity];
+        nicHolds = new int[capacity];
+        endHeld = new boolean[capacity];
+        heldStatus = new int[capacity];
         generation = new int[capacity];
         next = new int[capacity];
         for (int i = 0; i < capacity; i++) {
@@ -101,6 +116,8 @@ public final class SendRequests {
             nextSegment[r] = 0;
             inFlight[r] = 0;
             readLeft[r] = 0;
+            nicHolds[r] = 0;
+            endHeld[r] = false;
             inUse++;
         }
         return r;

@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.srd;
 
+import io.srdnic.pmd.ExternalBuffers;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.SendOpcode;
 import io.srdnic.srd.api.WcStatus;
@@ -29,8 +30,13 @@ import java.lang.foreign.MemorySegment;
  * byte has arrived. Completions come in any order (SRD's weak ordering).
  * <p>
  * Requests live in {@link SendRequests}; the engine's owner token is the request's index.
+ * <p>
+ * A packet with at least {@code zero-copy-min-bytes} of payload leaves from the request's memory
+ * itself where the port allows it ({@link TxBurst#attach}): the driver reads it there, so until it
+ * has freed that packet the request neither completes (the application would reuse or free the
+ * memory) nor is sent again nor gives up its slot; {@link #released} ends the wait.
  */
-public final class SrdRequester implements ReliableSender.Listener {
+public final class SrdRequester implements ReliableSender.Listener, ExternalBuffers.Released {
     private final CycleClock clock;
     private final ContextTable contexts;
     private final SrdCounters counters;
@@ -42,11 +48,13 @@ public final class SrdRequester implements ReliableSender.Listener {
     private final SrdRnrWaits rnrWaits;
     private final SendRequests requests;
     private final int dataPerSegment;
+    /** The smallest payload sent from the request's memory without a copy (where the port allows it). */
+    private final int zeroCopyMin;
     /** READs posted and not finished: while there are any, housekeeping looks for one whose data stopped coming. */
     private int readsOutstanding;
 
     public SrdRequester(TransportPort port, ContextTable contexts, SendRequests requests, int mtu, FrameWriter frames,
-                        ActiveContexts active, SrdRnrWaits rnrWaits, CycleClock clock) {
+                        ActiveContexts active, SrdRnrWaits rnrWaits, CycleClock clock, int zeroCopyMinBytes) {
         this.clock = clock;
         this.contexts = contexts;
         this.counters = port.counters;
@@ -58,6 +66,8 @@ public final class SrdRequester implements ReliableSender.Listener {
         this.rnrWaits = rnrWaits;
         this.requests = requests;
         this.dataPerSegment = mtu - RdmaHeader.LENGTH;
+        this.zeroCopyMin = tx.sendsExternalBuffers() ? zeroCopyMinBytes : Integer.MAX_VALUE;
+        tx.releasesTo(this);
     }
 
     /** Packets an RDMA message of {@code length} bytes takes (at least one). */
@@ -108,7 +118,11 @@ public final class SrdRequester implements ReliableSender.Listener {
             int r = ctx.pendingHead;
             if (requests.state[r] == SendRequests.CANCELLED) {
                 ctx.popPending(requests.next);
-                requests.release(r);
+                if (requests.endHeld[r]) {
+                    requests.state[r] = SendRequests.NIC_HELD; // out of the queue; released() frees it
+                } else {
+                    requests.release(r);
+                }
                 continue;
             }
             int limit = sendableSegments(r);
@@ -131,6 +145,12 @@ public final class SrdRequester implements ReliableSender.Listener {
     public void emit(ReliableSender flow, int psn, int r, int segment, int path, int xmit, long now) {
         SrdContext ctx = contexts.at(flow.flow);
         ctx.lastActivity = now;
+        if (xmit > 1 && requests.nicHolds[r] > 0) {
+            // The driver still reads this request's memory from an earlier transmission: nothing is
+            // sent from it again until it lets go (the engine counts it sent; its RTO tries again).
+            counters.zeroCopyRetransmitsHeld++;
+            return;
+        }
         long address = tx.take();
         if (address == 0) {
             return; // counted; the RTO sends it again
@@ -169,7 +189,8 @@ public final class SrdRequester implements ReliableSender.Listener {
                 RdmaHeader.write(m, requests.remoteAddress[r], requests.rkey[r], requests.length[r], (int) at);
             }
         }
-        if (data > 0) {
+        long tail = data >= zeroCopyMin ? attachPayload(r, at, data) : 0;
+        if (data > 0 && tail == 0) {
             try {
                 m.copyFrom(requests.buffer[r], requests.offset[r] + at, SrdHeader.PAYLOAD_OFFSET + header, data);
             } catch (IllegalStateException closedBuffer) {
@@ -183,8 +204,43 @@ public final class SrdRequester implements ReliableSender.Listener {
         SrdHeader.write(m, type, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, header + data, ctx.id, ctx.remoteContextId, epoch,
             psn, flow.sendBase, requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r],
             op == SendOpcode.RDMA_READ ? requests.token(r) : requests.immediate[r], now);
-        frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data);
+        if (tail == 0) {
+            frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data);
+        } else {
+            frames.onPathChained(m, tx.external, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data);
+        }
         tx.emit(address);
+    }
+
+    /**
+     * An mbuf pointing at the {@code data} bytes of request {@code r} from {@code at}, held for it
+     * until the driver frees it; 0 (copy instead) for heap or closed memory, or no ticket or mbuf left.
+     */
+    private long attachPayload(int r, long at, int data) {
+        MemorySegment buffer = requests.buffer[r];
+        long from = requests.offset[r] + at;
+        if (!buffer.isNative() || !buffer.scope().isAlive() || from < 0 || from + data > buffer.byteSize()) {
+            return 0;
+        }
+        long tail = tx.attach(buffer.address() + from, data, r);
+        if (tail != 0) {
+            requests.nicHolds[r]++;
+            counters.zeroCopyPackets++;
+        }
+        return tail;
+    }
+
+    /** The driver freed a packet sent from request {@code r}'s memory: an ended request waiting for that completes now. */
+    @Override
+    public void released(int r) {
+        if (--requests.nicHolds[r] > 0 || !requests.endHeld[r]) {
+            return;
+        }
+        requests.endHeld[r] = false;
+        complete(r, requests.heldStatus[r]);
+        if (requests.state[r] == SendRequests.NIC_HELD) {
+            requests.release(r);
+        } // else CANCELLED, still in its context's queue: schedule() frees it when it comes out
     }
 
     @Override
@@ -245,6 +301,13 @@ public final class SrdRequester implements ReliableSender.Listener {
      * still linked in its context's queue stays there as CANCELLED until popped.
      */
     public void finish(int r, int status) {
+        if (requests.endHeld[r]) {
+            // Ended already, waiting for the driver: only a destroy changes that, to no completion.
+            if (status < 0) {
+                requests.heldStatus[r] = -1;
+            }
+            return;
+        }
         int st = requests.state[r];
         SrdContext ctx = contexts.at(requests.context[r]);
         if (requests.inFlight[r] > 0) {
@@ -254,23 +317,43 @@ public final class SrdRequester implements ReliableSender.Listener {
         if (st == SendRequests.RNR_WAIT) {
             rnrWaits.stop(ctx, r);
         }
-        TransportQp qp = requests.qp[r];
-        int op = requests.opcode[r];
-        if (op == SendOpcode.RDMA_READ) {
+        if (requests.opcode[r] == SendOpcode.RDMA_READ) {
             readsOutstanding--;
         }
-        if (op == SendRequests.OP_READ_RESPONSE) {
-            // Ours, not the application's: nothing to complete.
-        } else if (status >= 0) {
-            counters.sendCompletions[status]++;
-            qp.completeSend(requests.wrId[r], SendOpcode.completionOpcode(op), status, requests.length[r], requests.signaled[r]);
-        } else {
-            qp.sqOutstanding--;
+        if (requests.nicHolds[r] > 0) {
+            // The driver may have let go since the cycle began (net_memif frees inside the burst);
+            // a destroy also asks it to free what it has sent, as the memory may go next.
+            if (status < 0) {
+                tx.reclaim();
+            } else {
+                tx.pollReleased();
+            }
         }
+        if (requests.nicHolds[r] > 0) {
+            requests.endHeld[r] = true;
+            requests.heldStatus[r] = status;
+            requests.state[r] = st == SendRequests.PENDING ? SendRequests.CANCELLED : SendRequests.NIC_HELD;
+            return;
+        }
+        complete(r, status);
         if (st == SendRequests.PENDING) {
             requests.state[r] = SendRequests.CANCELLED;
         } else {
             requests.release(r);
+        }
+    }
+
+    /** Request {@code r}'s completion with {@code status} (none when -1, or for the transport's own requests). */
+    private void complete(int r, int status) {
+        TransportQp qp = requests.qp[r];
+        int op = requests.opcode[r];
+        if (op == SendRequests.OP_READ_RESPONSE) {
+            // Ours, not the application's: nothing to complete.
+        } else if (status >= 0 && !qp.destroyed) { // destroyed while the driver held the memory: dropped, as a destroy drops
+            counters.sendCompletions[status]++;
+            qp.completeSend(requests.wrId[r], SendOpcode.completionOpcode(op), status, requests.length[r], requests.signaled[r]);
+        } else {
+            qp.sqOutstanding--;
         }
     }
 
