@@ -142,12 +142,15 @@ public final class Ipv4UdpFrame {
         if (Checksums.finish(Checksums.sum(m, IPV4_OFFSET, IPV4_LENGTH, 0)) != 0) {
             return fail(ParseError.BAD_IP_CHECKSUM);
         }
+        if (m.getShortBE(UDP_OFFSET + 6) == 0) {
+            return udpTotal - UDP_LENGTH; // no checksum (RFC 768), whatever a NIC made of it
+        }
         long l4 = m.offloadFlags() & (RTE_MBUF_F_RX_L4_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD);
         if (l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
             return fail(ParseError.BAD_UDP_CHECKSUM); // the NIC checked it and found it wrong
         }
         // GOOD, or NONE (both bits: the data is whole though the field is not): the NIC checked it.
-        if (l4 == 0 && m.getShortBE(UDP_OFFSET + 6) != 0) {
+        if (l4 == 0) {
             int srcIp = m.getIntBE(IPV4_OFFSET + 12);
             int dstIp = m.getIntBE(IPV4_OFFSET + 16);
             if (Checksums.finish(Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal))) != 0) {

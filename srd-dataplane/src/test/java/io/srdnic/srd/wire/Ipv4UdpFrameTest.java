@@ -270,6 +270,13 @@ class Ipv4UdpFrameTest {
     }
 
     @Test
+    void shouldTakeAFrameWithoutAChecksumWhateverVerdictTheNicGave() {
+        knownSendWithoutChecksum(); // UDP checksum 0: none (RFC 768), as a peer with udp-checksum=false sends
+        m.offloadFlags(rte_mbuf.RTE_MBUF_F_RX_L4_CKSUM_BAD); // a NIC that judges the 0 wrong
+        assertEquals(PacketType.SEND, SrdParser.parse(m, SrdPort.DEFAULT, WireFrames.MTU));
+    }
+
+    @Test
     void shouldTakeTheNicsGoodVerdictAndCheckInSoftwareWithoutOne() {
         knownSendWithoutChecksum();
         m.putShortBE(40, (short) 0xf8ac);
