@@ -41,8 +41,6 @@ public final class SrdCounters {
     public long noMbuf;
     /** Data packets whose payload left from the registered memory itself (an external buffer), not copied into the mbuf. */
     public long zeroCopyPackets;
-    /** Retransmissions put off because the NIC still read the request's memory from an earlier transmission. */
-    public long zeroCopyRetransmitsHeld;
     public long requestTableFull;
     /** SRD packets addressed to another IPv4 address (a promiscuous port on a shared segment). */
     public long notForUs;
@@ -172,8 +170,7 @@ public final class SrdCounters {
         "src_domain_mismatch",
         "srd_acks",
         "srd_acked_packets",
-        "zero_copy_packets",
-        "zero_copy_retransmits_held"};
+        "zero_copy_packets"};
 
     private static final String[] NAMES = allNames();
 
@@ -259,7 +256,6 @@ public final class SrdCounters {
         into[i++] = srdAcks;
         into[i++] = srdAckedPackets;
         into[i++] = zeroCopyPackets;
-        into[i++] = zeroCopyRetransmitsHeld;
         for (long c : parseErrors) {
             into[i++] = c;
         }

@@ -145,12 +145,11 @@ public final class SrdRequester implements ReliableSender.Listener, ExternalBuff
     public void emit(ReliableSender flow, int psn, int r, int segment, int path, int xmit, long now) {
         SrdContext ctx = contexts.at(flow.flow);
         ctx.lastActivity = now;
-        if (xmit > 1 && requests.nicHolds[r] > 0) {
-            // The driver still reads this request's memory from an earlier transmission: nothing is
-            // sent from it again until it lets go (the engine counts it sent; its RTO tries again).
-            counters.zeroCopyRetransmitsHeld++;
-            return;
-        }
+        // A retransmission of a zero-copy packet leaves from the same memory even while the driver
+        // still reads it for an earlier copy: both only read it, each copy has its own ticket, and the
+        // request neither completes nor gives up its memory until every ticket is back. Skipping it
+        // instead cost a whole RTO round per lost packet of a request (a 1 MiB write lost in one
+        // burst gave up REMOTE_UNRESPONSIVE where the copy path recovered in one RTO).
         long address = tx.take();
         if (address == 0) {
             return; // counted; the RTO sends it again
