@@ -31,6 +31,11 @@ public final class TxBurst implements AutoCloseable {
     static final int TICKETS = 4096;
     /** The holds on memory the driver may still read; null where the port takes no external buffers. */
     private final ExternalBuffers tickets;
+    /**
+     * The tickets' own memory (their shared info and done marks), apart from the transport's: the
+     * driver writes a mark when it frees a frame, so while it still holds one this memory must stay.
+     */
+    private final Arena ticketMemory;
     private ExternalBuffers.Released releasedTo;
 
     public TxBurst(PacketIo io, Arena arena, int burst, SrdCounters counters) {
@@ -38,7 +43,8 @@ public final class TxBurst implements AutoCloseable {
         this.counters = counters;
         this.batch = new MbufBatch(arena, burst);
         this.spare = new MbufBatch(arena, burst);
-        this.tickets = io.transmitsExternalBuffers() ? new ExternalBuffers(arena, TICKETS, io.externalBufferFreeCallback()) : null;
+        this.ticketMemory = io.transmitsExternalBuffers() ? Arena.ofShared() : null;
+        this.tickets = ticketMemory != null ? new ExternalBuffers(ticketMemory, TICKETS, io.externalBufferFreeCallback()) : null;
     }
 
     /** Whether packets may leave from the sender's memory ({@link #attach}). */
@@ -142,5 +148,10 @@ public final class TxBurst implements AutoCloseable {
         reclaim();
         flush();
         io.free(spare);
+        if (ticketMemory != null && tickets.outstanding() == 0) {
+            ticketMemory.close();
+        }
+        // else a driver that cannot be made to free still holds frames: their tickets' memory is left
+        // to the process (a few hundred KB at most), so that its late free marks live memory, not freed.
     }
 }
