@@ -250,28 +250,33 @@ public final class SrdnicSocketChannel extends AbstractChannel implements Duplex
         }
     }
 
-    /** One pass of the loop: completions, reads, sends the credits now allow, grants, and the end of the stream. */
+    /**
+     * One pass of the loop: completions, reads, sends the credits now allow, grants, and the end of
+     * the stream — each pass, not only after completions: a read the application asked for from
+     * a task (setAutoRead, read()) posts receives again, and their grant must still go out.
+     */
     private int poll() {
         RcStream s = stream;
         if (s == null) {
             return 0;
         }
         int n = s.poll();
-        if (n == 0 && s.readyBytes() == 0) {
-            return 0;
-        }
         if (s.failure() != null) {
             pipeline().fireExceptionCaught(new IOException(s.failure() + ": " + remote));
             unsafe().close(voidPromise());
             return n;
         }
-        if (readPending && established) {
+        if (!established) {
+            return n;
+        }
+        if (readPending && s.readyBytes() > 0) {
             readReady();
         }
         if (stream != s) {
             return n;
         }
-        if (established && s.canSend() && unsafe().outboundBuffer() != null && !unsafe().outboundBuffer().isEmpty()) {
+        ChannelOutboundBuffer out = unsafe().outboundBuffer();
+        if (s.canSend() && out != null && !out.isEmpty()) {
             ((Unsafe) unsafe()).flushNow();
         }
         if (stream == s) {
