@@ -10,18 +10,10 @@ import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
+import io.srdnic.netty.RingLoops;
 import io.srdnic.netty.SrdnicEventLoopGroup;
 import io.srdnic.netty.SrdnicServerSocketChannel;
 import io.srdnic.netty.SrdnicSocketChannel;
-import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EalConfig;
-import io.srdnic.pmd.EthPacketIo;
-import io.srdnic.pmd.MbufPool;
-import io.srdnic.pmd.PortConfig;
-import io.srdnic.pmd.RingLink;
-import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ContextConfig;
-import io.srdnic.verbs.Device;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,15 +62,12 @@ public final class GrpcHello {
 
     /** Says hello to {@code name} over srdnic and returns the server's greeting. */
     public static String run(String name) throws Exception {
-        Eal.startOrGet(new EalConfig());
-        try (RingLink link = RingLink.create(1024); MbufPool mbufs = MbufPool.create("grpchello", 8191, 4096 + 256)) {
-            link.a().configure(PortConfig.DEFAULT, mbufs).start();
-            link.b().configure(PortConfig.DEFAULT, mbufs).start();
-            // (1) an event-loop group that opens and drives a srdnic context (one thread, no other) instead of NIO's or epoll's
-            SrdnicEventLoopGroup serverLoop = new SrdnicEventLoopGroup(() -> Context.open(
-                Device.of("ring-b", new EthPacketIo(link.b(), 0, mbufs), System::nanoTime), new ContextConfig().ip(0x0A00_0002)));
-            SrdnicEventLoopGroup clientLoop = new SrdnicEventLoopGroup(() -> Context.open(
-                Device.of("ring-a", new EthPacketIo(link.a(), 0, mbufs), System::nanoTime), new ContextConfig().ip(0x0A00_0001)));
+        // (1) event-loop groups that open and drive srdnic contexts (one thread each, no other) instead of NIO's or epoll's;
+        // here two on the ends of a net_ring link (RingLoops), between machines one per side:
+        // new SrdnicEventLoopGroup(() -> Context.open(Device.dpdk("net_memif0,..."), new ContextConfig().ip(0x0A000002)))
+        try (RingLoops loops = RingLoops.open()) {
+            SrdnicEventLoopGroup serverLoop = loops.server;
+            SrdnicEventLoopGroup clientLoop = loops.client;
             InetSocketAddress address = new InetSocketAddress(InetAddress.getByName("10.0.0.2"), 50051);
             Server server = NettyServerBuilder.forAddress(address)
                 // (2) the server's channel class and its groups (boss and worker: the same srdnic group)
@@ -101,8 +90,6 @@ public final class GrpcHello {
             } finally {
                 channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
                 server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-                clientLoop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-                serverLoop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             }
         }
     }

@@ -1,56 +1,32 @@
 package io.srdnic.netty;
 
-import io.srdnic.pmd.Eal;
-import io.srdnic.pmd.EalConfig;
-import io.srdnic.pmd.EthPacketIo;
-import io.srdnic.pmd.MbufPool;
 import io.srdnic.pmd.PacketIo;
-import io.srdnic.pmd.PortConfig;
-import io.srdnic.pmd.RingLink;
 import io.srdnic.pmd.fault.DisorderingPacketIo;
 import io.srdnic.pmd.fault.FaultInjectingPacketIo;
-import io.srdnic.verbs.Context;
-import io.srdnic.verbs.ContextConfig;
-import io.srdnic.verbs.Device;
-import io.srdnic.verbs.ThreadingMode;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
- * Two srdnic contexts on the two ends of a real DPDK net_ring pair in this JVM, each driven by a
- * {@link SrdnicEventLoopGroup} of its own: the client's at 10.0.0.1, the server's at 10.0.0.2.
- * A decorator may stand between each context and its port (fault injection).
+ * The tests' {@link RingLoops}: two contexts on the two ends of a real DPDK net_ring pair in this
+ * JVM, each driven by a {@link SrdnicEventLoopGroup} of its own, the client's at 10.0.0.1, the
+ * server's at 10.0.0.2; optionally behind fault-injecting decorators.
  */
 final class RingPair implements AutoCloseable {
-    static final int CLIENT_IP = 0x0A00_0001;
-    static final int SERVER_IP = 0x0A00_0002;
-    private static final AtomicInteger POOLS = new AtomicInteger();
     private static final AtomicInteger PORTS = new AtomicInteger(7000);
 
-    final RingLink link;
-    final MbufPool mbufs;
+    private final RingLoops loops;
     final SrdnicEventLoopGroup clientGroup;
     final SrdnicEventLoopGroup serverGroup;
     private List<DisorderingPacketIo> faults = List.of();
     private List<FaultInjectingPacketIo> losses = List.of();
 
     private RingPair(UnaryOperator<PacketIo> clientPort, UnaryOperator<PacketIo> serverPort) {
-        Eal.startOrGet(new EalConfig());
-        link = RingLink.create(1024);
-        mbufs = MbufPool.create("nettyring" + POOLS.getAndIncrement(), 16383, 4096 + 256);
-        link.a().configure(PortConfig.DEFAULT, mbufs).start();
-        link.b().configure(PortConfig.DEFAULT, mbufs).start();
-        // each context is opened on its loop's thread: the port's queues and bursts are that thread's
-        clientGroup = new SrdnicEventLoopGroup(() -> Context.open(
-            Device.of("ring-a", clientPort.apply(new EthPacketIo(link.a(), 0, mbufs)), System::nanoTime),
-            new ContextConfig().mode(ThreadingMode.INVOKER).ip(CLIENT_IP)));
-        serverGroup = new SrdnicEventLoopGroup(() -> Context.open(
-            Device.of("ring-b", serverPort.apply(new EthPacketIo(link.b(), 0, mbufs)), System::nanoTime),
-            new ContextConfig().mode(ThreadingMode.INVOKER).ip(SERVER_IP)));
+        loops = RingLoops.open(clientPort, serverPort);
+        clientGroup = loops.client;
+        serverGroup = loops.server;
     }
 
     /** A clean link. */
@@ -101,14 +77,11 @@ final class RingPair implements AutoCloseable {
     }
 
     static InetSocketAddress serverAddress(int port) {
-        return new InetSocketAddress(SrdnicSocketChannel.toAddress(SERVER_IP), port);
+        return RingLoops.serverAddress(port);
     }
 
     @Override
     public void close() {
-        clientGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        serverGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        link.close();
-        mbufs.close();
+        loops.close();
     }
 }
