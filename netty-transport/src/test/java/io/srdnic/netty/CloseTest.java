@@ -15,7 +15,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -63,10 +65,12 @@ class CloseTest extends RingTest {
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
         Channel server = server(port, reader, accepted, false);
         try {
-            Channel client = EchoTest.connect(ring, port, new ChannelInboundHandlerAdapter());
+            ErrorRecorder errors = new ErrorRecorder();
+            Channel client = EchoTest.connect(ring, port, errors);
             writeForever(client);
             assertTrue(client.closeFuture().await(5, TimeUnit.SECONDS), "the reader's close ends the writer's channel");
             assertFalse(client.isActive());
+            assertEquals(List.of(), errors.errors, "a close is an end, not an error: the CM's DISCONNECTED closes the channel");
             assertTrue(reader.seen.get() > 100_000);
         } finally {
             server.close().syncUninterruptibly();
@@ -77,17 +81,19 @@ class CloseTest extends RingTest {
     void shouldCloseTheServersChannelWhenTheClientClosesWhileTheServerWrites() throws Exception {
         int port = RingPair.nextPort();
         CompletableFuture<Channel> accepted = new CompletableFuture<>();
-        Channel server = server(port, new ChannelInboundHandlerAdapter() {
+        ErrorRecorder errors = new ErrorRecorder() {
             @Override
             public void channelActive(ChannelHandlerContext ctx) {
                 writeForever(ctx.channel());
             }
-        }, accepted, false);
+        };
+        Channel server = server(port, errors, accepted, false);
         try {
             Channel client = EchoTest.connect(ring, port, new ClosingReader(100_000));
             Channel child = accepted.get(5, TimeUnit.SECONDS);
             assertTrue(client.closeFuture().await(5, TimeUnit.SECONDS));
             assertTrue(child.closeFuture().await(5, TimeUnit.SECONDS), "the client's close ends the server's writing channel");
+            assertEquals(List.of(), errors.errors, "a close is an end, not an error");
         } finally {
             server.close().syncUninterruptibly();
         }
@@ -124,6 +130,16 @@ class CloseTest extends RingTest {
             assertTrue(client.closeFuture().await(5, TimeUnit.SECONDS), "the server's close then ends the client's channel");
         } finally {
             server.close().syncUninterruptibly();
+        }
+    }
+
+    /** Keeps what reaches exceptionCaught. */
+    static class ErrorRecorder extends ChannelInboundHandlerAdapter {
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            errors.add(cause);
         }
     }
 
