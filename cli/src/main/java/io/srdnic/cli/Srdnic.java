@@ -2,6 +2,7 @@ package io.srdnic.cli;
 
 import io.srdnic.cli.cm.CmPingPongCommand;
 import io.srdnic.cli.dataplane.DataplaneCommand;
+import io.srdnic.cli.grpc.GrpcBenchCommand;
 import io.srdnic.cli.nbd.NbdCommand;
 import io.srdnic.cli.perf.AdversaryCommand;
 import io.srdnic.cli.perf.PerfCommand;
@@ -22,7 +23,7 @@ import picocli.CommandLine.Command;
     description = "Kernel-bypass userspace NIC: DPDK through FFM, SRD transport, verbs API.",
     subcommands = {AdversaryCommand.class, CmPingPongCommand.class, DataplaneCommand.class, DemoCommand.class, NbdCommand.class,
             NbdLocalCommand.class, RnbdServerCommand.class, RtrsCommand.class, PerfCommand.class, PortsCommand.class, PktgenCommand.class,
-            SimCommand.class, StatCommand.class, XrcAllToAllCommand.class, CommandLine.HelpCommand.class})
+            SimCommand.class, StatCommand.class, XrcAllToAllCommand.class, GrpcBenchCommand.class, CommandLine.HelpCommand.class})
 public final class Srdnic {
 
     public static void main(String[] args) {

@@ -171,7 +171,7 @@ class InjectingPacketIoTest {
     }
 
     /** A port whose received frames are those in {@link #arriving}, in buffers of a simulated pool. */
-    private static final class StubPort implements PacketIo {
+    static final class StubPort implements PacketIo {
         final Deque<byte[]> arriving = new ArrayDeque<>();
         private final SimBufferPool pool;
 
