@@ -57,4 +57,14 @@ public abstract class ForwardingPacketIo implements PacketIo {
     public boolean readPortStats(long[] into) {
         return inner.readPortStats(into);
     }
+
+    /**
+     * The inner port's callback, so that a decorator that does take external buffers (it overrides
+     * {@link #transmitsExternalBuffers}, false here: a decorator that copies or holds frames must
+     * say it handles them) hands the driver the callback its shared info needs, never a null one.
+     */
+    @Override
+    public long externalBufferFreeCallback() {
+        return inner.externalBufferFreeCallback();
+    }
 }
