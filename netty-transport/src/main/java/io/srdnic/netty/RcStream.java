@@ -2,10 +2,8 @@ package io.srdnic.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.srdnic.srd.api.QpType;
-import io.srdnic.verbs.Access;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
-import io.srdnic.verbs.MemoryRegion;
 import io.srdnic.verbs.ProtectionDomain;
 import io.srdnic.verbs.QpInitAttributes;
 import io.srdnic.verbs.QueuePair;
@@ -13,14 +11,13 @@ import io.srdnic.verbs.RecvWr;
 import io.srdnic.verbs.SendWr;
 import io.srdnic.verbs.WorkCompletion;
 import io.srdnic.verbs.cm.CmId;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
  * The verbs side of one byte stream: an RC queue pair (made through its CM id), one completion
- * queue, a region of receive buffers all posted from the start and a region of send slots, both
- * registered once when the stream is made and reused for its life.
+ * queue, and one registered region ({@link StreamBuffers}: receive buffers all posted from the
+ * start, then send slots) taken from the loop's {@link StreamBufferPool} when the stream is made
+ * and reused for its life: an arena of its own embedded, the shared pool attached.
  * <p>
  * Credits: each message the peer sends takes one of our posted receives, so the peer may send only
  * while it knows of a receive of ours that is free. The hello of each side tells the other how many
@@ -48,13 +45,12 @@ final class RcStream {
 
     final CmId id;
     private final Context context;
-    private final Arena arena = Arena.ofShared();
+    private final StreamBufferPool pool;
+    private final StreamBuffers buffers;
     private final CompletionQueue cq;
     private final QueuePair qp;
-    private final MemoryRegion receiveRegion;
-    private final MemoryRegion sendRegion;
-    private final ByteBuffer[] receiveViews = new ByteBuffer[RECEIVES];
-    private final ByteBuffer[] sendViews = new ByteBuffer[SEND_SLOTS];
+    private final ByteBuffer[] receiveViews;
+    private final ByteBuffer[] sendViews;
     private final RecvWr recvWr = new RecvWr();
     private final SendWr sendWr = new SendWr(1);
     private final WorkCompletion[] wcs = CompletionQueue.array(32);
@@ -79,21 +75,31 @@ final class RcStream {
     private boolean released;
 
     /** Makes the stream's QP on {@code id} (left in INIT by the CM) and posts every receive before the connection is up. */
-    RcStream(CmId id, Context context, ProtectionDomain pd) {
+    RcStream(CmId id, Context context, ProtectionDomain pd, StreamBufferPool pool) {
         this.id = id;
         this.context = context;
-        this.cq = context.createCq(RECEIVES + SEND_DEPTH + 8);
-        this.qp = id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(cq).maxSendWr(SEND_DEPTH).maxRecvWr(RECEIVES).build());
-        MemorySegment receives = arena.allocate((long) RECEIVES * RECEIVE_SIZE, 4096);
-        MemorySegment sends = arena.allocate((long) SEND_SLOTS * RECEIVE_SIZE, 4096);
-        this.receiveRegion = pd.registerMemory(receives, Access.LOCAL_WRITE);
-        this.sendRegion = pd.registerMemory(sends, Access.LOCAL_WRITE);
+        this.pool = pool;
+        this.buffers = pool.take(); // first: a pool with no room fails the stream before anything else is made
+        this.receiveViews = buffers.receiveViews;
+        this.sendViews = buffers.sendViews;
+        CompletionQueue madeCq = null;
+        QueuePair madeQp = null;
+        try {
+            madeCq = context.createCq(RECEIVES + SEND_DEPTH + 8);
+            madeQp = id.createQp(pd, QpInitAttributes.builder(QpType.RC).cq(madeCq).maxSendWr(SEND_DEPTH).maxRecvWr(RECEIVES).build());
+        } catch (RuntimeException e) {
+            if (madeCq != null) {
+                madeCq.destroy();
+            }
+            pool.give(buffers);
+            throw e;
+        }
+        this.cq = madeCq;
+        this.qp = madeQp;
         for (int i = 0; i < RECEIVES; i++) {
-            receiveViews[i] = receives.asSlice((long) i * RECEIVE_SIZE, RECEIVE_SIZE).asByteBuffer();
             postReceive(i);
         }
         for (int i = 0; i < SEND_SLOTS; i++) {
-            sendViews[i] = sends.asSlice((long) i * RECEIVE_SIZE, RECEIVE_SIZE).asByteBuffer();
             freeSlots[freeSlotCount++] = i;
         }
         grantsOwed = 0; // the hello announces these first receives; grants are for receives posted again
@@ -156,7 +162,7 @@ final class RcStream {
 
     private void postReceive(int slot) {
         recvWr.wrId(slot);
-        recvWr.sge().set(receiveRegion, (long) slot * RECEIVE_SIZE, RECEIVE_SIZE);
+        recvWr.sge().set(buffers.region, StreamBuffers.receiveOffset(slot), RECEIVE_SIZE);
         int rc = qp.postRecv(recvWr);
         if (rc != 0) {
             throw new IllegalStateException("receive queue full (" + rc + ") with " + RECEIVES + " receives: a receive was posted twice");
@@ -240,7 +246,7 @@ final class RcStream {
         sendWr.wrId(SEND_TAG + slot).opcode(SendWr.OP_SEND_WITH_IMM).flags(SendWr.SIGNALED).immediate(flags | grant);
         if (length > 0) {
             sendWr.numSge(1);
-            sendWr.sge(0).set(sendRegion, (long) slot * RECEIVE_SIZE, length);
+            sendWr.sge(0).set(buffers.region, StreamBuffers.sendOffset(slot), length);
         } else {
             sendWr.numSge(0);
         }
@@ -274,7 +280,7 @@ final class RcStream {
         return released;
     }
 
-    /** Destroys the id (a DREQ to the peer if still connected), the QP, the CQ and the regions. */
+    /** Destroys the id (a DREQ to the peer if still connected), the QP and the CQ, and gives the buffers back to the loop's pool. */
     void release() {
         if (released) {
             return;
@@ -283,11 +289,12 @@ final class RcStream {
         try {
             id.destroy();
         } finally {
-            qp.destroy();
-            cq.destroy();
-            receiveRegion.deregister();
-            sendRegion.deregister();
-            arena.close();
+            try {
+                qp.destroy();
+                cq.destroy();
+            } finally {
+                pool.give(buffers);
+            }
         }
     }
 }

@@ -41,6 +41,8 @@ public final class SrdnicIoHandler implements IoHandler {
     private final Supplier<Context> opener;
     private Context context;
     private ProtectionDomain pd;
+    /** The streams' registered buffers: reused across streams on an attached context, whose pool never takes memory back. */
+    private StreamBufferPool streamBuffers;
     /** The context's CM, run every pass whether or not an id exists: a request to a port nobody listens on is refused at once. */
     private ConnectionManager cm;
     private final EventChannel events = new EventChannel(256);
@@ -75,7 +77,7 @@ public final class SrdnicIoHandler implements IoHandler {
     public void initialize() {
         try {
             Context c = opener.get();
-            if (c.threadingMode() != ThreadingMode.INVOKER) {
+            if (c.threadingMode() != ThreadingMode.INVOKER && !c.isAttached()) { // attached: the dataplane process runs the cycle
                 c.close();
                 throw new IllegalArgumentException("a srdnic event loop drives its context itself: open the context in INVOKER mode, was "
                     + c.threadingMode());
@@ -83,6 +85,7 @@ public final class SrdnicIoHandler implements IoHandler {
             context = c;
             pd = c.allocPd();
             cm = ConnectionManager.of(c);
+            streamBuffers = new StreamBufferPool(c, pd);
         } catch (RuntimeException e) {
             openFailure = e;
         }
@@ -101,6 +104,10 @@ public final class SrdnicIoHandler implements IoHandler {
 
     ProtectionDomain pd() {
         return pd;
+    }
+
+    StreamBufferPool streamBuffers() {
+        return streamBuffers;
     }
 
     EventChannel events() {

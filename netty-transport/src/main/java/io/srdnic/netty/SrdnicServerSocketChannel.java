@@ -1,6 +1,7 @@
 package io.srdnic.netty;
 
 import io.netty.channel.AbstractServerChannel;
+import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.DefaultChannelConfig;
@@ -132,7 +133,15 @@ public final class SrdnicServerSocketChannel extends AbstractServerChannel {
         try {
             new SrdnicSocketChannel(this, handler, id, hello, local);
         } catch (RuntimeException e2) {
-            pipeline().fireExceptionCaught(e2);
+            // no stream (e.g. the attached pool has no room): the peer is refused at once rather than left to time out
+            try {
+                id.reject();
+                id.destroy();
+            } catch (RuntimeException alreadyGone) {
+                // the request is dropped either way
+            }
+            String from = SrdnicSocketChannel.toAddress(id.remoteIp()).getHostAddress();
+            pipeline().fireExceptionCaught(new ChannelException("cannot accept a connection from " + from + ": " + e2.getMessage(), e2));
         }
     }
 

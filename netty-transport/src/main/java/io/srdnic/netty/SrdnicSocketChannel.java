@@ -2,6 +2,7 @@ package io.srdnic.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.AbstractChannel;
+import io.netty.channel.ChannelException;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelMetadata;
 import io.netty.channel.ChannelOutboundBuffer;
@@ -73,7 +74,7 @@ public final class SrdnicSocketChannel extends AbstractChannel implements Duplex
         this.id = id;
         this.local = local;
         this.remote = new InetSocketAddress(toAddress(id.remoteIp()), hello.port);
-        this.stream = new RcStream(id, handler.context(), handler.pd());
+        this.stream = new RcStream(id, handler.context(), handler.pd(), handler.streamBuffers());
         stream.start(hello.receives, hello.receiveSize);
         handler.own(id, (Unsafe) unsafe());
         id.accept(new ConnParam().privateData(StreamHello.encode(RcStream.RECEIVES, RcStream.RECEIVE_SIZE, local.getPort())));
@@ -307,7 +308,12 @@ public final class SrdnicSocketChannel extends AbstractChannel implements Duplex
         switch (e.type()) {
             case ADDR_RESOLVED -> id.resolveRoute();
             case ROUTE_RESOLVED -> {
-                stream = new RcStream(id, handler.context(), handler.pd());
+                try {
+                    stream = new RcStream(id, handler.context(), handler.pd(), handler.streamBuffers());
+                } catch (RuntimeException refused) {
+                    failConnect(new ChannelException("cannot connect to " + remote + ": " + refused.getMessage(), refused));
+                    return;
+                }
                 id.connect(new ConnParam().privateData(StreamHello.encode(RcStream.RECEIVES, RcStream.RECEIVE_SIZE, id.localPort())));
             }
             case ESTABLISHED -> established(e);

@@ -12,6 +12,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +23,11 @@ import org.junit.jupiter.api.Test;
 class EchoTest extends RingTest {
     /** A server that writes back every buffer it reads. */
     static Channel echoServer(RingPair ring, int port) {
-        return new ServerBootstrap().group(ring.serverGroup).channel(SrdnicServerSocketChannel.class)
+        return echoServer(ring.serverGroup, RingPair.serverAddress(port));
+    }
+
+    static Channel echoServer(EventLoopGroup group, InetSocketAddress at) {
+        return new ServerBootstrap().group(group).channel(SrdnicServerSocketChannel.class)
             .childHandler(new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
@@ -38,7 +43,7 @@ class EchoTest extends RingTest {
                         }
                     });
                 }
-            }).bind(RingPair.serverAddress(port)).syncUninterruptibly().channel();
+            }).bind(at).syncUninterruptibly().channel();
     }
 
     /** Collects what a client channel reads until {@code expected} bytes came. */
@@ -73,8 +78,12 @@ class EchoTest extends RingTest {
     }
 
     static Channel connect(RingPair ring, int port, ChannelInboundHandlerAdapter handler) {
-        return new Bootstrap().group(ring.clientGroup).channel(SrdnicSocketChannel.class).handler(handler)
-            .connect(RingPair.serverAddress(port)).syncUninterruptibly().channel();
+        return connect(ring.clientGroup, RingPair.serverAddress(port), handler);
+    }
+
+    static Channel connect(EventLoopGroup group, InetSocketAddress to, ChannelInboundHandlerAdapter handler) {
+        return new Bootstrap().group(group).channel(SrdnicSocketChannel.class).handler(handler)
+            .connect(to).syncUninterruptibly().channel();
     }
 
     static byte[] pattern(int size, int seed) {
@@ -88,12 +97,17 @@ class EchoTest extends RingTest {
     @Test
     void shouldEchoEverySizeFromOneByteToOneMebibyteIntact() throws Exception {
         int port = RingPair.nextPort();
-        Channel server = echoServer(ring, port);
+        echoEverySize(ring.clientGroup, ring.serverGroup, RingPair.serverAddress(port));
+    }
+
+    /** One channel per size from 1 B to 1 MiB (around the 16 KiB message size too), each echoed by a server at {@code at}. */
+    static void echoEverySize(EventLoopGroup client, EventLoopGroup serverGroup, InetSocketAddress at) throws Exception {
+        Channel server = echoServer(serverGroup, at);
         try {
             int[] sizes = {1, 100, 16383, 16384, 16385, 65536, 200_000, 1 << 20};
             for (int size : sizes) {
                 Collector c = new Collector(size);
-                Channel ch = connect(ring, port, c);
+                Channel ch = connect(client, at, c);
                 assertInstanceOf(InetSocketAddress.class, ch.remoteAddress());
                 byte[] sent = pattern(size, size);
                 ch.writeAndFlush(Unpooled.wrappedBuffer(sent)).syncUninterruptibly();
