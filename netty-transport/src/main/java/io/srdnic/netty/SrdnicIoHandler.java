@@ -30,8 +30,11 @@ import java.util.function.Supplier;
  * the loop shuts down. Each pass runs the transport's duty cycle, the CM (one event
  * channel for every id of this loop's channels) and each registered channel's completions, and
  * there is no other thread. The CM runs on the cycle's results (no cycle of its own), as the
- * dataplane process runs it. When a pass finds nothing to do, {@link IdleBackoff} spins, yields, then
- * parks for a bounded time ({@link #DEFAULT_MAX_PARK_NANOS}): no core is burnt by an idle loop.
+ * dataplane process runs it. Attached to a {@code srdnic dataplane} (a DEDICATED context: the
+ * dataplane runs the cycle) the loop runs the rest of the pass the same.
+ * <p>
+ * When a pass finds nothing to do, {@link IdleBackoff} spins, yields, then parks for a bounded
+ * time ({@link #DEFAULT_MAX_PARK_NANOS}): no core is burnt by an idle loop.
  */
 public final class SrdnicIoHandler implements IoHandler {
     /** The longest an idle loop parks before it looks at the link again. */
@@ -79,8 +82,8 @@ public final class SrdnicIoHandler implements IoHandler {
             Context c = opener.get();
             if (c.threadingMode() != ThreadingMode.INVOKER && !c.isAttached()) { // attached: the dataplane process runs the cycle
                 c.close();
-                throw new IllegalArgumentException("a srdnic event loop drives its context itself: open the context in INVOKER mode, was "
-                    + c.threadingMode());
+                throw new IllegalArgumentException("a srdnic event loop drives its context itself: open the context in INVOKER mode"
+                    + " (or attach it to a dataplane), was " + c.threadingMode());
             }
             context = c;
             pd = c.allocPd();
