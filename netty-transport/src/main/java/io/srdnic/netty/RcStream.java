@@ -2,6 +2,7 @@ package io.srdnic.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.srdnic.srd.api.QpType;
+import io.srdnic.srd.api.WcStatus;
 import io.srdnic.verbs.CompletionQueue;
 import io.srdnic.verbs.Context;
 import io.srdnic.verbs.ProtectionDomain;
@@ -70,6 +71,8 @@ final class RcStream {
     private int maxMessage = RECEIVE_SIZE;
     private boolean finReceived;
     private boolean finSent;
+    /** A receive came back flushed: the QP went down under a disconnect, nothing more arrives. */
+    private boolean flushed;
     private String failure;
     private long lingerDeadline;
     private boolean released;
@@ -138,6 +141,11 @@ final class RcStream {
             return;
         }
         int slot = (int) wrId;
+        if (wc.status() == WcStatus.WR_FLUSH_ERROR) {
+            // the QP was taken down (a disconnect): attached, its flushed receives may come before the CM's DISCONNECTED
+            flushed = true;
+            return;
+        }
         if (!wc.ok()) {
             if (failure == null) {
                 failure = "the connection broke (" + wc.statusName() + ")";
@@ -188,6 +196,11 @@ final class RcStream {
 
     boolean finReceived() {
         return finReceived && readyCount == 0;
+    }
+
+    /** Whether the QP's receives were flushed: the connection was taken down (a disconnect), its end not yet told by the CM perhaps. */
+    boolean flushed() {
+        return flushed;
     }
 
     /** Why the connection is broken, or null. */

@@ -270,6 +270,9 @@ public final class SrdnicSocketChannel extends AbstractChannel implements Duplex
         if (!established) {
             return n;
         }
+        if (s.flushed()) {
+            peerGone = true; // as DISCONNECTED: what arrived goes up, then the channel closes
+        }
         if (readPending && s.readyBytes() > 0) {
             readReady();
         }

@@ -15,7 +15,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import java.io.ByteArrayOutputStream;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +29,11 @@ class EchoTest extends RingTest {
     }
 
     static Channel echoServer(EventLoopGroup group, InetSocketAddress at) {
+        return echoServer(group, at, new CopyOnWriteArrayList<>());
+    }
+
+    /** As above; what reaches a server channel's pipeline as an exception is added to {@code errors} too. */
+    static Channel echoServer(EventLoopGroup group, InetSocketAddress at, List<Throwable> errors) {
         return new ServerBootstrap().group(group).channel(SrdnicServerSocketChannel.class)
             .childHandler(new ChannelInitializer<Channel>() {
                 @Override
@@ -40,6 +47,12 @@ class EchoTest extends RingTest {
                         @Override
                         public void channelReadComplete(ChannelHandlerContext ctx) {
                             ctx.flush();
+                        }
+
+                        @Override
+                        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                            errors.add(cause);
+                            ctx.fireExceptionCaught(cause);
                         }
                     });
                 }
