@@ -14,7 +14,6 @@ final class StreamBufferPool {
     private final ProtectionDomain pd;
     private final boolean attached;
     private final ArrayDeque<StreamBuffers> free = new ArrayDeque<>();
-    private int made;
 
     StreamBufferPool(Context context, ProtectionDomain pd) {
         this.pd = pd;
@@ -24,12 +23,7 @@ final class StreamBufferPool {
     /** A free set, or a new one; throws IllegalStateException with a clear message when the pool has no room. */
     StreamBuffers take() {
         StreamBuffers b = free.pollFirst();
-        if (b != null) {
-            return b;
-        }
-        b = StreamBuffers.allocate(pd, attached);
-        made++;
-        return b;
+        return b != null ? b : StreamBuffers.allocate(pd, attached);
     }
 
     /** A released stream's set: kept for the next stream (attached) or freed (embedded). */
@@ -39,10 +33,5 @@ final class StreamBufferPool {
         } else {
             b.free();
         }
-    }
-
-    /** Sets ever made (tests: attached, the most streams open at once). */
-    int made() {
-        return made;
     }
 }
