@@ -141,11 +141,14 @@ class AttachedContainmentTest {
                 }
             }
             flipper.join();
-            assertTrue(posted > 1000, "posted " + posted);
             assertUnharmed(traffic, before);
-            // and an impossible index fences it (if a stale one did not already), told why
-            long produced = HostileClient.index(completions, ShmRing.PRODUCER_OFFSET);
-            HostileClient.setIndex(completions, ShmRing.CONSUMER_OFFSET, produced + 1000);
+            if (w.counter("ring_corruptions") == 0) {
+                // not fenced by a stale read: the dataplane took the client's sends all along
+                assertTrue(posted > 1000, "posted " + posted);
+                // and an impossible index fences it, told why
+                long produced = HostileClient.index(completions, ShmRing.PRODUCER_OFFSET);
+                HostileClient.setIndex(completions, ShmRing.CONSUMER_OFFSET, produced + 1000);
+            }
             assertTrue(bad.awaitDropped());
             assertFalse(bad.errors.isEmpty(), "an ERROR before the socket closed");
             assertTrue(bad.errors.get(0).contains("ring index"), bad.errors.toString());
