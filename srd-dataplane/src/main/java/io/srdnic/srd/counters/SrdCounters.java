@@ -41,6 +41,8 @@ public final class SrdCounters {
     public long noMbuf;
     /** Data packets whose payload left from the registered memory itself (an external buffer), not copied into the mbuf. */
     public long zeroCopyPackets;
+    /** Frames whose UDP checksum the port computed (it offloads the checksum): 0 where the sum is done here. */
+    public long udpChecksumsOffloaded;
     public long requestTableFull;
     /** SRD packets addressed to another IPv4 address (a promiscuous port on a shared segment). */
     public long notForUs;
@@ -170,7 +172,8 @@ public final class SrdCounters {
         "src_domain_mismatch",
         "srd_acks",
         "srd_acked_packets",
-        "zero_copy_packets"};
+        "zero_copy_packets",
+        "udp_checksums_offloaded"};
 
     private static final String[] NAMES = allNames();
 
@@ -256,6 +259,7 @@ public final class SrdCounters {
         into[i++] = srdAcks;
         into[i++] = srdAckedPackets;
         into[i++] = zeroCopyPackets;
+        into[i++] = udpChecksumsOffloaded;
         for (long c : parseErrors) {
             into[i++] = c;
         }

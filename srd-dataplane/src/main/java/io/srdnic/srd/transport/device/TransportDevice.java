@@ -154,7 +154,7 @@ public final class TransportDevice implements AutoCloseable {
         this.udpPort = config.udpPort();
         this.mtu = config.mtu();
         this.udpChecksum = config.udpChecksum();
-        this.frames = new FrameWriter(localMac, localIp, udpPort, udpChecksum, io.offloadsUdpChecksum());
+        this.frames = new FrameWriter(localMac, localIp, udpPort, udpChecksum, io.offloadsUdpChecksum(), counters);
         this.random = new SplittableRandom(seed ^ 0x9E37_79B9_7F4A_7C15L * epoch);
         this.contexts = new ContextTable(this.config, counters, random);
         this.active = new ActiveContexts(contexts, config.maxContexts());

@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport.port;
 
 import io.srdnic.pmd.Mbuf;
+import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
 import io.srdnic.srd.wire.SrdPort;
 
@@ -19,13 +20,12 @@ public final class FrameWriter {
     private final boolean udpChecksum;
     /** Whether the NIC fills it in (the port offloads the UDP checksum). */
     private final boolean offloaded;
-
-    public FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum) {
-        this(localMac, localIp, udpPort, udpChecksum, false);
-    }
+    /** Where the frames handed to the NIC to sum are counted, so an operator sees the offload is in use. */
+    private final SrdCounters counters;
 
     /** {@code udpChecksum} asked for; {@code nicOffload}: the port computes it, so the frame carries only the pseudo-header's sum. */
-    public FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum, boolean nicOffload) {
+    public FrameWriter(long localMac, int localIp, int udpPort, boolean udpChecksum, boolean nicOffload, SrdCounters counters) {
+        this.counters = counters;
         this.localMac = localMac;
         this.localIp = localIp;
         this.udpPort = udpPort;
@@ -48,6 +48,7 @@ public final class FrameWriter {
         Ipv4UdpFrame.writeChained(m, tail, localMac, mac, localIp, ip, SrdPort.ENTROPY_BASE + path, port, srdLength, udpChecksum);
         if (offloaded) {
             Ipv4UdpFrame.offloadUdpChecksum(m);
+            counters.udpChecksumsOffloaded++;
         }
     }
 
@@ -60,6 +61,7 @@ public final class FrameWriter {
         Ipv4UdpFrame.write(m, localMac, mac, localIp, ip, sourcePort, destinationPort, srdLength, udpChecksum);
         if (offloaded) {
             Ipv4UdpFrame.offloadUdpChecksum(m);
+            counters.udpChecksumsOffloaded++;
         }
     }
 }

@@ -72,6 +72,8 @@ class ChecksumOffloadTest {
             sendAll(f, a, b, 20, SIZE);
             assertTrue(nic[0].completed >= 40, "the NIC filled in the checksum of every frame A sent: " + nic[0].completed);
             assertEquals(0, nic[0].notAsked, "A asked the NIC for every frame");
+            assertEquals(nic[0].completed, a.counters.udpChecksumsOffloaded, "A counted each frame it left to the NIC");
+            assertEquals(0, b.counters.udpChecksumsOffloaded, "B, on a port without the offload, summed its own");
             assertEquals(0, b.counters.parseErrorsTotal(), "B, checking in software, found every checksum right");
         }
     }
