@@ -29,43 +29,15 @@ final class AdversaryRing {
              MbufPool poolB = MbufPool.create("advb" + run, PerfPort.POOL_SIZE, PerfPort.FRAME_ROOM)) {
             link.a().configure(PortConfig.DEFAULT, poolA).start();
             link.b().configure(PortConfig.DEFAULT, poolB).start();
-            MemoryChannel[] ch = MemoryChannel.pair();
             SideConfig peerSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP,
                     ThreadingMode.INVOKER,
                 "ring", false, settings, peerCpu);
             SideConfig victimSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP,
                     ThreadingMode.INVOKER,
                 "ring", false, settings, victimCpu);
-            Throwable[] peerFailure = new Throwable[1];
-            Thread peer = new Thread(() -> {
-                eal.registerThread();
-                try {
-                    AdversarySession.peer(ch[0], peerSide, p.timeLimitNanos() / 1_000_000);
-                } catch (Throwable t) {
-                    peerFailure[0] = t;
-                    ch[0].send("ERROR " + t.getMessage());
-                } finally {
-                    ch[0].close();
-                    eal.unregisterThread();
-                }
-            }, "srdnic-adversary-peer");
-            peer.start();
-            try {
-                return AdversarySession.victim(ch[1], p, victimSide, plan);
-            } catch (RuntimeException e) {
-                ch[1].send("ERROR " + e.getMessage());
-                if (peerFailure[0] != null) {
-                    e.addSuppressed(peerFailure[0]);
-                }
-                throw e;
-            } finally {
-                ch[1].close();
-                try {
-                    peer.join(30_000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            long acceptTimeoutMillis = p.timeLimitNanos() / 1_000_000;
+            return InProcessPerf.run(eal, "srdnic-adversary-peer", ch -> AdversarySession.peer(ch, peerSide, acceptTimeoutMillis),
+                ch -> AdversarySession.victim(ch, p, victimSide, plan));
         }
     }
 }

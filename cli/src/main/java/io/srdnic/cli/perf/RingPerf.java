@@ -10,9 +10,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * perf over a net_ring pair in this JVM: the server side on a thread of its own with port B, the
- * client on the calling thread with port A, each polling its own INVOKER context (or handing work
- * to a DEDICATED one), talking over an in-memory side channel — the same session as two processes.
+ * perf over a net_ring pair in this JVM ({@link InProcessPerf}): the server side with port B, the
+ * client with port A, each polling its own INVOKER context (or handing work to a DEDICATED one).
  * EAL is the process's (started if none is, cleaned up at exit), so runs can follow one another.
  */
 final class RingPerf {
@@ -29,46 +28,13 @@ final class RingPerf {
              MbufPool poolB = MbufPool.create("perfb" + run, PerfPort.POOL_SIZE, PerfPort.FRAME_ROOM)) {
             link.a().configure(PortConfig.DEFAULT, poolA).start();
             link.b().configure(PortConfig.DEFAULT, poolB).start();
-            MemoryChannel[] ch = MemoryChannel.pair();
             SideConfig serverSide = new SideConfig(eal, () -> new PerfPort(link.b(), poolB, false), PerfCommand.SERVER_IP,
                     threading, "ring", false,
                 settings, serverCpu);
             SideConfig clientSide = new SideConfig(eal, () -> new PerfPort(link.a(), poolA, false), PerfCommand.CLIENT_IP,
                     threading, "ring", false,
                 settings, clientCpu);
-            Throwable[] serverFailure = new Throwable[1];
-            Thread server = new Thread(() -> {
-                eal.registerThread(); // an lcore id, so the mempool cache works on this thread too
-                try {
-                    PerfSession.server(ch[0], serverSide, p.timeLimitNanos() / 1_000_000);
-                } catch (Throwable t) {
-                    serverFailure[0] = t;
-                    ch[0].send("ERROR " + t.getMessage());
-                } finally {
-                    ch[0].close();
-                    eal.unregisterThread();
-                }
-            }, "srdnic-perf-server");
-            server.start();
-            try {
-                return PerfSession.client(ch[1], p, clientSide);
-            } catch (RuntimeException e) {
-                if (serverFailure[0] != null) {
-                    e.addSuppressed(serverFailure[0]);
-                }
-                throw e;
-            } finally {
-                ch[1].close();
-                join(server);
-            }
-        }
-    }
-
-    private static void join(Thread t) {
-        try {
-            t.join(30_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return InProcessPerf.run(eal, p, serverSide, clientSide);
         }
     }
 }
