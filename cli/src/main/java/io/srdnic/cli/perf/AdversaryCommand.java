@@ -155,7 +155,7 @@ public final class AdversaryCommand implements Callable<Integer> {
             case ring -> report(AdversaryRing.run(p, plan, memoryMb, settings, pairCpu(1), pairCpu(0)));
             case memif, af_xdp -> TwoProcessPerf.run(link, size, childArgs(p), "adv", this::victimArgs, pairCpu(1), pairCpu(0),
                 timeLimitSeconds * 1000L);
-            case sim -> throw new IllegalArgumentException("--link sim has no port to attack: ring, memif or af_xdp");
+            case sim, tap -> throw new IllegalArgumentException("--link " + link + " has no port to attack: ring, memif or af_xdp");
         };
     }
 

@@ -66,7 +66,7 @@ public final class PerfCommand implements Callable<Integer> {
     static final int CLIENT_IP = 0x0A00_0002;
     static final int DEFAULT_OOB_PORT = 18515;
 
-    enum Link { ring, memif, af_xdp, sim }
+    enum Link { ring, memif, af_xdp, sim, tap }
 
     enum Role { server, client }
 
@@ -89,7 +89,8 @@ public final class PerfCommand implements Callable<Integer> {
             description = "Measured round trips (lat) or messages (bw) (default ${DEFAULT-VALUE}).")
     long iters;
 
-    @Option(names = "--link", defaultValue = "ring", description = "ring | memif | af_xdp | sim (default ${DEFAULT-VALUE}).")
+    @Option(names = "--link", defaultValue = "ring", description = "ring | memif | af_xdp | sim | tap (default ${DEFAULT-VALUE});"
+        + " tap: two net_tap ports and a bridge in this process, the link whose driver offloads the UDP checksum; needs root.")
     Link link;
 
     @Option(names = "--qps", defaultValue = "1", description = "QP pairs, used round robin (default ${DEFAULT-VALUE}).")
@@ -221,6 +222,7 @@ public final class PerfCommand implements Callable<Integer> {
                 yield report(SimPerf.run(p, seed, loss, settings));
             }
             case ring -> report(RingPerf.run(p, mode, memoryMb, settings, pairCpu(1), pairCpu(0)));
+            case tap -> report(TapPerf.run(p, mode, memoryMb, settings, pairCpu(1), pairCpu(0)));
             // The largest payload in one frame (af_xdp sizes its veth pair's MTU by it): an SRD or UD SEND's. An RDMA message or an
             // RC SEND is cut into packets of at most af_xdp's SRD MTU: a larger veth MTU is one its 2 KiB umem frames cannot take.
             case memif, af_xdp -> attach != null
@@ -399,9 +401,9 @@ public final class PerfCommand implements Callable<Integer> {
     }
 
     private int runExplicit(PerfParams p, ThreadingMode mode) {
-        if (link == Link.ring || link == Link.sim) {
+        if (link == Link.ring || link == Link.sim || link == Link.tap) {
             throw new IllegalArgumentException("--server/--client need a link between two processes (memif or af_xdp);"
-                + " ring and sim run both sides in one process: leave --server/--client out");
+                + " ring, tap and sim run both sides in one process: leave --server/--client out");
         }
         if (oobPort < 1 || oobPort > 65535) {
             throw new IllegalArgumentException("--oob-port must be 1..65535, was " + oobPort);
