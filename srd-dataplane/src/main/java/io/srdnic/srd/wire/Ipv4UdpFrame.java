@@ -29,6 +29,17 @@ public final class Ipv4UdpFrame {
      */
     public static void write(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
                              int srdLength, boolean udpChecksum) {
+        write(m, srcMac, dstMac, srcIp, dstIp, srcPort, dstPort, srdLength, udpChecksum, 0, 0);
+    }
+
+    /**
+     * As {@link #write(Mbuf, long, long, int, int, int, int, int, boolean)}, the first {@code summedBytes}
+     * (even) of the SRD part already written and summed to {@code summed} by the caller ({@link
+     * SrdHeader#write}'s return): the UDP checksum reads only the bytes after them. The UDP header's
+     * own words are summed from their values too, never read back from the stores just made.
+     */
+    public static void write(Mbuf m, long srcMac, long dstMac, int srcIp, int dstIp, int srcPort, int dstPort,
+                             int srdLength, boolean udpChecksum, long summed, int summedBytes) {
         int udpTotal = headers(m, srcMac, dstMac, srcIp, dstIp, srcPort, dstPort, srdLength);
         int frame = SRD_OFFSET + srdLength;
         if (frame < MIN_FRAME_LENGTH) {
@@ -39,7 +50,9 @@ public final class Ipv4UdpFrame {
         }
         m.frameLength(frame);
         if (udpChecksum) {
-            putUdpChecksum(m, Checksums.sum(m, UDP_OFFSET, udpTotal, pseudoHeader(srcIp, dstIp, udpTotal)));
+            // pseudo-header, then the UDP header (its checksum field 0 for the sum): ports and length
+            long sum = pseudoHeader(srcIp, dstIp, udpTotal) + (srcPort & 0xFFFF) + (dstPort & 0xFFFF) + (udpTotal & 0xFFFF) + summed;
+            putUdpChecksum(m, Checksums.sum(m, SRD_OFFSET + summedBytes, srdLength - summedBytes, sum));
         }
     }
 

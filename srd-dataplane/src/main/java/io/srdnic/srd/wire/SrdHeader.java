@@ -215,21 +215,36 @@ public final class SrdHeader {
      * Writes the whole header: every field, so nothing of an mbuf's previous frame survives (the
      * reserved bytes above the 24-bit QPNs included). Data, datagram and probe packets alike.
      * {@code qkeyOrMsn} is the Q_Key on SRD and UD, the message sequence number on RC and SRC ({@link #msn}).
+     * <p>
+     * Six 8-byte stores, one per pair of fields, and the header's ones'-complement sum returned,
+     * computed from the same values: the UDP checksum takes it ({@link Ipv4UdpFrame#write(Mbuf, long,
+     * long, int, int, int, int, int, boolean, long, int)}) instead of reading the 48 bytes back, a read
+     * that the CPU cannot forward from these stores and waits on until they reach the cache.
+     * Returns the sum unfolded, in network byte order, as {@link Checksums#sum} returns one.
      */
-    public static void write(Mbuf m, int type, int flags, int payloadLength, int sourceContext, int destinationContext, int epoch,
+    public static long write(Mbuf m, int type, int flags, int payloadLength, int sourceContext, int destinationContext, int epoch,
                              int psn, int sendBase, int sourceQpn, int destinationQpn, int qkeyOrMsn, int immediate, long timestamp) {
-        versionAndType(m, type);
-        flags(m, flags);
-        payloadLength(m, payloadLength);
-        sourceContext(m, sourceContext);
-        destinationContext(m, destinationContext);
-        epoch(m, epoch);
-        psn(m, psn);
-        sendBase(m, sendBase);
-        sourceQpn(m, sourceQpn);
-        destinationQpn(m, destinationQpn);
-        qkey(m, qkeyOrMsn);
-        immediate(m, immediate);
-        timestamp(m, timestamp);
+        long w0 = ((long) ((VERSION << 4) | (type & 0xF)) << 56) | ((long) (flags & 0xFF) << 48) | ((long) (payloadLength & 0xFFFF) << 32)
+            | (sourceContext & 0xFFFF_FFFFL);
+        long w1 = pair(destinationContext, epoch);
+        long w2 = pair(psn, sendBase);
+        long w3 = pair(sourceQpn, destinationQpn);
+        long w4 = pair(qkeyOrMsn, immediate);
+        m.putLongBE(SRD_OFFSET + VERSION_TYPE_OFFSET, w0);
+        m.putLongBE(SRD_OFFSET + DESTINATION_CONTEXT_OFFSET, w1);
+        m.putLongBE(SRD_OFFSET + PSN_OFFSET, w2);
+        m.putLongBE(SRD_OFFSET + SOURCE_QPN_OFFSET, w3);
+        m.putLongBE(SRD_OFFSET + QKEY_OFFSET, w4);
+        m.putLongBE(SRD_OFFSET + TIMESTAMP_OFFSET, timestamp);
+        // 2^16 = 1 modulo 2^16 - 1: a 32-bit half adds as its two 16-bit words do.
+        return halves(w0) + halves(w1) + halves(w2) + halves(w3) + halves(w4) + halves(timestamp);
+    }
+
+    private static long pair(int high, int low) {
+        return ((long) high << 32) | (low & 0xFFFF_FFFFL);
+    }
+
+    private static long halves(long w) {
+        return (w >>> 32) + (w & 0xFFFF_FFFFL);
     }
 }

@@ -84,6 +84,54 @@ class Ipv4UdpFrameTest {
     }
 
     @Test
+    void shouldMatchTheIndependentFrameWhenTheSrdHeaderIsSummedAsItIsWritten() {
+        long headerSum = SrdHeader.write(m, PacketType.SEND, 0, 5, 0x0102_0304, 0x0506_0708, 0x9abc_def0, 0xffff_fffe, 0xffff_fff0,
+            0x11, 0xab_cdef, 0x1111_1111, 0, 0x0102_0304_0506_0708L);
+        byte[] hello = "hello".getBytes(StandardCharsets.US_ASCII);
+        for (int i = 0; i < hello.length; i++) {
+            m.putByte(SrdHeader.PAYLOAD_OFFSET + i, hello[i]);
+        }
+        Ipv4UdpFrame.write(m, 0x02_00_00_00_00_01L, 0x02_00_00_00_00_02L, 0x0A00_0001, 0x0A00_0002,
+            SrdPort.sourcePort(7), SrdPort.DEFAULT, SrdHeader.LENGTH + 5, true, headerSum, SrdHeader.LENGTH);
+        assertEquals(HexFormat.of().formatHex(HexFormat.of().parseHex(KNOWN_SEND)), HexFormat.of().formatHex(WireFrames.bytes(m)));
+    }
+
+    /**
+     * The header's sum computed from its fields gives the frame, checksum included, that summing the
+     * bytes read back gives: random fields (all bits, the ones above the 24-bit QPNs and a type's 4
+     * bits included), payloads of every length 0..99 (odd ones too), both ways into the same mbuf.
+     */
+    @Test
+    void shouldWriteTheSameFrameFromTheHeadersSumAsFromItsBytes() {
+        SplittableRandom random = new SplittableRandom(28);
+        for (int len = 0; len < 100; len++) {
+            int[] f = new int[12];
+            for (int i = 0; i < f.length; i++) {
+                f[i] = random.nextInt();
+            }
+            long ts = random.nextLong();
+            byte[] payload = new byte[len];
+            random.nextBytes(payload);
+            int srcPort = random.nextInt(0x1_0000);
+            byte[][] frames = new byte[2][];
+            for (int way = 0; way < 2; way++) {
+                long sum = SrdHeader.write(m, f[0], f[1], len, f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], ts);
+                m.copyFrom(MemorySegment.ofArray(payload), 0, SrdHeader.PAYLOAD_OFFSET, len);
+                if (way == 0) {
+                    Ipv4UdpFrame.write(m, 0x02_00_00_00_00_01L, 0x02_00_00_00_00_02L, f[11], ~f[11], srcPort, SrdPort.DEFAULT,
+                        SrdHeader.LENGTH + len, true);
+                } else {
+                    Ipv4UdpFrame.write(m, 0x02_00_00_00_00_01L, 0x02_00_00_00_00_02L, f[11], ~f[11], srcPort, SrdPort.DEFAULT,
+                        SrdHeader.LENGTH + len, true, sum, SrdHeader.LENGTH);
+                }
+                frames[way] = WireFrames.bytes(m);
+            }
+            assertEquals(HexFormat.of().formatHex(frames[0]), HexFormat.of().formatHex(frames[1]), "payload of " + len + " bytes");
+            assertTrue(WireFrames.udpChecksumValid(frames[1]), "the UDP checksum verifies, payload of " + len);
+        }
+    }
+
+    @Test
     void shouldWriteEveryHeaderFieldWithValidChecksums() {
         SplittableRandom random = new SplittableRandom(1071);
         for (int round = 0; round < 5_000; round++) {

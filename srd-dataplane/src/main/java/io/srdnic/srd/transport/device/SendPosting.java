@@ -121,7 +121,6 @@ final class SendPosting {
         requests.remoteAddress[r] = wr.remoteAddress;
         requests.rkey[r] = wr.rkey;
         requests.signaled[r] = signaled;
-        requests.postTime[r] = now;
         requests.rnrLeft[r] = qp.rnrRetry;
         qp.sqOutstanding++;
         messages.queue(ctx, r);

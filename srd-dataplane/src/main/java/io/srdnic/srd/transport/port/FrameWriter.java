@@ -3,6 +3,7 @@ package io.srdnic.srd.transport.port;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.counters.SrdCounters;
 import io.srdnic.srd.wire.Ipv4UdpFrame;
+import io.srdnic.srd.wire.SrdHeader;
 import io.srdnic.srd.wire.SrdPort;
 
 /**
@@ -41,6 +42,18 @@ public final class FrameWriter {
     /** A packet of {@code srdLength} bytes (SRD header and payload) to {@code port} of the peer, on path {@code path}. */
     public void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength) {
         write(m, mac, ip, SrdPort.ENTROPY_BASE + path, port, srdLength);
+    }
+
+    /**
+     * As {@link #onPath}, its SRD header written and summed by {@link SrdHeader#write} to
+     * {@code headerSum}: the UDP checksum reads only the bytes after the header.
+     */
+    public void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength, long headerSum) {
+        Ipv4UdpFrame.write(m, localMac, mac, localIp, ip, SrdPort.ENTROPY_BASE + path, port, srdLength, udpChecksum, headerSum,
+            SrdHeader.LENGTH);
+        if (offloaded) {
+            Ipv4UdpFrame.offloadUdpChecksum(m);
+        }
     }
 
     /** As {@link #onPath}, the packet's last bytes being {@code tail}, an external buffer chained behind {@code m}. */

@@ -48,7 +48,6 @@ public final class SendRequests {
     public final int[] length;
     public final int[] immediate;
     public final boolean[] signaled;
-    public final long[] postTime;
     public final int[] rnrLeft;
     public final long[] readyAt;
     /** RDMA: the remote address and rkey (READ_RESPONSE: the rkey of the region answered from, checked at every packet). */
@@ -86,7 +85,6 @@ public final class SendRequests {
         length = new int[capacity];
         immediate = new int[capacity];
         signaled = new boolean[capacity];
-        postTime = new long[capacity];
         rnrLeft = new int[capacity];
         readyAt = new long[capacity];
         remoteAddress = new long[capacity];

@@ -200,11 +200,11 @@ public final class SrdRequester implements ReliableSender.Listener, ExternalBuff
                 return;
             }
         }
-        SrdHeader.write(m, type, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, header + data, ctx.id, ctx.remoteContextId, epoch,
-            psn, flow.sendBase, requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r],
+        long headerSum = SrdHeader.write(m, type, xmit > 1 ? SrdHeader.FLAG_RETRANSMISSION : 0, header + data, ctx.id,
+            ctx.remoteContextId, epoch, psn, flow.sendBase, requests.qp[r].qpn, requests.destQpn[r], requests.qkey[r],
             op == SendOpcode.RDMA_READ ? requests.token(r) : requests.immediate[r], now);
         if (tail == 0) {
-            frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data);
+            frames.onPath(m, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data, headerSum);
         } else {
             frames.onPathChained(m, tx.external, ctx.remoteMac, ctx.remoteIp, ctx.remotePort, path, SrdHeader.LENGTH + header + data);
         }
