@@ -51,18 +51,13 @@ public final class FrameWriter {
     public void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength, long headerSum) {
         Ipv4UdpFrame.write(m, localMac, mac, localIp, ip, SrdPort.ENTROPY_BASE + path, port, srdLength, udpChecksum, headerSum,
             SrdHeader.LENGTH);
-        if (offloaded) {
-            Ipv4UdpFrame.offloadUdpChecksum(m);
-        }
+        offload(m);
     }
 
     /** As {@link #onPath}, the packet's last bytes being {@code tail}, an external buffer chained behind {@code m}. */
     public void onPathChained(Mbuf m, Mbuf tail, long mac, int ip, int port, int path, int srdLength) {
         Ipv4UdpFrame.writeChained(m, tail, localMac, mac, localIp, ip, SrdPort.ENTROPY_BASE + path, port, srdLength, udpChecksum);
-        if (offloaded) {
-            Ipv4UdpFrame.offloadUdpChecksum(m);
-            counters.udpChecksumsOffloaded++;
-        }
+        offload(m);
     }
 
     /** An answer of {@code srdLength} bytes back on the path of a packet that came from {@code sourcePort} of the peer. */
@@ -72,6 +67,11 @@ public final class FrameWriter {
 
     private void write(Mbuf m, long mac, int ip, int sourcePort, int destinationPort, int srdLength) {
         Ipv4UdpFrame.write(m, localMac, mac, localIp, ip, sourcePort, destinationPort, srdLength, udpChecksum);
+        offload(m);
+    }
+
+    /** Where the port computes the UDP checksum: the frame asks it to, and is counted. */
+    private void offload(Mbuf m) {
         if (offloaded) {
             Ipv4UdpFrame.offloadUdpChecksum(m);
             counters.udpChecksumsOffloaded++;
