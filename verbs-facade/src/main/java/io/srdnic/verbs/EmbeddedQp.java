@@ -30,7 +30,13 @@ final class EmbeddedQp implements VerbsProvider.Qp {
     private final DeviceQp qp;
     /** XRC_SEND: the SRC domain the transport requires of an SRC QP, its own (no SRQ ever names it). */
     private SrcDomain ownDomain;
-    private final AtomicInteger sendsOutstanding = new AtomicInteger();
+    /**
+     * Sends posted (written by the one posting thread: the ring has one producer) and released (by the
+     * transport's thread): one writer each, so a post and a release cost a store rather than an atomic
+     * read-modify-write on a shared counter; what is outstanding is their difference.
+     */
+    private final AtomicInteger sendsPosted = new AtomicInteger();
+    private final AtomicInteger sendsReleased = new AtomicInteger();
     private final AtomicInteger receivesPosted = new AtomicInteger();
     /**
      * Where gathered and INLINE sends are staged: freed by the garbage collector once neither this QP
@@ -155,7 +161,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
      * ({@link TransportPost}), with no post slot; else through the context's driver.
      */
     int postSend(SendWr wr, int ah, boolean straight) {
-        if (sendsOutstanding.get() >= owner.maxSendWr) {
+        if (sendsPosted.getPlain() - sendsReleased.getAcquire() >= owner.maxSendWr) {
             return QueuePair.ENOMEM;
         }
         boolean connected = owner.type.connected();
@@ -219,7 +225,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
                 at += s.length;
             }
         }
-        sendsOutstanding.incrementAndGet();
+        sendsPosted.setRelease(sendsPosted.getPlain() + 1);
         return post(handOff(wr, ah, buffer, offset, total, signaled, gathers, straight), buffer, offset);
     }
 
@@ -252,7 +258,7 @@ final class EmbeddedQp implements VerbsProvider.Qp {
             return 0;
         }
         Sge s = wr.sges[0];
-        sendsOutstanding.incrementAndGet();
+        sendsPosted.setRelease(sendsPosted.getPlain() + 1);
         return post(handOff(wr, 0, s.segment, s.offset, SendOpcode.ATOMIC_SIZE, signaled, false, straight), s.segment, s.offset);
     }
 
@@ -286,12 +292,12 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         return false;
     }
 
-    /** The transport's answer {@code rc} to a post counted in sendsOutstanding: 0, ENOMEM, or the misuse it names. */
+    /** The transport's answer {@code rc} to a post counted in sendsPosted: 0, ENOMEM, or the misuse it names. */
     private int post(int rc, MemorySegment buffer, long offset) {
         if (rc == TransportDevice.POST_OK) {
             return 0;
         }
-        released(buffer, offset);
+        unposted(buffer, offset);
         if (rc == TransportDevice.POST_SQ_FULL || rc == TransportDevice.POST_NO_RESOURCES) {
             return QueuePair.ENOMEM;
         }
@@ -325,7 +331,8 @@ final class EmbeddedQp implements VerbsProvider.Qp {
 
     @Override
     public int sendsOutstanding() {
-        return sendsOutstanding.get();
+        int released = sendsReleased.getAcquire(); // first: every send released was posted before, so this is never negative
+        return sendsPosted.getAcquire() - released;
     }
 
     @Override
@@ -358,9 +365,21 @@ final class EmbeddedQp implements VerbsProvider.Qp {
         return freeStaging[--freeStagingCount];
     }
 
+    /**
+     * A post the transport refused: not counted, and its staging slot straight back on the free list.
+     * The posting thread, which owns both (the dataplane thread's release path is not taken here, so
+     * each counter and the returned-slot ring keep their one writer).
+     */
+    private void unposted(MemorySegment buffer, long offset) {
+        sendsPosted.setRelease(sendsPosted.getPlain() - 1);
+        if (staging != null && buffer == staging) {
+            freeStaging[freeStagingCount++] = (int) (offset / provider.mtu());
+        }
+    }
+
     /** The transport is done with a send: count it off and recycle its staging slot. Dataplane thread. */
     private void released(MemorySegment buffer, long offset) {
-        sendsOutstanding.decrementAndGet();
+        sendsReleased.setRelease(sendsReleased.getPlain() + 1);
         if (staging != null && buffer == staging) {
             int mask = returnedStaging.length() - 1;
             int h = returnedHead.get();
