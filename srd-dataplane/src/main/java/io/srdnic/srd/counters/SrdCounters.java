@@ -33,6 +33,8 @@ public final class SrdCounters {
      */
     public long spuriousRetransmits;
     public long undos;
+    /** Retransmission timeouts F-RTO (RFC 5682) found spurious: the ACKs after one acknowledged packets that timed out, sent once. */
+    public long frtoSpuriousTimeouts;
     public long peerResets;
     public long contextsCreated;
     public long contextsReclaimed;
@@ -132,6 +134,7 @@ public final class SrdCounters {
         "rack_losses",
         "spurious_retransmits",
         "undos",
+        "frto_spurious_timeouts",
         "peer_resets",
         "contexts_created",
         "contexts_reclaimed",
@@ -217,6 +220,7 @@ public final class SrdCounters {
         into[i++] = rackLosses;
         into[i++] = spuriousRetransmits;
         into[i++] = undos;
+        into[i++] = frtoSpuriousTimeouts;
         into[i++] = peerResets;
         into[i++] = contextsCreated;
         into[i++] = contextsReclaimed;

@@ -38,6 +38,8 @@ public final class SpuriousUndo {
     /** A retransmission fell outside the tracked PSNs: the episode cannot be proven wholly spurious. */
     private boolean untracked;
     private boolean provenAny;
+    /** The episode's cuts have been given back (by F-RTO, before every retransmission was proven) and none made since. */
+    private boolean undone;
     private long lastRetransmit;
     private double savedWindow;
     private int savedBackoff;
@@ -76,6 +78,7 @@ public final class SpuriousUndo {
         unproven = 0;
         untracked = false;
         provenAny = false;
+        undone = false;
         savedWindow = window;
         savedBackoff = backoff;
     }
@@ -127,6 +130,18 @@ public final class SpuriousUndo {
     /** Whether every retransmission of the open episode has proven spurious: it is to be undone now. */
     boolean undoDue() {
         return active && !untracked && unproven == 0 && high != base;
+    }
+
+    /** A timeout cut the window in this episode: an undo gives back something again. */
+    void onCut() {
+        undone = false;
+    }
+
+    /** The episode's cuts are given back; returns whether that is news (nothing was given back since the last cut). */
+    boolean markUndone() {
+        boolean news = !undone;
+        undone = true;
+        return news;
     }
 
     /** The episode is undone (or abandoned): nothing more to prove in it. */
