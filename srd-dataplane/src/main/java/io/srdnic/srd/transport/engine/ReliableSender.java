@@ -76,6 +76,8 @@ public final class ReliableSender {
     public final PathSet paths;
     /** The open loss episode's books, to undo it when its retransmissions prove spurious; made with the descriptors. */
     private SpuriousUndo undo;
+    /** When the open loss episode began: the paths it made the flow avoid are given back if it is undone. */
+    private long episodeStart;
     /** An RTO has cut the window since the last ACK that acknowledged anything: later ones in the same silence do not again. */
     private boolean timedOutSinceProgress;
     /**
@@ -433,12 +435,14 @@ public final class ReliableSender {
     }
 
     /**
-     * The open loss episode was spurious: the window cut and RTO backoff it caused are given back.
+     * The open loss episode was spurious: the window cut and RTO backoff it caused are given back,
+     * and the paths it made the flow avoid, which would otherwise stay avoided until a probe answered.
      * Counted once per episode, however many proofs arrive.
      */
     private void undoEpisode() {
         cwnd.restore(undo.savedWindow());
         rtt.undoBackoff(undo.savedBackoff());
+        paths.forgiveSince(episodeStart);
         if (undo.markUndone()) {
             counters.undos++;
             undos++;
@@ -600,6 +604,7 @@ public final class ReliableSender {
     private void beginEpisodeIfNew(long now, long reorderWindow) {
         if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow)) {
             undo.begin(sendBase, cwnd.window(), rtt.backoff());
+            episodeStart = now;
         }
     }
 

@@ -45,5 +45,6 @@ class ForwardRtoStallTest {
         assertEquals(p.a.counters.txRetransmits, p.a.counters.spuriousRetransmits, "and each was found spurious");
         assertEquals(1, p.a.counters.undos);
         assertTrue(ctx.sender.cwnd.window() >= before, "the window is back: " + ctx.sender.cwnd.window() + " < " + before);
+        assertEquals(ctx.sender.paths.count(), ctx.sender.paths.healthyCount(), "every path in use again");
     }
 }

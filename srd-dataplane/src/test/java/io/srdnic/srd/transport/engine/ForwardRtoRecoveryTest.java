@@ -103,4 +103,15 @@ class ForwardRtoRecoveryTest {
         assertEquals(0, counters.frtoSpuriousTimeouts);
         assertEquals(10, recorder.retransmissions(), "the seven kept back go on that ACK: " + recorder.retransmissions());
     }
+
+    @Test
+    void shouldGiveBackThePathATimeoutAvoidedWhenItsEpisodeIsUndone() {
+        warmUpAndSendEight();
+        sender.detectLosses(1100 * US, recorder);
+        assertEquals(PATHS - 1, sender.paths.healthyCount(), "the path that timed out is avoided");
+        // The late ACK of the original: it echoes 140's first transmission, so its copy was not needed.
+        ack(140, 1000 * US, 148, 1150 * US);
+        assertEquals(1, counters.undos);
+        assertEquals(PATHS, sender.paths.healthyCount(), "the undo gives the path back without waiting for its probe");
+    }
 }
