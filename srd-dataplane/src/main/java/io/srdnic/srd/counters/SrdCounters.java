@@ -35,6 +35,8 @@ public final class SrdCounters {
     public long undos;
     /** Retransmission timeouts F-RTO (RFC 5682) found spurious: the ACKs after one acknowledged packets that timed out, sent once. */
     public long frtoSpuriousTimeouts;
+    /** Loss episodes begun (a loss found after a clean spell): those not among {@link #undos} held a retransmission not proven spurious. */
+    public long lossEpisodes;
     public long peerResets;
     public long contextsCreated;
     public long contextsReclaimed;
@@ -135,6 +137,7 @@ public final class SrdCounters {
         "spurious_retransmits",
         "undos",
         "frto_spurious_timeouts",
+        "loss_episodes",
         "peer_resets",
         "contexts_created",
         "contexts_reclaimed",
@@ -221,6 +224,7 @@ public final class SrdCounters {
         into[i++] = spuriousRetransmits;
         into[i++] = undos;
         into[i++] = frtoSpuriousTimeouts;
+        into[i++] = lossEpisodes;
         into[i++] = peerResets;
         into[i++] = contextsCreated;
         into[i++] = contextsReclaimed;

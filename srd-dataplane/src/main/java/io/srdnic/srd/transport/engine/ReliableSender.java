@@ -605,6 +605,7 @@ public final class ReliableSender {
         if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow)) {
             undo.begin(sendBase, cwnd.window(), rtt.backoff());
             episodeStart = now;
+            counters.lossEpisodes++;
         }
     }
 
