@@ -87,6 +87,8 @@ public final class ReliableSender {
     private boolean frto;
     /** Packets sent no later than this had timed out when F-RTO began: one acknowledged without a copy proves the timeout spurious. */
     private long frtoTimedOut;
+    /** The oldest packet, which F-RTO sent again: the timeout is judged spurious only once it is acknowledged too. */
+    private int frtoPsn;
     /** Whether an ACK acknowledged anything since F-RTO began, and whether any such ACK proved the timeout spurious. */
     private boolean frtoAcked;
     private boolean frtoEvidence;
@@ -457,9 +459,14 @@ public final class ReliableSender {
      * stalled: the timeout was spurious, the packets kept back are not sent again (their timers run
      * from now) and the episode is undone. Otherwise the copy's ACK is all that came back: loss
      * recovery goes on as after any timeout (RACK judges the rest lost by the copy's send time, or
-     * their restarted timers do).
+     * their restarted timers do). Proof that comes while the packet sent again is still not
+     * acknowledged waits for it (RFC 5682 wants the cumulative ACK past it first): a packet stuck
+     * at the front while later ones get through must not have its backoff given back at every expiry.
      */
     private void decideFrto(long now) {
+        if (frtoEvidence && owner(frtoPsn) != EMPTY) {
+            return;
+        }
         frto = frtoAcked = false;
         if (frtoEvidence) {
             frtoEvidence = false;
@@ -575,6 +582,7 @@ public final class ReliableSender {
                 }
                 timerRestart = now;
                 int oldest = oldestUnheld();
+                frtoPsn = oldest;
                 if (oldest != psn) {
                     resend(oldest, path[oldest & mask], now, listener); // this packet's entry stays, its timer restarted
                     work++;

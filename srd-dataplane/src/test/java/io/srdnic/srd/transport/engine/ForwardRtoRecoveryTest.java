@@ -73,6 +73,21 @@ class ForwardRtoRecoveryTest {
     }
 
     @Test
+    void shouldWaitForTheCopysAckBeforeCallingTheTimeoutSpurious() {
+        warmUpAndSendEight();
+        sender.detectLosses(1100 * US, recorder);
+        // 141..143 arrive (selectively acknowledged), 140 and its copy not yet: nothing is decided.
+        sender.onAckTiming(143, 1003 * US, 1120 * US, Long.MAX_VALUE);
+        sender.onAcknowledged(140, new long[] {0b111}, recorder);
+        sender.detectLosses(1120 * US, recorder);
+        assertEquals(0, counters.frtoSpuriousTimeouts, "the packet sent again is not acknowledged yet");
+        // Now 140 is acknowledged: the originals of 141..143 had arrived without copies, so the timeout was spurious.
+        ack(140, 1100 * US, 148, 1130 * US);
+        assertEquals(1, counters.frtoSpuriousTimeouts);
+        assertEquals(1, recorder.retransmissions(), "nothing else went again");
+    }
+
+    @Test
     void shouldResendTheRestAtOnceWhenOnlyTheCopyIsAcknowledged() {
         double before = warmUpAndSendEight();
         sender.detectLosses(1100 * US, recorder);
