@@ -35,7 +35,7 @@ public final class SrdCounters {
     public long undos;
     /** Retransmission timeouts F-RTO (RFC 5682) found spurious: the ACKs after one acknowledged packets that timed out, sent once. */
     public long frtoSpuriousTimeouts;
-    /** Loss episodes begun (a loss found after a clean spell): those not among {@link #undos} held a retransmission not proven spurious. */
+    /** Loss episodes with a retransmission (a loss after a clean spell): those not among {@link #undos} held one not proven spurious. */
     public long lossEpisodes;
     public long peerResets;
     public long contextsCreated;

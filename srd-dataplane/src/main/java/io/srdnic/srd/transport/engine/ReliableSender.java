@@ -613,7 +613,6 @@ public final class ReliableSender {
         if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow)) {
             undo.begin(sendBase, cwnd.window(), rtt.backoff());
             episodeStart = now;
-            counters.lossEpisodes++;
         }
     }
 
@@ -629,7 +628,9 @@ public final class ReliableSender {
         }
         counters.txRetransmits++;
         retransmits++;
-        undo.onRetransmit(psn, now);
+        if (undo.onRetransmit(psn, now)) {
+            counters.lossEpisodes++;
+        }
         transmit(psn, now, p, listener);
     }
 
