@@ -33,6 +33,10 @@ public final class SrdCounters {
      */
     public long spuriousRetransmits;
     public long undos;
+    /** Retransmission timeouts F-RTO (RFC 5682) found spurious: the ACKs after one acknowledged packets that timed out, sent once. */
+    public long frtoSpuriousTimeouts;
+    /** Loss episodes with a retransmission (a loss after a clean spell): those not among {@link #undos} held one not proven spurious. */
+    public long lossEpisodes;
     public long peerResets;
     public long contextsCreated;
     public long contextsReclaimed;
@@ -134,6 +138,8 @@ public final class SrdCounters {
         "rack_losses",
         "spurious_retransmits",
         "undos",
+        "frto_spurious_timeouts",
+        "loss_episodes",
         "peer_resets",
         "contexts_created",
         "contexts_reclaimed",
@@ -220,6 +226,8 @@ public final class SrdCounters {
         into[i++] = rackLosses;
         into[i++] = spuriousRetransmits;
         into[i++] = undos;
+        into[i++] = frtoSpuriousTimeouts;
+        into[i++] = lossEpisodes;
         into[i++] = peerResets;
         into[i++] = contextsCreated;
         into[i++] = contextsReclaimed;

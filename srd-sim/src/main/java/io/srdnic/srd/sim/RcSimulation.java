@@ -201,7 +201,7 @@ public final class RcSimulation {
             while (network.clock().now() < limit && !(completed == s.messages() && receivesCompleted == receivesNeeded)) {
                 long now = network.clock().now();
                 int work = post() + postReceives() + poll();
-                work += a.doWork(now) + b.doWork(now);
+                work += cycles(network, now);
                 if (work == 0 && !advance(network, now, limit)) {
                     break;
                 }
@@ -210,7 +210,7 @@ public final class RcSimulation {
             long quietUntil = Math.min(limit, end + QUIESCE_NANOS);
             while (network.clock().now() < quietUntil && network.nextEventTime() != Long.MAX_VALUE) {
                 long now = network.clock().now();
-                if (a.doWork(now) + b.doWork(now) == 0 && !advance(network, now, quietUntil)) {
+                if (cycles(network, now) == 0 && !advance(network, now, quietUntil)) {
                     break;
                 }
             }
@@ -232,8 +232,16 @@ public final class RcSimulation {
                 ca.txRetransmits + cb.txRetransmits, (end - start) / 1000, counters);
         }
 
+        /** Each host's duty cycle, unless the network's stalling-host fault has its thread stopped now. */
+        private int cycles(SimNetwork network, long now) {
+            return (network.stallEnd(0, now) == now ? a.doWork(now) : 0) + (network.stallEnd(1, now) == now ? b.doWork(now) : 0);
+        }
+
         private boolean advance(SimNetwork network, long now, long limit) {
-            long next = Math.min(network.nextEventTime(), Math.min(a.nextDeadline(), b.nextDeadline()));
+            long endA = network.stallEnd(0, now);
+            long endB = network.stallEnd(1, now);
+            long next = Math.min(network.nextEventTime(), Math.min(endA == now ? a.nextDeadline() : endA,
+                endB == now ? b.nextDeadline() : endB));
             if (next == Long.MAX_VALUE) {
                 return false;
             }

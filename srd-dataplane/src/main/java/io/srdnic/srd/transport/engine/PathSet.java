@@ -23,6 +23,8 @@ public final class PathSet {
     private final int[] lossRun;
     private final boolean[] healthy;
     private final long[] avoidUntil;
+    /** When each path was last made avoided. */
+    private final long[] avoidedAt;
     private final long[] avoidFor;
     private final long[] probeDeadline;
     /** Paths not healthy now: while 0 (the common case) the per-cycle probe checks are one compare. */
@@ -39,6 +41,7 @@ public final class PathSet {
         lossRun = new int[count];
         healthy = new boolean[count];
         avoidUntil = new long[count];
+        avoidedAt = new long[count];
         avoidFor = new long[count];
         probeDeadline = new long[count];
         reset(start);
@@ -114,7 +117,24 @@ public final class PathSet {
             healthy[path] = false;
             avoided++;
             avoidUntil[path] = now + avoidFor[path];
+            avoidedAt[path] = now;
             probeDeadline[path] = 0;
+        }
+    }
+
+    /**
+     * The losses and timeouts since {@code since} proved spurious (a loss episode undone): every path
+     * they made avoided is healthy again at once, as if its probe had been answered — nothing was
+     * lost on it, and waiting for a probe would only narrow the spray.
+     */
+    public void forgiveSince(long since) {
+        if (avoided == 0) {
+            return;
+        }
+        for (int p = 0; p < count; p++) {
+            if (!healthy[p] && avoidedAt[p] - since >= 0) {
+                onProbeReply(p);
+            }
         }
     }
 

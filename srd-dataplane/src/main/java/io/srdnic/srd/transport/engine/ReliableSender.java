@@ -76,8 +76,24 @@ public final class ReliableSender {
     public final PathSet paths;
     /** The open loss episode's books, to undo it when its retransmissions prove spurious; made with the descriptors. */
     private SpuriousUndo undo;
+    /** When the open loss episode began: the paths it made the flow avoid are given back if it is undone. */
+    private long episodeStart;
     /** An RTO has cut the window since the last ACK that acknowledged anything: later ones in the same silence do not again. */
     private boolean timedOutSinceProgress;
+    /**
+     * F-RTO (RFC 5682) is deciding: an RTO sent only the oldest packet again and kept the rest back;
+     * the next ACK that acknowledges anything tells whether the timeout was spurious.
+     */
+    private boolean frto;
+    /** Packets sent no later than this had timed out when F-RTO began: one acknowledged without a copy proves the timeout spurious. */
+    private long frtoTimedOut;
+    /** The oldest packet, which F-RTO sent again: the timeout is judged spurious only once it is acknowledged too. */
+    private int frtoPsn;
+    /** Whether an ACK acknowledged anything since F-RTO began, and whether any such ACK proved the timeout spurious. */
+    private boolean frtoAcked;
+    private boolean frtoEvidence;
+    /** No packet's RTO runs from earlier than this: F-RTO restarts the timers of the packets it kept back. */
+    private long timerRestart = Long.MIN_VALUE / 2;
     /** When the last ACK came, and whether packets were still in flight behind it (its spacing to the next measures service time). */
     private long lastAckArrival;
     private boolean busyAfterLastAck;
@@ -123,6 +139,7 @@ public final class ReliableSender {
     public long rackLosses;
     public long spuriousRetransmits;
     public long undos;
+    public long frtoSpuriousTimeouts;
 
     public ReliableSender(int flow, TransportConfig config, SrdCounters counters) {
         this(flow, config, counters, config.paths());
@@ -171,6 +188,8 @@ public final class ReliableSender {
             undo.reset();
         }
         timedOutSinceProgress = false;
+        frto = frtoAcked = frtoEvidence = false;
+        timerRestart = Long.MIN_VALUE / 2;
         lastAckArrival = now;
         busyAfterLastAck = false;
         busySince = now;
@@ -180,7 +199,7 @@ public final class ReliableSender {
         lastProgress = now;
         lastBackoff = Long.MIN_VALUE / 2;
         unresponsive = false;
-        txPackets = retransmits = timeouts = rackLosses = spuriousRetransmits = undos = 0;
+        txPackets = retransmits = timeouts = rackLosses = spuriousRetransmits = undos = frtoSpuriousTimeouts = 0;
     }
 
     public boolean hasWindow() {
@@ -308,6 +327,7 @@ public final class ReliableSender {
                 paths.onRtt(path[i], sample);
             } else if (transmissions[i] > 1 && firstSendTime[i] == echoed) {
                 // Eifel (RFC 3522): the ACK answers the original, which arrived; the copies after it were not needed.
+                frtoEvidence |= frto;
                 proven(undo.onOriginalArrived(triggerPsn));
             }
         }
@@ -376,6 +396,7 @@ public final class ReliableSender {
             }
         }
         if (acked > 0) {
+            frtoAcked |= frto;
             timedOutSinceProgress = false;
             if (pendingSpacing > 0) {
                 cwnd.onAckSpacing(pendingSpacing, acked);
@@ -396,7 +417,9 @@ public final class ReliableSender {
      */
     public void onDuplicateReport(int psn) {
         if (undo != null) {
-            proven(undo.onDuplicate(psn));
+            int n = undo.onDuplicate(psn);
+            frtoEvidence |= frto && n > 0;
+            proven(n);
         }
     }
 
@@ -408,13 +431,56 @@ public final class ReliableSender {
         counters.spuriousRetransmits += n;
         spuriousRetransmits += n;
         if (undo.undoDue()) {
-            cwnd.restore(undo.savedWindow());
-            rtt.undoBackoff(undo.savedBackoff());
+            undoEpisode();
             undo.end();
+        }
+    }
+
+    /**
+     * The open loss episode was spurious: the window cut and RTO backoff it caused are given back,
+     * and the paths it made the flow avoid, which would otherwise stay avoided until a probe answered.
+     * Counted once per episode, however many proofs arrive.
+     */
+    private void undoEpisode() {
+        cwnd.restore(undo.savedWindow());
+        rtt.undoBackoff(undo.savedBackoff());
+        paths.forgiveSince(episodeStart);
+        if (undo.markUndone()) {
             counters.undos++;
             undos++;
-            lossCheckValid = false;
         }
+        lossCheckValid = false;
+    }
+
+    /**
+     * F-RTO's decision, once an ACK since the timeout has acknowledged something: if one acknowledged
+     * a packet that had timed out but was never sent again, or showed the copy sent at the timeout
+     * unneeded (the original's timestamp echoed, a duplicate report), the ACK stream had only
+     * stalled: the timeout was spurious, the packets kept back are not sent again (their timers run
+     * from now) and the episode is undone. Otherwise the copy's ACK is all that came back: loss
+     * recovery goes on as after any timeout (RACK judges the rest lost by the copy's send time, or
+     * their restarted timers do). Proof that comes while the packet sent again is still not
+     * acknowledged waits for it (RFC 5682 wants the cumulative ACK past it first): a packet stuck
+     * at the front while later ones get through must not have its backoff given back at every expiry.
+     */
+    private void decideFrto(long now) {
+        if (frtoEvidence && owner(frtoPsn) != EMPTY) {
+            return;
+        }
+        frto = frtoAcked = false;
+        if (frtoEvidence) {
+            frtoEvidence = false;
+            counters.frtoSpuriousTimeouts++;
+            frtoSpuriousTimeouts++;
+            timerRestart = now;
+            undoEpisode();
+        }
+    }
+
+    /** When packet slot {@code i}'s retransmission timer started: its send time, or F-RTO's restart if later. */
+    private long timerStart(int i) {
+        long sent = sendTime[i];
+        return sent - timerRestart < 0 ? timerRestart : sent;
     }
 
     /**
@@ -438,6 +504,9 @@ public final class ReliableSender {
 
     private void acknowledge(int psn, Listener listener) {
         int i = psn & mask;
+        if (frto && transmissions[i] == 1 && sendTime[i] - frtoTimedOut <= 0) {
+            frtoEvidence = true; // it had timed out, and its only copy arrived: the timeout was spurious
+        }
         int own = owner[i];
         owner[i] = EMPTY;
         inflight--;
@@ -451,6 +520,9 @@ public final class ReliableSender {
      */
     public int detectLosses(long now, Listener listener) {
         int work = 0;
+        if (frto && (frtoAcked || frtoEvidence)) {
+            decideFrto(now);
+        }
         if (gapPending && now - gapDue >= 0) {
             work += resendGap(now, listener);
         }
@@ -460,6 +532,8 @@ public final class ReliableSender {
         }
         lossCheckValid = false;
         long reorderWindow = reorderWindow();
+        // The RTO that ran for every packet judged in this pass: a backoff during it is for the next expiry.
+        long rto = rtt.rto();
         while (hasOrder()) {
             long e = order[(int) (orderHead & orderMask)];
             int psn = (int) (e >>> 32);
@@ -470,19 +544,17 @@ public final class ReliableSender {
             int i = psn & mask;
             long sent = sendTime[i];
             boolean lostByRack = rackSendTime - sent > reorderWindow;
-            long rto = rtt.rto();
-            boolean lostByTimeout = now - sent >= rto;
+            long timer = timerStart(i);
+            boolean lostByTimeout = now - timer >= rto;
             if (!lostByRack && !lostByTimeout) {
-                lossCheckAt = sent + rto;
+                lossCheckAt = timer + rtt.rto();
                 lossCheckValid = true;
                 break;
             }
-            orderHead++;
             int p = path[i];
-            if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow)) {
-                undo.begin(sendBase, cwnd.window(), rtt.backoff());
-            }
+            beginEpisodeIfNew(now, reorderWindow);
             if (lostByRack) {
+                orderHead++;
                 counters.rackLosses++;
                 rackLosses++;
                 paths.onLoss(p, now);
@@ -495,16 +567,53 @@ public final class ReliableSender {
                     if (!timedOutSinceProgress) {
                         // Once per silence: a stall that outlasts several RTOs cuts the window once, not to nothing.
                         cwnd.onTimeout(now);
+                        undo.onCut();
                         timedOutSinceProgress = true;
                     }
                     lastBackoff = now;
                 }
+                // F-RTO (RFC 5682): only the oldest packet in flight goes again and the others' timers
+                // restart; while no ACK comes each expiry sends the oldest again, as TCP's window of one
+                // after a timeout. The next ACK tells an ACK stream that had stalled from a loss (decideFrto).
+                if (!frto) {
+                    frto = true;
+                    frtoAcked = frtoEvidence = false;
+                    frtoTimedOut = now - rto;
+                }
+                timerRestart = now;
+                int oldest = oldestUnheld();
+                frtoPsn = oldest;
+                if (oldest != psn) {
+                    resend(oldest, path[oldest & mask], now, listener); // this packet's entry stays, its timer restarted
+                    work++;
+                    continue;
+                }
+                orderHead++;
             }
             resend(psn, p, now, listener);
             work++; // a retransmission, or a completion made: work, for a driver deciding whether to sleep
         }
         advanceSendBase();
         return work;
+    }
+
+    /** The oldest packet in flight not held back (there is one: the caller's timed-out packet). */
+    private int oldestUnheld() {
+        for (int q = sendBase; q != nextPsn; q++) {
+            int i = q & mask;
+            if (owner[i] != EMPTY && !held[i]) {
+                return q;
+            }
+        }
+        throw new IllegalStateException("no packet in flight");
+    }
+
+    /** A loss found now opens a loss episode, unless one is open: its books save the window and backoff as they are. */
+    private void beginEpisodeIfNew(long now, long reorderWindow) {
+        if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow)) {
+            undo.begin(sendBase, cwnd.window(), rtt.backoff());
+            episodeStart = now;
+        }
     }
 
     /** Lost packet {@code psn} (last sent on path {@code p}) goes again, unless it is out of retries or time. */
@@ -519,7 +628,9 @@ public final class ReliableSender {
         }
         counters.txRetransmits++;
         retransmits++;
-        undo.onRetransmit(psn, now);
+        if (undo.onRetransmit(psn, now)) {
+            counters.lossEpisodes++;
+        }
         transmit(psn, now, p, listener);
     }
 
@@ -555,9 +666,7 @@ public final class ReliableSender {
     private int resendGap(long now, Listener listener) {
         gapPending = false;
         int from = gapFrom - sendBase < 0 ? sendBase : gapFrom;
-        if (undo.startsEpisode(sendBase, now, rtt.srtt() + reorderWindow())) {
-            undo.begin(sendBase, cwnd.window(), rtt.backoff());
-        }
+        beginEpisodeIfNew(now, reorderWindow());
         int n = 0;
         for (int q = from; q - gapTo < 0 && q - nextPsn < 0; q++) {
             int i = q & mask;
@@ -578,7 +687,7 @@ public final class ReliableSender {
             long e = order[(int) (orderHead & orderMask)];
             int psn = (int) (e >>> 32);
             if (isCurrentTransmission(psn, (int) e)) {
-                return Math.min(gap, sendTime[psn & mask] + rtt.rto());
+                return Math.min(gap, timerStart(psn & mask) + rtt.rto());
             }
             orderHead++;
         }

@@ -38,6 +38,10 @@ public final class SpuriousUndo {
     /** A retransmission fell outside the tracked PSNs: the episode cannot be proven wholly spurious. */
     private boolean untracked;
     private boolean provenAny;
+    /** Whether anything went again in this episode (a sequence NAK's gap may open one that all arrives after all). */
+    private boolean retransmittedAny;
+    /** The episode's cuts have been given back (by F-RTO, before every retransmission was proven) and none made since. */
+    private boolean undone;
     private long lastRetransmit;
     private double savedWindow;
     private int savedBackoff;
@@ -76,15 +80,19 @@ public final class SpuriousUndo {
         unproven = 0;
         untracked = false;
         provenAny = false;
+        retransmittedAny = false;
+        undone = false;
         savedWindow = window;
         savedBackoff = backoff;
     }
 
-    /** Packet {@code psn} went again in this episode. */
-    void onRetransmit(int psn, long now) {
+    /** Packet {@code psn} went again in this episode; returns whether it is the episode's first retransmission. */
+    boolean onRetransmit(int psn, long now) {
         if (!active) {
-            return;
+            return false;
         }
+        boolean first = !retransmittedAny;
+        retransmittedAny = true;
         unproven++;
         lastRetransmit = now;
         int off = psn - base;
@@ -96,6 +104,7 @@ public final class SpuriousUndo {
         if (psn - high >= 0) {
             high = psn + 1;
         }
+        return first;
     }
 
     /** The responder received {@code psn} again: one retransmission of it was spurious. Returns how many this proved (0 or 1). */
@@ -127,6 +136,18 @@ public final class SpuriousUndo {
     /** Whether every retransmission of the open episode has proven spurious: it is to be undone now. */
     boolean undoDue() {
         return active && !untracked && unproven == 0 && high != base;
+    }
+
+    /** A timeout cut the window in this episode: an undo gives back something again. */
+    void onCut() {
+        undone = false;
+    }
+
+    /** The episode's cuts are given back; returns whether that is news (nothing was given back since the last cut). */
+    boolean markUndone() {
+        boolean news = !undone;
+        undone = true;
+        return news;
     }
 
     /** The episode is undone (or abandoned): nothing more to prove in it. */

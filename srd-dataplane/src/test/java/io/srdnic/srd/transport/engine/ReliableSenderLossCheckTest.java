@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.srdnic.srd.api.TransportConfig;
 import io.srdnic.srd.counters.SrdCounters;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,32 +16,7 @@ class ReliableSenderLossCheckTest {
     private static final long MS = 1_000_000;
     private static final long[] NO_SACK = new long[1];
 
-    /** The packets the sender emits (psn, transmission) and those it gives up. */
-    private static final class Recorder implements ReliableSender.Listener {
-        final List<long[]> emitted = new ArrayList<>();
-        final List<Integer> exhausted = new ArrayList<>();
-
-        @Override
-        public void emit(ReliableSender flow, int psn, int owner, int segment, int path, int xmit, long now) {
-            emitted.add(new long[] {psn, xmit, now});
-        }
-
-        @Override
-        public void acked(ReliableSender flow, int psn, int owner, int segment) {
-        }
-
-        @Override
-        public void exhausted(ReliableSender flow, int psn, int owner, long now) {
-            exhausted.add(psn);
-            flow.forget(psn);
-        }
-
-        long retransmissionsOf(int psn) {
-            return emitted.stream().filter(e -> e[0] == psn && e[1] > 1).count();
-        }
-    }
-
-    private final Recorder recorder = new Recorder();
+    private final SenderRecorder recorder = new SenderRecorder();
     /** Initial RTO 1 ms, floor 50 us, as configured by default. */
     private final ReliableSender sender = newSender();
 
