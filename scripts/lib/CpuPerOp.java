@@ -10,7 +10,8 @@ import java.util.Arrays;
  * busy machine it separates two builds that wall-clock time cannot; run with -Xbatch, so that the
  * code is compiled however starved the compiler threads are. Launched as a single source file
  * against any build's benchmarks.jar (it reaches the benchmark by reflection, so old jars work).
- * Arguments: transport (rc|srd), size, ops per round, rounds. Prints the median ns per op.
+ * Arguments: transport (rc|srd), size, ops per round, rounds, and optionally zero-copy-min-bytes
+ * (benchmarks.jar builds that have the parameter). Prints the median ns per op.
  */
 public final class CpuPerOp {
     public static void main(String[] args) throws Exception {
@@ -19,6 +20,9 @@ public final class CpuPerOp {
         set(c, bench, "link", "sim");
         set(c, bench, "transport", args[0]);
         set(c, bench, "size", Integer.parseInt(args[1]));
+        if (args.length > 4) {
+            set(c, bench, "zeroCopyMinBytes", Integer.parseInt(args[4]));
+        }
         int ops = Integer.parseInt(args[2]);
         int rounds = Integer.parseInt(args[3]);
         c.getMethod("setUp").invoke(bench);
