@@ -386,15 +386,14 @@ final class RcCompleter {
             return nextAfterWqe(); // flushed, waiting for the driver: letGo completes it
         }
         if (w.done) {
-            return State.COMP_WQE;
+            return w.nicHolds != 0 ? nextAfterWqe() : State.COMP_WQE;
         }
         if (w.refused >= 0) {
             fail(h, w.refused); // everything before it completed: now its error, ERROR, the rest flushed
             afterWqe = State.DONE;
             return State.ERROR;
         }
-        if (w.nextSegment != w.segments || w.inFlight != 0 || w.readLeft != 0 || sender.peerCumulative - w.lastPsn <= 0
-            || w.nicHolds != 0) { // the driver still reads its memory: letGo completes it
+        if (w.nextSegment != w.segments || w.inFlight != 0 || w.readLeft != 0 || sender.peerCumulative - w.lastPsn <= 0) {
             return nextAfterWqe();
         }
         w.done = true;
@@ -402,7 +401,8 @@ final class RcCompleter {
             sq.readsInFlight--;
             rc.activate(qp.rcRequester); // a READ or atomic waiting for max_rd_atomic may go now
         }
-        return State.COMP_WQE;
+        // Done, but completed (its memory handed back) only once the driver no longer reads it: letGo completes it then.
+        return w.nicHolds != 0 ? nextAfterWqe() : State.COMP_WQE;
     }
 
     private State nextAfterWqe() {

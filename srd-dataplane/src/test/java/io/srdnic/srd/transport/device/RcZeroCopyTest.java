@@ -193,6 +193,24 @@ class RcZeroCopyTest {
     }
 
     @Test
+    void shouldCompleteAnAcknowledgedWriteTheNicStillReadsWithSuccessWhenALaterRequestFailsTheQp() {
+        try (RcPair p = lazy(NoReclaim::new)) {
+            Write w = Write.post(p, 12);
+            assertTrue(p.f.runUntil(() -> acknowledged(p), 100 * MS));
+            MemorySegment small = p.random(64, 13);
+            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 13, small, 0, 64, w.remote().address(), w.rkey() ^ 1, 0));
+            assertTrue(p.f.runUntil(() -> p.qa.qp().state == QpState.ERROR, 100 * MS), "the bad rkey's NAK failed the QP");
+            assertEquals(0, p.qa.sendCq().size(), "the write the NIC reads, and the one after it, wait for it");
+
+            p.f.ports.get(0).reclaimTransmitted();
+            List<TestQp.Wc> wcs = p.sendCompletions(2, 10 * MS);
+            assertEquals(List.of(12L, 13L), wcs.stream().map(TestQp.Wc::wrId).toList(), "in post order");
+            assertEquals(List.of(WcStatus.SUCCESS, WcStatus.REMOTE_ACCESS_ERROR), wcs.stream().map(TestQp.Wc::status).toList(),
+                "the acknowledged write succeeded; the refused one carries the NAK");
+        }
+    }
+
+    @Test
     void shouldDropTheCompletionOfAQpDestroyedWhileTheNicReadsItsMemoryAndTakeTheLateReleaseSafely() {
         try (RcPair p = lazy(NoReclaim::new)) {
             Write.post(p, 10);
