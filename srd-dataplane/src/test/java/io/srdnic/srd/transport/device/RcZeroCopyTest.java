@@ -174,38 +174,45 @@ class RcZeroCopyTest {
         }
     }
 
+    /**
+     * A 64 KiB WRITE {@code wrId}, acknowledged while the NIC still reads it, then a 64-byte WRITE
+     * {@code wrId + 1} into the same region, its rkey XORed with {@code rkeyFlip}.
+     */
+    private static void heldWriteThenSmallOne(RcPair p, long wrId, int rkeyFlip) {
+        Write w = Write.post(p, wrId);
+        assertTrue(p.f.runUntil(() -> acknowledged(p), 100 * MS));
+        MemorySegment small = p.random(64, wrId + 1);
+        assertEquals(TransportDevice.POST_OK,
+            p.post(SendOpcode.RDMA_WRITE, wrId + 1, small, 0, 64, w.remote().address(), w.rkey() ^ rkeyFlip, 0));
+    }
+
+    /** The NIC lets go: the statuses of a's two completions, checked to be {@code wrId} then {@code wrId + 1}. */
+    private static List<Integer> completedOnceFreed(RcPair p, long wrId) {
+        p.f.ports.get(0).reclaimTransmitted();
+        List<TestQp.Wc> wcs = p.sendCompletions(2, 10 * MS);
+        assertEquals(List.of(wrId, wrId + 1), wcs.stream().map(TestQp.Wc::wrId).toList(), "in post order");
+        return wcs.stream().map(TestQp.Wc::status).toList();
+    }
+
     @Test
     void shouldFlushARequestTheNicStillReadsOnlyOnceItLetsGo() {
         try (RcPair p = lazy(NoReclaim::new)) {
-            Write w = Write.post(p, 8);
-            assertTrue(p.f.runUntil(() -> acknowledged(p), 100 * MS));
-            MemorySegment small = p.random(64, 9);
-            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 9, small, 0, 64, w.remote().address(), w.rkey(), 0));
-
+            heldWriteThenSmallOne(p, 8, 0);
             p.qa.qp().modify(new QpAttributes().state(QpState.ERROR));
             assertEquals(0, p.qa.sendCq().size(), "the write the NIC reads is flushed only once it lets go, the one after it then");
 
-            p.f.ports.get(0).reclaimTransmitted();
-            List<TestQp.Wc> wcs = p.sendCompletions(2, 10 * MS);
-            assertEquals(List.of(8L, 9L), wcs.stream().map(TestQp.Wc::wrId).toList(), "in post order");
-            assertEquals(List.of(WcStatus.WR_FLUSH_ERROR, WcStatus.WR_FLUSH_ERROR), wcs.stream().map(TestQp.Wc::status).toList());
+            assertEquals(List.of(WcStatus.WR_FLUSH_ERROR, WcStatus.WR_FLUSH_ERROR), completedOnceFreed(p, 8));
         }
     }
 
     @Test
     void shouldCompleteAnAcknowledgedWriteTheNicStillReadsWithSuccessWhenALaterRequestFailsTheQp() {
         try (RcPair p = lazy(NoReclaim::new)) {
-            Write w = Write.post(p, 12);
-            assertTrue(p.f.runUntil(() -> acknowledged(p), 100 * MS));
-            MemorySegment small = p.random(64, 13);
-            assertEquals(TransportDevice.POST_OK, p.post(SendOpcode.RDMA_WRITE, 13, small, 0, 64, w.remote().address(), w.rkey() ^ 1, 0));
+            heldWriteThenSmallOne(p, 12, 1); // the second with a bad rkey
             assertTrue(p.f.runUntil(() -> p.qa.qp().state == QpState.ERROR, 100 * MS), "the bad rkey's NAK failed the QP");
             assertEquals(0, p.qa.sendCq().size(), "the write the NIC reads, and the one after it, wait for it");
 
-            p.f.ports.get(0).reclaimTransmitted();
-            List<TestQp.Wc> wcs = p.sendCompletions(2, 10 * MS);
-            assertEquals(List.of(12L, 13L), wcs.stream().map(TestQp.Wc::wrId).toList(), "in post order");
-            assertEquals(List.of(WcStatus.SUCCESS, WcStatus.REMOTE_ACCESS_ERROR), wcs.stream().map(TestQp.Wc::status).toList(),
+            assertEquals(List.of(WcStatus.SUCCESS, WcStatus.REMOTE_ACCESS_ERROR), completedOnceFreed(p, 12),
                 "the acknowledged write succeeded; the refused one carries the NAK");
         }
     }
