@@ -10,15 +10,20 @@ import java.util.Arrays;
  * busy machine it separates two builds that wall-clock time cannot; run with -Xbatch, so that the
  * code is compiled however starved the compiler threads are. Launched as a single source file
  * against any build's benchmarks.jar (it reaches the benchmark by reflection, so old jars work).
- * Arguments: transport (rc|srd), size, ops per round, rounds. Prints the median ns per op.
+ * Arguments: transport (rc|srd), size, ops per round, rounds, and optionally zero-copy-min-bytes
+ * (benchmarks.jar builds that have the parameter) and the link (sim, the default; ring; memif, where
+ * it has it). Prints the median ns per op.
  */
 public final class CpuPerOp {
     public static void main(String[] args) throws Exception {
         Class<?> c = Class.forName("io.srdnic.bench.RdmaWriteBench");
         Object bench = c.getDeclaredConstructor().newInstance();
-        set(c, bench, "link", "sim");
+        set(c, bench, "link", args.length > 5 ? args[5] : "sim");
         set(c, bench, "transport", args[0]);
         set(c, bench, "size", Integer.parseInt(args[1]));
+        if (args.length > 4) {
+            set(c, bench, "zeroCopyMinBytes", Integer.parseInt(args[4]));
+        }
         int ops = Integer.parseInt(args[2]);
         int rounds = Integer.parseInt(args[3]);
         c.getMethod("setUp").invoke(bench);

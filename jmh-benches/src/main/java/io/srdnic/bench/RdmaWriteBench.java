@@ -69,6 +69,10 @@ public class RdmaWriteBench {
     @Param({"srd", "rc"})
     String transport;
 
+    /** The smallest payload a packet sends from registered memory without a copy (zero-copy-min-bytes; 1000000: never). */
+    @Param({"2048"})
+    int zeroCopyMinBytes;
+
     Arena arena;
     ContextPair contexts;
     Context a;
@@ -88,7 +92,10 @@ public class RdmaWriteBench {
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofShared();
-        contexts = ContextPair.open(link);
+        contexts = ContextPair.open(link, c -> {
+            c.srd().zeroCopyMinBytes(zeroCopyMinBytes);
+            return c;
+        });
         a = contexts.a;
         b = contexts.b;
         ProtectionDomain pda = a.allocPd();

@@ -6,6 +6,7 @@ import io.srdnic.pmd.MbufBatch;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.srd.counters.SrdCounters;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 
 /**
  * Where a transport's outgoing frames are made and leave: mbufs come from the pool a burst at a
@@ -37,6 +38,15 @@ public final class TxBurst implements AutoCloseable {
      */
     private final Arena ticketMemory;
     private ExternalBuffers.Released releasedTo;
+    /**
+     * Who each held ticket is for, in ticket order (tickets are taken and given back in order, so a
+     * ring beside theirs): SRD's request table and each RC QP hold memory apart.
+     */
+    private final ExternalBuffers.Released[] owners;
+    private long ownersHead;
+    private long ownersTail;
+    /** Hands each released ticket to its own owner (made once: nothing allocated per release). */
+    private final ExternalBuffers.Released toOwner = this::toOwner;
 
     public TxBurst(PacketIo io, Arena arena, int burst, SrdCounters counters) {
         this.io = io;
@@ -45,6 +55,7 @@ public final class TxBurst implements AutoCloseable {
         this.spare = new MbufBatch(arena, burst);
         this.ticketMemory = io.transmitsExternalBuffers() ? Arena.ofShared() : null;
         this.tickets = ticketMemory != null ? new ExternalBuffers(ticketMemory, TICKETS, io.externalBufferFreeCallback()) : null;
+        this.owners = new ExternalBuffers.Released[tickets != null ? tickets.capacity() : 0];
     }
 
     /** Whether packets may leave from the sender's memory ({@link #attach}). */
@@ -52,7 +63,7 @@ public final class TxBurst implements AutoCloseable {
         return tickets != null;
     }
 
-    /** Who hears, at {@link #pollReleased}, that the driver no longer reads memory {@link #attach}ed for it. */
+    /** Who hears, at {@link #pollReleased}, that the driver no longer reads memory {@link #attach}ed for it without an owner named. */
     public void releasesTo(ExternalBuffers.Released owner) {
         this.releasedTo = owner;
     }
@@ -60,10 +71,26 @@ public final class TxBurst implements AutoCloseable {
     /**
      * An mbuf whose data is the {@code bytes} bytes of memory at {@code address}, held for
      * {@code owner} until the driver frees it (viewed through {@link #external}); 0 when no mbuf or
-     * no ticket is left (then copy).
+     * no ticket is left (then copy). The release goes to the owner {@link #releasesTo} named.
      */
     public long attach(long address, int bytes, int owner) {
-        long info = tickets.acquire(owner, address, bytes);
+        return attach(address, bytes, releasedTo, owner);
+    }
+
+    /**
+     * As {@link #attach(long, int, int)}, the bytes at {@code from} of {@code buffer}, the release
+     * going to {@code to} with {@code token}; 0 (copy instead) also for heap or closed memory or bytes
+     * outside the segment.
+     */
+    public long attach(MemorySegment buffer, long from, int bytes, ExternalBuffers.Released to, int token) {
+        if (!buffer.isNative() || !buffer.scope().isAlive() || from < 0 || from + bytes > buffer.byteSize()) {
+            return 0;
+        }
+        return attach(buffer.address() + from, bytes, to, token);
+    }
+
+    private long attach(long address, int bytes, ExternalBuffers.Released to, int token) {
+        long info = tickets.acquire(token, address, bytes);
         if (info == 0) {
             return 0;
         }
@@ -72,13 +99,21 @@ public final class TxBurst implements AutoCloseable {
             tickets.cancelNewest();
             return 0;
         }
+        owners[(int) (ownersTail++ & (owners.length - 1))] = to;
         external.wrap(m).attachExternal(address, bytes, info);
         return m;
     }
 
+    private void toOwner(int token) {
+        int i = (int) (ownersHead++ & (owners.length - 1));
+        ExternalBuffers.Released to = owners[i];
+        owners[i] = null; // a destroyed QP's half is not kept alive by a ticket already back
+        to.released(token);
+    }
+
     /** Tells the owner of each hold the driver has let go since the last call; returns how many. Once per duty cycle. */
     public int pollReleased() {
-        return tickets == null || tickets.outstanding() == 0 ? 0 : tickets.poll(releasedTo);
+        return tickets == null || tickets.outstanding() == 0 ? 0 : tickets.poll(toOwner);
     }
 
     /**

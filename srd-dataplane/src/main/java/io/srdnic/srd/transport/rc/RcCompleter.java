@@ -106,6 +106,8 @@ final class RcCompleter {
     private State afterWqe = State.DONE;
     private int errorSlot;
     private int errorStatus;
+    /** Inside a flush's request that the driver free: what it frees is completed by the flush itself, not by {@link #letGo}. */
+    private boolean reclaiming;
 
     RcCompleter(DeviceQp qp, ReliableSender sender, RcSendQueue sq, ReliableSender.Listener listener, SrdCounters counters,
             CycleClock clock,
@@ -185,12 +187,54 @@ final class RcCompleter {
         run(State.ERROR, now);
     }
 
-    /** Ends the send queue: every request completes with {@code status} in order (silently when -1: reset or destroy). */
+    /**
+     * Ends the send queue: every request completes with {@code status} in order (silently when -1:
+     * reset or destroy). The driver is first asked to free what it still reads of their memory; a
+     * request it still reads completes, with those after it, once it is freed ({@link #letGo}) —
+     * but a reset or destroy takes them all now (a region's memory is kept by its deregistration).
+     */
     void flush(int status) {
-        while (sq.head != sq.tail) {
-            complete(sq.slot(sq.head++), status);
+        reclaimHeld();
+        for (long q = sq.head; q != sq.tail; q++) {
+            RcSendSlot w = sq.get(sq.slot(q));
+            if (status < 0 || !w.ending) {
+                w.ending = true;
+                w.endStatus = status;
+            }
         }
+        drain(status < 0);
         rnrHolding = false;
+    }
+
+    private void reclaimHeld() {
+        reclaiming = true;
+        qp.rcRequester.reclaimHeld();
+        reclaiming = false;
+    }
+
+    /** Completes the ended requests at the head with their status, up to one the driver still reads (unless {@code regardless}). */
+    private void drain(boolean regardless) {
+        while (sq.head != sq.tail) {
+            int h = sq.slot(sq.head);
+            RcSendSlot w = sq.get(h);
+            if (!regardless && w.nicHolds > 0) {
+                return;
+            }
+            sq.head++;
+            w.ending = false;
+            complete(h, w.endStatus);
+        }
+    }
+
+    /** The driver freed the last packet it read of request slot {@code s}: if it was what the head waited for, it completes. */
+    void letGo(int s) {
+        if (!reclaiming && sq.head != sq.tail && sq.slot(sq.head) == s) {
+            if (sq.get(s).ending) {
+                drain(false);
+            } else {
+                completeReady();
+            }
+        }
     }
 
     private void run(State start, long now) {
@@ -338,8 +382,11 @@ final class RcCompleter {
         }
         int h = sq.slot(sq.head);
         RcSendSlot w = sq.get(h);
+        if (w.ending) {
+            return nextAfterWqe(); // flushed, waiting for the driver: letGo completes it
+        }
         if (w.done) {
-            return State.COMP_WQE;
+            return w.nicHolds != 0 ? nextAfterWqe() : State.COMP_WQE;
         }
         if (w.refused >= 0) {
             fail(h, w.refused); // everything before it completed: now its error, ERROR, the rest flushed
@@ -354,7 +401,8 @@ final class RcCompleter {
             sq.readsInFlight--;
             rc.activate(qp.rcRequester); // a READ or atomic waiting for max_rd_atomic may go now
         }
-        return State.COMP_WQE;
+        // Done, but completed (its memory handed back) only once the driver no longer reads it: letGo completes it then.
+        return w.nicHolds != 0 ? nextAfterWqe() : State.COMP_WQE;
     }
 
     private State nextAfterWqe() {
@@ -505,8 +553,8 @@ final class RcCompleter {
             return Long.MAX_VALUE;
         }
         RcSendSlot w = sq.get(sq.slot(sq.head));
-        if (w.done || w.refused >= 0 || w.segments == 0) {
-            return Long.MAX_VALUE;
+        if (w.done || w.refused >= 0 || w.segments == 0 || (w.nicHolds > 0 && sender.peerCumulative - w.lastPsn > 0)) {
+            return Long.MAX_VALUE; // (acknowledged, waiting only for the driver to free its memory: nothing to probe)
         }
         return Math.max(lastProbeAt, Math.max(lastAnswerAt, sender.lastProgress)) + probeInterval;
     }
@@ -536,18 +584,20 @@ final class RcCompleter {
 
     /** The QP fails at request {@link #errorSlot} (-1: none of the application's): before it SUCCESS, it its status, after it flushed. */
     private State error(long now) {
+        reclaimHeld();
         boolean reached = errorSlot < 0;
-        while (sq.head != sq.tail) {
-            int h = sq.slot(sq.head++);
+        for (long q = sq.head; q != sq.tail; q++) {
+            int h = sq.slot(q);
+            RcSendSlot w = sq.get(h);
+            w.ending = true;
             if (!reached && h == errorSlot) {
                 reached = true;
-                complete(h, errorStatus); // its own status, whatever is still outstanding before it
-            } else if (!reached && sq.get(h).done) {
-                complete(h, WcStatus.SUCCESS);
+                w.endStatus = errorStatus; // its own status, whatever is still outstanding before it
             } else {
-                complete(h, WcStatus.WR_FLUSH_ERROR);
+                w.endStatus = !reached && w.done ? WcStatus.SUCCESS : WcStatus.WR_FLUSH_ERROR;
             }
         }
+        drain(false);
         rc.enterError(qp, now);
         return State.DONE;
     }

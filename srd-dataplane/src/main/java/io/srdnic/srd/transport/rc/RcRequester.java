@@ -1,5 +1,6 @@
 package io.srdnic.srd.transport.rc;
 
+import io.srdnic.pmd.ExternalBuffers;
 import io.srdnic.pmd.Mbuf;
 import io.srdnic.srd.api.QpType;
 import io.srdnic.srd.api.SendOpcode;
@@ -33,8 +34,14 @@ import java.lang.foreign.MemorySegment;
  * An atomic is one packet with an {@link AtomicHeader}, answered like a READ of 8 bytes (the
  * remote word's original value, which lands in the local buffer in host byte order); READs and
  * atomics together are at most max_rd_atomic outstanding.
+ * <p>
+ * A SEND, WRITE or READ_RESPONSE packet with at least {@code zero-copy-min-bytes} of payload leaves
+ * from the registered memory itself where the port allows it ({@link TxBurst#attach}), as SRD's do:
+ * until the driver has freed it, its request does not complete and its slot (an answer's slot) is
+ * not reused; {@link #released} ends the wait. A retransmission sends from the same memory again
+ * with a ticket of its own.
  */
-public final class RcRequester implements ReliableSender.Listener {
+public final class RcRequester implements ReliableSender.Listener, ExternalBuffers.Released {
     /** The device's MTU: a path MTU never raises the packet size above it. */
     private final int deviceMtu;
     private final RcConnections rc;
@@ -65,6 +72,10 @@ public final class RcRequester implements ReliableSender.Listener {
     int remotePort;
     private int sendData;
     private int rdmaData;
+    /** The smallest payload sent from registered memory without a copy (where the port allows it). */
+    private final int zeroCopyMin;
+    /** Packets of this QP whose memory the driver still reads. */
+    private int nicHolds;
 
     /** On the transport's list of RC QPs with something to send or wait for. */
     boolean active;
@@ -85,6 +96,7 @@ public final class RcRequester implements ReliableSender.Listener {
         this.sender = new ReliableSender(qp.qpn & qpIndexMask, config, counters, config.rcPaths());
         this.completer = new RcCompleter(qp, sender, sq, this, counters, clock, rc, config.rtoMaxNanos());
         srcFlag = qp.type == QpType.SRC ? SrdHeader.FLAG_SRC : 0;
+        this.zeroCopyMin = tx.sendsExternalBuffers() ? config.zeroCopyMinBytes() : Integer.MAX_VALUE;
     }
 
     // ---------------------------------------------------------------- the QP's life
@@ -168,6 +180,8 @@ public final class RcRequester implements ReliableSender.Listener {
         w.done = false;
         w.refused = -1;
         w.releases = true;
+        w.ending = false;
+        w.nicHolds = 0; // a slot flushed by a reset or destroy while the driver read it: those releases name the old generation
         boolean awaitsResponse = SendOpcode.awaitsResponse(op);
         w.readLeft = awaitsResponse ? len : 0;
         int per = op == SendOpcode.SEND || op == SendOpcode.SEND_WITH_IMM ? sendData : rdmaData;
@@ -203,6 +217,8 @@ public final class RcRequester implements ReliableSender.Listener {
         w.done = false;
         w.refused = status;
         w.releases = releases;
+        w.ending = false;
+        w.nicHolds = 0;
         completer.completeReady(); // at once if nothing is outstanding before it
     }
 
@@ -272,11 +288,21 @@ public final class RcRequester implements ReliableSender.Listener {
         int imm = 0;
         int seq = 0;
         int srqn = 0;
+        long tail = 0; // the payload's own mbuf, when it leaves from registered memory
         if (owner >= depth) {
             int a = owner - depth;
             type = PacketType.READ_RESPONSE;
             header = ReadResponseHeader.LENGTH;
             data = answers.write(m, a, seg, rdmaData, regions);
+            if (data > 0 && answers.isRead(a)) {
+                long from = answers.offset(a) + (long) seg * rdmaData;
+                tail = data >= zeroCopyMin ? attachHeld(answers.memory(a), from, data, answers.holdToken(a, depth)) : 0;
+                if (tail != 0) {
+                    answers.held(a);
+                } else {
+                    data = answers.copy(m, a, from, data);
+                }
+            }
             flags |= (seg == 0 ? SrdHeader.FLAG_FIRST : 0) | (answers.isLast(a, seg) ? SrdHeader.FLAG_LAST : 0);
         } else {
             RcSendSlot w = sq.get(owner);
@@ -310,7 +336,12 @@ public final class RcRequester implements ReliableSender.Listener {
                 data = (int) Math.min(rdmaData, w.length - at);
                 RdmaHeader.write(m, w.remoteAddress, w.rkey, w.length, (int) at);
             }
-            data = copyData(m, w, at, header, data);
+            tail = data >= zeroCopyMin && w.sges.count() == 0 ? attachHeld(w.buffer, w.offset + at, data, sq.token(owner)) : 0;
+            if (tail != 0) {
+                w.nicHolds++;
+            } else {
+                data = copyData(m, w, at, header, data);
+            }
         }
         if (data < 0) { // the memory to send from was freed under it
             tx.giveBack(address);
@@ -319,8 +350,49 @@ public final class RcRequester implements ReliableSender.Listener {
         }
         // SRC: the remote SRQ number rides in the destination context id field, 0 in RC packets (see SrdHeader.FLAG_SRC).
         SrdHeader.write(m, type, flags, header + data, 0, srqn, epoch, psn, flow.sendBase, qp.qpn, qp.destQpn, seq, imm, now);
-        frames.onPath(m, remoteMac, remoteIp, remotePort, path, SrdHeader.LENGTH + header + data);
+        if (tail == 0) {
+            frames.onPath(m, remoteMac, remoteIp, remotePort, path, SrdHeader.LENGTH + header + data);
+        } else {
+            frames.onPathChained(m, tx.external, remoteMac, remoteIp, remotePort, path, SrdHeader.LENGTH + header + data);
+        }
         tx.emit(address);
+    }
+
+    /**
+     * An mbuf pointing at the {@code data} bytes at {@code from} of {@code memory}, held for the
+     * request or answer {@code token} names until the driver frees it; 0 (copy instead) for heap or
+     * closed memory, or no ticket or mbuf left.
+     */
+    private long attachHeld(MemorySegment memory, long from, int data, int token) {
+        long tail = tx.attach(memory, from, data, this, token);
+        if (tail != 0) {
+            nicHolds++;
+            counters.zeroCopyPackets++;
+        }
+        return tail;
+    }
+
+    /**
+     * The driver freed a packet sent from the memory of the request or answer {@code token} names:
+     * a request waiting only for that completes now, an answer's slot frees. A token of a slot since
+     * reused (flushed by a reset or destroy, posted again) names nothing.
+     */
+    @Override
+    public void released(int token) {
+        nicHolds--;
+        int owner = RcSendQueue.slotOfToken(token);
+        if (owner >= depth) {
+            answers.released(owner - depth, token, depth);
+        } else if (sq.token(owner) == token && --sq.get(owner).nicHolds == 0) {
+            completer.letGo(owner);
+        }
+    }
+
+    /** Before the send queue is flushed: the driver is asked to free what it still reads of this QP's memory. */
+    void reclaimHeld() {
+        if (nicHolds > 0) {
+            tx.reclaim();
+        }
     }
 
     /** Copies {@code data} bytes at {@code at} of {@code w}'s buffer after its headers; {@code data}, or -1: the buffer was freed. */

@@ -8,7 +8,7 @@ package io.srdnic.srd.transport.rc;
  */
 final class RcSendQueue {
     /** Token bits naming the slot of a READ or atomic; the rest carry the slot's generation. */
-    private static final int TOKEN_SLOT_BITS = 20;
+    static final int TOKEN_SLOT_BITS = 20;
 
     final int depth;
     private final RcSendSlot[] slots;

@@ -47,6 +47,14 @@ final class RcSendSlot {
      * (rxe's requester meeting a bad WQE); -1 for a request to send. Never sent.
      */
     int refused = -1;
+    /**
+     * Packets of it the driver still reads from {@code buffer} (sent without a copy): it does not
+     * complete, and its slot is not reused, before they are all freed.
+     */
+    int nicHolds;
+    /** Flushed (the QP failed) but still read by the driver: it completes with {@code endStatus} once freed, in order. */
+    boolean ending;
+    int endStatus;
     /** Whether its completion hands the buffer back to the layer above (false: that layer never counted it as posted). */
     boolean releases = true;
 }

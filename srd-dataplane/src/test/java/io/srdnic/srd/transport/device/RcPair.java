@@ -79,6 +79,15 @@ final class RcPair implements AutoCloseable {
         qb = create(b);
     }
 
+    /** Both hosts with {@code config}; host a sees its port through {@code wrapA} (a driver that frees late, say). */
+    RcPair(LinkConfig link, long seed, UnaryOperator<PacketIo> wrapA, TransportConfig config) {
+        f = new SimFabric(16, link, seed);
+        a = f.addHost(config.copy(), wrapA);
+        b = f.addHost(config.copy());
+        qa = create(a);
+        qb = create(b);
+    }
+
     private static TestQp create(TransportDevice t) {
         CompletionQueue scq = new CompletionQueue(1 << 14);
         CompletionQueue rcq = new CompletionQueue(1 << 14);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.ThreadMXBean;
-import io.srdnic.pmd.ForwardingPacketIo;
 import io.srdnic.pmd.PacketIo;
 import io.srdnic.pmd.sim.SimPort;
 import io.srdnic.srd.api.SendOpcode;
@@ -295,18 +294,6 @@ class ZeroCopySendTest {
             // 16-byte object per message would be 8,192 bytes over the 8 rounds measured, and none in no round.
             assertTrue(total < 16L * n * 8, total + " bytes over " + 8 * n + " messages");
             assertEquals(0, fewest, "bytes allocated by " + n + " messages sent from their memory, acknowledged and completed");
-        }
-    }
-
-    /** A driver that frees transmitted mbufs only when it chooses: reclaimTransmitted does nothing. */
-    private static final class NoReclaim extends ForwardingPacketIo {
-        NoReclaim(PacketIo io) {
-            super(io);
-        }
-
-        @Override
-        public boolean transmitsExternalBuffers() {
-            return true;
         }
     }
 }
