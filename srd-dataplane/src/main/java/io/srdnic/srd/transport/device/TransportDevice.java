@@ -166,7 +166,8 @@ public final class TransportDevice implements AutoCloseable {
         this.heldPackets = new HeldPacketPool(config.rcHeldPackets(), config.mtu() + TransportConfig.FRAME_OVERHEAD);
         this.port = new TransportPort(tx, frames, acks, regions, heldPackets, counters, epoch, qps, addressHandles);
         this.rnrWaits = new SrdRnrWaits(requests, contexts, active, this.config);
-        this.messages = new SrdRequester(port, contexts, requests, mtu, frames, active, rnrWaits, clock, this.config.zeroCopyMinBytes());
+        this.messages = new SrdRequester(port, contexts, requests, mtu, frames, active, rnrWaits, clock,
+            this.config.zeroCopyMinBytes(frames.sumsInSoftware()));
         regions.readBy(tx);
         this.ackIntake = new SrdAckIntake(contexts, messages, counters, epoch, this.config);
         this.probes = new PathProbes(tx, frames, contexts, counters, epoch);

@@ -34,6 +34,11 @@ public final class FrameWriter {
         this.offloaded = udpChecksum && nicOffload;
     }
 
+    /** Whether this side reads every payload byte to sum the UDP checksum (asked for, and the NIC does not offload it). */
+    public boolean sumsInSoftware() {
+        return udpChecksum;
+    }
+
     /** Whether the NIC computes the UDP checksums of the frames written here. */
     public boolean offloaded() {
         return offloaded;

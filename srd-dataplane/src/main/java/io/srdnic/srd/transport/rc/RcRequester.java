@@ -96,7 +96,7 @@ public final class RcRequester implements ReliableSender.Listener, ExternalBuffe
         this.sender = new ReliableSender(qp.qpn & qpIndexMask, config, counters, config.rcPaths());
         this.completer = new RcCompleter(qp, sender, sq, this, counters, clock, rc, config.rtoMaxNanos());
         srcFlag = qp.type == QpType.SRC ? SrdHeader.FLAG_SRC : 0;
-        this.zeroCopyMin = tx.sendsExternalBuffers() ? config.zeroCopyMinBytes() : Integer.MAX_VALUE;
+        this.zeroCopyMin = tx.sendsExternalBuffers() ? config.zeroCopyMinBytes(frames.sumsInSoftware()) : Integer.MAX_VALUE;
     }
 
     // ---------------------------------------------------------------- the QP's life

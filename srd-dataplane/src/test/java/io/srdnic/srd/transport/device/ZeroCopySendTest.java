@@ -48,6 +48,33 @@ class ZeroCopySendTest {
         return m.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
     }
 
+    /** How many of three 4000-byte SENDs from {@code a}'s memory left zero-copy, both sides configured with {@code config}. */
+    private static long zeroCopied(TransportConfig config) {
+        try (SimFabric f = new SimFabric(1)) {
+            TransportDevice a = f.addHost(config);
+            TransportDevice b = f.addHost(config);
+            TestQp qa = f.qp(a, 0, 0);
+            TestQp qb = f.qp(b, 3, SIZE);
+            MemorySegment large = pattern(f, SIZE, 3);
+            for (int i = 0; i < 3; i++) {
+                assertEquals(TransportDevice.POST_OK, a.post(qa.qp(), Sends.send(i, large, 0, SIZE, f.ah(a, 1), qb.qpn())));
+            }
+            assertTrue(f.runUntil(() -> qa.sendCq().size() == 3 && qb.recvCq().size() == 3, 100 * MS));
+            assertArrayEquals(bytes(large, 0, SIZE), bytes(qb.receiveBuffer(), 2L * SIZE, SIZE), "the last arrives whole");
+            return a.counters.zeroCopyPackets;
+        }
+    }
+
+    @Test
+    void shouldCopyByDefaultWhereTheSenderSumsTheChecksumOverThePayloadAnyway() {
+        // Measured (docs/performance.md): summing the application's memory and then letting the driver copy it costs more
+        // CPU than copying it into the mbuf and summing there, so the default sends from memory only where nothing reads it.
+        assertEquals(0, zeroCopied(new TransportConfig()), "the UDP checksum summed here: copied");
+        assertEquals(3, zeroCopied(new TransportConfig().udpChecksum(false)), "no checksum to sum: sent from memory");
+        assertEquals(3, zeroCopied(new TransportConfig().zeroCopyMinBytes(TransportConfig.DEFAULT_ZERO_COPY_MIN_BYTES)),
+            "a threshold given applies whatever the checksum");
+    }
+
     @Test
     void shouldSendALargePayloadFromItsOwnMemoryAndASmallOneByCopy() {
         try (SimFabric f = new SimFabric(1)) {
