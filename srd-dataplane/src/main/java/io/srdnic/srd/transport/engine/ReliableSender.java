@@ -445,7 +445,7 @@ public final class ReliableSender {
         cwnd.restore(undo.savedWindow());
         rtt.undoBackoff(undo.savedBackoff());
         paths.forgiveSince(episodeStart);
-        if (undo.markUndone()) {
+        if (undo.markUndone() && undo.firstUndo()) {
             counters.undos++;
             undos++;
         }

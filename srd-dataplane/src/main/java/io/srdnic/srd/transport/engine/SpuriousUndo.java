@@ -42,6 +42,8 @@ public final class SpuriousUndo {
     private boolean retransmittedAny;
     /** The episode's cuts have been given back (by F-RTO, before every retransmission was proven) and none made since. */
     private boolean undone;
+    /** The episode has been undone at least once (a later cut in it may be given back again, but it is one episode). */
+    private boolean undoneOnce;
     private long lastRetransmit;
     private double savedWindow;
     private int savedBackoff;
@@ -82,6 +84,7 @@ public final class SpuriousUndo {
         provenAny = false;
         retransmittedAny = false;
         undone = false;
+        undoneOnce = false;
         savedWindow = window;
         savedBackoff = backoff;
     }
@@ -148,6 +151,13 @@ public final class SpuriousUndo {
         boolean news = !undone;
         undone = true;
         return news;
+    }
+
+    /** Whether this is the episode's first undo: what the undos counter counts, so undos never exceed the episodes. */
+    boolean firstUndo() {
+        boolean first = !undoneOnce;
+        undoneOnce = true;
+        return first;
     }
 
     /** The episode is undone (or abandoned): nothing more to prove in it. */

@@ -1,6 +1,7 @@
 package io.srdnic.srd.transport.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.srdnic.srd.counters.SrdCounters;
@@ -111,5 +112,22 @@ class SpuriousUndoTest {
         long widened = sender.reorderWindow();
         assertEquals(Math.max(Math.min(srtt / 4 * 2, srtt), 5 * US), widened, "half an RTT after one episode shown spurious");
         assertTrue(widened > first || srtt / 4 * 2 <= 5 * US, "wider: " + widened + " vs " + first);
+    }
+
+    @Test
+    void shouldCountAnEpisodeGivenBackTwiceAsOneUndo() {
+        // F-RTO gives an episode back without ending it; a second timeout in it cuts again, and its own F-RTO gives
+        // that back too. Two give-backs, one episode: counted as one, so undos never exceed loss_episodes.
+        SpuriousUndo undo = new SpuriousUndo(64);
+        undo.begin(100, 10.0, 0);
+        assertTrue(undo.onRetransmit(100, 1_000), "the episode's first retransmission");
+        assertTrue(undo.markUndone() && undo.firstUndo(), "the first give-back counts");
+        undo.onCut();
+        assertFalse(undo.onRetransmit(104, 2_000), "the same episode");
+        assertTrue(undo.markUndone(), "the second cut is given back as well");
+        assertFalse(undo.firstUndo(), "but it is not another episode undone");
+        undo.begin(200, 10.0, 0);
+        assertTrue(undo.onRetransmit(200, 3_000));
+        assertTrue(undo.markUndone() && undo.firstUndo(), "a new episode counts again");
     }
 }
