@@ -224,7 +224,8 @@ class PerfSimIT {
         assertRefused("--iters must be", "perf", "--iters", "0", "--link", "sim");
         assertRefused("--window must be", "perf", "--window", "0", "--link", "sim", "--mode", "bw");
         assertRefused("--threading must be invoker or dedicated", "perf", "--threading", "sometimes", "--link", "sim");
-        assertRefused("ring and sim run both sides in one process", "perf", "--link", "sim", "--server");
+        assertRefused("ring, tap and sim run both sides in one process", "perf", "--link", "sim", "--server");
+        assertRefused("ring, tap and sim run both sides in one process", "perf", "--link", "tap", "--client", "localhost:18515");
         assertRefused("--client takes HOST:PORT", "perf", "--link", "memif", "--client", "localhost");
         assertRefused("exclude each other", "perf", "--link", "memif", "--server", "--client", "localhost:1");
         assertRefused("needs --iface", "perf", "--link", "af_xdp", "--client", "localhost:18515");
