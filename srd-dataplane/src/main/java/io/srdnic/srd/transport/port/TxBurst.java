@@ -37,7 +37,6 @@ public final class TxBurst implements AutoCloseable {
      * driver writes a mark when it frees a frame, so while it still holds one this memory must stay.
      */
     private final Arena ticketMemory;
-    private ExternalBuffers.Released releasedTo;
     /**
      * Who each held ticket is for, in ticket order (tickets are taken and given back in order, so a
      * ring beside theirs): SRD's request table and each RC QP hold memory apart.
@@ -63,24 +62,11 @@ public final class TxBurst implements AutoCloseable {
         return tickets != null;
     }
 
-    /** Who hears, at {@link #pollReleased}, that the driver no longer reads memory {@link #attach}ed for it without an owner named. */
-    public void releasesTo(ExternalBuffers.Released owner) {
-        this.releasedTo = owner;
-    }
-
     /**
-     * An mbuf whose data is the {@code bytes} bytes of memory at {@code address}, held for
-     * {@code owner} until the driver frees it (viewed through {@link #external}); 0 when no mbuf or
-     * no ticket is left (then copy). The release goes to the owner {@link #releasesTo} named.
-     */
-    public long attach(long address, int bytes, int owner) {
-        return attach(address, bytes, releasedTo, owner);
-    }
-
-    /**
-     * As {@link #attach(long, int, int)}, the bytes at {@code from} of {@code buffer}, the release
-     * going to {@code to} with {@code token}; 0 (copy instead) also for heap or closed memory or bytes
-     * outside the segment.
+     * An mbuf whose data is the {@code bytes} bytes at {@code from} of {@code buffer}, held until the
+     * driver frees it (viewed through {@link #external}), the release going to {@code to} with
+     * {@code token}; 0 (copy instead) when no mbuf or no ticket is left, or for heap or closed memory
+     * or bytes outside the segment.
      */
     public long attach(MemorySegment buffer, long from, int bytes, ExternalBuffers.Released to, int token) {
         if (!buffer.isNative() || !buffer.scope().isAlive() || from < 0 || from + bytes > buffer.byteSize()) {

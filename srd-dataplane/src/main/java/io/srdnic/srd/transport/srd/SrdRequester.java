@@ -67,7 +67,6 @@ public final class SrdRequester implements ReliableSender.Listener, ExternalBuff
         this.requests = requests;
         this.dataPerSegment = mtu - RdmaHeader.LENGTH;
         this.zeroCopyMin = tx.sendsExternalBuffers() ? zeroCopyMinBytes : Integer.MAX_VALUE;
-        tx.releasesTo(this);
     }
 
     /** Packets an RDMA message of {@code length} bytes takes (at least one). */
@@ -216,12 +215,7 @@ public final class SrdRequester implements ReliableSender.Listener, ExternalBuff
      * until the driver frees it; 0 (copy instead) for heap or closed memory, or no ticket or mbuf left.
      */
     private long attachPayload(int r, long at, int data) {
-        MemorySegment buffer = requests.buffer[r];
-        long from = requests.offset[r] + at;
-        if (!buffer.isNative() || !buffer.scope().isAlive() || from < 0 || from + data > buffer.byteSize()) {
-            return 0;
-        }
-        long tail = tx.attach(buffer.address() + from, data, r);
+        long tail = tx.attach(requests.buffer[r], requests.offset[r] + at, data, this, r);
         if (tail != 0) {
             requests.nicHolds[r]++;
             counters.zeroCopyPackets++;
