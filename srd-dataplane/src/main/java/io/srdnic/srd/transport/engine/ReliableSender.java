@@ -137,9 +137,6 @@ public final class ReliableSender {
     public long retransmits;
     public long timeouts;
     public long rackLosses;
-    public long spuriousRetransmits;
-    public long undos;
-    public long frtoSpuriousTimeouts;
 
     public ReliableSender(int flow, TransportConfig config, SrdCounters counters) {
         this(flow, config, counters, config.paths());
@@ -199,7 +196,7 @@ public final class ReliableSender {
         lastProgress = now;
         lastBackoff = Long.MIN_VALUE / 2;
         unresponsive = false;
-        txPackets = retransmits = timeouts = rackLosses = spuriousRetransmits = undos = frtoSpuriousTimeouts = 0;
+        txPackets = retransmits = timeouts = rackLosses = 0;
     }
 
     public boolean hasWindow() {
@@ -429,7 +426,6 @@ public final class ReliableSender {
             return;
         }
         counters.spuriousRetransmits += n;
-        spuriousRetransmits += n;
         if (undo.undoDue()) {
             undoEpisode();
             undo.end();
@@ -445,9 +441,8 @@ public final class ReliableSender {
         cwnd.restore(undo.savedWindow());
         rtt.undoBackoff(undo.savedBackoff());
         paths.forgiveSince(episodeStart);
-        if (undo.markUndone() && undo.firstUndo()) {
+        if (undo.firstUndo()) {
             counters.undos++;
-            undos++;
         }
         lossCheckValid = false;
     }
@@ -471,7 +466,6 @@ public final class ReliableSender {
         if (frtoEvidence) {
             frtoEvidence = false;
             counters.frtoSpuriousTimeouts++;
-            frtoSpuriousTimeouts++;
             timerRestart = now;
             undoEpisode();
         }
@@ -567,7 +561,6 @@ public final class ReliableSender {
                     if (!timedOutSinceProgress) {
                         // Once per silence: a stall that outlasts several RTOs cuts the window once, not to nothing.
                         cwnd.onTimeout(now);
-                        undo.onCut();
                         timedOutSinceProgress = true;
                     }
                     lastBackoff = now;

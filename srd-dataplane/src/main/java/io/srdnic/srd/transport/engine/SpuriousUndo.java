@@ -40,9 +40,10 @@ public final class SpuriousUndo {
     private boolean provenAny;
     /** Whether anything went again in this episode (a sequence NAK's gap may open one that all arrives after all). */
     private boolean retransmittedAny;
-    /** The episode's cuts have been given back (by F-RTO, before every retransmission was proven) and none made since. */
-    private boolean undone;
-    /** The episode has been undone at least once (a later cut in it may be given back again, but it is one episode). */
+    /**
+     * The episode has been given back at least once (F-RTO gives it back without ending it, so a later
+     * cut in it may be given back again, but it is one episode).
+     */
     private boolean undoneOnce;
     private long lastRetransmit;
     private double savedWindow;
@@ -83,7 +84,6 @@ public final class SpuriousUndo {
         untracked = false;
         provenAny = false;
         retransmittedAny = false;
-        undone = false;
         undoneOnce = false;
         savedWindow = window;
         savedBackoff = backoff;
@@ -139,18 +139,6 @@ public final class SpuriousUndo {
     /** Whether every retransmission of the open episode has proven spurious: it is to be undone now. */
     boolean undoDue() {
         return active && !untracked && unproven == 0 && high != base;
-    }
-
-    /** A timeout cut the window in this episode: an undo gives back something again. */
-    void onCut() {
-        undone = false;
-    }
-
-    /** The episode's cuts are given back; returns whether that is news (nothing was given back since the last cut). */
-    boolean markUndone() {
-        boolean news = !undone;
-        undone = true;
-        return news;
     }
 
     /** Whether this is the episode's first undo: what the undos counter counts, so undos never exceed the episodes. */
