@@ -167,11 +167,6 @@ public final class Mbuf {
         return (offloadFlags() & RTE_MBUF_F_EXTERNAL) != 0;
     }
 
-    /** The shared info of an external buffer. */
-    public long sharedInfo() {
-        return NATIVE.get(LONG, address + SHINFO_OFFSET);
-    }
-
     /** Makes this single-segment mbuf the head of a two-segment frame with the mbuf at {@code tail} after it. */
     public Mbuf chain(long tail) {
         int tailLength = Short.toUnsignedInt(NATIVE.get(SHORT, tail + DATA_LEN_OFFSET));

@@ -39,11 +39,6 @@ public final class FrameWriter {
         return udpChecksum;
     }
 
-    /** Whether the NIC computes the UDP checksums of the frames written here. */
-    public boolean offloaded() {
-        return offloaded;
-    }
-
     /** A packet of {@code srdLength} bytes (SRD header and payload) to {@code port} of the peer, on path {@code path}. */
     public void onPath(Mbuf m, long mac, int ip, int port, int path, int srdLength) {
         write(m, mac, ip, SrdPort.ENTROPY_BASE + path, port, srdLength);
